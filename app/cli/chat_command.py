@@ -1,0 +1,124 @@
+"""`tandem chat`: one reply, streamed with colours by token origin, or as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any, TextIO
+
+from app.cli.common import add_model_options, add_sampling_options, resolve_pair, sampling_params
+from app.core.chat import Message
+from app.core.decoder import GenerationRequest
+from app.core.errors import PromptTooLongError, TandemError
+from app.core.events import FinishedEvent, StepEvent, TokenOrigin
+from app.engine.session import DrafterKind, LoadedPair, PairConfig
+
+# ANSI styles per origin; the CLI is a view, so it owns its colours.
+_STYLE = {
+    TokenOrigin.DRAFT: "\x1b[32m",  # green: the draft guessed right
+    TokenOrigin.CORRECTED: "\x1b[31m",  # red: the target overruled the draft
+    TokenOrigin.BONUS: "\x1b[34m",  # blue: free token after a fully accepted draft
+    TokenOrigin.TARGET: "",  # plain: target-only step
+}
+_RESET = "\x1b[0m"
+_LEGEND = {
+    TokenOrigin.DRAFT: "drafted and accepted",
+    TokenOrigin.CORRECTED: "corrected by the target",
+    TokenOrigin.BONUS: "target bonus token",
+    TokenOrigin.TARGET: "target only",
+}
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register `chat`."""
+    parser = subparsers.add_parser("chat", help="generate one reply in the terminal")
+    add_model_options(parser)
+    add_sampling_options(parser)
+    parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--draft-max", type=int, default=4, help="tokens drafted per step (default 4)")
+    parser.add_argument("--system", default=None, help="system prompt")
+    parser.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
+    parser.add_argument("prompt", help="the user message")
+    parser.set_defaults(run=run)
+
+
+def drafter_kind(args: argparse.Namespace, draft: object) -> DrafterKind:
+    """Which drafter the options select; an explicit target without a draft uses n-gram lookup."""
+    if args.no_draft:
+        return DrafterKind.NONE
+    if args.ngram or draft is None:
+        return DrafterKind.NGRAM
+    return DrafterKind.MODEL
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the pair, generate, print."""
+    if args.max_tokens < 1 or args.draft_max < 0 or args.ctx < 16:
+        raise TandemError("--max-tokens must be >= 1, --draft-max >= 0 and --ctx >= 16")
+    params = sampling_params(args)
+    target, draft = resolve_pair(args)
+    kind = drafter_kind(args, draft)
+    config = PairConfig(
+        target, draft if kind is DrafterKind.MODEL else None, kind, args.ctx, args.threads, args.ngl, args.ngld
+    )
+    messages = [Message("system", args.system)] if args.system else []
+    messages.append(Message("user", args.prompt))
+    with LoadedPair(config) as pair:
+        prompt = pair.template.render(messages)
+        if len(prompt) >= pair.target.n_ctx:
+            raise PromptTooLongError(len(prompt), pair.target.n_ctx)
+        decoder = pair.decoder(params, draft_length=args.draft_max)
+        request = GenerationRequest(prompt, max_tokens=args.max_tokens, stop_strings=tuple(args.stop))
+        if args.json:
+            return _run_json(decoder.generate(request), kind, sys.stdout)
+        return _run_stream(decoder.generate(request), kind, sys.stdout)
+
+
+def _run_json(events: Any, kind: DrafterKind, out: TextIO) -> int:
+    tokens: list[dict[str, Any]] = []
+    for event in events:
+        if isinstance(event, StepEvent):
+            tokens.extend({"id": t.id, "text": t.text, "origin": t.origin.value} for t in event.tokens)
+        elif isinstance(event, FinishedEvent):
+            payload = {
+                "text": event.text,
+                "tokens": tokens,
+                "finish_reason": event.reason.value,
+                "drafter": kind.value,
+                "stats": event.stats.to_dict(),
+            }
+            json.dump(payload, out, ensure_ascii=False)
+            out.write("\n")
+    return 0
+
+
+def _colour_enabled(out: TextIO) -> bool:
+    return (out.isatty() and "NO_COLOR" not in os.environ) or os.environ.get("FORCE_COLOR") == "1"
+
+
+def _run_stream(events: Any, kind: DrafterKind, out: TextIO) -> int:
+    colour = _colour_enabled(out)
+    for event in events:
+        if isinstance(event, StepEvent):
+            for token in event.tokens:
+                style = _STYLE[token.origin] if colour else ""
+                out.write(f"{style}{token.text}{_RESET if style else ''}")
+            out.flush()
+        elif isinstance(event, FinishedEvent):
+            stats = event.stats
+            out.write("\n\n")
+            shown = [TokenOrigin.TARGET] if kind is DrafterKind.NONE else list(_LEGEND)
+            legend = "  ".join(
+                f"{_STYLE[o] if colour else ''}{_LEGEND[o]}{_RESET if colour and _STYLE[o] else ''}" for o in shown
+            )
+            out.write(f"legend: {legend}\n")
+            out.write(
+                f"{stats.emitted} tokens in {stats.total_s:.2f} s = {stats.tokens_per_second:.1f} tok/s | "
+                f"drafter {kind.value} | acceptance {stats.acceptance_rate:.0%} ({stats.accepted}/{stats.drafted}) | "
+                f"mean accepted length {stats.mean_accepted_length:.2f} | {stats.steps} target passes | "
+                f"finish: {event.reason.value}\n"
+            )
+    return 0

@@ -1,0 +1,67 @@
+"""Options shared by several subcommands, and the default model pair."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from app.core.errors import TandemError
+from app.core.sampling import SamplingParams
+from app.engine.packaged_models import demo_pair_paths, small_pair_paths
+
+
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """--target/--draft/--ngram/--no-draft, context size, threads and GPU layers."""
+    parser.add_argument("--target", type=Path, help="target GGUF (default: the demo pair, else the small pair)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--draft", type=Path, help="draft GGUF sharing the target's vocabulary")
+    group.add_argument("--ngram", action="store_true", help="draft by prompt lookup, no second model")
+    group.add_argument("--no-draft", action="store_true", help="target only: the baseline, same code path")
+    parser.add_argument("--ctx", type=int, default=4096, help="context size in tokens (default 4096)")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: physical cores)")
+    parser.add_argument("--ngl", type=int, default=0, help="target layers to offload to the GPU")
+    parser.add_argument("--ngld", type=int, default=0, help="draft layers to offload to the GPU")
+
+
+def add_sampling_options(parser: argparse.ArgumentParser) -> None:
+    """Temperature, truncation, penalty and seed."""
+    parser.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
+    parser.add_argument("--top-k", type=int, default=40)
+    parser.add_argument("--top-p", type=float, default=0.95)
+    parser.add_argument("--min-p", type=float, default=0.05)
+    parser.add_argument("--repeat-penalty", type=float, default=1.0)
+    parser.add_argument("--seed", type=int, default=None)
+
+
+def sampling_params(args: argparse.Namespace) -> SamplingParams:
+    """SamplingParams from parsed options, with a readable error for bad values."""
+    try:
+        return SamplingParams(
+            temperature=args.temperature,
+            top_k=args.top_k,
+            top_p=args.top_p,
+            min_p=args.min_p,
+            repeat_penalty=args.repeat_penalty,
+            seed=args.seed,
+        )
+    except ValueError as exc:
+        raise TandemError(str(exc)) from exc
+
+
+def default_pair() -> tuple[Path, Path]:
+    """The demo pair when installed, else the small SmolLM2 pair."""
+    for target, draft in (demo_pair_paths(), small_pair_paths()):
+        if target.is_file() and draft.is_file():
+            return target, draft
+    raise TandemError(
+        "no model pair is installed: run `python main.py models install-demo` "
+        "(or pass --target and --draft)"
+    )
+
+
+def resolve_pair(args: argparse.Namespace) -> tuple[Path, Path | None]:
+    """The target and draft paths the user asked for, with defaults filled in."""
+    if args.target is None:
+        target, draft = default_pair()
+        return target, (args.draft or draft)
+    return args.target, args.draft

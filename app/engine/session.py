@@ -1,0 +1,125 @@
+"""A loaded target/drafter pair, ready to generate replies.
+
+This is the one place that turns user choices (files, drafter kind, context
+size, GPU layers, sampling settings) into a :class:`SpeculativeDecoder`. The
+CLI, the GUI's worker thread and the benchmarks all go through it, so the
+baseline and the speculative runs always share the same code.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import numpy as np
+
+from app.core.chat import FittedPrompt, Message, fit_conversation
+from app.core.decoder import SpeculativeDecoder
+from app.core.draft_policy import DraftLengthPolicy, FixedDraftLength
+from app.core.drafters import Drafter, ModelDrafter, NgramDrafter, NoDrafter
+from app.core.errors import IncompatiblePairError, TandemError
+from app.core.sampling import LogitsWarper, SamplingParams
+from app.engine.chat_template import ChatTemplate
+from app.engine.gguf_header import read_header
+from app.engine.gguf_vocab import check_files
+from app.engine.llama_model import LlamaModel, LoadOptions
+
+
+class DrafterKind(enum.StrEnum):
+    """Which drafter proposes tokens."""
+
+    MODEL = "model"
+    NGRAM = "ngram"
+    NONE = "none"
+
+
+@dataclass(frozen=True, slots=True)
+class PairConfig:
+    """Everything needed to load a pair."""
+
+    target: Path
+    draft: Path | None = None
+    drafter: DrafterKind = DrafterKind.MODEL
+    n_ctx: int = 4096
+    n_threads: int | None = None
+    n_gpu_layers: int = 0
+    n_gpu_layers_draft: int = 0
+
+    def __post_init__(self) -> None:
+        if self.drafter is DrafterKind.MODEL and self.draft is None:
+            raise TandemError("a draft model is needed for model drafting (or choose the n-gram drafter or none)")
+
+
+class LoadedPair:
+    """Both models loaded, compatibility checked, chat template ready."""
+
+    def __init__(self, config: PairConfig) -> None:
+        self.config = config
+        target_header = read_header(config.target)
+        if config.drafter is DrafterKind.MODEL and config.draft is not None:
+            report = check_files(target_header, read_header(config.draft))
+            if not report.compatible:
+                raise IncompatiblePairError(
+                    f"{config.draft.name} cannot draft for {config.target.name}: "
+                    + "; ".join(str(p) for p in report.problems)
+                )
+        self.target = LlamaModel(
+            config.target, LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=config.n_gpu_layers)
+        )
+        self.draft: LlamaModel | None = None
+        try:
+            if config.drafter is DrafterKind.MODEL and config.draft is not None:
+                self.draft = LlamaModel(
+                    config.draft,
+                    LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=config.n_gpu_layers_draft),
+                )
+        except BaseException:
+            self.target.close()
+            raise
+        self.template = ChatTemplate(self.target)
+
+    def prompt_tokens(self, messages: Sequence[Message], reserve: int = 0) -> FittedPrompt:
+        """Render ``messages``, dropping the oldest turns if the prompt plus ``reserve`` would not fit."""
+        return fit_conversation(messages, self.template.render, self.target.n_ctx - max(1, reserve))
+
+    def decoder(
+        self,
+        params: SamplingParams,
+        policy: DraftLengthPolicy | None = None,
+        drafter: DrafterKind | None = None,
+        draft_length: int = 4,
+    ) -> SpeculativeDecoder:
+        """A decoder for one generation; ``drafter`` may override the configured kind (A/B runs)."""
+        kind = drafter or self.config.drafter
+        rng = np.random.default_rng(params.seed)
+        chosen: Drafter
+        if kind is DrafterKind.MODEL:
+            if self.draft is None:
+                raise TandemError("no draft model is loaded")
+            chosen = ModelDrafter(self.draft, LogitsWarper(params, self.draft.n_vocab), rng)
+        elif kind is DrafterKind.NGRAM:
+            chosen = NgramDrafter()
+        else:
+            chosen = NoDrafter()
+        if policy is None:
+            policy = FixedDraftLength(0 if kind is DrafterKind.NONE else draft_length)
+        return SpeculativeDecoder(self.target, chosen, params, policy, rng)
+
+    def close(self) -> None:
+        """Free both models."""
+        if self.draft is not None:
+            self.draft.close()
+        self.target.close()
+
+    def __enter__(self) -> LoadedPair:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def with_drafter(config: PairConfig, kind: DrafterKind) -> PairConfig:
+    """The same pair with another drafter kind."""
+    return replace(config, drafter=kind)
