@@ -54,8 +54,7 @@ def default_pair() -> tuple[Path, Path]:
         if target.is_file() and draft.is_file():
             return target, draft
     raise TandemError(
-        "no model pair is installed: run `python main.py models install-demo` "
-        "(or pass --target and --draft)"
+        "no model pair is installed: run `python main.py models install-demo` (or pass --target and --draft)"
     )
 
 

@@ -161,9 +161,7 @@ class SpeculativeDecoder:
             is_draft = i < verdict.n_accepted
             origin = TokenOrigin.DRAFT if is_draft else verdict.next_origin
             q = draft.q_draft[i].prob_of(token) if i < len(draft) else None
-            tokens.append(
-                EmittedToken(token, self._detokenizer.piece(token), origin, p_target[i].prob_of(token), q)
-            )
+            tokens.append(EmittedToken(token, self._detokenizer.piece(token), origin, p_target[i].prob_of(token), q))
             context.append(token)
             if len(tokens) >= remaining:
                 break

@@ -124,9 +124,7 @@ class LogitsWarper:
         return ids, logits
 
     @staticmethod
-    def _nucleus_candidates(
-        row: npt.NDArray[np.float32], top_p: float
-    ) -> tuple[npt.NDArray[np.int64], float | None]:
+    def _nucleus_candidates(row: npt.NDArray[np.float32], top_p: float) -> tuple[npt.NDArray[np.int64], float | None]:
         """Candidate ids for top-p without top-k, and their total weight relative to the top logit.
 
         When the highest logits alone already hold ``top_p`` of the mass, the nucleus

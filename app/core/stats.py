@@ -80,7 +80,10 @@ class GenerationStats:
     @property
     def per_position_acceptance(self) -> list[float]:
         """For each draft position, accepted / verified there."""
-        return [hit / attempt if attempt else 0.0 for hit, attempt in zip(self.position_hits, self.position_attempts)]
+        return [
+            hit / attempt if attempt else 0.0
+            for hit, attempt in zip(self.position_hits, self.position_attempts, strict=False)
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready summary."""

@@ -26,6 +26,10 @@ def data_dir() -> Path:
 
 def models_dir() -> Path:
     """Where downloaded and installed GGUF files go."""
-    path = Path(os.environ["TANDEM_MODELS_DIR"]).expanduser() if "TANDEM_MODELS_DIR" in os.environ else data_dir() / "models"
+    path = (
+        Path(os.environ["TANDEM_MODELS_DIR"]).expanduser()
+        if "TANDEM_MODELS_DIR" in os.environ
+        else data_dir() / "models"
+    )
     path.mkdir(parents=True, exist_ok=True)
     return path

@@ -54,7 +54,7 @@ def test_greedy_ngram_output_equals_target_only() -> None:
     prompt = [5, 6, 7, 8, 5, 6, 7, 8, 9, 1, 2]
     baseline, _, _ = run(SpeculativeDecoder(BigramLM(table), None, GREEDY), prompt, 60)
     decoder = SpeculativeDecoder(BigramLM(table), NgramDrafter(), GREEDY, FixedDraftLength(5))
-    spec, steps, finished = run(decoder, prompt, 60)
+    spec, _steps, finished = run(decoder, prompt, 60)
     assert spec == baseline
     assert finished.stats.accepted > 0  # a bigram model cycles, so lookups hit
 
@@ -107,7 +107,7 @@ def test_stop_string_cuts_the_text() -> None:
     table = random_table(V, seed=8)
     baseline, _, full = run(SpeculativeDecoder(BigramLM(table), None, GREEDY), [4], 10)
     stop = f"<{baseline[3]}>"
-    ids, steps, finished = run(SpeculativeDecoder(BigramLM(table), None, GREEDY), [4], 10, stop_strings=(stop,))
+    _ids, steps, finished = run(SpeculativeDecoder(BigramLM(table), None, GREEDY), [4], 10, stop_strings=(stop,))
     assert finished.reason is FinishReason.STOP_STRING
     assert finished.text == full.text[: full.text.index(stop)]
     assert "".join(s.text for s in steps) == finished.text
@@ -120,7 +120,7 @@ def test_cancellation_is_checked_between_steps() -> None:
         calls["n"] += 1
         return calls["n"] > 3
 
-    ids, steps, finished = run(
+    _ids, steps, finished = run(
         SpeculativeDecoder(BigramLM(random_table(V, seed=1)), None, GREEDY), [0], 100, should_stop=should_stop
     )
     assert finished.reason is FinishReason.CANCELLED
@@ -176,5 +176,5 @@ def test_ngram_drafter_copies_what_followed_the_latest_match() -> None:
     drafter = NgramDrafter(max_ngram=2)
     draft = drafter.propose([1, 2, 3, 4, 9, 1, 2, 7, 7, 1, 2], 3)
     assert draft.tokens == [7, 7, 1]
-    assert all(q.prob_of(t) == 1.0 for q, t in zip(draft.q_draft, draft.tokens))
+    assert all(q.prob_of(t) == 1.0 for q, t in zip(draft.q_draft, draft.tokens, strict=False))
     assert drafter.propose([1, 2, 3], 3).tokens == []
