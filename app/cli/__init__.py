@@ -13,6 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from app.cli.selftest import add_options as add_selftest_options
 from app.core.errors import TandemError
 
 # Subcommand modules, in the order `--help` lists them.
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Tandem: offline chat with local GGUF models and visible speculative decoding.",
     )
     parser.add_argument("--selftest", action="store_true", help="load a model pair, check speculative output, exit")
+    add_selftest_options(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
         try:

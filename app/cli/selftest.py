@@ -1,0 +1,253 @@
+"""`tandem --selftest`: prove that this install can load a pair and decode speculatively.
+
+It loads a target and a draft model (the SmolLM2 test pair from the models
+folder unless paths are given), generates a short greedy reply twice, target
+only and speculatively, and checks that the two agree: at temperature 0
+speculative decoding must reproduce the target's own output. It runs headless
+and never imports PySide6, so it works over SSH, in CI and inside the frozen
+bundle (``Tandem --selftest``), which reads models from the same platform data
+folder as a source checkout.
+
+llama.cpp's batched and single-token kernels are not bit-identical (DESIGN
+§4), so a divergence is inspected rather than simply reported: the target is
+re-run up to the diverging position and the gap between its two best logits
+there tells numerics (a near-tie) from a real bug. The first few tokens must
+match exactly; a later divergence passes only when it sits at a near-tie.
+
+Exit codes: 0 passed; 1 the outputs disagree; 2 the test could not run (a
+missing or unreadable model, llama.cpp failing). A failure ends with exactly
+one line on stderr that starts with ``selftest failed:``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+import app
+from app.core.chat import Message
+from app.core.decoder import GenerationRequest
+from app.core.errors import TandemError
+from app.core.events import FinishedEvent, StepEvent
+from app.core.model_port import CausalLM, sync_cache
+from app.core.sampling import SamplingParams
+from app.core.stats import GenerationStats
+
+if TYPE_CHECKING:
+    from app.engine.session import DrafterKind, LoadedPair
+
+# Tokens at the start of the reply that must match exactly: before any
+# near-tie has had a chance to occur, a mismatch points at the algorithm.
+STRICT_PREFIX = 4
+# Largest gap between the target's two best logits that still counts as a
+# near-tie. Divergences measured on SmolLM2 Q4_1 sat at gaps of 0.05-0.10;
+# confident predictions are several logits apart.
+NEAR_TIE_LOGIT_GAP = 0.25
+DEFAULT_TOKENS = 16
+DEFAULT_PROMPT = "List five fruits."
+SELFTEST_CTX = 512  # a short prompt and 16 tokens need little; keeps memory low
+
+
+class SelftestError(Exception):
+    """The test ran and found a problem; ``code`` is the exit status to return."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """The ``--selftest-*`` options on the top-level parser."""
+    group = parser.add_argument_group("self-test (with --selftest)")
+    group.add_argument("--selftest-target", type=Path, metavar="GGUF", help="target model (default: the SmolLM2 pair)")
+    group.add_argument("--selftest-draft", type=Path, metavar="GGUF", help="draft model for --selftest-target")
+    group.add_argument("--selftest-tokens", type=int, default=DEFAULT_TOKENS, metavar="N", help="tokens to generate")
+    group.add_argument("--selftest-prompt", default=DEFAULT_PROMPT, metavar="TEXT", help="the user message")
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """Where the speculative reply first differs from the target-only reply."""
+
+    position: int
+    baseline: int | None  # token id, or None where that run had ended
+    speculative: int | None
+    top_two: tuple[int, int]  # the target's two best tokens at this position
+    gap: float  # logit difference between them
+    pair_is_top_two: bool  # the two runs chose between exactly those two
+
+    @property
+    def near_tie(self) -> bool:
+        """True when the disagreement is explained by the target being almost undecided."""
+        return self.pair_is_top_two and self.gap < NEAR_TIE_LOGIT_GAP
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """One generation's token ids, text and statistics."""
+
+    tokens: list[int]
+    text: str
+    stats: GenerationStats
+
+
+def first_difference(a: Sequence[int], b: Sequence[int]) -> int | None:
+    """The first index where ``a`` and ``b`` differ (a length difference counts), or None."""
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return i
+    return None if len(a) == len(b) else min(len(a), len(b))
+
+
+def analyse_divergence(
+    target: CausalLM, prompt: Sequence[int], baseline: Sequence[int], speculative: Sequence[int], position: int
+) -> Divergence:
+    """Re-run the target on the shared prefix and measure how close its top two tokens are there."""
+    context = [*prompt, *baseline[:position]]
+    sync_cache(target, context[:-1])
+    logits = np.array(target.decode([context[-1]], "last")[0], dtype=np.float64)
+    best, second = (int(i) for i in np.argsort(logits)[::-1][:2])
+    gap = float(logits[best] - logits[second])
+    chosen = [
+        run[position] if position < len(run) else None for run in (baseline, speculative)
+    ]  # None: that run stopped on an end-of-generation token here
+
+    def is_candidate(token: int | None) -> bool:
+        return (token if token is not None else -1) in (best, second) or (
+            token is None and (target.is_eog(best) or target.is_eog(second))
+        )
+
+    return Divergence(position, chosen[0], chosen[1], (best, second), gap, all(is_candidate(t) for t in chosen))
+
+
+def _generate(pair: LoadedPair, prompt: list[int], max_tokens: int, drafter: DrafterKind) -> RunResult:
+    decoder = pair.decoder(SamplingParams(temperature=0.0), drafter=drafter)
+    tokens: list[int] = []
+    for event in decoder.generate(GenerationRequest(prompt, max_tokens=max_tokens)):
+        if isinstance(event, StepEvent):
+            tokens.extend(token.id for token in event.tokens)
+        elif isinstance(event, FinishedEvent):
+            return RunResult(tokens, event.text, event.stats)
+    raise SelftestError("the decoder ended without a finished event")
+
+
+def _resolve_paths(args: argparse.Namespace) -> tuple[Path, Path]:
+    from app.engine.packaged_models import small_pair_paths
+    from app.engine.paths import models_dir
+
+    target, draft = args.selftest_target, args.selftest_draft
+    if (target is None) != (draft is None):
+        raise SelftestError("give both --selftest-target and --selftest-draft, or neither", 2)
+    if target is None:
+        target, draft = small_pair_paths()
+        if not (target.is_file() and draft.is_file()):
+            raise SelftestError(
+                f"the SmolLM2 test pair is not installed in {models_dir()}: run `python main.py models "
+                "install-small` from a source checkout, or pass --selftest-target and --selftest-draft",
+                2,
+            )
+    for role, path in (("target", target), ("draft", draft)):
+        if not path.is_file():
+            raise SelftestError(f"{role} model not found: {path}", 2)
+    return target.expanduser(), draft.expanduser()
+
+
+def _describe_token(pair: LoadedPair, token: int | None) -> str:
+    if token is None:
+        return "end of reply"
+    piece = pair.target.token_bytes(token).decode("utf-8", errors="replace")
+    return f"{piece!r} (id {token})"
+
+
+def selftest(args: argparse.Namespace) -> str:
+    """Run the check; return the summary, or raise SelftestError / TandemError."""
+    # Imported here, not at the top, so that a bundle whose llama.cpp libraries
+    # fail to load still answers with the one-line reason instead of a traceback.
+    import llama_cpp
+
+    from app.engine.llama_model import gpu_offload_supported
+    from app.engine.session import DrafterKind, LoadedPair, PairConfig
+
+    if args.selftest_tokens < STRICT_PREFIX:
+        raise SelftestError(f"--selftest-tokens must be at least {STRICT_PREFIX}", 2)
+    target_path, draft_path = _resolve_paths(args)
+    started = time.perf_counter()
+    with LoadedPair(PairConfig(target_path, draft_path, DrafterKind.MODEL, n_ctx=SELFTEST_CTX)) as pair:
+        load_s = time.perf_counter() - started
+        prompt = pair.template.render([Message("user", args.selftest_prompt)])
+        baseline = _generate(pair, prompt, args.selftest_tokens, DrafterKind.NONE)
+        speculative = _generate(pair, prompt, args.selftest_tokens, DrafterKind.MODEL)
+        stats = speculative.stats
+        n = len(speculative.tokens)
+        where = first_difference(baseline.tokens, speculative.tokens)
+        agreement = "all identical" if where is None else f"the first {where} identical"
+        backend = "GPU offload available" if gpu_offload_supported() else "CPU"
+        lines = [
+            f"model pair: {target_path.name} (target) + {draft_path.name} (draft), loaded in {load_s:.1f} s",
+            f"llama-cpp-python {llama_cpp.__version__} ({backend}); prompt {len(prompt)} tokens",
+            f"speculative: {n} tokens, {agreement} to target-only | "
+            f"acceptance {stats.acceptance_rate:.0%} ({stats.accepted}/{stats.drafted}), "
+            f"{stats.tokens_per_step:.2f} tokens per target pass",
+            f"speed: speculative {stats.tokens_per_second:.1f} tok/s, "
+            f"target-only {baseline.stats.tokens_per_second:.1f} tok/s",
+            f"reply: {speculative.text!r}",
+        ]
+        if n == 0:
+            raise SelftestError("the target produced no tokens at all")
+        if stats.drafted == 0 and n > 1:
+            raise SelftestError("the draft model proposed no tokens: the speculative path was not exercised")
+        if where is not None:
+            div = analyse_divergence(pair.target, prompt, baseline.tokens, speculative.tokens, where)
+            detail = (
+                f"token {where}: target-only {_describe_token(pair, div.baseline)}, "
+                f"speculative {_describe_token(pair, div.speculative)}; target's top-two logit gap there "
+                f"{div.gap:.3f}"
+            )
+            if where < STRICT_PREFIX:
+                kind = "a near-tie, but" if div.near_tie else "not a near-tie, and"
+                raise SelftestError(
+                    f"speculative output differs from target-only at {detail} ({kind} within the first "
+                    f"{STRICT_PREFIX} tokens, which must match exactly)\n" + "\n".join(lines)
+                )
+            if not div.near_tie:
+                raise SelftestError(
+                    f"speculative output differs from target-only at {detail}, not a near-tie "
+                    f"(gap >= {NEAR_TIE_LOGIT_GAP} or other tokens): a decoding bug\n" + "\n".join(lines)
+                )
+            lines.append(
+                f"note: diverged at {detail}, a near-tie (< {NEAR_TIE_LOGIT_GAP}): llama.cpp batch numerics, "
+                "not the algorithm"
+            )
+    return "\n".join(lines)
+
+
+def run_selftest(args: argparse.Namespace) -> int:
+    """Entry point for ``--selftest``; prints the summary and returns the exit code."""
+    print(f"{app.APP_NAME} {app.version()} self-test", flush=True)
+    try:
+        summary = selftest(args)
+    except SelftestError as exc:
+        # A mismatch carries the run's summary after its first line: print it
+        # to stdout so the stderr reason stays a single line.
+        reason, _, details = str(exc).partition("\n")
+        if details:
+            print(details, flush=True)
+        print(f"selftest failed: {reason}", file=sys.stderr)
+        return exc.code
+    except TandemError as exc:
+        print(f"selftest failed: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # the self-test must answer in one line whatever broke
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        print(f"selftest failed: unexpected {type(exc).__name__}: {first}", file=sys.stderr)
+        return 2
+    print(summary)
+    print("selftest passed")
+    return 0

@@ -1,0 +1,112 @@
+"""Tandem's name, version and icon, and the About dialog.
+
+The main window, the desktop entry and the frozen bundle all take the name,
+version and icon from here so they cannot drift apart. Icons are read from
+``resources/icons`` next to the source tree, or from the PyInstaller bundle's
+data folder (``sys._MEIPASS``) when the app runs frozen.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QMessageBox, QWidget
+
+import app
+
+APP_NAME = app.APP_NAME
+APP_ID = "tandem"  # desktop file, icon theme name and distribution name
+DESCRIPTION = "Offline chat with local GGUF models, with speculative decoding you can see."
+ICON_SIZES = (16, 32, 48, 64, 128, 256, 512)
+
+
+def app_version() -> str:
+    """The installed distribution's version, else the source tree's ``app.__version__``."""
+    return app.version()
+
+
+def resources_dir() -> Path:
+    """The ``resources`` folder, in a source checkout or inside the frozen bundle."""
+    bundle = getattr(sys, "_MEIPASS", None)
+    root = Path(bundle) if bundle else Path(__file__).resolve().parents[2]
+    return root / "resources"
+
+
+def icon_path(size: int | None = None) -> Path:
+    """The PNG of one rendered size, or the SVG master when ``size`` is None."""
+    folder = resources_dir() / "icons"
+    return folder / ("tandem.svg" if size is None else f"tandem-{size}.png")
+
+
+@functools.cache
+def app_icon() -> QIcon:
+    """The application icon with every rendered size (needs a QGuiApplication).
+
+    PNGs are preferred to the SVG because rendering SVG needs the QtSvg image
+    plugin, which the bundle leaves out to stay small; the SVG is only a
+    fallback for a source tree whose PNGs were not rendered.
+    """
+    icon = QIcon()
+    for size in ICON_SIZES:
+        path = icon_path(size)
+        if path.is_file():
+            icon.addFile(str(path), QSize(size, size))
+    if icon.isNull() and icon_path().is_file():
+        icon.addFile(str(icon_path()))
+    return icon
+
+
+def window_title(detail: str | None = None) -> str:
+    """``"Tandem 0.1.0"``, or ``"<detail> — Tandem 0.1.0"`` for a named chat or file."""
+    base = f"{APP_NAME} {app_version()}"
+    return f"{detail} — {base}" if detail else base
+
+
+def apply_branding(application: QGuiApplication) -> None:
+    """Name, version, icon and desktop-file id for the running application.
+
+    Call it right after creating the QApplication and before showing a window:
+    X11 takes the window class (matched by the desktop entry's StartupWMClass)
+    from the application name when the first window is mapped, and Wayland
+    compositors find the icon through the desktop-file name.
+    """
+    application.setApplicationName(APP_NAME)
+    application.setApplicationVersion(app_version())
+    application.setDesktopFileName(APP_ID)
+    # Not setApplicationDisplayName: Qt would append it to every window title.
+    application.setWindowIcon(app_icon())
+
+
+def llama_build_info() -> str:
+    """One line about the llama.cpp build: its version and whether it can offload to a GPU."""
+    try:
+        import llama_cpp
+
+        from app.engine.llama_model import gpu_offload_supported
+
+        offload = "GPU offload supported" if gpu_offload_supported() else "CPU only (no GPU offload in this build)"
+        return f"llama-cpp-python {llama_cpp.__version__}, {offload}"
+    except Exception as exc:  # the dialog must open even when llama.cpp cannot load
+        return f"llama.cpp unavailable: {exc}"
+
+
+def about_text() -> str:
+    """The About dialog's body (rich text)."""
+    from app.engine.paths import data_dir
+
+    return (
+        f"<h3>{APP_NAME} {app_version()}</h3>"
+        f"<p>{DESCRIPTION}</p>"
+        f"<p>{llama_build_info()}<br>Python {sys.version.split()[0]}</p>"
+        f"<p>Models, chats and settings are kept in<br><code>{data_dir()}</code><br>"
+        "and stay there when the app is reinstalled or removed.</p>"
+    )
+
+
+def show_about(parent: QWidget | None) -> None:
+    """Show the modal About dialog."""
+    QMessageBox.about(parent, f"About {APP_NAME}", about_text())
