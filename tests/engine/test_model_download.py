@@ -1,0 +1,389 @@
+"""Downloads through huggingface_hub against a real HTTP server on 127.0.0.1 standing in for the Hub.
+
+The server answers the two calls a file download makes, HEAD and GET on
+``/{repo}/resolve/{revision}/{filename}``, with the headers the Hub sends
+(X-Repo-Commit, ETag, Content-Length, Accept-Ranges, Content-Range, and
+X-Error-Code on errors), honours Range requests, and can be told to cut a
+connection mid-file, answer 503, or trickle bytes. HF_ENDPOINT points the
+code at it; nothing of Tandem's is mocked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote
+
+import numpy as np
+import pytest
+
+from app.core.catalog import CatalogError
+from app.engine.gguf_header import read_header
+from app.engine.hub_download import partial_path
+from app.engine.model_library import (
+    DownloadCancelledError,
+    DownloadError,
+    DownloadProgress,
+    download_model,
+    download_pair,
+    load_catalog,
+)
+from tests.engine.model_files import write_gguf
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+REPO = "tandem-test/Tiny-GGUF"
+FILE = "tiny-q8_0.gguf"
+
+
+@dataclass
+class Request:
+    """One request as the server saw it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+
+
+@dataclass
+class FakeHub:
+    """What the stand-in server serves and how it misbehaves."""
+
+    url: str = ""
+    files: dict[tuple[str, str], bytes] = field(default_factory=dict)
+    gated: dict[str, str] = field(default_factory=dict)  # repo -> the token that grants access
+    announced_sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # lie about a file's size
+    plans: list[tuple[str, float]] = field(default_factory=list)  # consumed one per GET
+    log: list[Request] = field(default_factory=list)
+
+    def add(self, repo: str, filename: str, data: bytes) -> str:
+        self.files[(repo, filename)] = data
+        return hashlib.sha256(data).hexdigest()
+
+    def gets(self) -> list[Request]:
+        return [r for r in self.log if r.method == "GET"]
+
+
+_PATH = re.compile(r"^/(?P<repo>[^/]+/[^/]+)/resolve/(?P<revision>[^/]+)/(?P<filename>.+)$")
+
+
+def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: object) -> None:  # keep test output quiet
+            pass
+
+        def do_HEAD(self) -> None:
+            self._serve(head=True)
+
+        def do_GET(self) -> None:
+            self._serve(head=False)
+
+        def _error(self, status: int, code: str) -> None:
+            self.send_response(status)
+            self.send_header("X-Error-Code", code)
+            if code == "EntryNotFound":
+                self.send_header("X-Repo-Commit", COMMIT)  # the repo exists, as on the Hub
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def _serve(self, head: bool) -> None:
+            hub.log.append(Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}))
+            match = _PATH.match(unquote(self.path))
+            if not match:
+                return self._error(404, "RepoNotFound")
+            repo, filename = match["repo"], match["filename"]
+            if not any(r == repo for r, _ in hub.files):
+                return self._error(404, "RepoNotFound")
+            if repo in hub.gated and self.headers.get("authorization") != f"Bearer {hub.gated[repo]}":
+                return self._error(401, "GatedRepo")
+            data = hub.files.get((repo, filename))
+            if data is None:
+                return self._error(404, "EntryNotFound")
+            size = hub.announced_sizes.get((repo, filename), len(data))
+            plan = hub.plans.pop(0) if (not head and hub.plans) else ("normal", 0)
+            if plan[0] == "status":
+                self.send_response(int(plan[1]))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return None
+            start = 0
+            range_header = self.headers.get("Range")
+            if range_header and plan[0] != "ignore-range":
+                start = int(re.match(r"bytes=(\d+)-", range_header)[1])  # type: ignore[index]
+            self.send_response(206 if start else 200)
+            self.send_header("X-Repo-Commit", COMMIT)
+            self.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(size - start))
+            if start:
+                self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
+            self.end_headers()
+            if head:
+                return None
+            body = data[start:]
+            if plan[0] == "cut":
+                # Send part of the body, then drop the connection as a flaky network would.
+                self.wfile.write(body[: int(plan[1])])
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+                return None
+            step = 256 * 1024
+            for offset in range(0, len(body), step):
+                try:
+                    self.wfile.write(body[offset : offset + step])
+                except (BrokenPipeError, ConnectionResetError):
+                    return None  # the client hung up (cancelled)
+                if plan[0] == "slow":
+                    time.sleep(plan[1])
+            return None
+
+    return Handler
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
+    """A running stand-in Hub, with HF_ENDPOINT pointing at it."""
+    state = FakeHub()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}"
+    monkeypatch.setenv("HF_ENDPOINT", state.url)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def model_bytes(tmp_path: Path) -> bytes:
+    """A valid GGUF of about 3 MB (big enough for several 1 MiB chunks)."""
+    rng = np.random.default_rng(7)
+    path = write_gguf(
+        tmp_path / "source.gguf",
+        tensors={"token_embd.weight": rng.standard_normal((64, 12_000)).astype(np.float32)},
+    )
+    return path.read_bytes()
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    path = tmp_path / "models"
+    path.mkdir()
+    return path
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if not p.name.startswith("."))
+
+
+def test_download_completes_with_progress_and_verified_content(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
+    digest = hub.add(REPO, FILE, model_bytes)
+    reports: list[DownloadProgress] = []
+    path = download_model(REPO, FILE, reports.append, None, folder=folder)
+    assert path == folder / FILE
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert _leftovers(folder) == [FILE]  # no partial file left behind
+    downloading = [r for r in reports if r.stage == "downloading"]
+    assert downloading and all(r.bytes_total == len(model_bytes) for r in downloading)
+    done = [r.bytes_done for r in downloading]
+    assert done == sorted(done) and 0 < done[0] <= len(model_bytes)
+    assert reports[-1].stage == "done" and reports[-1].bytes_done == len(model_bytes)
+    assert {r.filename for r in reports} == {FILE}
+    # A second call finds the complete file and asks the server nothing.
+    before = len(hub.log)
+    assert download_model(REPO, FILE, None, None, folder=folder) == path
+    assert len(hub.log) == before
+
+
+def test_progress_reports_speed_and_eta(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
+    hub.add(REPO, FILE, model_bytes)
+    hub.plans = [("slow", 0.03)]  # about 0.4 s for 3 MB: several reports
+    reports: list[DownloadProgress] = []
+    download_model(REPO, FILE, reports.append, None, folder=folder)
+    moving = [r for r in reports if r.stage == "downloading" and r.speed_bps > 0]
+    assert moving, "no report carried a speed"
+    assert all(r.eta_s is not None and r.eta_s >= 0 for r in moving)
+    # 256 KiB every 0.03 s is under 9 MB/s; the measured speed must be in that range, not "infinite".
+    assert all(0 < r.speed_bps < 20e6 for r in moving)
+
+
+def test_interrupted_download_resumes_with_a_range_request(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
+    digest = hub.add(REPO, FILE, model_bytes)
+    # The connection drops after 1.5 MB and the retry is refused: the first call fails.
+    hub.plans = [("cut", 1_500_000), ("status", 503)]
+    with pytest.raises(DownloadError, match=r"503.*download again to resume"):
+        download_model(REPO, FILE, None, None, folder=folder)
+    partial = partial_path(folder / FILE, digest)
+    kept = partial.stat().st_size
+    assert 0 < kept < len(model_bytes)
+    assert not (folder / FILE).exists()
+    # The second call continues from the kept bytes.
+    path = download_model(REPO, FILE, None, None, folder=folder)
+    last_get = hub.gets()[-1]
+    assert last_get.headers.get("range") == f"bytes={kept}-"
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert _leftovers(folder) == [FILE]
+
+
+def test_a_dropped_connection_is_resumed_within_the_same_call(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
+    digest = hub.add(REPO, FILE, model_bytes)
+    hub.plans = [("cut", 2_200_000)]
+    path = download_model(REPO, FILE, None, None, folder=folder)
+    gets = hub.gets()
+    assert len(gets) == 2
+    assert "range" not in gets[0].headers and gets[1].headers["range"].startswith("bytes=")
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
+def test_a_server_ignoring_range_restarts_cleanly(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
+    digest = hub.add(REPO, FILE, model_bytes)
+    hub.plans = [("cut", 1_500_000), ("status", 503), ("ignore-range", 0)]
+    with pytest.raises(DownloadError):
+        download_model(REPO, FILE, None, None, folder=folder)
+    path = download_model(REPO, FILE, None, None, folder=folder)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest  # not kept bytes + whole file
+
+
+def test_missing_file_and_missing_repo_give_clear_messages(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
+    hub.add(REPO, FILE, model_bytes)
+    with pytest.raises(DownloadError, match=rf"{REPO} has no file 'nope.gguf'"):
+        download_model(REPO, "nope.gguf", None, None, folder=folder)
+    with pytest.raises(DownloadError, match=r"repository someone/absent was not found on http://127\.0\.0\.1"):
+        download_model("someone/absent", FILE, None, None, folder=folder)
+    assert _leftovers(folder) == []
+
+
+def test_gated_repo_needs_a_token(
+    hub: FakeHub, model_bytes: bytes, folder: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    digest = hub.add(REPO, FILE, model_bytes)
+    hub.gated[REPO] = "hf_secret"
+    with pytest.raises(DownloadError, match=r"is gated.*HF_TOKEN"):
+        download_model(REPO, FILE, None, None, folder=folder)
+    with pytest.raises(DownloadError, match="not granted access"):
+        download_model(REPO, FILE, None, None, token="hf_wrong", folder=folder)
+    path = download_model(REPO, FILE, None, None, token="hf_secret", folder=folder)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert hub.gets()[-1].headers["authorization"] == "Bearer hf_secret"
+    # HF_TOKEN from the environment works too.
+    path.unlink()
+    monkeypatch.setenv("HF_TOKEN", "hf_secret")
+    assert download_model(REPO, FILE, None, None, folder=folder).is_file()
+
+
+def test_cancel_keeps_a_partial_file_only_and_a_later_call_resumes(
+    hub: FakeHub, model_bytes: bytes, folder: Path
+) -> None:
+    digest = hub.add(REPO, FILE, model_bytes)
+    hub.plans = [("slow", 0.05)]  # a slow line, so the cancel lands mid-file
+    cancel = threading.Event()
+
+    def progress(report: DownloadProgress) -> None:
+        if report.bytes_done > 0:
+            cancel.set()  # as the GUI's Cancel button would, mid-file
+
+    with pytest.raises(DownloadCancelledError, match="cancelled"):
+        download_model(REPO, FILE, progress, cancel, folder=folder)
+    assert not (folder / FILE).exists()
+    assert [p.name for p in folder.glob("*.gguf")] == []  # nothing that looks complete
+    kept = partial_path(folder / FILE, digest).stat().st_size
+    assert 0 < kept < len(model_bytes)
+    # Cancelled before starting: no request at all.
+    before = len(hub.log)
+    with pytest.raises(DownloadCancelledError):
+        download_model(REPO, FILE, None, cancel, folder=folder)
+    assert len(hub.log) == before
+    path = download_model(REPO, FILE, None, threading.Event(), folder=folder)
+    assert hub.gets()[-1].headers["range"] == f"bytes={kept}-"
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    assert _leftovers(folder) == [FILE]
+
+
+def test_corrupted_transfer_is_deleted_not_installed(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
+    hub.add(REPO, FILE, model_bytes)
+    with pytest.raises(DownloadError, match="SHA-256"):
+        download_model(REPO, FILE, None, None, folder=folder, sha256="0" * 64)
+    assert _leftovers(folder) == []
+
+
+def test_a_file_that_is_not_gguf_is_rejected(hub: FakeHub, folder: Path) -> None:
+    hub.add(REPO, "page.gguf", b"<html>captive portal</html>" * 100)
+    with pytest.raises(DownloadError, match="not a usable GGUF model"):
+        download_model(REPO, "page.gguf", None, None, folder=folder)
+    assert _leftovers(folder) == []
+
+
+def test_offline_mode_is_honoured(
+    hub: FakeHub, model_bytes: bytes, folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hub.add(REPO, FILE, model_bytes)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+    with pytest.raises(DownloadError, match=r"offline mode is on.*unset HF_HUB_OFFLINE"):
+        download_model(REPO, FILE, None, None, folder=folder)
+    assert hub.log == []  # not one request
+    # A copy already in the Hugging Face cache is used where it is.
+    repo_dir = tmp_path / "hf-cache" / "models--tandem-test--Tiny-GGUF"
+    (repo_dir / "refs").mkdir(parents=True)
+    (repo_dir / "refs" / "main").write_text(COMMIT)
+    snapshot = repo_dir / "snapshots" / COMMIT / FILE
+    snapshot.parent.mkdir(parents=True)
+    snapshot.write_bytes(model_bytes)
+    assert download_model(REPO, FILE, None, None, folder=folder) == snapshot
+    assert hub.log == []
+
+
+def test_not_enough_disk_space_is_reported_before_downloading(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
+    hub.add(REPO, FILE, model_bytes)
+    hub.announced_sizes[(REPO, FILE)] = 10**16  # 10 PB: more than any test machine has
+    with pytest.raises(DownloadError, match="not enough disk space"):
+        download_model(REPO, FILE, None, None, folder=folder)
+    assert hub.gets() == []
+
+
+def test_a_full_disk_while_writing_is_reported_clearly(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full to produce a real ENOSPC")
+    digest = hub.add(REPO, FILE, model_bytes)
+    # The partial file is a link to /dev/full, where every write fails with ENOSPC.
+    partial_path(folder / FILE, digest).symlink_to("/dev/full")
+    with pytest.raises(DownloadError, match="the disk is full"):
+        download_model(REPO, FILE, None, None, folder=folder)
+    assert not (folder / FILE).exists()
+
+
+def test_download_pair_fetches_both_files_of_a_catalog_pair(hub: FakeHub, folder: Path, tmp_path: Path) -> None:
+    pair = load_catalog().pair("qwen2.5-7b+0.5b")
+    digests = {}
+    for n, model in enumerate((pair.target, pair.draft)):
+        assert model.repo_id is not None
+        data = write_gguf(tmp_path / f"m{n}.gguf", n_embd=8 + 8 * n).read_bytes()
+        digests[model.filename] = hub.add(model.repo_id, model.filename, data)
+    reports: list[DownloadProgress] = []
+    target, draft = download_pair(pair.id, reports.append, threading.Event(), folder=folder)
+    assert (target.name, draft.name) == (pair.target.filename, pair.draft.filename)
+    for path in (target, draft):
+        assert hashlib.sha256(path.read_bytes()).hexdigest() == digests[path.name]
+        read_header(path)
+    assert {(r.file_index, r.file_count, r.filename) for r in reports if r.stage == "done"} == {
+        (1, 2, pair.target.filename),
+        (2, 2, pair.draft.filename),
+    }
+
+
+def test_unknown_pair_lists_the_known_ones() -> None:
+    with pytest.raises(CatalogError, match=r"no pair 'nope' in the catalog; known pairs: demo-qwen2\.5-coder"):
+        download_pair("nope", None, None)
