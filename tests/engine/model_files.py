@@ -84,7 +84,9 @@ def write_gguf(
     return path
 
 
-def copy_tokenizer(source: Path, path: Path, *, changes: dict[int, str] | None = None) -> Path:
+def copy_tokenizer(
+    source: Path, path: Path, *, changes: dict[int, str] | None = None, tensors: dict[str, np.ndarray] | None = None
+) -> Path:
     """A small GGUF with ``source``'s tokenizer (tokens, types, merges, BOS/EOS), some tokens rewritten."""
     header = read_header(source)
     tokens = list(header.get("tokenizer.ggml.tokens"))
@@ -102,5 +104,6 @@ def copy_tokenizer(source: Path, path: Path, *, changes: dict[int, str] | None =
         token_types=header.get("tokenizer.ggml.token_type"),
         merges=header.get("tokenizer.ggml.merges"),
         name="Tokenizer copy",
-        tensors={"output_norm.weight": np.ones(8, dtype=np.float32)},
+        file_type=None,  # the quantisation then reads from the tensors actually written
+        tensors=tensors or {"output_norm.weight": np.ones(8, dtype=np.float32)},
     )
