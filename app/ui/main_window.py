@@ -1,0 +1,439 @@
+"""The main window: conversations on the left, the chat in the middle, model, stats and settings on the right.
+
+The window builds the widgets, restores settings and wires signals; the
+chat flow itself lives in :class:`~app.ui.chat_controller.ChatController`,
+the models on the engine thread behind :class:`~app.ui.worker.EngineHost`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.events import FinishedEvent, FinishReason
+from app.engine.chat_store import ChatStore
+from app.engine.llama_model import gpu_offload_supported
+from app.engine.session import DrafterKind
+from app.ui import branding, library, theme
+from app.ui.ab_dialog import ABDialog, SweepDialog
+from app.ui.background import Background
+from app.ui.chat_controller import Activity, ChatController, pair_label
+from app.ui.chat_panel import ChatPanel
+from app.ui.conversation_list import ConversationList
+from app.ui.memory_meter import MemoryMeter, MeterState
+from app.ui.memory_sources import estimate_state, measured_state
+from app.ui.pair_picker import PairPicker
+from app.ui.settings_panel import SettingsPanel
+from app.ui.settings_store import AppSettings, GenerationSettings, PairChoice
+from app.ui.stats_panel import StatsPanel
+from app.ui.welcome_panel import WelcomePanel
+from app.ui.worker import ComparisonJob, EngineHost, PairInfo, PolicyFactory
+
+SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+
+
+def adaptive_policy_factory() -> PolicyFactory | None:
+    """The adaptive draft-length controller, when this build has one."""
+    try:
+        from app.core import adaptive  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    factory = getattr(adaptive, "policy_for_gui", None) or getattr(adaptive, "AdaptiveDraftLength", None)
+    return factory if callable(factory) else None
+
+
+def _scrolled(widget: QWidget) -> QScrollArea:
+    area = QScrollArea()
+    area.setWidget(widget)
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    return area
+
+
+class MainWindow(QMainWindow):
+    """Tandem's window."""
+
+    def __init__(
+        self, settings: AppSettings | None = None, store: ChatStore | None = None, autoload: bool = True
+    ) -> None:
+        super().__init__()
+        self.setWindowTitle(branding.window_title())
+        self.app_settings = settings or AppSettings()
+        self.store = store or ChatStore()
+        self.background = Background(self)
+        factory = adaptive_policy_factory()
+        self.host = EngineHost(self, factory)
+        self._estimate: MeterState | None = None
+        self._dialog: ABDialog | SweepDialog | None = None
+        self._closed = False
+
+        self.conversations = ConversationList()
+        self.chat = ChatPanel()
+        self.welcome = WelcomePanel(self.background)
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.welcome)
+        self.stack.addWidget(self.chat)
+
+        self.picker = PairPicker(self.background)
+        self.memory = MemoryMeter()
+        model_tab = QWidget()
+        model_layout = QVBoxLayout(model_tab)
+        model_layout.setContentsMargins(0, 0, 0, 0)
+        model_layout.addWidget(self.picker)
+        memory_title = QLabel("<b>Memory</b>")
+        memory_title.setContentsMargins(8, 8, 8, 0)
+        model_layout.addWidget(memory_title)
+        model_layout.addWidget(self.memory)
+        model_layout.addStretch(1)
+        self.stats = StatsPanel()
+        self.settings_panel = SettingsPanel(gpu_offload_supported(), factory is not None)
+        self.side = QTabWidget()
+        self.side.addTab(_scrolled(model_tab), "Model")
+        self.side.addTab(_scrolled(self.stats), "Stats")
+        self.side.addTab(_scrolled(self.settings_panel), "Settings")
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.conversations)
+        self.splitter.addWidget(self.stack)
+        self.splitter.addWidget(self.side)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 0)
+        self.splitter.setSizes([220, 760, 360])
+        self.splitter.setChildrenCollapsible(False)
+        self.setCentralWidget(self.splitter)
+        self.splitter.setContentsMargins(6, 6, 6, 0)
+
+        self.controller = ChatController(self.store, self.host, self.chat, self.stats, self.settings_panel.settings)
+        self.pair_status = QLabel("no pair loaded")
+        self.statusBar().addPermanentWidget(self.pair_status)
+        self._build_actions()
+        self._restore()
+        self._wire()
+        self.refresh_conversations()
+        self._initial_pair(autoload)
+
+    # -- construction --------------------------------------------------------------------
+
+    def _build_actions(self) -> None:
+        menu = self.menuBar()
+        file_menu = menu.addMenu("&File")
+        self.new_action = file_menu.addAction("New chat", self.controller.new_conversation)
+        self.new_action.setShortcut(QKeySequence.StandardKey.New)
+        file_menu.addAction("Export chat as Markdown…", lambda: self.export_current("markdown"))
+        file_menu.addAction("Export chat as JSON…", lambda: self.export_current("json"))
+        file_menu.addSeparator()
+        quit_action = file_menu.addAction("Quit", self.close)
+        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
+
+        view_menu = menu.addMenu("&View")
+        self.coloured_action = QAction("Colour tokens by origin", self, checkable=True)
+        self.coloured_action.toggled.connect(self.chat.legend.coloured.setChecked)
+        self.chat.legend.coloured.toggled.connect(self.coloured_action.setChecked)
+        self.ghost_action = QAction("Show rejected drafts", self, checkable=True)
+        self.ghost_action.toggled.connect(self.chat.legend.ghosts.setChecked)
+        self.chat.legend.ghosts.toggled.connect(self.ghost_action.setChecked)
+        view_menu.addAction(self.coloured_action)
+        view_menu.addAction(self.ghost_action)
+        theme_menu = view_menu.addMenu("Theme (applies on restart)")
+        for name in theme.THEMES:
+            action = theme_menu.addAction(name.capitalize(), lambda n=name: self.app_settings.set_text("view/theme", n))
+            action.setCheckable(True)
+            action.setChecked(self.app_settings.text("view/theme", "system") == name)
+
+        tools = menu.addMenu("&Tools")
+        self.ab_action = tools.addAction("A/B: rerun the last prompt target-only and with the drafter", self.run_ab)
+        self.ab_action.setShortcut(QKeySequence("Ctrl+B"))
+        self.sweep_action = tools.addAction("Temperature sweep…", self.run_sweep)
+        tools.addSeparator()
+        tools.addAction("Get models…", lambda: self.stack.setCurrentWidget(self.welcome))
+        help_menu = menu.addMenu("&Help")
+        help_menu.addAction("About Tandem", lambda: branding.show_about(self))
+
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main-toolbar")
+        toolbar.setMovable(False)
+        toolbar.addAction(self.new_action)
+        self.stop_action = toolbar.addAction("Stop", self.controller.stop)
+        self.stop_action.setToolTip("stop the reply (Esc)")
+        toolbar.addSeparator()
+        toolbar.addAction(self.ab_action)
+        self.ab_action.setIconText("A/B")
+        toolbar.addAction(self.sweep_action)
+        self.sweep_action.setIconText("Sweep")
+
+    def _restore(self) -> None:
+        generation = self.app_settings.generation()
+        self.settings_panel.set_settings(generation)
+        coloured = self.app_settings.flag("coloured", True)
+        ghosts = self.app_settings.flag("ghosts", False)
+        self.chat.legend.coloured.setChecked(coloured)
+        self.chat.legend.ghosts.setChecked(ghosts)
+        self.coloured_action.setChecked(coloured)
+        self.ghost_action.setChecked(ghosts)
+        self.chat.view.set_coloured(coloured)
+        self.chat.view.set_show_ghosts(ghosts)
+        geometry = self.app_settings.geometry("geometry")
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(1360, 860)
+        splitter = self.app_settings.geometry("splitter")
+        if splitter is not None:
+            self.splitter.restoreState(splitter)
+
+    def _wire(self) -> None:
+        c = self.controller
+        c.status.connect(self.statusBar().showMessage)
+        c.activity_changed.connect(self._activity_changed)
+        c.pair_loaded.connect(self._pair_loaded)
+        c.conversations_changed.connect(self.refresh_conversations)
+        c.reply_finished.connect(self._reply_finished)
+        self.conversations.opened.connect(self._open_conversation)
+        self.conversations.new_requested.connect(c.new_conversation)
+        self.conversations.rename_requested.connect(self._rename)
+        self.conversations.delete_requested.connect(self._delete)
+        self.conversations.export_requested.connect(self.export)
+        self.picker.load_requested.connect(self.load_pair)
+        self.picker.choice_changed.connect(self._estimate_memory)
+        self.settings_panel.changed.connect(self._settings_changed)
+        self.chat.legend.coloured.toggled.connect(lambda on: self.app_settings.set_flag("coloured", on))
+        self.chat.legend.ghosts.toggled.connect(lambda on: self.app_settings.set_flag("ghosts", on))
+        self.welcome.pair_ready.connect(self._welcome_pair)
+        self.welcome.model_added.connect(self._welcome_model)
+        self.host.worker.comparison_finished.connect(lambda: self.controller.set_comparing(False))
+
+    def _initial_pair(self, autoload: bool) -> None:
+        choice = self.app_settings.pair()
+        if choice is not None and not (choice.target.is_file() and (choice.draft is None or choice.draft.is_file())):
+            choice = None
+        if choice is None:
+            default = library.installed_default_pair()
+            if default is not None:
+                choice = PairChoice(default[0], default[1], DrafterKind.MODEL)
+        self.picker.refresh(choice)
+        if choice is None:
+            self.stack.setCurrentWidget(self.welcome)
+            self.statusBar().showMessage("no models yet: install or add a pair to start")
+            return
+        self.stack.setCurrentWidget(self.chat)
+        if autoload:
+            self.load_pair(choice)
+
+    # -- actions -------------------------------------------------------------------------
+
+    def load_pair(self, choice: PairChoice) -> None:
+        """Load ``choice`` with the current loading settings, and remember it."""
+        self.app_settings.set_pair(choice)
+        self.stack.setCurrentWidget(self.chat)
+        config = choice.config(self.settings_panel.settings())
+        self.pair_status.setText(f"loading {pair_label(config)}…")
+        self.controller.load(config)
+        self._estimate_memory(choice)
+
+    def refresh_conversations(self) -> None:
+        """Reload the sidebar."""
+        self.conversations.set_conversations(self.store.list_conversations(), self.controller.conversation_id)
+
+    def export_current(self, kind: str) -> None:
+        """Export the open conversation."""
+        if self.controller.conversation_id is None:
+            self.statusBar().showMessage("nothing to export yet", 4000)
+            return
+        self.export(self.controller.conversation_id, kind)
+
+    def export(self, conversation_id: int, kind: str, path: Path | None = None) -> Path | None:
+        """Write a conversation as Markdown or JSON (asks where unless ``path`` is given)."""
+        suffix = ".md" if kind == "markdown" else ".json"
+        if path is None:
+            title = self.store.conversation_title(conversation_id)
+            safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in title).strip() or "chat"
+            chosen, _ = QFileDialog.getSaveFileName(self, "Export chat", str(Path.home() / f"{safe}{suffix}"))
+            if not chosen:
+                return None
+            path = Path(chosen)
+        if kind == "markdown":
+            path.write_text(self.store.export_markdown(conversation_id), encoding="utf-8")
+        else:
+            data = self.store.export_json(conversation_id)
+            path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+        self.statusBar().showMessage(f"exported to {path}", 6000)
+        return path
+
+    def comparison_job(
+        self, temperatures: tuple[float, ...] = (), max_tokens: int | None = None
+    ) -> ComparisonJob | None:
+        """A job for the last prompt of the open chat, or None (with a message) when there is none."""
+        cid = self.controller.conversation_id
+        if not self.controller.can_send() or cid is None:
+            self.statusBar().showMessage("load a pair and send a prompt first (and wait for the reply)", 6000)
+            return None
+        messages = self.controller.history(cid, upto_last_user=True)
+        if not messages or messages[-1].role != "user":
+            self.statusBar().showMessage("no prompt to rerun in this chat", 6000)
+            return None
+        settings = self.settings_panel.settings()
+        params = settings.sampling_params()
+        if params.seed is None:  # both runs must draw the same random numbers
+            params = replace(params, seed=random.randrange(2**31))
+        limit = max_tokens or min(settings.max_tokens, 256)
+        return ComparisonJob(tuple(messages), params, limit, settings.draft_length, settings.adaptive, temperatures)
+
+    def run_ab(self) -> ABDialog | None:
+        """Open the A/B dialog and start it."""
+        job = self.comparison_job()
+        if job is None:
+            return None
+        dialog = ABDialog(self.host, job, self)
+        dialog.baseline_measured.connect(self._baseline_measured)
+        return self._start_dialog(dialog)
+
+    def run_sweep(self) -> SweepDialog | None:
+        """Open the temperature sweep and start it."""
+        job = self.comparison_job(SWEEP_TEMPERATURES, max_tokens=64)
+        if job is None:
+            return None
+        return self._start_dialog(SweepDialog(self.host, job, self))
+
+    def _start_dialog(self, dialog: Any) -> Any:
+        self._dialog = dialog
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.controller.set_comparing(True)
+        dialog.show()
+        dialog.start()
+        return dialog
+
+    # -- reactions ----------------------------------------------------------------------------
+
+    def _activity_changed(self, activity: Activity) -> None:
+        busy = activity is not Activity.IDLE
+        self.picker.set_busy(busy)
+        self.stop_action.setEnabled(activity in (Activity.GENERATING, Activity.COMPARING))
+        for action in (self.ab_action, self.sweep_action):
+            action.setEnabled(not busy and self.controller.pair is not None)
+
+    def _pair_loaded(self, info: PairInfo) -> None:
+        label = pair_label(info.config)
+        self.pair_status.setText(label)
+        self.picker.set_loaded(f"loaded in {info.load_seconds:.1f} s")
+        self.memory.set_state(measured_state(self._estimate, info))
+        threads = self.settings_panel.settings().n_threads
+        self.stats.set_baseline(self.app_settings.baseline(info.config.target, threads), "measured here")
+        self.stats.reset(info.config.drafter.value)
+        self._activity_changed(self.controller.activity)
+        self.chat.prompt.setFocus()
+
+    def _reply_finished(self, event: FinishedEvent) -> None:
+        pair = self.controller.pair
+        if pair is None or event.reason is FinishReason.CANCELLED or event.stats.emitted < 16:
+            return
+        if pair.config.drafter is DrafterKind.NONE:
+            # A target-only reply is a baseline measurement too.
+            self._baseline_measured(event.stats.tokens_per_second)
+
+    def _baseline_measured(self, rate: float) -> None:
+        pair = self.controller.pair
+        if pair is None:
+            return
+        self.app_settings.set_baseline(pair.config.target, self.settings_panel.settings().n_threads, rate)
+        self.stats.set_baseline(rate, "measured here")
+
+    def _estimate_memory(self, choice: PairChoice | None) -> None:
+        if choice is None:
+            return
+        settings = self.settings_panel.settings()
+        self.background.submit(lambda: estimate_state(choice, settings), self._estimate_ready, lambda exc: None)
+
+    def _estimate_ready(self, state: MeterState) -> None:
+        self._estimate = state
+        pair = self.controller.pair
+        choice = self.picker.choice()
+        if pair is not None and choice is not None and choice.config(self.settings_panel.settings()) == pair.config:
+            # The loaded pair's estimate arrived after loading finished: keep showing the measurement.
+            self.memory.set_state(measured_state(state, pair))
+        else:
+            self.memory.set_state(state)
+
+    def _settings_changed(self, settings: GenerationSettings) -> None:
+        previous = self.app_settings.generation()
+        self.app_settings.set_generation(settings)
+        if previous.load_settings_differ(settings):
+            self._estimate_memory(self.picker.choice())
+            if self.controller.pair is not None:
+                self.statusBar().showMessage("context, threads and GPU layers apply when the pair is reloaded", 6000)
+
+    def _open_conversation(self, conversation_id: int) -> None:
+        self.stack.setCurrentWidget(self.chat)
+        self.controller.open_conversation(conversation_id)
+
+    def _rename(self, conversation_id: int) -> None:
+        title, ok = QInputDialog.getText(
+            self, "Rename chat", "Title", text=self.store.conversation_title(conversation_id)
+        )
+        if ok and title.strip():
+            self.store.rename_conversation(conversation_id, title.strip())
+            self.refresh_conversations()
+
+    def _delete(self, conversation_id: int) -> None:
+        answer = QMessageBox.question(self, "Delete chat", "Delete this chat and all its messages?")
+        if answer == QMessageBox.StandardButton.Yes:
+            if conversation_id == self.controller.conversation_id:
+                self.controller.new_conversation()
+            self.store.delete_conversation(conversation_id)
+            self.refresh_conversations()
+
+    def _welcome_pair(self, target: Path, draft: Path) -> None:
+        choice = PairChoice(target, draft, DrafterKind.MODEL)
+        self.picker.refresh(choice)
+        self.load_pair(choice)
+
+    def _welcome_model(self, path: Path) -> None:
+        self.picker.refresh(PairChoice(path, None, DrafterKind.NGRAM))
+        self.side.setCurrentIndex(0)
+        self.stack.setCurrentWidget(self.chat)
+
+    # -- closing -------------------------------------------------------------------------------
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
+        """Save the layout, stop the engine thread (freeing the models there) and close the store."""
+        if not self._closed:
+            self._closed = True
+            self.app_settings.set_geometry("geometry", self.saveGeometry())
+            self.app_settings.set_geometry("splitter", self.splitter.saveState())
+            self.app_settings.set_generation(self.settings_panel.settings())
+            self.app_settings.sync()
+            if self._dialog is not None:
+                with contextlib.suppress(RuntimeError):  # the dialog may already be deleted
+                    self._dialog.close()
+            self.controller.shutdown()
+            self.host.shutdown()
+            self.background.shutdown()
+            self.store.close()
+        super().closeEvent(event)
+
+
+def current_window() -> MainWindow | None:
+    """The open main window, if any (for scripts)."""
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, MainWindow):
+            return widget
+    return None

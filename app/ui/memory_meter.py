@@ -1,0 +1,157 @@
+"""The memory meter: one stacked bar per device, target + draft + both KV caches + buffers vs the budget.
+
+Before loading it shows the estimate for the chosen pair and settings, with
+a fit verdict; after loading it shows what loading actually took. The widget
+only draws a :class:`MeterState`; :mod:`app.ui.memory_sources` builds one
+from the engine's estimate, hardware probe and measurements.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from app.ui import theme
+
+# Segment kinds in drawing order, with the hue each is drawn in.
+SEGMENT_HUES: dict[str, int] = {
+    "target weights": 215,
+    "draft weights": 135,
+    "target KV cache": 195,
+    "draft KV cache": 100,
+    "buffers": 35,
+    "other": 280,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceBar:
+    """One device: what goes on it and how much it has."""
+
+    device: str
+    segments: tuple[tuple[str, int], ...]  # (kind, bytes)
+    budget: int | None  # bytes available to the app on this device
+
+    @property
+    def used(self) -> int:
+        """Total bytes of the segments."""
+        return sum(size for _, size in self.segments)
+
+
+@dataclass(frozen=True, slots=True)
+class MeterState:
+    """Everything the meter draws."""
+
+    bars: tuple[DeviceBar, ...] = ()
+    source: str = "estimate"  # "estimate" (before loading) or "measured" (after)
+    verdict: str = ""
+    level: str = "unknown"  # "fits", "tight", "too big" or "unknown"
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def human_bytes(n: float) -> str:
+    """1.23 GB, 456 MB, 12 KB."""
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(n) >= size:
+            return f"{n / size:.2f} {unit}" if unit == "GB" else f"{n / size:.0f} {unit}"
+    return f"{n:.0f} B"
+
+
+def segment_colour(palette: QPalette, kind: str) -> QColor:
+    """The colour of a segment kind, derived from the palette like every other colour."""
+    hue = SEGMENT_HUES.get(kind, SEGMENT_HUES["other"])
+    highlight = palette.color(QPalette.ColorRole.Highlight)
+    colour = QColor.fromHsvF(hue / 360.0, max(0.4, min(0.75, highlight.hsvSaturationF())), 0.85)
+    return theme.blend(colour, palette.color(QPalette.ColorRole.Base), 0.85)
+
+
+class MemoryMeter(QWidget):
+    """Stacked bars against the budget, a legend and the verdict."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._state = MeterState()
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+
+    @property
+    def state(self) -> MeterState:
+        """What is shown."""
+        return self._state
+
+    def set_state(self, state: MeterState) -> None:
+        """Show ``state``."""
+        self._state = state
+        self.setToolTip("\n".join(state.notes))
+        self.updateGeometry()
+        self.update()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """Room for each bar, the legend and the verdict."""
+        line = self.fontMetrics().height()
+        legend_rows = (len({k for b in self._state.bars for k, _ in b.segments}) + 1) // 2
+        return QSize(280, 8 + len(self._state.bars) * (line * 2 + 26) + legend_rows * (line + 4) + 3 * line)
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """Never squeeze the text."""
+        return QSize(220, self.sizeHint().height())
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        """Bars, legend, verdict."""
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        palette = self.palette()
+        text = palette.color(QPalette.ColorRole.WindowText)
+        muted = theme.muted_text(palette)
+        line = self.fontMetrics().height()
+        width = self.width() - 8
+        y = 4.0
+        state = self._state
+        if not state.bars:
+            painter.setPen(muted)
+            painter.drawText(
+                QRectF(4, y, width, line * 2), Qt.TextFlag.TextWordWrap, state.verdict or "no estimate yet"
+            )
+            return
+        kinds: list[str] = []
+        for bar in state.bars:
+            painter.setPen(text)
+            budget = f" of {human_bytes(bar.budget)}" if bar.budget else ""
+            title = f"{bar.device}: {human_bytes(bar.used)}{budget} ({state.source})"
+            painter.drawText(QRectF(4, y, width, line), Qt.AlignmentFlag.AlignLeft, title)
+            y += line + 4
+            track = QRectF(4, y, width, 18)
+            painter.fillRect(track, theme.blend(text, palette.color(QPalette.ColorRole.Window), 0.08))
+            scale = max(bar.used, bar.budget or 0, 1)
+            x = track.left()
+            for kind, size in bar.segments:
+                if kind not in kinds:
+                    kinds.append(kind)
+                w = track.width() * size / scale
+                painter.fillRect(QRectF(x, track.top(), w, track.height()), segment_colour(palette, kind))
+                x += w
+            if bar.budget:
+                bx = track.left() + track.width() * bar.budget / scale
+                painter.setPen(QPen(text, 2))
+                painter.drawLine(int(bx), int(track.top() - 3), int(bx), int(track.bottom() + 3))
+            y += track.height() + line // 2 + 6
+        column = width / 2
+        for i, kind in enumerate(kinds):
+            lx = 4 + (i % 2) * column
+            ly = y + (i // 2) * (line + 4)
+            painter.fillRect(QRectF(lx, ly + line / 2 - 5, 10, 10), segment_colour(palette, kind))
+            size = sum(s for b in state.bars for k, s in b.segments if k == kind)
+            painter.setPen(text)
+            painter.drawText(
+                QRectF(lx + 14, ly, column - 16, line), Qt.AlignmentFlag.AlignLeft, f"{kind} {human_bytes(size)}"
+            )
+        y += ((len(kinds) + 1) // 2) * (line + 4) + 4
+        level_colour = {
+            "fits": theme.chart_colour(palette),
+            "tight": QColor.fromHsvF(40 / 360, 0.8, 0.85),
+            "too big": QColor.fromHsvF(5 / 360, 0.75, 0.85),
+        }.get(state.level, muted)
+        painter.setPen(level_colour if state.level != "unknown" else muted)
+        painter.drawText(QRectF(4, y, width, line * 2 + 4), Qt.TextFlag.TextWordWrap, state.verdict)

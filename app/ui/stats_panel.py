@@ -1,0 +1,112 @@
+"""Live statistics for the reply being generated (or the last one).
+
+Tokens per second, acceptance rate, mean accepted length per verify step,
+per-position acceptance as a bar chart, the drafter's current draft length,
+and the speedup against the target-only rate measured on this machine (by an
+A/B run or a target-only reply), which is the number that says whether
+speculation pays here.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
+
+from app.core.stats import GenerationStats
+from app.ui.charts import BarChart
+
+
+class StatsPanel(QWidget):
+    """Numbers and a per-position chart, updated once per verify step."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._baseline: float | None = None
+        self._baseline_source = ""
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.setSpacing(10)
+
+        self.rate = QLabel("–")
+        big = QFont(self.font())
+        big.setPointSizeF(big.pointSizeF() * 1.8)
+        big.setWeight(QFont.Weight.DemiBold)
+        self.rate.setFont(big)
+        self.speedup = QLabel("–")
+        self.speedup.setFont(big)
+        top = QFormLayout()
+        top.addRow("Tokens/s", self.rate)
+        top.addRow("Speedup", self.speedup)
+        self.baseline_note = QLabel("target-only rate not measured yet: run A/B")
+        self.baseline_note.setWordWrap(True)
+        self.baseline_note.setEnabled(False)
+        top.addRow("", self.baseline_note)
+        layout.addLayout(top)
+
+        details = QGroupBox("Speculation")
+        form = QFormLayout(details)
+        self.drafter = QLabel("–")
+        self.acceptance = QLabel("–")
+        self.mean_length = QLabel("–")
+        self.per_pass = QLabel("–")
+        self.draft_length = QLabel("–")
+        self.timing = QLabel("–")
+        self.timing.setWordWrap(True)
+        form.addRow("Drafter", self.drafter)
+        form.addRow("Acceptance", self.acceptance)
+        form.addRow("Mean accepted", self.mean_length)
+        form.addRow("Tokens per pass", self.per_pass)
+        form.addRow("Draft length", self.draft_length)
+        form.addRow("Per step", self.timing)
+        layout.addWidget(details)
+
+        chart_box = QGroupBox("Acceptance by draft position")
+        chart_layout = QVBoxLayout(chart_box)
+        self.chart = BarChart(empty_text="no drafts yet")
+        chart_layout.addWidget(self.chart)
+        layout.addWidget(chart_box)
+        layout.addStretch(1)
+        for label in (self.acceptance, self.mean_length, self.per_pass, self.draft_length, self.drafter):
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+    def reset(self, drafter: str) -> None:
+        """Clear the numbers for a new reply by ``drafter``."""
+        self.drafter.setText(drafter)
+        self.update_stats(GenerationStats())
+
+    def set_baseline(self, tokens_per_second: float | None, source: str = "") -> None:
+        """The target-only rate to compare against (None: not measured yet)."""
+        self._baseline = tokens_per_second
+        self._baseline_source = source
+        if tokens_per_second:
+            self.baseline_note.setText(f"vs {tokens_per_second:.1f} tok/s target-only ({source or 'this machine'})")
+        else:
+            self.baseline_note.setText("target-only rate not measured yet: run A/B")
+
+    def update_stats(self, stats: GenerationStats) -> None:
+        """Show ``stats`` (running totals for the current reply)."""
+        rate = stats.tokens_per_second
+        self.rate.setText(f"{rate:.1f}" if stats.steps else "–")
+        if stats.steps and self._baseline:
+            ratio = rate / self._baseline
+            self.speedup.setText(f"{ratio:.2f}×")
+            self.speedup.setToolTip("faster than target-only" if ratio >= 1 else "slower than target-only here")
+        else:
+            self.speedup.setText("–")
+        if stats.drafted:
+            self.acceptance.setText(f"{stats.acceptance_rate:.0%}  ({stats.accepted}/{stats.drafted})")
+        else:
+            self.acceptance.setText("– (nothing drafted)" if stats.steps else "–")
+        self.mean_length.setText(f"{stats.mean_accepted_length:.2f} per step" if stats.steps else "–")
+        self.per_pass.setText(f"{stats.tokens_per_step:.2f}" if stats.steps else "–")
+        self.draft_length.setText(str(stats.last_draft_length) if stats.steps else "–")
+        if stats.steps:
+            ms = 1000.0 / stats.steps
+            self.timing.setText(
+                f"draft {stats.draft_s * ms:.0f} ms · verify {stats.verify_s * ms:.0f} ms · "
+                f"other {stats.overhead_ms_per_step:.0f} ms"
+            )
+        else:
+            self.timing.setText("–")
+        self.chart.set_values(stats.per_position_acceptance)

@@ -1,0 +1,175 @@
+"""Colours and fonts, all derived from the application palette.
+
+The engine only tags where a token came from; this module decides how each
+origin looks. Every colour is computed from the current ``QPalette`` (the
+highlight colour's strength, blended into the base colour) so the chat stays
+readable in light and dark themes alike, and the same function serves the
+chat view, the legend and the charts.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
+from PySide6.QtWidgets import QApplication, QStyleFactory
+
+from app.core.events import TokenOrigin
+
+# Hues (degrees) chosen to read as "agreed", "overruled" and "free"; saturation
+# and value come from the palette's highlight so they match the theme.
+_DRAFT_HUE = 135
+_CORRECTED_HUE = 12
+_FALLBACK_BONUS_HUE = 215
+
+ORIGIN_LABELS: dict[TokenOrigin, str] = {
+    TokenOrigin.DRAFT: "draft, accepted",
+    TokenOrigin.CORRECTED: "target correction",
+    TokenOrigin.BONUS: "target bonus",
+    TokenOrigin.TARGET: "target only",
+}
+
+ORIGIN_EXPLANATIONS: dict[TokenOrigin, str] = {
+    TokenOrigin.DRAFT: "proposed by the drafter and accepted by the target",
+    TokenOrigin.CORRECTED: "sampled by the target after it rejected the draft's proposal",
+    TokenOrigin.BONUS: "sampled by the target for free after it accepted the whole draft",
+    TokenOrigin.TARGET: "decoded by the target alone (no draft this step)",
+}
+
+
+def blend(front: QColor, back: QColor, amount: float) -> QColor:
+    """``amount`` of ``front`` over ``back`` (0 gives ``back``, 1 gives ``front``)."""
+    a = max(0.0, min(1.0, amount))
+    return QColor.fromRgbF(
+        front.redF() * a + back.redF() * (1 - a),
+        front.greenF() * a + back.greenF() * (1 - a),
+        front.blueF() * a + back.blueF() * (1 - a),
+    )
+
+
+def is_dark(palette: QPalette) -> bool:
+    """True when text is lighter than the background."""
+    return palette.color(QPalette.ColorRole.Base).lightnessF() < 0.5
+
+
+def _accent(palette: QPalette, hue: int) -> QColor:
+    highlight = palette.color(QPalette.ColorRole.Highlight)
+    # Keep some colour even with a grey highlight, and avoid neon.
+    saturation = max(0.45, min(0.85, highlight.hsvSaturationF()))
+    value = max(0.65, min(0.95, highlight.valueF()))
+    return QColor.fromHsvF(hue / 360.0, saturation, value)
+
+
+def origin_colours(palette: QPalette) -> dict[TokenOrigin, QColor | None]:
+    """Background tint per origin; ``None`` means plain (target-only text needs no marking)."""
+    base = palette.color(QPalette.ColorRole.Base)
+    strength = 0.42 if is_dark(palette) else 0.30
+    highlight_hue = palette.color(QPalette.ColorRole.Highlight).hsvHue()
+    # The highlight hue would be confused with green or red when it sits near them.
+    bonus_hue = highlight_hue if 180 <= highlight_hue <= 290 else _FALLBACK_BONUS_HUE
+    return {
+        TokenOrigin.DRAFT: blend(_accent(palette, _DRAFT_HUE), base, strength),
+        TokenOrigin.CORRECTED: blend(_accent(palette, _CORRECTED_HUE), base, strength + 0.08),
+        TokenOrigin.BONUS: blend(_accent(palette, bonus_hue), base, strength),
+        TokenOrigin.TARGET: None,
+    }
+
+
+def origin_solid_colours(palette: QPalette) -> dict[TokenOrigin, QColor]:
+    """Stronger versions of the origin colours, for swatches and charts."""
+    tints = origin_colours(palette)
+    base = palette.color(QPalette.ColorRole.Base)
+    text = palette.color(QPalette.ColorRole.Text)
+    out: dict[TokenOrigin, QColor] = {}
+    for origin, tint in tints.items():
+        out[origin] = blend(text, base, 0.25) if tint is None else blend(tint, text, 0.85)
+    return out
+
+
+def ghost_colour(palette: QPalette) -> QColor:
+    """Rejected proposals: dim, like placeholder text."""
+    return blend(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.45)
+
+
+def muted_text(palette: QPalette) -> QColor:
+    """Secondary text: headers, notices, footers."""
+    return blend(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.6)
+
+
+def code_background(palette: QPalette) -> QColor:
+    """Behind code blocks: a step away from the base towards the text colour."""
+    return blend(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.06)
+
+
+def user_background(palette: QPalette) -> QColor:
+    """Behind the user's turns, so the two voices are easy to tell apart."""
+    return blend(palette.color(QPalette.ColorRole.Highlight), palette.color(QPalette.ColorRole.Base), 0.10)
+
+
+def warning_background(palette: QPalette) -> QColor:
+    """Behind error banners."""
+    return blend(_accent(palette, _CORRECTED_HUE), palette.color(QPalette.ColorRole.Window), 0.25)
+
+
+def chart_colour(palette: QPalette) -> QColor:
+    """The main series colour in charts."""
+    return blend(_accent(palette, _DRAFT_HUE), palette.color(QPalette.ColorRole.Text), 0.85)
+
+
+def monospace_font(point_size: float | None = None) -> QFont:
+    """The system's fixed-pitch font, for code."""
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    font.setStyleHint(QFont.StyleHint.TypeWriter)
+    if point_size:
+        font.setPointSizeF(point_size)
+    return font
+
+
+def dark_palette() -> QPalette:
+    """A calm dark palette for the Fusion style."""
+    p = QPalette()
+    window, base, text = QColor(37, 39, 43), QColor(29, 31, 34), QColor(226, 228, 232)
+    roles = {
+        QPalette.ColorRole.Window: window,
+        QPalette.ColorRole.WindowText: text,
+        QPalette.ColorRole.Base: base,
+        QPalette.ColorRole.AlternateBase: QColor(44, 47, 52),
+        QPalette.ColorRole.Text: text,
+        QPalette.ColorRole.Button: QColor(48, 51, 56),
+        QPalette.ColorRole.ButtonText: text,
+        QPalette.ColorRole.ToolTipBase: QColor(52, 55, 61),
+        QPalette.ColorRole.ToolTipText: text,
+        QPalette.ColorRole.Highlight: QColor(76, 140, 230),
+        QPalette.ColorRole.HighlightedText: QColor(255, 255, 255),
+        QPalette.ColorRole.Link: QColor(110, 170, 255),
+        QPalette.ColorRole.PlaceholderText: QColor(140, 144, 150),
+        QPalette.ColorRole.Mid: QColor(70, 74, 80),
+        QPalette.ColorRole.Dark: QColor(22, 23, 26),
+        QPalette.ColorRole.Light: QColor(70, 74, 80),
+    }
+    for role, colour in roles.items():
+        p.setColor(role, colour)
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(120, 124, 130))
+    return p
+
+
+def light_palette() -> QPalette:
+    """Fusion's own light palette with a blue highlight."""
+    style = QStyleFactory.create("Fusion")
+    p = style.standardPalette() if style is not None else QPalette()
+    p.setColor(QPalette.ColorRole.Highlight, QColor(48, 110, 200))
+    p.setColor(QPalette.ColorRole.ToolTipBase, QColor(255, 255, 240))
+    p.setColor(QPalette.ColorRole.ToolTipText, QColor(20, 20, 20))
+    return p
+
+
+THEMES = ("system", "light", "dark")
+
+
+def apply_theme(app: QApplication, mode: str) -> None:
+    """Use the Fusion style with a light or dark palette, or leave the platform's look ("system")."""
+    if mode not in THEMES:
+        mode = "system"
+    if mode == "system":
+        return
+    app.setStyle("Fusion")
+    app.setPalette(dark_palette() if mode == "dark" else light_palette())

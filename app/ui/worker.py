@@ -1,0 +1,316 @@
+"""The one long-lived thread that owns the models.
+
+llama.cpp objects are created, used and freed on this thread only
+(:class:`EngineWorker` lives there; :class:`EngineHost` on the GUI thread
+sends it jobs through queued signals). The GUI never waits on it: loading and
+generation report back through signals, one per verify step carrying the
+whole :class:`~app.core.events.StepEvent` so a five-token step costs one
+cross-thread hop, not five. Cancelling sets the job's own ``threading.Event``,
+which the decoder polls between steps; a fresh event per job means a stop
+meant for one reply can never leak into the next.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from app.core.chat import Message
+from app.core.decoder import GenerationRequest
+from app.core.errors import TandemError
+from app.core.events import FinishedEvent, FinishReason, StepEvent
+from app.core.sampling import SamplingParams
+from app.engine.session import DrafterKind, LoadedPair, PairConfig
+
+
+@dataclass(frozen=True, slots=True)
+class PairInfo:
+    """What the window learns once a pair is loaded."""
+
+    config: PairConfig
+    target_name: str
+    draft_name: str | None
+    n_ctx: int
+    n_vocab: int
+    load_seconds: float
+    measured_bytes: dict[str, int] = field(default_factory=dict)  # what loading actually took
+
+
+@dataclass(frozen=True, slots=True)
+class GenerateJob:
+    """One reply to generate."""
+
+    messages: tuple[Message, ...]
+    params: SamplingParams
+    max_tokens: int = 512
+    draft_length: int = 4
+    drafter: DrafterKind | None = None  # None: the loaded pair's own drafter
+    adaptive: bool = False
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+@dataclass(frozen=True, slots=True)
+class PromptInfo:
+    """How the conversation was fitted into the context before a reply."""
+
+    n_tokens: int
+    dropped_messages: int
+    n_ctx: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """One complete, non-streamed generation (A/B runs, sweep points)."""
+
+    drafter: DrafterKind
+    text: str
+    token_ids: tuple[int, ...]
+    reason: FinishReason
+    stats: dict[str, Any]
+    temperature: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonJob:
+    """Rerun a prompt target-only and with the drafter, or sweep temperatures with the drafter."""
+
+    messages: tuple[Message, ...]
+    params: SamplingParams
+    max_tokens: int = 128
+    draft_length: int = 4
+    adaptive: bool = False
+    temperatures: tuple[float, ...] = ()  # empty: an A/B run
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+
+PolicyFactory = Callable[[int], Any]
+
+
+def _describe(exc: BaseException) -> str:
+    """A sentence for the user; TandemError already is one."""
+    if isinstance(exc, TandemError):
+        text = str(exc)
+        if "Failed to create llama_context" in text or "failed to allocate" in text.lower():
+            text += " (this usually means there is not enough memory: try a smaller context size or fewer GPU layers)"
+        return text
+    if isinstance(exc, MemoryError):
+        return "out of memory: close other programs, or choose a smaller model or context size"
+    return f"unexpected {type(exc).__name__}: {exc}"
+
+
+def _process_rss() -> int:
+    try:
+        import psutil
+
+        return int(psutil.Process().memory_info().rss)
+    except Exception:  # psutil missing or the platform refuses: the meter just shows the estimate
+        return 0
+
+
+class EngineWorker(QObject):
+    """Lives on the engine thread; every slot runs there."""
+
+    loaded = Signal(object)  # PairInfo
+    unloaded = Signal()
+    prompt_ready = Signal(object)  # PromptInfo
+    step = Signal(object)  # StepEvent
+    finished = Signal(object)  # FinishedEvent
+    error = Signal(str)
+    comparison_progress = Signal(str)
+    comparison_run = Signal(object)  # RunSummary, one per finished run
+    comparison_finished = Signal()
+    closed = Signal()
+
+    def __init__(self, policy_factory: PolicyFactory | None = None) -> None:
+        super().__init__()
+        self._pair: LoadedPair | None = None
+        self._policy_factory = policy_factory
+
+    # -- slots (queued from the GUI thread) -------------------------------------------
+
+    @Slot(object)
+    def load(self, config: PairConfig) -> None:
+        """Free the current pair (if any) and load ``config``."""
+        self._unload()
+        try:
+            before = _process_rss()
+            started = time.perf_counter()
+            pair = LoadedPair(config)
+            elapsed = time.perf_counter() - started
+            measured = {"process_delta": max(0, _process_rss() - before)}
+            measured["target_file"] = config.target.stat().st_size
+            if pair.draft is not None and config.draft is not None:
+                measured["draft_file"] = config.draft.stat().st_size
+        except Exception as exc:  # every failure becomes a message; the thread lives on
+            self.error.emit(_describe(exc))
+            return
+        self._pair = pair
+        self.loaded.emit(
+            PairInfo(
+                config,
+                config.target.name,
+                config.draft.name if pair.draft is not None and config.draft is not None else None,
+                pair.target.n_ctx,
+                pair.target.n_vocab,
+                elapsed,
+                measured,
+            )
+        )
+
+    @Slot(object)
+    def generate(self, job: GenerateJob) -> None:
+        """Stream one reply: ``prompt_ready``, a ``step`` per verify step, then ``finished`` (or ``error``)."""
+        try:
+            pair = self._require_pair()
+            fitted = pair.prompt_tokens(job.messages, reserve=min(job.max_tokens, pair.target.n_ctx // 4))
+            self.prompt_ready.emit(PromptInfo(len(fitted.tokens), fitted.dropped_messages, pair.target.n_ctx))
+            request = GenerationRequest(fitted.tokens, job.max_tokens, should_stop=job.cancel.is_set)
+            for event in self._events(pair, job.params, job.drafter, job.draft_length, job.adaptive, request):
+                if isinstance(event, StepEvent):
+                    self.step.emit(event)
+                else:
+                    self.finished.emit(event)
+        except Exception as exc:
+            self.error.emit(_describe(exc))
+
+    @Slot(object)
+    def compare(self, job: ComparisonJob) -> None:
+        """A/B (target-only, then the drafter) or a temperature sweep; one ``comparison_run`` per run."""
+        try:
+            pair = self._require_pair()
+            fitted = pair.prompt_tokens(job.messages, reserve=min(job.max_tokens, pair.target.n_ctx // 4))
+            runs: list[tuple[DrafterKind, SamplingParams]]
+            drafter = pair.config.drafter if pair.config.drafter is not DrafterKind.NONE else DrafterKind.NGRAM
+            if job.temperatures:
+                runs = [(drafter, _with_temperature(job.params, t)) for t in job.temperatures]
+            else:
+                runs = [(DrafterKind.NONE, job.params), (drafter, job.params)]
+            for i, (kind, params) in enumerate(runs):
+                if job.cancel.is_set():
+                    break
+                label = "target only" if kind is DrafterKind.NONE else f"{kind.value} drafter"
+                self.comparison_progress.emit(
+                    f"run {i + 1} of {len(runs)}: {label}, temperature {params.temperature:g}"
+                )
+                request = GenerationRequest(fitted.tokens, job.max_tokens, should_stop=job.cancel.is_set)
+                ids: list[int] = []
+                for event in self._events(pair, params, kind, job.draft_length, job.adaptive, request):
+                    if isinstance(event, StepEvent):
+                        ids.extend(t.id for t in event.tokens)
+                    else:
+                        self.comparison_run.emit(
+                            RunSummary(
+                                kind, event.text, tuple(ids), event.reason, event.stats.to_dict(), params.temperature
+                            )
+                        )
+        except Exception as exc:
+            self.error.emit(_describe(exc))
+        finally:
+            self.comparison_finished.emit()
+
+    @Slot()
+    def unload(self) -> None:
+        """Free the models."""
+        self._unload()
+        self.unloaded.emit()
+
+    @Slot()
+    def close(self) -> None:
+        """Free the models and end the thread's event loop."""
+        self._unload()
+        self.closed.emit()
+        thread = QThread.currentThread()
+        if thread is not None:
+            thread.quit()
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _require_pair(self) -> LoadedPair:
+        if self._pair is None:
+            raise TandemError("no model pair is loaded yet: pick one and press Load")
+        return self._pair
+
+    def _events(
+        self,
+        pair: LoadedPair,
+        params: SamplingParams,
+        drafter: DrafterKind | None,
+        draft_length: int,
+        adaptive: bool,
+        request: GenerationRequest,
+    ) -> Iterator[StepEvent | FinishedEvent]:
+        kind = drafter or pair.config.drafter
+        policy = None
+        if adaptive and self._policy_factory is not None and kind is not DrafterKind.NONE:
+            policy = self._policy_factory(draft_length)
+        decoder = pair.decoder(params, policy=policy, drafter=kind, draft_length=draft_length)
+        return decoder.generate(request)
+
+    def _unload(self) -> None:
+        if self._pair is not None:
+            pair, self._pair = self._pair, None
+            pair.close()
+
+
+def _with_temperature(params: SamplingParams, temperature: float) -> SamplingParams:
+    return replace(params, temperature=temperature)
+
+
+class EngineHost(QObject):
+    """The GUI-thread side: starts the engine thread and forwards jobs to it."""
+
+    _load = Signal(object)
+    _generate = Signal(object)
+    _compare = Signal(object)
+    _unload = Signal()
+    _close = Signal()
+
+    def __init__(self, parent: QObject | None = None, policy_factory: PolicyFactory | None = None) -> None:
+        super().__init__(parent)
+        self.thread = QThread()
+        self.thread.setObjectName("tandem-engine")
+        self.worker = EngineWorker(policy_factory)
+        self.worker.moveToThread(self.thread)
+        self._load.connect(self.worker.load)
+        self._generate.connect(self.worker.generate)
+        self._compare.connect(self.worker.compare)
+        self._unload.connect(self.worker.unload)
+        self._close.connect(self.worker.close)
+        self.thread.start()
+        self._active_cancel: threading.Event | None = None
+
+    def load(self, config: PairConfig) -> None:
+        """Load a pair on the engine thread (the current one is freed first)."""
+        self._load.emit(config)
+
+    def generate(self, job: GenerateJob) -> None:
+        """Start a reply."""
+        self._active_cancel = job.cancel
+        self._generate.emit(job)
+
+    def compare(self, job: ComparisonJob) -> None:
+        """Start an A/B run or a temperature sweep."""
+        self._active_cancel = job.cancel
+        self._compare.emit(job)
+
+    def cancel(self) -> None:
+        """Stop the running job at its next step boundary (safe to call from the GUI at any time)."""
+        if self._active_cancel is not None:
+            self._active_cancel.set()
+
+    def unload(self) -> None:
+        """Free the models."""
+        self._unload.emit()
+
+    def shutdown(self, timeout_ms: int = 60_000) -> bool:
+        """Cancel, free the models on their own thread and stop it; True when the thread ended."""
+        self.cancel()
+        if not self.thread.isRunning():
+            return True
+        self._close.emit()
+        return bool(self.thread.wait(timeout_ms))
