@@ -1,25 +1,17 @@
 """Downloads through huggingface_hub against a real HTTP server on 127.0.0.1 standing in for the Hub.
 
-The server answers the two calls a file download makes, HEAD and GET on
-``/{repo}/resolve/{revision}/{filename}``, with the headers the Hub sends
-(X-Repo-Commit, ETag, Content-Length, Accept-Ranges, Content-Range, and
-X-Error-Code on errors), honours Range requests, and can be told to cut a
-connection mid-file, answer 503, or trickle bytes. HF_ENDPOINT points the
-code at it; nothing of Tandem's is mocked.
+The server (tests/engine/hub_server.py) answers HEAD and GET on
+``/{repo}/resolve/{revision}/{filename}`` as the Hub does, honours Range
+requests, and can cut a connection mid-file, answer 503, or trickle bytes.
+HF_ENDPOINT points the code at it; nothing of Tandem's is mocked.
 """
 
 from __future__ import annotations
 
 import hashlib
-import re
-import socket
 import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import unquote
 
 import numpy as np
 import pytest
@@ -35,136 +27,21 @@ from app.engine.model_library import (
     download_pair,
     load_catalog,
 )
+from tests.engine.hub_server import COMMIT, FakeHub, running_hub
 from tests.engine.model_files import write_gguf
 
-COMMIT = "0123456789abcdef0123456789abcdef01234567"
 REPO = "tandem-test/Tiny-GGUF"
 FILE = "tiny-q8_0.gguf"
-
-
-@dataclass
-class Request:
-    """One request as the server saw it."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-
-
-@dataclass
-class FakeHub:
-    """What the stand-in server serves and how it misbehaves."""
-
-    url: str = ""
-    files: dict[tuple[str, str], bytes] = field(default_factory=dict)
-    gated: dict[str, str] = field(default_factory=dict)  # repo -> the token that grants access
-    announced_sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # lie about a file's size
-    plans: list[tuple[str, float]] = field(default_factory=list)  # consumed one per GET
-    log: list[Request] = field(default_factory=list)
-
-    def add(self, repo: str, filename: str, data: bytes) -> str:
-        self.files[(repo, filename)] = data
-        return hashlib.sha256(data).hexdigest()
-
-    def gets(self) -> list[Request]:
-        return [r for r in self.log if r.method == "GET"]
-
-
-_PATH = re.compile(r"^/(?P<repo>[^/]+/[^/]+)/resolve/(?P<revision>[^/]+)/(?P<filename>.+)$")
-
-
-def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: object) -> None:  # keep test output quiet
-            pass
-
-        def do_HEAD(self) -> None:
-            self._serve(head=True)
-
-        def do_GET(self) -> None:
-            self._serve(head=False)
-
-        def _error(self, status: int, code: str) -> None:
-            self.send_response(status)
-            self.send_header("X-Error-Code", code)
-            if code == "EntryNotFound":
-                self.send_header("X-Repo-Commit", COMMIT)  # the repo exists, as on the Hub
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def _serve(self, head: bool) -> None:
-            hub.log.append(Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}))
-            match = _PATH.match(unquote(self.path))
-            if not match:
-                return self._error(404, "RepoNotFound")
-            repo, filename = match["repo"], match["filename"]
-            if not any(r == repo for r, _ in hub.files):
-                return self._error(404, "RepoNotFound")
-            if repo in hub.gated and self.headers.get("authorization") != f"Bearer {hub.gated[repo]}":
-                return self._error(401, "GatedRepo")
-            data = hub.files.get((repo, filename))
-            if data is None:
-                return self._error(404, "EntryNotFound")
-            size = hub.announced_sizes.get((repo, filename), len(data))
-            plan = hub.plans.pop(0) if (not head and hub.plans) else ("normal", 0)
-            if plan[0] == "status":
-                self.send_response(int(plan[1]))
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-                return None
-            start = 0
-            range_header = self.headers.get("Range")
-            if range_header and plan[0] != "ignore-range":
-                start = int(re.match(r"bytes=(\d+)-", range_header)[1])  # type: ignore[index]
-            self.send_response(206 if start else 200)
-            self.send_header("X-Repo-Commit", COMMIT)
-            self.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')
-            self.send_header("Accept-Ranges", "bytes")
-            self.send_header("Content-Type", "application/octet-stream")
-            self.send_header("Content-Length", str(size - start))
-            if start:
-                self.send_header("Content-Range", f"bytes {start}-{size - 1}/{size}")
-            self.end_headers()
-            if head:
-                return None
-            body = data[start:]
-            if plan[0] == "cut":
-                # Send part of the body, then drop the connection as a flaky network would.
-                self.wfile.write(body[: int(plan[1])])
-                self.wfile.flush()
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-                return None
-            step = 256 * 1024
-            for offset in range(0, len(body), step):
-                try:
-                    self.wfile.write(body[offset : offset + step])
-                except (BrokenPipeError, ConnectionResetError):
-                    return None  # the client hung up (cancelled)
-                if plan[0] == "slow":
-                    time.sleep(plan[1])
-            return None
-
-    return Handler
 
 
 @pytest.fixture
 def hub(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeHub]:
     """A running stand-in Hub, with HF_ENDPOINT pointing at it."""
-    state = FakeHub()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}"
-    monkeypatch.setenv("HF_ENDPOINT", state.url)
-    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
-    monkeypatch.delenv("HF_TOKEN", raising=False)
-    yield state
-    server.shutdown()
-    server.server_close()
+    with running_hub() as state:
+        monkeypatch.setenv("HF_ENDPOINT", state.url)
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.delenv("HF_TOKEN", raising=False)
+        yield state
 
 
 @pytest.fixture
