@@ -29,8 +29,6 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlparse
 
@@ -48,95 +46,21 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import build_hf_headers, hf_raise_for_status, http_stream_backoff
 
-from app.core.errors import TandemError
 from app.engine.gguf_header import ModelFileError, read_header
+from app.engine.hub_progress import (
+    CHUNK_BYTES,
+    DownloadCancelledError,
+    DownloadError,
+    ProgressCallback,
+    ProgressMeter,
+    human_size,
+)
 from app.engine.model_local import hf_cache_dir
 from app.engine.paths import models_dir
 
-CHUNK_BYTES = 1024 * 1024  # progress and cancel granularity
 MAX_RETRIES = 5  # consecutive network failures without new bytes before giving up
-_REPORT_INTERVAL_S = 0.1
-_SPEED_WINDOW_S = 5.0
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 _TRANSIENT = (httpx2.TransportError,)  # connect, read, protocol and timeout errors: retry with Range
-
-
-class DownloadError(TandemError):
-    """A download failed; the message says why and what to do."""
-
-
-class DownloadCancelledError(DownloadError):
-    """The user cancelled; the bytes so far are kept for a later resume."""
-
-
-@dataclass(frozen=True, slots=True)
-class DownloadProgress:
-    """One progress report. Sent from the downloading thread, at most ten times a second."""
-
-    filename: str
-    bytes_done: int
-    bytes_total: int | None
-    speed_bps: float
-    eta_s: float | None
-    stage: str = "downloading"  # "connecting", "downloading", "verifying", "done" (PyPI: "fetching", "assembling")
-    file_index: int = 1
-    file_count: int = 1
-
-    @property
-    def fraction(self) -> float | None:
-        """0..1, or None when the total is unknown."""
-        return self.bytes_done / self.bytes_total if self.bytes_total else None
-
-
-ProgressCallback = Callable[[DownloadProgress], None]
-
-
-class ProgressMeter:
-    """Turns byte counts into throttled :class:`DownloadProgress` reports with speed and ETA.
-
-    Speed is measured over the last few seconds, not since the start, so the
-    ETA follows a changing line speed; bytes found on disk at a resume do not
-    count as speed.
-    """
-
-    def __init__(
-        self, callback: ProgressCallback | None, filename: str, file_index: int = 1, file_count: int = 1
-    ) -> None:
-        self.callback = callback
-        self.filename = filename
-        self.file_index = file_index
-        self.file_count = file_count
-        self.total: int | None = None
-        self._samples: list[tuple[float, int]] = []
-        self._last_emit = 0.0
-
-    def start(self, done: int, total: int | None) -> None:
-        """Begin (or resume) measuring from ``done`` bytes."""
-        self.total = total
-        self._samples = [(time.monotonic(), done)]
-
-    def speed(self) -> float:
-        """Bytes per second over the recent window."""
-        if len(self._samples) < 2:
-            return 0.0
-        (t0, b0), (t1, b1) = self._samples[0], self._samples[-1]
-        return (b1 - b0) / (t1 - t0) if t1 > t0 else 0.0
-
-    def update(self, done: int, stage: str = "downloading", force: bool = False) -> None:
-        """Record ``done`` bytes; report when due (or when ``force``)."""
-        now = time.monotonic()
-        self._samples.append((now, done))
-        while len(self._samples) > 2 and now - self._samples[1][0] > _SPEED_WINDOW_S:
-            self._samples.pop(0)
-        if self.callback is None or (not force and now - self._last_emit < _REPORT_INTERVAL_S):
-            return
-        self._last_emit = now
-        speed = self.speed()
-        remaining = None if self.total is None else max(self.total - done, 0)
-        eta = None if remaining is None or speed <= 0 else remaining / speed
-        self.callback(
-            DownloadProgress(self.filename, done, self.total, speed, eta, stage, self.file_index, self.file_count)
-        )
 
 
 def _truthy(value: str | None) -> bool:
@@ -162,14 +86,6 @@ def _check_cancel(cancel: threading.Event | None, filename: str, done: int = 0) 
     if cancel is not None and cancel.is_set():
         kept = f"; {done:,} bytes are kept for a later resume" if done else ""
         raise DownloadCancelledError(f"download of {filename} cancelled{kept}")
-
-
-def _human(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if abs(n) < 1000 or unit == "TB":
-            return f"{n:,.0f} {unit}" if unit in ("B", "KB") else f"{n:,.1f} {unit}"
-        n /= 1000
-    return f"{n} B"
 
 
 def _metadata_error(
@@ -212,7 +128,7 @@ def _disk_error(exc: OSError, folder: Path, filename: str, done: int) -> Downloa
     if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
         free = shutil.disk_usage(folder).free if folder.exists() else 0
         return DownloadError(
-            f"the disk is full: {folder} has {_human(free)} free while writing {filename}; "
+            f"the disk is full: {folder} has {human_size(free)} free while writing {filename}; "
             f"free some space and download again ({done:,} bytes are kept and the download will resume)"
         )
     return DownloadError(f"cannot write {filename} in {folder}: {exc.strerror or exc}")
@@ -222,7 +138,8 @@ def _check_space(folder: Path, needed: int, filename: str) -> None:
     free = shutil.disk_usage(folder).free
     if needed > free:
         raise DownloadError(
-            f"not enough disk space for {filename}: it needs {_human(needed)} more but {folder} has {_human(free)} free"
+            f"not enough disk space for {filename}: it needs {human_size(needed)} more "
+            f"but {folder} has {human_size(free)} free"
         )
 
 
@@ -248,6 +165,14 @@ def _stream_once(
         if done and response.status_code == 416 and meter.total == done:
             return done  # the partial file already holds everything
         hf_raise_for_status(response)
+        resumed_at = re.match(r"bytes (\d+)-", response.headers.get("Content-Range", ""))
+        if done and response.status_code == 206 and resumed_at and int(resumed_at[1]) != done:
+            # Appending bytes from the wrong offset would corrupt the file silently.
+            out.truncate(0)
+            raise DownloadError(
+                f"the server resumed {meter.filename} at byte {int(resumed_at[1]):,} instead of {done:,}; "
+                "the partial download was discarded: download again"
+            )
         if done and response.status_code == 200:
             # The server ignored the Range header and is sending the whole file.
             out.truncate(0)

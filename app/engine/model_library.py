@@ -21,14 +21,12 @@ from app.core.compatibility import CompatibilityReport
 from app.engine.gguf_header import ModelFileError
 from app.engine.gguf_inspect import ModelInspection
 from app.engine.gguf_vocab import check_files
-from app.engine.hub_download import (
+from app.engine.hub_progress import (
     DownloadCancelledError,
     DownloadError,
     DownloadProgress,
     ProgressCallback,
     ProgressMeter,
-    download_model,
-    offline_mode,
 )
 from app.engine.model_cache import describe_file
 from app.engine.model_drafts import DraftCandidate, compatible_drafts
@@ -80,6 +78,47 @@ def inspect_model(path: str | Path) -> ModelInspection:
 def check_models(target: str | Path, draft: str | Path) -> CompatibilityReport:
     """The full compatibility verdict for two files, naming the first differing tokens."""
     return check_files(target, draft)
+
+
+def download_model(
+    repo_id: str,
+    filename: str,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None = None,
+    token: str | None = None,
+    *,
+    revision: str = "main",
+    folder: str | Path | None = None,
+    sha256: str | None = None,
+    file_index: int = 1,
+    file_count: int = 1,
+) -> Path:
+    """Download ``filename`` from the Hub repo ``repo_id`` into the models folder (resumable, cancellable).
+
+    See :func:`app.engine.hub_download.download_model`; imported on first use
+    so that listing and inspecting models never load the HTTP stack.
+    """
+    from app.engine import hub_download
+
+    return hub_download.download_model(
+        repo_id,
+        filename,
+        progress,
+        cancel,
+        token,
+        revision=revision,
+        folder=folder,
+        sha256=sha256,
+        file_index=file_index,
+        file_count=file_count,
+    )
+
+
+def offline_mode() -> bool:
+    """True when ``HF_HUB_OFFLINE`` forbids downloads (the GUI greys out its download buttons)."""
+    from app.engine import hub_download
+
+    return hub_download.offline_mode()
 
 
 def load_catalog() -> Catalog:

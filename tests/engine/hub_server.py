@@ -4,7 +4,8 @@ It answers the two calls a file download makes, HEAD and GET on
 ``/{repo}/resolve/{revision}/{filename}``, with the headers the Hub sends
 (X-Repo-Commit, ETag, Content-Length, Accept-Ranges, Content-Range, and
 X-Error-Code on errors), honours Range requests, and can be told to cut a
-connection mid-file, answer an error status, ignore Range, or trickle bytes.
+connection mid-file, answer an error status, ignore Range or resume at the
+wrong byte, or trickle bytes.
 Not a test module: the tests import it.
 """
 
@@ -100,6 +101,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             range_header = self.headers.get("Range")
             if range_header and plan[0] != "ignore-range":
                 start = int(re.match(r"bytes=(\d+)-", range_header)[1])  # type: ignore[index]
+                if plan[0] == "shift":
+                    start += int(plan[1])  # a broken server or proxy resuming at the wrong byte
             self.send_response(206 if start else 200)
             self.send_header("X-Repo-Commit", COMMIT)
             self.send_header("ETag", f'"{hashlib.sha256(data).hexdigest()}"')

@@ -134,6 +134,16 @@ def test_a_server_ignoring_range_restarts_cleanly(hub: FakeHub, model_bytes: byt
     assert hashlib.sha256(path.read_bytes()).hexdigest() == digest  # not kept bytes + whole file
 
 
+def test_a_resume_at_the_wrong_byte_is_discarded_not_appended(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
+    digest = hub.add(REPO, FILE, model_bytes)
+    hub.plans = [("cut", 1_500_000), ("shift", 1000)]
+    with pytest.raises(DownloadError, match=r"resumed tiny-q8_0\.gguf at byte [0-9,]+ instead of [0-9,]+"):
+        download_model(REPO, FILE, None, None, folder=folder)
+    assert partial_path(folder / FILE, digest).stat().st_size == 0
+    path = download_model(REPO, FILE, None, None, folder=folder)
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == digest
+
+
 def test_missing_file_and_missing_repo_give_clear_messages(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
     hub.add(REPO, FILE, model_bytes)
     with pytest.raises(DownloadError, match=rf"{REPO} has no file 'nope.gguf'"):
