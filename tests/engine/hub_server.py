@@ -58,6 +58,8 @@ _PATH = re.compile(r"^/(?P<repo>[^/]+/[^/]+)/resolve/(?P<revision>[^/]+)/(?P<fil
 
 def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
+        """Serves ``hub``'s files on the Hub's resolve URLs; HTTP/1.1 so the client keeps connections alive."""
+
         protocol_version = "HTTP/1.1"
 
         def log_message(self, format: str, *args: object) -> None:  # keep test output quiet

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import struct
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -152,6 +155,35 @@ def test_inspection_is_cached_until_the_file_changes(
     path.unlink()
     write_gguf(path, n_layers=5)
     assert inspect_model(path).n_layers == 5
+
+
+def test_the_cache_is_shared_between_processes(tmp_path: Path, data_dir: Path) -> None:
+    path = write_gguf(tmp_path / "shared.gguf", name="Written Name")
+    assert inspect_model(path).name == "Written Name"
+    # Mark the cache entry, then ask a fresh process: it must answer from the entry, not the file.
+    entry = cached_entry_path(path)
+    data = json.loads(entry.read_text())
+    data["inspection"]["name"] = "From The Cache"
+    entry.write_text(json.dumps(data))
+    assert _name_in_fresh_process(path, data_dir) == "From The Cache"
+    # A changed modification time means a changed file: the header is read again.
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+    assert _name_in_fresh_process(path, data_dir) == "Written Name"
+
+
+def _name_in_fresh_process(path: Path, data_dir: Path) -> str:
+    code = "import sys; from app.engine.model_library import inspect_model; print(inspect_model(sys.argv[1]).name)"
+    result = subprocess.run(
+        [sys.executable, "-c", code, str(path)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "TANDEM_DATA_DIR": str(data_dir)},
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=60,
+        check=True,
+    )
+    return result.stdout.strip()
 
 
 def _same_device(a: Path, b: Path) -> bool:
