@@ -199,6 +199,28 @@ def test_cancel_keeps_a_partial_file_only_and_a_later_call_resumes(
     assert _leftovers(folder) == [FILE]
 
 
+def test_a_second_download_of_the_same_file_is_refused_while_the_first_runs(
+    hub: FakeHub, model_bytes: bytes, folder: Path
+) -> None:
+    hub.add(REPO, FILE, model_bytes)
+    hub.plans = [("slow", 0.25)]  # about 3 s for the whole file: the second call lands mid-transfer
+    started, errors = threading.Event(), []
+
+    def first() -> None:
+        try:
+            download_model(REPO, FILE, lambda r: started.set() if r.bytes_done else None, None, folder=folder)
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    worker = threading.Thread(target=first)
+    worker.start()
+    assert started.wait(30)
+    with pytest.raises(DownloadError, match="already being downloaded"):
+        download_model(REPO, FILE, None, None, folder=folder)
+    worker.join(60)
+    assert errors == [] and (folder / FILE).is_file()
+
+
 def test_corrupted_transfer_is_deleted_not_installed(hub: FakeHub, model_bytes: bytes, folder: Path) -> None:
     hub.add(REPO, FILE, model_bytes)
     with pytest.raises(DownloadError, match="SHA-256"):
