@@ -1,0 +1,210 @@
+"""The adaptive draft-length controller, driven by hand-built step events (no models, no clocks)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from app.core.adaptive import (
+    AcceptanceEstimator,
+    AdaptiveDraftLength,
+    DraftCostEstimator,
+    PairProfile,
+    VerifyCostEstimator,
+    policy_for_gui,
+)
+from app.core.cost_model import StepCosts
+from app.core.decoder import GenerationRequest, SpeculativeDecoder
+from app.core.drafters import ModelDrafter, NgramDrafter
+from app.core.events import FinishedEvent, StepEvent, StepTimings
+from app.core.sampling import LogitsWarper, SamplingParams
+from tests.core.fakes import BigramLM, random_table
+
+# Per-token costs of two physical regimes (seconds), in the proportions measured on CPUs:
+# a quantised target is compute-bound (each verified token costs ~70 % of a full step) and its
+# draft costs 60 % of it; an F16 target is memory-bound (extra verified tokens cost ~2 %).
+COMPUTE_BOUND = StepCosts(tuple(0.025 * (1 + 0.7 * n) for n in range(17)), draft_per_token_s=0.015)
+MEMORY_BOUND = StepCosts(tuple(0.075 * (1 + 0.02 * n) for n in range(17)), draft_per_token_s=0.015)
+
+
+def step(k: int, accepted: int, costs: StepCosts, drafted: int | None = None) -> StepEvent:
+    """A step that asked for ``k`` drafts, got ``drafted`` (default k) and accepted ``accepted``."""
+    drafted = k if drafted is None else drafted
+    draft_s = costs.draft_per_token_s * min(drafted + 1, k) if k else 0.0
+    verify_s = costs.verify(drafted + 1)
+    return StepEvent((), drafted, accepted, k, None, StepTimings(draft_s, verify_s, draft_s + verify_s + 0.0005))
+
+
+def run_policy(policy: AdaptiveDraftLength, costs: StepCosts, accept: float, steps: int, seed: int = 0) -> list[int]:
+    """Drive the policy with i.i.d. acceptance ``accept`` per draft position; returns the chosen lengths."""
+    rng = np.random.default_rng(seed)
+    chosen = []
+    for _ in range(steps):
+        k = policy.next_length()
+        chosen.append(k)
+        accepted = 0
+        while accepted < k and rng.random() < accept:
+            accepted += 1
+        policy.observe(step(k, accepted, costs))
+    return chosen
+
+
+def seeded(costs: StepCosts, acceptance: list[float] | None = None, max_length: int = 12) -> AdaptiveDraftLength:
+    profile = PairProfile()
+    profile.seed("model", costs, acceptance)
+    return AdaptiveDraftLength(max_length, profile.for_drafter("model", True))
+
+
+def test_compute_bound_pair_never_drafts_once_costs_are_known() -> None:
+    policy = seeded(COMPUTE_BOUND, [0.9] * 12)
+    chosen = run_policy(policy, COMPUTE_BOUND, accept=0.95, steps=300)
+    # Even a perfect draft cannot pay: no step drafts, not even a probe.
+    assert chosen == [0] * 300
+
+
+def test_memory_bound_pair_drafts_deep_when_acceptance_is_high() -> None:
+    policy = seeded(MEMORY_BOUND)
+    chosen = run_policy(policy, MEMORY_BOUND, accept=0.9, steps=200)
+    assert np.median(chosen[-100:]) >= 4  # the optimum is flat around K = 5-7 for these costs
+
+
+def test_draft_length_falls_with_acceptance() -> None:
+    high = run_policy(seeded(MEMORY_BOUND), MEMORY_BOUND, accept=0.9, steps=200)
+    low = run_policy(seeded(MEMORY_BOUND), MEMORY_BOUND, accept=0.4, steps=200)
+    assert 0 < np.median(low[-100:]) < np.median(high[-100:])
+
+
+def test_drafting_turns_off_at_low_acceptance_and_probes_with_growing_intervals() -> None:
+    policy = seeded(MEMORY_BOUND)
+    chosen = run_policy(policy, MEMORY_BOUND, accept=0.0, steps=400)
+    tail = chosen[20:]
+    probes = [i for i, k in enumerate(tail) if k > 0]
+    assert 2 <= len(probes) <= 12  # mostly off, but it keeps looking
+    gaps = np.diff(probes)
+    assert all(b >= a for a, b in itertools.pairwise(gaps))  # intervals never shrink while it keeps failing
+
+
+def test_drafting_comes_back_when_acceptance_recovers() -> None:
+    policy = seeded(MEMORY_BOUND)
+    off = run_policy(policy, MEMORY_BOUND, accept=0.0, steps=100)
+    assert off[-20:].count(0) >= 15
+    later = run_policy(policy, MEMORY_BOUND, accept=0.95, steps=200, seed=1)
+    assert np.median(later[-50:]) >= 4
+
+
+def test_cold_start_explores_then_learns_the_costs() -> None:
+    policy = AdaptiveDraftLength(8)
+    first = policy.next_length()
+    assert first > 0  # nothing known yet: draft to measure what drafting costs
+    chosen = run_policy(policy, COMPUTE_BOUND, accept=0.9, steps=60)
+    assert chosen[-40:] == [0] * 40
+    costs = policy.costs()
+    assert costs.draft_per_token_s == pytest.approx(COMPUTE_BOUND.draft_per_token_s, rel=0.05)
+    assert costs.verify(1) == pytest.approx(COMPUTE_BOUND.verify(1), rel=0.05)
+
+
+def test_catch_up_step_after_an_off_stretch_does_not_count_as_draft_cost() -> None:
+    policy = seeded(MEMORY_BOUND)
+    policy.observe(step(0, 0, MEMORY_BOUND))
+    slow = step(4, 4, MEMORY_BOUND)
+    slow = StepEvent((), 4, 4, 4, None, StepTimings(5.0, slow.timings.verify_s, 5.0 + slow.timings.verify_s))
+    policy.observe(slow)
+    assert policy.costs().draft_per_token_s == pytest.approx(MEMORY_BOUND.draft_per_token_s)
+
+
+def test_confidence_floor_follows_the_marginal_cost() -> None:
+    policy = seeded(MEMORY_BOUND, [0.8] * 12)
+    assert policy.min_confidence == 0.0  # nothing chosen yet
+    k = policy.next_length()
+    assert k > 0
+    floor = policy.min_confidence
+    assert 0.0 < floor < 0.9
+    compute = seeded(COMPUTE_BOUND, [0.8] * 12)
+    assert compute.next_length() == 0 and compute.min_confidence == 0.0
+
+
+def test_acceptance_estimator_counts_only_verified_positions() -> None:
+    estimator = AcceptanceEstimator(4, prior=[0.5], prior_weight=1.0, decay=1.0)
+    estimator.observe(drafted=4, accepted=2)  # positions 0, 1 accepted, 2 rejected, 3 never verified
+    rates = estimator.rates()
+    assert rates[0] == pytest.approx((1 + 0.5) / 2)
+    assert rates[2] == pytest.approx((0 + 0.5) / 2)
+    assert rates[3] == pytest.approx(0.5)
+
+
+def test_acceptance_prior_chains_to_deeper_positions() -> None:
+    estimator = AcceptanceEstimator(3, prior=None, prior_weight=2.0, decay=1.0)
+    for _ in range(20):
+        estimator.observe(drafted=1, accepted=0)
+    rates = estimator.rates()
+    assert rates[0] < 0.1
+    assert rates[2] == pytest.approx(rates[0])  # never tried: no better than the position before
+
+
+def test_verify_estimator_fits_a_monotone_curve_and_resists_stalls() -> None:
+    verify = VerifyCostEstimator(max_n=16)
+    for _ in range(5):
+        verify.observe(1, 0.10)
+        verify.observe(5, 0.14)
+    assert verify.predict(3) == pytest.approx(0.12, rel=0.05)
+    assert verify.predict(9) > verify.predict(5)
+    assert all(verify.predict(n + 1) >= verify.predict(n) for n in range(1, 16))
+    verify.observe(1, 10.0)  # another process stole the cores for one step
+    assert verify.predict(1) < 0.2
+
+
+def test_draft_cost_estimator_separates_fixed_and_per_token_costs() -> None:
+    draft = DraftCostEstimator(decay=1.0)
+    draft.observe(0, 0.001)
+    draft.observe(4, 0.041)
+    assert draft.fixed_s == pytest.approx(0.001)
+    assert draft.per_token_s == pytest.approx(0.01)
+
+
+def test_profile_is_shared_across_generations() -> None:
+    profile = PairProfile()
+    first = AdaptiveDraftLength(8, profile.for_drafter("model", True))
+    run_policy(first, MEMORY_BOUND, accept=0.9, steps=50)
+    second = AdaptiveDraftLength(8, profile.for_drafter("model", True))
+    assert second.profile.verify is first.profile.verify
+    assert second.acceptance.rates()[0] > 0.7  # starts from what the first one saw
+    assert profile.for_drafter("model", False).acceptance is None  # sampled decoding keeps its own
+
+
+def test_gui_factory_treats_the_length_as_a_floor_on_the_maximum() -> None:
+    assert policy_for_gui(4).max_length == 12
+    assert policy_for_gui(16).max_length == 16
+    with pytest.raises(ValueError):
+        AdaptiveDraftLength(0)
+
+
+def _tokens(decoder: SpeculativeDecoder, prompt: list[int], n: int) -> list[int]:
+    events = list(decoder.generate(GenerationRequest(prompt, max_tokens=n)))
+    assert isinstance(events[-1], FinishedEvent)
+    return [t.id for e in events if isinstance(e, StepEvent) for t in e.tokens]
+
+
+@pytest.mark.parametrize("regime", [COMPUTE_BOUND, MEMORY_BOUND])
+def test_greedy_output_is_unchanged_under_the_adaptive_policy(regime: StepCosts) -> None:
+    table = random_table(12, seed=0)
+    draft_table = table + random_table(12, seed=1, scale=1.0)
+    greedy = SamplingParams(temperature=0)
+    baseline = _tokens(SpeculativeDecoder(BigramLM(table), None, greedy), [1, 2, 3], 60)
+    policy = seeded(regime, [0.7] * 12, max_length=6)
+    rng = np.random.default_rng(0)
+    drafter = ModelDrafter(BigramLM(draft_table), LogitsWarper(greedy, 12), rng, lambda: policy.min_confidence)
+    assert _tokens(SpeculativeDecoder(BigramLM(table), drafter, greedy, policy, rng), [1, 2, 3], 60) == baseline
+    ngram_policy = AdaptiveDraftLength(6)
+    ngram = SpeculativeDecoder(BigramLM(table), NgramDrafter(), greedy, ngram_policy)
+    assert _tokens(ngram, [1, 2, 3], 60) == baseline
+
+
+def test_model_drafter_stops_below_a_callable_confidence_floor() -> None:
+    table = np.zeros((4, 4), dtype=np.float32)  # uniform: top probability 0.25
+    drafter = ModelDrafter(BigramLM(table), LogitsWarper(SamplingParams(), 4), np.random.default_rng(0), lambda: 0.5)
+    drafter.begin([0, 1])
+    assert len(drafter.propose([0, 1], 4)) == 0
+    drafter.min_confidence = lambda: 0.2
+    assert len(drafter.propose([0, 1], 4)) == 4

@@ -1,0 +1,103 @@
+"""The expected-speed model: expected tokens, step times, predictions, acceptance replay."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.core.cost_model import (
+    StepCosts,
+    best_case_speedup,
+    best_prediction,
+    break_even_acceptance,
+    expected_tokens,
+    per_position_acceptance,
+    predict,
+)
+
+
+def test_expected_tokens_is_one_plus_the_chained_products() -> None:
+    assert expected_tokens([1.0], 4) == 5
+    assert expected_tokens([0.0], 4) == 1
+    assert expected_tokens([0.5], 2) == pytest.approx(1 + 0.5 + 0.25)
+    assert expected_tokens([0.9, 0.5, 1.0], 3) == pytest.approx(1 + 0.9 + 0.45 + 0.45)
+    assert expected_tokens([], 3) == 1  # nothing known: no draft token counts
+
+
+def test_verify_cost_extrapolates_linearly_past_the_measured_sizes() -> None:
+    costs = StepCosts((1.0, 1.2, 1.4), draft_per_token_s=0.1, overhead_s=0.01)
+    assert costs.verify(2) == 1.2
+    assert costs.verify(5) == pytest.approx(1.8)
+    assert costs.step_time(0) == pytest.approx(1.01)
+    assert costs.step_time(2) == pytest.approx(0.01 + 0.2 + 1.4)
+    with pytest.raises(ValueError):
+        costs.verify(0)
+
+
+def test_predictions_compare_each_length_with_target_only() -> None:
+    # Memory-bound: verifying more tokens is nearly free, the draft costs a tenth.
+    costs = StepCosts(tuple(1.0 + 0.02 * n for n in range(16)), draft_per_token_s=0.1)
+    predictions = predict(costs, [0.8], 8)
+    assert predictions[0].speedup == pytest.approx(1.0)
+    assert [p.k for p in predictions] == list(range(9))
+    best = best_prediction(predictions)
+    assert best.k > 2 and best.speedup > 1.5
+
+
+def test_compute_bound_costs_recommend_no_draft() -> None:
+    # Verify cost grows like the number of tokens and the draft costs 60 % of the target.
+    costs = StepCosts(tuple(0.025 * (1 + 0.7 * n) for n in range(16)), draft_per_token_s=0.015)
+    assert best_case_speedup(costs, 15) < 1.0
+    assert best_prediction(predict(costs, [0.9], 15)).k == 0
+    assert break_even_acceptance(costs, 4) is None
+
+
+def test_small_gains_within_the_margin_are_not_recommended() -> None:
+    costs = StepCosts((1.0, 1.0), draft_per_token_s=0.0)
+    predictions = predict(costs, [0.02], 1)
+    assert predictions[1].speedup == pytest.approx(1.02)
+    assert best_prediction(predictions).k == 0
+
+
+def test_break_even_acceptance() -> None:
+    costs = StepCosts((1.0, 1.5), draft_per_token_s=0.0)
+    # K = 1 costs 1.5 target tokens, so it needs 1.5 tokens per step: acceptance 0.5.
+    assert break_even_acceptance(costs, 1) == pytest.approx(0.5, abs=1e-9)
+
+
+def _replay(bits: list[int], max_k: int, hits: list[int], attempts: list[int]) -> None:
+    """Straightforward replay of greedy steps over agreement bits, counted as the decoder counts them."""
+    j = 0
+    while j < len(bits):
+        for i in range(max_k):
+            if j + i >= len(bits):
+                j = len(bits)
+                break
+            attempts[i] += 1
+            if not bits[j + i]:
+                j += i + 1  # rejected: the correction takes this position
+                break
+            hits[i] += 1
+        else:
+            j += max_k + 1  # all accepted, plus the bonus token
+
+
+@pytest.mark.parametrize("max_k", [1, 3, 5])
+def test_per_position_acceptance_matches_a_step_by_step_replay(max_k: int) -> None:
+    sequences = [[1, 1, 0, 1, 1, 1, 1, 0, 0, 1, 1, 1, 0, 1], [0, 1, 1, 1, 1, 1, 1, 1, 0, 1]]
+    hits, attempts = [0] * max_k, [0] * max_k
+    for bits in sequences:
+        _replay(bits, max_k, hits, attempts)
+    got = per_position_acceptance(sequences, max_k)
+    for i in range(max_k):
+        if attempts[i]:
+            assert got[i] == pytest.approx(hits[i] / attempts[i])
+
+
+def test_constant_agreement_gives_constant_acceptance() -> None:
+    rates = per_position_acceptance([[0.7] * 200], 4)
+    assert rates == pytest.approx([0.7] * 4)
+
+
+def test_extreme_agreement() -> None:
+    assert per_position_acceptance([[1.0] * 50], 3) == pytest.approx([1.0] * 3)
+    assert per_position_acceptance([[0.0] * 50], 3)[0] == 0.0
