@@ -179,7 +179,9 @@ class SpeculativeDecoder:
                 draft.q_draft[i].prob_of(verdict.rejected_token),
             )
         done_at = time.perf_counter()
-        timings = StepTimings(drafted_at - step_start, verified_at - drafted_at, done_at - step_start)
+        # draft_s is the draft model's own decode time: the drafter's sampling and
+        # lookups, like the verification below, are Python overhead of the step.
+        timings = StepTimings(draft.model_s, verified_at - drafted_at, done_at - step_start)
         event = StepEvent(tuple(tokens), len(draft), verdict.n_accepted, k, rejected, timings)
         return event, finished
 

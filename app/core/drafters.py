@@ -9,7 +9,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -22,10 +23,13 @@ from app.core.sampling import LogitsWarper
 
 @dataclass(slots=True)
 class Draft:
-    """Proposed tokens and the distribution each was drawn from."""
+    """Proposed tokens, the distribution each was drawn from, and the time spent in the draft model."""
 
     tokens: list[int] = field(default_factory=list)
     q_draft: list[TokenDistribution] = field(default_factory=list)
+    # Seconds inside the draft model's decode calls; the drafter's own Python
+    # work (sampling, lookups) is step overhead, not draft-model time.
+    model_s: float = 0.0
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -80,15 +84,20 @@ class ModelDrafter:
         model: CausalLM,
         warper: LogitsWarper,
         rng: np.random.Generator,
-        min_confidence: float = 0.0,
+        min_confidence: float | Callable[[], float] = 0.0,
     ) -> None:
         self.model = model
         self.warper = warper
         self.rng = rng
         # Stop drafting when the draft's own top probability falls below this.
+        # A callable is asked once per draft, so a controller can move the floor.
         self.min_confidence = min_confidence
         self._base = 0
         self._n_decoded_drafts = 0
+
+    def _confidence_floor(self) -> float:
+        floor = self.min_confidence
+        return float(floor()) if callable(floor) else float(floor)
 
     def begin(self, prompt: Sequence[int]) -> None:
         """Prefill everything but the last prompt token (the first draft step feeds it)."""
@@ -107,11 +116,15 @@ class ModelDrafter:
             cached = len(context) - 1
         self._base = len(context)
         self._n_decoded_drafts = 0
+        floor = self._confidence_floor()
+        clock = time.perf_counter
+        started = clock()
         rows = model.decode(context[cached:], "last")
+        model_s = clock() - started
         history = list(context[-self.warper.params.repeat_last_n :]) if self.warper.params.repeat_penalty != 1.0 else []
         for i in range(max_tokens):
             logits = rows[-1]
-            if self.min_confidence > 0.0 and self.warper.top_probability(logits) < self.min_confidence:
+            if floor > 0.0 and self.warper.top_probability(logits) < floor:
                 break
             q = self.warper.warp(logits, history)
             token = q.argmax() if self.warper.params.greedy else q.sample(self.rng)
@@ -120,8 +133,11 @@ class ModelDrafter:
             if history:
                 history.append(token)
             if i + 1 < max_tokens:
+                started = clock()
                 rows = model.decode([token], "last")
+                model_s += clock() - started
                 self._n_decoded_drafts += 1
+        draft.model_s = model_s
         return draft
 
     def accept(self, n_accepted: int) -> None:
