@@ -37,7 +37,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     add_model_options(parser)
     add_sampling_options(parser)
     parser.add_argument("--max-tokens", type=int, default=256)
-    parser.add_argument("--draft-max", type=int, default=4, help="tokens drafted per step (default 4)")
+    parser.add_argument(
+        "--draft-max",
+        type=int,
+        default=None,
+        metavar="K",
+        help="draft exactly K tokens per step (default: adaptive, chosen each step from measured costs)",
+    )
     parser.add_argument("--system", default=None, help="system prompt")
     parser.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
@@ -56,7 +62,7 @@ def drafter_kind(args: argparse.Namespace, draft: object) -> DrafterKind:
 
 def run(args: argparse.Namespace) -> int:
     """Load the pair, generate, print."""
-    if args.max_tokens < 1 or args.draft_max < 0 or args.ctx < 16:
+    if args.max_tokens < 1 or (args.draft_max is not None and args.draft_max < 0) or args.ctx < 16:
         raise TandemError("--max-tokens must be >= 1, --draft-max >= 0 and --ctx >= 16")
     params = sampling_params(args)
     target, draft = resolve_pair(args)

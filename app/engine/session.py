@@ -9,12 +9,13 @@ baseline and the speculative runs always share the same code.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
+from app.core.adaptive import AdaptiveDraftLength, PairProfile
 from app.core.chat import FittedPrompt, Message, fit_conversation
 from app.core.decoder import SpeculativeDecoder
 from app.core.draft_policy import DraftLengthPolicy, FixedDraftLength
@@ -79,6 +80,9 @@ class LoadedPair:
             self.target.close()
             raise
         self.template = ChatTemplate(self.target)
+        # What the adaptive controller learns about this pair on this machine
+        # (costs, typical acceptance): shared by every generation, seeded by pre-flight.
+        self.profile = PairProfile()
 
     def prompt_tokens(self, messages: Sequence[Message], reserve: int = 0) -> FittedPrompt:
         """Render ``messages``, dropping the oldest turns if the prompt plus ``reserve`` would not fit."""
@@ -89,22 +93,39 @@ class LoadedPair:
         params: SamplingParams,
         policy: DraftLengthPolicy | None = None,
         drafter: DrafterKind | None = None,
-        draft_length: int = 4,
+        draft_length: int | None = None,
+        adaptive: bool = True,
     ) -> SpeculativeDecoder:
-        """A decoder for one generation; ``drafter`` may override the configured kind (A/B runs)."""
+        """A decoder for one generation; ``drafter`` may override the configured kind (A/B runs).
+
+        The draft length comes from ``policy`` when given, else is fixed at
+        ``draft_length`` when given, else is chosen each step by the adaptive
+        controller (``adaptive=False`` falls back to a fixed 4). An adaptive
+        policy is attached to this pair's shared :attr:`profile`.
+        """
         kind = drafter or self.config.drafter
         rng = np.random.default_rng(params.seed)
+        if policy is None:
+            if kind is DrafterKind.NONE:
+                policy = FixedDraftLength(0)
+            elif draft_length is not None:
+                policy = FixedDraftLength(draft_length)
+            elif adaptive:
+                policy = AdaptiveDraftLength()
+            else:
+                policy = FixedDraftLength(4)
+        if isinstance(policy, AdaptiveDraftLength) and not policy.attached:
+            policy.attach(self.profile.for_drafter(kind.value, params.greedy))
         chosen: Drafter
         if kind is DrafterKind.MODEL:
             if self.draft is None:
                 raise TandemError("no draft model is loaded")
-            chosen = ModelDrafter(self.draft, LogitsWarper(params, self.draft.n_vocab), rng)
+            floor = _confidence_floor(policy)
+            chosen = ModelDrafter(self.draft, LogitsWarper(params, self.draft.n_vocab), rng, floor)
         elif kind is DrafterKind.NGRAM:
             chosen = NgramDrafter()
         else:
             chosen = NoDrafter()
-        if policy is None:
-            policy = FixedDraftLength(0 if kind is DrafterKind.NONE else draft_length)
         return SpeculativeDecoder(self.target, chosen, params, policy, rng)
 
     def close(self) -> None:
@@ -118,6 +139,13 @@ class LoadedPair:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _confidence_floor(policy: DraftLengthPolicy) -> float | Callable[[], float]:
+    """The adaptive controller moves the model drafter's early-stop floor; fixed lengths draft in full."""
+    if isinstance(policy, AdaptiveDraftLength):
+        return lambda: policy.min_confidence
+    return 0.0
 
 
 def with_drafter(config: PairConfig, kind: DrafterKind) -> PairConfig:
