@@ -13,6 +13,7 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+import app
 from app.cli.selftest import add_options as add_selftest_options
 from app.core.errors import TandemError
 
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tandem",
         description="Tandem: offline chat with local GGUF models and visible speculative decoding.",
     )
+    parser.add_argument("--version", action="version", version=f"{app.APP_NAME} {app.version()}")
     parser.add_argument("--selftest", action="store_true", help="load a model pair, check speculative output, exit")
     add_selftest_options(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")

@@ -53,6 +53,10 @@ NEAR_TIE_LOGIT_GAP = 0.25
 DEFAULT_TOKENS = 16
 DEFAULT_PROMPT = "List five fruits."
 SELFTEST_CTX = 512  # a short prompt and 16 tokens need little; keeps memory low
+# Libraries the app needs at run time besides llama.cpp. Importing each one
+# catches a frozen bundle that left one out; the GUI-only ones are imported
+# without Qt, which the self-test never loads.
+RUNTIME_MODULES = ("numpy", "gguf", "jinja2", "psutil", "pynvml", "huggingface_hub", "platformdirs")
 
 
 class SelftestError(Exception):
@@ -159,6 +163,21 @@ def _resolve_paths(args: argparse.Namespace) -> tuple[Path, Path]:
     return target.expanduser(), draft.expanduser()
 
 
+def check_runtime_modules() -> str:
+    """Import every runtime library; return "name version, ..." or raise SelftestError naming the missing one."""
+    import importlib
+
+    found = []
+    for name in RUNTIME_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except Exception as exc:
+            raise SelftestError(f"the {name} module cannot be imported: {type(exc).__name__}: {exc}", 2) from exc
+        version = getattr(module, "__version__", None)
+        found.append(f"{name} {version}" if isinstance(version, str) else name)
+    return ", ".join(found)
+
+
 def _describe_token(pair: LoadedPair, token: int | None) -> str:
     if token is None:
         return "end of reply"
@@ -178,6 +197,7 @@ def selftest(args: argparse.Namespace) -> str:
     if args.selftest_tokens < STRICT_PREFIX:
         raise SelftestError(f"--selftest-tokens must be at least {STRICT_PREFIX}", 2)
     target_path, draft_path = _resolve_paths(args)
+    modules = check_runtime_modules()
     started = time.perf_counter()
     with LoadedPair(PairConfig(target_path, draft_path, DrafterKind.MODEL, n_ctx=SELFTEST_CTX)) as pair:
         load_s = time.perf_counter() - started
@@ -192,6 +212,7 @@ def selftest(args: argparse.Namespace) -> str:
         lines = [
             f"model pair: {target_path.name} (target) + {draft_path.name} (draft), loaded in {load_s:.1f} s",
             f"llama-cpp-python {llama_cpp.__version__} ({backend}); prompt {len(prompt)} tokens",
+            f"modules: {modules}",
             f"speculative: {n} tokens, {agreement} to target-only | "
             f"acceptance {stats.acceptance_rate:.0%} ({stats.accepted}/{stats.drafted}), "
             f"{stats.tokens_per_step:.2f} tokens per target pass",
