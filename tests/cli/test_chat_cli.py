@@ -1,0 +1,111 @@
+"""`python main.py chat` end to end, in a subprocess, on the real SmolLM2 pair."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        check=False,
+    )
+
+
+def pair_args(pair: tuple[Path, Path]) -> list[str]:
+    return ["--target", str(pair[0]), "--draft", str(pair[1]), "--ctx", "512", "--threads", "2"]
+
+
+def test_json_output_has_text_tokens_and_stats(small_pair: tuple[Path, Path]) -> None:
+    result = run_cli("chat", *pair_args(small_pair), "--json", "--max-tokens", "24", "Name three colours.")
+    assert result.returncode == 0, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["text"] == "".join(t["text"] for t in payload["tokens"])
+    # "target" marks steps where no draft was made (e.g. the last token, or drafting paused).
+    assert {t["origin"] for t in payload["tokens"]} <= {"draft", "corrected", "bonus", "target"}
+    assert {"draft", "corrected"} & {t["origin"] for t in payload["tokens"]}
+    stats = payload["stats"]
+    for key in ("tokens_per_second", "drafted", "accepted", "steps", "acceptance_rate", "mean_accepted_length"):
+        assert key in stats
+    assert stats["accepted"] <= stats["drafted"]
+    assert len(payload["tokens"]) == stats["emitted"] <= 24
+    assert stats["tokens_per_second"] > 0
+
+
+def test_no_draft_is_the_target_only_baseline(small_pair: tuple[Path, Path]) -> None:
+    args = ["--target", str(small_pair[0]), "--ctx", "512", "--json", "--max-tokens", "16"]
+    baseline = json.loads(run_cli("chat", *args, "--no-draft", "Say hello.").stdout)
+    assert {t["origin"] for t in baseline["tokens"]} == {"target"}
+    assert baseline["stats"]["drafted"] == 0 and baseline["stats"]["steps"] == baseline["stats"]["emitted"]
+
+
+def test_streaming_output_colours_by_origin_and_ends_with_legend_and_stats(small_pair: tuple[Path, Path]) -> None:
+    result = run_cli(
+        "chat", *pair_args(small_pair), "--max-tokens", "24", "Name three colours.", env={"FORCE_COLOR": "1"}
+    )
+    assert result.returncode == 0, result.stderr
+    assert "\x1b[32m" in result.stdout  # accepted drafts are green
+    assert "legend:" in result.stdout and "tok/s" in result.stdout and "acceptance" in result.stdout
+
+
+def test_ngram_drafter_runs(small_pair: tuple[Path, Path]) -> None:
+    args = ["--target", str(small_pair[0]), "--ngram", "--ctx", "512", "--json", "--max-tokens", "32"]
+    result = run_cli("chat", *args, "Repeat exactly: the cat sat on the mat, the cat sat on the mat.")
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["drafter"] == "ngram"
+
+
+def assert_clean_failure(result: subprocess.CompletedProcess[str], phrase: str) -> None:
+    assert result.returncode != 0
+    assert result.stdout == ""  # nothing written
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error: ") and phrase in lines[0], lines[0]
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_model_file(tmp_path: Path) -> None:
+    assert_clean_failure(run_cli("chat", "--target", str(tmp_path / "nope.gguf"), "--no-draft", "hi"), "not found")
+
+
+def test_file_that_is_not_gguf(tmp_path: Path) -> None:
+    fake = tmp_path / "model.gguf"
+    fake.write_bytes(b"PK\x03\x04" + os.urandom(4096))
+    assert_clean_failure(run_cli("chat", "--target", str(fake), "--no-draft", "hi"), "not a GGUF")
+
+
+def test_truncated_gguf(tmp_path: Path, small_pair: tuple[Path, Path]) -> None:
+    cut = tmp_path / "cut.gguf"
+    with small_pair[0].open("rb") as source:
+        cut.write_bytes(source.read(20_000_000))
+    assert_clean_failure(run_cli("chat", "--target", str(cut), "--no-draft", "hi"), "truncated")
+
+
+def test_pair_whose_vocabularies_differ(small_pair: tuple[Path, Path], demo_pair: tuple[Path, Path]) -> None:
+    result = run_cli("chat", "--target", str(small_pair[0]), "--draft", str(demo_pair[1]), "hi")
+    assert_clean_failure(result, "cannot draft for")
+    assert "vocabulary" in result.stderr
+
+
+def test_prompt_that_does_not_fit_the_context(small_pair: tuple[Path, Path]) -> None:
+    long_prompt = "word " * 400
+    result = run_cli("chat", *pair_args(small_pair)[:4], "--ctx", "128", long_prompt)
+    assert_clean_failure(result, "context")
+
+
+@pytest.mark.parametrize("bad", [["--temperature", "-1", "--top-p", "0"], ["--max-tokens", "0"]])
+def test_invalid_options(small_pair: tuple[Path, Path], bad: list[str]) -> None:
+    assert_clean_failure(run_cli("chat", *pair_args(small_pair), *bad, "hi"), "")
