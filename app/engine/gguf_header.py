@@ -53,6 +53,8 @@ _NUMPY_TYPES = {
     12: "<f8",
 }
 _STRING, _ARRAY = 8, 9
+# Large string arrays nobody reads; parsing them was half the header time.
+_SKIPPED_KEYS = frozenset({"tokenizer.ggml.merges"})
 
 
 class ModelFileError(TandemError):
@@ -149,6 +151,15 @@ class _Cursor:
             raise ModelFileError(f"{self.path.name} has an unknown metadata value type {vtype}: the file is corrupt")
         return self.scalar(vtype)
 
+    def skip_string_array(self) -> int:
+        """Step over an array of strings without decoding it; returns its length."""
+        count = self.u64()
+        for _ in range(count):
+            length = self.u64()
+            self.pos += length
+        self._need(0)
+        return count
+
     def array(self) -> Any:
         etype = self.u32()
         count = self.u64()
@@ -173,8 +184,11 @@ def tensor_nbytes(ggml_type: int, shape: tuple[int, ...]) -> int:
     return n_elements * type_size // block_size
 
 
-def read_header(path: str | Path) -> GGUFHeader:
-    """Parse ``path``'s header; raise :class:`ModelFileError` with a clear reason."""
+def read_header(path: str | Path, keep_merges: bool = False) -> GGUFHeader:
+    """Parse ``path``'s header; raise :class:`ModelFileError` with a clear reason.
+
+    The BPE merges are only counted unless ``keep_merges`` asks for them.
+    """
     path = Path(path).expanduser()
     if not path.exists():
         raise ModelFileError(f"model file not found: {path}")
@@ -185,12 +199,12 @@ def read_header(path: str | Path) -> GGUFHeader:
         raise ModelFileError(f"{path.name} is not a GGUF model file (only {size} bytes)")
     try:
         with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
-            return _parse(buf, path, size)
+            return _parse(buf, path, size, frozenset() if keep_merges else _SKIPPED_KEYS)
     except OSError as exc:
         raise ModelFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def _parse(buf: mmap.mmap, path: Path, size: int) -> GGUFHeader:
+def _parse(buf: mmap.mmap, path: Path, size: int, skipped: frozenset[str]) -> GGUFHeader:
     magic = bytes(buf[:4])
     if magic != GGUF_MAGIC:
         raise ModelFileError(f"{path.name} is not a GGUF model file (it starts with {magic!r}, not b'GGUF')")
@@ -206,7 +220,15 @@ def _parse(buf: mmap.mmap, path: Path, size: int) -> GGUFHeader:
     header = GGUFHeader(path, version, size)
     for _ in range(n_kv):
         key = cursor.string()
-        header.metadata[key] = cursor.value(cursor.u32())
+        vtype = cursor.u32()
+        if key in skipped and vtype == _ARRAY:
+            element_type = cursor.u32()
+            if element_type == _STRING:
+                # Only the count is kept: nothing in Tandem reads the BPE merges.
+                header.metadata[key] = cursor.skip_string_array()
+                continue
+            cursor.pos -= 4
+        header.metadata[key] = cursor.value(vtype)
     raw_tensors = []
     for _ in range(n_tensors):
         name = cursor.string()

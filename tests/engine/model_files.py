@@ -88,7 +88,7 @@ def copy_tokenizer(
     source: Path, path: Path, *, changes: dict[int, str] | None = None, tensors: dict[str, np.ndarray] | None = None
 ) -> Path:
     """A small GGUF with ``source``'s tokenizer (tokens, types, merges, BOS/EOS), some tokens rewritten."""
-    header = read_header(source)
+    header = read_header(source, keep_merges=True)
     tokens = list(header.get("tokenizer.ggml.tokens"))
     for token_id, text in (changes or {}).items():
         tokens[token_id] = text
