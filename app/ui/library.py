@@ -18,7 +18,7 @@ from pathlib import Path
 from app.core.catalog import CatalogModel
 from app.core.compatibility import CompatibilityReport
 from app.engine import model_library
-from app.engine.hub_download import DownloadProgress
+from app.engine.model_library import DownloadProgress
 from app.engine.packaged_models import demo_pair_paths, small_pair_paths
 from app.engine.paths import models_dir
 

@@ -20,10 +20,12 @@ from app.ui import theme
 SEGMENT_HUES: dict[str, int] = {
     "target weights": 215,
     "draft weights": 135,
-    "target KV cache": 195,
-    "draft KV cache": 100,
-    "buffers": 35,
-    "other": 280,
+    "target KV cache": 190,
+    "draft KV cache": 95,
+    "compute buffers": 35,
+    "logits and app buffers": 55,
+    "runtime": 300,
+    "other": 270,
 }
 
 
@@ -92,7 +94,17 @@ class MemoryMeter(QWidget):
         """Room for each bar, the legend and the verdict."""
         line = self.fontMetrics().height()
         legend_rows = (len({k for b in self._state.bars for k, _ in b.segments}) + 1) // 2
-        return QSize(280, 8 + len(self._state.bars) * (line * 2 + 26) + legend_rows * (line + 4) + 3 * line)
+        verdict = self._verdict_height(max(200, self.width() - 8))
+        return QSize(280, 12 + len(self._state.bars) * (line * 2 + 26) + legend_rows * (line + 4) + verdict)
+
+    def _verdict_height(self, width: int) -> int:
+        flags = int(Qt.TextFlag.TextWordWrap)
+        return self.fontMetrics().boundingRect(0, 0, width, 10_000, flags, self._state.verdict or " ").height() + 4
+
+    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
+        """The wrapped verdict's height depends on the width."""
+        super().resizeEvent(event)  # type: ignore[arg-type]
+        self.updateGeometry()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override
         """Never squeeze the text."""
@@ -154,4 +166,4 @@ class MemoryMeter(QWidget):
             "too big": QColor.fromHsvF(5 / 360, 0.75, 0.85),
         }.get(state.level, muted)
         painter.setPen(level_colour if state.level != "unknown" else muted)
-        painter.drawText(QRectF(4, y, width, line * 2 + 4), Qt.TextFlag.TextWordWrap, state.verdict)
+        painter.drawText(QRectF(4, y, width, self._verdict_height(width)), Qt.TextFlag.TextWordWrap, state.verdict)

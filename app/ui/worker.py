@@ -39,6 +39,7 @@ class PairInfo:
     n_vocab: int
     load_seconds: float
     measured_bytes: dict[str, int] = field(default_factory=dict)  # what loading actually took
+    measured_breakdown: Any = None  # app.core.memory_estimate.MemoryBreakdown, when it could be measured
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +104,22 @@ def _describe(exc: BaseException) -> str:
     return f"unexpected {type(exc).__name__}: {exc}"
 
 
+def _load_measured(config: PairConfig) -> tuple[LoadedPair, Any]:
+    """Load the pair, measuring what it took when the engine's measuring module is available."""
+    try:
+        from app.engine.memory_measure import capture_load_log, measured_breakdown, process_memory
+    except ImportError:
+        return LoadedPair(config), None
+    baseline = process_memory()
+    with capture_load_log() as log:
+        pair = LoadedPair(config)
+    try:
+        breakdown = measured_breakdown(pair, baseline, log)
+    except Exception:  # a failed measurement only costs the meter its "measured" view
+        breakdown = None
+    return pair, breakdown
+
+
 def _process_rss() -> int:
     try:
         import psutil
@@ -140,27 +157,20 @@ class EngineWorker(QObject):
         try:
             before = _process_rss()
             started = time.perf_counter()
-            pair = LoadedPair(config)
+            pair, breakdown = _load_measured(config)
             elapsed = time.perf_counter() - started
-            measured = {"process_delta": max(0, _process_rss() - before)}
-            measured["target_file"] = config.target.stat().st_size
+            measured = {"process_delta": max(0, _process_rss() - before), "target_file": config.target.stat().st_size}
             if pair.draft is not None and config.draft is not None:
                 measured["draft_file"] = config.draft.stat().st_size
         except Exception as exc:  # every failure becomes a message; the thread lives on
             self.error.emit(_describe(exc))
             return
         self._pair = pair
-        self.loaded.emit(
-            PairInfo(
-                config,
-                config.target.name,
-                config.draft.name if pair.draft is not None and config.draft is not None else None,
-                pair.target.n_ctx,
-                pair.target.n_vocab,
-                elapsed,
-                measured,
-            )
+        draft_name = config.draft.name if pair.draft is not None and config.draft is not None else None
+        info = PairInfo(
+            config, config.target.name, draft_name, pair.target.n_ctx, pair.target.n_vocab, elapsed, measured, breakdown
         )
+        self.loaded.emit(info)
 
     @Slot(object)
     def generate(self, job: GenerateJob) -> None:

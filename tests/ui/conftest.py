@@ -1,0 +1,28 @@
+"""Fixtures for the GUI tests: windows on a fresh data folder, closed (and their engine thread stopped) afterwards."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from app.ui.main_window import MainWindow
+
+
+@pytest.fixture
+def make_window(qapp: object, data_dir: Path) -> Iterator[Callable[..., MainWindow]]:
+    """Build main windows on the test's own data folder; every one is closed at the end."""
+    windows: list[MainWindow] = []
+
+    def make(autoload: bool = False) -> MainWindow:
+        window = MainWindow(autoload=autoload)
+        window.resize(1280, 800)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        window.close()
+        assert not window.host.thread.isRunning(), "the engine thread must stop when the window closes"

@@ -1,0 +1,166 @@
+"""Streaming a real reply: the coloured spans in the document are exactly the engine's step events.
+
+Runs the SmolLM2 pair (target Q4_1, draft Q4_0), which agree on about half
+of the greedy drafts, so accepted, corrected and bonus tokens all appear.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtTest import QTest
+
+from app.core.events import FinishReason, TokenOrigin
+from app.engine import chat_store
+from app.ui import theme
+from app.ui.chat_view import Prop, token_tooltip
+from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
+
+PROMPT = "List five fruits, one per line."
+
+
+def test_spans_match_step_events(make_window, small_pair):
+    window = make_window()
+    window.settings_panel.max_tokens.setValue(40)
+    load(window, pair_choice(small_pair))
+    recorder = Recorder(window)
+    finished = send(window, PROMPT, recorder)
+
+    view = window.chat.view
+    reply_index = len(view.messages) - 1
+    spans = [s for s in view.token_spans() if s.message_index == reply_index and not s.ghost]
+    emitted = [t for step in recorder.steps for t in step.tokens]
+    assert emitted, "the engine emitted no tokens"
+    assert [s.text for s in spans] == [t.text for t in emitted]
+    assert [s.origin for s in spans] == [t.origin.value for t in emitted]
+    assert "".join(s.text for s in spans) == finished.text
+    origins = {t.origin for t in emitted}
+    assert TokenOrigin.DRAFT in origins and TokenOrigin.CORRECTED in origins, origins
+
+    # Every token fragment is tinted with its origin's palette colour (target-only: no tint).
+    colours = theme.origin_colours(view.palette())
+    checked = 0
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.property(Prop.KIND) == "token":
+                expected = colours[TokenOrigin(fmt.property(Prop.ORIGIN))]
+                if expected is None:
+                    assert fmt.background().style() == Qt.BrushStyle.NoBrush
+                else:
+                    assert fmt.background().color().name() == expected.name()
+                checked += 1
+            it += 1
+        block = block.next()
+    # Tokens that are only newlines have no fragment (they are block breaks); every other one was checked.
+    assert checked >= len([t for t in emitted if t.text.strip("\n")])
+
+    # Hovering a drafted token shows its origin and both probabilities.
+    first_draft = next(i for i, t in enumerate(emitted) if t.origin is TokenOrigin.DRAFT)
+    position = _position_of_token(view, reply_index, first_draft)
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(position + 1)
+    rect = view.cursorRect(cursor)
+    tip = view.tooltip_at(QPointF(rect.left() - 1, rect.center().y()))
+    assert tip is not None
+    assert "Draft, accepted" in tip
+    assert f"target p = {emitted[first_draft].p_target:.3f}" in tip
+    assert f"draft q = {emitted[first_draft].q_draft:.3f}" in tip
+
+    # Stored as it streamed: the tokens in SQLite carry the same origins.
+    messages = window.store.messages(window.controller.conversation_id)
+    assert messages[-1].state == chat_store.DONE
+    assert [t.origin for t in messages[-1].tokens] == [t.origin.value for t in emitted]
+
+
+def test_rejected_proposals_as_ghost_text(make_window, small_pair):
+    window = make_window()
+    window.settings_panel.max_tokens.setValue(40)
+    load(window, pair_choice(small_pair))
+    recorder = Recorder(window)
+    send(window, PROMPT, recorder)
+    view = window.chat.view
+    reply_index = len(view.messages) - 1
+
+    expected: dict[int, str] = {}
+    offset = 0
+    for step in recorder.steps:
+        if step.rejected is not None and step.rejected.position < len(step.tokens):
+            expected[offset + step.rejected.position] = step.rejected.text
+        offset += len(step.tokens)
+    assert expected, "no draft was rejected: the test needs a pair that disagrees"
+
+    assert not [s for s in view.token_spans() if s.ghost]
+    window.chat.legend.ghosts.setChecked(True)
+    ghosts = [s for s in view.token_spans() if s.ghost and s.message_index == reply_index]
+    assert {g.token_index: g.text for g in ghosts} == expected
+    # A ghost sits right before the token that replaced it, struck through.
+    spans = [s for s in view.token_spans() if s.message_index == reply_index]
+    for i, span in enumerate(spans):
+        if span.ghost:
+            assert spans[i + 1].token_index == span.token_index and not spans[i + 1].ghost
+    fmt = view.format_at(_position_of_token(view, reply_index, ghosts[0].token_index, ghost=True))
+    assert fmt.fontStrikeOut()
+    assert "Rejected draft proposal" in (token_tooltip(fmt) or "")
+
+    # The clean reading view drops the tints but keeps the text.
+    window.chat.legend.coloured.setChecked(False)
+    window.chat.legend.ghosts.setChecked(False)
+    text_before = [s.text for s in view.token_spans()]
+    fmt = view.format_at(_position_of_token(view, reply_index, 0))
+    assert fmt.background().style() == Qt.BrushStyle.NoBrush
+    assert [s.text for s in view.token_spans()] == text_before
+
+
+def test_cancel_mid_reply_then_next_reply_is_correct(make_window, small_pair):
+    window = make_window()
+    window.settings_panel.max_tokens.setValue(24)
+    load(window, pair_choice(small_pair))
+    recorder = Recorder(window)
+    question = "What is the capital of France?"
+    reference = send(window, question, recorder).text
+    assert reference.strip()
+
+    window.controller.new_conversation()
+    window.settings_panel.max_tokens.setValue(400)
+    window.chat.prompt.setPlainText("Write a long story about a lighthouse keeper.")
+    steps_before = len(recorder.steps)
+    window.chat.send_button.click()
+    wait_until(lambda: len(recorder.steps) >= steps_before + 3, 300, "a few steps")
+    QTest.keyClick(window.chat.prompt, Qt.Key.Key_Escape)
+    wait_until(lambda: len(recorder.finished) == 2, 120, "the cancelled reply to finish")
+    cancelled = recorder.finished[-1]
+    assert cancelled.reason is FinishReason.CANCELLED
+    assert cancelled.stats.emitted < 400
+    stored = window.store.messages(window.controller.conversation_id)
+    assert stored[-1].state == chat_store.CANCELLED
+    assert "stopped" in window.chat.view.messages[-1].footer
+
+    # A fresh chat with the first question gets the same greedy answer as before the cancel.
+    window.controller.new_conversation()
+    window.settings_panel.max_tokens.setValue(24)
+    again = send(window, question, recorder)
+    assert again.reason is not FinishReason.CANCELLED
+    assert again.text == reference
+
+
+def _position_of_token(view, message_index: int, token_index: int, ghost: bool = False) -> int:
+    """Document position of the first character of a token (or its ghost)."""
+    kind = "ghost" if ghost else "token"
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            fmt = fragment.charFormat()
+            if (
+                fmt.property(Prop.KIND) == kind
+                and fmt.property(Prop.MESSAGE_INDEX) == message_index
+                and fmt.property(Prop.TOKEN_INDEX) == token_index
+            ):
+                return fragment.position()
+            it += 1
+        block = block.next()
+    raise AssertionError(f"token {token_index} of message {message_index} not found")
