@@ -9,7 +9,7 @@
 #
 # Options (environment): PYTHON (default python3.11, else python3),
 # TANDEM_VENV (default .venv), TANDEM_SKIP_MODELS=1 to skip model installs,
-# TANDEM_DEMO=1 to also install the Qwen demo pair (1.6 GB).
+# TANDEM_DEMO=0 to skip the Qwen demo pair (1.6 GB; the app's default pair).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,7 +29,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
 fi
 if [ "${TANDEM_SKIP_MODELS:-0}" != 1 ]; then
   "$venv/bin/python" main.py models install-small
-  if [ "${TANDEM_DEMO:-0}" = 1 ]; then
+  if [ "${TANDEM_DEMO:-1}" = 1 ]; then
     "$venv/bin/python" main.py models install-demo
   fi
 fi

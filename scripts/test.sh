@@ -4,7 +4,7 @@
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh -k decoder`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-TANDEM_DEMO=${TANDEM_DEMO:-1} bash scripts/setup.sh
+bash scripts/setup.sh
 venv=${TANDEM_VENV:-.venv}
 export QT_QPA_PLATFORM=offscreen
 echo "== ruff"
