@@ -155,7 +155,7 @@ def _with_advice(verdict: DeviceVerdict, breakdown: MemoryBreakdown, budget: Bud
         return verdict
     if verdict.device is Device.GPU and verdict.budget_bytes is None:
         cpu_only = _replace(request, n_gpu_layers=0, n_gpu_layers_draft=0)
-        advice = [f"no usable GPU ({budget.gpu_unusable_reason}): set GPU layers to 0 for both models"]
+        advice = [f"no usable GPU ({budget.gpu_unusable_reason}); set GPU layers to 0 for both models"]
         if not _comfortable(estimate(cpu_only), budget):
             advice += _cpu_advice(cpu_only, budget)
         return _replace_advice(verdict, advice)

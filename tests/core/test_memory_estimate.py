@@ -334,7 +334,7 @@ def test_gpu_layers_without_a_usable_gpu_do_not_fit_and_say_why():
     verdict = judge(breakdown, MemoryBudget(cpu_budget_bytes=2**34, gpu_unusable_reason="no NVIDIA driver"))
     gpu = verdict.for_device(Device.GPU)
     assert gpu is not None and gpu.status == DOES_NOT_FIT
-    assert gpu.advice[0] == "no usable GPU (no NVIDIA driver): set GPU layers to 0 for both models"
+    assert gpu.advice[0] == "no usable GPU (no NVIDIA driver); set GPU layers to 0 for both models"
 
 
 def test_gpu_without_a_measurable_budget_is_unknown():
