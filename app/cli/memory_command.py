@@ -1,0 +1,171 @@
+"""`tandem memory`: how much memory a pair needs here, whether it fits, and what to change if not."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.cli.common import default_pair
+from app.core.errors import TandemError
+from app.core.memory_estimate import KV_TYPES, Device, MemoryBreakdown, estimate_pair, gpu_layer_count
+from app.core.memory_verdict import MemoryVerdict, judge
+from app.engine.hardware_probe import HardwareBudget, probe_hardware
+from app.engine.memory_shape import shape_from_gguf
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register `memory`."""
+    parser = subparsers.add_parser("memory", help="estimate a pair's memory and check it against this machine")
+    parser.add_argument("--target", type=Path, help="target GGUF (default: the demo pair, else the small pair)")
+    parser.add_argument("--draft", type=Path, help="draft GGUF (default: the default pair's draft)")
+    parser.add_argument("--no-draft", action="store_true", help="estimate the target alone (n-gram or no drafter)")
+    parser.add_argument("--ctx", type=int, default=4096, help="context size in tokens (default 4096)")
+    parser.add_argument("--ngl", type=int, default=0, help="target layers on the GPU (-1: all)")
+    parser.add_argument("--ngld", type=int, default=0, help="draft layers on the GPU (-1: all)")
+    parser.add_argument("--kv-type", choices=sorted(KV_TYPES), default="f16", help="KV cache type (default f16)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Estimate, probe, judge, print."""
+    if args.ctx < 16:
+        raise TandemError("--ctx must be at least 16 tokens")
+    target, draft = _paths(args)
+    target_shape = shape_from_gguf(target)
+    draft_shape = shape_from_gguf(draft) if draft is not None else None
+    hardware = probe_hardware()
+    notes = []
+    ngl, ngld = args.ngl, args.ngld
+    if (ngl or ngld) and not hardware.gpu_offload_supported:
+        # llama.cpp without a GPU backend silently keeps every layer on the CPU; say so and do the same.
+        notes.append("this llama.cpp build cannot offload to a GPU: --ngl/--ngld are ignored, as llama.cpp would")
+        ngl = ngld = 0
+    breakdown = estimate_pair(
+        target_shape, draft_shape, args.ctx, ngl, ngld, args.kv_type, repack_types=hardware.cpu_repack_types
+    )
+    verdict = judge(breakdown, hardware)
+    if args.json:
+        json.dump(_payload(breakdown, hardware, verdict, notes), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        _print_report(sys.stdout, breakdown, hardware, verdict, notes)
+    return 0
+
+
+def _paths(args: argparse.Namespace) -> tuple[Path, Path | None]:
+    if args.target is None:
+        target, default_draft = default_pair()
+        draft = args.draft or default_draft
+    else:
+        target, draft = args.target, args.draft
+    return target, (None if args.no_draft else draft)
+
+
+def _mib(n: int) -> str:
+    return f"{n / 2**20:,.1f}"
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.2f} GiB"
+
+
+def _print_report(
+    out: TextIO, breakdown: MemoryBreakdown, hardware: HardwareBudget, verdict: MemoryVerdict, notes: list[str]
+) -> None:
+    request = breakdown.request
+    assert request is not None  # estimate_pair always records it
+    names = request.target.name + (f" + {request.draft.name}" if request.draft else " (no draft model)")
+    out.write(f"memory estimate: {names}\n")
+    layers = f"target {gpu_layer_count(request.target, request.n_gpu_layers)}/{request.target.layer_slots()}"
+    if request.draft:
+        layers += f", draft {gpu_layer_count(request.draft, request.n_gpu_layers_draft)}/{request.draft.layer_slots()}"
+    out.write(f"context {request.n_ctx}, KV cache {request.kv_type}, GPU layers: {layers}\n\n")
+    out.write(f"{'component':<24} {'device':<6} {'MiB':>10} {'reserved MiB':>13}\n")
+    for c in breakdown.components:
+        reserved = _mib(c.reserved_bytes) if c.reserved_bytes > c.bytes else ""
+        out.write(f"{c.label:<24} {c.device.value:<6} {_mib(c.bytes):>10} {reserved:>13}\n")
+    for device, total in breakdown.totals.items():
+        out.write(f"{'total ' + device.value:<24} {'':<6} {_mib(total):>10}\n")
+    cached = breakdown.reclaimable_on(Device.CPU)
+    if cached:
+        out.write(
+            f"(plus {_mib(cached)} MiB of weight file pages that RSS shows while memory is plentiful; "
+            "the kernel drops them under pressure)\n"
+        )
+    out.write("\nbudget\n")
+    out.write(f"  cpu: {_gib(hardware.cpu_budget_bytes)} available RAM (of {_gib(hardware.ram_total_bytes)} total)\n")
+    if hardware.gpu_budget_bytes is not None:
+        out.write(f"  gpu: {_gib(hardware.gpu_budget_bytes)} free VRAM on {hardware.gpu_name}\n")
+    else:
+        out.write(f"  gpu: none usable: {hardware.gpu_unusable_reason}\n")
+    out.write(f"\nverdict: {verdict.status.replace('_', ' ')}\n")
+    for d in verdict.devices:
+        if d.headroom_bytes is None:
+            out.write(f"  {d.device.value}: {d.status.replace('_', ' ')}, {_gib(d.needed_bytes)} needed\n")
+        else:
+            out.write(
+                f"  {d.device.value}: {d.status.replace('_', ' ')}, {_gib(d.needed_bytes)} needed, "
+                f"{_gib(d.headroom_bytes)} headroom\n"
+            )
+    if verdict.advice:
+        out.write("advice:\n")
+        for line in verdict.advice:
+            out.write(f"  - {line}\n")
+    for note in (*notes, *breakdown.notes):
+        out.write(f"note: {note}\n")
+
+
+def _payload(
+    breakdown: MemoryBreakdown, hardware: HardwareBudget, verdict: MemoryVerdict, notes: list[str]
+) -> dict[str, Any]:
+    request = breakdown.request
+    assert request is not None
+    return {
+        "target": request.target.name,
+        "draft": request.draft.name if request.draft else None,
+        "n_ctx": request.n_ctx,
+        "kv_type": request.kv_type,
+        "n_gpu_layers": request.n_gpu_layers,
+        "n_gpu_layers_draft": request.n_gpu_layers_draft,
+        "components": [
+            {
+                "kind": c.kind.value,
+                "device": c.device.value,
+                "bytes": c.bytes,
+                "reserved_bytes": c.reserved_bytes,
+                "reclaimable_bytes": c.reclaimable_bytes,
+                "measured": c.measured,
+            }
+            for c in breakdown.components
+        ],
+        "totals": {device.value: total for device, total in breakdown.totals.items()},
+        "total_bytes": breakdown.total_bytes,
+        "budget": {
+            "cpu_bytes": hardware.cpu_budget_bytes,
+            "ram_total_bytes": hardware.ram_total_bytes,
+            "gpu_bytes": hardware.gpu_budget_bytes,
+            "gpu_unusable_reason": hardware.gpu_unusable_reason,
+            "gpu_offload_supported": hardware.gpu_offload_supported,
+            "gpus": [g.name for g in hardware.gpus],
+        },
+        "verdict": {
+            "status": verdict.status,
+            "devices": [
+                {
+                    "device": d.device.value,
+                    "status": d.status,
+                    "needed_bytes": d.needed_bytes,
+                    "budget_bytes": d.budget_bytes,
+                    "headroom_bytes": d.headroom_bytes,
+                    "advice": list(d.advice),
+                }
+                for d in verdict.devices
+            ],
+            "advice": list(verdict.advice),
+        },
+        "notes": [*notes, *breakdown.notes],
+    }

@@ -1,0 +1,94 @@
+"""`tandem memory`: the breakdown table, JSON output, defaults and errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.cli.common import default_pair
+from app.engine.hardware_probe import gpu_offload_supported
+
+MIB = 2**20
+SMOL_KV_2048 = 2048 * 30 * 3 * 64 * 2 * 2  # cells x layers x KV heads x head size x (K, V) x f16
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
+    assert main(["memory", *args, "--json"]) == 0
+    out = capsys.readouterr().out
+    return json.loads(out)
+
+
+def test_json_breakdown_for_the_small_pair(small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]):
+    target, draft = small_pair
+    payload = run_json(capsys, "--target", str(target), "--draft", str(draft), "--ctx", "2048")
+    kinds = {c["kind"]: c for c in payload["components"]}
+    assert kinds["target KV cache"]["bytes"] == SMOL_KV_2048
+    assert kinds["draft KV cache"]["bytes"] == SMOL_KV_2048
+    assert kinds["target weights"]["bytes"] == 96_576_768  # every tensor of the Q4_1 file
+    assert payload["totals"]["cpu"] == sum(c["bytes"] for c in payload["components"] if c["device"] == "cpu")
+    assert payload["total_bytes"] == sum(payload["totals"].values())
+    assert payload["budget"]["cpu_bytes"] > 0
+    assert payload["verdict"]["status"] in ("fits", "tight", "does_not_fit")
+    assert payload["verdict"]["devices"][0]["device"] == "cpu"
+
+
+def test_kv_type_option_changes_the_cache(small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]):
+    target, draft = small_pair
+    payload = run_json(capsys, "--target", str(target), "--draft", str(draft), "--ctx", "2048", "--kv-type", "q8_0")
+    kinds = {c["kind"]: c for c in payload["components"]}
+    assert kinds["target KV cache"]["bytes"] == SMOL_KV_2048 // 2 * 34 // 32
+
+
+def test_table_shows_components_budget_and_verdict(small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]):
+    target, draft = small_pair
+    assert main(["memory", "--target", str(target), "--draft", str(draft), "--ctx", "8192"]) == 0
+    out = capsys.readouterr().out
+    for expected in ("target weights", "draft weights", "target KV cache", "draft KV cache", "compute buffers"):
+        assert expected in out
+    assert "context 8192, KV cache f16" in out
+    assert "budget\n  cpu: " in out
+    assert "\nverdict: " in out
+    assert f"{SMOL_KV_2048 * 4 / MIB:,.1f}" in out  # 180.0 MiB per KV cache at 8192
+
+
+def test_target_alone(small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]):
+    payload = run_json(capsys, "--target", str(small_pair[0]), "--no-draft")
+    assert payload["draft"] is None
+    assert not [c for c in payload["components"] if c["kind"].startswith("draft")]
+
+
+def test_default_pair_without_paths(small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]):
+    payload = run_json(capsys)
+    target, draft = default_pair()
+    assert payload["target"] == target.name
+    assert payload["draft"] == draft.name
+    assert payload["n_ctx"] == 4096
+
+
+@pytest.mark.skipif(gpu_offload_supported(), reason="this llama.cpp build can offload")
+def test_gpu_layers_are_ignored_like_llama_cpp_does(small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]):
+    payload = run_json(capsys, "--target", str(small_pair[0]), "--draft", str(small_pair[1]), "--ngl", "10")
+    assert payload["n_gpu_layers"] == 0
+    assert "gpu" not in payload["totals"]
+    assert any("cannot offload" in note for note in payload["notes"])
+
+
+@pytest.mark.parametrize("content", [b"not a model at all, just text\n" * 4, None])
+def test_bad_file_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes | None):
+    path = tmp_path / "broken.gguf"
+    if content is not None:
+        path.write_bytes(content)
+    assert main(["memory", "--target", str(path), "--no-draft"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("error: ") and "broken.gguf" in lines[0]
+
+
+def test_bad_context_is_an_error(small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]):
+    assert main(["memory", "--target", str(small_pair[0]), "--ctx", "0"]) == 2
+    assert "--ctx" in capsys.readouterr().err
