@@ -69,7 +69,10 @@ def test_bundle_keeps_every_qt_module_the_app_imports() -> None:
     # app would fail where the source tree works.
     used = set()
     for source in (ROOT / "app").rglob("*.py"):
-        used.update(re.findall(r"PySide6\.(Qt\w+)", source.read_text(encoding="utf-8")))
+        text = source.read_text(encoding="utf-8")
+        used.update(re.findall(r"PySide6\.(Qt\w+)", text))
+        for names in re.findall(r"from PySide6 import \(?([\w, \n]+)\)?", text):
+            used.update(re.findall(r"Qt\w+", names))
     missing = used - _spec_qt_modules()
     assert not missing, f"add {sorted(missing)} to QT_MODULES_USED in packaging/tandem.spec"
 
