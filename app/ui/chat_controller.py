@@ -150,6 +150,7 @@ class ChatController(QObject):
 
     def _on_loaded(self, info: PairInfo) -> None:
         self.pair = info
+        self.panel.banner.hide()  # an earlier load error no longer applies
         self._set_activity(Activity.IDLE)
         self.status.emit(
             f"ready: {pair_label(info.config)} ({info.n_ctx} tokens of context, {info.load_seconds:.1f} s)"

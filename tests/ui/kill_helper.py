@@ -1,0 +1,57 @@
+"""A real Tandem window that finishes one reply, starts a second, says so, and waits to be killed.
+
+Run by ``test_kill.py`` as ``python -m tests.ui.kill_helper TARGET DRAFT`` with
+``TANDEM_DATA_DIR`` pointing at the test's folder. Prints one JSON line per
+milestone on stdout. Not a test module.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from PySide6.QtWidgets import QApplication
+
+from app.engine.session import DrafterKind
+from app.ui.settings_store import PairChoice
+
+
+def say(event: str, **fields: object) -> None:
+    """One milestone for the test."""
+    print(json.dumps({"event": event, **fields}), flush=True)
+
+
+def main() -> int:
+    """Reply once, start a long reply, report it streaming, then idle until killed."""
+    application = QApplication(sys.argv[:1])  # kept alive for the whole run
+    from app.ui.main_window import MainWindow
+    from tests.ui.helpers import Recorder, load, send, wait_until
+
+    target, draft = Path(sys.argv[1]), Path(sys.argv[2])
+    window = MainWindow(autoload=False)
+    window.show()
+    window.settings_panel.max_tokens.setValue(16)
+    load(window, PairChoice(target, draft, DrafterKind.MODEL))
+    recorder = Recorder(window)
+    first = send(window, "Say hello.", recorder)
+    say("first", text=first.text, conversation=window.controller.conversation_id)
+
+    window.settings_panel.max_tokens.setValue(2000)
+    window.chat.prompt.setPlainText("Write a very long story about a lighthouse keeper.")
+    steps_before = len(recorder.steps)
+    window.chat.send_button.click()
+    wait_until(lambda: len(recorder.steps) >= steps_before + 6, 600, "steps of the second reply")
+    reply_id = window.controller._reply_id
+    assert reply_id is not None
+    # Wait for a flush so the test knows a lower bound on what must survive.
+    wait_until(lambda: len(window.store.tokens(reply_id)) > 0, 60, "a flush")
+    say("streaming", stored_tokens=len(window.store.tokens(reply_id)), reply_id=reply_id)
+    # Keep generating (and saving) until the test kills this process.
+    wait_until(lambda: False, 3600, "the kill")
+    application.quit()
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
