@@ -124,9 +124,9 @@ def analyse_divergence(
     ]  # None: that run stopped on an end-of-generation token here
 
     def is_candidate(token: int | None) -> bool:
-        return (token if token is not None else -1) in (best, second) or (
-            token is None and (target.is_eog(best) or target.is_eog(second))
-        )
+        if token is None:  # the run ended: it chose whichever end-of-generation token won
+            return target.is_eog(best) or target.is_eog(second)
+        return token in (best, second)
 
     return Divergence(position, chosen[0], chosen[1], (best, second), gap, all(is_candidate(t) for t in chosen))
 
@@ -147,6 +147,10 @@ def _resolve_paths(args: argparse.Namespace) -> tuple[Path, Path]:
     from app.engine.paths import models_dir
 
     target, draft = args.selftest_target, args.selftest_draft
+    if target is not None:
+        target = target.expanduser()
+    if draft is not None:
+        draft = draft.expanduser()
     if (target is None) != (draft is None):
         raise SelftestError("give both --selftest-target and --selftest-draft, or neither", 2)
     if target is None:
@@ -160,7 +164,7 @@ def _resolve_paths(args: argparse.Namespace) -> tuple[Path, Path]:
     for role, path in (("target", target), ("draft", draft)):
         if not path.is_file():
             raise SelftestError(f"{role} model not found: {path}", 2)
-    return target.expanduser(), draft.expanduser()
+    return target, draft
 
 
 def check_runtime_modules() -> str:
