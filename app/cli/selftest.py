@@ -53,6 +53,10 @@ NEAR_TIE_LOGIT_GAP = 0.25
 DEFAULT_TOKENS = 16
 DEFAULT_PROMPT = "List five fruits."
 SELFTEST_CTX = 512  # a short prompt and 16 tokens need little; keeps memory low
+# A fixed draft length, not the adaptive controller: the controller may turn
+# drafting off where it does not pay, and the self-test must exercise the
+# draft-and-verify path whatever the machine's speed.
+DRAFT_LENGTH = 4
 # Libraries the app needs at run time besides llama.cpp. Importing each one
 # catches a frozen bundle that left one out; the GUI-only ones are imported
 # without Qt, which the self-test never loads.
@@ -132,7 +136,7 @@ def analyse_divergence(
 
 
 def _generate(pair: LoadedPair, prompt: list[int], max_tokens: int, drafter: DrafterKind) -> RunResult:
-    decoder = pair.decoder(SamplingParams(temperature=0.0), drafter=drafter)
+    decoder = pair.decoder(SamplingParams(temperature=0.0), drafter=drafter, draft_length=DRAFT_LENGTH)
     tokens: list[int] = []
     for event in decoder.generate(GenerationRequest(prompt, max_tokens=max_tokens)):
         if isinstance(event, StepEvent):
@@ -217,7 +221,7 @@ def selftest(args: argparse.Namespace) -> str:
             f"model pair: {target_path.name} (target) + {draft_path.name} (draft), loaded in {load_s:.1f} s",
             f"llama-cpp-python {llama_cpp.__version__} ({backend}); prompt {len(prompt)} tokens",
             f"modules: {modules}",
-            f"speculative: {n} tokens, {agreement} to target-only | "
+            f"speculative (draft length {DRAFT_LENGTH}): {n} tokens, {agreement} to target-only | "
             f"acceptance {stats.acceptance_rate:.0%} ({stats.accepted}/{stats.drafted}), "
             f"{stats.tokens_per_step:.2f} tokens per target pass",
             f"speed: speculative {stats.tokens_per_second:.1f} tok/s, "
