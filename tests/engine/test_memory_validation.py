@@ -11,6 +11,7 @@ RSS cannot separate are checked against the sizes llama.cpp reported.
 from __future__ import annotations
 
 import mmap
+import os
 from pathlib import Path
 
 import pytest
@@ -114,6 +115,10 @@ def test_small_pair_estimate_within_15_percent(small_pair: tuple[Path, Path], n_
 
 
 @pytest.mark.slow
+@pytest.mark.skipif(
+    os.environ.get("TANDEM_VALIDATE_DEMO") != "1",
+    reason="loads 1.6 GB twice; set TANDEM_VALIDATE_DEMO=1 to check the Qwen pair (±10%)",
+)
 @pytest.mark.parametrize("n_ctx", [2048, 8192])
 def test_demo_pair_estimate_within_10_percent(demo_pair: tuple[Path, Path], n_ctx: int):
     target, draft = demo_pair
