@@ -28,13 +28,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import psutil
 
 from app.core.memory_estimate import Device, Kind, MemoryBreakdown, estimate_pair, weight_placement
 from app.engine.hardware_probe import cpu_repack_types, process_gpu_bytes
 from app.engine.memory_shape import shape_from_header
+
+if TYPE_CHECKING:
+    from app.engine.llama_model import LlamaModel
+    from app.engine.session import LoadedPair
 
 MIB = 1024 * 1024
 _BUFFER_LINE = re.compile(r"(\S+)\s+(model|KV|compute|output) buffer size =\s+([\d.]+) MiB")
@@ -163,13 +167,13 @@ def capture_load_log() -> Iterator[LoadLog]:
 
 
 def measured_breakdown(
-    pair: Any,
+    pair: LoadedPair,
     baseline_rss: ProcessMemory | int,
     log: LoadLog | None = None,
     gpu_baseline: int | None = None,
     context_fill: int | None = None,
 ) -> MemoryBreakdown:
-    """What ``pair`` (a loaded ``LoadedPair``) uses now, measured wherever possible.
+    """What ``pair`` uses now, measured wherever possible.
 
     Weights come from smaps plus llama.cpp's repacked-buffer size, KV caches
     and GPU buffers from llama.cpp's report (``log``, recorded with
@@ -184,7 +188,9 @@ def measured_breakdown(
     grown = process_memory().rss - base
     config = pair.config
     repack = cpu_repack_types()
-    models = [(pair.target, config.n_gpu_layers, Kind.TARGET_WEIGHTS, Kind.TARGET_KV)]
+    models: list[tuple[LlamaModel, int, Kind, Kind]] = [
+        (pair.target, config.n_gpu_layers, Kind.TARGET_WEIGHTS, Kind.TARGET_KV)
+    ]
     if pair.draft is not None:
         models.append((pair.draft, config.n_gpu_layers_draft, Kind.DRAFT_WEIGHTS, Kind.DRAFT_KV))
     shapes = [shape_from_header(model.header) for model, *_ in models]
@@ -355,7 +361,7 @@ def _measure_here(args: argparse.Namespace) -> Measurement:
     )
 
 
-def _fill_contexts(pair: Any) -> None:
+def _fill_contexts(pair: LoadedPair) -> None:
     """Fill each model's context in full chunks, so the compute buffers' worst case is touched, then empty it."""
     for model in (pair.target, pair.draft):
         if model is None:
