@@ -1,14 +1,17 @@
 """Build the frozen app with PyInstaller and run its self-test (slow: a few minutes).
 
-The build runs only when its inputs changed: a digest of packaging/** and
-pyproject.toml is compared with a stamp written after the last successful
-build and self-test (``~/.cache/tandem/bundle-stamp``; ``TANDEM_BUNDLE_STAMP``
-moves it). ``TANDEM_BUILD_BUNDLE=1`` forces the build, ``=0`` skips it.
+The build runs only when its inputs changed: a digest of packaging/**,
+pyproject.toml and the versions of the installed distributions (what the
+bundle is actually made of) is compared with a stamp written after the last
+successful build and self-test (``~/.cache/tandem/bundle-stamp``;
+``TANDEM_BUNDLE_STAMP`` moves it). ``TANDEM_BUILD_BUNDLE=1`` forces the build,
+``=0`` skips it.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
 import subprocess
 import sys
@@ -29,9 +32,17 @@ def stamp_path() -> Path:
     return Path(override) if override else platformdirs.user_cache_path("tandem", appauthor=False) / "bundle-stamp"
 
 
-def inputs_digest(root: Path = ROOT) -> str:
-    """SHA-256 over the names and contents of every file the bundle build reads from packaging/ and pyproject."""
+def installed_distributions() -> list[str]:
+    """``name==version`` of every distribution in this environment, sorted."""
+    found = {f"{d.metadata['Name']}=={d.version}".lower() for d in importlib.metadata.distributions()}
+    return sorted(found)
+
+
+def inputs_digest(root: Path = ROOT, distributions: list[str] | None = None) -> str:
+    """SHA-256 over packaging/**, pyproject.toml and the installed distributions' versions."""
     digest = hashlib.sha256()
+    for line in installed_distributions() if distributions is None else distributions:
+        digest.update(line.encode() + b"\n")
     for name in INPUTS:
         path = root / name
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
@@ -54,20 +65,22 @@ def build_decision() -> tuple[bool, str]:
     recorded = stamp.read_text().split("\n", 1)[0].strip() if stamp.is_file() else ""
     if recorded == inputs_digest():
         return False, (
-            f"packaging/ and pyproject.toml are unchanged since the bundle last built and passed its self-test "
+            f"packaging/, pyproject.toml and the installed packages are unchanged since the bundle last built and "
+            "passed its self-test "
             f"(stamp {stamp}); run with TANDEM_BUILD_BUNDLE=1 to build and test it anyway"
         )
-    return True, "packaging/ or pyproject.toml changed since the last successful bundle build"
+    return True, "packaging/, pyproject.toml or an installed package changed since the last successful bundle build"
 
 
 def test_digest_follows_packaging_inputs(tmp_path: Path) -> None:
     (tmp_path / "packaging").mkdir()
     (tmp_path / "packaging" / "tandem.spec").write_text("a")
     (tmp_path / "pyproject.toml").write_text("b")
-    first = inputs_digest(tmp_path)
-    assert inputs_digest(tmp_path) == first
+    first = inputs_digest(tmp_path, ["numpy==2.0"])
+    assert inputs_digest(tmp_path, ["numpy==2.0"]) == first
+    assert inputs_digest(tmp_path, ["numpy==2.1"]) != first  # a dependency upgrade rebuilds
     (tmp_path / "packaging" / "tandem.spec").write_text("c")
-    assert inputs_digest(tmp_path) != first
+    assert inputs_digest(tmp_path, ["numpy==2.0"]) != first
 
 
 def test_stamp_decides_the_build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
