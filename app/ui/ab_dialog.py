@@ -48,7 +48,7 @@ class _RunDialog(QDialog):
         self._host = host
         self._job = job
         self.runs: list[RunSummary] = []
-        self.done = False
+        self.complete = False
         self.layout_ = QVBoxLayout(self)
         self.progress_label = QLabel("starting…")
         self.progress = QProgressBar()
@@ -59,7 +59,8 @@ class _RunDialog(QDialog):
         self.stop_button = QPushButton("Stop")
         self.stop_button.clicked.connect(self._stop)
         self.buttons.addButton(self.stop_button, QDialogButtonBox.ButtonRole.ActionRole)
-        self.buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.close)
+        self.buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.reject)
+        self.finished.connect(self._closed)
         worker = host.worker
         worker.comparison_progress.connect(self._on_progress)
         worker.comparison_run.connect(self._on_run)
@@ -81,7 +82,7 @@ class _RunDialog(QDialog):
         self.progress_label.setText(f"<b>Failed:</b> {html.escape(message)}")
 
     def _on_finished(self) -> None:
-        self.done = True
+        self.complete = True
         self.progress.setVisible(False)
         self.stop_button.setEnabled(False)
         worker = self._host.worker
@@ -98,11 +99,10 @@ class _RunDialog(QDialog):
         self._job.cancel.set()
         self.progress_label.setText("stopping after the current step…")
 
-    def closeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
-        """Closing stops the job; the engine finishes its current step and moves on."""
-        if not self.done:
+    def _closed(self, result: int) -> None:
+        # Closing the dialog stops the job; the engine finishes its current step and moves on.
+        if not self.complete:
             self._job.cancel.set()
-        super().closeEvent(event)  # type: ignore[arg-type]
 
     def run_added(self, run: RunSummary) -> None:
         """A run finished."""

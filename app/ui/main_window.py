@@ -165,7 +165,7 @@ class MainWindow(QMainWindow):
         tools = menu.addMenu("&Tools")
         self.ab_action = tools.addAction("A/B: rerun the last prompt target-only and with the drafter", self.run_ab)
         self.ab_action.setShortcut(QKeySequence("Ctrl+B"))
-        self.sweep_action = tools.addAction("Temperature sweep…", self.run_sweep)
+        self.sweep_action = tools.addAction("Temperature sweep…", lambda: self.run_sweep())
         tools.addSeparator()
         tools.addAction("Get models…", lambda: self.stack.setCurrentWidget(self.welcome))
         help_menu = menu.addMenu("&Help")
@@ -307,9 +307,11 @@ class MainWindow(QMainWindow):
         dialog.baseline_measured.connect(self._baseline_measured)
         return self._start_dialog(dialog)
 
-    def run_sweep(self) -> SweepDialog | None:
+    def run_sweep(
+        self, temperatures: tuple[float, ...] = SWEEP_TEMPERATURES, max_tokens: int = 64
+    ) -> SweepDialog | None:
         """Open the temperature sweep and start it."""
-        job = self.comparison_job(SWEEP_TEMPERATURES, max_tokens=64)
+        job = self.comparison_job(temperatures, max_tokens=max_tokens)
         if job is None:
             return None
         return self._start_dialog(SweepDialog(self.host, job, self))
