@@ -31,12 +31,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.adaptive import policy_for_gui
 from app.core.events import FinishedEvent, FinishReason
 from app.engine.chat_store import ChatStore
 from app.engine.llama_model import gpu_offload_supported
 from app.engine.session import DrafterKind
 from app.ui import branding, library, theme
-from app.ui.ab_dialog import ABDialog, SweepDialog
+from app.ui.ab_dialog import ABDialog, PreflightDialog, SweepDialog
 from app.ui.background import Background
 from app.ui.chat_controller import Activity, ChatController, pair_label
 from app.ui.chat_panel import ChatPanel
@@ -53,14 +54,9 @@ from app.ui.worker import ComparisonJob, EngineHost, PairInfo, PolicyFactory
 SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 
 
-def adaptive_policy_factory() -> PolicyFactory | None:
-    """The adaptive draft-length controller, when this build has one."""
-    try:
-        from app.core import adaptive  # type: ignore[attr-defined]
-    except ImportError:
-        return None
-    factory = getattr(adaptive, "policy_for_gui", None) or getattr(adaptive, "AdaptiveDraftLength", None)
-    return factory if callable(factory) else None
+def adaptive_policy_factory() -> PolicyFactory:
+    """The adaptive draft-length controller; the settings' draft length is a floor on its maximum."""
+    return policy_for_gui
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -107,7 +103,7 @@ class MainWindow(QMainWindow):
         model_layout.addWidget(self.memory)
         model_layout.addStretch(1)
         self.stats = StatsPanel()
-        self.settings_panel = SettingsPanel(gpu_offload_supported(), factory is not None)
+        self.settings_panel = SettingsPanel(gpu_offload_supported(), adaptive_available=True)
         self.side = QTabWidget()
         self.side.addTab(_scrolled(model_tab), "Model")
         self.side.addTab(_scrolled(self.stats), "Stats")
@@ -166,6 +162,7 @@ class MainWindow(QMainWindow):
         self.ab_action = tools.addAction("A/B: rerun the last prompt target-only and with the drafter", self.run_ab)
         self.ab_action.setShortcut(QKeySequence("Ctrl+B"))
         self.sweep_action = tools.addAction("Temperature sweep…", lambda: self.run_sweep())
+        self.preflight_action = tools.addAction("Pre-flight: will speculation pay here?", self.run_preflight)
         tools.addSeparator()
         tools.addAction("Get models…", lambda: self.stack.setCurrentWidget(self.welcome))
         help_menu = menu.addMenu("&Help")
@@ -182,6 +179,8 @@ class MainWindow(QMainWindow):
         self.ab_action.setIconText("A/B")
         toolbar.addAction(self.sweep_action)
         self.sweep_action.setIconText("Sweep")
+        toolbar.addAction(self.preflight_action)
+        self.preflight_action.setIconText("Pre-flight")
 
     def _restore(self) -> None:
         generation = self.app_settings.generation()
@@ -316,6 +315,15 @@ class MainWindow(QMainWindow):
             return None
         return self._start_dialog(SweepDialog(self.host, job, self))
 
+    def run_preflight(self) -> PreflightDialog | None:
+        """Measure this machine with the loaded pair (seeds the adaptive controller and the speedup baseline)."""
+        if not self.controller.can_send():
+            self.statusBar().showMessage("load a pair first (and wait for the reply to finish)", 6000)
+            return None
+        dialog = PreflightDialog(self.host, self.settings_panel.settings().sampling_params(), self)
+        dialog.baseline_measured.connect(lambda rate: self._baseline_measured(rate, "pre-flight"))
+        return self._start_dialog(dialog)
+
     def _start_dialog(self, dialog: Any) -> Any:
         self._dialog = dialog
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
@@ -330,7 +338,7 @@ class MainWindow(QMainWindow):
         busy = activity is not Activity.IDLE
         self.picker.set_busy(busy)
         self.stop_action.setEnabled(activity in (Activity.GENERATING, Activity.COMPARING))
-        for action in (self.ab_action, self.sweep_action):
+        for action in (self.ab_action, self.sweep_action, self.preflight_action):
             action.setEnabled(not busy and self.controller.pair is not None)
 
     def _pair_loaded(self, info: PairInfo) -> None:
@@ -352,12 +360,12 @@ class MainWindow(QMainWindow):
             # A target-only reply is a baseline measurement too.
             self._baseline_measured(event.stats.tokens_per_second)
 
-    def _baseline_measured(self, rate: float) -> None:
+    def _baseline_measured(self, rate: float, source: str = "measured here") -> None:
         pair = self.controller.pair
         if pair is None:
             return
         self.app_settings.set_baseline(pair.config.target, self.settings_panel.settings().n_threads, rate)
-        self.stats.set_baseline(rate, "measured here")
+        self.stats.set_baseline(rate, source)
 
     def _estimate_memory(self, choice: PairChoice | None) -> None:
         if choice is None:

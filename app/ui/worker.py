@@ -140,7 +140,9 @@ class EngineWorker(QObject):
     error = Signal(str)
     comparison_progress = Signal(str)
     comparison_run = Signal(object)  # RunSummary, one per finished run
-    comparison_finished = Signal()
+    comparison_finished = Signal()  # after an A/B run, a sweep or a pre-flight check
+    preflight_progress = Signal(str, float)  # what is being measured, fraction done
+    preflight_done = Signal(object)  # app.engine.preflight.PreflightReport
     closed = Signal()
 
     def __init__(self, policy_factory: PolicyFactory | None = None) -> None:
@@ -223,6 +225,21 @@ class EngineWorker(QObject):
         finally:
             self.comparison_finished.emit()
 
+    @Slot(object)
+    def preflight(self, params: SamplingParams) -> None:
+        """Measure this machine with the loaded pair and seed its adaptive controller with the result."""
+        try:
+            from app.engine.preflight import apply_to, run_preflight
+
+            pair = self._require_pair()
+            report = run_preflight(pair, lambda stage, done: self.preflight_progress.emit(stage, done), params)
+            apply_to(pair, report)
+            self.preflight_done.emit(report)
+        except Exception as exc:
+            self.error.emit(_describe(exc))
+        finally:
+            self.comparison_finished.emit()
+
     @Slot()
     def unload(self) -> None:
         """Free the models."""
@@ -277,6 +294,7 @@ class EngineHost(QObject):
     _load = Signal(object)
     _generate = Signal(object)
     _compare = Signal(object)
+    _preflight = Signal(object)
     _unload = Signal()
     _close = Signal()
 
@@ -289,6 +307,7 @@ class EngineHost(QObject):
         self._load.connect(self.worker.load)
         self._generate.connect(self.worker.generate)
         self._compare.connect(self.worker.compare)
+        self._preflight.connect(self.worker.preflight)
         self._unload.connect(self.worker.unload)
         self._close.connect(self.worker.close)
         self.thread.start()
@@ -307,6 +326,11 @@ class EngineHost(QObject):
         """Start an A/B run or a temperature sweep."""
         self._active_cancel = job.cancel
         self._compare.emit(job)
+
+    def preflight(self, params: SamplingParams) -> None:
+        """Start the pre-flight measurement (it cannot be stopped part-way; it takes seconds to a minute)."""
+        self._active_cancel = None
+        self._preflight.emit(params)
 
     def cancel(self) -> None:
         """Stop the running job at its next step boundary (safe to call from the GUI at any time)."""

@@ -1,0 +1,73 @@
+"""The Model tab and first run: draft ranking with reasons, the memory meter, the welcome panel, pre-flight."""
+
+from __future__ import annotations
+
+from app.engine.session import DrafterKind
+from app.ui.settings_store import PairChoice
+from tests.engine.model_files import write_gguf
+from tests.ui.helpers import load, pair_choice, send, wait_until
+
+
+def test_picker_ranks_drafts_explains_misfits_and_meter_estimates(make_window, small_pair, tmp_path):
+    window = make_window()
+    picker = window.picker
+    picker.refresh(pair_choice(small_pair))
+    wait_until(lambda: picker.report is not None, 120, "the pair verdict")
+    first = picker.options[0]
+    assert first.compatible and first.path == small_pair[1]
+    assert picker.report.compatible
+    assert "Compatible" in picker.verdict.text()
+    assert picker.load_button.isEnabled()
+
+    # A model with another vocabulary is listed after the compatible ones, with the rule it breaks.
+    other = write_gguf(tmp_path / "other-vocab.gguf")
+    picker.add_model(other, as_draft=True)
+    wait_until(lambda: any(o.path == other for o in picker.options) and picker.report is not None, 120, "the rescan")
+    misfit = next(o for o in picker.options if o.path == other)
+    assert not misfit.compatible and "vocabulary" in misfit.reason
+    assert picker.options.index(misfit) > picker.options.index(first)
+    assert picker.choice().draft == small_pair[1]  # an incompatible file is never preselected
+
+    # The memory meter estimates both models and both caches against this machine's RAM.
+    wait_until(lambda: window.memory.state.source == "estimate" and window.memory.state.bars, 120, "the estimate")
+    labels = {label for bar in window.memory.state.bars for label, _ in bar.segments}
+    assert {"target weights", "draft weights", "target KV cache", "draft KV cache"} <= labels
+    assert window.memory.state.bars[0].budget and window.memory.state.level in ("fits", "tight")
+
+    load(window, picker.choice())
+    wait_until(lambda: window.memory.state.source == "measured", 60, "the measured meter")
+    measured = dict(window.memory.state.bars[0].segments)
+    assert measured["target weights"] > 0.5 * small_pair[0].stat().st_size
+
+
+def test_first_run_welcome_then_a_local_model(make_window, small_pair, monkeypatch, tmp_path):
+    empty = tmp_path / "no-models"
+    empty.mkdir()
+    monkeypatch.setenv("TANDEM_MODELS_DIR", str(empty))
+    window = make_window()
+    assert window.stack.currentWidget() is window.welcome
+    assert window.welcome.catalog.count() > 0  # curated pairs to download
+
+    added = []
+    window.welcome.model_added.connect(added.append)
+    window.welcome.add_file(small_pair[0])
+    wait_until(lambda: bool(added), 60, "the model to be added")
+    assert window.stack.currentWidget() is window.chat
+    wait_until(lambda: window.picker.choice() is not None, 60, "the picker to list it")
+    choice = window.picker.choice()
+    assert choice == PairChoice(small_pair[0], None, DrafterKind.NGRAM)
+    window.settings_panel.max_tokens.setValue(16)
+    load(window, choice)
+    assert send(window, "Say hello.").text.strip()
+
+
+def test_preflight_sets_the_baseline(make_window, small_pair):
+    window = make_window()
+    load(window, pair_choice(small_pair))
+    dialog = window.run_preflight()
+    assert dialog is not None
+    wait_until(lambda: dialog.complete, 600, "pre-flight")
+    assert dialog.report is not None
+    assert dialog.recommendation.text()
+    assert "target-only" in window.stats.baseline_note.text() and "pre-flight" in window.stats.baseline_note.text()
+    dialog.close()
