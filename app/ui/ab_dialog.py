@@ -129,6 +129,7 @@ class ABDialog(_RunDialog):
             rate = QLabel("–")
             text = QPlainTextEdit()
             text.setReadOnly(True)
+            text.setFont(theme.monospace_font())
             grid.addWidget(heading, 0, column)
             grid.addWidget(rate, 1, column)
             grid.addWidget(text, 2, column)

@@ -38,6 +38,7 @@ class Prop(enum.IntEnum):
     REJECTED_Q = _USER + 7
     TOKEN_INDEX = _USER + 8
     MESSAGE_INDEX = _USER + 9
+    TOKEN_TEXT = _USER + 10
 
 
 @dataclass(slots=True)
@@ -292,6 +293,7 @@ class ChatView(QTextBrowser):
     ) -> QTextCharFormat:
         fmt = self._plain_format(message_index, "ghost" if ghost else "token")
         fmt.setProperty(Prop.TOKEN_INDEX, token_index)
+        fmt.setProperty(Prop.TOKEN_TEXT, token.text)
         fmt.setProperty(Prop.ORIGIN, token.origin)
         fmt.setProperty(Prop.P_TARGET, token.p_target)
         if token.q_draft is not None:
@@ -317,19 +319,26 @@ class ChatView(QTextBrowser):
         for run, kind in runs:
             if run == "\n":
                 cursor.insertBlock(cursor.blockFormat(), fmt)
+                self._set_block_kind(cursor, kind, user)
                 continue
             if kind is SpanKind.CODE_BLOCK or cursor.atBlockStart():
-                block = cursor.blockFormat()
-                block.setTopMargin(0)
-                block.setBackground(
-                    self._code_bg if kind is SpanKind.CODE_BLOCK else (self._user_bg if user else QColor(0, 0, 0, 0))
-                )
-                cursor.setBlockFormat(block)
+                self._set_block_kind(cursor, kind, user)
             piece = QTextCharFormat(fmt)
             if kind is not SpanKind.TEXT:
                 piece.setFontFamilies(self._mono.families())
                 piece.setFontFixedPitch(True)
             cursor.insertText(run.replace("\n", "\u2028"), piece)
+
+    def _set_block_kind(self, cursor: QTextCursor, kind: SpanKind, user: bool) -> None:
+        block = cursor.blockFormat()
+        block.setTopMargin(0)
+        if kind is SpanKind.CODE_BLOCK:
+            block.setBackground(self._code_bg)
+        elif user:
+            block.setBackground(self._user_bg)
+        else:
+            block.clearBackground()
+        cursor.setBlockFormat(block)
 
     def _insert_footer(self, cursor: QTextCursor, index: int, footer: str) -> None:
         self._new_block(cursor, top_margin=6)
@@ -359,30 +368,42 @@ class _EndCursor:
             bar.setValue(bar.maximum())
 
 
-def _odds(fmt: QTextCharFormat, p_prop: Prop, q_prop: Prop) -> str:
-    return f"target p = {float(fmt.property(p_prop)):.3f} · draft q = {float(fmt.property(q_prop)):.3f}"
+def _row(name: str, value: str) -> str:
+    return f"<tr><td style='padding-right:10px'>{name}</td><td>{value}</td></tr>"
+
+
+def _code(text: str) -> str:
+    return f"<code>{html.escape(_visible(text))}</code>"
 
 
 def token_tooltip(fmt: QTextCharFormat) -> str | None:
-    """Rich-text hover text for a token's format, or ``None`` for anything that is not a token."""
+    """Rich-text hover card for a token's format, or ``None`` for anything that is not a token."""
     kind = fmt.property(Prop.KIND)
     if kind not in ("token", "ghost"):
         return None
+    rows: list[str] = []
     if kind == "ghost":
-        proposal = html.escape(_visible(str(fmt.property(Prop.REJECTED_TEXT))))
-        return (
-            f"<b>Rejected draft proposal</b><br>the draft proposed <code>{proposal}</code>, the target said no<br>"
-            + _odds(fmt, Prop.REJECTED_P, Prop.REJECTED_Q)
-        )
-    origin = TokenOrigin(str(fmt.property(Prop.ORIGIN)))
-    lines = [f"<b>{html.escape(theme.ORIGIN_LABELS[origin].capitalize())}</b>: {theme.ORIGIN_EXPLANATIONS[origin]}"]
-    probabilities = f"target p = {float(fmt.property(Prop.P_TARGET)):.3f}"
-    q = fmt.property(Prop.Q_DRAFT)
-    if q is not None:
-        probabilities += f" · draft q = {float(q):.3f}"
-    lines.append(probabilities)
-    rejected = fmt.property(Prop.REJECTED_TEXT)
-    if rejected is not None:
-        lines.append(f"replaced the draft's <code>{html.escape(_visible(str(rejected)))}</code>")
-        lines.append("which had " + _odds(fmt, Prop.REJECTED_P, Prop.REJECTED_Q))
-    return "<br>".join(lines)
+        title = "<b>Rejected draft proposal</b>"
+        explanation = "the draft proposed this; the target said no"
+        rows.append(_row("proposal", _code(str(fmt.property(Prop.REJECTED_TEXT)))))
+        rows.append(_row("target p", f"{float(fmt.property(Prop.REJECTED_P)):.3f}"))
+        rows.append(_row("draft q", f"{float(fmt.property(Prop.REJECTED_Q)):.3f}"))
+    else:
+        origin = TokenOrigin(str(fmt.property(Prop.ORIGIN)))
+        title = f"<b>{html.escape(theme.ORIGIN_LABELS[origin].capitalize())}</b>"
+        explanation = theme.ORIGIN_EXPLANATIONS[origin]
+        token = fmt.property(Prop.TOKEN_TEXT)
+        if token is not None:
+            rows.append(_row("token", _code(str(token))))
+        rows.append(_row("target p", f"{float(fmt.property(Prop.P_TARGET)):.3f}"))
+        q = fmt.property(Prop.Q_DRAFT)
+        if q is not None:
+            rows.append(_row("draft q", f"{float(q):.3f}"))
+        rejected = fmt.property(Prop.REJECTED_TEXT)
+        if rejected is not None:
+            odds = f"p {float(fmt.property(Prop.REJECTED_P)):.3f}, q {float(fmt.property(Prop.REJECTED_Q)):.3f}"
+            rows.append(_row("rejected", f"{_code(str(rejected))} ({odds})"))
+    return (
+        f"<p style='white-space:pre'>{title}<br>{html.escape(explanation)}</p>"
+        f"<table cellspacing='0' cellpadding='1'>{''.join(rows)}</table>"
+    )

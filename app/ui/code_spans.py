@@ -31,7 +31,10 @@ class CodeTracker:
         self._in_inline = False
 
     def split(self, text: str) -> list[tuple[str, SpanKind]]:
-        """The runs of ``text``, continuing from everything split before; newlines are runs of their own."""
+        """The runs of ``text``, continuing from everything split before.
+
+        Newlines are runs of their own, whose kind is that of the line they start.
+        """
         runs: list[tuple[str, SpanKind]] = []
         for char in text:
             kind = self._classify(char)
@@ -43,14 +46,13 @@ class CodeTracker:
 
     def _classify(self, char: str) -> SpanKind:
         if char == "\n":
-            is_fence_line = self._line.lstrip().startswith(FENCE)
-            kind = SpanKind.CODE_BLOCK if self.in_fence or is_fence_line else SpanKind.TEXT
-            if is_fence_line:
+            if self._line.lstrip().startswith(FENCE):
                 # An opening fence starts a block, the next fence line ends it.
                 self.in_fence = not self.in_fence
             self._line = ""
             self._in_inline = False  # inline code never spans lines
-            return kind
+            # A newline takes the kind of the line it starts: the view sets that block's background.
+            return SpanKind.CODE_BLOCK if self.in_fence else SpanKind.TEXT
         self._line += char
         stripped = self._line.lstrip()
         if self.in_fence or stripped.startswith(FENCE):

@@ -55,11 +55,16 @@ class MeterState:
 
 
 def human_bytes(n: float) -> str:
-    """1.23 GB, 456 MB, 12 KB."""
-    for unit, size in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+    """1.23 GiB, 456 MiB, 12 KiB: binary units, like the memory verdict and system monitors."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if abs(n) >= size:
-            return f"{n / size:.2f} {unit}" if unit == "GB" else f"{n / size:.0f} {unit}"
+            return f"{n / size:.2f} {unit}" if unit == "GiB" else f"{n / size:.0f} {unit}"
     return f"{n:.0f} B"
+
+
+def _zoomed(bar: DeviceBar) -> bool:
+    """Whether the bar also gets a breakdown strip (its use is a small part of the budget)."""
+    return bool(bar.budget) and bar.used < 0.25 * (bar.budget or 0)
 
 
 def segment_colour(palette: QPalette, kind: str) -> QColor:
@@ -93,9 +98,28 @@ class MemoryMeter(QWidget):
     def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
         """Room for each bar, the legend and the verdict."""
         line = self.fontMetrics().height()
-        legend_rows = (len({k for b in self._state.bars for k, _ in b.segments}) + 1) // 2
+        legend_rows = self._legend_rows(max(200, self.width() - 8))
         verdict = self._verdict_height(max(200, self.width() - 8))
-        return QSize(280, 12 + len(self._state.bars) * (line * 2 + 26) + legend_rows * (line + 4) + verdict)
+        zooms = sum(12 for bar in self._state.bars if _zoomed(bar))
+        return QSize(280, 12 + len(self._state.bars) * (line * 2 + 26) + zooms + legend_rows * (line + 4) + verdict)
+
+    def _legend_entries(self) -> list[str]:
+        kinds: list[str] = []
+        for bar in self._state.bars:
+            for kind, _ in bar.segments:
+                if kind not in kinds:
+                    kinds.append(kind)
+        totals = {k: sum(size for b in self._state.bars for kind, size in b.segments if kind == k) for k in kinds}
+        return [f"{k} {human_bytes(totals[k])}" for k in kinds]
+
+    def _legend_columns(self, width: int) -> int:
+        entries = self._legend_entries()
+        widest = max((self.fontMetrics().horizontalAdvance(e) for e in entries), default=0) + 18
+        return 2 if 2 * widest <= width else 1
+
+    def _legend_rows(self, width: int) -> int:
+        columns = self._legend_columns(width)
+        return (len(self._legend_entries()) + columns - 1) // columns
 
     def _verdict_height(self, width: int) -> int:
         flags = int(Qt.TextFlag.TextWordWrap)
@@ -148,18 +172,27 @@ class MemoryMeter(QWidget):
                 bx = track.left() + track.width() * bar.budget / scale
                 painter.setPen(QPen(text, 2))
                 painter.drawLine(int(bx), int(track.top() - 3), int(bx), int(track.bottom() + 3))
-            y += track.height() + line // 2 + 6
-        column = width / 2
-        for i, kind in enumerate(kinds):
-            lx = 4 + (i % 2) * column
-            ly = y + (i // 2) * (line + 4)
+            y += track.height() + 4
+            if _zoomed(bar):
+                # Against a large budget the segments are slivers: show their proportions as well.
+                zoom = QRectF(4, y, width, 8)
+                x = zoom.left()
+                for kind, size in bar.segments:
+                    w = zoom.width() * size / max(1, bar.used)
+                    painter.fillRect(QRectF(x, zoom.top(), w, zoom.height()), segment_colour(palette, kind))
+                    x += w
+                y += zoom.height() + 4
+            y += line // 2 + 2
+        columns = self._legend_columns(width)
+        column = width / columns
+        entries = self._legend_entries()
+        for i, (kind, entry) in enumerate(zip(kinds, entries, strict=True)):
+            lx = 4 + (i % columns) * column
+            ly = y + (i // columns) * (line + 4)
             painter.fillRect(QRectF(lx, ly + line / 2 - 5, 10, 10), segment_colour(palette, kind))
-            size = sum(s for b in state.bars for k, s in b.segments if k == kind)
             painter.setPen(text)
-            painter.drawText(
-                QRectF(lx + 14, ly, column - 16, line), Qt.AlignmentFlag.AlignLeft, f"{kind} {human_bytes(size)}"
-            )
-        y += ((len(kinds) + 1) // 2) * (line + 4) + 4
+            painter.drawText(QRectF(lx + 14, ly, column - 16, line), Qt.AlignmentFlag.AlignLeft, entry)
+        y += self._legend_rows(width) * (line + 4) + 4
         level_colour = {
             "fits": theme.chart_colour(palette),
             "tight": QColor.fromHsvF(40 / 360, 0.8, 0.85),

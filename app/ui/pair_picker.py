@@ -321,7 +321,8 @@ class PairPicker(QWidget):
             self.verdict.setText("checking the pair…")
         elif self._report.compatible:
             warnings = "".join(f"<br>⚠ {html.escape(w)}" for w in self._report.warnings)
-            self.verdict.setText(f"<b>✓ Compatible</b>: {html.escape(option.reason)}{warnings}")
+            reason = option.reason.removeprefix("compatible; ").removeprefix("compatible")
+            self.verdict.setText(f"<b>✓ Compatible</b>: {html.escape(reason)}{warnings}")
         else:
             items = "".join(
                 f"<li><b>{html.escape(p.rule)}</b>: {html.escape(p.detail)}</li>" for p in self._report.problems

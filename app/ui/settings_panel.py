@@ -73,8 +73,12 @@ class SettingsPanel(QWidget):
         form = QFormLayout(speculation)
         self.draft_length = _int(0, 16)
         self.draft_length.setToolTip("tokens the drafter proposes per verify step (0 turns drafting off)")
-        self.adaptive = QCheckBox("Adapt the draft length to measured costs")
+        self.adaptive = QCheckBox("Adaptive")
         self.adaptive.setEnabled(adaptive_available)
+        self.adaptive.setToolTip(
+            "choose the draft length every step from the measured costs and acceptance, and turn drafting "
+            "off when it loses (the draft length above becomes a floor on the maximum)"
+        )
         if not adaptive_available:
             self.adaptive.setToolTip("the adaptive controller is not available in this build")
         form.addRow("Draft length", self.draft_length)
@@ -91,7 +95,7 @@ class SettingsPanel(QWidget):
         form.addRow("System", self.system_prompt)
         layout.addWidget(reply)
 
-        loading = QGroupBox("Loading (applies when the pair is next loaded)")
+        loading = QGroupBox("Loading (applies on the next load)")
         form = QFormLayout(loading)
         self.n_ctx = _int(256, 131_072, 256)
         self.n_threads = _int(0, 256, special="auto")

@@ -66,8 +66,8 @@ def test_spans_match_step_events(make_window, small_pair):
     tip = view.tooltip_at(QPointF(rect.left() - 1, rect.center().y()))
     assert tip is not None
     assert "Draft, accepted" in tip
-    assert f"target p = {emitted[first_draft].p_target:.3f}" in tip
-    assert f"draft q = {emitted[first_draft].q_draft:.3f}" in tip
+    assert f"target p</td><td>{emitted[first_draft].p_target:.3f}" in tip
+    assert f"draft q</td><td>{emitted[first_draft].q_draft:.3f}" in tip
 
     # Stored as it streamed: the tokens in SQLite carry the same origins.
     messages = window.store.messages(window.controller.conversation_id)

@@ -1,0 +1,58 @@
+"""The chat view's text handling: code fences and inline code, and the text read back from the document.
+
+These feed the view stored tokens directly (the same records a reloaded chat
+uses), so Markdown edge cases are checked exactly; the streaming tests cover
+the live path with the real models.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QTextFormat
+
+from app.engine.chat_store import StoredToken
+from app.ui.chat_view import ChatView, ViewMessage
+from app.ui.code_spans import CodeTracker, SpanKind
+
+
+def _per_char(pieces: list[str]) -> list[tuple[str, SpanKind]]:
+    """Each character with its kind, splitting the text as it would stream in ``pieces``."""
+    tracker = CodeTracker()
+    return [(char, kind) for piece in pieces for text, kind in tracker.split(piece) for char in text]
+
+
+def test_code_tracker_fences_and_inline_code():
+    text = "Use `len`:\n```py\nx = 1\n```\ndone"
+    chars = _per_char([text])
+    kinds = "".join({SpanKind.TEXT: "t", SpanKind.INLINE_CODE: "i", SpanKind.CODE_BLOCK: "b"}[k] for _, k in chars)
+    assert "".join(c for c, _ in chars) == text
+    # "Use " plain, `len` inline, ":" plain; the fence line (its first two backticks are set in
+    # the code font before the third proves it a fence), the code and the closing fence as a block.
+    assert kinds == "tttt" + "iiiii" + "t" + "t" + "iib" + "bbb" + "bbbbbb" + "bbbt" + "tttt"
+    # Streamed in arbitrary pieces, every character gets the same kind.
+    assert _per_char(["Use `le", "n`:\n``", "`py\nx", " = 1\n`", "``\ndone"]) == chars
+
+
+def test_code_blocks_are_monospace_with_a_background_and_text_round_trips(qapp):
+    view = ChatView()
+    tokens = [
+        StoredToken("Here:\n", "draft", 0.9, 0.8),
+        StoredToken("```py\n", "draft", 0.9, 0.9),
+        StoredToken("x = 1\n", "corrected", 0.7, 0.1, "y", 0.1, 0.6),
+        StoredToken("```\n", "bonus", 0.5),
+        StoredToken("\nDone", "target", 0.5),
+    ]
+    view.set_messages([ViewMessage("user", "show me"), ViewMessage("assistant", tokens=tokens)])
+    assert "".join(s.text for s in view.token_spans()) == "".join(t.text for t in tokens)
+    blocks = {}
+    block = view.document().begin()
+    while block.isValid():
+        blocks[block.text()] = block
+        block = block.next()
+    code_bg = blocks["x = 1"].blockFormat().background()
+    assert code_bg.style() != 0 and blocks["```py"].blockFormat().background() == code_bg
+    assert not blocks["Done"].blockFormat().hasProperty(QTextFormat.Property.BackgroundBrush)
+    assert not blocks[""].blockFormat().hasProperty(QTextFormat.Property.BackgroundBrush)
+    fragment = blocks["x = 1"].begin().fragment()
+    assert fragment.charFormat().fontFixedPitch()
+    assert not blocks["Done"].begin().fragment().charFormat().fontFixedPitch()
+    view.close()
