@@ -63,10 +63,11 @@ def default_threads() -> int:
 class LlamaModel:
     """One loaded GGUF model with its own context, KV cache and batch."""
 
-    def __init__(self, path: str | Path, options: LoadOptions | None = None) -> None:
+    def __init__(self, path: str | Path, options: LoadOptions | None = None, header: GGUFHeader | None = None) -> None:
         self.path = Path(path).expanduser()
         self.options = options or LoadOptions()
-        self.header: GGUFHeader = read_header(self.path)
+        # A caller that already read the header (to check a pair) passes it on: Qwen's takes a second to parse.
+        self.header: GGUFHeader = header if header is not None else read_header(self.path)
         threads = self.options.n_threads or default_threads()
         try:
             with _LOAD_LOCK:

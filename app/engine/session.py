@@ -59,15 +59,19 @@ class LoadedPair:
     def __init__(self, config: PairConfig) -> None:
         self.config = config
         target_header = read_header(config.target)
+        draft_header = None
         if config.drafter is DrafterKind.MODEL and config.draft is not None:
-            report = check_files(target_header, read_header(config.draft))
+            draft_header = read_header(config.draft)
+            report = check_files(target_header, draft_header)
             if not report.compatible:
                 raise IncompatiblePairError(
                     f"{config.draft.name} cannot draft for {config.target.name}: "
                     + "; ".join(str(p) for p in report.problems)
                 )
         self.target = LlamaModel(
-            config.target, LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=config.n_gpu_layers)
+            config.target,
+            LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=config.n_gpu_layers),
+            target_header,
         )
         self.draft: LlamaModel | None = None
         try:
@@ -75,6 +79,7 @@ class LoadedPair:
                 self.draft = LlamaModel(
                     config.draft,
                     LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=config.n_gpu_layers_draft),
+                    draft_header,
                 )
         except BaseException:
             self.target.close()
