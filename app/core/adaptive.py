@@ -105,8 +105,9 @@ class VerifyCostEstimator:
         curve = [0.0]
         for n in range(1, self.max_n + 1):
             slot = self._means[n]
-            # An observed size trusts its own mean as it accumulates weight; the line fills gaps.
-            value = (slot.weight * slot.mean + line(n)) / (slot.weight + 1.0)
+            # A size with a full observation's weight uses its own mean; the line fills the gaps.
+            share = min(1.0, slot.weight)
+            value = share * slot.mean + (1.0 - share) * line(n)
             curve.append(max(value, curve[-1]))
         self._curve = curve
         return curve

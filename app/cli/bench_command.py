@@ -1,0 +1,142 @@
+"""`tandem bench`: target-only vs every drafter on a prompt suite, in one process, with a report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from app.cli.common import default_pair
+from app.core.bench_stats import render_markdown
+from app.core.errors import TandemError
+from app.engine.benchmark import BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
+
+
+def _resources() -> Path:
+    return Path(__file__).resolve().parents[2] / "resources"
+
+
+def _floats(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from exc
+
+
+def _ints(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated integers, got {text!r}") from exc
+    if any(v < 1 for v in values):
+        raise argparse.ArgumentTypeError("draft lengths must be at least 1")
+    return values
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register `bench`."""
+    parser = subparsers.add_parser(
+        "bench", help="benchmark target-only against each drafter on a prompt suite (JSON and Markdown reports)"
+    )
+    parser.add_argument("--target", type=Path, help="target GGUF (default: the demo pair, else the small pair)")
+    parser.add_argument("--draft", type=Path, help="draft GGUF (default: the pair's draft)")
+    parser.add_argument("--ngram", action="store_true", help="also run the n-gram (prompt lookup) drafter")
+    parser.add_argument("--ngram-lengths", type=_ints, default=(), help="fixed n-gram draft lengths, e.g. 4,8")
+    parser.add_argument("--no-draft-model", action="store_true", help="bench without the draft model (n-gram only)")
+    parser.add_argument("--prompts", type=Path, default=None, help="prompt suite JSON (default: the bundled suite)")
+    parser.add_argument("--categories", default="", help="comma-separated categories to run (default: all)")
+    parser.add_argument("--prompts-per-category", type=int, default=None, help="use at most N prompts per category")
+    parser.add_argument("--temperatures", type=_floats, default=(0.0,), help="comma-separated (default 0)")
+    parser.add_argument("--max-tokens", type=int, default=96, help="tokens per reply (default 96)")
+    parser.add_argument("--repeats", type=int, default=3, help="repeats; medians are reported (default 3)")
+    parser.add_argument("--draft-lengths", type=_ints, default=(2, 4, 8), help="fixed draft lengths (default 2,4,8)")
+    parser.add_argument("--no-adaptive", action="store_true", help="leave out the adaptive configurations")
+    parser.add_argument("--no-preflight", action="store_true", help="do not run (and seed adaptive with) pre-flight")
+    parser.add_argument("--regimes", action="store_true", help="also bench an F16 copy of the target (memory-bound)")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: physical cores)")
+    parser.add_argument("--ctx", type=int, default=2048, help="context size (default 2048)")
+    parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the JSON report here")
+    parser.add_argument("--markdown", type=Path, default=None, metavar="OUT", help="write the Markdown report here")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the benchmark and write the reports."""
+    if args.max_tokens < 1 or args.repeats < 1 or args.ctx < 256:
+        raise TandemError("--max-tokens and --repeats must be >= 1 and --ctx >= 256")
+    if any(t < 0 for t in args.temperatures) or not args.temperatures:
+        raise TandemError("--temperatures needs one or more non-negative numbers")
+    target, draft = _pair(args)
+    settings = BenchSettings(
+        suite=args.prompts or _resources() / "bench_prompts.json",
+        temperatures=args.temperatures,
+        max_tokens=args.max_tokens,
+        repeats=args.repeats,
+        draft_lengths=args.draft_lengths,
+        adaptive=not args.no_adaptive,
+        ngram=args.ngram,
+        ngram_lengths=args.ngram_lengths,
+        n_threads=args.threads,
+        n_ctx=args.ctx,
+        categories=tuple(c.strip() for c in args.categories.split(",") if c.strip()),
+        prompts_per_category=args.prompts_per_category,
+        preflight=not args.no_preflight,
+    )
+    regimes: list[Regime] = regimes_for(target, args.regimes)
+    bar = ProgressBar(sys.stderr)
+    report = run_benchmark(regimes, draft, settings, bar.update)
+    bar.close()
+    write_outputs(report, args.json, args.markdown)
+    if args.json is None and args.markdown is None:
+        sys.stdout.write(render_markdown(report))
+    else:
+        written = ", ".join(str(p) for p in (args.json, args.markdown) if p is not None)
+        print(f"benchmark written to {written}")
+    return 0
+
+
+def _pair(args: argparse.Namespace) -> tuple[Path, Path | None]:
+    if args.target is None:
+        target, draft = default_pair()
+        draft = args.draft or draft
+    else:
+        target, draft = args.target, args.draft
+    if args.no_draft_model:
+        draft = None
+    for role, path in (("target", target), ("draft", draft)):
+        if path is not None and not path.is_file():
+            raise TandemError(f"{role} model not found: {path}")
+    return target, draft
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr (one line per update when stderr is not a terminal)."""
+
+    def __init__(self, stream: TextIO, width: int = 30) -> None:
+        self.stream = stream
+        self.width = width
+        self.started = time.monotonic()
+        self.tty = stream.isatty()
+        self._last_line = ""
+
+    def update(self, done: int, total: int, label: str) -> None:
+        """Redraw with ``done`` of ``total`` runs finished, ``label`` running."""
+        fraction = done / total if total else 1.0
+        filled = int(self.width * fraction)
+        elapsed = time.monotonic() - self.started
+        eta = f" eta {elapsed / fraction - elapsed:4.0f}s" if 0 < fraction < 1 else ""
+        line = f"[{'#' * filled}{'.' * (self.width - filled)}] {done}/{total} {elapsed:5.0f}s{eta} {label}"
+        if self.tty:
+            self.stream.write("\r\x1b[K" + line[:160])
+        elif line != self._last_line:
+            self.stream.write(line + "\n")
+        self._last_line = line
+        self.stream.flush()
+
+    def close(self) -> None:
+        """End the bar's line."""
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()

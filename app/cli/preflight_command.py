@@ -1,0 +1,52 @@
+"""`tandem preflight`: measure this machine and predict whether speculative decoding pays here."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from app.cli.common import add_model_options, resolve_pair
+from app.core.errors import TandemError
+from app.core.sampling import SamplingParams
+from app.engine.preflight import format_report, run_preflight
+from app.engine.session import DrafterKind, LoadedPair, PairConfig
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register `preflight`."""
+    parser = subparsers.add_parser(
+        "preflight", help="measure draft and verify costs and acceptance, predict the speedup, recommend a setting"
+    )
+    add_model_options(parser)
+    parser.add_argument("--temperature", type=float, default=0.0, help="sampling temperature to predict for")
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Load the pair, measure, print the verdict."""
+    if args.ctx < 256:
+        raise TandemError("--ctx must be at least 256 for the pre-flight prompts")
+    try:
+        params = SamplingParams(temperature=args.temperature)
+    except ValueError as exc:
+        raise TandemError(str(exc)) from exc
+    target, draft = resolve_pair(args)
+    no_model = args.no_draft or args.ngram or draft is None
+    kind = DrafterKind.NGRAM if no_model else DrafterKind.MODEL
+    config = PairConfig(target, None if no_model else draft, kind, args.ctx, args.threads, args.ngl, args.ngld)
+    with LoadedPair(config) as pair:
+        report = run_preflight(pair, _progress, params)
+    sys.stderr.write("\r" + " " * 60 + "\r")
+    if args.json:
+        json.dump(report.to_dict(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(format_report(report))
+    return 0
+
+
+def _progress(stage: str, fraction: float) -> None:
+    sys.stderr.write(f"\rpre-flight: {stage:<12} {fraction:4.0%}")
+    sys.stderr.flush()

@@ -1,0 +1,404 @@
+"""Benchmark aggregation: per-run records to per-configuration summaries, and their Markdown.
+
+Pure functions over plain records so the numbers can be checked without a
+model. Conventions:
+
+* tokens/s of a configuration in one repeat pools the category's prompts
+  (tokens over generation seconds, prompt processing excluded); the reported
+  figure is the median over repeats;
+* speedup is paired: within each repeat, the configuration's pooled rate over
+  target-only's pooled rate from the same repeat, then the median over
+  repeats, so drift of the machine between repeats cancels;
+* acceptance, mean accepted length and per-position acceptance pool every
+  step of every run;
+* greedy match rate is the share of target-only's tokens reproduced before
+  the first divergence; each divergence is checked for a near-tie.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+BASELINE = "target"
+ALL_CATEGORIES = "all"
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One generation of one prompt by one configuration."""
+
+    regime: str
+    config: str
+    category: str
+    prompt_id: str
+    temperature: float
+    repeat: int
+    tokens: tuple[int, ...]
+    steps: int
+    drafted: int
+    accepted: int
+    generation_s: float
+    prefill_s: float
+    overhead_s: float  # summed over steps: time outside llama.cpp calls
+    position_hits: tuple[int, ...] = ()
+    position_attempts: tuple[int, ...] = ()
+    drafting_steps: int = 0  # steps that asked for a draft (K > 0)
+    peak_rss_bytes: int = 0
+    finish: str = ""
+
+    @property
+    def emitted(self) -> int:
+        """Tokens generated."""
+        return len(self.tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class DivergenceCheck:
+    """The first difference of a greedy run from target-only, and whether it is a near-tie."""
+
+    regime: str
+    config: str
+    prompt_id: str
+    repeat: int
+    position: int
+    gap: float  # target's top-two logit gap there, from a fresh single-token evaluation
+    top_two: tuple[int, int]
+    tokens: tuple[int | None, int | None]  # target-only's and this run's token (None: it ended there)
+    explained: bool
+
+
+@dataclass(slots=True)
+class Summary:
+    """One configuration in one regime, temperature and category."""
+
+    regime: str
+    temperature: float
+    category: str
+    config: str
+    repeats: int
+    prompts: int
+    tokens_per_s: float
+    speedup: float
+    speedup_range: tuple[float, float]
+    acceptance_rate: float
+    mean_accepted_length: float
+    tokens_per_step: float
+    per_position_acceptance: list[float]
+    drafting_share: float  # steps that drafted / steps
+    overhead_ms_per_step: float
+    peak_rss_mb: float
+    match_rate: float | None = None  # greedy only
+    divergences: int = 0
+    explained: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        return asdict(self)
+
+
+def first_divergence(baseline: Sequence[int], candidate: Sequence[int]) -> int | None:
+    """Index of the first token where the runs differ (a run that ends early differs there too)."""
+    n = min(len(baseline), len(candidate))
+    for i in range(n):
+        if baseline[i] != candidate[i]:
+            return i
+    return None if len(baseline) == len(candidate) else n
+
+
+def matched_tokens(baseline: Sequence[int], candidate: Sequence[int]) -> tuple[int, int]:
+    """(tokens of the baseline reproduced before the first divergence, tokens compared)."""
+    at = first_divergence(baseline, candidate)
+    total = max(len(baseline), len(candidate))
+    return (total if at is None else at), total
+
+
+def baselines(records: Iterable[RunRecord]) -> dict[tuple[str, str, float, int], RunRecord]:
+    """Target-only runs keyed by (regime, prompt, temperature, repeat)."""
+    return {(r.regime, r.prompt_id, r.temperature, r.repeat): r for r in records if r.config == BASELINE}
+
+
+def summarize(records: Sequence[RunRecord], checks: Sequence[DivergenceCheck] = ()) -> list[Summary]:
+    """Summaries per (regime, temperature, category, configuration), plus an "all" category."""
+    base = baselines(records)
+    groups: dict[tuple[str, float, str, str], list[RunRecord]] = defaultdict(list)
+    for r in records:
+        groups[(r.regime, r.temperature, r.category, r.config)].append(r)
+        groups[(r.regime, r.temperature, ALL_CATEGORIES, r.config)].append(r)
+    check_index = {(c.regime, c.config, c.prompt_id, c.repeat): c for c in checks}
+    out = []
+    for (regime, temperature, category, config), runs in groups.items():
+        out.append(_summary(regime, temperature, category, config, runs, base, check_index))
+    order = {c: i for i, c in enumerate(dict.fromkeys(r.config for r in records))}
+    cats = {c: i for i, c in enumerate(dict.fromkeys(r.category for r in records))}
+    cats[ALL_CATEGORIES] = len(cats)
+    out.sort(key=lambda s: (s.regime, s.temperature, cats[s.category], order[s.config]))
+    return out
+
+
+def _rate(runs: Sequence[RunRecord]) -> float:
+    seconds = sum(r.generation_s for r in runs)
+    return sum(r.emitted for r in runs) / seconds if seconds > 0 else 0.0
+
+
+def _summary(
+    regime: str,
+    temperature: float,
+    category: str,
+    config: str,
+    runs: list[RunRecord],
+    base: dict[tuple[str, str, float, int], RunRecord],
+    checks: dict[tuple[str, str, str, int], DivergenceCheck],
+) -> Summary:
+    by_repeat: dict[int, list[RunRecord]] = defaultdict(list)
+    for r in runs:
+        by_repeat[r.repeat].append(r)
+    rates, ratios = [], []
+    for repeat_runs in by_repeat.values():
+        rate = _rate(repeat_runs)
+        rates.append(rate)
+        paired = [base.get((r.regime, r.prompt_id, r.temperature, r.repeat)) for r in repeat_runs]
+        if all(p is not None for p in paired):
+            base_rate = _rate([p for p in paired if p is not None])
+            if base_rate > 0:
+                ratios.append(rate / base_rate)
+    steps = sum(r.steps for r in runs)
+    drafted = sum(r.drafted for r in runs)
+    accepted = sum(r.accepted for r in runs)
+    depth = max((len(r.position_attempts) for r in runs), default=0)
+    hits = [sum(r.position_hits[i] for r in runs if i < len(r.position_hits)) for i in range(depth)]
+    tries = [sum(r.position_attempts[i] for r in runs if i < len(r.position_attempts)) for i in range(depth)]
+    summary = Summary(
+        regime=regime,
+        temperature=temperature,
+        category=category,
+        config=config,
+        repeats=len(by_repeat),
+        prompts=len({r.prompt_id for r in runs}),
+        tokens_per_s=statistics.median(rates) if rates else 0.0,
+        speedup=statistics.median(ratios) if ratios else 0.0,
+        speedup_range=(min(ratios), max(ratios)) if ratios else (0.0, 0.0),
+        acceptance_rate=accepted / drafted if drafted else 0.0,
+        mean_accepted_length=accepted / steps if steps else 0.0,
+        tokens_per_step=sum(r.emitted for r in runs) / steps if steps else 0.0,
+        per_position_acceptance=[h / t if t else 0.0 for h, t in zip(hits, tries, strict=True)],
+        drafting_share=sum(r.drafting_steps for r in runs) / steps if steps else 0.0,
+        overhead_ms_per_step=1000 * sum(r.overhead_s for r in runs) / steps if steps else 0.0,
+        peak_rss_mb=max((r.peak_rss_bytes for r in runs), default=0) / 2**20,
+    )
+    if temperature <= 0 and config != BASELINE:
+        matched = compared = 0
+        for r in runs:
+            reference = base.get((r.regime, r.prompt_id, r.temperature, r.repeat))
+            if reference is None:
+                continue
+            m, c = matched_tokens(reference.tokens, r.tokens)
+            matched += m
+            compared += c
+            if m < c:
+                summary.divergences += 1
+                check = checks.get((r.regime, r.config, r.prompt_id, r.repeat))
+                summary.explained += int(check is not None and check.explained)
+        summary.match_rate = matched / compared if compared else None
+    return summary
+
+
+# -- acceptance targets ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TargetCheck:
+    """One of the issue's performance targets, as measured."""
+
+    name: str
+    measured: str
+    passed: bool
+
+
+def _find(summaries: Sequence[Summary], **keys: Any) -> list[Summary]:
+    return [s for s in summaries if all(getattr(s, k) == v for k, v in keys.items())]
+
+
+def check_targets(
+    summaries: Sequence[Summary],
+    memory_regime: str = "f16",
+    compute_regime: str = "q4",
+    code_categories: Sequence[str] = ("code-write", "code-edit"),
+    edit_category: str = "code-edit",
+) -> list[TargetCheck]:
+    """The issue's targets, evaluated on greedy summaries; absent data is reported, not passed."""
+    greedy = [s for s in summaries if s.temperature <= 0]
+    checks = []
+    for category in code_categories:
+        rows = [s for s in _find(greedy, regime=memory_regime, category=category) if s.config.startswith("draft")]
+        best = max(rows, key=lambda s: s.speedup, default=None)
+        adaptive = next((s for s in rows if s.config == "draft adaptive"), None)
+        if best is not None:
+            text = f"best {best.config} {best.speedup:.2f}x" + (
+                f", adaptive {adaptive.speedup:.2f}x" if adaptive else ""
+            )
+            checks.append(TargetCheck(f"{memory_regime} {category}: speculative >= 2.0x", text, best.speedup >= 2.0))
+    for s in _find(greedy, regime=compute_regime):
+        if s.config.endswith("adaptive") and s.category != ALL_CATEGORIES:
+            checks.append(
+                TargetCheck(
+                    f"{compute_regime} {s.category}: {s.config} >= 0.97x", f"{s.speedup:.2f}x", s.speedup >= 0.97
+                )
+            )
+    for s in _find(greedy, regime=compute_regime, category=edit_category):
+        if s.config.startswith("ngram"):
+            checks.append(
+                TargetCheck(
+                    f"{compute_regime} {edit_category}: {s.config} >= 1.3x", f"{s.speedup:.2f}x", s.speedup >= 1.3
+                )
+            )
+    for s in greedy:
+        if s.config != "draft adaptive" or s.category == ALL_CATEGORIES:
+            continue
+        fixed = [f for f in _find(greedy, regime=s.regime, category=s.category) if f.config.startswith("draft K=")]
+        best = max(fixed, key=lambda f: f.speedup, default=None)
+        if best is not None:
+            checks.append(
+                TargetCheck(
+                    f"{s.regime} {s.category}: adaptive within 5% of the best fixed length",
+                    f"adaptive {s.speedup:.2f}x vs {best.config} {best.speedup:.2f}x",
+                    s.speedup >= 0.95 * best.speedup,
+                )
+            )
+    unexplained = sum(s.divergences - s.explained for s in greedy if s.category != ALL_CATEGORIES)
+    total = sum(s.divergences for s in greedy if s.category != ALL_CATEGORIES)
+    checks.append(
+        TargetCheck(
+            "every greedy divergence is a near-tie", f"{total - unexplained}/{total} explained", unexplained == 0
+        )
+    )
+    return checks
+
+
+# -- Markdown ------------------------------------------------------------------------------
+
+
+def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return lines
+
+
+def _speed_cell(s: dict[str, Any]) -> str:
+    return f"{s['speedup']:.2f}x ({s['tokens_per_s']:.1f})"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """The benchmark report for people; ``report`` is the JSON form the engine writes."""
+    settings = report.get("settings", {})
+    machine = report.get("machine", {})
+    lines = [
+        "# Tandem benchmark",
+        "",
+        f"{report.get('created', '')}; {machine.get('cpu', '?')}, {machine.get('logical_cpus', '?')} logical CPUs, "
+        f"{settings.get('n_threads')} threads; llama-cpp-python {machine.get('llama_cpp_python', '?')}.",
+        f"{settings.get('repeats')} repeats, {settings.get('max_tokens')} tokens per reply, temperature "
+        f"{', '.join(f'{t:g}' for t in settings.get('temperatures', []))}, suite `{settings.get('suite')}`. "
+        "Speedup: median over repeats of the configuration's tokens/s over target-only's in the same repeat "
+        "(tokens/s in brackets, prompt processing excluded).",
+        f"Near-tie threshold: a greedy divergence is explained when the target's top-two logit gap there is below "
+        f"{report.get('near_tie_threshold')} logits (see each regime's numerics line).",
+    ]
+    if machine.get("load_note"):
+        lines.append(f"Machine load: {machine['load_note']}")
+    targets = report.get("targets", [])
+    if targets:
+        lines += ["", "## Targets", ""]
+        lines += _table(
+            ["target", "measured", "met"],
+            ([t["name"], t["measured"], "yes" if t["passed"] else "**no**"] for t in targets),
+        )
+    summaries = report.get("summaries", [])
+    for regime in report.get("regimes", []):
+        name = regime["name"]
+        lines += [
+            "",
+            f"## {name}: {regime.get('label', '')}",
+            "",
+            f"Target `{regime['target']}`, draft `{regime['draft']}`.",
+        ]
+        if regime.get("numerics"):
+            n = regime["numerics"]
+            lines.append(
+                f"Numerics: batched vs single-token logits differ by up to {n['max_abs_diff']:.3f} "
+                f"(top-two gap changes by up to {n['max_gap_change']:.3f}) over {n['rows']} positions."
+            )
+        if regime.get("preflight"):
+            p = regime["preflight"]
+            lines.append(f"Pre-flight ({p['wall_s']:.0f} s): {p['recommendation']}")
+        for temperature in sorted({s["temperature"] for s in summaries if s["regime"] == name}):
+            rows = [s for s in summaries if s["regime"] == name and s["temperature"] == temperature]
+            configs = list(dict.fromkeys(s["config"] for s in rows))
+            categories = list(dict.fromkeys(s["category"] for s in rows))
+            cell = {(s["category"], s["config"]): s for s in rows}
+            lines += ["", f"### {name}, temperature {temperature:g}: speedup (tokens/s)", ""]
+            lines += _table(
+                ["category", *configs],
+                ([c, *(_speed_cell(cell[(c, k)]) if (c, k) in cell else "-" for k in configs)] for c in categories),
+            )
+            lines += ["", f"### {name}, temperature {temperature:g}: details", ""]
+            lines += _table(
+                [
+                    "category",
+                    "config",
+                    "tok/s",
+                    "speedup (min-max)",
+                    "accept",
+                    "mean acc. len",
+                    "per-position accept",
+                    "drafting steps",
+                    "greedy match",
+                    "divergences (near-tie)",
+                    "overhead ms/step",
+                    "peak RSS MB",
+                ],
+                (_detail_row(s) for s in rows),
+            )
+    divergences = report.get("divergences", [])
+    if divergences:
+        lines += ["", "## Greedy divergences", ""]
+        lines += _table(
+            ["regime", "config", "prompt", "repeat", "position", "top-two gap", "near-tie"],
+            (
+                [
+                    d["regime"],
+                    d["config"],
+                    d["prompt_id"],
+                    str(d["repeat"]),
+                    str(d["position"]),
+                    f"{d['gap']:.3f}",
+                    "yes" if d["explained"] else "**no**",
+                ]
+                for d in divergences
+            ),
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _detail_row(s: dict[str, Any]) -> list[str]:
+    low, high = s["speedup_range"]
+    drafts = s["config"] != BASELINE
+    match = "-" if s.get("match_rate") is None else f"{s['match_rate']:.1%}"
+    return [
+        s["category"],
+        s["config"],
+        f"{s['tokens_per_s']:.2f}",
+        f"{s['speedup']:.2f}x ({low:.2f}-{high:.2f})",
+        f"{s['acceptance_rate']:.0%}" if drafts else "-",
+        f"{s['mean_accepted_length']:.2f}" if drafts else "-",
+        " ".join(f"{a:.2f}" for a in s["per_position_acceptance"][:6]) if drafts else "-",
+        f"{s['drafting_share']:.0%}" if drafts else "-",
+        match,
+        f"{s['divergences']} ({s['explained']})" if s.get("match_rate") is not None else "-",
+        f"{s['overhead_ms_per_step']:.2f}",
+        f"{s['peak_rss_mb']:.0f}",
+    ]

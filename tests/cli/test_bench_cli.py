@@ -1,0 +1,69 @@
+"""`tandem bench` and `tandem preflight` from the command line, on the small pair."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+
+SMOKE_SUITE = Path(__file__).resolve().parents[2] / "resources" / "bench_prompts_smoke.json"
+
+
+def test_bench_writes_json_and_markdown(small_pair: tuple[Path, Path], tmp_path: Path, capsys) -> None:
+    target, draft = small_pair
+    out_json, out_md = tmp_path / "b.json", tmp_path / "b.md"
+    code = main(
+        [
+            "bench",
+            "--target", str(target),
+            "--draft", str(draft),
+            "--prompts", str(SMOKE_SUITE),
+            "--categories", "code-edit",
+            "--repeats", "1",
+            "--max-tokens", "8",
+            "--draft-lengths", "2",
+            "--no-adaptive",
+            "--no-preflight",
+            "--threads", "2",
+            "--ctx", "512",
+            "--json", str(out_json),
+            "--markdown", str(out_md),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    captured = capsys.readouterr()
+    assert "benchmark written to" in captured.out
+    assert "[" in captured.err  # the progress bar goes to stderr
+    report = json.loads(out_json.read_text())
+    assert report["settings"]["configs"] == ["target", "draft K=2"]
+    assert out_md.read_text().startswith("# Tandem benchmark")
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [(["--max-tokens", "0"], "--max-tokens"), (["--prompts", "/nonexistent/suite.json"], "prompt suite")],
+)
+def test_bench_refuses_bad_options_in_one_line(small_pair: tuple[Path, Path], capsys, extra, message) -> None:
+    target, draft = small_pair
+    code = main(["bench", "--target", str(target), "--draft", str(draft), "--no-preflight", *extra])
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("error:") and message in err[-1]
+
+
+def test_bench_rejects_malformed_lists() -> None:
+    with pytest.raises(SystemExit):
+        main(["bench", "--temperatures", "hot"])
+    with pytest.raises(SystemExit):
+        main(["bench", "--draft-lengths", "0"])
+
+
+def test_preflight_prints_json(small_pair: tuple[Path, Path], capsys) -> None:
+    target, draft = small_pair
+    code = main(["preflight", "--target", str(target), "--draft", str(draft), "--threads", "2", "--json"])
+    assert code == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["recommendation"] and len(report["verify_s"]) == 16 and report["wall_s"] > 0

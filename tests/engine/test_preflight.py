@@ -1,0 +1,66 @@
+"""Pre-flight on the small SmolLM2 pair: shape of the report, consistency, seeding of the controller."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.core.adaptive import AdaptiveDraftLength
+from app.core.sampling import SamplingParams
+from app.engine.preflight import MAX_VERIFY, PreflightReport, apply_to, format_report, run_preflight
+from app.engine.session import LoadedPair, PairConfig
+
+
+@pytest.fixture(scope="module")
+def pair(small_pair: tuple[Path, Path]) -> Iterator[LoadedPair]:
+    target, draft = small_pair
+    with LoadedPair(PairConfig(target, draft, n_ctx=512, n_threads=2)) as loaded:
+        yield loaded
+
+
+@pytest.fixture(scope="module")
+def report(pair: LoadedPair) -> PreflightReport:
+    stages: list[str] = []
+    result = run_preflight(pair, lambda stage, _f: stages.append(stage))
+    assert stages[-1] == "done" and "verify cost" in stages
+    return result
+
+
+def test_report_measures_costs_and_acceptance(report: PreflightReport) -> None:
+    assert len(report.verify_s) == MAX_VERIFY
+    assert all(b >= a > 0 for a, b in zip(report.verify_s, report.verify_s[1:], strict=False))
+    assert report.draft_per_token_s > 0
+    assert len(report.acceptance) == MAX_VERIFY - 1 and all(0 <= a <= 1 for a in report.acceptance)
+    assert report.agreement > 0.3  # two quantisations of one model mostly agree
+
+
+def test_predictions_follow_the_cost_model(report: PreflightReport) -> None:
+    assert [p.k for p in report.predictions] == list(range(MAX_VERIFY))
+    assert report.predictions[0].speedup == pytest.approx(1.0)
+    assert report.best in report.predictions
+    assert report.best.k == 0 or report.best.speedup >= 1.05
+    assert report.recommendation and ("do not draft" in report.recommendation) == (report.best.k == 0)
+    text = format_report(report)
+    assert "recommendation:" in text and "verify cost" in text
+    assert report.to_dict()["best"]["k"] == report.best.k
+
+
+def test_apply_to_seeds_the_adaptive_controller(pair: LoadedPair, report: PreflightReport) -> None:
+    apply_to(pair, report)
+    decoder = pair.decoder(SamplingParams(temperature=0.0))
+    policy = decoder.policy
+    assert isinstance(policy, AdaptiveDraftLength) and policy.attached
+    costs = policy.costs()
+    assert costs.verify(1) == pytest.approx(report.verify_s[0], rel=1e-6)
+    assert costs.draft_per_token_s == pytest.approx(report.draft_per_token_s, rel=1e-6)
+    # With measured costs the first step is already a decision, not exploration.
+    expected = report.best.k > 0
+    assert (policy.next_length() > 0) == expected or report.best.speedup < 1.1
+
+
+def test_fixed_length_still_wins_over_adaptive_default(pair: LoadedPair) -> None:
+    decoder = pair.decoder(SamplingParams(temperature=0.0), draft_length=3)
+    assert decoder.policy.next_length() == 3
+    assert not isinstance(pair.decoder(SamplingParams(), adaptive=False).policy, AdaptiveDraftLength)
