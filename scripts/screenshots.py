@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PROMPT = "Write a Python function that checks whether a string is a palindrome, then explain it in two sentences."
+PROMPT = "Write a Python function is_palindrome(text) that ignores case and punctuation, with a docstring."
 
 
 def main() -> int:
@@ -109,7 +109,7 @@ def main() -> int:
     window.chat.send_button.click()
     spin(lambda: window.controller.activity is Activity.GENERATING, 30, "generation to start")
     spin(lambda: window.controller.activity is Activity.IDLE, 3600, "the reply")
-    window.chat.prompt.setPlainText("Now make it ignore case and punctuation.")
+    window.chat.prompt.setPlainText("Now add a few doctests.")
     save(window, "01-chat-model-tab")
 
     window.side.setCurrentIndex(1)

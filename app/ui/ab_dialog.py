@@ -222,7 +222,7 @@ class PreflightDialog(QDialog):
     def __init__(self, host: EngineHost, params: SamplingParams, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Pre-flight: will speculation pay on this machine?")
-        self.resize(700, 520)
+        self.resize(900, 560)
         self._host = host
         self._params = params
         self.report: Any = None
@@ -236,6 +236,7 @@ class PreflightDialog(QDialog):
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
         self.details.setFont(theme.monospace_font())
+        self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         for widget in (self.progress_label, self.progress, self.recommendation):

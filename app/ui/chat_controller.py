@@ -318,6 +318,10 @@ class ChatController(QObject):
         self.activity_changed.emit(activity)
 
     def shutdown(self) -> None:
-        """Commit what is buffered (the window is closing)."""
+        """The window is closing: commit what is buffered and close the reply in flight as stopped."""
         self._flush_timer.stop()
         self._flush()
+        if self.activity is Activity.GENERATING and self._reply_id is not None:
+            partial = "".join(t.text for t in self.store.tokens(self._reply_id))
+            self.store.finish_reply(self._reply_id, partial, chat_store.CANCELLED, {"finish_reason": "cancelled"})
+            self._reply_id = None

@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
         factory = adaptive_policy_factory()
         self.host = EngineHost(self, factory)
         self._estimate: MeterState | None = None
+        self._estimate_generation = 0
         self._dialog: ABDialog | SweepDialog | None = None
         self._closed = False
 
@@ -371,9 +372,17 @@ class MainWindow(QMainWindow):
         if choice is None:
             return
         settings = self.settings_panel.settings()
-        self.background.submit(lambda: estimate_state(choice, settings), self._estimate_ready, lambda exc: None)
+        self._estimate_generation += 1
+        generation = self._estimate_generation
+        self.background.submit(
+            lambda: estimate_state(choice, settings),
+            lambda state: self._estimate_ready(generation, state),
+            lambda exc: self.memory.set_state(MeterState(verdict=f"no estimate: {exc}")),
+        )
 
-    def _estimate_ready(self, state: MeterState) -> None:
+    def _estimate_ready(self, generation: int, state: MeterState) -> None:
+        if generation != self._estimate_generation:
+            return  # an answer for a choice the user has since changed
         self._estimate = state
         pair = self.controller.pair
         choice = self.picker.choice()
@@ -392,6 +401,10 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage("context, threads and GPU layers apply when the pair is reloaded", 6000)
 
     def _open_conversation(self, conversation_id: int) -> None:
+        if self.controller.activity is Activity.GENERATING:
+            self.statusBar().showMessage("wait for the reply to finish (or press Esc) before switching chats", 5000)
+            self.refresh_conversations()  # put the selection back on the chat being written
+            return
         self.stack.setCurrentWidget(self.chat)
         self.controller.open_conversation(conversation_id)
 
@@ -404,6 +417,9 @@ class MainWindow(QMainWindow):
             self.refresh_conversations()
 
     def _delete(self, conversation_id: int) -> None:
+        if self.controller.activity is Activity.GENERATING and conversation_id == self.controller.conversation_id:
+            self.statusBar().showMessage("this chat is being written to: stop the reply first", 5000)
+            return
         answer = QMessageBox.question(self, "Delete chat", "Delete this chat and all its messages?")
         if answer == QMessageBox.StandardButton.Yes:
             if conversation_id == self.controller.conversation_id:

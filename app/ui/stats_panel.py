@@ -24,6 +24,7 @@ class StatsPanel(QWidget):
         super().__init__(parent)
         self._baseline: float | None = None
         self._baseline_source = ""
+        self._stats = GenerationStats()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(10)
@@ -83,9 +84,11 @@ class StatsPanel(QWidget):
             self.baseline_note.setText(f"vs {tokens_per_second:.1f} tok/s target-only ({source or 'this machine'})")
         else:
             self.baseline_note.setText("target-only rate not measured yet: run A/B")
+        self.update_stats(self._stats)  # the shown reply's speedup against the new baseline
 
     def update_stats(self, stats: GenerationStats) -> None:
         """Show ``stats`` (running totals for the current reply)."""
+        self._stats = stats
         rate = stats.tokens_per_second
         self.rate.setText(f"{rate:.1f}" if stats.steps else "–")
         if stats.steps and self._baseline:

@@ -11,7 +11,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QObject, Slot
+from PySide6.QtCore import QEventLoop, QObject, Qt, Slot
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from app.core.events import FinishedEvent, StepEvent
@@ -84,11 +85,12 @@ class Recorder(QObject):
 
 
 def send(window: MainWindow, text: str, recorder: Recorder | None = None) -> FinishedEvent:
-    """Type ``text``, press Ctrl+Enter's action (the Send button) and wait for the reply to finish."""
+    """Type ``text``, press Ctrl+Enter in the prompt box and wait for the reply to finish."""
     recorder = recorder or Recorder(window)
     before = len(recorder.finished)
     window.chat.prompt.setPlainText(text)
-    window.chat.send_button.click()
+    QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert window.chat.prompt.toPlainText() == "", "Ctrl+Enter did not send the prompt"
     wait_until(
         lambda: len(recorder.finished) > before or bool(recorder.errors),
         REPLY_TIMEOUT_S,

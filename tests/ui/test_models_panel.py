@@ -29,9 +29,11 @@ def test_picker_ranks_drafts_explains_misfits_and_meter_estimates(make_window, s
     assert picker.choice().draft == small_pair[1]  # an incompatible file is never preselected
 
     # The memory meter estimates both models and both caches against this machine's RAM.
-    wait_until(lambda: window.memory.state.source == "estimate" and window.memory.state.bars, 120, "the estimate")
-    labels = {label for bar in window.memory.state.bars for label, _ in bar.segments}
-    assert {"target weights", "draft weights", "target KV cache", "draft KV cache"} <= labels
+    def labels() -> set[str]:
+        return {label for bar in window.memory.state.bars for label, _ in bar.segments}
+
+    wanted = {"target weights", "draft weights", "target KV cache", "draft KV cache"}
+    wait_until(lambda: window.memory.state.source == "estimate" and wanted <= labels(), 120, "the pair's estimate")
     assert window.memory.state.bars[0].budget and window.memory.state.level in ("fits", "tight")
 
     load(window, picker.choice())
