@@ -9,6 +9,11 @@ maximises expected tokens per second under the cost model of
   cost per token, learned online from :class:`~app.core.events.StepTimings`
   and optionally seeded by the pre-flight check.
 
+Acceptance is strongly correlated from one step to the next (a reply that
+copies its input, or a stretch of boilerplate, accepts draft after draft), so
+two estimates are kept: one for steps that follow a fully accepted draft (a
+streak) and one for all others, and each step uses the one that matches.
+
 K = 0 (drafting off) is a legal answer. While off, a probe step now and then
 refreshes the acceptance estimate, with the interval doubling each time the
 probe confirms that drafting loses; when the costs say that even a perfect
@@ -25,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from app.core.cost_model import StepCosts, best_case_speedup, expected_tokens
+from app.core.cost_model import StepCosts, best_case_speedup, expected_tokens, plan_with_streaks
 from app.core.events import StepEvent
 
 DEFAULT_MAX_LENGTH = 12
@@ -226,19 +231,20 @@ class AcceptanceEstimator:
 class DrafterProfile:
     """What is known about one drafter on one pair: shared costs, typical acceptance.
 
-    ``acceptance`` is the latest estimate; a new generation starts from it as
-    its prior, and ``memory`` (the pair's table, when there is one) keeps it.
+    ``acceptance`` maps "after a fully accepted draft" (True) or not (False)
+    to the latest estimates; a new generation starts from them as its priors,
+    and ``memory`` (the pair's table, when there is one) keeps them.
     """
 
     verify: VerifyCostEstimator
     draft: DraftCostEstimator
-    acceptance: list[float] | None = None
-    memory: dict[tuple[str, bool], list[float]] | None = None
+    acceptance: dict[bool, list[float]] = field(default_factory=dict)
+    memory: dict[tuple[str, bool], dict[bool, list[float]]] | None = None
     key: tuple[str, bool] = ("model", True)
 
-    def remember(self, rates: Sequence[float]) -> None:
+    def remember(self, streak: bool, rates: Sequence[float]) -> None:
         """Keep the latest acceptance estimates for the next generation."""
-        self.acceptance = list(rates)
+        self.acceptance[streak] = list(rates)
         if self.memory is not None:
             self.memory[self.key] = self.acceptance
 
@@ -249,20 +255,20 @@ class PairProfile:
 
     verify: VerifyCostEstimator = field(default_factory=VerifyCostEstimator)
     drafts: dict[str, DraftCostEstimator] = field(default_factory=dict)
-    acceptance: dict[tuple[str, bool], list[float]] = field(default_factory=dict)
+    acceptance: dict[tuple[str, bool], dict[bool, list[float]]] = field(default_factory=dict)
 
     def for_drafter(self, kind: str, greedy: bool) -> DrafterProfile:
         """The view one generation uses; acceptance is kept apart for greedy and sampled decoding."""
         draft = self.drafts.setdefault(kind, DraftCostEstimator())
         key = (kind, greedy)
-        return DrafterProfile(self.verify, draft, self.acceptance.get(key), self.acceptance, key)
+        return DrafterProfile(self.verify, draft, dict(self.acceptance.get(key, {})), self.acceptance, key)
 
     def seed(self, kind: str, costs: StepCosts, acceptance: Sequence[float] | None = None, greedy: bool = True) -> None:
         """Seed with pre-flight measurements."""
         self.verify.seed(costs.verify_s)
         self.drafts.setdefault(kind, DraftCostEstimator()).seed(costs.draft_per_token_s, costs.overhead_s)
         if acceptance:
-            self.acceptance[(kind, greedy)] = list(acceptance)
+            self.acceptance[(kind, greedy)] = {False: list(acceptance), True: list(acceptance)}
 
 
 class AdaptiveDraftLength:
@@ -274,7 +280,8 @@ class AdaptiveDraftLength:
         self.max_length = max_length
         self._attached = profile is not None
         self.profile = profile or DrafterProfile(VerifyCostEstimator(), DraftCostEstimator())
-        self.acceptance = AcceptanceEstimator(max_length, self.profile.acceptance)
+        self._estimators = self._fresh_estimators()
+        self._streak = False
         self._chosen = 0
         self._best_rate = 0.0
         self._steps_off = 0
@@ -290,7 +297,16 @@ class AdaptiveDraftLength:
         """Use a loaded pair's shared profile (before the first step)."""
         self._attached = True
         self.profile = profile
-        self.acceptance = AcceptanceEstimator(self.max_length, profile.acceptance)
+        self._estimators = self._fresh_estimators()
+
+    def _fresh_estimators(self) -> dict[bool, AcceptanceEstimator]:
+        known = self.profile.acceptance
+        return {state: AcceptanceEstimator(self.max_length, known.get(state)) for state in (False, True)}
+
+    @property
+    def acceptance(self) -> AcceptanceEstimator:
+        """The estimate that applies to the coming step (after a fully accepted draft or not)."""
+        return self._estimators[self._streak]
 
     # -- the policy protocol ---------------------------------------------------
 
@@ -300,8 +316,7 @@ class AdaptiveDraftLength:
             self._chosen = min(_EXPLORE_LENGTH, self.max_length)  # measure what a draft costs first
             return self._chosen
         costs = self.costs()
-        rates = self.acceptance.rates()
-        best_k, best_rate = self._best(costs, rates)
+        best_k, best_rate = self._best(costs)
         self._best_rate = best_rate
         if best_k > 0:
             self._steps_off = 0
@@ -315,6 +330,7 @@ class AdaptiveDraftLength:
         # Probe: one step at the best positive length refreshes the acceptance estimate.
         self._steps_off = 0
         self._probe_interval = min(2 * self._probe_interval, _MAX_PROBE_INTERVAL)
+        rates = self.acceptance.rates()
         self._chosen = max(range(1, self.max_length + 1), key=lambda k: expected_tokens(rates, k) / costs.step_time(k))
         return self._chosen
 
@@ -332,8 +348,10 @@ class AdaptiveDraftLength:
             self.profile.draft.observe(decodes, timings.total_s - timings.verify_s)
         self._last_requested = requested
         if event.drafted:
-            self.acceptance.observe(event.drafted, event.accepted)
-            self.profile.remember(self.acceptance.rates())
+            estimator = self._estimators[self._streak]  # the state this step was chosen in
+            estimator.observe(event.drafted, event.accepted)
+            self.profile.remember(self._streak, estimator.rates())
+        self._streak = event.drafted > 0 and event.accepted == event.drafted
 
     # -- what the controller currently believes ----------------------------------
 
@@ -367,16 +385,16 @@ class AdaptiveDraftLength:
         extra = self.profile.draft.per_token_s + verify.predict(self._chosen + 1) - verify.predict(self._chosen)
         return min(_MAX_CONFIDENCE_FLOOR, max(0.0, self._best_rate * extra))
 
-    def _best(self, costs: StepCosts, rates: Sequence[float]) -> tuple[int, float]:
+    def _best(self, costs: StepCosts) -> tuple[int, float]:
+        """The length for the coming step and the long-run rate of the plan it belongs to."""
         base = 1.0 / costs.step_time(0)
-        best_k, best_rate = 0, base
-        for k in range(1, self.max_length + 1):
-            rate = expected_tokens(rates, k) / costs.step_time(k)
-            if rate > best_rate:
-                best_k, best_rate = k, rate
-        if best_rate < base * (1.0 + _SWITCH_MARGIN):
-            return 0, base
-        return best_k, best_rate
+        plan = plan_with_streaks(
+            costs, self._estimators[False].rates(), self._estimators[True].rates(), self.max_length
+        )
+        k = plan.k_in_streak if self._streak else plan.k_after_miss
+        if plan.tokens_per_s < base * (1.0 + _SWITCH_MARGIN) or k == 0:
+            return 0, max(base, plan.tokens_per_s)
+        return k, plan.tokens_per_s
 
     def _hopeless_now(self, costs: StepCosts) -> bool:
         """True when even a draft accepted in full would be slower than target-only."""

@@ -161,3 +161,56 @@ def per_position_acceptance(agreement: Sequence[Sequence[float]], max_k: int) ->
         else:
             rates.append(hits[i] / attempts[i])
     return rates
+
+
+@dataclass(frozen=True, slots=True)
+class StreakPlan:
+    """Draft lengths for the two states of a step, and the long-run rate they give."""
+
+    k_after_miss: int  # after a rejection, or after a step that drafted nothing
+    k_in_streak: int  # after a fully accepted draft
+    tokens_per_s: float
+    streak_share: float  # long-run share of steps taken in a streak
+
+
+def plan_with_streaks(
+    costs: StepCosts, after_miss: Sequence[float], in_streak: Sequence[float], max_k: int
+) -> StreakPlan:
+    """The pair of draft lengths that maximises the long-run tokens per second.
+
+    Acceptance runs in streaks: a reply that copies its input accepts draft
+    after draft, then misses for a while. With separate per-position
+    acceptance for the two states, a fully accepted draft moves to the streak
+    state and anything else to the other, a two-state Markov chain. Its
+    stationary share of streak steps is ``p_miss / (1 - p_streak + p_miss)``
+    where ``p_s`` is the chance that state s's draft is accepted in full; the
+    rate is expected tokens over expected time under that share. Unlike
+    choosing each state's best length alone, this values a short exploratory
+    draft after a miss for the streak it may start.
+    """
+    step = [costs.step_time(k) for k in range(max_k + 1)]
+
+    def table(rates: Sequence[float]) -> tuple[list[float], list[float]]:
+        tokens, full, chain = [1.0], [0.0], 1.0  # K = 0 never starts a streak
+        for i in range(max_k):
+            chain *= acceptance_at(rates, i)
+            tokens.append(tokens[-1] + chain)
+            full.append(chain)
+        return tokens, full
+
+    tokens_m, full_m = table(after_miss)
+    tokens_s, full_s = table(in_streak)
+    best = StreakPlan(0, 0, 1.0 / step[0], 0.0)
+    for k_m in range(max_k + 1):
+        enter = full_m[k_m]
+        for k_s in range(max_k + 1):
+            denominator = 1.0 - full_s[k_s] + enter
+            share = enter / denominator if denominator > 0 else 0.0
+            rate = (share * tokens_s[k_s] + (1 - share) * tokens_m[k_m]) / (share * step[k_s] + (1 - share) * step[k_m])
+            if rate > best.tokens_per_s:
+                best = StreakPlan(k_m, k_s, rate, share)
+    if best.streak_share == 0.0:
+        # No streak in the long run; if one is under way anyway, use it while it lasts.
+        k_s = max(range(max_k + 1), key=lambda k: tokens_s[k] / step[k])
+        best = StreakPlan(best.k_after_miss, k_s, best.tokens_per_s, 0.0)
+    return best

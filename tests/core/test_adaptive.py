@@ -94,6 +94,28 @@ def test_drafting_comes_back_when_acceptance_recovers() -> None:
     assert np.median(later[-50:]) >= 4
 
 
+def test_drafts_longer_during_a_streak_of_full_acceptances() -> None:
+    # Copying text: after a fully accepted draft the next one is almost surely right,
+    # after a rejection it is mostly wrong. The controller keeps the two apart.
+    costs = StepCosts(tuple(0.025 * (1 + 0.5 * n) for n in range(17)), draft_per_token_s=0.0005)
+    policy = seeded(costs)
+    rng = np.random.default_rng(0)
+    by_state: dict[bool, list[int]] = {False: [], True: []}
+    streak = False
+    for _ in range(400):
+        k = policy.next_length()
+        by_state[streak].append(k)
+        accept = 0.97 if streak else 0.2
+        accepted = 0
+        while accepted < k and rng.random() < accept:
+            accepted += 1
+        policy.observe(step(k, accepted, costs))
+        streak = k > 0 and accepted == k
+    # After a miss it drafts short (to find the next streak), in a streak longer.
+    assert 0 < np.mean(by_state[False][-50:]) <= 2
+    assert np.mean(by_state[True][-50:]) >= np.mean(by_state[False][-50:]) + 1
+
+
 def test_cold_start_explores_then_learns_the_costs() -> None:
     policy = AdaptiveDraftLength(8)
     first = policy.next_length()
@@ -170,7 +192,7 @@ def test_profile_is_shared_across_generations() -> None:
     second = AdaptiveDraftLength(8, profile.for_drafter("model", True))
     assert second.profile.verify is first.profile.verify
     assert second.acceptance.rates()[0] > 0.7  # starts from what the first one saw
-    assert profile.for_drafter("model", False).acceptance is None  # sampled decoding keeps its own
+    assert profile.for_drafter("model", False).acceptance == {}  # sampled decoding keeps its own
 
 
 def test_gui_factory_treats_the_length_as_a_floor_on_the_maximum() -> None:

@@ -11,6 +11,7 @@ from app.core.cost_model import (
     break_even_acceptance,
     expected_tokens,
     per_position_acceptance,
+    plan_with_streaks,
     predict,
 )
 
@@ -101,3 +102,27 @@ def test_constant_agreement_gives_constant_acceptance() -> None:
 def test_extreme_agreement() -> None:
     assert per_position_acceptance([[1.0] * 50], 3) == pytest.approx([1.0] * 3)
     assert per_position_acceptance([[0.0] * 50], 3)[0] == 0.0
+
+
+def test_streak_plan_explores_after_a_miss_when_streaks_pay() -> None:
+    # Compute-bound verify, nearly free drafts (prompt lookup): a lone miss-state draft loses,
+    # but it is worth it for the long, cheap-to-verify streaks it starts.
+    costs = StepCosts(tuple(1.0 + 0.5 * n for n in range(17)), draft_per_token_s=0.0)
+    assert best_prediction(predict(costs, [0.2], 12)).k == 0
+    plan = plan_with_streaks(costs, [0.2] * 12, [0.97] * 12, 12)
+    assert plan.k_after_miss >= 1 and plan.k_in_streak > plan.k_after_miss
+    assert plan.tokens_per_s > 1.0 / costs.step_time(0)
+    assert 0 < plan.streak_share < 1
+
+
+def test_streak_plan_stays_off_when_nothing_pays() -> None:
+    costs = StepCosts(tuple(1.0 + 0.9 * n for n in range(17)), draft_per_token_s=0.6)
+    plan = plan_with_streaks(costs, [0.9] * 12, [0.99] * 12, 12)
+    assert (plan.k_after_miss, plan.tokens_per_s) == (0, pytest.approx(1.0))
+
+
+def test_streak_plan_reduces_to_the_single_state_optimum_when_states_agree() -> None:
+    costs = StepCosts(tuple(1.0 + 0.02 * n for n in range(17)), draft_per_token_s=0.1)
+    plan = plan_with_streaks(costs, [0.8] * 12, [0.8] * 12, 12)
+    single = max(predict(costs, [0.8], 12), key=lambda p: p.tokens_per_s)
+    assert plan.tokens_per_s == pytest.approx(single.tokens_per_s, rel=0.02)
