@@ -128,7 +128,9 @@ class LoadedPair:
             floor = _confidence_floor(policy)
             chosen = ModelDrafter(self.draft, LogitsWarper(params, self.draft.n_vocab), rng, floor)
         elif kind is DrafterKind.NGRAM:
-            chosen = NgramDrafter()
+            # Matches of three or more tokens: on a CPU a wrong proposal costs a real verify
+            # slot, and one- or two-token matches guess wrong most of the time.
+            chosen = NgramDrafter(max_ngram=6, min_ngram=3)
         else:
             chosen = NoDrafter()
         return SpeculativeDecoder(self.target, chosen, params, policy, rng)
