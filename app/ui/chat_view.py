@@ -64,6 +64,11 @@ class TokenSpan:
     ghost: bool
 
 
+def ghost_text(text: str) -> str:
+    """How a rejected proposal is drawn inline: line breaks become a visible mark."""
+    return text.replace("\n", "↵")
+
+
 def _visible(text: str) -> str:
     """A token's text with its whitespace made visible, for tooltips."""
     return text.replace(" ", "␣").replace("\n", "⏎").replace("\t", "⇥") or "∅"
@@ -160,7 +165,6 @@ class ChatView(QTextBrowser):
             if kind not in ("token", "ghost"):
                 return
             key = (int(fmt.property(Prop.MESSAGE_INDEX)), int(fmt.property(Prop.TOKEN_INDEX)), kind == "ghost")
-            text = text.replace("\u2028", "\n")
             last = spans[-1] if spans else None
             if last is not None and (last.message_index, last.token_index, last.ghost) == key:
                 spans[-1] = TokenSpan(key[0], key[1], last.text + text, last.origin, key[2])
@@ -285,7 +289,8 @@ class ChatView(QTextBrowser):
     def _insert_token(self, cursor: QTextCursor, message_index: int, token_index: int, token: StoredToken) -> None:
         if self._show_ghosts and token.rejected_text:
             ghost = self._token_format(message_index, token_index, token, ghost=True)
-            self._insert_runs(cursor, token.rejected_text, ghost, False, track=False)
+            # A rejected line break is shown as a mark: it never becomes part of the reply's layout.
+            self._insert_runs(cursor, ghost_text(token.rejected_text), ghost, False, track=False)
         self._insert_runs(cursor, token.text, self._token_format(message_index, token_index, token), False)
 
     def _token_format(
@@ -327,7 +332,7 @@ class ChatView(QTextBrowser):
             if kind is not SpanKind.TEXT:
                 piece.setFontFamilies(self._mono.families())
                 piece.setFontFixedPitch(True)
-            cursor.insertText(run.replace("\n", "\u2028"), piece)
+            cursor.insertText(run, piece)
 
     def _set_block_kind(self, cursor: QTextCursor, kind: SpanKind, user: bool) -> None:
         block = cursor.blockFormat()

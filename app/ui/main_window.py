@@ -130,6 +130,7 @@ class MainWindow(QMainWindow):
         self._wire()
         self.refresh_conversations()
         self._initial_pair(autoload)
+        self._activity_changed(self.controller.activity)
 
     # -- construction --------------------------------------------------------------------
 

@@ -10,10 +10,11 @@ speculation pays here.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont
+from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from app.core.stats import GenerationStats
+from app.ui import theme
 from app.ui.charts import BarChart
 
 
@@ -41,7 +42,9 @@ class StatsPanel(QWidget):
         top.addRow("Speedup", self.speedup)
         self.baseline_note = QLabel("target-only rate not measured yet: run A/B")
         self.baseline_note.setWordWrap(True)
-        self.baseline_note.setEnabled(False)
+        muted = self.baseline_note.palette()
+        muted.setColor(QPalette.ColorRole.WindowText, theme.muted_text(self.palette()))
+        self.baseline_note.setPalette(muted)
         top.addRow("", self.baseline_note)
         layout.addLayout(top)
 

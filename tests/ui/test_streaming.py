@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest
 from app.core.events import FinishReason, TokenOrigin
 from app.engine import chat_store
 from app.ui import theme
-from app.ui.chat_view import Prop, token_tooltip
+from app.ui.chat_view import Prop, ghost_text, token_tooltip
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 PROMPT = "List five fruits, one per line."
@@ -88,7 +88,7 @@ def test_rejected_proposals_as_ghost_text(make_window, small_pair):
     offset = 0
     for step in recorder.steps:
         if step.rejected is not None and step.rejected.position < len(step.tokens):
-            expected[offset + step.rejected.position] = step.rejected.text
+            expected[offset + step.rejected.position] = ghost_text(step.rejected.text)
         offset += len(step.tokens)
     assert expected, "no draft was rejected: the test needs a pair that disagrees"
 
