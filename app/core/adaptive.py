@@ -41,6 +41,10 @@ _PRIOR_VERIFY_SLOPE = 0.3
 _EXPLORE_LENGTH = 4
 _BASE_PROBE_INTERVAL = 8
 _MAX_PROBE_INTERVAL = 256
+# A probe costs a few target tokens' time (and a model drafter first catches
+# its cache up on everything it missed). Unless a perfectly accepted draft
+# would be this much faster than target-only, no probe can repay itself.
+_PROBE_MIN_CEILING = 1.15
 # Drafting must beat target-only by this much to be switched on: it keeps the
 # controller from flapping on noise when the two are nearly equal.
 _SWITCH_MARGIN = 0.03
@@ -187,9 +191,11 @@ class AcceptanceEstimator:
     """Per-position acceptance with exponential forgetting and priors.
 
     Position i's estimate is a Beta-style mean ``(hits + w * prior) / (trials + w)``
-    over decayed counts. Without an explicit prior, position i borrows position
-    i - 1's estimate, so a deep position nobody has tried yet is assumed no
-    better than the one before it.
+    over decayed counts. Position 0's prior is the given one (pre-flight, or
+    the last generation); every deeper position borrows the estimate of the
+    position before it. Acceptance given an accepted prefix rarely falls with
+    depth, and a position nobody has tried yet must not stay pinned to an old
+    figure, or a controller that drafts 2 would never learn that 8 pays.
     """
 
     def __init__(
@@ -217,10 +223,10 @@ class AcceptanceEstimator:
         """Current ``a_0..a_{positions-1}``."""
         out: list[float] = []
         for i in range(self.positions):
-            if self.prior:
-                prior = self.prior[min(i, len(self.prior) - 1)]
-            elif out:
+            if out:
                 prior = out[-1]
+            elif self.prior:
+                prior = self.prior[0]
             else:
                 prior = _PRIOR_ACCEPTANCE
             out.append((self._hits[i] + self.prior_weight * prior) / (self._trials[i] + self.prior_weight))
@@ -397,8 +403,8 @@ class AdaptiveDraftLength:
         return k, plan.tokens_per_s
 
     def _hopeless_now(self, costs: StepCosts) -> bool:
-        """True when even a draft accepted in full would be slower than target-only."""
-        return best_case_speedup(costs, self.max_length) < 1.0
+        """True when even a draft accepted in full could not repay a probe."""
+        return best_case_speedup(costs, self.max_length) < _PROBE_MIN_CEILING
 
 
 def policy_for_gui(draft_length: int) -> AdaptiveDraftLength:

@@ -94,6 +94,9 @@ class ModelDrafter:
         self.min_confidence = min_confidence
         self._base = 0
         self._n_decoded_drafts = 0
+        # Whether the last propose() still awaits its accept(): a step that drafted
+        # nothing (K = 0) must leave the cache alone, not cut it back to a stale base.
+        self._pending = False
 
     def _confidence_floor(self) -> float:
         floor = self.min_confidence
@@ -116,6 +119,7 @@ class ModelDrafter:
             cached = len(context) - 1
         self._base = len(context)
         self._n_decoded_drafts = 0
+        self._pending = True
         floor = self._confidence_floor()
         clock = time.perf_counter
         started = clock()
@@ -141,7 +145,10 @@ class ModelDrafter:
         return draft
 
     def accept(self, n_accepted: int) -> None:
-        """Drop the rejected proposals from the draft's cache."""
+        """Drop the rejected proposals from the draft's cache (nothing to do after a step without a draft)."""
+        if not self._pending:
+            return
+        self._pending = False
         self.model.truncate(self._base + min(n_accepted, self._n_decoded_drafts))
 
 

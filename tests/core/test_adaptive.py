@@ -151,9 +151,10 @@ def test_acceptance_estimator_counts_only_verified_positions() -> None:
     estimator = AcceptanceEstimator(4, prior=[0.5], prior_weight=1.0, decay=1.0)
     estimator.observe(drafted=4, accepted=2)  # positions 0, 1 accepted, 2 rejected, 3 never verified
     rates = estimator.rates()
-    assert rates[0] == pytest.approx((1 + 0.5) / 2)
-    assert rates[2] == pytest.approx((0 + 0.5) / 2)
-    assert rates[3] == pytest.approx(0.5)
+    assert rates[0] == pytest.approx((1 + 0.5) / 2)  # prior 0.5
+    assert rates[1] == pytest.approx((1 + rates[0]) / 2)  # prior: the position before
+    assert rates[2] == pytest.approx((0 + rates[1]) / 2)
+    assert rates[3] == pytest.approx(rates[2])  # never verified: no better than the one before
 
 
 def test_acceptance_prior_chains_to_deeper_positions() -> None:
@@ -230,3 +231,28 @@ def test_model_drafter_stops_below_a_callable_confidence_floor() -> None:
     assert len(drafter.propose([0, 1], 4)) == 0
     drafter.min_confidence = lambda: 0.2
     assert len(drafter.propose([0, 1], 4)) == 4
+
+
+def test_steps_without_a_draft_leave_the_draft_cache_alone() -> None:
+    """A K = 0 step must not cut the draft's cache back: the next draft would re-read the whole prompt."""
+    table = random_table(12, seed=0)
+    draft_model = BigramLM(table)
+    greedy = SamplingParams(temperature=0)
+    rng = np.random.default_rng(0)
+    drafter = ModelDrafter(draft_model, LogitsWarper(greedy, 12), rng)
+    prompt = [1, 2, 3, 4, 5, 6, 7, 8]
+    lengths = iter([0, 0, 0, 3, 0, 2] + [0] * 20)
+
+    class Script:
+        def next_length(self) -> int:
+            return next(lengths)
+
+        def observe(self, event: StepEvent) -> None:
+            pass
+
+    decoder = SpeculativeDecoder(BigramLM(table), drafter, greedy, Script(), rng)
+    list(decoder.generate(GenerationRequest(prompt, max_tokens=12)))
+    prefill = [n for n, outputs in draft_model.decode_calls if outputs == "none"]
+    assert prefill == [len(prompt) - 1]  # the prompt was read once, at the start
+    catch_up = [n for n, outputs in draft_model.decode_calls if outputs == "last"]
+    assert max(catch_up) <= 4  # first draft after three target-only steps: those three plus the last token
