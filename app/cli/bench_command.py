@@ -44,6 +44,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--draft", type=Path, help="draft GGUF (default: the pair's draft)")
     parser.add_argument("--ngram", action="store_true", help="also run the n-gram (prompt lookup) drafter")
     parser.add_argument("--ngram-lengths", type=_ints, default=(), help="fixed n-gram draft lengths, e.g. 4,8")
+    parser.add_argument(
+        "--ngram-all-regimes", action="store_true", help="run n-gram in the F16 regime too (default: first regime only)"
+    )
     parser.add_argument("--no-draft-model", action="store_true", help="bench without the draft model (n-gram only)")
     parser.add_argument("--prompts", type=Path, default=None, help="prompt suite JSON (default: the bundled suite)")
     parser.add_argument("--categories", default="", help="comma-separated categories to run (default: all)")
@@ -56,6 +59,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-preflight", action="store_true", help="do not run (and seed adaptive with) pre-flight")
     parser.add_argument("--regimes", action="store_true", help="also bench an F16 copy of the target (memory-bound)")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: physical cores)")
+    parser.add_argument(
+        "--max-other-cpu",
+        type=float,
+        default=0.1,
+        help="redo a run (twice at most) when other processes used more than this share of the CPUs (default 0.1)",
+    )
     parser.add_argument("--ctx", type=int, default=2048, help="context size (default 2048)")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the JSON report here")
     parser.add_argument("--markdown", type=Path, default=None, metavar="OUT", help="write the Markdown report here")
@@ -78,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
         adaptive=not args.no_adaptive,
         ngram=args.ngram,
         ngram_lengths=args.ngram_lengths,
+        ngram_all_regimes=args.ngram_all_regimes,
+        max_other_cpu=args.max_other_cpu,
         n_threads=args.threads,
         n_ctx=args.ctx,
         categories=tuple(c.strip() for c in args.categories.split(",") if c.strip()),

@@ -49,6 +49,8 @@ class RunRecord:
     drafting_steps: int = 0  # steps that asked for a draft (K > 0)
     peak_rss_bytes: int = 0
     finish: str = ""
+    other_cpu_share: float = 0.0  # share of the CPUs other processes used during the run
+    attempts: int = 1  # runs disturbed by other processes are redone
 
     @property
     def emitted(self) -> int:
@@ -331,6 +333,12 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines.append(
                 f"Numerics: batched vs single-token logits differ by up to {n['max_abs_diff']:.3f} "
                 f"(top-two gap changes by up to {n['max_gap_change']:.3f}) over {n['rows']} positions."
+            )
+        if "runs_redone" in regime:
+            lines.append(
+                f"Runs redone because other processes took more than {settings.get('max_other_cpu', 0):.0%} of the "
+                f"CPUs: {regime['runs_redone']}; other processes' share over the whole regime: "
+                f"{regime.get('other_processes_cpu_share', 0):.1%}."
             )
         if regime.get("preflight"):
             p = regime["preflight"]

@@ -6,11 +6,15 @@ repeat and prompt by prompt, every configuration generates the same reply:
 target-only, the draft model at fixed draft lengths and adaptively, and the
 n-gram drafter. The order of configurations rotates from prompt to prompt
 and repeat to repeat, so a slow spell of the machine hits all of them alike.
-Both KV caches are emptied before every run so each one starts from the same
-prefill. Greedy runs are compared with target-only; at each first divergence
-the target re-evaluates the shared prefix from scratch, one token at a time at
-the end, and the divergence counts as explained when its top-two logit gap is
-below the near-tie threshold.
+Both KV caches are emptied before each prompt; the configurations of that
+prompt then reuse its prefill, so every one starts from bit-identical caches.
+A run during which other processes took more than a set share of the CPUs is
+redone (llama.cpp's threads wait on each other, so even a little competition
+distorts a run), and the report says how often that happened. Greedy runs
+are compared with target-only; at each first divergence the target
+re-evaluates the shared prefix from scratch, one token at a time at the end,
+and the divergence counts as explained when its top-two logit gap is below
+the near-tie threshold.
 
 Aggregation lives in :mod:`app.core.bench_stats`; this module only measures.
 """
@@ -24,7 +28,7 @@ import platform
 import resource
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +101,9 @@ class BenchSettings:
     adaptive: bool = True
     ngram: bool = False
     ngram_lengths: tuple[int, ...] = ()
+    ngram_all_regimes: bool = False  # n-gram runs in the first regime only unless set
+    max_other_cpu: float = 0.1  # redo a run when other processes took more of the CPUs than this
+    max_attempts: int = 3
     n_threads: int | None = None
     n_ctx: int = 2048
     categories: tuple[str, ...] = ()
@@ -145,14 +152,14 @@ def select_prompts(prompts: Sequence[BenchPrompt], settings: BenchSettings) -> l
     return chosen
 
 
-def configurations(settings: BenchSettings, has_draft: bool) -> list[BenchConfig]:
+def configurations(settings: BenchSettings, has_draft: bool, with_ngram: bool = True) -> list[BenchConfig]:
     """Target-only first, then the draft model at fixed lengths and adaptively, then n-gram."""
     configs = [BenchConfig(BASELINE, DrafterKind.NONE, 0)]
     if has_draft:
         configs += [BenchConfig(f"draft K={k}", DrafterKind.MODEL, k) for k in settings.draft_lengths]
         if settings.adaptive:
             configs.append(BenchConfig("draft adaptive", DrafterKind.MODEL, None))
-    if settings.ngram or not has_draft:
+    if (settings.ngram and with_ngram) or not has_draft:
         configs += [BenchConfig(f"ngram K={k}", DrafterKind.NGRAM, k) for k in settings.ngram_lengths]
         if settings.adaptive or not settings.ngram_lengths:
             configs.append(BenchConfig("ngram adaptive", DrafterKind.NGRAM, None))
@@ -183,18 +190,22 @@ def run_benchmark(
 ) -> dict[str, Any]:
     """Run every configuration on every selected prompt in every regime; returns the JSON-ready report."""
     prompts = select_prompts(load_suite(settings.suite), settings)
-    configs = configurations(settings, draft is not None)
-    per_regime = settings.repeats * len(settings.temperatures) * len(prompts) * len(configs)
-    total = per_regime * len(regimes)
+    # Prompt lookup does not care how the target is stored, so by default it runs in the first regime only.
+    config_sets = [
+        configurations(settings, draft is not None, settings.ngram_all_regimes or i == 0) for i in range(len(regimes))
+    ]
+    runs_per_config = settings.repeats * len(settings.temperatures) * len(prompts)
+    offsets = [runs_per_config * sum(len(c) for c in config_sets[:i]) for i in range(len(regimes) + 1)]
+    total = offsets[-1]
     tick = progress or (lambda _done, _total, _label: None)
     results = []
     watch = CpuWatch()
     for index, regime in enumerate(regimes):
 
-        def step(done: int, label: str, offset: int = index * per_regime) -> None:
+        def step(done: int, label: str, offset: int = offsets[index]) -> None:
             tick(offset + done, total, label)
 
-        results.append(_run_regime(regime, draft, prompts, configs, settings, step))
+        results.append(_run_regime(regime, draft, prompts, config_sets[index], settings, step))
     other_share = watch.other_share()
     records = [r for res in results for r in res.records]
     checks = [c for res in results for c in res.checks]
@@ -205,7 +216,7 @@ def run_benchmark(
         "machine": _machine(other_share),
         "settings": {
             **{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(settings).items()},
-            "configs": [c.name for c in configs],
+            "configs": list(dict.fromkeys(c.name for configs in config_sets for c in configs)),
             "prompts": [p.id for p in prompts],
         },
         "near_tie_threshold": settings.near_tie_threshold,
@@ -250,26 +261,64 @@ def _run_regime(
             info["preflight"] = report.to_dict()
         result = _RegimeResult(info)
         done = 0
+        redone = 0
         for repeat in range(settings.repeats):
             for temperature in settings.temperatures:
                 for p_index, prompt in enumerate(prompts):
+                    _empty_caches(pair)  # the first run of this prompt prefills; the others reuse it
                     shift = repeat + p_index  # rotate the order: no configuration always runs first
                     for c_index in range(len(configs)):
                         bench_config = configs[(c_index + shift) % len(configs)]
                         label = f"{regime.name} r{repeat + 1} T={temperature:g} {prompt.id} {bench_config.name}"
                         progress(done, label)
                         params = SamplingParams(temperature=temperature, seed=settings.seed + repeat)
-                        result.records.append(
-                            _generate(
-                                pair, regime.name, prompt, rendered[prompt.id], bench_config, params, repeat, settings
-                            )
+                        record = _undisturbed_run(
+                            pair, regime.name, prompt, rendered[prompt.id], bench_config, params, repeat, settings
                         )
+                        redone += record.attempts - 1
+                        result.records.append(record)
                         done += 1
+        info["runs_redone"] = redone
         progress(done, f"{regime.name}: near-tie checks")
         result.checks = _check_divergences(pair, result.records, rendered, settings.near_tie_threshold)
         info["other_processes_cpu_share"] = watch.other_share()
         progress(done, f"{regime.name}: done")
     return result
+
+
+def _empty_caches(pair: LoadedPair) -> None:
+    for model in (pair.target, pair.draft):
+        if model is not None:
+            model.truncate(0)
+
+
+def _undisturbed_run(
+    pair: LoadedPair,
+    regime: str,
+    prompt: BenchPrompt,
+    tokens: list[int],
+    config: BenchConfig,
+    params: SamplingParams,
+    repeat: int,
+    settings: BenchSettings,
+) -> RunRecord:
+    """A run during which other processes left the CPUs alone, redone (up to a limit) until it is one."""
+    for attempt in range(1, settings.max_attempts + 1):
+        watch = CpuWatch()
+        record = _generate(pair, regime, prompt, tokens, config, params, repeat, settings)
+        share = watch.other_share()
+        if share <= settings.max_other_cpu or attempt == settings.max_attempts:
+            break
+        _wait_for_quiet(settings.max_other_cpu)
+    return replace(record, other_cpu_share=share, attempts=attempt)
+
+
+def _wait_for_quiet(threshold: float, limit_s: float = 60.0) -> None:
+    """Wait (a minute at most) until other processes use less than ``threshold`` of the CPUs."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if psutil.cpu_percent(interval=2.0) / 100.0 < threshold:
+            return
 
 
 def _messages(prompt: BenchPrompt) -> list[Message]:
@@ -287,10 +336,7 @@ def _generate(
     repeat: int,
     settings: BenchSettings,
 ) -> RunRecord:
-    """One generation from empty caches, with its statistics and peak memory."""
-    for model in (pair.target, pair.draft):
-        if model is not None:
-            model.truncate(0)
+    """One generation (the caches keep the prompt's prefill from the previous run), with statistics and memory."""
     decoder = pair.decoder(params, drafter=config.drafter, draft_length=config.draft_length)
     process = psutil.Process()
     peak = process.memory_info().rss

@@ -52,6 +52,8 @@ def test_every_configuration_ran_every_prompt(report: dict) -> None:
     runs = report["runs"]
     assert len(runs) == 2 * 4
     assert all(r["tokens"] > 0 and r["steps"] > 0 for r in runs)
+    assert all(1 <= r["attempts"] <= 3 and 0.0 <= r["other_cpu_share"] <= 1.0 for r in runs)
+    assert report["regimes"][0]["runs_redone"] == sum(r["attempts"] - 1 for r in runs)
 
 
 def test_summaries_are_finite_and_paired_with_target_only(report: dict) -> None:
