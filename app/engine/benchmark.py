@@ -23,17 +23,12 @@ from __future__ import annotations
 
 import datetime
 import json
-import os
-import platform
-import resource
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import llama_cpp
-import numpy as np
 import psutil
 
 from app.core.bench_stats import BASELINE, DivergenceCheck, RunRecord, check_targets, first_divergence, summarize
@@ -42,7 +37,14 @@ from app.core.decoder import GenerationRequest
 from app.core.errors import TandemError
 from app.core.events import FinishedEvent, StepEvent
 from app.core.sampling import SamplingParams
-from app.engine.llama_model import LlamaModel
+from app.engine.bench_probes import (
+    CpuWatch,
+    batch_numerics,
+    fresh_top_two,
+    machine_info,
+    overhead_table,
+    wait_for_quiet,
+)
 from app.engine.paths import models_dir
 from app.engine.preflight import apply_to, run_preflight
 from app.engine.quantize import requantize
@@ -200,6 +202,8 @@ def run_benchmark(
     tick = progress or (lambda _done, _total, _label: None)
     results = []
     watch = CpuWatch()
+    tick(0, total, "per-step overhead at a 152k vocabulary")
+    overhead = overhead_table(settings.temperatures)
     for index, regime in enumerate(regimes):
 
         def step(done: int, label: str, offset: int = offsets[index]) -> None:
@@ -213,13 +217,14 @@ def run_benchmark(
     report = {
         "format": "tandem-bench/1",
         "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
-        "machine": _machine(other_share),
+        "machine": machine_info(other_share),
         "settings": {
             **{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(settings).items()},
             "configs": list(dict.fromkeys(c.name for configs in config_sets for c in configs)),
             "prompts": [p.id for p in prompts],
         },
         "near_tie_threshold": settings.near_tie_threshold,
+        "overhead_synthetic": overhead,
         "regimes": [res.info for res in results],
         "summaries": [s.to_dict() for s in summaries],
         "targets": [asdict(t) for t in check_targets(summaries)],
@@ -309,16 +314,8 @@ def _undisturbed_run(
         share = watch.other_share()
         if share <= settings.max_other_cpu or attempt == settings.max_attempts:
             break
-        _wait_for_quiet(settings.max_other_cpu)
+        wait_for_quiet(settings.max_other_cpu)
     return replace(record, other_cpu_share=share, attempts=attempt)
-
-
-def _wait_for_quiet(threshold: float, limit_s: float = 60.0) -> None:
-    """Wait (a minute at most) until other processes use less than ``threshold`` of the CPUs."""
-    deadline = time.monotonic() + limit_s
-    while time.monotonic() < deadline:
-        if psutil.cpu_percent(interval=2.0) / 100.0 < threshold:
-            return
 
 
 def _messages(prompt: BenchPrompt) -> list[Message]:
@@ -406,96 +403,9 @@ def _check_divergences(
     return checks
 
 
-def fresh_top_two(target: LlamaModel, prefix: Sequence[int]) -> tuple[float, tuple[int, int]]:
-    """The target's top-two logit gap after ``prefix``, its last token evaluated on its own."""
-    target.truncate(0)
-    target.decode(prefix[:-1], "none")
-    row = target.decode([prefix[-1]], "last")[0]
-    second, best = np.argpartition(row, row.size - 2)[row.size - 2 :]
-    if row[second] > row[best]:
-        best, second = second, best
-    return float(row[best] - row[second]), (int(best), int(second))
-
-
-def batch_numerics(target: LlamaModel, prompt: Sequence[int], width: int = 5) -> dict[str, Any]:
-    """How far batched logits (a verify step) drift from single-token ones over the prompt's last positions."""
-    n = min(len(prompt) - 1, 4 * width)
-    start = len(prompt) - n
-    max_diff = 0.0
-    max_gap_change = 0.0
-    for chunk in range(start, len(prompt), width):
-        batch = list(prompt[chunk : chunk + width])
-        target.truncate(0)
-        target.decode(prompt[:chunk], "none")
-        batched = target.decode(batch, "all").copy()
-        target.truncate(chunk)
-        single = np.stack([target.decode([t], "last")[0].copy() for t in batch])
-        max_diff = max(max_diff, float(np.abs(batched - single).max()))
-        for b_row, s_row in zip(batched, single, strict=True):
-            second, best = np.argsort(s_row)[-2:]
-            change = (b_row[best] - b_row[second]) - (s_row[best] - s_row[second])
-            max_gap_change = max(max_gap_change, abs(float(change)))
-    target.truncate(0)
-    return {"max_abs_diff": max_diff, "max_gap_change": max_gap_change, "rows": n, "batch": width}
-
-
-class CpuWatch:
-    """How much of the machine's CPU time other processes took while the benchmark ran."""
-
-    def __init__(self) -> None:
-        self._process = psutil.Process()
-        self._started = time.perf_counter()
-        self._system = _busy(psutil.cpu_times())
-        self._own = _own_cpu(self._process)
-
-    def other_share(self) -> float:
-        """Share of all CPUs' time (0..1) busy with other processes since the watch started."""
-        wall = time.perf_counter() - self._started
-        cpus = psutil.cpu_count() or 1
-        others = (_busy(psutil.cpu_times()) - self._system) - (_own_cpu(self._process) - self._own)
-        return max(0.0, others / (wall * cpus)) if wall > 0 else 0.0
-
-
-def _busy(times: Any) -> float:
-    return float(sum(times)) - float(getattr(times, "idle", 0.0)) - float(getattr(times, "iowait", 0.0))
-
-
-def _own_cpu(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return float(times.user + times.system + times.children_user + times.children_system)
-
-
-def _cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def _machine(other_share: float) -> dict[str, Any]:
-    info: dict[str, Any] = {
-        "cpu": _cpu_name(),
-        "logical_cpus": os.cpu_count(),
-        "physical_cpus": psutil.cpu_count(logical=False),
-        "llama_cpp_python": llama_cpp.__version__,
-        "python": platform.python_version(),
-        "other_processes_cpu_share": other_share,
-        "peak_rss_mb_process": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-    }
-    if other_share > 0.1:
-        info["load_note"] = (
-            f"other processes used {other_share:.0%} of the CPUs' time during the run; llama.cpp's threads wait "
-            "on each other, so absolute tokens/s are low and noisy. The paired speedups are the figures to read"
-        )
-    return info
-
-
 def write_outputs(report: dict[str, Any], json_path: Path | None, markdown_path: Path | None) -> None:
     """Write the JSON and Markdown forms."""
-    from app.core.bench_stats import render_markdown
+    from app.core.bench_report import render_markdown
 
     if json_path is not None:
         json_path.parent.mkdir(parents=True, exist_ok=True)

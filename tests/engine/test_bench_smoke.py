@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from app.core.bench_stats import render_markdown
+from app.core.bench_report import render_markdown
+from app.engine.bench_probes import batch_numerics
 from app.engine.benchmark import (
     BenchSettings,
     Regime,
-    batch_numerics,
     configurations,
     load_suite,
     run_benchmark,
