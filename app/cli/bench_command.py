@@ -63,7 +63,11 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "--max-other-cpu",
         type=float,
         default=0.1,
-        help="redo a run (twice at most) when other processes used more than this share of the CPUs (default 0.1)",
+        help="wait before a run, and redo it (twice at most), while other processes use more than this share of "
+        "the CPUs (default 0.1)",
+    )
+    parser.add_argument(
+        "--max-wait", type=float, default=600.0, help="longest wait in seconds for a quiet machine before a run"
     )
     parser.add_argument("--ctx", type=int, default=2048, help="context size (default 2048)")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the JSON report here")
@@ -89,6 +93,7 @@ def run(args: argparse.Namespace) -> int:
         ngram_lengths=args.ngram_lengths,
         ngram_all_regimes=args.ngram_all_regimes,
         max_other_cpu=args.max_other_cpu,
+        max_wait_s=args.max_wait,
         n_threads=args.threads,
         n_ctx=args.ctx,
         categories=tuple(c.strip() for c in args.categories.split(",") if c.strip()),

@@ -106,6 +106,7 @@ class BenchSettings:
     ngram_all_regimes: bool = False  # n-gram runs in the first regime only unless set
     max_other_cpu: float = 0.1  # redo a run when other processes took more of the CPUs than this
     max_attempts: int = 3
+    max_wait_s: float = 600.0  # how long to wait for other processes to calm down before a run
     n_threads: int | None = None
     n_ctx: int = 2048
     categories: tuple[str, ...] = ()
@@ -307,15 +308,16 @@ def _undisturbed_run(
     repeat: int,
     settings: BenchSettings,
 ) -> RunRecord:
-    """A run during which other processes left the CPUs alone, redone (up to a limit) until it is one."""
-    for attempt in range(1, settings.max_attempts + 1):
+    """A run during which other processes left the CPUs alone: it waits for them, and redoes a disturbed run."""
+    attempts = 0
+    while True:
+        attempts += 1
+        wait_for_quiet(settings.max_other_cpu, settings.max_wait_s)
         watch = CpuWatch()
         record = _generate(pair, regime, prompt, tokens, config, params, repeat, settings)
         share = watch.other_share()
-        if share <= settings.max_other_cpu or attempt == settings.max_attempts:
-            break
-        wait_for_quiet(settings.max_other_cpu)
-    return replace(record, other_cpu_share=share, attempts=attempt)
+        if share <= settings.max_other_cpu or attempts >= settings.max_attempts:
+            return replace(record, other_cpu_share=share, attempts=attempts)
 
 
 def _messages(prompt: BenchPrompt) -> list[Message]:

@@ -29,6 +29,7 @@ def test_bench_writes_json_and_markdown(small_pair: tuple[Path, Path], tmp_path:
             "--no-preflight",
             "--threads", "2",
             "--ctx", "512",
+            "--max-wait", "0",
             "--json", str(out_json),
             "--markdown", str(out_md),
         ]
