@@ -262,6 +262,7 @@ def _run_regime(
         info["numerics"] = batch_numerics(pair.target, rendered[prompts[0].id])
         if settings.preflight and pair.draft is not None:
             progress(0, f"{regime.name}: pre-flight")
+            wait_for_quiet(settings.max_other_cpu, settings.max_wait_s)  # pre-flight times things too
             report = run_preflight(pair)
             apply_to(pair, report)
             info["preflight"] = report.to_dict()
