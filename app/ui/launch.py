@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.ui import branding, theme
@@ -29,4 +30,13 @@ def run_gui() -> int:
 
     window = MainWindow()
     window.show()
-    return int(app.exec())
+    # Ctrl+C in the terminal or a SIGTERM quits cleanly (the chat is saved, the engine thread
+    # frees the models). Python only runs signal handlers between bytecodes, so a timer wakes it.
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, lambda *_: app.quit())
+    wake = QTimer()
+    wake.start(250)
+    wake.timeout.connect(lambda: None)
+    code = int(app.exec())
+    window.close()
+    return code
