@@ -320,6 +320,10 @@ class ChatStore:
 
     # -- housekeeping -------------------------------------------------------------
 
+    def integrity_check(self) -> str:
+        """SQLite's own verdict on the file: ``"ok"`` when undamaged."""
+        return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
+
     def close(self) -> None:
         """Close the database (a checkpoint folds the WAL back into the file)."""
         try:

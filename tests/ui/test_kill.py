@@ -54,7 +54,7 @@ def test_sigkill_during_generation_keeps_everything_but_the_reply_in_flight(data
 
     store = ChatStore()
     try:
-        assert store._db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert store.integrity_check() == "ok"
         messages = store.messages(first["conversation"])
         assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
         assert messages[0].content == "Say hello."

@@ -1,0 +1,56 @@
+"""The conversation store on its own: crash recovery, ordering, cascading deletes and exports.
+
+(Kept beside the GUI tests because the store exists for the GUI; it needs no Qt.)
+"""
+
+from __future__ import annotations
+
+import json
+
+from app.engine import chat_store
+from app.engine.chat_store import ChatStore, StoredToken
+
+
+def test_streaming_reply_found_on_reopen_is_interrupted_with_its_text(data_dir):
+    store = ChatStore()
+    conversation = store.create_conversation("Crash test")
+    store.add_message(conversation, "user", "hello")
+    reply = store.begin_reply(conversation, {"pair": "a + b"})
+    store.append_tokens(reply, [StoredToken("Hi", "draft", 0.9, 0.8), StoredToken(" there", "corrected", 0.6, 0.1)])
+    store.append_tokens(reply, [StoredToken("!", "bonus", 0.7)])
+    # No finish_reply and no close: the process "died" here.
+    again = ChatStore()
+    messages = again.messages(conversation)
+    assert [m.state for m in messages] == [chat_store.DONE, chat_store.INTERRUPTED]
+    assert messages[1].content == "Hi there!"
+    assert [t.origin for t in messages[1].tokens] == ["draft", "corrected", "bonus"]
+    assert messages[1].meta == {"pair": "a + b"}
+    again.close()
+    store.close()
+
+
+def test_listing_order_finish_delete_and_exports(data_dir):
+    store = ChatStore()
+    first = store.create_conversation("First")
+    second = store.create_conversation("Second")
+    store.add_message(first, "user", "newer activity")  # touches "First"
+    assert [c.title for c in store.list_conversations()] == ["First", "Second"]
+
+    reply = store.begin_reply(first)
+    rejected = StoredToken("B", "corrected", 0.5, 0.2, rejected_text="C", rejected_p=0.1, rejected_q=0.7)
+    store.append_tokens(reply, [StoredToken("A", "draft", 0.9, 0.9), rejected])
+    store.finish_reply(reply, "AB", chat_store.DONE, {"stats": {"emitted": 2, "tokens_per_second": 5.0}})
+    exported = store.export_json(first)
+    json.dumps(exported)  # JSON-ready
+    tokens = exported["messages"][1]["tokens"]
+    assert tokens[1]["rejected"] == {"text": "C", "p_target": 0.1, "q_draft": 0.7}
+    markdown = store.export_markdown(first)
+    assert markdown.startswith("# First\n") and "### Assistant" in markdown and "\nAB\n" in markdown
+    assert "2 tokens" in markdown
+
+    store.rename_conversation(second, "Renamed")
+    assert store.conversation_title(second) == "Renamed"
+    store.delete_conversation(first)
+    assert [c.id for c in store.list_conversations()] == [second]
+    assert store.tokens(reply) == []  # tokens went with their conversation
+    store.close()
