@@ -1,5 +1,1 @@
 """The PySide6 desktop GUI: a thin layer over the engine."""
-
-from app.ui.qt_compat import guard_refcounts
-
-guard_refcounts()
