@@ -34,6 +34,7 @@ import numpy as np
 import app
 from app.core.chat import Message
 from app.core.decoder import GenerationRequest
+from app.core.divergence import NEAR_TIE_LOGIT_GAP
 from app.core.errors import TandemError
 from app.core.events import FinishedEvent, StepEvent
 from app.core.model_port import CausalLM, sync_cache
@@ -46,10 +47,6 @@ if TYPE_CHECKING:
 # Tokens at the start of the reply that must match exactly: before any
 # near-tie has had a chance to occur, a mismatch points at the algorithm.
 STRICT_PREFIX = 4
-# Largest gap between the target's two best logits that still counts as a
-# near-tie. Divergences measured on SmolLM2 Q4_1 sat at gaps of 0.05-0.10;
-# confident predictions are several logits apart.
-NEAR_TIE_LOGIT_GAP = 0.25
 DEFAULT_TOKENS = 16
 DEFAULT_PROMPT = "List five fruits."
 SELFTEST_CTX = 512  # a short prompt and 16 tokens need little; keeps memory low
