@@ -41,6 +41,11 @@ _PRIOR_VERIFY_SLOPE = 0.3
 _EXPLORE_LENGTH = 4
 _BASE_PROBE_INTERVAL = 8
 _MAX_PROBE_INTERVAL = 256
+# A drafter whose token costs under this share of a target token (prompt lookup)
+# probes every few steps: a probe then costs one verify slot and only when it
+# found something to propose.
+_CHEAP_DRAFT = 0.05
+_CHEAP_PROBE_INTERVAL = 2
 # A probe costs a few target tokens' time, and a model drafter first catches
 # its cache up on every token it missed: on the demo pair on a 2-core CPU that
 # batch costs ~15 % of the time the target took for those tokens. Unless a
@@ -51,6 +56,7 @@ _PROBE_MIN_CEILING = 1.3
 # controller from flapping on noise when the two are nearly equal.
 _SWITCH_MARGIN = 0.03
 _MAX_CONFIDENCE_FLOOR = 0.9
+_RECENT_DECAY = 0.9  # the achieved rate looks back ~10 steps
 
 
 class _EwMean:
@@ -69,73 +75,103 @@ class _EwMean:
 
 
 class VerifyCostEstimator:
-    """The target's cost of evaluating n tokens in one batch, learned per n.
+    """The target's cost of evaluating n tokens in one batch: a scale times a shape.
 
-    Sizes never observed are read off a line fitted through the observed
-    ones (or, with one size known, a line of the prior slope), and the
-    curve is made non-decreasing: a bigger batch never costs less.
+    The scale is the cost of one token, ``v1``, which every target-only step
+    measures. The shape is each size's cost relative to one token, learned
+    when that size is verified. Keeping the two apart matters: when another
+    process slows the machine, or the context grows, v1 moves at once and
+    every size moves with it, instead of a fresh v1 meeting stale absolute
+    costs of the other sizes and making big batches look cheap. Sizes never
+    observed are read off a line through the observed ratios (or the prior
+    slope), and the curve never falls as n grows.
     """
 
     def __init__(self, max_n: int = 32, decay: float = 0.9) -> None:
         self.max_n = max_n
-        self._means = [_EwMean(decay) for _ in range(max_n + 1)]
+        self._decay = decay
+        self._v1 = _EwMean(decay)
+        self._v1_guessed = False  # v1 inferred from a bigger batch, not yet measured
+        self._ratios = [_EwMean(decay) for _ in range(max_n + 1)]
         self._curve: list[float] | None = None
 
     @property
     def known(self) -> bool:
-        """True once at least one batch size has a measurement."""
-        return any(m.weight > 0 for m in self._means)
+        """True once a cost has been measured (or seeded)."""
+        return self._v1.weight > 0
+
+    @property
+    def one_token_s(self) -> float:
+        """The current cost of verifying one token: the scale of every cost."""
+        return self._v1.mean
 
     def seed(self, verify_s: Sequence[float], weight: float = 3.0) -> None:
         """Start from measured costs (pre-flight); ``weight`` is how many observations they count as."""
-        for n, seconds in enumerate(verify_s[: self.max_n], start=1):
-            self._means[n].add(seconds, weight)
+        first = verify_s[0]
+        self._v1.add(first, weight)
+        for n, seconds in enumerate(verify_s[1 : self.max_n], start=2):
+            self._ratios[n].add(seconds / first, weight)
         self._curve = None
 
-    def observe(self, n: int, seconds: float) -> None:
-        """One step verified ``n`` tokens in ``seconds``."""
+    def observe(self, n: int, seconds: float) -> float:
+        """One step verified ``n`` tokens in ``seconds``.
+
+        Returns the factor by which costs kept relative to v1 must be
+        re-expressed (1 unless this replaced a guessed v1 by a measured one).
+        """
+        factor = 1.0
         if not 1 <= n <= self.max_n or seconds <= 0:
-            return
-        slot = self._means[n]
-        if slot.weight >= 2.0:
-            # A single stall (another process took the cores) must not rewrite the curve.
-            seconds = min(max(seconds, slot.mean / 3), slot.mean * 3)
-        slot.add(seconds)
+            return factor
+        if n == 1:
+            if self._v1_guessed:
+                # The first real measurement: re-express the ratios taken against the guess.
+                factor = self._v1.mean / seconds
+                for slot in self._ratios:
+                    slot.mean *= factor
+                self._v1 = _EwMean(self._decay)
+                self._v1_guessed = False
+            self._v1.add(_clipped(seconds, self._v1))
+        else:
+            if not self.known:  # nothing but this size yet: guess v1 from the prior slope
+                self._v1.add(seconds / (1.0 + _PRIOR_VERIFY_SLOPE * (n - 1)))
+                self._v1_guessed = True
+            self._ratios[n].add(_clipped(seconds / self._v1.mean, self._ratios[n]))
         self._curve = None
+        return factor
 
     def predict(self, n: int) -> float:
         """Predicted seconds for ``n`` tokens (needs :attr:`known`)."""
         curve = self._curve or self._fit()
-        return curve[min(max(n, 1), self.max_n)]
+        return self._v1.mean * curve[min(max(n, 1), self.max_n)]
 
     def _fit(self) -> list[float]:
-        points = [(n, m.mean, m.weight) for n, m in enumerate(self._means) if n > 0 and m.weight > 0]
-        if not points:
-            raise ValueError("no verify cost has been observed yet")
-        line = _weighted_line(points)
-        curve = [0.0]
-        for n in range(1, self.max_n + 1):
-            slot = self._means[n]
-            # A size with a full observation's weight uses its own mean; the line fills the gaps.
+        points = [(1, 1.0, 3.0)] + [(n, m.mean, m.weight) for n, m in enumerate(self._ratios) if m.weight > 0]
+        line = _weighted_line(points) if len(points) > 1 else _Line(1.0, _PRIOR_VERIFY_SLOPE)
+        curve = [0.0, 1.0]
+        for n in range(2, self.max_n + 1):
+            slot = self._ratios[n]
+            # A size with a full observation's weight uses its own ratio; the line fills the gaps.
             share = min(1.0, slot.weight)
-            value = share * slot.mean + (1.0 - share) * line(n)
-            curve.append(max(value, curve[-1]))
+            curve.append(max(share * slot.mean + (1.0 - share) * line(n), curve[-1]))
         self._curve = curve
         return curve
 
 
+def _clipped(value: float, current: _EwMean) -> float:
+    """``value`` limited to within 50 % of an established mean: one stall must not rewrite the costs."""
+    if current.weight < 2.0:
+        return value
+    return min(max(value, current.mean / 1.5), current.mean * 1.5)
+
+
 def _weighted_line(points: list[tuple[int, float, float]]) -> _Line:
     """Least-squares line t = a + b (n - 1) through (n, t, weight), with a non-negative slope."""
-    if len({n for n, _, _ in points}) == 1:
-        n, t, _ = points[0]
-        first = t / (1.0 + _PRIOR_VERIFY_SLOPE * (n - 1))
-        return _Line(first, first * _PRIOR_VERIFY_SLOPE)
     total = sum(w for _, _, w in points)
     mean_x = sum(w * (n - 1) for n, _, w in points) / total
     mean_y = sum(w * t for _, t, w in points) / total
     sxx = sum(w * (n - 1 - mean_x) ** 2 for n, _, w in points)
     sxy = sum(w * (n - 1 - mean_x) * (t - mean_y) for n, t, w in points)
-    slope = max(0.0, sxy / sxx)
+    slope = max(0.0, sxy / sxx) if sxx > 0 else _PRIOR_VERIFY_SLOPE
     return _Line(max(1e-6, mean_y - slope * mean_x), slope)
 
 
@@ -151,13 +187,15 @@ class _Line:
 class DraftCostEstimator:
     """A drafter's cost per step outside the target: ``fixed + per_token * decodes``.
 
-    ``fixed`` is the step's Python bookkeeping (learned from K = 0 steps);
-    ``per_token`` is one draft decode including its sampling work.
+    ``fixed`` is the step's Python bookkeeping (learned from K = 0 steps).
+    The per-token cost (one draft decode with its sampling work) is kept
+    relative to the target's one-token cost at the time, for the reason
+    :class:`VerifyCostEstimator` gives: a slower machine slows both models.
     """
 
     def __init__(self, decay: float = 0.9) -> None:
         self._fixed = _EwMean(decay)
-        self._per_token = _EwMean(decay)
+        self._per_token = _EwMean(decay)  # in units of the target's one-token cost
 
     @property
     def known(self) -> bool:
@@ -169,24 +207,28 @@ class DraftCostEstimator:
         """Per-step cost that does not grow with K."""
         return self._fixed.mean
 
-    @property
-    def per_token_s(self) -> float:
-        """Cost of one more draft token."""
-        return self._per_token.mean
+    def per_token_s(self, one_token_s: float) -> float:
+        """Cost of one more draft token when the target's one-token cost is ``one_token_s``."""
+        return self._per_token.mean * one_token_s
 
-    def seed(self, per_token_s: float, fixed_s: float = 0.0, weight: float = 3.0) -> None:
+    def seed(self, per_token_s: float, one_token_s: float, fixed_s: float = 0.0, weight: float = 3.0) -> None:
         """Start from measured costs (pre-flight)."""
-        self._per_token.add(per_token_s, weight)
+        self._per_token.add(per_token_s / one_token_s, weight)
         self._fixed.add(fixed_s, weight)
 
-    def observe(self, decodes: int, seconds: float) -> None:
+    def rescale(self, factor: float) -> None:
+        """Re-express the per-token cost after the target's one-token cost was corrected."""
+        self._per_token.mean *= factor
+
+    def observe(self, decodes: int, seconds: float, one_token_s: float) -> None:
         """A step spent ``seconds`` outside the target's verify call with ``decodes`` draft decodes."""
         if seconds < 0:
             return
         if decodes == 0:
-            self._fixed.add(seconds)
-        else:
-            self._per_token.add(max(0.0, seconds - self._fixed.mean) / decodes)
+            self._fixed.add(_clipped(seconds, self._fixed))
+        elif one_token_s > 0:
+            ratio = max(0.0, seconds - self._fixed.mean) / decodes / one_token_s
+            self._per_token.add(_clipped(ratio, self._per_token))
 
 
 class AcceptanceEstimator:
@@ -265,16 +307,23 @@ class PairProfile:
     drafts: dict[str, DraftCostEstimator] = field(default_factory=dict)
     acceptance: dict[tuple[str, bool], dict[bool, list[float]]] = field(default_factory=dict)
 
-    def for_drafter(self, kind: str, greedy: bool) -> DrafterProfile:
-        """The view one generation uses; acceptance is kept apart for greedy and sampled decoding."""
+    def for_drafter(self, kind: str, greedy: bool, remember: bool = True) -> DrafterProfile:
+        """The view one generation uses; acceptance is kept apart for greedy and sampled decoding.
+
+        ``remember=False`` starts every generation from the default prior: prompt
+        lookup's acceptance says more about one prompt than about the pair.
+        """
         draft = self.drafts.setdefault(kind, DraftCostEstimator())
         key = (kind, greedy)
+        if not remember:
+            return DrafterProfile(self.verify, draft, {}, None, key)
         return DrafterProfile(self.verify, draft, dict(self.acceptance.get(key, {})), self.acceptance, key)
 
     def seed(self, kind: str, costs: StepCosts, acceptance: Sequence[float] | None = None, greedy: bool = True) -> None:
         """Seed with pre-flight measurements."""
         self.verify.seed(costs.verify_s)
-        self.drafts.setdefault(kind, DraftCostEstimator()).seed(costs.draft_per_token_s, costs.overhead_s)
+        draft = self.drafts.setdefault(kind, DraftCostEstimator())
+        draft.seed(costs.draft_per_token_s, costs.verify_s[0], costs.overhead_s)
         if acceptance:
             self.acceptance[(kind, greedy)] = {False: list(acceptance), True: list(acceptance)}
 
@@ -291,10 +340,11 @@ class AdaptiveDraftLength:
         self._estimators = self._fresh_estimators()
         self._streak = False
         self._chosen = 0
-        self._best_rate = 0.0
         self._steps_off = 0
         self._probe_interval = _BASE_PROBE_INTERVAL
         self._last_requested = -1
+        self._recent_tokens = 0.0
+        self._recent_s = 0.0
 
     @property
     def attached(self) -> bool:
@@ -324,15 +374,16 @@ class AdaptiveDraftLength:
             self._chosen = min(_EXPLORE_LENGTH, self.max_length)  # measure what a draft costs first
             return self._chosen
         costs = self.costs()
-        best_k, best_rate = self._best(costs)
-        self._best_rate = best_rate
+        best_k, _ = self._best(costs)
         if best_k > 0:
             self._steps_off = 0
             self._probe_interval = _BASE_PROBE_INTERVAL
             self._chosen = best_k
             return best_k
         self._steps_off += 1
-        if self._steps_off < self._probe_interval or self._hopeless_now(costs):
+        cheap = costs.draft_per_token_s < _CHEAP_DRAFT * costs.verify(1)
+        interval = _CHEAP_PROBE_INTERVAL if cheap else self._probe_interval
+        if self._steps_off < interval or self._hopeless_now(costs):
             self._chosen = 0
             return 0
         # Probe: one step at the best positive length refreshes the acceptance estimate.
@@ -345,16 +396,22 @@ class AdaptiveDraftLength:
     def observe(self, event: StepEvent) -> None:
         """Learn costs and acceptance from the step that just ran."""
         timings = event.timings
-        self.profile.verify.observe(event.drafted + 1, timings.verify_s)
+        verify = self.profile.verify
+        factor = verify.observe(event.drafted + 1, timings.verify_s)
+        if factor != 1.0:
+            self.profile.draft.rescale(factor)
         requested = event.draft_length
         if requested == 0:
-            self.profile.draft.observe(0, timings.total_s - timings.verify_s)
+            self.profile.draft.observe(0, timings.total_s - timings.verify_s, verify.one_token_s)
         elif self._last_requested != 0:
             # A model drafter's first step after an off stretch also catches its cache up on
             # every token it missed; that one-off cost is not the per-token cost.
             decodes = min(event.drafted + 1, requested)
-            self.profile.draft.observe(decodes, timings.total_s - timings.verify_s)
+            self.profile.draft.observe(decodes, timings.total_s - timings.verify_s, verify.one_token_s)
         self._last_requested = requested
+        # The rate actually achieved lately prices a draft token (see min_confidence).
+        self._recent_tokens = self._recent_tokens * _RECENT_DECAY + event.accepted + 1
+        self._recent_s = self._recent_s * _RECENT_DECAY + timings.total_s
         if event.drafted:
             estimator = self._estimators[self._streak]  # the state this step was chosen in
             estimator.observe(event.drafted, event.accepted)
@@ -369,7 +426,7 @@ class AdaptiveDraftLength:
         draft = self.profile.draft
         return StepCosts(
             tuple(verify.predict(n) for n in range(1, self.max_length + 2)),
-            draft.per_token_s,
+            draft.per_token_s(verify.one_token_s),
             draft.fixed_s,
         )
 
@@ -383,15 +440,20 @@ class AdaptiveDraftLength:
         """The draft confidence below which one more draft token does not pay for itself.
 
         One more token costs a draft decode plus the verify batch's growth;
-        at the best achievable rate R that time is worth R * dt tokens, so a
-        token accepted with a lower probability is a loss. The draft's top
-        probability stands in for that acceptance.
+        at the rate R this generation actually achieves, that time is worth
+        R * dt tokens, so a token accepted with a lower probability is a loss.
+        The draft's top probability stands in for that acceptance. R is the
+        measured rate, not the predicted one: acceptance is estimated on the
+        drafts the floor let through, so a predicted rate would raise the
+        floor, which would raise the estimate, and so on.
         """
-        if self._chosen == 0 or self._best_rate <= 0.0:
+        if self._chosen == 0 or self._recent_s <= 0.0:
             return 0.0
         verify = self.profile.verify
-        extra = self.profile.draft.per_token_s + verify.predict(self._chosen + 1) - verify.predict(self._chosen)
-        return min(_MAX_CONFIDENCE_FLOOR, max(0.0, self._best_rate * extra))
+        extra = self.profile.draft.per_token_s(verify.one_token_s)
+        extra += verify.predict(self._chosen + 1) - verify.predict(self._chosen)
+        rate = self._recent_tokens / self._recent_s
+        return min(_MAX_CONFIDENCE_FLOOR, max(0.0, rate * extra))
 
     def _best(self, costs: StepCosts) -> tuple[int, float]:
         """The length for the coming step and the long-run rate of the plan it belongs to."""

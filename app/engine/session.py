@@ -120,7 +120,7 @@ class LoadedPair:
             else:
                 policy = FixedDraftLength(4)
         if isinstance(policy, AdaptiveDraftLength) and not policy.attached:
-            policy.attach(self.profile.for_drafter(kind.value, params.greedy))
+            policy.attach(self.profile.for_drafter(kind.value, params.greedy, remember=kind is DrafterKind.MODEL))
         chosen: Drafter
         if kind is DrafterKind.MODEL:
             if self.draft is None:

@@ -72,7 +72,7 @@ def test_memory_bound_pair_drafts_deep_when_acceptance_is_high() -> None:
 
 def test_draft_length_falls_with_acceptance() -> None:
     high = run_policy(seeded(MEMORY_BOUND), MEMORY_BOUND, accept=0.9, steps=200)
-    low = run_policy(seeded(MEMORY_BOUND), MEMORY_BOUND, accept=0.4, steps=200)
+    low = run_policy(seeded(MEMORY_BOUND), MEMORY_BOUND, accept=0.55, steps=200)
     assert 0 < np.median(low[-100:]) < np.median(high[-100:])
 
 
@@ -84,6 +84,17 @@ def test_drafting_turns_off_at_low_acceptance_and_probes_with_growing_intervals(
     assert 2 <= len(probes) <= 12  # mostly off, but it keeps looking
     gaps = np.diff(probes)
     assert all(b >= a for a, b in itertools.pairwise(gaps))  # intervals never shrink while it keeps failing
+
+
+def test_a_nearly_free_drafter_probes_every_few_steps() -> None:
+    # Prompt lookup: a probe costs one verify slot, so it looks again every couple of steps.
+    lookup = StepCosts(COMPUTE_BOUND.verify_s, draft_per_token_s=0.0001)
+    profile = PairProfile()
+    profile.seed("ngram", lookup)
+    policy = AdaptiveDraftLength(8, profile.for_drafter("ngram", True, remember=False))
+    chosen = run_policy(policy, lookup, accept=0.0, steps=100)
+    assert 20 <= sum(k > 0 for k in chosen[20:]) <= 45
+    assert profile.acceptance == {}  # nothing carried over to the next generation
 
 
 def test_drafting_comes_back_when_acceptance_recovers() -> None:
@@ -139,10 +150,15 @@ def test_catch_up_step_after_an_off_stretch_does_not_count_as_draft_cost() -> No
 def test_confidence_floor_follows_the_marginal_cost() -> None:
     policy = seeded(MEMORY_BOUND, [0.8] * 12)
     assert policy.min_confidence == 0.0  # nothing chosen yet
+    run_policy(policy, MEMORY_BOUND, accept=0.8, steps=20)
     k = policy.next_length()
     assert k > 0
     floor = policy.min_confidence
     assert 0.0 < floor < 0.9
+    # The floor prices a token at the rate achieved: R * (draft decode + verify growth).
+    costs = policy.costs()
+    rate = policy._recent_tokens / policy._recent_s
+    assert floor == pytest.approx(rate * (costs.draft_per_token_s + costs.verify(k + 1) - costs.verify(k)))
     compute = seeded(COMPUTE_BOUND, [0.8] * 12)
     assert compute.next_length() == 0 and compute.min_confidence == 0.0
 
@@ -180,10 +196,27 @@ def test_verify_estimator_fits_a_monotone_curve_and_resists_stalls() -> None:
 
 def test_draft_cost_estimator_separates_fixed_and_per_token_costs() -> None:
     draft = DraftCostEstimator(decay=1.0)
-    draft.observe(0, 0.001)
-    draft.observe(4, 0.041)
+    draft.observe(0, 0.001, one_token_s=0.1)
+    draft.observe(4, 0.041, one_token_s=0.1)
     assert draft.fixed_s == pytest.approx(0.001)
-    assert draft.per_token_s == pytest.approx(0.01)
+    assert draft.per_token_s(0.1) == pytest.approx(0.01)
+    assert draft.per_token_s(0.2) == pytest.approx(0.02)  # a slower machine slows the draft alike
+
+
+def test_costs_scale_together_when_the_machine_slows_down() -> None:
+    # Drafting off for a long stretch: only one-token steps are seen, and they got 40 % slower.
+    # The other sizes and the draft must follow, or big batches would suddenly look cheap.
+    policy = seeded(COMPUTE_BOUND, [0.9] * 12)
+    for _ in range(100):
+        policy.next_length()
+        slow = COMPUTE_BOUND.verify(1) * 1.4
+        policy.observe(StepEvent((), 0, 0, 0, None, StepTimings(0.0, slow, slow + 0.0005)))
+    costs = policy.costs()
+    assert costs.verify(1) == pytest.approx(COMPUTE_BOUND.verify(1) * 1.4, rel=0.02)
+    assert costs.verify(5) / costs.verify(1) == pytest.approx(
+        COMPUTE_BOUND.verify(5) / COMPUTE_BOUND.verify(1), rel=0.02
+    )
+    assert costs.draft_per_token_s == pytest.approx(COMPUTE_BOUND.draft_per_token_s * 1.4, rel=0.02)
 
 
 def test_profile_is_shared_across_generations() -> None:
