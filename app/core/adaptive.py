@@ -177,6 +177,8 @@ def _weighted_line(points: list[tuple[int, float, float]]) -> _Line:
 
 @dataclass(frozen=True, slots=True)
 class _Line:
+    """t = first + slope * (n - 1)."""
+
     first: float
     slope: float
 

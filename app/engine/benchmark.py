@@ -118,6 +118,8 @@ class BenchSettings:
 
 @dataclass(slots=True)
 class _RegimeResult:
+    """What one regime produced: its description, run records and near-tie checks."""
+
     info: dict[str, Any]
     records: list[RunRecord] = field(default_factory=list)
     checks: list[DivergenceCheck] = field(default_factory=list)
