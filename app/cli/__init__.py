@@ -4,6 +4,9 @@ Each subcommand lives in its own module with an ``add_parser`` function that
 registers it and a ``run`` function that returns the process exit code.
 Errors meant for the user (:class:`~app.core.errors.TandemError`) become one
 line on stderr and exit code 2; nothing is printed to stdout in that case.
+An installation that cannot import one of its libraries (a frozen bundle
+that left one out) fails the same way, before any subcommand is imported, so
+that ``--selftest`` can say what is missing instead of printing a traceback.
 """
 
 from __future__ import annotations
@@ -14,8 +17,6 @@ import sys
 from collections.abc import Sequence
 
 import app
-from app.cli.selftest import add_options as add_selftest_options
-from app.core.errors import TandemError
 
 # Subcommand modules, in the order `--help` lists them.
 _COMMANDS = ("chat", "models", "memory", "bench", "preflight")
@@ -23,6 +24,8 @@ _COMMANDS = ("chat", "models", "memory", "bench", "preflight")
 
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every available subcommand."""
+    from app.cli.selftest import add_options as add_selftest_options
+
     parser = argparse.ArgumentParser(
         prog="tandem",
         description="Tandem: offline chat with local GGUF models and visible speculative decoding.",
@@ -32,20 +35,19 @@ def build_parser() -> argparse.ArgumentParser:
     add_selftest_options(parser)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
-        try:
-            module = importlib.import_module(f"app.cli.{name}_command")
-        except ModuleNotFoundError as exc:
-            if exc.name == f"app.cli.{name}_command":
-                continue  # not built yet
-            raise
-        module.add_parser(subparsers)
+        importlib.import_module(f"app.cli.{name}_command").add_parser(subparsers)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except ImportError as exc:
+        return _incomplete_install(exc, "selftest failed" if "--selftest" in args_list else "error")
+    from app.core.errors import TandemError
+
     args = parser.parse_args(args_list)
     try:
         if args.selftest:
@@ -53,8 +55,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_selftest(args)
         if args.command is None:
-            from app.ui.launch import run_gui
-
+            try:
+                from app.ui.launch import run_gui
+            except ImportError as exc:
+                return _incomplete_install(exc, "error")
             return run_gui()
         return int(args.run(args))
     except TandemError as exc:
@@ -63,3 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+
+
+def _incomplete_install(exc: ImportError, prefix: str) -> int:
+    """One line naming the library this installation lacks; exit code 2."""
+    missing = exc.name or str(exc)
+    print(f"{prefix}: this installation is incomplete: cannot import {missing} ({exc})", file=sys.stderr)
+    return 2

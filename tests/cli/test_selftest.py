@@ -136,3 +136,13 @@ def test_divergence_where_one_run_ended_counts_the_end_token() -> None:
     div = analyse_divergence(model, [0], [1, 1], [1], 1)
     assert div.speculative is None
     assert div.near_tie
+
+
+def test_selftest_names_a_library_the_installation_lacks(tmp_path: Path) -> None:
+    # A frozen bundle that left numpy out looks like this: the import itself fails.
+    broken = tmp_path / "numpy"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise ImportError('numpy was left out of this bundle', name='numpy')\n")
+    result = run_selftest(env={"PYTHONPATH": str(tmp_path)})
+    assert_one_line_failure(result, "this installation is incomplete", "numpy")
+    assert "Traceback" not in result.stderr
