@@ -220,7 +220,7 @@ class ChatController(QObject):
         )
         self._reply_id = None
         self._live = GenerationStats()
-        self.stats_panel.reset(self.pair.config.drafter.value)
+        self.stats_panel.reset(self.pair.config.drafter.value, settings.adaptive)
         self._set_activity(Activity.GENERATING)
         self.status.emit("thinking…")
         self.host.generate(self._job)

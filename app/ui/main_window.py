@@ -350,7 +350,7 @@ class MainWindow(QMainWindow):
         self.memory.set_state(measured_state(self._estimate, info))
         threads = self.settings_panel.settings().n_threads
         self.stats.set_baseline(self.app_settings.baseline(info.config.target, threads), "measured here")
-        self.stats.reset(info.config.drafter.value)
+        self.stats.reset(info.config.drafter.value, self.settings_panel.settings().adaptive)
         self._activity_changed(self.controller.activity)
         self.chat.prompt.setFocus()
 

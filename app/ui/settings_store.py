@@ -33,7 +33,7 @@ class GenerationSettings:
     repeat_penalty: float = 1.0
     seed: int = -1  # -1: a fresh random seed for every reply
     draft_length: int = 4
-    adaptive: bool = False
+    adaptive: bool = True  # the controller turns drafting off where it does not pay
     max_tokens: int = 512
     n_ctx: int = 4096
     n_gpu_layers: int = 0

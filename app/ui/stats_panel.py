@@ -26,6 +26,7 @@ class StatsPanel(QWidget):
         self._baseline: float | None = None
         self._baseline_source = ""
         self._stats = GenerationStats()
+        self._adaptive = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(10)
@@ -55,6 +56,7 @@ class StatsPanel(QWidget):
         self.mean_length = QLabel("–")
         self.per_pass = QLabel("–")
         self.draft_length = QLabel("–")
+        self.draft_length.setWordWrap(True)
         self.timing = QLabel("–")
         self.timing.setWordWrap(True)
         form.addRow("Drafter", self.drafter)
@@ -74,9 +76,10 @@ class StatsPanel(QWidget):
         for label in (self.acceptance, self.mean_length, self.per_pass, self.draft_length, self.drafter):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-    def reset(self, drafter: str) -> None:
-        """Clear the numbers for a new reply by ``drafter``."""
-        self.drafter.setText(drafter)
+    def reset(self, drafter: str, adaptive: bool = False) -> None:
+        """Clear the numbers for a new reply by ``drafter`` (``adaptive``: the controller picks lengths)."""
+        self._adaptive = adaptive and drafter != "none"
+        self.drafter.setText(f"{drafter}, adaptive" if self._adaptive else drafter)
         self.update_stats(GenerationStats())
 
     def set_baseline(self, tokens_per_second: float | None, source: str = "") -> None:
@@ -106,7 +109,7 @@ class StatsPanel(QWidget):
             self.acceptance.setText("– (nothing drafted)" if stats.steps else "–")
         self.mean_length.setText(f"{stats.mean_accepted_length:.2f} per step" if stats.steps else "–")
         self.per_pass.setText(f"{stats.tokens_per_step:.2f}" if stats.steps else "–")
-        self.draft_length.setText(str(stats.last_draft_length) if stats.steps else "–")
+        self.draft_length.setText(self._draft_length_text(stats))
         if stats.steps:
             ms = 1000.0 / stats.steps
             self.timing.setText(
@@ -116,3 +119,11 @@ class StatsPanel(QWidget):
         else:
             self.timing.setText("–")
         self.chart.set_values(stats.per_position_acceptance)
+
+    def _draft_length_text(self, stats: GenerationStats) -> str:
+        if not stats.steps:
+            return "–"
+        if self._adaptive and stats.last_draft_length == 0:
+            # The controller switched drafting off: say why, or the missing colours look like a fault.
+            return "0: off, drafting is slower than the target alone here (re-checked now and then)"
+        return str(stats.last_draft_length)

@@ -15,8 +15,12 @@ def make_window(qapp: object, data_dir: Path) -> Iterator[Callable[..., MainWind
     """Build main windows on the test's own data folder; every one is closed at the end."""
     windows: list[MainWindow] = []
 
-    def make(autoload: bool = False) -> MainWindow:
+    def make(autoload: bool = False, adaptive: bool = False) -> MainWindow:
+        # Adaptive drafting is the app's default, but on the small pair (a draft as big as
+        # its target) it turns drafting off at once; most tests need drafts to look at, so
+        # they run a fixed draft length unless they ask for the default.
         window = MainWindow(autoload=autoload)
+        window.settings_panel.adaptive.setChecked(adaptive)
         window.resize(1280, 800)
         window.show()
         windows.append(window)

@@ -14,6 +14,7 @@ from app.core.events import FinishReason, TokenOrigin
 from app.engine import chat_store
 from app.ui import theme
 from app.ui.chat_view import Prop, ghost_text, token_tooltip
+from app.ui.settings_store import GenerationSettings
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 PROMPT = "List five fruits, one per line."
@@ -144,6 +145,25 @@ def test_cancel_mid_reply_then_next_reply_is_correct(make_window, small_pair):
     again = send(window, question, recorder)
     assert again.reason is not FinishReason.CANCELLED
     assert again.text == reference
+
+
+def test_adaptive_default_explains_when_it_turns_drafting_off(make_window, small_pair):
+    # The small pair's draft is as big as its target, so no draft length can pay:
+    # the default (adaptive) must switch drafting off and say so instead of showing no colours.
+    assert GenerationSettings().adaptive
+    window = make_window(adaptive=True)
+    window.settings_panel.max_tokens.setValue(48)
+    load(window, pair_choice(small_pair))
+    recorder = Recorder(window)
+    finished = send(window, PROMPT, recorder)
+    assert finished.stats.emitted > 0
+    lengths = [step.draft_length for step in recorder.steps]
+    assert lengths[0] > 0, "the controller measures a draft before it knows the costs"
+    assert lengths[-1] == 0, lengths
+    panel = window.stats
+    assert "adaptive" in panel.drafter.text()
+    assert panel.draft_length.text().startswith("0: off"), panel.draft_length.text()
+    assert "slower than the target alone" in panel.draft_length.text()
 
 
 def _position_of_token(view, message_index: int, token_index: int, ghost: bool = False) -> int:
