@@ -56,6 +56,10 @@ _PROBE_MIN_CEILING = 1.3
 # controller from flapping on noise when the two are nearly equal.
 _SWITCH_MARGIN = 0.03
 _MAX_CONFIDENCE_FLOOR = 0.9
+# While the one-token cost is only inferred, one step in this many is a plain one.
+_MEASURE_ONE_TOKEN_EVERY = 8
+# One draft in this many may go one calibration bin below the confidence floor.
+_EXPLORE_FLOOR_EVERY = 6
 _RECENT_DECAY = 0.9  # the achieved rate looks back ~10 steps
 
 
@@ -99,6 +103,11 @@ class VerifyCostEstimator:
     def known(self) -> bool:
         """True once a cost has been measured (or seeded)."""
         return self._v1.weight > 0
+
+    @property
+    def one_token_measured(self) -> bool:
+        """False while the one-token cost is only inferred from a bigger batch."""
+        return self.known and not self._v1_guessed
 
     @property
     def one_token_s(self) -> float:
@@ -259,24 +268,87 @@ class AcceptanceEstimator:
         self._trials = [0.0] * positions
 
     def observe(self, drafted: int, accepted: int) -> None:
-        """A step verified a draft of ``drafted`` tokens and accepted the first ``accepted``."""
-        verified = min(drafted, accepted + 1, self.positions)
-        for i in range(verified):
-            self._hits[i] = self._hits[i] * self.decay + (1.0 if i < accepted else 0.0)
-            self._trials[i] = self._trials[i] * self.decay + 1.0
+        """A step verified a draft of ``drafted`` tokens and accepted the first ``accepted``.
 
-    def rates(self) -> list[float]:
-        """Current ``a_0..a_{positions-1}``."""
+        Positions this step did not reach forget too: a deep position judged
+        once on a bad stretch would otherwise keep its low figure for good,
+        since the short drafts it causes never reach it again.
+        """
+        verified = min(drafted, accepted + 1, self.positions)
+        for i in range(self.positions):
+            self._hits[i] = self._hits[i] * self.decay + (1.0 if i < accepted else 0.0) * (i < verified)
+            self._trials[i] = self._trials[i] * self.decay + (1.0 if i < verified else 0.0)
+
+    def forget(self) -> None:
+        """One step's forgetting without an observation: old evidence fades toward the priors."""
+        self._hits = [h * self.decay for h in self._hits]
+        self._trials = [t * self.decay for t in self._trials]
+
+    def rates(self, fallback: Sequence[float] | None = None) -> list[float]:
+        """Current ``a_0..a_{positions-1}``; ``fallback`` is the prior when none was given."""
         out: list[float] = []
         for i in range(self.positions):
             if out:
                 prior = out[-1]
             elif self.prior:
                 prior = self.prior[0]
+            elif fallback:
+                prior = fallback[0]
             else:
                 prior = _PRIOR_ACCEPTANCE
             out.append((self._hits[i] + self.prior_weight * prior) / (self._trials[i] + self.prior_weight))
         return out
+
+
+class ConfidenceCalibration:
+    """How often a draft token is accepted, by the draft's own confidence in it.
+
+    A draft model's top probability is a poor acceptance estimate by itself:
+    measured on the demo pair at temperature 0, tokens drafted with a
+    confidence of 0.3-0.6 agree with the target 40-65 % of the time. The
+    early-stop floor therefore asks this table, not the raw confidence. Each
+    bin starts at its own midpoint (the raw confidence, a cautious prior) and
+    moves toward what verification shows.
+    """
+
+    def __init__(self, bins: int = 10, prior_weight: float = 3.0, decay: float = 0.995) -> None:
+        self.bins = bins
+        self.prior_weight = prior_weight
+        self.decay = decay
+        self._hits = [0.0] * bins
+        self._trials = [0.0] * bins
+
+    def _bin(self, confidence: float) -> int:
+        return min(self.bins - 1, max(0, int(confidence * self.bins)))
+
+    def observe(self, confidences: Sequence[float], accepted: int) -> None:
+        """The draft proposed tokens with ``confidences``; the target kept the first ``accepted``."""
+        for i, confidence in enumerate(confidences[: accepted + 1]):
+            b = self._bin(confidence)
+            self._hits[b] = self._hits[b] * self.decay + (1.0 if i < accepted else 0.0)
+            self._trials[b] = self._trials[b] * self.decay + 1.0
+
+    def seed(self, samples: Sequence[tuple[float, float]]) -> None:
+        """Start from measured (confidence, acceptance) pairs, e.g. pre-flight's scored continuations."""
+        for confidence, accepted in samples:
+            b = self._bin(confidence)
+            self._hits[b] += accepted
+            self._trials[b] += 1.0
+
+    def acceptance(self, confidence: float) -> float:
+        """Estimated chance that a token drafted with ``confidence`` is accepted."""
+        b = self._bin(confidence)
+        prior = (b + 0.5) / self.bins
+        return (self._hits[b] + self.prior_weight * prior) / (self._trials[b] + self.prior_weight)
+
+    def floor_for(self, required: float) -> float:
+        """The lowest confidence from which every bin up is accepted at least ``required`` of the time."""
+        floor = 1.0
+        for b in range(self.bins - 1, -1, -1):
+            if self.acceptance((b + 0.5) / self.bins) < required:
+                break
+            floor = b / self.bins
+        return floor
 
 
 @dataclass(slots=True)
@@ -293,6 +365,7 @@ class DrafterProfile:
     acceptance: dict[bool, list[float]] = field(default_factory=dict)
     memory: dict[tuple[str, bool], dict[bool, list[float]]] | None = None
     key: tuple[str, bool] = ("model", True)
+    calibration: ConfidenceCalibration = field(default_factory=ConfidenceCalibration)
 
     def remember(self, streak: bool, rates: Sequence[float]) -> None:
         """Keep the latest acceptance estimates for the next generation."""
@@ -308,6 +381,7 @@ class PairProfile:
     verify: VerifyCostEstimator = field(default_factory=VerifyCostEstimator)
     drafts: dict[str, DraftCostEstimator] = field(default_factory=dict)
     acceptance: dict[tuple[str, bool], dict[bool, list[float]]] = field(default_factory=dict)
+    calibrations: dict[tuple[str, bool], ConfidenceCalibration] = field(default_factory=dict)
 
     def for_drafter(self, kind: str, greedy: bool, remember: bool = True) -> DrafterProfile:
         """The view one generation uses; acceptance is kept apart for greedy and sampled decoding.
@@ -317,17 +391,28 @@ class PairProfile:
         """
         draft = self.drafts.setdefault(kind, DraftCostEstimator())
         key = (kind, greedy)
+        calibration = self.calibrations.setdefault(key, ConfidenceCalibration())
         if not remember:
-            return DrafterProfile(self.verify, draft, {}, None, key)
-        return DrafterProfile(self.verify, draft, dict(self.acceptance.get(key, {})), self.acceptance, key)
+            return DrafterProfile(self.verify, draft, {}, None, key, calibration)
+        known = dict(self.acceptance.get(key, {}))
+        return DrafterProfile(self.verify, draft, known, self.acceptance, key, calibration)
 
-    def seed(self, kind: str, costs: StepCosts, acceptance: Sequence[float] | None = None, greedy: bool = True) -> None:
-        """Seed with pre-flight measurements."""
+    def seed(
+        self,
+        kind: str,
+        costs: StepCosts,
+        acceptance: Sequence[float] | None = None,
+        greedy: bool = True,
+        calibration: Sequence[tuple[float, float]] = (),
+    ) -> None:
+        """Seed with pre-flight measurements (``calibration``: the draft's confidence and acceptance per token)."""
         self.verify.seed(costs.verify_s)
         draft = self.drafts.setdefault(kind, DraftCostEstimator())
         draft.seed(costs.draft_per_token_s, costs.verify_s[0], costs.overhead_s)
         if acceptance:
             self.acceptance[(kind, greedy)] = {False: list(acceptance), True: list(acceptance)}
+        if calibration:
+            self.calibrations.setdefault((kind, greedy), ConfidenceCalibration()).seed(calibration)
 
 
 class AdaptiveDraftLength:
@@ -343,6 +428,8 @@ class AdaptiveDraftLength:
         self._streak = False
         self._chosen = 0
         self._steps_off = 0
+        self._steps_since_plain = 0
+        self._drafts_since_explore = 0
         self._probe_interval = _BASE_PROBE_INTERVAL
         self._last_requested = -1
         self._recent_tokens = 0.0
@@ -368,6 +455,24 @@ class AdaptiveDraftLength:
         """The estimate that applies to the coming step (after a fully accepted draft or not)."""
         return self._estimators[self._streak]
 
+    def rates(self, streak: bool) -> list[float]:
+        """Per-position acceptance after a fully accepted draft (``streak``) or not.
+
+        The streak estimate starts from the other one: a controller that
+        stopped drafting after a streak would otherwise never see one again
+        and keep its prior for good. Acceptance after a full draft is taken
+        to be at least the acceptance after a miss (it is rarely lower: both
+        follow how predictable the text is), and it never starts below the
+        general prior, so that a streak gets drafted into and measured. Without
+        that, a thin streak estimate can make a plain step look like the best
+        way back to the after-miss state.
+        """
+        after_miss = self._estimators[False].rates()
+        if not streak:
+            return after_miss
+        in_streak = self._estimators[True].rates([max(after_miss[0], _PRIOR_ACCEPTANCE)])
+        return [max(a, b) for a, b in zip(in_streak, after_miss, strict=True)]
+
     # -- the policy protocol ---------------------------------------------------
 
     def next_length(self) -> int:
@@ -377,12 +482,19 @@ class AdaptiveDraftLength:
             return self._chosen
         costs = self.costs()
         best_k, _ = self._best(costs)
+        if best_k > 0 and not self.profile.verify.one_token_measured:
+            # Every cost is kept relative to a one-token step, and that was only guessed
+            # from a batch: take a plain step now and then to measure it.
+            self._steps_since_plain += 1
+            if self._steps_since_plain >= _MEASURE_ONE_TOKEN_EVERY:
+                best_k = 0
         if best_k > 0:
             self._steps_off = 0
             self._probe_interval = _BASE_PROBE_INTERVAL
             self._chosen = best_k
             return best_k
         self._steps_off += 1
+        self._steps_since_plain = 0
         cheap = costs.draft_per_token_s < _CHEAP_DRAFT * costs.verify(1)
         interval = _CHEAP_PROBE_INTERVAL if cheap else self._probe_interval
         if self._steps_off < interval or self._hopeless_now(costs):
@@ -391,7 +503,7 @@ class AdaptiveDraftLength:
         # Probe: one step at the best positive length refreshes the acceptance estimate.
         self._steps_off = 0
         self._probe_interval = min(2 * self._probe_interval, _MAX_PROBE_INTERVAL)
-        rates = self.acceptance.rates()
+        rates = self.rates(self._streak)
         self._chosen = max(range(1, self.max_length + 1), key=lambda k: expected_tokens(rates, k) / costs.step_time(k))
         return self._chosen
 
@@ -417,7 +529,10 @@ class AdaptiveDraftLength:
         if event.drafted:
             estimator = self._estimators[self._streak]  # the state this step was chosen in
             estimator.observe(event.drafted, event.accepted)
-            self.profile.remember(self._streak, estimator.rates())
+            self._estimators[not self._streak].forget()
+            self.profile.remember(self._streak, self.rates(self._streak))
+            if event.draft_confidence:
+                self.profile.calibration.observe(event.draft_confidence, event.accepted)
         self._streak = event.drafted > 0 and event.accepted == event.drafted
 
     # -- what the controller currently believes ----------------------------------
@@ -444,9 +559,10 @@ class AdaptiveDraftLength:
         One more token costs a draft decode plus the verify batch's growth;
         at the rate R this generation actually achieves, that time is worth
         R * dt tokens, so a token accepted with a lower probability is a loss.
-        The draft's top probability stands in for that acceptance. R is the
-        measured rate, not the predicted one: acceptance is estimated on the
-        drafts the floor let through, so a predicted rate would raise the
+        The draft's top probability, calibrated against what verification
+        accepted (:class:`ConfidenceCalibration`), gives that acceptance. R is
+        the measured rate, not the predicted one: acceptance is estimated on
+        the drafts the floor let through, so a predicted rate would raise the
         floor, which would raise the estimate, and so on.
         """
         if self._chosen == 0 or self._recent_s <= 0.0:
@@ -454,15 +570,29 @@ class AdaptiveDraftLength:
         verify = self.profile.verify
         extra = self.profile.draft.per_token_s(verify.one_token_s)
         extra += verify.predict(self._chosen + 1) - verify.predict(self._chosen)
-        rate = self._recent_tokens / self._recent_s
-        return min(_MAX_CONFIDENCE_FLOOR, max(0.0, rate * extra))
+        required = self._recent_tokens / self._recent_s * extra
+        if required <= 0.0:
+            return 0.0
+        return min(_MAX_CONFIDENCE_FLOOR, self.profile.calibration.floor_for(required))
+
+    def floor_for_next_draft(self) -> float:
+        """:attr:`min_confidence` as one draft should use it: now and then one bin lower.
+
+        Tokens below the floor are never drafted, so the calibration would never
+        learn that some of them are accepted more often than their confidence
+        says; every few drafts the bin just under the floor is let through.
+        """
+        floor = self.min_confidence
+        self._drafts_since_explore += 1
+        if floor > 0.0 and self._drafts_since_explore >= _EXPLORE_FLOOR_EVERY:
+            self._drafts_since_explore = 0
+            return max(0.0, floor - 1.0 / self.profile.calibration.bins)
+        return floor
 
     def _best(self, costs: StepCosts) -> tuple[int, float]:
         """The length for the coming step and the long-run rate of the plan it belongs to."""
         base = 1.0 / costs.step_time(0)
-        plan = plan_with_streaks(
-            costs, self._estimators[False].rates(), self._estimators[True].rates(), self.max_length
-        )
+        plan = plan_with_streaks(costs, self.rates(False), self.rates(True), self.max_length)
         k = plan.k_in_streak if self._streak else plan.k_after_miss
         if plan.tokens_per_s < base * (1.0 + _SWITCH_MARGIN) or k == 0:
             return 0, max(base, plan.tokens_per_s)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -182,7 +182,7 @@ class SpeculativeDecoder:
         # draft_s is the draft model's own decode time: the drafter's sampling and
         # lookups, like the verification below, are Python overhead of the step.
         timings = StepTimings(draft.model_s, verified_at - drafted_at, done_at - step_start)
-        event = StepEvent(tuple(tokens), len(draft), verdict.n_accepted, k, rejected, timings)
+        event = StepEvent(tuple(tokens), len(draft), verdict.n_accepted, k, rejected, timings, tuple(draft.confidence))
         return event, finished
 
 
@@ -196,4 +196,4 @@ def _cut_at_text(event: StepEvent, cut: int) -> StepEvent:
         piece = token.text[: cut - used]
         kept.append(EmittedToken(token.id, piece, token.origin, token.p_target, token.q_draft))
         used += len(token.text)
-    return StepEvent(tuple(kept), event.drafted, event.accepted, event.draft_length, event.rejected, event.timings)
+    return replace(event, tokens=tuple(kept))

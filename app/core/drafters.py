@@ -30,6 +30,8 @@ class Draft:
     # Seconds inside the draft model's decode calls; the drafter's own Python
     # work (sampling, lookups) is step overhead, not draft-model time.
     model_s: float = 0.0
+    # The drafter's top probability before each proposal, when it measures one.
+    confidence: list[float] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -121,6 +123,8 @@ class ModelDrafter:
         self._n_decoded_drafts = 0
         self._pending = True
         floor = self._confidence_floor()
+        # A controller that moves the floor also learns from the confidences, so measure them.
+        measure = floor > 0.0 or callable(self.min_confidence)
         clock = time.perf_counter
         started = clock()
         rows = model.decode(context[cached:], "last")
@@ -128,8 +132,11 @@ class ModelDrafter:
         history = list(context[-self.warper.params.repeat_last_n :]) if self.warper.params.repeat_penalty != 1.0 else []
         for i in range(max_tokens):
             logits = rows[-1]
-            if floor > 0.0 and self.warper.top_probability(logits) < floor:
-                break
+            if measure:
+                confidence = self.warper.top_probability(logits)
+                if confidence < floor:
+                    break
+                draft.confidence.append(confidence)
             q = self.warper.warp(logits, history)
             token = q.argmax() if self.warper.params.greedy else q.sample(self.rng)
             draft.tokens.append(token)

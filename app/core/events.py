@@ -69,6 +69,9 @@ class StepEvent:
     draft_length: int  # the length the drafter was asked for this step
     rejected: RejectedProposal | None
     timings: StepTimings
+    # The model drafter's own top probability before each proposal (empty when
+    # not measured): what the adaptive controller calibrates its early stop on.
+    draft_confidence: tuple[float, ...] = ()
 
     @property
     def text(self) -> str:

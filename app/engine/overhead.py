@@ -122,7 +122,7 @@ def measure_overhead(
     if draft_length is None:
         adaptive = AdaptiveDraftLength()
         policy = adaptive
-        floor: object = lambda: adaptive.min_confidence  # noqa: E731 - the drafter asks once per draft
+        floor: object = adaptive.floor_for_next_draft  # the drafter asks once per draft
     else:
         policy = FixedDraftLength(draft_length)
         floor = 0.0

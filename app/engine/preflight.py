@@ -74,6 +74,9 @@ class PreflightReport:
     wall_s: float
     temperature: float = 0.0
     notes: tuple[str, ...] = field(default=())
+    # (draft confidence, acceptance) for each scored draft token: seeds the
+    # controller's calibration of its early-stop floor.
+    calibration: tuple[tuple[float, float], ...] = field(default=())
 
     @property
     def costs(self) -> StepCosts:
@@ -85,6 +88,7 @@ class PreflightReport:
         data = asdict(self)
         data["predictions"] = [asdict(p) for p in self.predictions]
         data["best"] = asdict(self.best)
+        data.pop("calibration")  # hundreds of raw pairs: the controller's input, not a result
         return data
 
 
@@ -104,13 +108,16 @@ def run_preflight(
 
     draft_times: list[float] = []
     agreements: list[list[float]] = []
+    calibration: list[tuple[float, float]] = []
     continuation: list[int] = []
     if pair.draft is not None:
         for i, prompt in enumerate(rendered):
             report("acceptance", i / len(rendered))
-            tokens, q_rows, times = _draft_continuation(pair.draft, prompt, params)
+            tokens, q_rows, times, confidences = _draft_continuation(pair.draft, prompt, params)
             draft_times.extend(times[1:])  # the first decode also ends the prompt prefill
-            agreements.append(_score(target, prompt, tokens, q_rows, params))
+            agreement = _score(target, prompt, tokens, q_rows, params)
+            agreements.append(agreement)
+            calibration.extend(zip(confidences, agreement, strict=True))
             continuation = continuation or tokens
     else:
         notes.append("no draft model: acceptance is not measured; the n-gram break-even says what lookup needs")
@@ -149,21 +156,22 @@ def run_preflight(
         wall_s=time.perf_counter() - started,
         temperature=params.temperature,
         notes=tuple(notes),
+        calibration=tuple(calibration),
     )
 
 
 def apply_to(pair: LoadedPair, report: PreflightReport) -> None:
     """Seed the pair's adaptive controller with the measured costs and acceptance."""
     if report.draft is not None:
-        pair.profile.seed("model", report.costs, report.acceptance or None, greedy=report.temperature <= 0)
+        pair.profile.seed("model", report.costs, report.acceptance or None, report.temperature <= 0, report.calibration)
     else:
         pair.profile.verify.seed(report.verify_s)
 
 
 def _draft_continuation(
     draft: LlamaModel, prompt: list[int], params: SamplingParams
-) -> tuple[list[int], list[TokenDistribution], list[float]]:
-    """The draft's own continuation of ``prompt``, its distributions and each decode's time."""
+) -> tuple[list[int], list[TokenDistribution], list[float], list[float]]:
+    """The draft's own continuation of ``prompt``: tokens, distributions, decode times, confidences."""
     warper = LogitsWarper(params, draft.n_vocab)
     rng = np.random.default_rng(0)
     draft.truncate(0)
@@ -171,6 +179,7 @@ def _draft_continuation(
     tokens: list[int] = []
     q_rows: list[TokenDistribution] = []
     times: list[float] = []
+    confidences: list[float] = []
     feed = prompt[-1]
     for _ in range(_CONTINUATION):
         t0 = time.perf_counter()
@@ -182,7 +191,8 @@ def _draft_continuation(
             break
         tokens.append(feed)
         q_rows.append(q)
-    return tokens, q_rows, times
+        confidences.append(warper.top_probability(row))
+    return tokens, q_rows, times, confidences
 
 
 def _score(

@@ -151,7 +151,7 @@ class LoadedPair:
 def _confidence_floor(policy: DraftLengthPolicy) -> float | Callable[[], float]:
     """The adaptive controller moves the model drafter's early-stop floor; fixed lengths draft in full."""
     if isinstance(policy, AdaptiveDraftLength):
-        return lambda: policy.min_confidence
+        return policy.floor_for_next_draft
     return 0.0
 
 

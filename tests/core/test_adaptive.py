@@ -10,6 +10,7 @@ import pytest
 from app.core.adaptive import (
     AcceptanceEstimator,
     AdaptiveDraftLength,
+    ConfidenceCalibration,
     DraftCostEstimator,
     PairProfile,
     VerifyCostEstimator,
@@ -156,11 +157,62 @@ def test_confidence_floor_follows_the_marginal_cost() -> None:
     floor = policy.min_confidence
     assert 0.0 < floor < 0.9
     # The floor prices a token at the rate achieved: R * (draft decode + verify growth).
+    # Uncalibrated, a confidence counts as its own acceptance, so the floor is that
+    # price rounded up to the calibration's bin.
     costs = policy.costs()
     rate = policy._recent_tokens / policy._recent_s
-    assert floor == pytest.approx(rate * (costs.draft_per_token_s + costs.verify(k + 1) - costs.verify(k)))
+    required = rate * (costs.draft_per_token_s + costs.verify(k + 1) - costs.verify(k))
+    assert required <= floor < required + 0.1
+    assert floor == policy.profile.calibration.floor_for(required)
     compute = seeded(COMPUTE_BOUND, [0.8] * 12)
     assert compute.next_length() == 0 and compute.min_confidence == 0.0
+
+
+def test_calibration_lowers_the_floor_when_unsure_drafts_are_accepted_anyway() -> None:
+    calibration = ConfidenceCalibration()
+    assert calibration.floor_for(0.46) == pytest.approx(0.5)  # prior: a confidence is its acceptance
+    rng = np.random.default_rng(1)
+    for _ in range(300):
+        # Tokens drafted at 0.3-0.4 confidence are accepted 70 % of the time, those below 0.3 only 10 %.
+        accepted = int(rng.random() < 0.7)
+        calibration.observe([0.95, 0.35], 1 + accepted)
+        calibration.observe([0.95, 0.2], 1 + int(rng.random() < 0.1))
+    assert calibration.acceptance(0.35) == pytest.approx(0.7, abs=0.08)
+    assert calibration.floor_for(0.45) == pytest.approx(0.3)
+    assert calibration.floor_for(0.86) == pytest.approx(0.9)  # the untouched middle bins keep their priors
+    # Tokens after the first rejection were never verified and teach nothing.
+    before = calibration.acceptance(0.75)
+    calibration.observe([0.2, 0.75, 0.75], 0)
+    assert calibration.acceptance(0.75) == before
+
+
+def test_the_floor_lets_the_bin_below_through_now_and_then() -> None:
+    policy = seeded(MEMORY_BOUND, [0.8] * 12)
+    run_policy(policy, MEMORY_BOUND, accept=0.8, steps=20)
+    assert policy.next_length() > 0
+    floor = policy.min_confidence
+    assert floor >= 0.1
+    floors = [policy.floor_for_next_draft() for _ in range(12)]
+    lowered = [f for f in floors if f < floor]
+    assert len(lowered) == 2 and lowered[0] == pytest.approx(floor - 0.1)
+    assert all(f == floor for f in floors if f >= floor)
+
+
+def test_a_low_streak_estimate_fades_so_streaks_are_tried_again() -> None:
+    # A streak state judged on one bad stretch must not stay off for good: while the
+    # controller drafts after misses, the streak estimate forgets toward its prior.
+    policy = seeded(MEMORY_BOUND, [0.9] * 12)
+    streak = policy._estimators[True]
+    for _ in range(10):
+        streak.observe(4, 0)
+    low = streak.rates()[0]
+    assert low < 0.3
+    for _ in range(60):
+        policy._streak = False
+        policy.observe(step(4, 2, MEMORY_BOUND))
+    assert streak.rates()[0] > low + 0.3
+    # And what the controller plans with is never below the after-miss estimate.
+    assert all(s >= m for s, m in zip(policy.rates(True), policy.rates(False), strict=True))
 
 
 def test_acceptance_estimator_counts_only_verified_positions() -> None:

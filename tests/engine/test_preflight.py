@@ -34,6 +34,10 @@ def test_report_measures_costs_and_acceptance(report: PreflightReport) -> None:
     assert report.draft_per_token_s > 0
     assert len(report.acceptance) == MAX_VERIFY - 1 and all(0 <= a <= 1 for a in report.acceptance)
     assert report.agreement > 0.3  # two quantisations of one model mostly agree
+    # One (confidence, acceptance) pair per scored draft token, for the early-stop calibration.
+    assert len(report.calibration) >= 16
+    assert all(0 < c <= 1 and a in (0.0, 1.0) for c, a in report.calibration)  # greedy: agree or not
+    assert sum(a for _, a in report.calibration) / len(report.calibration) == pytest.approx(report.agreement)
 
 
 def test_predictions_follow_the_cost_model(report: PreflightReport) -> None:
@@ -55,6 +59,16 @@ def test_apply_to_seeds_the_adaptive_controller(pair: LoadedPair, report: Prefli
     costs = policy.costs()
     assert costs.verify(1) == pytest.approx(report.verify_s[0], rel=1e-6)
     assert costs.draft_per_token_s == pytest.approx(report.draft_per_token_s, rel=1e-6)
+    # The calibration starts from the scored tokens: a well-populated bin leaves its prior.
+    calibration = policy.profile.calibration
+    by_bin: dict[int, list[float]] = {}
+    for confidence, accepted in report.calibration:
+        by_bin.setdefault(min(9, int(confidence * 10)), []).append(accepted)
+    b, seen = max(by_bin.items(), key=lambda item: len(item[1]))
+    observed = sum(seen) / len(seen)
+    prior = (b + 0.5) / 10
+    assert calibration.acceptance((b + 0.5) / 10) == pytest.approx((sum(seen) + 3 * prior) / (len(seen) + 3))
+    assert abs(calibration.acceptance((b + 0.5) / 10) - observed) <= abs(prior - observed)
     # With measured costs the first step is already a decision, not exploration.
     expected = report.best.k > 0
     assert (policy.next_length() > 0) == expected or report.best.speedup < 1.1
