@@ -18,8 +18,10 @@ K = 0 (drafting off) is a legal answer. While off, a probe step now and then
 refreshes the acceptance estimate, with the interval doubling each time the
 probe confirms that drafting loses; when the costs say that even a perfect
 draft could not pay, no probe is spent at all. The controller also exposes a
-confidence floor: the model drafter stops early once its own top probability
-falls below the acceptance at which one more draft token pays for itself.
+confidence floor: the model drafter stops early once its own top probability,
+calibrated against what verification accepted, falls below the acceptance at
+which one more draft token pays for itself. The estimators live in
+:mod:`app.core.estimators`.
 
 Costs belong to the machine and the pair, not to one reply, so they live in a
 :class:`PairProfile` that every generation of a loaded pair shares.
@@ -31,13 +33,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from app.core.cost_model import StepCosts, best_case_speedup, expected_tokens, plan_with_streaks
+from app.core.estimators import (
+    PRIOR_ACCEPTANCE,
+    AcceptanceEstimator,
+    ConfidenceCalibration,
+    DraftCostEstimator,
+    VerifyCostEstimator,
+)
 from app.core.events import StepEvent
 
 DEFAULT_MAX_LENGTH = 12
-# Before anything is known: a middling acceptance, and a verify batch whose
-# extra tokens cost 30 % of the first (between memory-bound GPUs and CPUs).
-_PRIOR_ACCEPTANCE = 0.6
-_PRIOR_VERIFY_SLOPE = 0.3
 _EXPLORE_LENGTH = 4
 _BASE_PROBE_INTERVAL = 8
 _MAX_PROBE_INTERVAL = 256
@@ -61,294 +66,6 @@ _MEASURE_ONE_TOKEN_EVERY = 8
 # One draft in this many may go one calibration bin below the confidence floor.
 _EXPLORE_FLOOR_EVERY = 6
 _RECENT_DECAY = 0.9  # the achieved rate looks back ~10 steps
-
-
-class _EwMean:
-    """An exponentially weighted mean whose weight saturates at ``1 / (1 - decay)``."""
-
-    __slots__ = ("decay", "mean", "weight")
-
-    def __init__(self, decay: float) -> None:
-        self.decay = decay
-        self.mean = 0.0
-        self.weight = 0.0
-
-    def add(self, value: float, weight: float = 1.0) -> None:
-        self.weight = self.weight * self.decay + weight
-        self.mean += (value - self.mean) * weight / self.weight
-
-
-class VerifyCostEstimator:
-    """The target's cost of evaluating n tokens in one batch: a scale times a shape.
-
-    The scale is the cost of one token, ``v1``, which every target-only step
-    measures. The shape is each size's cost relative to one token, learned
-    when that size is verified. Keeping the two apart matters: when another
-    process slows the machine, or the context grows, v1 moves at once and
-    every size moves with it, instead of a fresh v1 meeting stale absolute
-    costs of the other sizes and making big batches look cheap. Sizes never
-    observed are read off a line through the observed ratios (or the prior
-    slope), and the curve never falls as n grows.
-    """
-
-    def __init__(self, max_n: int = 32, decay: float = 0.9) -> None:
-        self.max_n = max_n
-        self._decay = decay
-        self._v1 = _EwMean(decay)
-        self._v1_guessed = False  # v1 inferred from a bigger batch, not yet measured
-        self._ratios = [_EwMean(decay) for _ in range(max_n + 1)]
-        self._curve: list[float] | None = None
-
-    @property
-    def known(self) -> bool:
-        """True once a cost has been measured (or seeded)."""
-        return self._v1.weight > 0
-
-    @property
-    def one_token_measured(self) -> bool:
-        """False while the one-token cost is only inferred from a bigger batch."""
-        return self.known and not self._v1_guessed
-
-    @property
-    def one_token_s(self) -> float:
-        """The current cost of verifying one token: the scale of every cost."""
-        return self._v1.mean
-
-    def seed(self, verify_s: Sequence[float], weight: float = 3.0) -> None:
-        """Start from measured costs (pre-flight); ``weight`` is how many observations they count as."""
-        first = verify_s[0]
-        self._v1.add(first, weight)
-        for n, seconds in enumerate(verify_s[1 : self.max_n], start=2):
-            self._ratios[n].add(seconds / first, weight)
-        self._curve = None
-
-    def observe(self, n: int, seconds: float) -> float:
-        """One step verified ``n`` tokens in ``seconds``.
-
-        Returns the factor by which costs kept relative to v1 must be
-        re-expressed (1 unless this replaced a guessed v1 by a measured one).
-        """
-        factor = 1.0
-        if not 1 <= n <= self.max_n or seconds <= 0:
-            return factor
-        if n == 1:
-            if self._v1_guessed:
-                # The first real measurement: re-express the ratios taken against the guess.
-                factor = self._v1.mean / seconds
-                for slot in self._ratios:
-                    slot.mean *= factor
-                self._v1 = _EwMean(self._decay)
-                self._v1_guessed = False
-            self._v1.add(_clipped(seconds, self._v1))
-        else:
-            if not self.known:  # nothing but this size yet: guess v1 from the prior slope
-                self._v1.add(seconds / (1.0 + _PRIOR_VERIFY_SLOPE * (n - 1)))
-                self._v1_guessed = True
-            self._ratios[n].add(_clipped(seconds / self._v1.mean, self._ratios[n]))
-        self._curve = None
-        return factor
-
-    def predict(self, n: int) -> float:
-        """Predicted seconds for ``n`` tokens (needs :attr:`known`)."""
-        curve = self._curve or self._fit()
-        return self._v1.mean * curve[min(max(n, 1), self.max_n)]
-
-    def _fit(self) -> list[float]:
-        points = [(1, 1.0, 3.0)] + [(n, m.mean, m.weight) for n, m in enumerate(self._ratios) if m.weight > 0]
-        line = _weighted_line(points) if len(points) > 1 else _Line(1.0, _PRIOR_VERIFY_SLOPE)
-        curve = [0.0, 1.0]
-        for n in range(2, self.max_n + 1):
-            slot = self._ratios[n]
-            # A size with a full observation's weight uses its own ratio; the line fills the gaps.
-            share = min(1.0, slot.weight)
-            curve.append(max(share * slot.mean + (1.0 - share) * line(n), curve[-1]))
-        self._curve = curve
-        return curve
-
-
-def _clipped(value: float, current: _EwMean) -> float:
-    """``value`` limited to within 50 % of an established mean: one stall must not rewrite the costs."""
-    if current.weight < 2.0:
-        return value
-    return min(max(value, current.mean / 1.5), current.mean * 1.5)
-
-
-def _weighted_line(points: list[tuple[int, float, float]]) -> _Line:
-    """Least-squares line t = a + b (n - 1) through (n, t, weight), with a non-negative slope."""
-    total = sum(w for _, _, w in points)
-    mean_x = sum(w * (n - 1) for n, _, w in points) / total
-    mean_y = sum(w * t for _, t, w in points) / total
-    sxx = sum(w * (n - 1 - mean_x) ** 2 for n, _, w in points)
-    sxy = sum(w * (n - 1 - mean_x) * (t - mean_y) for n, t, w in points)
-    slope = max(0.0, sxy / sxx) if sxx > 0 else _PRIOR_VERIFY_SLOPE
-    return _Line(max(1e-6, mean_y - slope * mean_x), slope)
-
-
-@dataclass(frozen=True, slots=True)
-class _Line:
-    """t = first + slope * (n - 1)."""
-
-    first: float
-    slope: float
-
-    def __call__(self, n: int) -> float:
-        return self.first + self.slope * (n - 1)
-
-
-class DraftCostEstimator:
-    """A drafter's cost per step outside the target: ``fixed + per_token * decodes``.
-
-    ``fixed`` is the step's Python bookkeeping (learned from K = 0 steps).
-    The per-token cost (one draft decode with its sampling work) is kept
-    relative to the target's one-token cost at the time, for the reason
-    :class:`VerifyCostEstimator` gives: a slower machine slows both models.
-    """
-
-    def __init__(self, decay: float = 0.9) -> None:
-        self._fixed = _EwMean(decay)
-        self._per_token = _EwMean(decay)  # in units of the target's one-token cost
-
-    @property
-    def known(self) -> bool:
-        """True once a drafting step has been measured (or seeded)."""
-        return self._per_token.weight > 0
-
-    @property
-    def fixed_s(self) -> float:
-        """Per-step cost that does not grow with K."""
-        return self._fixed.mean
-
-    def per_token_s(self, one_token_s: float) -> float:
-        """Cost of one more draft token when the target's one-token cost is ``one_token_s``."""
-        return self._per_token.mean * one_token_s
-
-    def seed(self, per_token_s: float, one_token_s: float, fixed_s: float = 0.0, weight: float = 3.0) -> None:
-        """Start from measured costs (pre-flight)."""
-        self._per_token.add(per_token_s / one_token_s, weight)
-        self._fixed.add(fixed_s, weight)
-
-    def rescale(self, factor: float) -> None:
-        """Re-express the per-token cost after the target's one-token cost was corrected."""
-        self._per_token.mean *= factor
-
-    def observe(self, decodes: int, seconds: float, one_token_s: float) -> None:
-        """A step spent ``seconds`` outside the target's verify call with ``decodes`` draft decodes."""
-        if seconds < 0:
-            return
-        if decodes == 0:
-            self._fixed.add(_clipped(seconds, self._fixed))
-        elif one_token_s > 0:
-            ratio = max(0.0, seconds - self._fixed.mean) / decodes / one_token_s
-            self._per_token.add(_clipped(ratio, self._per_token))
-
-
-class AcceptanceEstimator:
-    """Per-position acceptance with exponential forgetting and priors.
-
-    Position i's estimate is a Beta-style mean ``(hits + w * prior) / (trials + w)``
-    over decayed counts. Position 0's prior is the given one (pre-flight, or
-    the last generation); every deeper position borrows the estimate of the
-    position before it. Acceptance given an accepted prefix rarely falls with
-    depth, and a position nobody has tried yet must not stay pinned to an old
-    figure, or a controller that drafts 2 would never learn that 8 pays.
-    """
-
-    def __init__(
-        self,
-        positions: int,
-        prior: Sequence[float] | None = None,
-        prior_weight: float = 2.0,
-        decay: float = 0.95,
-    ) -> None:
-        self.positions = positions
-        self.prior = list(prior) if prior else None
-        self.prior_weight = prior_weight
-        self.decay = decay
-        self._hits = [0.0] * positions
-        self._trials = [0.0] * positions
-
-    def observe(self, drafted: int, accepted: int) -> None:
-        """A step verified a draft of ``drafted`` tokens and accepted the first ``accepted``.
-
-        Positions this step did not reach forget too: a deep position judged
-        once on a bad stretch would otherwise keep its low figure for good,
-        since the short drafts it causes never reach it again.
-        """
-        verified = min(drafted, accepted + 1, self.positions)
-        for i in range(self.positions):
-            self._hits[i] = self._hits[i] * self.decay + (1.0 if i < accepted else 0.0) * (i < verified)
-            self._trials[i] = self._trials[i] * self.decay + (1.0 if i < verified else 0.0)
-
-    def forget(self) -> None:
-        """One step's forgetting without an observation: old evidence fades toward the priors."""
-        self._hits = [h * self.decay for h in self._hits]
-        self._trials = [t * self.decay for t in self._trials]
-
-    def rates(self, fallback: Sequence[float] | None = None) -> list[float]:
-        """Current ``a_0..a_{positions-1}``; ``fallback`` is the prior when none was given."""
-        out: list[float] = []
-        for i in range(self.positions):
-            if out:
-                prior = out[-1]
-            elif self.prior:
-                prior = self.prior[0]
-            elif fallback:
-                prior = fallback[0]
-            else:
-                prior = _PRIOR_ACCEPTANCE
-            out.append((self._hits[i] + self.prior_weight * prior) / (self._trials[i] + self.prior_weight))
-        return out
-
-
-class ConfidenceCalibration:
-    """How often a draft token is accepted, by the draft's own confidence in it.
-
-    A draft model's top probability is a poor acceptance estimate by itself:
-    measured on the demo pair at temperature 0, tokens drafted with a
-    confidence of 0.3-0.6 agree with the target 40-65 % of the time. The
-    early-stop floor therefore asks this table, not the raw confidence. Each
-    bin starts at its own midpoint (the raw confidence, a cautious prior) and
-    moves toward what verification shows.
-    """
-
-    def __init__(self, bins: int = 10, prior_weight: float = 3.0, decay: float = 0.995) -> None:
-        self.bins = bins
-        self.prior_weight = prior_weight
-        self.decay = decay
-        self._hits = [0.0] * bins
-        self._trials = [0.0] * bins
-
-    def _bin(self, confidence: float) -> int:
-        return min(self.bins - 1, max(0, int(confidence * self.bins)))
-
-    def observe(self, confidences: Sequence[float], accepted: int) -> None:
-        """The draft proposed tokens with ``confidences``; the target kept the first ``accepted``."""
-        for i, confidence in enumerate(confidences[: accepted + 1]):
-            b = self._bin(confidence)
-            self._hits[b] = self._hits[b] * self.decay + (1.0 if i < accepted else 0.0)
-            self._trials[b] = self._trials[b] * self.decay + 1.0
-
-    def seed(self, samples: Sequence[tuple[float, float]]) -> None:
-        """Start from measured (confidence, acceptance) pairs, e.g. pre-flight's scored continuations."""
-        for confidence, accepted in samples:
-            b = self._bin(confidence)
-            self._hits[b] += accepted
-            self._trials[b] += 1.0
-
-    def acceptance(self, confidence: float) -> float:
-        """Estimated chance that a token drafted with ``confidence`` is accepted."""
-        b = self._bin(confidence)
-        prior = (b + 0.5) / self.bins
-        return (self._hits[b] + self.prior_weight * prior) / (self._trials[b] + self.prior_weight)
-
-    def floor_for(self, required: float) -> float:
-        """The lowest confidence from which every bin up is accepted at least ``required`` of the time."""
-        floor = 1.0
-        for b in range(self.bins - 1, -1, -1):
-            if self.acceptance((b + 0.5) / self.bins) < required:
-                break
-            floor = b / self.bins
-        return floor
 
 
 @dataclass(slots=True)
@@ -470,7 +187,7 @@ class AdaptiveDraftLength:
         after_miss = self._estimators[False].rates()
         if not streak:
             return after_miss
-        in_streak = self._estimators[True].rates([max(after_miss[0], _PRIOR_ACCEPTANCE)])
+        in_streak = self._estimators[True].rates([max(after_miss[0], PRIOR_ACCEPTANCE)])
         return [max(a, b) for a, b in zip(in_streak, after_miss, strict=True)]
 
     # -- the policy protocol ---------------------------------------------------

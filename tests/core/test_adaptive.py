@@ -7,18 +7,11 @@ import itertools
 import numpy as np
 import pytest
 
-from app.core.adaptive import (
-    AcceptanceEstimator,
-    AdaptiveDraftLength,
-    ConfidenceCalibration,
-    DraftCostEstimator,
-    PairProfile,
-    VerifyCostEstimator,
-    policy_for_gui,
-)
+from app.core.adaptive import AdaptiveDraftLength, PairProfile, policy_for_gui
 from app.core.cost_model import StepCosts
 from app.core.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.drafters import ModelDrafter, NgramDrafter
+from app.core.estimators import AcceptanceEstimator, ConfidenceCalibration, DraftCostEstimator, VerifyCostEstimator
 from app.core.events import FinishedEvent, StepEvent, StepTimings
 from app.core.sampling import LogitsWarper, SamplingParams
 from tests.core.fakes import BigramLM, random_table
