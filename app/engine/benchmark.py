@@ -26,6 +26,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -282,7 +283,18 @@ def _run_regime(
                         progress(done, label)
                         params = SamplingParams(temperature=temperature, seed=settings.seed + repeat)
                         record = _undisturbed_run(
-                            pair, regime.name, prompt, rendered[prompt.id], bench_config, params, repeat, settings
+                            partial(
+                                _generate,
+                                pair,
+                                regime.name,
+                                prompt,
+                                rendered[prompt.id],
+                                bench_config,
+                                params,
+                                repeat,
+                                settings,
+                            ),
+                            settings,
                         )
                         redone += record.attempts - 1
                         result.records.append(record)
@@ -301,23 +313,14 @@ def _empty_caches(pair: LoadedPair) -> None:
             model.truncate(0)
 
 
-def _undisturbed_run(
-    pair: LoadedPair,
-    regime: str,
-    prompt: BenchPrompt,
-    tokens: list[int],
-    config: BenchConfig,
-    params: SamplingParams,
-    repeat: int,
-    settings: BenchSettings,
-) -> RunRecord:
-    """A run during which other processes left the CPUs alone: it waits for them, and redoes a disturbed run."""
+def _undisturbed_run(run: Callable[[], RunRecord], settings: BenchSettings) -> RunRecord:
+    """``run()`` while other processes leave the CPUs alone: it waits for them, and redoes a disturbed run."""
     attempts = 0
     while True:
         attempts += 1
         wait_for_quiet(settings.max_other_cpu, settings.max_wait_s)
         watch = CpuWatch()
-        record = _generate(pair, regime, prompt, tokens, config, params, repeat, settings)
+        record = run()
         share = watch.other_share()
         if share <= settings.max_other_cpu or attempts >= settings.max_attempts:
             return replace(record, other_cpu_share=share, attempts=attempts)
