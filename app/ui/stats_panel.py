@@ -27,6 +27,7 @@ class StatsPanel(QWidget):
         self._baseline_source = ""
         self._stats = GenerationStats()
         self._adaptive = False
+        self._ngram = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(10)
@@ -79,6 +80,7 @@ class StatsPanel(QWidget):
     def reset(self, drafter: str, adaptive: bool = False) -> None:
         """Clear the numbers for a new reply by ``drafter`` (``adaptive``: the controller picks lengths)."""
         self._adaptive = adaptive and drafter != "none"
+        self._ngram = drafter == "ngram"
         self.drafter.setText(f"{drafter}, adaptive" if self._adaptive else drafter)
         self.update_stats(GenerationStats())
 
@@ -125,5 +127,7 @@ class StatsPanel(QWidget):
             return "–"
         if self._adaptive and stats.last_draft_length == 0:
             # The controller switched drafting off: say why, or the missing colours look like a fault.
+            if self._ngram:
+                return "0: off for now, recent lookups were rejected (retried every few steps)"
             return "0: off, drafting is slower than the target alone here (re-checked now and then)"
         return str(stats.last_draft_length)
