@@ -45,12 +45,12 @@ def main() -> int:
     from PySide6.QtCore import QEventLoop
     from PySide6.QtWidgets import QApplication
 
-    from app.engine.packaged_models import demo_pair_paths, small_pair_paths
-    from app.engine.session import DrafterKind
-    from app.ui.chat_controller import Activity
+    from app.engine.llama.session import DrafterKind
+    from app.engine.models.packaged import demo_pair_paths, small_pair_paths
+    from app.ui.chat.controller import Activity
     from app.ui.launch import make_application
     from app.ui.main_window import MainWindow
-    from app.ui.settings_store import PairChoice
+    from app.ui.settings.store import PairChoice
     from app.ui.stall_probe import StallProbe
 
     app = make_application([sys.argv[0]])

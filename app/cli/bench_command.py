@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import TextIO
 
 from app.cli.common import default_pair
-from app.core.bench_report import render_markdown
+from app.core.bench.report import render_markdown
 from app.core.errors import TandemError
-from app.engine.benchmark import BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
+from app.engine.bench.runner import BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
 
 
 def _resources() -> Path:

@@ -10,10 +10,10 @@ from typing import Any, TextIO
 
 from app.cli.common import add_model_options, add_sampling_options, resolve_pair, sampling_params
 from app.core.chat import Message
-from app.core.decoder import GenerationRequest
+from app.core.decoding.decoder import GenerationRequest
+from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.errors import PromptTooLongError, TandemError
-from app.core.events import FinishedEvent, StepEvent, TokenOrigin
-from app.engine.session import DrafterKind, LoadedPair, PairConfig
+from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 
 # ANSI styles per origin; the CLI is a view, so it owns its colours.
 _STYLE = {

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
-from app.core.sampling import SamplingParams
-from app.engine.packaged_models import demo_pair_paths, small_pair_paths
+from app.engine.models.packaged import demo_pair_paths, small_pair_paths
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:

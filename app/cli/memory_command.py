@@ -10,10 +10,10 @@ from typing import Any, TextIO
 
 from app.cli.common import default_pair
 from app.core.errors import TandemError
-from app.core.memory_estimate import KV_TYPES, Device, MemoryBreakdown, estimate_pair, gpu_layer_count
-from app.core.memory_verdict import MemoryVerdict, judge
-from app.engine.hardware_probe import HardwareBudget, probe_hardware
-from app.engine.memory_shape import shape_from_gguf
+from app.core.memory.estimate import KV_TYPES, Device, MemoryBreakdown, estimate_pair, gpu_layer_count
+from app.core.memory.verdict import MemoryVerdict, judge
+from app.engine.memory.hardware import HardwareBudget, probe_hardware
+from app.engine.memory.shape import shape_from_gguf
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

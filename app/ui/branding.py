@@ -86,7 +86,7 @@ def llama_build_info() -> str:
     try:
         import llama_cpp
 
-        from app.engine.llama_model import gpu_offload_supported
+        from app.engine.llama.model import gpu_offload_supported
 
         offload = "GPU offload supported" if gpu_offload_supported() else "CPU only (no GPU offload in this build)"
         return f"llama-cpp-python {llama_cpp.__version__}, {offload}"

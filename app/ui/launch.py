@@ -9,7 +9,7 @@ from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QApplication
 
 from app.ui import branding, theme
-from app.ui.settings_store import APPLICATION, ORGANISATION, AppSettings
+from app.ui.settings.store import APPLICATION, ORGANISATION, AppSettings
 
 
 def make_application(argv: list[str] | None = None) -> QApplication:

@@ -1,7 +1,7 @@
 """The main window: conversations on the left, the chat in the middle, model, stats and settings on the right.
 
 The window builds the widgets, restores settings and wires signals; the
-chat flow itself lives in :class:`~app.ui.chat_controller.ChatController`,
+chat flow itself lives in :class:`~app.ui.chat.controller.ChatController`,
 the models on the engine thread behind :class:`~app.ui.worker.EngineHost`.
 """
 
@@ -31,24 +31,25 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.adaptive import policy_for_gui
-from app.core.events import FinishedEvent, FinishReason
+from app.core.adaptive.controller import policy_for_gui
+from app.core.decoding.events import FinishedEvent, FinishReason
 from app.engine.chat_store import ChatStore
-from app.engine.llama_model import gpu_offload_supported
-from app.engine.session import DrafterKind
-from app.ui import branding, library, theme
-from app.ui.ab_dialog import ABDialog, PreflightDialog, SweepDialog
+from app.engine.llama.model import gpu_offload_supported
+from app.engine.llama.session import DrafterKind
+from app.ui import branding, theme
 from app.ui.background import Background
-from app.ui.chat_controller import Activity, ChatController, pair_label
-from app.ui.chat_panel import ChatPanel
-from app.ui.conversation_list import ConversationList
-from app.ui.memory_meter import MemoryMeter, MeterState
-from app.ui.memory_sources import estimate_state, measured_state
-from app.ui.pair_picker import PairPicker
-from app.ui.settings_panel import SettingsPanel
-from app.ui.settings_store import AppSettings, GenerationSettings, PairChoice
+from app.ui.chat.controller import Activity, ChatController, pair_label
+from app.ui.chat.conversation_list import ConversationList
+from app.ui.chat.panel import ChatPanel
+from app.ui.models import library
+from app.ui.models.memory_meter import MemoryMeter, MeterState
+from app.ui.models.memory_sources import estimate_state, measured_state
+from app.ui.models.pair_picker import PairPicker
+from app.ui.models.welcome_panel import WelcomePanel
+from app.ui.settings.panel import SettingsPanel
+from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice
 from app.ui.stats_panel import StatsPanel
-from app.ui.welcome_panel import WelcomePanel
+from app.ui.tools.comparison import ABDialog, PreflightDialog, SweepDialog
 from app.ui.worker import ComparisonJob, EngineHost, PairInfo, PolicyFactory
 
 SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)

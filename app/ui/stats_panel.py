@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
-from app.core.stats import GenerationStats
+from app.core.decoding.stats import GenerationStats
 from app.ui import theme
 from app.ui.charts import BarChart
 

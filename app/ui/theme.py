@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
-from app.core.events import TokenOrigin
+from app.core.decoding.events import TokenOrigin
 
 # Hues (degrees) chosen to read as "agreed", "overruled" and "free"; saturation
 # and value come from the palette's highlight so they match the theme.

@@ -4,7 +4,7 @@ llama.cpp objects are created, used and freed on this thread only
 (:class:`EngineWorker` lives there; :class:`EngineHost` on the GUI thread
 sends it jobs through queued signals). The GUI never waits on it: loading and
 generation report back through signals, one per verify step carrying the
-whole :class:`~app.core.events.StepEvent` so a five-token step costs one
+whole :class:`~app.core.decoding.events.StepEvent` so a five-token step costs one
 cross-thread hop, not five. Cancelling sets the job's own ``threading.Event``,
 which the decoder polls between steps; a fresh event per job means a stop
 meant for one reply can never leak into the next.
@@ -21,11 +21,11 @@ from typing import Any
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from app.core.chat import Message
-from app.core.decoder import GenerationRequest
+from app.core.decoding.decoder import GenerationRequest
+from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
+from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
-from app.core.events import FinishedEvent, FinishReason, StepEvent
-from app.core.sampling import SamplingParams
-from app.engine.session import DrafterKind, LoadedPair, PairConfig
+from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ class PairInfo:
     n_vocab: int
     load_seconds: float
     measured_bytes: dict[str, int] = field(default_factory=dict)  # what loading actually took
-    measured_breakdown: Any = None  # app.core.memory_estimate.MemoryBreakdown, when it could be measured
+    measured_breakdown: Any = None  # app.core.memory.estimate.MemoryBreakdown, when it could be measured
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +107,7 @@ def _describe(exc: BaseException) -> str:
 def _load_measured(config: PairConfig) -> tuple[LoadedPair, Any]:
     """Load the pair, measuring what it took when the engine's measuring module is available."""
     try:
-        from app.engine.memory_measure import capture_load_log, measured_breakdown, process_memory
+        from app.engine.memory.measure import capture_load_log, measured_breakdown, process_memory
     except ImportError:
         return LoadedPair(config), None
     baseline = process_memory()
@@ -142,7 +142,7 @@ class EngineWorker(QObject):
     comparison_run = Signal(object)  # RunSummary, one per finished run
     comparison_finished = Signal()  # after an A/B run, a sweep or a pre-flight check
     preflight_progress = Signal(str, float)  # what is being measured, fraction done
-    preflight_done = Signal(object)  # app.engine.preflight.PreflightReport
+    preflight_done = Signal(object)  # app.engine.bench.preflight.PreflightReport
     closed = Signal()
 
     def __init__(self, policy_factory: PolicyFactory | None = None) -> None:
@@ -229,7 +229,7 @@ class EngineWorker(QObject):
     def preflight(self, params: SamplingParams) -> None:
         """Measure this machine with the loaded pair and seed its adaptive controller with the result."""
         try:
-            from app.engine.preflight import apply_to, run_preflight
+            from app.engine.bench.preflight import apply_to, run_preflight
 
             pair = self._require_pair()
             report = run_preflight(pair, lambda stage, done: self.preflight_progress.emit(stage, done), params)

@@ -9,7 +9,7 @@ import pytest
 
 from app.cli import main
 from app.cli.common import default_pair
-from app.engine.hardware_probe import gpu_offload_supported
+from app.engine.memory.hardware import gpu_offload_supported
 
 MIB = 2**20
 SMOL_KV_2048 = 2048 * 30 * 3 * 64 * 2 * 2  # cells x layers x KV heads x head size x (K, V) x f16

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from app.core.model_port import Outputs
+from app.core.decoding.model_port import Outputs
 
 
 class BigramLM:

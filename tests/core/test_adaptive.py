@@ -7,13 +7,18 @@ import itertools
 import numpy as np
 import pytest
 
-from app.core.adaptive import AdaptiveDraftLength, PairProfile, policy_for_gui
-from app.core.cost_model import StepCosts
-from app.core.decoder import GenerationRequest, SpeculativeDecoder
-from app.core.drafters import ModelDrafter, NgramDrafter
-from app.core.estimators import AcceptanceEstimator, ConfidenceCalibration, DraftCostEstimator, VerifyCostEstimator
-from app.core.events import FinishedEvent, StepEvent, StepTimings
-from app.core.sampling import LogitsWarper, SamplingParams
+from app.core.adaptive.controller import AdaptiveDraftLength, PairProfile, policy_for_gui
+from app.core.adaptive.cost_model import StepCosts
+from app.core.adaptive.estimators import (
+    AcceptanceEstimator,
+    ConfidenceCalibration,
+    DraftCostEstimator,
+    VerifyCostEstimator,
+)
+from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
+from app.core.decoding.drafters import ModelDrafter, NgramDrafter
+from app.core.decoding.events import FinishedEvent, StepEvent, StepTimings
+from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from tests.core.fakes import BigramLM, random_table
 
 # Per-token costs of two physical regimes (seconds), in the proportions measured on CPUs:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app.core.catalog import (
+from app.core.pairing.catalog import (
     IDEAL_RATIO_HIGH,
     IDEAL_RATIO_LOW,
     CatalogError,
@@ -22,7 +22,7 @@ from app.core.catalog import (
     quant_penalty,
     size_ratio_penalty,
 )
-from app.core.compatibility import check_summaries
+from app.core.pairing.compatibility import check_summaries
 
 RAW: dict[str, Any] = json.loads(default_catalog_path().read_text())
 

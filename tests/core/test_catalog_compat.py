@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.compatibility import (
+from app.core.pairing.compatibility import (
     DIGEST_BLOCK,
     VocabInfo,
     VocabSummary,

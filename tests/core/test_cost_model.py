@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.cost_model import (
+from app.core.adaptive.cost_model import (
     StepCosts,
     best_case_speedup,
     best_prediction,

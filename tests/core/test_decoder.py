@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.core.decoder import GenerationRequest, SpeculativeDecoder
-from app.core.draft_policy import FixedDraftLength
-from app.core.drafters import ModelDrafter, NgramDrafter
+from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
+from app.core.decoding.draft_policy import FixedDraftLength
+from app.core.decoding.drafters import ModelDrafter, NgramDrafter
+from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent, TokenOrigin
+from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import PromptTooLongError
-from app.core.events import FinishedEvent, FinishReason, StepEvent, TokenOrigin
-from app.core.sampling import LogitsWarper, SamplingParams
 from tests.core.fakes import BigramLM, random_table
 
 V = 12

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.core.divergence import NEAR_TIE_LOGIT_GAP, compare_runs, is_near_tie, top_two_gap
+from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, compare_runs, is_near_tie, top_two_gap
 
 
 def test_identical_runs_match_fully() -> None:

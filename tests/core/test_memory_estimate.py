@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.memory_estimate import (
+from app.core.memory.estimate import (
     Device,
     Kind,
     ModelShape,
@@ -16,7 +16,7 @@ from app.core.memory_estimate import (
     weight_placement,
     with_changes,
 )
-from app.core.memory_verdict import DOES_NOT_FIT, FITS, TIGHT, UNKNOWN, MemoryBudget, judge, status_for
+from app.core.memory.verdict import DOES_NOT_FIT, FITS, TIGHT, UNKNOWN, MemoryBudget, judge, status_for
 
 MIB = 2**20
 

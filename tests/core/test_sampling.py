@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.core.sampling import LogitsWarper, SamplingParams
+from app.core.decoding.sampling import LogitsWarper, SamplingParams
 
 
 def warp(logits: list[float] | np.ndarray, history: list[int] | tuple[int, ...] = (), **params: float) -> np.ndarray:

@@ -7,7 +7,7 @@ import tracemalloc
 import numpy as np
 import pytest
 
-from app.core.sampling import LogitsWarper, SamplingParams
+from app.core.decoding.sampling import LogitsWarper, SamplingParams
 
 V = 151_936  # Qwen2.5
 

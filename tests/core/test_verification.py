@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from app.core.distribution import TokenDistribution
-from app.core.events import TokenOrigin
-from app.core.verification import (
+from app.core.decoding.distribution import TokenDistribution
+from app.core.decoding.events import TokenOrigin
+from app.core.decoding.verification import (
     acceptance_probability,
     probabilities_at,
     residual_distribution,

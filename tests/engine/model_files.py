@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from gguf import GGUFWriter, LlamaFileType
 
-from app.engine.gguf_header import read_header
+from app.engine.gguf.header import read_header
 
 
 def write_gguf(

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.bench_report import render_markdown
-from app.engine.bench_probes import batch_numerics
-from app.engine.benchmark import (
+from app.core.bench.report import render_markdown
+from app.engine.bench.probes import batch_numerics
+from app.engine.bench.runner import (
     BenchSettings,
     Regime,
     configurations,
@@ -18,7 +18,7 @@ from app.engine.benchmark import (
     run_benchmark,
     write_outputs,
 )
-from app.engine.llama_model import LlamaModel, LoadOptions
+from app.engine.llama.model import LlamaModel, LoadOptions
 
 SMOKE_SUITE = Path(__file__).resolve().parents[2] / "resources" / "bench_prompts_smoke.json"
 FULL_SUITE = SMOKE_SUITE.with_name("bench_prompts.json")

@@ -8,10 +8,10 @@ import llama_cpp
 import psutil
 import pytest
 
-from app.core.memory_estimate import Device, ModelShape, estimate_pair
-from app.core.memory_verdict import DOES_NOT_FIT, FITS, judge
-from app.engine import hardware_probe
-from app.engine.hardware_probe import (
+from app.core.memory.estimate import Device, ModelShape, estimate_pair
+from app.core.memory.verdict import DOES_NOT_FIT, FITS, judge
+from app.engine.memory import hardware as hardware_probe
+from app.engine.memory.hardware import (
     HardwareBudget,
     NvmlUnavailableError,
     parse_nvml,

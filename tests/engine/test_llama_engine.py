@@ -9,14 +9,14 @@ import numpy as np
 import pytest
 
 from app.core.chat import Message
-from app.core.decoder import GenerationRequest
-from app.core.divergence import NEAR_TIE_LOGIT_GAP, compare_runs, top_two_gap
+from app.core.decoding.decoder import GenerationRequest
+from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, compare_runs, top_two_gap
+from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
+from app.core.decoding.sampling import SamplingParams
 from app.core.errors import IncompatiblePairError
-from app.core.events import FinishedEvent, StepEvent, TokenOrigin
-from app.core.sampling import SamplingParams
-from app.engine.gguf_header import ModelFileError
-from app.engine.llama_model import LlamaModel, LoadOptions
-from app.engine.session import DrafterKind, LoadedPair, PairConfig
+from app.engine.gguf.header import ModelFileError
+from app.engine.llama.model import LlamaModel, LoadOptions
+from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 
 GREEDY = SamplingParams(temperature=0)
 PROMPTS = [
@@ -141,7 +141,7 @@ def test_seeded_sampling_is_reproducible(pair: LoadedPair) -> None:
 def test_detokenisation_keeps_multibyte_characters(pair: LoadedPair) -> None:
     text = "Café 🚀 naïve — ok"
     tokens = pair.target.tokenize(text)
-    from app.core.text import IncrementalDetokenizer
+    from app.core.decoding.text import IncrementalDetokenizer
 
     detok = IncrementalDetokenizer(pair.target.token_bytes)
     assert "".join(detok.piece(t) for t in tokens) + detok.flush() == text

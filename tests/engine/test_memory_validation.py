@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.memory_estimate import compute_peak_bytes, kv_cache_bytes, pad_context, weight_placement
-from app.engine.hardware_probe import cpu_repack_types
-from app.engine.memory_measure import (
+from app.core.memory.estimate import compute_peak_bytes, kv_cache_bytes, pad_context, weight_placement
+from app.engine.memory.hardware import cpu_repack_types
+from app.engine.memory.measure import (
     BufferReport,
     Measurement,
     mapped_file_rss,
@@ -26,7 +26,7 @@ from app.engine.memory_measure import (
     parse_load_log,
     process_memory,
 )
-from app.engine.memory_shape import shape_from_gguf
+from app.engine.memory.shape import shape_from_gguf
 
 MIB = 2**20
 
@@ -48,7 +48,7 @@ RECORDED_LOG = [
 
 
 def test_load_log_is_split_per_model_and_device():
-    from app.core.memory_estimate import Device
+    from app.core.memory.estimate import Device
 
     target, draft = parse_load_log(RECORDED_LOG)
     assert target.path == "/m/t.gguf" and draft.path == "/m/d.gguf"

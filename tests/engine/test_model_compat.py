@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from app.core.catalog import load_catalog
-from app.core.compatibility import check_summaries
-from app.engine.model_cache import describe_file
-from app.engine.model_library import check_models, inspect_model
+from app.core.pairing.catalog import load_catalog
+from app.core.pairing.compatibility import check_summaries
+from app.engine.models.cache import describe_file
+from app.engine.models.library import check_models, inspect_model
 from tests.engine.model_files import copy_tokenizer
 
 

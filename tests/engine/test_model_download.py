@@ -16,10 +16,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core.catalog import CatalogError
-from app.engine.gguf_header import read_header
-from app.engine.hub_download import partial_path
-from app.engine.model_library import (
+from app.core.pairing.catalog import CatalogError
+from app.engine.gguf.header import read_header
+from app.engine.hub.download import partial_path
+from app.engine.models.library import (
     DownloadCancelledError,
     DownloadError,
     DownloadProgress,

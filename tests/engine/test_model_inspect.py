@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from gguf import LlamaFileType
 
-from app.engine.gguf_header import ModelFileError
-from app.engine.model_cache import cached_entry_path
-from app.engine.model_library import inspect_model
+from app.engine.gguf.header import ModelFileError
+from app.engine.models.cache import cached_entry_path
+from app.engine.models.library import inspect_model
 from tests.engine.model_files import write_gguf
 
 
@@ -173,7 +173,7 @@ def test_the_cache_is_shared_between_processes(tmp_path: Path, data_dir: Path) -
 
 
 def _name_in_fresh_process(path: Path, data_dir: Path) -> str:
-    code = "import sys; from app.engine.model_library import inspect_model; print(inspect_model(sys.argv[1]).name)"
+    code = "import sys; from app.engine.models.library import inspect_model; print(inspect_model(sys.argv[1]).name)"
     result = subprocess.run(
         [sys.executable, "-c", code, str(path)],
         capture_output=True,

@@ -14,14 +14,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.engine.gguf_header import ModelFileError
-from app.engine.model_library import (
+from app.engine.gguf.header import ModelFileError
+from app.engine.models.library import (
     add_local_model,
     compatible_drafts,
     list_local_models,
     remove_local_model,
 )
-from app.engine.model_local import registry_path
+from app.engine.models.local import registry_path
 from tests.engine.model_files import copy_tokenizer, write_gguf
 
 COMMIT = "fedcba9876543210fedcba9876543210fedcba98"

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.engine.model_library import DownloadCancelledError, DownloadProgress, download_pair
-from app.engine.packaged_models import InstallError, PackagedModel, install_packaged
+from app.engine.models.library import DownloadCancelledError, DownloadProgress, download_pair
+from app.engine.models.packaged import InstallError, PackagedModel, install_packaged
 from tests.engine.model_files import write_gguf
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from app.core.adaptive import AdaptiveDraftLength
-from app.core.sampling import SamplingParams
-from app.engine.preflight import MAX_VERIFY, PreflightReport, apply_to, format_report, run_preflight
-from app.engine.session import LoadedPair, PairConfig
+from app.core.adaptive.controller import AdaptiveDraftLength
+from app.core.decoding.sampling import SamplingParams
+from app.engine.bench.preflight import MAX_VERIFY, PreflightReport, apply_to, format_report, run_preflight
+from app.engine.llama.session import LoadedPair, PairConfig
 
 
 @pytest.fixture(scope="module")

@@ -15,11 +15,11 @@ from PySide6.QtCore import QEventLoop, QObject, Qt, Slot
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from app.core.events import FinishedEvent, StepEvent
-from app.engine.session import DrafterKind
-from app.ui.chat_controller import Activity
+from app.core.decoding.events import FinishedEvent, StepEvent
+from app.engine.llama.session import DrafterKind
+from app.ui.chat.controller import Activity
 from app.ui.main_window import MainWindow
-from app.ui.settings_store import PairChoice
+from app.ui.settings.store import PairChoice
 
 LOAD_TIMEOUT_S = 240.0
 REPLY_TIMEOUT_S = 300.0

@@ -13,8 +13,8 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
-from app.engine.session import DrafterKind
-from app.ui.settings_store import PairChoice
+from app.engine.llama.session import DrafterKind
+from app.ui.settings.store import PairChoice
 
 
 def say(event: str, **fields: object) -> None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from PySide6.QtGui import QTextFormat
 
 from app.engine.chat_store import StoredToken
-from app.ui.chat_view import ChatView, ViewMessage
-from app.ui.code_spans import CodeTracker, SpanKind
+from app.ui.chat.code_spans import CodeTracker, SpanKind
+from app.ui.chat.view import ChatView, ViewMessage
 
 
 def _per_char(pieces: list[str]) -> list[tuple[str, SpanKind]]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from app.engine import chat_store
-from app.engine.session import DrafterKind
-from app.ui.chat_controller import Activity
-from app.ui.settings_store import PairChoice
+from app.engine.llama.session import DrafterKind
+from app.ui.chat.controller import Activity
+from app.ui.settings.store import PairChoice
 from tests.engine.model_files import write_gguf
 from tests.ui.helpers import LOAD_TIMEOUT_S, Recorder, load, pair_choice, send, wait_until
 

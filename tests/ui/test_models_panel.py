@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.engine.session import DrafterKind
-from app.ui.settings_store import PairChoice
+from app.engine.llama.session import DrafterKind
+from app.ui.settings.store import PairChoice
 from tests.engine.model_files import write_gguf
 from tests.ui.helpers import load, pair_choice, send, wait_until
 

@@ -6,7 +6,7 @@ import json
 
 from app.engine import chat_store
 from app.engine.paths import data_dir
-from app.ui.settings_store import AppSettings, GenerationSettings
+from app.ui.settings.store import AppSettings, GenerationSettings
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 

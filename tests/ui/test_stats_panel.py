@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.stats import GenerationStats
+from app.core.decoding.stats import GenerationStats
 from app.ui.stats_panel import StatsPanel
 
 

@@ -10,11 +10,11 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 
-from app.core.events import FinishReason, TokenOrigin
+from app.core.decoding.events import FinishReason, TokenOrigin
 from app.engine import chat_store
 from app.ui import theme
-from app.ui.chat_view import Prop, ghost_text, token_tooltip
-from app.ui.settings_store import GenerationSettings
+from app.ui.chat.view import Prop, ghost_text, token_tooltip
+from app.ui.settings.store import GenerationSettings
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 PROMPT = "List five fruits, one per line."

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from app.core.events import FinishReason
-from app.ui.chat_controller import Activity
-from app.ui.settings_store import AppSettings
+from app.core.decoding.events import FinishReason
+from app.ui.chat.controller import Activity
+from app.ui.settings.store import AppSettings
 from app.ui.stall_probe import StallProbe
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 

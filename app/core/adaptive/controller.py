@@ -1,0 +1,325 @@
+"""The adaptive draft-length controller.
+
+Before each step :class:`AdaptiveDraftLength` picks the draft length K that
+maximises expected tokens per second under the cost model of
+:mod:`app.core.adaptive.cost_model`, from
+
+* live per-position acceptance (exponentially weighted, with priors), and
+* measured costs: the target's verify cost per batch size and the drafter's
+  cost per token, learned online from :class:`~app.core.decoding.events.StepTimings`
+  and optionally seeded by the pre-flight check.
+
+Acceptance is strongly correlated from one step to the next (a reply that
+copies its input, or a stretch of boilerplate, accepts draft after draft), so
+two estimates are kept: one for steps that follow a fully accepted draft (a
+streak) and one for all others, and each step uses the one that matches.
+
+K = 0 (drafting off) is a legal answer. While off, a probe step now and then
+refreshes the acceptance estimate, with the interval doubling each time the
+probe confirms that drafting loses; when the costs say that even a perfect
+draft could not pay, no probe is spent at all. The controller also exposes a
+confidence floor: the model drafter stops early once its own top probability,
+calibrated against what verification accepted, falls below the acceptance at
+which one more draft token pays for itself. The estimators live in
+:mod:`app.core.adaptive.estimators`.
+
+Costs belong to the machine and the pair, not to one reply, so they live in a
+:class:`PairProfile` that every generation of a loaded pair shares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from app.core.adaptive.cost_model import StepCosts, best_case_speedup, expected_tokens, plan_with_streaks
+from app.core.adaptive.estimators import (
+    PRIOR_ACCEPTANCE,
+    AcceptanceEstimator,
+    ConfidenceCalibration,
+    DraftCostEstimator,
+    VerifyCostEstimator,
+)
+from app.core.decoding.events import StepEvent
+
+DEFAULT_MAX_LENGTH = 12
+_EXPLORE_LENGTH = 4
+_BASE_PROBE_INTERVAL = 8
+_MAX_PROBE_INTERVAL = 256
+# A drafter whose token costs under this share of a target token (prompt lookup)
+# probes every few steps: a probe then costs one verify slot and only when it
+# found something to propose.
+_CHEAP_DRAFT = 0.05
+_CHEAP_PROBE_INTERVAL = 2
+# A probe costs a few target tokens' time, and a model drafter first catches
+# its cache up on every token it missed: on the demo pair on a 2-core CPU that
+# batch costs ~15 % of the time the target took for those tokens. Unless a
+# perfectly accepted draft would be this much faster than target-only, no
+# probe can repay itself.
+_PROBE_MIN_CEILING = 1.3
+# Drafting must beat target-only by this much to be switched on: it keeps the
+# controller from flapping on noise when the two are nearly equal.
+_SWITCH_MARGIN = 0.03
+_MAX_CONFIDENCE_FLOOR = 0.9
+# While the one-token cost is only inferred, one step in this many is a plain one.
+_MEASURE_ONE_TOKEN_EVERY = 8
+# One draft in this many may go one calibration bin below the confidence floor.
+_EXPLORE_FLOOR_EVERY = 6
+_RECENT_DECAY = 0.9  # the achieved rate looks back ~10 steps
+
+
+@dataclass(slots=True)
+class DrafterProfile:
+    """What is known about one drafter on one pair: shared costs, typical acceptance.
+
+    ``acceptance`` maps "after a fully accepted draft" (True) or not (False)
+    to the latest estimates; a new generation starts from them as its priors,
+    and ``memory`` (the pair's table, when there is one) keeps them.
+    """
+
+    verify: VerifyCostEstimator
+    draft: DraftCostEstimator
+    acceptance: dict[bool, list[float]] = field(default_factory=dict)
+    memory: dict[tuple[str, bool], dict[bool, list[float]]] | None = None
+    key: tuple[str, bool] = ("model", True)
+    calibration: ConfidenceCalibration = field(default_factory=ConfidenceCalibration)
+
+    def remember(self, streak: bool, rates: Sequence[float]) -> None:
+        """Keep the latest acceptance estimates for the next generation."""
+        self.acceptance[streak] = list(rates)
+        if self.memory is not None:
+            self.memory[self.key] = self.acceptance
+
+
+@dataclass(slots=True)
+class PairProfile:
+    """Everything the adaptive controller learns about a loaded pair, kept across generations."""
+
+    verify: VerifyCostEstimator = field(default_factory=VerifyCostEstimator)
+    drafts: dict[str, DraftCostEstimator] = field(default_factory=dict)
+    acceptance: dict[tuple[str, bool], dict[bool, list[float]]] = field(default_factory=dict)
+    calibrations: dict[tuple[str, bool], ConfidenceCalibration] = field(default_factory=dict)
+
+    def for_drafter(self, kind: str, greedy: bool, remember: bool = True) -> DrafterProfile:
+        """The view one generation uses; acceptance is kept apart for greedy and sampled decoding.
+
+        ``remember=False`` starts every generation from the default prior: prompt
+        lookup's acceptance says more about one prompt than about the pair.
+        """
+        draft = self.drafts.setdefault(kind, DraftCostEstimator())
+        key = (kind, greedy)
+        calibration = self.calibrations.setdefault(key, ConfidenceCalibration())
+        if not remember:
+            return DrafterProfile(self.verify, draft, {}, None, key, calibration)
+        known = dict(self.acceptance.get(key, {}))
+        return DrafterProfile(self.verify, draft, known, self.acceptance, key, calibration)
+
+    def seed(
+        self,
+        kind: str,
+        costs: StepCosts,
+        acceptance: Sequence[float] | None = None,
+        greedy: bool = True,
+        calibration: Sequence[tuple[float, float]] = (),
+    ) -> None:
+        """Seed with pre-flight measurements (``calibration``: the draft's confidence and acceptance per token)."""
+        self.verify.seed(costs.verify_s)
+        draft = self.drafts.setdefault(kind, DraftCostEstimator())
+        draft.seed(costs.draft_per_token_s, costs.verify_s[0], costs.overhead_s)
+        if acceptance:
+            self.acceptance[(kind, greedy)] = {False: list(acceptance), True: list(acceptance)}
+        if calibration:
+            self.calibrations.setdefault((kind, greedy), ConfidenceCalibration()).seed(calibration)
+
+
+class AdaptiveDraftLength:
+    """A :class:`~app.core.decoding.draft_policy.DraftLengthPolicy` that maximises expected tokens per second."""
+
+    def __init__(self, max_length: int = DEFAULT_MAX_LENGTH, profile: DrafterProfile | None = None) -> None:
+        if max_length < 1:
+            raise ValueError("the adaptive controller needs a maximum draft length of at least 1")
+        self.max_length = max_length
+        self._attached = profile is not None
+        self.profile = profile or DrafterProfile(VerifyCostEstimator(), DraftCostEstimator())
+        self._estimators = self._fresh_estimators()
+        self._streak = False
+        self._chosen = 0
+        self._steps_off = 0
+        self._steps_since_plain = 0
+        self._drafts_since_explore = 0
+        self._probe_interval = _BASE_PROBE_INTERVAL
+        self._last_requested = -1
+        self._recent_tokens = 0.0
+        self._recent_s = 0.0
+
+    @property
+    def attached(self) -> bool:
+        """Whether a shared profile is in use (else costs are learned from scratch)."""
+        return self._attached
+
+    def attach(self, profile: DrafterProfile) -> None:
+        """Use a loaded pair's shared profile (before the first step)."""
+        self._attached = True
+        self.profile = profile
+        self._estimators = self._fresh_estimators()
+
+    def _fresh_estimators(self) -> dict[bool, AcceptanceEstimator]:
+        known = self.profile.acceptance
+        return {state: AcceptanceEstimator(self.max_length, known.get(state)) for state in (False, True)}
+
+    @property
+    def acceptance(self) -> AcceptanceEstimator:
+        """The estimate that applies to the coming step (after a fully accepted draft or not)."""
+        return self._estimators[self._streak]
+
+    def rates(self, streak: bool) -> list[float]:
+        """Per-position acceptance after a fully accepted draft (``streak``) or not.
+
+        The streak estimate starts from the other one: a controller that
+        stopped drafting after a streak would otherwise never see one again
+        and keep its prior for good. Acceptance after a full draft is taken
+        to be at least the acceptance after a miss (it is rarely lower: both
+        follow how predictable the text is), and it never starts below the
+        general prior, so that a streak gets drafted into and measured. Without
+        that, a thin streak estimate can make a plain step look like the best
+        way back to the after-miss state.
+        """
+        after_miss = self._estimators[False].rates()
+        if not streak:
+            return after_miss
+        in_streak = self._estimators[True].rates([max(after_miss[0], PRIOR_ACCEPTANCE)])
+        return [max(a, b) for a, b in zip(in_streak, after_miss, strict=True)]
+
+    # -- the policy protocol ---------------------------------------------------
+
+    def next_length(self) -> int:
+        """Draft length for the coming step."""
+        if not (self.profile.verify.known and self.profile.draft.known):
+            self._chosen = min(_EXPLORE_LENGTH, self.max_length)  # measure what a draft costs first
+            return self._chosen
+        costs = self.costs()
+        best_k, _ = self._best(costs)
+        if best_k > 0 and not self.profile.verify.one_token_measured:
+            # Every cost is kept relative to a one-token step, and that was only guessed
+            # from a batch: take a plain step now and then to measure it.
+            self._steps_since_plain += 1
+            if self._steps_since_plain >= _MEASURE_ONE_TOKEN_EVERY:
+                best_k = 0
+        if best_k > 0:
+            self._steps_off = 0
+            self._probe_interval = _BASE_PROBE_INTERVAL
+            self._chosen = best_k
+            return best_k
+        self._steps_off += 1
+        self._steps_since_plain = 0
+        cheap = costs.draft_per_token_s < _CHEAP_DRAFT * costs.verify(1)
+        interval = _CHEAP_PROBE_INTERVAL if cheap else self._probe_interval
+        if self._steps_off < interval or self._hopeless_now(costs):
+            self._chosen = 0
+            return 0
+        # Probe: one step at the best positive length refreshes the acceptance estimate.
+        self._steps_off = 0
+        self._probe_interval = min(2 * self._probe_interval, _MAX_PROBE_INTERVAL)
+        rates = self.rates(self._streak)
+        self._chosen = max(range(1, self.max_length + 1), key=lambda k: expected_tokens(rates, k) / costs.step_time(k))
+        return self._chosen
+
+    def observe(self, event: StepEvent) -> None:
+        """Learn costs and acceptance from the step that just ran."""
+        timings = event.timings
+        verify = self.profile.verify
+        factor = verify.observe(event.drafted + 1, timings.verify_s)
+        if factor != 1.0:
+            self.profile.draft.rescale(factor)
+        requested = event.draft_length
+        if requested == 0:
+            self.profile.draft.observe(0, timings.total_s - timings.verify_s, verify.one_token_s)
+        elif self._last_requested != 0:
+            # A model drafter's first step after an off stretch also catches its cache up on
+            # every token it missed; that one-off cost is not the per-token cost.
+            decodes = min(event.drafted + 1, requested)
+            self.profile.draft.observe(decodes, timings.total_s - timings.verify_s, verify.one_token_s)
+        self._last_requested = requested
+        # The rate actually achieved lately prices a draft token (see min_confidence).
+        self._recent_tokens = self._recent_tokens * _RECENT_DECAY + event.accepted + 1
+        self._recent_s = self._recent_s * _RECENT_DECAY + timings.total_s
+        if event.drafted:
+            estimator = self._estimators[self._streak]  # the state this step was chosen in
+            estimator.observe(event.drafted, event.accepted)
+            self._estimators[not self._streak].forget()
+            self.profile.remember(self._streak, self.rates(self._streak))
+            if event.draft_confidence:
+                self.profile.calibration.observe(event.draft_confidence, event.accepted)
+        self._streak = event.drafted > 0 and event.accepted == event.drafted
+
+    # -- what the controller currently believes ----------------------------------
+
+    def costs(self) -> StepCosts:
+        """The cost model's view of the learned costs."""
+        verify = self.profile.verify
+        draft = self.profile.draft
+        return StepCosts(
+            tuple(verify.predict(n) for n in range(1, self.max_length + 2)),
+            draft.per_token_s(verify.one_token_s),
+            draft.fixed_s,
+        )
+
+    @property
+    def last_length(self) -> int:
+        """The length chosen for the latest step."""
+        return self._chosen
+
+    @property
+    def min_confidence(self) -> float:
+        """The draft confidence below which one more draft token does not pay for itself.
+
+        One more token costs a draft decode plus the verify batch's growth;
+        at the rate R this generation actually achieves, that time is worth
+        R * dt tokens, so a token accepted with a lower probability is a loss.
+        The draft's top probability, calibrated against what verification
+        accepted (:class:`ConfidenceCalibration`), gives that acceptance. R is
+        the measured rate, not the predicted one: acceptance is estimated on
+        the drafts the floor let through, so a predicted rate would raise the
+        floor, which would raise the estimate, and so on.
+        """
+        if self._chosen == 0 or self._recent_s <= 0.0:
+            return 0.0
+        verify = self.profile.verify
+        extra = self.profile.draft.per_token_s(verify.one_token_s)
+        extra += verify.predict(self._chosen + 1) - verify.predict(self._chosen)
+        required = self._recent_tokens / self._recent_s * extra
+        if required <= 0.0:
+            return 0.0
+        return min(_MAX_CONFIDENCE_FLOOR, self.profile.calibration.floor_for(required))
+
+    def floor_for_next_draft(self) -> float:
+        """:attr:`min_confidence` as one draft should use it: now and then one bin lower.
+
+        Tokens below the floor are never drafted, so the calibration would never
+        learn that some of them are accepted more often than their confidence
+        says; every few drafts the bin just under the floor is let through.
+        """
+        floor = self.min_confidence
+        self._drafts_since_explore += 1
+        if floor > 0.0 and self._drafts_since_explore >= _EXPLORE_FLOOR_EVERY:
+            self._drafts_since_explore = 0
+            return max(0.0, floor - 1.0 / self.profile.calibration.bins)
+        return floor
+
+    def _best(self, costs: StepCosts) -> tuple[int, float]:
+        """The length for the coming step and the long-run rate of the plan it belongs to."""
+        base = 1.0 / costs.step_time(0)
+        plan = plan_with_streaks(costs, self.rates(False), self.rates(True), self.max_length)
+        k = plan.k_in_streak if self._streak else plan.k_after_miss
+        if plan.tokens_per_s < base * (1.0 + _SWITCH_MARGIN) or k == 0:
+            return 0, max(base, plan.tokens_per_s)
+        return k, plan.tokens_per_s
+
+    def _hopeless_now(self, costs: StepCosts) -> bool:
+        """True when even a draft accepted in full could not repay a probe."""
+        return best_case_speedup(costs, self.max_length) < _PROBE_MIN_CEILING
+
+
+def policy_for_gui(draft_length: int) -> AdaptiveDraftLength:
+    """The controller for the GUI's checkbox: its length box is a floor on the maximum, not a fixed K."""
+    return AdaptiveDraftLength(max(draft_length, DEFAULT_MAX_LENGTH))

@@ -1,0 +1,1 @@
+"""The benchmark's arithmetic: per-run records to summaries, and the report for people."""

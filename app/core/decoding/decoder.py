@@ -1,0 +1,199 @@
+"""The speculative decoding loop, as a generator of step events.
+
+Each step: the drafter proposes up to K tokens, the target evaluates
+``[last] + draft`` in one batch, :func:`verify_draft` keeps a prefix and adds
+one target token, and both KV caches are cut back to what was kept. With no
+drafter the same loop is plain target decoding (K = 0), so the baseline and
+the speculative path share every line that matters for a fair comparison.
+
+The consumer iterates the generator on a worker thread; ``should_stop`` is
+polled between steps, never inside a llama.cpp call.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import numpy.typing as npt
+
+from app.core.decoding.distribution import TokenDistribution
+from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
+from app.core.decoding.drafters import Draft, Drafter, NoDrafter
+from app.core.decoding.events import (
+    EmittedToken,
+    FinishedEvent,
+    FinishReason,
+    RejectedProposal,
+    StepEvent,
+    StepTimings,
+    TokenOrigin,
+)
+from app.core.decoding.model_port import CausalLM, sync_cache
+from app.core.decoding.sampling import LogitsWarper, SamplingParams
+from app.core.decoding.stats import GenerationStats
+from app.core.decoding.text import IncrementalDetokenizer, find_stop, standalone_text
+from app.core.decoding.verification import verify_draft
+from app.core.errors import PromptTooLongError
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationRequest:
+    """One reply to generate."""
+
+    prompt_tokens: Sequence[int]
+    max_tokens: int = 256
+    stop_strings: tuple[str, ...] = ()
+    should_stop: Callable[[], bool] = field(default=lambda: False)
+
+
+class _LazyTargetRows(Sequence[TokenDistribution]):
+    """Target distributions warped only when verification reaches their row."""
+
+    def __init__(self, rows: npt.NDArray[np.float32], warper: LogitsWarper, history: list[int], draft: Draft) -> None:
+        self._rows = rows
+        self._warper = warper
+        self._history = history
+        self._draft = draft
+        self._cache: dict[int, TokenDistribution] = {}
+
+    def __len__(self) -> int:
+        return self._rows.shape[0]
+
+    def __getitem__(self, index: int) -> TokenDistribution:  # type: ignore[override]
+        if index not in self._cache:
+            history = self._history + self._draft.tokens[:index] if self._history else ()
+            self._cache[index] = self._warper.warp(self._rows[index], history)
+        return self._cache[index]
+
+
+class SpeculativeDecoder:
+    """Generates replies from ``target`` with proposals from ``drafter``."""
+
+    def __init__(
+        self,
+        target: CausalLM,
+        drafter: Drafter | None = None,
+        params: SamplingParams | None = None,
+        policy: DraftLengthPolicy | None = None,
+        rng: np.random.Generator | None = None,
+    ) -> None:
+        self.target = target
+        self.drafter: Drafter = drafter or NoDrafter()
+        self.params = params or SamplingParams()
+        self.policy: DraftLengthPolicy = policy or FixedDraftLength(0 if drafter is None else 4)
+        self.rng = rng or np.random.default_rng(self.params.seed)
+        self.warper = LogitsWarper(self.params, target.n_vocab)
+        self._detokenizer = IncrementalDetokenizer(target.token_bytes)
+
+    def generate(self, request: GenerationRequest) -> Iterator[StepEvent | FinishedEvent]:
+        """Yield a :class:`StepEvent` per verify step, then one :class:`FinishedEvent`."""
+        prompt = list(request.prompt_tokens)
+        n_ctx = self.target.n_ctx
+        if not prompt:
+            raise ValueError("the prompt has no tokens")
+        if len(prompt) >= n_ctx:
+            raise PromptTooLongError(len(prompt), n_ctx)
+        stats = GenerationStats(prompt_tokens=len(prompt))
+        started = time.perf_counter()
+        sync_cache(self.target, prompt[:-1])
+        self.drafter.begin(prompt)
+        stats.prefill_s = time.perf_counter() - started
+
+        context = prompt
+        text = ""
+        reason = FinishReason.MAX_TOKENS
+        while stats.emitted < request.max_tokens:
+            if request.should_stop():
+                reason = FinishReason.CANCELLED
+                break
+            room = n_ctx - len(context)  # positions left once [last] is in the cache
+            if room < 0:
+                reason = FinishReason.CONTEXT_FULL
+                break
+            event, finished = self._step(context, request, room, stats.emitted)
+            stats.record(event)
+            self.policy.observe(event)
+            step_text = event.text
+            stop_at = find_stop(text + step_text, request.stop_strings, len(text)) if request.stop_strings else -1
+            if stop_at != -1:
+                event = _cut_at_text(event, stop_at - len(text))
+                finished = FinishReason.STOP_STRING
+                step_text = event.text
+            text += step_text
+            yield event
+            if finished is not None:
+                reason = finished
+                break
+        text += self._detokenizer.flush()
+        yield FinishedEvent(reason, text, stats)
+
+    def _step(
+        self, context: list[int], request: GenerationRequest, room: int, n_emitted: int
+    ) -> tuple[StepEvent, FinishReason | None]:
+        """One draft-verify round; extends ``context`` in place with the kept tokens."""
+        step_start = time.perf_counter()
+        remaining = request.max_tokens - n_emitted
+        want = self.policy.next_length()
+        k = max(0, min(want, room, remaining - 1))
+        draft = self.drafter.propose(context, k) if k > 0 else Draft()
+        drafted_at = time.perf_counter()
+
+        rows = self.target.decode([context[-1], *draft.tokens], "all")
+        verified_at = time.perf_counter()
+
+        history = list(context[-self.params.repeat_last_n :]) if self.params.repeat_penalty != 1.0 else []
+        p_target = _LazyTargetRows(rows, self.warper, history, draft)
+        verdict = verify_draft(draft.tokens, draft.q_draft, p_target, self.rng)
+        kept = len(context) + verdict.n_accepted
+        self.target.truncate(kept)
+        self.drafter.accept(verdict.n_accepted)
+
+        tokens: list[EmittedToken] = []
+        finished: FinishReason | None = None
+        new_ids = [*draft.tokens[: verdict.n_accepted], verdict.next_token]
+        for i, token in enumerate(new_ids):
+            if self.target.is_eog(token):
+                finished = FinishReason.EOG
+                break
+            is_draft = i < verdict.n_accepted
+            origin = TokenOrigin.DRAFT if is_draft else verdict.next_origin
+            q = draft.q_draft[i].prob_of(token) if i < len(draft) else None
+            tokens.append(EmittedToken(token, self._detokenizer.piece(token), origin, p_target[i].prob_of(token), q))
+            context.append(token)
+            if len(tokens) >= remaining:
+                break
+        if finished is None and len(tokens) >= remaining:
+            finished = FinishReason.MAX_TOKENS
+
+        rejected = None
+        if verdict.rejected_token is not None:
+            i = verdict.n_accepted
+            rejected = RejectedProposal(
+                verdict.rejected_token,
+                standalone_text(self.target.token_bytes, verdict.rejected_token),
+                i,
+                p_target[i].prob_of(verdict.rejected_token),
+                draft.q_draft[i].prob_of(verdict.rejected_token),
+            )
+        done_at = time.perf_counter()
+        # draft_s is the draft model's own decode time: the drafter's sampling and
+        # lookups, like the verification below, are Python overhead of the step.
+        timings = StepTimings(draft.model_s, verified_at - drafted_at, done_at - step_start)
+        event = StepEvent(tuple(tokens), len(draft), verdict.n_accepted, k, rejected, timings, tuple(draft.confidence))
+        return event, finished
+
+
+def _cut_at_text(event: StepEvent, cut: int) -> StepEvent:
+    """The event with its text ending just before character ``cut`` of the step's text."""
+    kept: list[EmittedToken] = []
+    used = 0
+    for token in event.tokens:
+        if used >= cut:
+            break
+        piece = token.text[: cut - used]
+        kept.append(EmittedToken(token.id, piece, token.origin, token.p_target, token.q_draft))
+        used += len(token.text)
+    return replace(event, tokens=tuple(kept))

@@ -1,0 +1,98 @@
+"""What the decoder reports: tokens tagged by origin, one event per verify step.
+
+The view decides how each origin looks; these types only say where a token
+came from, so the CLI, the GUI and the tests all read the same facts.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.core.decoding.stats import GenerationStats
+
+
+class TokenOrigin(enum.StrEnum):
+    """Where an emitted token came from."""
+
+    DRAFT = "draft"  # proposed by the drafter and accepted by the target
+    CORRECTED = "corrected"  # sampled by the target after it rejected a draft token
+    BONUS = "bonus"  # sampled by the target after it accepted the whole draft
+    TARGET = "target"  # plain target decoding, no draft this step
+
+
+@dataclass(frozen=True, slots=True)
+class EmittedToken:
+    """One token of the reply with its text piece and the probabilities behind it."""
+
+    id: int
+    text: str
+    origin: TokenOrigin
+    p_target: float
+    q_draft: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RejectedProposal:
+    """The draft token the target turned down, kept for ghost text and tooltips."""
+
+    id: int
+    text: str
+    position: int  # index within the draft
+    p_target: float
+    q_draft: float
+
+
+@dataclass(frozen=True, slots=True)
+class StepTimings:
+    """Wall time of one verify step, split by where it went (seconds)."""
+
+    draft_s: float
+    verify_s: float
+    total_s: float
+
+    @property
+    def overhead_s(self) -> float:
+        """Time spent outside the two models' llama.cpp calls: Python bookkeeping."""
+        return max(0.0, self.total_s - self.draft_s - self.verify_s)
+
+
+@dataclass(frozen=True, slots=True)
+class StepEvent:
+    """Everything one draft-and-verify step produced."""
+
+    tokens: tuple[EmittedToken, ...]
+    drafted: int
+    accepted: int
+    draft_length: int  # the length the drafter was asked for this step
+    rejected: RejectedProposal | None
+    timings: StepTimings
+    # The model drafter's own top probability before each proposal (empty when
+    # not measured): what the adaptive controller calibrates its early stop on.
+    draft_confidence: tuple[float, ...] = ()
+
+    @property
+    def text(self) -> str:
+        """The text this step added to the reply."""
+        return "".join(token.text for token in self.tokens)
+
+
+class FinishReason(enum.StrEnum):
+    """Why generation ended."""
+
+    EOG = "eog"  # the target produced an end-of-generation token
+    STOP_STRING = "stop"
+    MAX_TOKENS = "length"
+    CONTEXT_FULL = "context"
+    CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedEvent:
+    """The last event of a generation."""
+
+    reason: FinishReason
+    text: str
+    stats: GenerationStats

@@ -1,0 +1,106 @@
+"""Acceptance and speed statistics accumulated over verify steps.
+
+Definitions (DESIGN §3): acceptance rate = accepted / drafted; mean accepted
+length = accepted / steps; tokens per target pass = emitted / steps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.decoding.events import StepEvent
+
+
+@dataclass(slots=True)
+class GenerationStats:
+    """Running totals for one generation (or one session, if never reset)."""
+
+    steps: int = 0
+    drafted: int = 0
+    accepted: int = 0
+    emitted: int = 0
+    prompt_tokens: int = 0
+    prefill_s: float = 0.0
+    draft_s: float = 0.0
+    verify_s: float = 0.0
+    total_s: float = 0.0
+    # attempts[i] / hits[i]: how often draft position i was verified / accepted.
+    position_attempts: list[int] = field(default_factory=list)
+    position_hits: list[int] = field(default_factory=list)
+    last_draft_length: int = 0
+
+    def record(self, event: StepEvent) -> None:
+        """Add one verify step."""
+        self.steps += 1
+        self.drafted += event.drafted
+        self.accepted += event.accepted
+        self.emitted += len(event.tokens)
+        self.draft_s += event.timings.draft_s
+        self.verify_s += event.timings.verify_s
+        self.total_s += event.timings.total_s
+        self.last_draft_length = event.draft_length
+        while len(self.position_attempts) < event.drafted:
+            self.position_attempts.append(0)
+            self.position_hits.append(0)
+        # Position i is only verified when every earlier position was accepted.
+        verified = min(event.drafted, event.accepted + 1)
+        for i in range(verified):
+            self.position_attempts[i] += 1
+            if i < event.accepted:
+                self.position_hits[i] += 1
+
+    @property
+    def acceptance_rate(self) -> float:
+        """Accepted drafts over drafted tokens (0 when nothing was drafted)."""
+        return self.accepted / self.drafted if self.drafted else 0.0
+
+    @property
+    def mean_accepted_length(self) -> float:
+        """Accepted draft tokens per verify step."""
+        return self.accepted / self.steps if self.steps else 0.0
+
+    @property
+    def tokens_per_step(self) -> float:
+        """Emitted tokens per target forward pass."""
+        return self.emitted / self.steps if self.steps else 0.0
+
+    @property
+    def tokens_per_second(self) -> float:
+        """Generation speed, prompt processing excluded."""
+        return self.emitted / self.total_s if self.total_s > 0 else 0.0
+
+    @property
+    def overhead_ms_per_step(self) -> float:
+        """Mean time per step spent outside llama.cpp calls."""
+        if not self.steps:
+            return 0.0
+        return 1000.0 * max(0.0, self.total_s - self.draft_s - self.verify_s) / self.steps
+
+    @property
+    def per_position_acceptance(self) -> list[float]:
+        """For each draft position, accepted / verified there."""
+        return [
+            hit / attempt if attempt else 0.0
+            for hit, attempt in zip(self.position_hits, self.position_attempts, strict=False)
+        ]
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready summary."""
+        return {
+            "tokens_per_second": self.tokens_per_second,
+            "drafted": self.drafted,
+            "accepted": self.accepted,
+            "steps": self.steps,
+            "emitted": self.emitted,
+            "acceptance_rate": self.acceptance_rate,
+            "mean_accepted_length": self.mean_accepted_length,
+            "tokens_per_step": self.tokens_per_step,
+            "per_position_acceptance": self.per_position_acceptance,
+            "prompt_tokens": self.prompt_tokens,
+            "prefill_s": self.prefill_s,
+            "generation_s": self.total_s,
+            "draft_s": self.draft_s,
+            "verify_s": self.verify_s,
+            "overhead_ms_per_step": self.overhead_ms_per_step,
+        }

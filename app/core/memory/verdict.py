@@ -1,0 +1,257 @@
+"""Does a pair fit? A verdict per device, with advice that names concrete settings.
+
+Pure: a :class:`~app.core.memory.estimate.MemoryBreakdown` against any
+budget with ``cpu_budget_bytes``, ``gpu_budget_bytes`` and
+``gpu_unusable_reason`` (``app.engine.memory.hardware.HardwareBudget``, or
+:class:`MemoryBudget` here). "tight" means under 10% of the budget would be
+left. Advice is found by re-estimating variants of the request (a smaller
+context, fewer target layers on the GPU, no draft model), so every number
+it names has been checked to fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from app.core.memory.estimate import (
+    Device,
+    EstimateRequest,
+    Kind,
+    MemoryBreakdown,
+    estimate,
+    gpu_layer_count,
+    pad_context,
+)
+
+TIGHT_FRACTION = 0.10
+FITS, TIGHT, DOES_NOT_FIT, UNKNOWN = "fits", "tight", "does_not_fit", "unknown"
+_SEVERITY = {FITS: 0, UNKNOWN: 1, TIGHT: 2, DOES_NOT_FIT: 3}
+_MIN_CONTEXT = 512
+
+
+class Budget(Protocol):
+    """What a verdict needs to know about the machine."""
+
+    @property
+    def cpu_budget_bytes(self) -> int: ...
+
+    @property
+    def gpu_budget_bytes(self) -> int | None: ...
+
+    @property
+    def gpu_unusable_reason(self) -> str | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryBudget:
+    """A budget given by hand (tests, or a user-set limit)."""
+
+    cpu_budget_bytes: int
+    gpu_budget_bytes: int | None = None
+    gpu_unusable_reason: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceVerdict:
+    """One device: what is needed, what there is, and what to do about it."""
+
+    device: Device
+    status: str  # "fits" | "tight" | "does_not_fit" | "unknown" (GPU without a measurable budget)
+    needed_bytes: int
+    budget_bytes: int | None
+    headroom_bytes: int | None
+    advice: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryVerdict:
+    """Per-device verdicts and the combined advice."""
+
+    devices: tuple[DeviceVerdict, ...]
+
+    @property
+    def status(self) -> str:
+        """The worst device's status."""
+        return max((d.status for d in self.devices), key=_SEVERITY.__getitem__, default=FITS)
+
+    @property
+    def level(self) -> str:
+        """Alias of :attr:`status` (the GUI meter's word)."""
+        return self.status
+
+    @property
+    def advice(self) -> tuple[str, ...]:
+        """Every device's advice, without repeats, worst device first."""
+        seen: dict[str, None] = {}
+        for d in sorted(self.devices, key=lambda d: -_SEVERITY[d.status]):
+            for line in d.advice:
+                seen.setdefault(line, None)
+        return tuple(seen)
+
+    def for_device(self, device: Device) -> DeviceVerdict | None:
+        """The verdict for one device, if it holds anything or has a budget."""
+        return next((d for d in self.devices if d.device is device), None)
+
+    @property
+    def message(self) -> str:
+        """One line for a status bar."""
+        parts = []
+        for d in self.devices:
+            if d.budget_bytes is None:
+                parts.append(f"{d.device.value}: {_gib(d.needed_bytes)} needed, no budget known")
+            else:
+                parts.append(
+                    f"{d.device.value}: {_gib(d.needed_bytes)} of {_gib(d.budget_bytes)} ({d.status.replace('_', ' ')})"
+                )
+        return "; ".join(parts)
+
+
+def judge(breakdown: MemoryBreakdown, budget: Budget) -> MemoryVerdict:
+    """Fits / tight / does not fit for each device the breakdown uses (the CPU always)."""
+    gpu_budget = budget.gpu_budget_bytes
+    verdicts = [_device_verdict(breakdown, Device.CPU, budget.cpu_budget_bytes)]
+    if breakdown.bytes_on(Device.GPU) > 0 or gpu_budget is not None:
+        verdicts.append(_device_verdict(breakdown, Device.GPU, gpu_budget, budget.gpu_unusable_reason))
+    verdicts = [_with_advice(v, breakdown, budget) for v in verdicts]
+    return MemoryVerdict(tuple(verdicts))
+
+
+def status_for(needed: int, budget: int) -> str:
+    """The status of ``needed`` bytes against ``budget``."""
+    if needed > budget:
+        return DOES_NOT_FIT
+    if budget - needed < TIGHT_FRACTION * budget:
+        return TIGHT
+    return FITS
+
+
+def _device_verdict(
+    breakdown: MemoryBreakdown, device: Device, budget: int | None, unusable: str | None = None
+) -> DeviceVerdict:
+    needed = breakdown.bytes_on(device)
+    if budget is None:
+        # GPU layers were asked for, but nothing measurable will take them.
+        status = UNKNOWN if unusable is None else DOES_NOT_FIT
+        return DeviceVerdict(device, status, needed, None, None)
+    return DeviceVerdict(device, status_for(needed, budget), needed, budget, budget - needed)
+
+
+def _comfortable(breakdown: MemoryBreakdown, budget: Budget) -> bool:
+    """True when every device fits with at least 10% to spare."""
+    cpu = budget.cpu_budget_bytes
+    if status_for(breakdown.bytes_on(Device.CPU), cpu) != FITS:
+        return False
+    gpu_needed = breakdown.bytes_on(Device.GPU)
+    if gpu_needed == 0:
+        return True
+    gpu = budget.gpu_budget_bytes
+    return gpu is not None and status_for(gpu_needed, gpu) == FITS
+
+
+def _with_advice(verdict: DeviceVerdict, breakdown: MemoryBreakdown, budget: Budget) -> DeviceVerdict:
+    request = breakdown.request
+    if verdict.status == UNKNOWN or request is None:
+        return verdict
+    if verdict.device is Device.GPU and verdict.budget_bytes is None:
+        cpu_only = _replace(request, n_gpu_layers=0, n_gpu_layers_draft=0)
+        advice = [f"no usable GPU ({budget.gpu_unusable_reason}); set GPU layers to 0 for both models"]
+        if not _comfortable(estimate(cpu_only), budget):
+            advice += _cpu_advice(cpu_only, budget)
+        return _replace_advice(verdict, advice)
+    if verdict.device is Device.GPU:
+        # Placement advice is worth giving even when everything fits.
+        advice = _draft_placement_advice(request, budget)
+        if verdict.status != FITS and not advice:
+            layers = _max_target_layers(request, budget)
+            if layers is not None and layers != gpu_layer_count(request.target, request.n_gpu_layers):
+                advice.append(_offload_line(request, layers))
+            else:
+                advice += _context_advice(request, budget) + _ngram_advice(request, budget)
+        return _replace_advice(verdict, advice)
+    if verdict.status == FITS:
+        return verdict
+    advice = []
+    if budget.gpu_budget_bytes is not None:
+        # Moving more target layers to a GPU with room relieves the CPU.
+        current = gpu_layer_count(request.target, request.n_gpu_layers)
+        layers = _max_target_layers(request, budget)
+        if layers is not None and layers > current:
+            advice.append(_offload_line(request, layers))
+    advice += _cpu_advice(request, budget)
+    return _replace_advice(verdict, advice)
+
+
+def _cpu_advice(request: EstimateRequest, budget: Budget) -> list[str]:
+    return _context_advice(request, budget) + _ngram_advice(request, budget)
+
+
+def _draft_placement_advice(request: EstimateRequest, budget: Budget) -> list[str]:
+    """When the target uses the GPU but the draft is not all there: move it, making room if needed."""
+    draft = request.draft
+    if draft is None or gpu_layer_count(request.target, request.n_gpu_layers) == 0:
+        return []
+    if gpu_layer_count(draft, request.n_gpu_layers_draft) == draft.layer_slots():
+        return []
+    # The draft runs once per drafted token and the target once per step, so
+    # GPU memory buys more speed when it holds the draft.
+    moved = _replace(request, n_gpu_layers_draft=-1)
+    layers = _max_target_layers(moved, budget)
+    if layers is None:
+        return []
+    advice = ["keep the draft fully on the GPU; it is read for every drafted token"]
+    if layers != gpu_layer_count(request.target, request.n_gpu_layers):
+        advice.append(_offload_line(request, layers))
+    return advice
+
+
+def _offload_line(request: EstimateRequest, layers: int) -> str:
+    slots = request.target.layer_slots()
+    # llama.cpp's n_gpu_layers counts the output layer as one of n_layers + 1.
+    return f"offload {layers} of {slots} target layers (--ngl {layers})"
+
+
+def _max_target_layers(request: EstimateRequest, budget: Budget) -> int | None:
+    """The most target layers on the GPU with every device comfortable; None if no count is."""
+    best = None
+    for layers in range(request.target.layer_slots() + 1):
+        if _comfortable(estimate(_replace(request, n_gpu_layers=layers)), budget):
+            best = layers
+    return best
+
+
+def _context_advice(request: EstimateRequest, budget: Budget) -> list[str]:
+    """The largest smaller context (a multiple of 256, at least 512) that fits comfortably."""
+    # Memory grows with the context, so binary-search the number of 256-cell blocks.
+    low, high = _MIN_CONTEXT // 256, pad_context(request.n_ctx) // 256 - 1
+    if high < low or not _comfortable(estimate(_replace(request, n_ctx=low * 256)), budget):
+        return []
+    while low < high:
+        mid = (low + high + 1) // 2
+        if _comfortable(estimate(_replace(request, n_ctx=mid * 256)), budget):
+            low = mid
+        else:
+            high = mid - 1
+    return [f"reduce context to {low * 256}"]
+
+
+def _ngram_advice(request: EstimateRequest, budget: Budget) -> list[str]:
+    if request.draft is None:
+        return []
+    without = estimate(_replace(request, draft=None))
+    draft_bytes = sum(c.bytes for c in estimate(request).components if c.kind in (Kind.DRAFT_WEIGHTS, Kind.DRAFT_KV))
+    if _comfortable(without, budget):
+        return [f"use the n-gram drafter: it needs no memory (saves {_gib(draft_bytes)})"]
+    return []
+
+
+def _replace(request: EstimateRequest, **changes: object) -> EstimateRequest:
+    return replace(request, **changes)  # type: ignore[arg-type]
+
+
+def _replace_advice(verdict: DeviceVerdict, advice: list[str]) -> DeviceVerdict:
+    return replace(verdict, advice=tuple(dict.fromkeys(advice)))
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.2f} GiB" if abs(n) >= 2**30 else f"{n / 2**20:.0f} MiB"

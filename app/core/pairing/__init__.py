@@ -1,0 +1,1 @@
+"""Which draft can serve which target: the curated catalog and the compatibility rules."""

@@ -1,0 +1,1 @@
+"""Measuring speed on this machine: the benchmark runner, its probes, pre-flight, and the overhead probe."""

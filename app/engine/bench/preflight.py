@@ -1,0 +1,317 @@
+"""Pre-flight: measure this machine and predict whether speculation pays here.
+
+Three measurements, then the cost model of :mod:`app.core.adaptive.cost_model`:
+
+1. Acceptance. On a few short chat prompts the draft writes a continuation
+   greedily (its per-token decode times are the draft cost), and the target
+   scores that continuation in one batch (teacher forcing): at each position
+   the target agrees with the draft (temperature 0) or overlaps it by
+   sum(min(p, q)) (sampling). Replaying speculative steps over these
+   agreements gives per-position acceptance.
+2. The target's verify cost for batches of 1..16 tokens, in interleaved
+   sweeps so drift from other processes hits every size alike.
+3. The draft's cost per token (from step 1).
+
+The report predicts tokens per second and speedup for every draft length
+and recommends one, or "do not draft on this machine". The GUI shows the
+same verdict; :func:`apply_to` seeds the pair's adaptive controller with it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from app.core.adaptive.cost_model import (
+    Prediction,
+    StepCosts,
+    best_case_speedup,
+    best_prediction,
+    break_even_acceptance,
+    per_position_acceptance,
+    predict,
+)
+from app.core.chat import Message
+from app.core.decoding.distribution import TokenDistribution
+from app.core.decoding.sampling import LogitsWarper, SamplingParams
+from app.engine.llama.model import LlamaModel
+from app.engine.llama.session import LoadedPair
+
+Progress = Callable[[str, float], None]  # (what is being measured, fraction done)
+
+MAX_VERIFY = 16
+_PROMPTS = (
+    "Write a Python function that returns the n-th Fibonacci number iteratively, with a docstring.",
+    "Explain in two sentences what a hash table is.",
+    "Write a short paragraph about autumn in a quiet town.",
+)
+_CONTINUATION = 40  # draft tokens per prompt: enough runs of agreement, little time
+_SWEEPS = 3
+
+
+@dataclass(frozen=True, slots=True)
+class PreflightReport:
+    """What pre-flight measured and what it predicts."""
+
+    target: str
+    draft: str | None
+    n_threads: int | None
+    draft_per_token_s: float
+    verify_s: tuple[float, ...]  # verify_s[n - 1]: n tokens in one target batch
+    overhead_s: float
+    acceptance: tuple[float, ...]  # per draft position
+    agreement: float  # mean per-token agreement along the scored continuations
+    predictions: tuple[Prediction, ...]  # K = 0..MAX_VERIFY - 1
+    best: Prediction
+    best_case_speedup: float  # every draft accepted
+    ngram_break_even: float | None  # acceptance prompt lookup would need at its best length
+    recommendation: str
+    wall_s: float
+    temperature: float = 0.0
+    notes: tuple[str, ...] = field(default=())
+    # (draft confidence, acceptance) for each scored draft token: seeds the
+    # controller's calibration of its early-stop floor.
+    calibration: tuple[tuple[float, float], ...] = field(default=())
+
+    @property
+    def costs(self) -> StepCosts:
+        """The measured costs in the cost model's terms."""
+        return StepCosts(self.verify_s, self.draft_per_token_s, self.overhead_s)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        data = asdict(self)
+        data["predictions"] = [asdict(p) for p in self.predictions]
+        data["best"] = asdict(self.best)
+        data.pop("calibration")  # hundreds of raw pairs: the controller's input, not a result
+        return data
+
+
+def run_preflight(
+    pair: LoadedPair,
+    progress: Progress | None = None,
+    params: SamplingParams | None = None,
+    prompts: Sequence[str] = _PROMPTS,
+) -> PreflightReport:
+    """Measure ``pair`` on this machine and predict the speedup of each draft length."""
+    started = time.perf_counter()
+    report = progress or (lambda _stage, _fraction: None)
+    params = params or SamplingParams(temperature=0.0)
+    target = pair.target
+    rendered = [pair.template.render([Message("user", text)]) for text in prompts]
+    notes: list[str] = []
+
+    draft_times: list[float] = []
+    agreements: list[list[float]] = []
+    calibration: list[tuple[float, float]] = []
+    continuation: list[int] = []
+    if pair.draft is not None:
+        for i, prompt in enumerate(rendered):
+            report("acceptance", i / len(rendered))
+            tokens, q_rows, times, confidences = _draft_continuation(pair.draft, prompt, params)
+            draft_times.extend(times[1:])  # the first decode also ends the prompt prefill
+            agreement = _score(target, prompt, tokens, q_rows, params)
+            agreements.append(agreement)
+            calibration.extend(zip(confidences, agreement, strict=True))
+            continuation = continuation or tokens
+    else:
+        notes.append("no draft model: acceptance is not measured; the n-gram break-even says what lookup needs")
+
+    report("verify cost", 0.0)
+    verify_s = _verify_curve(target, rendered[0], continuation, lambda f: report("verify cost", f))
+    overhead_s = _overhead(target, params)
+    draft_per_token = statistics.median(draft_times) if draft_times else 0.0
+    acceptance = per_position_acceptance(agreements, MAX_VERIFY - 1) if agreements else []
+    costs = StepCosts(verify_s, draft_per_token, overhead_s)
+    predictions = predict(costs, acceptance, MAX_VERIFY - 1) if acceptance else predict(costs, [0.0], 0)
+    best = best_prediction(predictions)
+    ceiling = best_case_speedup(costs, MAX_VERIFY - 1) if pair.draft is not None else 0.0
+    ngram_costs = StepCosts(verify_s, 0.0, overhead_s)
+    ngram_k = max(range(1, MAX_VERIFY), key=lambda k: predict(ngram_costs, [0.9], k)[k].speedup)
+    ngram_break_even = break_even_acceptance(ngram_costs, ngram_k)
+    mean_agreement = float(np.mean([a for seq in agreements for a in seq])) if agreements else 0.0
+    for model in (target, pair.draft):
+        if model is not None:
+            model.truncate(0)
+    report("done", 1.0)
+    return PreflightReport(
+        target=target.name,
+        draft=pair.draft.name if pair.draft is not None else None,
+        n_threads=pair.config.n_threads,
+        draft_per_token_s=draft_per_token,
+        verify_s=verify_s,
+        overhead_s=overhead_s,
+        acceptance=tuple(acceptance),
+        agreement=mean_agreement,
+        predictions=tuple(predictions),
+        best=best,
+        best_case_speedup=ceiling,
+        ngram_break_even=ngram_break_even,
+        recommendation=_recommend(costs, best, ceiling, ngram_k, ngram_break_even, pair.draft is not None),
+        wall_s=time.perf_counter() - started,
+        temperature=params.temperature,
+        notes=tuple(notes),
+        calibration=tuple(calibration),
+    )
+
+
+def apply_to(pair: LoadedPair, report: PreflightReport) -> None:
+    """Seed the pair's adaptive controller with the measured costs and acceptance."""
+    if report.draft is not None:
+        pair.profile.seed("model", report.costs, report.acceptance or None, report.temperature <= 0, report.calibration)
+    else:
+        pair.profile.verify.seed(report.verify_s)
+
+
+def _draft_continuation(
+    draft: LlamaModel, prompt: list[int], params: SamplingParams
+) -> tuple[list[int], list[TokenDistribution], list[float], list[float]]:
+    """The draft's own continuation of ``prompt``: tokens, distributions, decode times, confidences."""
+    warper = LogitsWarper(params, draft.n_vocab)
+    rng = np.random.default_rng(0)
+    draft.truncate(0)
+    draft.decode(prompt[:-1], "none")
+    tokens: list[int] = []
+    q_rows: list[TokenDistribution] = []
+    times: list[float] = []
+    confidences: list[float] = []
+    feed = prompt[-1]
+    for _ in range(_CONTINUATION):
+        t0 = time.perf_counter()
+        row = draft.decode([feed], "last")[0]
+        times.append(time.perf_counter() - t0)
+        q = warper.warp(row)
+        feed = q.argmax() if params.greedy else q.sample(rng)
+        if draft.is_eog(feed):
+            break
+        tokens.append(feed)
+        q_rows.append(q)
+        confidences.append(warper.top_probability(row))
+    return tokens, q_rows, times, confidences
+
+
+def _score(
+    target: LlamaModel, prompt: list[int], tokens: list[int], q_rows: list[TokenDistribution], params: SamplingParams
+) -> list[float]:
+    """Per-position agreement of the target with the draft's continuation, scored in one batch."""
+    if not tokens:
+        return []
+    warper = LogitsWarper(params, target.n_vocab)
+    target.truncate(0)
+    target.decode(prompt[:-1], "none")
+    rows = target.decode([prompt[-1], *tokens[:-1]], "all")
+    agreement = []
+    for j, token in enumerate(tokens):
+        p = warper.warp(rows[j])
+        if params.greedy:
+            agreement.append(1.0 if p.argmax() == token else 0.0)
+        else:
+            agreement.append(_overlap(p, q_rows[j]))
+    return agreement
+
+
+def _overlap(p: TokenDistribution, q: TokenDistribution) -> float:
+    """sum(min(p, q)): the probability that a draw from q is accepted against p."""
+    common, p_at, q_at = np.intersect1d(p.ids, q.ids, assume_unique=True, return_indices=True)
+    if common.size == 0:
+        return 0.0
+    return float(np.minimum(p.probs[p_at], q.probs[q_at]).sum())
+
+
+def _verify_curve(
+    target: LlamaModel, prompt: list[int], continuation: list[int], progress: Callable[[float], None]
+) -> tuple[float, ...]:
+    """Median seconds to evaluate n = 1..MAX_VERIFY tokens with every row's logits, after ``prompt``."""
+    filler = (continuation or prompt) * (MAX_VERIFY // max(1, len(continuation or prompt)) + 1)
+    target.truncate(0)
+    target.decode(prompt[:-1], "none")
+    base = len(target.kv_tokens)
+    samples: list[list[float]] = [[] for _ in range(MAX_VERIFY)]
+    order = list(range(1, MAX_VERIFY + 1))
+    for sweep in range(_SWEEPS):
+        # Alternate the direction so a slow spell does not always land on the big batches.
+        for i, n in enumerate(order if sweep % 2 == 0 else order[::-1]):
+            batch = [prompt[-1], *filler[: n - 1]]
+            t0 = time.perf_counter()
+            target.decode(batch, "all")
+            samples[n - 1].append(time.perf_counter() - t0)
+            target.truncate(base)
+            progress((sweep * MAX_VERIFY + i + 1) / (_SWEEPS * MAX_VERIFY))
+    medians = [statistics.median(s) for s in samples]
+    # Noise can make a bigger batch look cheaper; the controller assumes it never is.
+    return tuple(float(v) for v in np.maximum.accumulate(medians))
+
+
+def _overhead(target: LlamaModel, params: SamplingParams) -> float:
+    """The decoder's Python work per step, approximated by warping two rows of this vocabulary."""
+    row = np.random.default_rng(0).normal(size=target.n_vocab).astype(np.float32)
+    warper = LogitsWarper(params, target.n_vocab)
+    t0 = time.perf_counter()
+    for _ in range(10):
+        warper.warp(row)
+    return 2 * (time.perf_counter() - t0) / 10 + 2e-4  # plus the step's fixed bookkeeping
+
+
+def _recommend(
+    costs: StepCosts,
+    best: Prediction,
+    ceiling: float,
+    ngram_k: int,
+    ngram_break_even: float | None,
+    has_draft: bool,
+) -> str:
+    v1 = costs.verify(1)
+    k = best.k or 4  # when nothing pays, describe a typical draft length
+    physics = f"verifying {k + 1} tokens costs {costs.verify(k + 1) / v1:.1f}x one target token"
+    if has_draft:
+        physics += f" and a draft token costs {costs.draft_per_token_s / v1:.0%} of one"
+    lookup = (
+        f"prompt lookup (n-gram) pays at K={ngram_k} only where its acceptance exceeds {ngram_break_even:.0%}"
+        if ngram_break_even is not None
+        else "prompt lookup cannot pay either"
+    )
+    if not has_draft:
+        return f"no draft model to measure; {physics}; {lookup}."
+    if best.k > 0:
+        return (
+            f"draft {best.k} tokens per step: predicted {best.speedup:.2f}x "
+            f"({best.tokens_per_s:.1f} vs {1 / costs.step_time(0):.1f} tok/s); {physics}."
+        )
+    why = (
+        "even a draft accepted in full would be slower"
+        if ceiling < 1.0
+        else "acceptance is too low to pay for the draft"
+    )
+    return f"do not draft on this machine: {why} ({physics}); {lookup}."
+
+
+def format_report(report: PreflightReport) -> str:
+    """The report as text for the terminal."""
+    lines = [
+        f"pre-flight: {report.target}" + (f" + {report.draft}" if report.draft else " (no draft model)"),
+        f"  target, 1 token: {1000 * report.verify_s[0]:.1f} ms"
+        + (f"   draft, 1 token: {1000 * report.draft_per_token_s:.1f} ms" if report.draft else ""),
+        "  verify cost, n tokens in one batch (x one token): "
+        + " ".join(f"{n}:{v / report.verify_s[0]:.2f}" for n, v in enumerate(report.verify_s, start=1)),
+    ]
+    if report.acceptance:
+        lines.append(
+            f"  agreement {report.agreement:.0%}; per-position acceptance: "
+            + " ".join(f"{a:.2f}" for a in report.acceptance[:8])
+        )
+        lines.append("  K  E[tokens/step]  step ms  tok/s  speedup")
+        for p in report.predictions:
+            marker = "  <- best" if p.k == report.best.k else ""
+            lines.append(
+                f"  {p.k:2d}  {p.expected_tokens:14.2f}  {1000 * p.step_s:7.1f}  "
+                f"{p.tokens_per_s:5.1f}  {p.speedup:6.2f}x{marker}"
+            )
+    lines.extend(f"  note: {n}" for n in report.notes)
+    lines.append(f"recommendation: {report.recommendation}")
+    lines.append(f"(measured in {report.wall_s:.1f} s)")
+    return "\n".join(lines)

@@ -1,0 +1,423 @@
+"""The benchmark: every configuration on a prompt suite, in one process, interleaved.
+
+For each regime (the target as given, and optionally an F16 copy of it, a
+memory-bound stand-in for a GPU) the pair is loaded once. Then, repeat by
+repeat and prompt by prompt, every configuration generates the same reply:
+target-only, the draft model at fixed draft lengths and adaptively, and the
+n-gram drafter. The order of configurations rotates from prompt to prompt
+and repeat to repeat, so a slow spell of the machine hits all of them alike.
+Both KV caches are emptied before each prompt; the configurations of that
+prompt then reuse its prefill, so every one starts from bit-identical caches.
+A run during which other processes took more than a set share of the CPUs is
+redone (llama.cpp's threads wait on each other, so even a little competition
+distorts a run), and the report says how often that happened. Greedy runs
+are compared with target-only; at each first divergence the target
+re-evaluates the shared prefix from scratch, one token at a time at the end,
+and the divergence counts as explained when its top-two logit gap is below
+the near-tie threshold.
+
+Aggregation lives in :mod:`app.core.bench.stats`; this module only measures.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from app.core.bench.stats import BASELINE, DivergenceCheck, RunRecord, check_targets, first_divergence, summarize
+from app.core.chat import Message
+from app.core.decoding.decoder import GenerationRequest
+from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.decoding.sampling import SamplingParams
+from app.core.errors import TandemError
+from app.engine.bench.preflight import apply_to, run_preflight
+from app.engine.bench.probes import (
+    CpuWatch,
+    batch_numerics,
+    fresh_top_two,
+    machine_info,
+    overhead_table,
+    wait_for_quiet,
+)
+from app.engine.llama.quantize import requantize
+from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
+from app.engine.paths import models_dir
+
+Progress = Callable[[int, int, str], None]  # (runs done, runs in all, what is running)
+
+# A greedy divergence is "explained" (numerics, not the algorithm) when the target's two best
+# logits at that position are closer than this. llama.cpp's batched and single-token CPU
+# kernels round differently. Measured on the Q4_K_M Qwen2.5-Coder-1.5B target over 300
+# positions (a 5-token verify batch against one token at a time), the top-two gap moved by
+# 0.06 logits at the median, 0.37 at the 99th percentile and 0.55 at most; on its F16 copy by
+# under 0.01. A flip needs the gap to change sign, so 0.6 covers every change observed, while
+# greedy positions typically have gaps of several logits: a real error of the algorithm would
+# not hide under it. Each regime's report also measures this drift afresh.
+NEAR_TIE_THRESHOLD = 0.6
+
+
+@dataclass(frozen=True, slots=True)
+class BenchPrompt:
+    """One prompt of the suite."""
+
+    id: str
+    category: str
+    text: str
+    system: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BenchConfig:
+    """One way of generating: a drafter and a draft length (None: adaptive)."""
+
+    name: str
+    drafter: DrafterKind
+    draft_length: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Regime:
+    """A target file and what it stands for."""
+
+    name: str
+    target: Path
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class BenchSettings:
+    """What to run."""
+
+    suite: Path
+    temperatures: tuple[float, ...] = (0.0,)
+    max_tokens: int = 96
+    repeats: int = 3
+    draft_lengths: tuple[int, ...] = (2, 4, 8)
+    adaptive: bool = True
+    ngram: bool = False
+    ngram_lengths: tuple[int, ...] = ()
+    ngram_all_regimes: bool = False  # n-gram runs in the first regime only unless set
+    max_other_cpu: float = 0.1  # redo a run when other processes took more of the CPUs than this
+    max_attempts: int = 3
+    max_wait_s: float = 600.0  # how long to wait for other processes to calm down before a run
+    n_threads: int | None = None
+    n_ctx: int = 2048
+    categories: tuple[str, ...] = ()
+    prompts_per_category: int | None = None
+    preflight: bool = True
+    near_tie_threshold: float = NEAR_TIE_THRESHOLD
+    seed: int = 1234
+
+
+@dataclass(slots=True)
+class _RegimeResult:
+    """What one regime produced: its description, run records and near-tie checks."""
+
+    info: dict[str, Any]
+    records: list[RunRecord] = field(default_factory=list)
+    checks: list[DivergenceCheck] = field(default_factory=list)
+
+
+def load_suite(path: Path) -> list[BenchPrompt]:
+    """The prompts of a suite file: ``{"prompts": [{"id", "category", "prompt", "system"?}]}``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        prompts = [
+            BenchPrompt(str(p["id"]), str(p["category"]), str(p["prompt"]), p.get("system")) for p in data["prompts"]
+        ]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise TandemError(f"cannot read the prompt suite {path}: {exc}") from exc
+    if not prompts:
+        raise TandemError(f"the prompt suite {path} has no prompts")
+    return prompts
+
+
+def select_prompts(prompts: Sequence[BenchPrompt], settings: BenchSettings) -> list[BenchPrompt]:
+    """The prompts the settings ask for, in suite order."""
+    chosen, per_category = [], dict[str, int]()
+    for p in prompts:
+        if settings.categories and p.category not in settings.categories:
+            continue
+        if (
+            settings.prompts_per_category is not None
+            and per_category.get(p.category, 0) >= settings.prompts_per_category
+        ):
+            continue
+        per_category[p.category] = per_category.get(p.category, 0) + 1
+        chosen.append(p)
+    if not chosen:
+        raise TandemError("no prompt of the suite matches the chosen categories")
+    return chosen
+
+
+def configurations(settings: BenchSettings, has_draft: bool, with_ngram: bool = True) -> list[BenchConfig]:
+    """Target-only first, then the draft model at fixed lengths and adaptively, then n-gram."""
+    configs = [BenchConfig(BASELINE, DrafterKind.NONE, 0)]
+    if has_draft:
+        configs += [BenchConfig(f"draft K={k}", DrafterKind.MODEL, k) for k in settings.draft_lengths]
+        if settings.adaptive:
+            configs.append(BenchConfig("draft adaptive", DrafterKind.MODEL, None))
+    if (settings.ngram and with_ngram) or not has_draft:
+        configs += [BenchConfig(f"ngram K={k}", DrafterKind.NGRAM, k) for k in settings.ngram_lengths]
+        if settings.adaptive or not settings.ngram_lengths:
+            configs.append(BenchConfig("ngram adaptive", DrafterKind.NGRAM, None))
+    return configs
+
+
+def f16_copy(target: Path, folder: Path | None = None) -> Path:
+    """An F16 re-quantisation of ``target``, made once and cached in the models folder."""
+    destination = (folder or models_dir()) / f"{target.stem}.F16.gguf"
+    if not destination.is_file():
+        requantize(target, destination, "F16")
+    return destination
+
+
+def regimes_for(target: Path, both: bool) -> list[Regime]:
+    """The target as given, and with ``both`` its F16 copy."""
+    regimes = [Regime("q4", target, "target as shipped (compute-bound on this CPU)")]
+    if both:
+        regimes.append(Regime("f16", f16_copy(target), "F16 copy of the target (memory-bound: a GPU stand-in)"))
+    return regimes
+
+
+def run_benchmark(
+    regimes: Sequence[Regime],
+    draft: Path | None,
+    settings: BenchSettings,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Run every configuration on every selected prompt in every regime; returns the JSON-ready report."""
+    prompts = select_prompts(load_suite(settings.suite), settings)
+    # Prompt lookup does not care how the target is stored, so by default it runs in the first regime only.
+    config_sets = [
+        configurations(settings, draft is not None, settings.ngram_all_regimes or i == 0) for i in range(len(regimes))
+    ]
+    runs_per_config = settings.repeats * len(settings.temperatures) * len(prompts)
+    offsets = [runs_per_config * sum(len(c) for c in config_sets[:i]) for i in range(len(regimes) + 1)]
+    total = offsets[-1]
+    tick = progress or (lambda _done, _total, _label: None)
+    results = []
+    watch = CpuWatch()
+    tick(0, total, "per-step overhead at a 152k vocabulary")
+    overhead = overhead_table(settings.temperatures)
+    for index, regime in enumerate(regimes):
+
+        def step(done: int, label: str, offset: int = offsets[index]) -> None:
+            tick(offset + done, total, label)
+
+        results.append(_run_regime(regime, draft, prompts, config_sets[index], settings, step))
+    other_share = watch.other_share()
+    records = [r for res in results for r in res.records]
+    checks = [c for res in results for c in res.checks]
+    summaries = summarize(records, checks)
+    report = {
+        "format": "tandem-bench/1",
+        "created": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+        "machine": machine_info(other_share),
+        "settings": {
+            **{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(settings).items()},
+            "configs": list(dict.fromkeys(c.name for configs in config_sets for c in configs)),
+            "prompts": [p.id for p in prompts],
+        },
+        "near_tie_threshold": settings.near_tie_threshold,
+        "overhead_synthetic": overhead,
+        "regimes": [res.info for res in results],
+        "summaries": [s.to_dict() for s in summaries],
+        "targets": [asdict(t) for t in check_targets(summaries)],
+        "divergences": [asdict(c) for c in checks],
+        "runs": [{**asdict(r), "tokens": len(r.tokens)} for r in records],
+    }
+    # Tuples become lists: the report is exactly what its JSON file will hold.
+    normalised: dict[str, Any] = json.loads(json.dumps(report))
+    return normalised
+
+
+def _run_regime(
+    regime: Regime,
+    draft: Path | None,
+    prompts: Sequence[BenchPrompt],
+    configs: Sequence[BenchConfig],
+    settings: BenchSettings,
+    progress: Callable[[int, str], None],
+) -> _RegimeResult:
+    kind = DrafterKind.MODEL if draft is not None else DrafterKind.NGRAM
+    config = PairConfig(regime.target, draft, kind, settings.n_ctx, settings.n_threads)
+    progress(0, f"{regime.name}: loading")
+    started = time.perf_counter()
+    watch = CpuWatch()
+    with LoadedPair(config) as pair:
+        info: dict[str, Any] = {
+            "name": regime.name,
+            "label": regime.label,
+            "target": regime.target.name,
+            "draft": draft.name if draft is not None else None,
+            "load_s": time.perf_counter() - started,
+        }
+        rendered = {p.id: pair.template.render(_messages(p)) for p in prompts}
+        info["numerics"] = batch_numerics(pair.target, rendered[prompts[0].id])
+        if settings.preflight and pair.draft is not None:
+            progress(0, f"{regime.name}: pre-flight")
+            wait_for_quiet(settings.max_other_cpu, settings.max_wait_s)  # pre-flight times things too
+            report = run_preflight(pair)
+            apply_to(pair, report)
+            info["preflight"] = report.to_dict()
+        result = _RegimeResult(info)
+        done = 0
+        redone = 0
+        for repeat in range(settings.repeats):
+            for temperature in settings.temperatures:
+                for p_index, prompt in enumerate(prompts):
+                    _empty_caches(pair)  # the first run of this prompt prefills; the others reuse it
+                    shift = repeat + p_index  # rotate the order: no configuration always runs first
+                    for c_index in range(len(configs)):
+                        bench_config = configs[(c_index + shift) % len(configs)]
+                        label = f"{regime.name} r{repeat + 1} T={temperature:g} {prompt.id} {bench_config.name}"
+                        progress(done, label)
+                        params = SamplingParams(temperature=temperature, seed=settings.seed + repeat)
+                        record = _undisturbed_run(
+                            partial(
+                                _generate,
+                                pair,
+                                regime.name,
+                                prompt,
+                                rendered[prompt.id],
+                                bench_config,
+                                params,
+                                repeat,
+                                settings,
+                            ),
+                            settings,
+                        )
+                        redone += record.attempts - 1
+                        result.records.append(record)
+                        done += 1
+        info["runs_redone"] = redone
+        progress(done, f"{regime.name}: near-tie checks")
+        result.checks = _check_divergences(pair, result.records, rendered, settings.near_tie_threshold)
+        info["other_processes_cpu_share"] = watch.other_share()
+        progress(done, f"{regime.name}: done")
+    return result
+
+
+def _empty_caches(pair: LoadedPair) -> None:
+    for model in (pair.target, pair.draft):
+        if model is not None:
+            model.truncate(0)
+
+
+def _undisturbed_run(run: Callable[[], RunRecord], settings: BenchSettings) -> RunRecord:
+    """``run()`` while other processes leave the CPUs alone: it waits for them, and redoes a disturbed run."""
+    attempts = 0
+    while True:
+        attempts += 1
+        wait_for_quiet(settings.max_other_cpu, settings.max_wait_s)
+        watch = CpuWatch()
+        record = run()
+        share = watch.other_share()
+        if share <= settings.max_other_cpu or attempts >= settings.max_attempts:
+            return replace(record, other_cpu_share=share, attempts=attempts)
+
+
+def _messages(prompt: BenchPrompt) -> list[Message]:
+    messages = [Message("system", prompt.system)] if prompt.system else []
+    return [*messages, Message("user", prompt.text)]
+
+
+def _generate(
+    pair: LoadedPair,
+    regime: str,
+    prompt: BenchPrompt,
+    tokens: list[int],
+    config: BenchConfig,
+    params: SamplingParams,
+    repeat: int,
+    settings: BenchSettings,
+) -> RunRecord:
+    """One generation (the caches keep the prompt's prefill from the previous run), with statistics and memory."""
+    decoder = pair.decoder(params, drafter=config.drafter, draft_length=config.draft_length)
+    process = psutil.Process()
+    peak = process.memory_info().rss
+    out: list[int] = []
+    drafting = 0
+    overhead = 0.0
+    finished: FinishedEvent | None = None
+    for event in decoder.generate(GenerationRequest(tokens, max_tokens=settings.max_tokens)):
+        if isinstance(event, StepEvent):
+            out.extend(t.id for t in event.tokens)
+            drafting += event.draft_length > 0
+            overhead += event.timings.overhead_s
+            peak = max(peak, process.memory_info().rss)
+        elif isinstance(event, FinishedEvent):
+            finished = event
+    if finished is None:
+        raise TandemError("the decoder ended without a finished event")
+    stats = finished.stats
+    return RunRecord(
+        regime=regime,
+        config=config.name,
+        category=prompt.category,
+        prompt_id=prompt.id,
+        temperature=params.temperature,
+        repeat=repeat,
+        tokens=tuple(out),
+        steps=stats.steps,
+        drafted=stats.drafted,
+        accepted=stats.accepted,
+        generation_s=stats.total_s,
+        prefill_s=stats.prefill_s,
+        overhead_s=overhead,
+        position_hits=tuple(stats.position_hits),
+        position_attempts=tuple(stats.position_attempts),
+        drafting_steps=drafting,
+        peak_rss_bytes=peak,
+        finish=finished.reason.value,
+    )
+
+
+def _check_divergences(
+    pair: LoadedPair, records: Sequence[RunRecord], rendered: dict[str, list[int]], threshold: float
+) -> list[DivergenceCheck]:
+    """Near-tie check at the first divergence of every greedy run from target-only."""
+    base = {(r.prompt_id, r.repeat): r for r in records if r.config == BASELINE and r.temperature <= 0}
+    gaps: dict[tuple[int, ...], tuple[float, tuple[int, int]]] = {}
+    checks = []
+    for r in records:
+        reference = base.get((r.prompt_id, r.repeat))
+        if r.config == BASELINE or r.temperature > 0 or reference is None:
+            continue
+        at = first_divergence(reference.tokens, r.tokens)
+        if at is None:
+            continue
+        prefix = (*rendered[r.prompt_id], *reference.tokens[:at])
+        if prefix not in gaps:
+            gaps[prefix] = fresh_top_two(pair.target, prefix)
+        gap, top_two = gaps[prefix]
+        chosen = tuple(run.tokens[at] if at < len(run.tokens) else None for run in (reference, r))
+        candidates = [t for t in top_two if not pair.target.is_eog(t)]
+        ends_allowed = any(pair.target.is_eog(t) for t in top_two)
+        explained = gap < threshold and all((t in candidates) if t is not None else ends_allowed for t in chosen)
+        checks.append(
+            DivergenceCheck(r.regime, r.config, r.prompt_id, r.repeat, at, gap, top_two, chosen, explained)  # type: ignore[arg-type]
+        )
+    pair.target.truncate(0)
+    return checks
+
+
+def write_outputs(report: dict[str, Any], json_path: Path | None, markdown_path: Path | None) -> None:
+    """Write the JSON and Markdown forms."""
+    from app.core.bench.report import render_markdown
+
+    if json_path is not None:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    if markdown_path is not None:
+        markdown_path.parent.mkdir(parents=True, exist_ok=True)
+        markdown_path.write_text(render_markdown(report), encoding="utf-8")

@@ -1,0 +1,230 @@
+"""A llama.cpp model behind the core's :class:`~app.core.decoding.model_port.CausalLM` port.
+
+``llama_cpp.Llama`` is used only to load the model and hold the tokenizer and
+chat template. Decoding runs on a batch this class owns: positions and
+output flags are written through numpy views, logits are read as zero-copy
+views of llama.cpp's output buffer, and only the rows the decoder needs are
+flagged (``logits_all`` stays off; see DESIGN §5). Every call must come from
+one thread; the GUI's worker thread owns all models.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import llama_cpp
+import numpy as np
+import numpy.typing as npt
+
+from app.core.decoding.model_port import Outputs
+from app.core.errors import TandemError
+from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
+
+# Llama(verbose=False) redirects the process's stdout/stderr while loading;
+# serialise loads so two never interleave their redirections.
+_LOAD_LOCK = threading.Lock()
+
+
+class DecodeError(TandemError):
+    """llama.cpp refused a batch."""
+
+
+class ContextFullError(TandemError):
+    """The KV cache has no room for the tokens to decode."""
+
+
+@dataclass(frozen=True, slots=True)
+class LoadOptions:
+    """How to load one model."""
+
+    n_ctx: int = 4096
+    n_batch: int = 512
+    n_threads: int | None = None
+    n_gpu_layers: int = 0
+    flash_attn: bool = False
+
+
+def default_threads() -> int:
+    """Physical cores, the best thread count for llama.cpp's CPU kernels."""
+    try:
+        import psutil
+
+        physical = psutil.cpu_count(logical=False)
+    except ImportError:  # pragma: no cover - psutil is a declared dependency
+        physical = None
+    return max(1, physical or os.cpu_count() or 1)
+
+
+class LlamaModel:
+    """One loaded GGUF model with its own context, KV cache and batch."""
+
+    def __init__(self, path: str | Path, options: LoadOptions | None = None, header: GGUFHeader | None = None) -> None:
+        self.path = Path(path).expanduser()
+        self.options = options or LoadOptions()
+        # A caller that already read the header (to check a pair) passes it on: Qwen's takes a second to parse.
+        self.header: GGUFHeader = header if header is not None else read_header(self.path)
+        threads = self.options.n_threads or default_threads()
+        try:
+            with _LOAD_LOCK:
+                self._llm = llama_cpp.Llama(
+                    model_path=str(self.path),
+                    n_ctx=self.options.n_ctx,
+                    n_batch=self.options.n_batch,
+                    n_ubatch=self.options.n_batch,
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    n_gpu_layers=self.options.n_gpu_layers,
+                    flash_attn=self.options.flash_attn,
+                    logits_all=False,
+                    verbose=False,
+                )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise ModelFileError(f"llama.cpp could not load {self.path.name}: {exc}") from exc
+        self._ctx = self._llm.ctx
+        self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
+        self._memory = llama_cpp.llama_get_memory(self._ctx)
+        self._n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
+        self._n_ctx = int(llama_cpp.llama_n_ctx(self._ctx))
+        self._n_batch = min(self.options.n_batch, self._n_ctx)
+        self._batch = llama_cpp.llama_batch_init(self._n_batch, 0, 1)
+        self._batch_tokens = np.ctypeslib.as_array(self._batch.token, shape=(self._n_batch,))
+        self._batch_pos = np.ctypeslib.as_array(self._batch.pos, shape=(self._n_batch,))
+        self._batch_logits = np.ctypeslib.as_array(self._batch.logits, shape=(self._n_batch,))
+        np.ctypeslib.as_array(self._batch.n_seq_id, shape=(self._n_batch,))[:] = 1
+        for i in range(self._n_batch):
+            self._batch.seq_id[i][0] = 0
+        self._tokens: list[int] = []
+        self._pieces: dict[int, bytes] = {}
+        self._closed = False
+
+    # -- the CausalLM port ------------------------------------------------
+
+    @property
+    def n_vocab(self) -> int:
+        """Logits per row."""
+        return self._n_vocab
+
+    @property
+    def n_ctx(self) -> int:
+        """KV cache capacity in positions."""
+        return self._n_ctx
+
+    @property
+    def kv_tokens(self) -> Sequence[int]:
+        """Tokens currently in the KV cache."""
+        return self._tokens
+
+    def decode(self, tokens: Sequence[int], outputs: Outputs) -> npt.NDArray[np.float32]:
+        """Append ``tokens`` in chunks of ``n_batch``; logits only for the rows asked for."""
+        n = len(tokens)
+        if n == 0:
+            return np.empty((0, self._n_vocab), dtype=np.float32)
+        if outputs == "all" and n > self._n_batch:
+            raise ValueError(f"cannot return logits for {n} rows in one batch of {self._n_batch}")
+        if len(self._tokens) + n > self._n_ctx:
+            raise ContextFullError(
+                f"the context is full: {len(self._tokens)} + {n} tokens exceed its {self._n_ctx} positions"
+            )
+        for start in range(0, n, self._n_batch):
+            chunk = tokens[start : start + self._n_batch]
+            m = len(chunk)
+            n_past = len(self._tokens)
+            self._batch_tokens[:m] = chunk
+            self._batch_pos[:m] = np.arange(n_past, n_past + m, dtype=np.int32)
+            self._batch_logits[:m] = 1 if outputs == "all" else 0
+            if outputs == "last" and start + m == n:
+                self._batch_logits[m - 1] = 1
+            self._batch.n_tokens = m
+            rc = llama_cpp.llama_decode(self._ctx, self._batch)
+            if rc != 0:
+                self._resync_after_failure()
+                if rc == 1:
+                    raise ContextFullError("llama.cpp found no free slot in the KV cache for this batch")
+                raise DecodeError(f"llama_decode failed with code {rc}")
+            self._tokens.extend(int(t) for t in chunk)
+        if outputs == "none":
+            return np.empty((0, self._n_vocab), dtype=np.float32)
+        if outputs == "all":
+            pointer = llama_cpp.llama_get_logits(self._ctx)
+            return np.ctypeslib.as_array(pointer, shape=(n, self._n_vocab))
+        pointer = llama_cpp.llama_get_logits_ith(self._ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(1, self._n_vocab))
+
+    def truncate(self, n_keep: int) -> None:
+        """Remove cached positions ``n_keep`` and later."""
+        if n_keep >= len(self._tokens):
+            return
+        llama_cpp.llama_memory_seq_rm(self._memory, 0, n_keep, -1)
+        del self._tokens[n_keep:]
+
+    def token_bytes(self, token: int) -> bytes:
+        """The token's piece, never cut at 32 bytes (llama-cpp-python issue 2362)."""
+        piece = self._pieces.get(token)
+        if piece is None:
+            size = 64
+            buffer = ctypes.create_string_buffer(size)
+            n = llama_cpp.llama_token_to_piece(self._vocab, token, buffer, size, 0, False)
+            if n < 0:
+                size = -n
+                buffer = ctypes.create_string_buffer(size)
+                n = llama_cpp.llama_token_to_piece(self._vocab, token, buffer, size, 0, False)
+            piece = buffer.raw[: max(n, 0)]
+            self._pieces[token] = piece
+        return piece
+
+    def is_eog(self, token: int) -> bool:
+        """End-of-generation tokens as llama.cpp defines them for this vocabulary."""
+        return bool(llama_cpp.llama_vocab_is_eog(self._vocab, token))
+
+    # -- beyond the port ---------------------------------------------------
+
+    @property
+    def llama(self) -> llama_cpp.Llama:
+        """The underlying ``Llama`` object (tokenizer, metadata, chat template)."""
+        return self._llm
+
+    @property
+    def name(self) -> str:
+        """The file name, for messages."""
+        return self.path.name
+
+    def tokenize(self, text: str, add_special: bool = False, parse_special: bool = True) -> list[int]:
+        """Token ids for ``text``."""
+        return list(self._llm.tokenize(text.encode("utf-8"), add_bos=add_special, special=parse_special))
+
+    def token_text(self, token: int) -> str:
+        """The vocabulary entry of ``token`` (its raw text, special tokens included)."""
+        raw = llama_cpp.llama_vocab_get_text(self._vocab, token)
+        return raw.decode("utf-8", errors="replace") if raw else ""
+
+    def set_threads(self, n_threads: int) -> None:
+        """Change the CPU threads used for single tokens and for batches."""
+        llama_cpp.llama_set_n_threads(self._ctx, n_threads, n_threads)
+
+    def close(self) -> None:
+        """Free the batch, the context and the weights (idempotent)."""
+        if self._closed:
+            return
+        self._closed = True
+        llama_cpp.llama_batch_free(self._batch)
+        self._llm.close()
+
+    def __enter__(self) -> LlamaModel:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _resync_after_failure(self) -> None:
+        """After a failed decode, drop whatever llama.cpp may have kept of the batch."""
+        llama_cpp.llama_memory_seq_rm(self._memory, 0, len(self._tokens), -1)
+
+
+def gpu_offload_supported() -> bool:
+    """Whether this llama-cpp-python build can put layers on a GPU."""
+    return bool(llama_cpp.llama_supports_gpu_offload())

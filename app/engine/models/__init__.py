@@ -1,0 +1,1 @@
+"""The model library: local files, installed packages, remembered inspections, draft ranking."""

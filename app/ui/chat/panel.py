@@ -1,0 +1,189 @@
+"""The centre of the window: error banner, chat view, legend with view switches, prompt box.
+
+Ctrl+Enter sends, Esc stops. The legend doubles as the place for the two
+view switches (clean reading view, ghost text) so the meaning of the colours
+and the way to turn them off sit side by side.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QKeySequence, QPalette, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.decoding.events import TokenOrigin
+from app.ui import theme
+from app.ui.chat.view import ChatView
+
+
+class PromptBox(QPlainTextEdit):
+    """Multi-line prompt: Enter adds a line, Ctrl+Enter sends, Esc stops the reply."""
+
+    submitted = Signal()
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setPlaceholderText("Ask something…   (Ctrl+Enter to send, Esc to stop)")
+        self.setTabChangesFocus(True)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.textChanged.connect(self._fit_height)
+        self._fit_height()
+
+    def _fit_height(self) -> None:
+        # Grow with the text from three lines up to ten, then scroll.
+        lines = max(3, min(10, self.document().lineCount()))
+        margins = self.contentsMargins().top() + self.contentsMargins().bottom()
+        frame = int(self.document().documentMargin() * 2) + margins + 4
+        self.setFixedHeight(self.fontMetrics().lineSpacing() * lines + frame)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        """Ctrl+Enter and Esc."""
+        enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if enter and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.submitted.emit()
+            return
+        if event.key() == Qt.Key.Key_Escape:
+            self.stop_requested.emit()
+            return
+        super().keyPressEvent(event)
+
+
+class Legend(QWidget):
+    """Colour swatches per origin, the reading-view switch and the ghost-text switch."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(2, 0, 2, 0)
+        layout.setSpacing(10)
+        self.swatches: dict[TokenOrigin, QLabel] = {}
+        for origin in (TokenOrigin.DRAFT, TokenOrigin.CORRECTED, TokenOrigin.BONUS, TokenOrigin.TARGET):
+            label = QLabel(theme.ORIGIN_LABELS[origin])
+            label.setToolTip(theme.ORIGIN_EXPLANATIONS[origin])
+            label.setMargin(3)
+            self.swatches[origin] = label
+            layout.addWidget(label)
+        layout.addStretch(1)
+        self.coloured = QCheckBox("Colours")
+        self.coloured.setToolTip("off: the clean reading view")
+        self.coloured.setChecked(True)
+        self.ghosts = QCheckBox("Rejected drafts")
+        self.ghosts.setToolTip("show each rejected draft proposal inline, struck through")
+        layout.addWidget(self.coloured)
+        layout.addWidget(self.ghosts)
+        self._paint_swatches()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """Follow theme changes."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self._paint_swatches()
+
+    def _paint_swatches(self) -> None:
+        palette = self.palette()
+        colours = theme.origin_colours(palette)
+        border = theme.blend(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.3)
+        for origin, label in self.swatches.items():
+            colour = colours[origin]
+            background = colour.name() if colour is not None else "transparent"
+            label.setStyleSheet(
+                f"QLabel {{ background: {background}; border: 1px solid {border.name()}; border-radius: 3px; "
+                "padding: 0px 4px; }"
+            )
+
+
+class ErrorBanner(QFrame):
+    """A dismissible message above the chat: errors stay visible without blocking the window."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAutoFillBackground(True)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(10, 6, 6, 6)
+        self.text = QLabel("")
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        close = QToolButton()
+        close.setText("✕")
+        close.setToolTip("dismiss")
+        close.clicked.connect(self.hide)
+        layout.addWidget(self.text, 1)
+        layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
+        self.hide()
+
+    def show_message(self, message: str) -> None:
+        """Show ``message`` (plain text)."""
+        palette = self.palette()
+        palette.setColor(QPalette.ColorRole.Window, theme.warning_background(self.window().palette()))
+        self.setPalette(palette)
+        self.text.setText(message)
+        self.show()
+
+
+class ChatPanel(QWidget):
+    """Banner, transcript, legend and prompt."""
+
+    send_requested = Signal(str)
+    stop_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(6)
+        self.banner = ErrorBanner()
+        self.view = ChatView()
+        self.legend = Legend()
+        self.prompt = PromptBox()
+        self.send_button = QPushButton("Send")
+        self.send_button.setToolTip("Ctrl+Enter")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Esc")
+        self.stop_button.setEnabled(False)
+        buttons = QVBoxLayout()
+        buttons.addWidget(self.send_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.prompt, 1)
+        bottom.addLayout(buttons)
+        layout.addWidget(self.banner)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.legend)
+        layout.addLayout(bottom)
+
+        self.prompt.submitted.connect(self._submit)
+        self.send_button.clicked.connect(self._submit)
+        self.prompt.stop_requested.connect(self.stop_requested)
+        self.stop_button.clicked.connect(self.stop_requested)
+        self.legend.coloured.toggled.connect(self.view.set_coloured)
+        self.legend.ghosts.toggled.connect(self.view.set_show_ghosts)
+        # Esc stops from anywhere in the chat, not only from the prompt box.
+        stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
+        stop.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        stop.activated.connect(self.stop_requested)
+
+    def set_generating(self, generating: bool, can_send: bool) -> None:
+        """Swap the buttons' availability while a reply streams."""
+        self.send_button.setEnabled(can_send and not generating)
+        self.stop_button.setEnabled(generating)
+
+    def _submit(self) -> None:
+        if not self.send_button.isEnabled():
+            return
+        text = self.prompt.toPlainText().strip()
+        if text:
+            self.send_requested.emit(text)

@@ -1,0 +1,134 @@
+"""The model questions the GUI asks, answered by the engine's model library.
+
+The pair picker and the welcome panel want a short list of local models, the
+drafts that fit a target (best first, with the reason, including catalog
+drafts still to download), a verdict for one pair, and the curated pairs to
+download. This module puts the library's answers in the shapes the widgets
+use. Everything here reads files or the network: call it through
+:class:`~app.ui.background.Background`, never on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.core.pairing.catalog import CatalogModel
+from app.core.pairing.compatibility import CompatibilityReport
+from app.engine.models import library as model_library
+from app.engine.models.library import DownloadProgress
+from app.engine.models.packaged import demo_pair_paths, small_pair_paths
+from app.engine.paths import models_dir
+
+
+@dataclass(frozen=True, slots=True)
+class LocalModel:
+    """A GGUF file the user can pick."""
+
+    path: Path
+    label: str  # what the combo box shows
+    size: int
+    error: str | None = None  # why the file cannot be used, if it cannot
+
+
+@dataclass(frozen=True, slots=True)
+class DraftOption:
+    """A possible drafter for a target, with why (or why not)."""
+
+    label: str
+    compatible: bool
+    reason: str
+    path: Path | None = None  # None: a catalog model still to download
+    catalog_model: CatalogModel | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DownloadablePair:
+    """A curated pair from the catalog."""
+
+    pair_id: str
+    label: str
+    size: int
+    description: str
+
+
+def size_text(size: int) -> str:
+    """1.12 GB or 98 MB."""
+    return f"{size / 1e9:.2f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
+
+
+def local_models() -> list[LocalModel]:
+    """Every GGUF the library knows (models folder, added files, other apps' caches), largest first."""
+    out: list[LocalModel] = []
+    for model in model_library.list_local_models():
+        if model.ok:
+            label = f"{model.name}  ·  {model.quant}  ·  {size_text(model.file_size)}"
+        else:
+            label = f"✗ {model.path.name} (unreadable)"
+        out.append(LocalModel(model.path, label, model.file_size, model.error))
+    return sorted(out, key=lambda m: (m.error is not None, -m.size, m.path.name))
+
+
+def installed_default_pair() -> tuple[Path, Path] | None:
+    """The demo pair if installed, else the small pair, else None (the welcome panel then shows)."""
+    for target, draft in (demo_pair_paths(), small_pair_paths()):
+        if target.is_file() and draft.is_file():
+            return target, draft
+    return None
+
+
+def draft_options(target: Path) -> list[DraftOption]:
+    """Drafts for ``target``: compatible ones best first (local, then to download), then incompatible local files."""
+    options: list[DraftOption] = []
+    for candidate in model_library.compatible_drafts(target, include_incompatible=True):
+        if candidate.path is not None:
+            label = f"{candidate.name}  ·  {candidate.quant}  ·  {size_text(candidate.file_size)}"
+        else:
+            label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  download {size_text(candidate.file_size)}"
+        options.append(
+            DraftOption(label, candidate.compatible, candidate.reason, candidate.path, candidate.catalog_model)
+        )
+    return options
+
+
+def check_pair(target: Path, draft: Path) -> CompatibilityReport:
+    """The compatibility verdict for one pair, with every failed rule."""
+    return model_library.check_models(target, draft)
+
+
+def downloadable_pairs() -> list[DownloadablePair]:
+    """Curated pairs from the catalog (empty when the catalog cannot be read)."""
+    try:
+        catalog = model_library.load_catalog()
+    except Exception:  # a broken catalog must not break the welcome panel
+        return []
+    return [DownloadablePair(p.id, p.name, p.download_size, p.description) for p in catalog.pairs]
+
+
+Progress = Callable[[str, int, int], None]  # (stage, done bytes, total bytes)
+
+
+def _relay(progress: Progress) -> Callable[[DownloadProgress], None]:
+    def relay(update: DownloadProgress) -> None:
+        which = f" ({update.file_index} of {update.file_count})" if update.file_count > 1 else ""
+        speed = f", {update.speed_bps / 1e6:.1f} MB/s" if update.speed_bps > 0 else ""
+        progress(f"{update.stage} {update.filename}{which}{speed}", update.bytes_done, update.bytes_total or 0)
+
+    return relay
+
+
+def download_pair(pair_id: str, progress: Progress, cancel: threading.Event) -> tuple[Path, Path]:
+    """Download a curated pair, reporting bytes as they arrive."""
+    return model_library.download_pair(pair_id, _relay(progress), cancel)
+
+
+def download_draft(model: CatalogModel, progress: Progress, cancel: threading.Event) -> Path:
+    """Fetch one catalog model (a draft offered for the current target)."""
+    return model_library.download_catalog_model(model, _relay(progress), cancel, folder=models_dir())
+
+
+def add_local_model(path: Path) -> Path:
+    """Register a GGUF file chosen by the user (its header is read and checked first)."""
+    return model_library.add_local_model(path).path

@@ -1,0 +1,381 @@
+"""Choosing the pair: a target, a drafter (draft model, n-gram lookup or none) and a draft model.
+
+The draft list is never silently empty: compatible drafts come first, best
+first, each with the reason it was ranked there; local models that cannot
+draft for the target follow, greyed out, each with the rule it breaks. The
+verdict for the chosen pair lists every failed rule with its evidence.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QRadioButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.pairing.compatibility import CompatibilityReport
+from app.engine.llama.session import DrafterKind
+from app.ui.background import Background
+from app.ui.models import library
+from app.ui.settings.store import PairChoice
+
+_PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+
+
+class PairPicker(QWidget):
+    """Target, drafter kind and draft, with the compatibility verdict and a Load button."""
+
+    load_requested = Signal(object)  # PairChoice
+    choice_changed = Signal(object)  # PairChoice or None
+
+    def __init__(self, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._background = background
+        self._models: list[library.LocalModel] = []
+        self._options: list[library.DraftOption] = []
+        self._pending_draft: Path | None = None
+        self._busy = False
+        self._download_cancel: threading.Event | None = None
+        self._report: CompatibilityReport | None = None
+        self._generation = 0  # discards answers to questions that are no longer current
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        form = QFormLayout()
+        self.target = QComboBox()
+        self.target.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.target.setMinimumContentsLength(18)
+        browse_target = QToolButton()
+        browse_target.setText("…")
+        browse_target.setToolTip("add a GGUF file")
+        browse_target.clicked.connect(lambda: self._browse(for_draft=False))
+        row = QHBoxLayout()
+        row.addWidget(self.target, 1)
+        row.addWidget(browse_target)
+        form.addRow("Target", row)
+
+        kinds = QHBoxLayout()
+        self.kind_group = QButtonGroup(self)
+        self.kind_buttons: dict[DrafterKind, QRadioButton] = {}
+        for kind, text, tip in (
+            (DrafterKind.MODEL, "Draft model", "a small model with the same vocabulary proposes tokens"),
+            (DrafterKind.NGRAM, "N-gram", "proposes continuations found earlier in the conversation; no second model"),
+            (DrafterKind.NONE, "None", "target only: the baseline"),
+        ):
+            button = QRadioButton(text)
+            button.setToolTip(tip)
+            self.kind_group.addButton(button)
+            self.kind_buttons[kind] = button
+            kinds.addWidget(button)
+        kinds.addStretch(1)
+        self.kind_buttons[DrafterKind.MODEL].setChecked(True)
+        form.addRow("Drafter", kinds)
+
+        self.draft = QComboBox()
+        self.draft.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.draft.setMinimumContentsLength(18)
+        browse_draft = QToolButton()
+        browse_draft.setText("…")
+        browse_draft.setToolTip("add a GGUF file")
+        browse_draft.clicked.connect(lambda: self._browse(for_draft=True))
+        row = QHBoxLayout()
+        row.addWidget(self.draft, 1)
+        row.addWidget(browse_draft)
+        form.addRow("Draft", row)
+        layout.addLayout(form)
+
+        self.verdict = QLabel("")
+        self.verdict.setWordWrap(True)
+        self.verdict.setTextFormat(Qt.TextFormat.RichText)
+        self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(self.verdict)
+
+        buttons = QHBoxLayout()
+        self.load_button = QPushButton("Load pair")
+        self.load_button.setDefault(True)
+        self.load_button.clicked.connect(self._request_load)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        buttons.addWidget(self.load_button)
+        buttons.addWidget(self.status, 1)
+        layout.addLayout(buttons)
+
+        self.target.currentIndexChanged.connect(self._target_changed)
+        self.draft.currentIndexChanged.connect(self._draft_changed)
+        self.kind_group.buttonToggled.connect(self._kind_toggled)
+
+    # -- public API ---------------------------------------------------------------------
+
+    def refresh(self, select: PairChoice | None = None) -> None:
+        """Rescan the local models (in the background) and optionally select a pair."""
+        self._generation += 1
+        generation = self._generation
+        self.status.setText("scanning models…")
+        self._background.submit(
+            library.local_models,
+            lambda models: self._models_ready(generation, models, select),
+            lambda exc: self.status.setText(f"could not list models: {exc}"),
+        )
+
+    def choice(self) -> PairChoice | None:
+        """The pair as currently chosen, or None without a target."""
+        target = self.target.currentData(_PATH_ROLE)
+        if target is None:
+            return None
+        kind = self.drafter_kind()
+        option = self._current_option()
+        draft = option.path if kind is DrafterKind.MODEL and option is not None else None
+        return PairChoice(Path(target), draft, kind)
+
+    def drafter_kind(self) -> DrafterKind:
+        """The selected drafter kind."""
+        for kind, button in self.kind_buttons.items():
+            if button.isChecked():
+                return kind
+        return DrafterKind.MODEL
+
+    @property
+    def report(self) -> CompatibilityReport | None:
+        """The verdict for the current target and draft (None until checked)."""
+        return self._report
+
+    @property
+    def options(self) -> list[library.DraftOption]:
+        """The draft list as shown: compatible first, best first."""
+        return list(self._options)
+
+    def set_loaded(self, text: str) -> None:
+        """Say what is loaded."""
+        self.status.setText(text)
+
+    def set_busy(self, busy: bool) -> None:
+        """Disable Load while a load or reply runs."""
+        self._busy = busy
+        self.load_button.setEnabled(self._loadable())
+
+    def add_model(self, path: Path, as_draft: bool = False) -> None:
+        """Register a file the user chose, then rescan and select it."""
+        current = self.choice()
+
+        def added(registered: Path) -> None:
+            if as_draft and current is not None:
+                self.refresh(PairChoice(current.target, registered, DrafterKind.MODEL))
+            else:
+                kind = DrafterKind.MODEL if current and current.draft else DrafterKind.NGRAM
+                self.refresh(PairChoice(registered, current.draft if current else None, kind))
+
+        self.status.setText(f"reading {path.name}…")
+        self._background.submit(
+            lambda: library.add_local_model(path),
+            added,
+            lambda exc: self.status.setText(f"cannot use {path.name}: {exc}"),
+        )
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _current_option(self) -> library.DraftOption | None:
+        index = self.draft.currentIndex()
+        return self._options[index] if 0 <= index < len(self._options) else None
+
+    def _models_ready(self, generation: int, models: list[library.LocalModel], select: PairChoice | None) -> None:
+        if generation != self._generation:
+            return
+        self._models = models
+        self.status.setText("" if models else "no models yet: use the … button or Tools › Get models")
+        current = select.target if select else self.target.currentData(_PATH_ROLE)
+        self.target.blockSignals(True)
+        self.target.clear()
+        for model in models:
+            self.target.addItem(model.label)
+            row = self.target.count() - 1
+            self.target.setItemData(row, str(model.path), _PATH_ROLE)
+            self.target.setItemData(row, model.error or str(model.path), Qt.ItemDataRole.ToolTipRole)
+        index = self.target.findData(str(current), _PATH_ROLE) if current else -1
+        self.target.setCurrentIndex(max(0, index) if models else -1)
+        self.target.blockSignals(False)
+        if select is not None:
+            self.kind_buttons[select.drafter].setChecked(True)
+            self._pending_draft = select.draft
+        self._target_changed()
+
+    def _target_changed(self) -> None:
+        target = self.target.currentData(_PATH_ROLE)
+        self._report = None
+        self._options = []
+        self.draft.clear()
+        if target is None:
+            self._show_verdict()
+            return
+        self._generation += 1
+        generation = self._generation
+        self.verdict.setText("checking which drafts fit this target…")
+        self._background.submit(
+            lambda: library.draft_options(Path(target)),
+            lambda options: self._drafts_ready(generation, options),
+            lambda exc: self._drafts_failed(generation, exc),
+        )
+
+    def _drafts_failed(self, generation: int, exc: Exception) -> None:
+        if generation == self._generation:
+            self.verdict.setText(f"<b>Cannot read the target:</b> {html.escape(str(exc))}")
+            self.load_button.setEnabled(False)
+
+    def _drafts_ready(self, generation: int, options: list[library.DraftOption]) -> None:
+        if generation != self._generation:
+            return
+        self._options = options
+        self.draft.blockSignals(True)
+        self.draft.clear()
+        model = self.draft.model()
+        for row, option in enumerate(options):
+            self.draft.addItem(option.label if option.compatible else f"✗ {option.label}")
+            self.draft.setItemData(row, option.reason, Qt.ItemDataRole.ToolTipRole)
+            if not option.compatible and isinstance(model, QStandardItemModel):
+                item = model.item(row)
+                if item is not None:
+                    item.setEnabled(False)
+        wanted = self._pending_draft
+        self._pending_draft = None
+        compatible = [i for i, o in enumerate(options) if o.compatible]
+        index = next((i for i, o in enumerate(options) if wanted and o.path == wanted and o.compatible), -1)
+        if index < 0:
+            index = compatible[0] if compatible else (0 if options else -1)
+        self.draft.setCurrentIndex(index)
+        self.draft.blockSignals(False)
+        if not compatible and self.drafter_kind() is DrafterKind.MODEL:
+            # Nothing can draft for this target: n-gram lookup still can.
+            self.kind_buttons[DrafterKind.NGRAM].setChecked(True)
+        self._draft_changed()
+
+    def _draft_changed(self) -> None:
+        target = self.target.currentData(_PATH_ROLE)
+        option = self._current_option()
+        self._report = None
+        if target is None or option is None or self.drafter_kind() is not DrafterKind.MODEL:
+            self._show_verdict()
+            self.choice_changed.emit(self.choice())
+            return
+        if option.path is None:  # a catalog draft: the catalog's tokenizer facts gave the verdict
+            self._show_verdict()
+            return
+        self._generation += 1
+        generation = self._generation
+        draft = option.path
+        self.verdict.setText("checking the pair…")
+        self._background.submit(
+            lambda: library.check_pair(Path(target), draft),
+            lambda report: self._report_ready(generation, report),
+            lambda exc: self.verdict.setText(f"<b>Cannot read the draft:</b> {html.escape(str(exc))}"),
+        )
+
+    def _report_ready(self, generation: int, report: CompatibilityReport) -> None:
+        if generation != self._generation:
+            return
+        self._report = report
+        self._show_verdict()
+        self.choice_changed.emit(self.choice())
+
+    def _kind_toggled(self, button: QRadioButton, checked: bool) -> None:
+        if checked:
+            self.draft.setEnabled(self.drafter_kind() is DrafterKind.MODEL)
+            self._draft_changed()
+
+    def _show_verdict(self) -> None:
+        kind = self.drafter_kind()
+        option = self._current_option()
+        self.load_button.setText("Load pair")
+        if self.target.currentData(_PATH_ROLE) is None:
+            self.verdict.setText("Pick a target model.")
+        elif kind is DrafterKind.NGRAM:
+            self.verdict.setText("N-gram lookup: drafts from text already in the conversation; fits any target.")
+        elif kind is DrafterKind.NONE:
+            self.verdict.setText("Target only: no drafting (the baseline speed).")
+        elif option is None or not any(o.compatible for o in self._options):
+            reasons = "".join(
+                f"<li>{html.escape(o.path.name if o.path else o.label)}: {html.escape(o.reason)}</li>"
+                for o in self._options[:4]
+            )
+            text = "<b>No compatible draft</b> among your models: use n-gram lookup, or add a model"
+            self.verdict.setText(
+                text + (f" (why the others do not fit:<ul style='margin:0'>{reasons}</ul>)" if reasons else ".")
+            )
+        elif option.path is None:
+            self.verdict.setText(f"<b>✓ Compatible</b>, not downloaded yet: {html.escape(option.reason)}")
+            self.load_button.setText("Download draft")
+        elif self._report is None:
+            self.verdict.setText("checking the pair…")
+        elif self._report.compatible:
+            warnings = "".join(f"<br>⚠ {html.escape(w)}" for w in self._report.warnings)
+            reason = option.reason.removeprefix("compatible; ").removeprefix("compatible")
+            self.verdict.setText(f"<b>✓ Compatible</b>: {html.escape(reason)}{warnings}")
+        else:
+            items = "".join(
+                f"<li><b>{html.escape(p.rule)}</b>: {html.escape(p.detail)}</li>" for p in self._report.problems
+            )
+            self.verdict.setText(f"<b>✗ Not compatible</b><ul style='margin:0'>{items}</ul>")
+        self.load_button.setEnabled(self._loadable())
+
+    def _loadable(self) -> bool:
+        if self._busy or self._download_cancel is not None or self.target.currentData(_PATH_ROLE) is None:
+            return False
+        if self.drafter_kind() is DrafterKind.MODEL:
+            option = self._current_option()
+            if option is not None and option.path is None:
+                return option.compatible
+            return self._report is not None and self._report.compatible
+        return True
+
+    def _request_load(self) -> None:
+        option = self._current_option()
+        if self.drafter_kind() is DrafterKind.MODEL and option is not None and option.path is None:
+            self._download(option)
+            return
+        choice = self.choice()
+        if choice is not None:
+            self.load_requested.emit(choice)
+
+    def _download(self, option: library.DraftOption) -> None:
+        if option.catalog_model is None:
+            return
+        target = Path(self.target.currentData(_PATH_ROLE))
+        cancel = threading.Event()
+        self._download_cancel = cancel
+        self.load_button.setEnabled(False)
+
+        def progress(stage: str, done: int, total: int) -> None:
+            share = f" {100 * done / total:.0f}%" if total else ""
+            self._background.post(self.status.setText, f"{stage}{share}")
+
+        def finished(path: Path) -> None:
+            self._download_cancel = None
+            self.status.setText(f"downloaded {path.name}")
+            self.refresh(PairChoice(target, path, DrafterKind.MODEL))
+
+        def failed(exc: Exception) -> None:
+            self._download_cancel = None
+            self.status.setText(f"download failed: {exc}")
+            self._show_verdict()
+
+        self._background.submit(
+            lambda: library.download_draft(option.catalog_model, progress, cancel), finished, failed
+        )
+
+    def _browse(self, for_draft: bool) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", str(Path.home()), "GGUF models (*.gguf)")
+        if path:
+            self.add_model(Path(path), as_draft=for_draft)

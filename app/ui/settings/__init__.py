@@ -1,0 +1,1 @@
+"""Generation settings: the panel that edits them and the QSettings store that keeps them."""

@@ -1,0 +1,1 @@
+"""The demonstration tools: A/B comparison, temperature sweep and pre-flight dialogs."""
