@@ -8,8 +8,8 @@ and never imports PySide6, so it works over SSH, in CI and inside the frozen
 bundle (``Tandem --selftest``), which reads models from the same platform data
 folder as a source checkout.
 
-llama.cpp's batched and single-token kernels are not bit-identical (DESIGN
-§4), so a divergence is inspected rather than simply reported: the target is
+llama.cpp's batched and single-token kernels are not bit-identical (see
+docs/architecture.md, "Exactness"), so a divergence is inspected rather than simply reported: the target is
 re-run up to the diverging position and the gap between its two best logits
 there tells numerics (a near-tie) from a real bug. The first few tokens must
 match exactly; a later divergence passes only when it sits at a near-tie.
@@ -29,12 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 import app
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
-from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP
+from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, divergence_explained, first_divergence, top_two
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.model_port import CausalLM, sync_cache
 from app.core.decoding.sampling import SamplingParams
@@ -103,33 +101,20 @@ class RunResult:
     stats: GenerationStats
 
 
-def first_difference(a: Sequence[int], b: Sequence[int]) -> int | None:
-    """The first index where ``a`` and ``b`` differ (a length difference counts), or None."""
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return i
-    return None if len(a) == len(b) else min(len(a), len(b))
-
-
 def analyse_divergence(
     target: CausalLM, prompt: Sequence[int], baseline: Sequence[int], speculative: Sequence[int], position: int
 ) -> Divergence:
     """Re-run the target on the shared prefix and measure how close its top two tokens are there."""
     context = [*prompt, *baseline[:position]]
     sync_cache(target, context[:-1])
-    logits = np.array(target.decode([context[-1]], "last")[0], dtype=np.float64)
-    best, second = (int(i) for i in np.argsort(logits)[::-1][:2])
-    gap = float(logits[best] - logits[second])
+    gap, best_two = top_two(target.decode([context[-1]], "last")[0])
     chosen = [
         run[position] if position < len(run) else None for run in (baseline, speculative)
     ]  # None: that run stopped on an end-of-generation token here
-
-    def is_candidate(token: int | None) -> bool:
-        if token is None:  # the run ended: it chose whichever end-of-generation token won
-            return target.is_eog(best) or target.is_eog(second)
-        return token in (best, second)
-
-    return Divergence(position, chosen[0], chosen[1], (best, second), gap, all(is_candidate(t) for t in chosen))
+    # No threshold here: whether the runs chose between the two best is kept apart from the gap
+    # so the failure message can say which of the two conditions failed.
+    between_them = divergence_explained(gap, best_two, chosen, target.is_eog, threshold=float("inf"))
+    return Divergence(position, chosen[0], chosen[1], best_two, gap, between_them)
 
 
 def _generate(pair: LoadedPair, prompt: list[int], max_tokens: int, drafter: DrafterKind) -> RunResult:
@@ -211,7 +196,7 @@ def selftest(args: argparse.Namespace) -> str:
         speculative = _generate(pair, prompt, args.selftest_tokens, DrafterKind.MODEL)
         stats = speculative.stats
         n = len(speculative.tokens)
-        where = first_difference(baseline.tokens, speculative.tokens)
+        where = first_divergence(baseline.tokens, speculative.tokens)
         agreement = "all identical" if where is None else f"the first {where} identical"
         backend = "GPU offload available" if gpu_offload_supported() else "CPU"
         lines = [

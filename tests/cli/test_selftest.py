@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.cli.selftest import NEAR_TIE_LOGIT_GAP, analyse_divergence, first_difference
+from app.cli.selftest import NEAR_TIE_LOGIT_GAP, analyse_divergence
 from tests.core.fakes import BigramLM
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -95,12 +95,6 @@ def test_selftest_says_how_to_install_the_default_pair(tmp_path: Path) -> None:
 def test_selftest_needs_both_paths(tmp_path: Path) -> None:
     result = run_selftest("--selftest-target", str(tmp_path / "a.gguf"))
     assert_one_line_failure(result, "--selftest-draft")
-
-
-def test_first_difference() -> None:
-    assert first_difference([1, 2, 3], [1, 2, 3]) is None
-    assert first_difference([1, 2, 3], [1, 5, 3]) == 1
-    assert first_difference([1, 2], [1, 2, 3]) == 2  # one run ended on an end-of-generation token
 
 
 def _model_with_row(row: list[float], eog: int | None = None) -> BigramLM:

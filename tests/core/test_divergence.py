@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, compare_runs, is_near_tie, top_two_gap
+from app.core.decoding.divergence import (
+    NEAR_TIE_LOGIT_GAP,
+    compare_runs,
+    divergence_explained,
+    first_divergence,
+    is_near_tie,
+    top_two,
+    top_two_gap,
+)
 
 
 def test_identical_runs_match_fully() -> None:
@@ -26,3 +34,32 @@ def test_top_two_gap_and_near_tie() -> None:
     assert abs(top_two_gap(row) - 0.1) < 1e-9
     assert is_near_tie(row)
     assert not is_near_tie(np.array([0.0, 3.0, 3.0 - 2 * NEAR_TIE_LOGIT_GAP]))
+
+
+def test_first_divergence() -> None:
+    assert first_divergence([1, 2, 3], [1, 2, 3]) is None
+    assert first_divergence([1, 2, 3], [1, 5, 3]) == 1
+    assert first_divergence([1, 2], [1, 2, 3]) == 2  # one run ended on an end-of-generation token
+    assert first_divergence([1, 2, 3], [1, 2]) == 2
+    assert first_divergence([], []) is None
+
+
+def test_a_longer_candidate_reproduces_the_whole_baseline_but_still_diverges() -> None:
+    result = compare_runs([1, 2], [1, 2, 3])
+    assert (result.matched_prefix, result.diverged_at, result.match_rate) == (2, 2, 1.0)
+
+
+def test_top_two_orders_best_first_whatever_the_partition_returns() -> None:
+    assert top_two([0.0, 2.0, 3.0]) == (1.0, (2, 1))
+    assert top_two([3.0, 2.0, 0.0]) == (1.0, (0, 1))
+
+
+def test_divergence_explained_needs_a_near_tie_and_both_choices_among_the_best_two() -> None:
+    never_ends = lambda token: False  # noqa: E731 - a one-line predicate
+    assert divergence_explained(0.1, (4, 7), (4, 7), never_ends)
+    assert not divergence_explained(NEAR_TIE_LOGIT_GAP, (4, 7), (4, 7), never_ends)
+    assert not divergence_explained(0.1, (4, 7), (4, 9), never_ends)
+    # A run that ended there chose an end-of-generation token: explained only if one of the two ends.
+    assert not divergence_explained(0.1, (4, 7), (4, None), never_ends)
+    assert divergence_explained(0.1, (4, 7), (4, None), lambda token: token == 7)
+    assert divergence_explained(0.5, (4, 7), (4, 7), never_ends, threshold=0.6)

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from app.core.decoding.divergence import first_divergence
+
 BASELINE = "target"
 ALL_CATEGORIES = "all"
 
@@ -101,15 +103,6 @@ class Summary:
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
         return asdict(self)
-
-
-def first_divergence(baseline: Sequence[int], candidate: Sequence[int]) -> int | None:
-    """Index of the first token where the runs differ (a run that ends early differs there too)."""
-    n = min(len(baseline), len(candidate))
-    for i in range(n):
-        if baseline[i] != candidate[i]:
-            return i
-    return None if len(baseline) == len(candidate) else n
 
 
 def matched_tokens(baseline: Sequence[int], candidate: Sequence[int]) -> tuple[int, int]:

@@ -4,27 +4,53 @@ Greedy speculative decoding is exactly target-only decoding in exact
 arithmetic. llama.cpp's CPU kernels are not bit-identical between a batch
 of K+1 tokens and one token at a time, so where the target's two best
 logits are nearly tied the argmax can flip. A divergence is *explained*
-when the target's top-two gap at that position is below
-:data:`NEAR_TIE_LOGIT_GAP`: numerics, not the algorithm.
+when the target's top-two gap at that position is below a near-tie
+threshold and both runs chose one of those two tokens: numerics, not the
+algorithm (see docs/architecture.md, "Exactness").
+
+This module is the one place that finds where two runs part and judges
+whether the parting is a near-tie; the self-test, the benchmark, the A/B
+dialog and the tests all call it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
-# Measured on SmolLM2-135M Q4_1: every observed divergence had a gap <= 0.125
-# logits, while typical greedy positions have gaps of 1-6 logits. 0.25 leaves
-# headroom for other quantisations without calling real disagreements ties.
+# Two thresholds on purpose, because the batch-vs-single drift they must cover differs by model:
+#
+# NEAR_TIE_LOGIT_GAP is for the SmolLM2-135M Q4_1 test pair (the self-test and the engine
+# tests): every divergence observed there had a gap <= 0.125 logits, while typical greedy
+# positions have gaps of 1-6. 0.25 leaves headroom without calling real disagreements ties,
+# so a decoding bug on the small pair cannot hide under it.
 NEAR_TIE_LOGIT_GAP = 0.25
+# BENCH_NEAR_TIE_LOGIT_GAP is for the benchmark's real targets. Measured on the Q4_K_M
+# Qwen2.5-Coder-1.5B target over 300 positions (a 5-token verify batch against one token at
+# a time), the top-two gap moved by 0.06 logits at the median, 0.37 at the 99th percentile
+# and 0.55 at most (its F16 copy: under 0.01). A flip needs the gap to change sign, so 0.6
+# covers every change observed; each benchmark regime also measures the drift afresh.
+BENCH_NEAR_TIE_LOGIT_GAP = 0.6
+
+
+def first_divergence(baseline: Sequence[int], candidate: Sequence[int]) -> int | None:
+    """Index of the first token where the runs differ, or None when they are equal.
+
+    A run that stops where the other goes on (it chose an end-of-generation
+    token there) differs at the shorter length.
+    """
+    for i, (a, b) in enumerate(zip(baseline, candidate, strict=False)):
+        if a != b:
+            return i
+    return None if len(baseline) == len(candidate) else min(len(baseline), len(candidate))
 
 
 @dataclass(frozen=True, slots=True)
 class RunComparison:
-    """How far two token sequences agree."""
+    """How far a candidate run reproduces a baseline run."""
 
     baseline_tokens: int
     matched_prefix: int
@@ -37,23 +63,43 @@ class RunComparison:
 
 
 def compare_runs(baseline: Sequence[int], candidate: Sequence[int]) -> RunComparison:
-    """Where ``candidate`` first departs from ``baseline`` (a shorter run that agrees matches fully)."""
-    n = min(len(baseline), len(candidate))
-    for i in range(n):
-        if baseline[i] != candidate[i]:
-            return RunComparison(len(baseline), i, i)
-    if len(candidate) < len(baseline):
-        # One run stopped (end of generation) where the other went on: a divergence too.
-        return RunComparison(len(baseline), n, n)
-    return RunComparison(len(baseline), len(baseline), None)
+    """Where ``candidate`` first departs from ``baseline``, and how much of the baseline it reproduced."""
+    at = first_divergence(baseline, candidate)
+    matched = len(baseline) if at is None else min(at, len(baseline))
+    return RunComparison(len(baseline), matched, at)
 
 
-def top_two_gap(logits: npt.NDArray[np.floating]) -> float:
+def top_two(logits: npt.ArrayLike) -> tuple[float, tuple[int, int]]:
+    """The gap between the two largest logits, and their token ids (best first)."""
+    row = np.asarray(logits, dtype=np.float64)
+    second, best = (int(i) for i in np.argpartition(row, row.size - 2)[row.size - 2 :])
+    if row[second] > row[best]:
+        best, second = second, best
+    return float(row[best] - row[second]), (best, second)
+
+
+def top_two_gap(logits: npt.ArrayLike) -> float:
     """Difference between the largest and second-largest logit."""
-    top2 = np.partition(np.asarray(logits, dtype=np.float64), -2)[-2:]
-    return float(top2[1] - top2[0])
+    return top_two(logits)[0]
 
 
-def is_near_tie(logits: npt.NDArray[np.floating]) -> bool:
+def is_near_tie(logits: npt.ArrayLike, threshold: float = NEAR_TIE_LOGIT_GAP) -> bool:
     """True when the argmax at this position could flip under float noise."""
-    return top_two_gap(logits) < NEAR_TIE_LOGIT_GAP
+    return top_two_gap(logits) < threshold
+
+
+def divergence_explained(
+    gap: float,
+    best_two: tuple[int, int],
+    chosen: Sequence[int | None],
+    is_end: Callable[[int], bool],
+    threshold: float = NEAR_TIE_LOGIT_GAP,
+) -> bool:
+    """Is a divergence numerics? The gap is a near-tie and every run chose one of the two best tokens.
+
+    ``chosen`` holds each run's token at the diverging position, ``None`` for a
+    run that ended there: that run picked whichever end-of-generation token
+    won, so it is explained when one of the two best tokens ends generation.
+    """
+    ends_allowed = any(is_end(t) for t in best_two)
+    return gap < threshold and all(ends_allowed if t is None else t in best_two for t in chosen)

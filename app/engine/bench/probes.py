@@ -25,6 +25,7 @@ import llama_cpp
 import numpy as np
 import psutil
 
+from app.core.decoding.divergence import top_two
 from app.engine.bench.overhead import QWEN_VOCAB, measure_overhead
 from app.engine.llama.model import LlamaModel
 
@@ -54,11 +55,7 @@ def fresh_top_two(target: LlamaModel, prefix: Sequence[int]) -> tuple[float, tup
     """The target's top-two logit gap after ``prefix``, its last token evaluated on its own."""
     target.truncate(0)
     target.decode(prefix[:-1], "none")
-    row = target.decode([prefix[-1]], "last")[0]
-    second, best = np.argpartition(row, row.size - 2)[row.size - 2 :]
-    if row[second] > row[best]:
-        best, second = second, best
-    return float(row[best] - row[second]), (int(best), int(second))
+    return top_two(target.decode([prefix[-1]], "last")[0])
 
 
 def batch_numerics(target: LlamaModel, prompt: Sequence[int], width: int = 5) -> dict[str, Any]:

@@ -32,9 +32,10 @@ from typing import Any
 
 import psutil
 
-from app.core.bench.stats import BASELINE, DivergenceCheck, RunRecord, check_targets, first_divergence, summarize
+from app.core.bench.stats import BASELINE, DivergenceCheck, RunRecord, check_targets, summarize
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
+from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, divergence_explained, first_divergence
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
@@ -53,15 +54,6 @@ from app.engine.paths import models_dir
 
 Progress = Callable[[int, int, str], None]  # (runs done, runs in all, what is running)
 
-# A greedy divergence is "explained" (numerics, not the algorithm) when the target's two best
-# logits at that position are closer than this. llama.cpp's batched and single-token CPU
-# kernels round differently. Measured on the Q4_K_M Qwen2.5-Coder-1.5B target over 300
-# positions (a 5-token verify batch against one token at a time), the top-two gap moved by
-# 0.06 logits at the median, 0.37 at the 99th percentile and 0.55 at most; on its F16 copy by
-# under 0.01. A flip needs the gap to change sign, so 0.6 covers every change observed, while
-# greedy positions typically have gaps of several logits: a real error of the algorithm would
-# not hide under it. Each regime's report also measures this drift afresh.
-NEAR_TIE_THRESHOLD = 0.6
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +105,7 @@ class BenchSettings:
     categories: tuple[str, ...] = ()
     prompts_per_category: int | None = None
     preflight: bool = True
-    near_tie_threshold: float = NEAR_TIE_THRESHOLD
+    near_tie_threshold: float = BENCH_NEAR_TIE_LOGIT_GAP
     seed: int = 1234
 
 
@@ -401,9 +393,7 @@ def _check_divergences(
             gaps[prefix] = fresh_top_two(pair.target, prefix)
         gap, top_two = gaps[prefix]
         chosen = tuple(run.tokens[at] if at < len(run.tokens) else None for run in (reference, r))
-        candidates = [t for t in top_two if not pair.target.is_eog(t)]
-        ends_allowed = any(pair.target.is_eog(t) for t in top_two)
-        explained = gap < threshold and all((t in candidates) if t is not None else ends_allowed for t in chosen)
+        explained = divergence_explained(gap, top_two, chosen, pair.target.is_eog, threshold)
         checks.append(
             DivergenceCheck(r.regime, r.config, r.prompt_id, r.repeat, at, gap, top_two, chosen, explained)  # type: ignore[arg-type]
         )

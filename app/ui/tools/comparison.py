@@ -3,14 +3,13 @@
 A/B reruns the last prompt target-only and then with the drafter, same seed
 and settings, and shows both rates, the speedup and whether the greedy
 outputs match token for token (on real models a divergence comes from
-batched-vs-single numerics at a near-tie, DESIGN §4, so it is reported, not
+batched-vs-single numerics at a near-tie, see docs/architecture.md, so it is reported, not
 hidden). The sweep plots acceptance against temperature for the current pair.
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
@@ -27,19 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.decoding.divergence import first_divergence
 from app.core.decoding.sampling import SamplingParams
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
 from app.ui.charts import LineChart, Series
 from app.ui.worker import ComparisonJob, EngineHost, RunSummary
-
-
-def first_divergence(a: Sequence[int], b: Sequence[int]) -> int | None:
-    """Index of the first differing token, the shorter length if one is a prefix, None if equal."""
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return i
-    return None if len(a) == len(b) else min(len(a), len(b))
 
 
 class _RunDialog(QDialog):
