@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.core.units import format_bytes, format_rate
 from app.engine.models.library import (
     DownloadProgress,
     add_local_model,
@@ -72,14 +73,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     drafts.set_defaults(run=_drafts)
 
 
-def _size(n: float) -> str:
-    for unit in ("B", "KB", "MB", "GB"):
-        if n < 1000 or unit == "GB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1000
-    return f"{n:.1f} GB"
-
-
 def _params(n: int) -> str:
     return f"{n / 1e9:.2f}B" if n >= 1e9 else f"{n / 1e6:.0f}M"
 
@@ -134,10 +127,11 @@ def _list(args: argparse.Namespace) -> int:
         return 0
     for m in models:
         if m.inspection is None:
-            print(f"{m.path.name}  {_size(m.file_size)}  UNREADABLE: {m.error}\n    {m.path}")
+            print(f"{m.path.name}  {format_bytes(m.file_size)}  UNREADABLE: {m.error}\n    {m.path}")
             continue
         i = m.inspection
-        print(f"{m.name}  [{i.architecture}, {_params(i.n_params)}, {m.quant}, {_size(m.file_size)}, {m.source}]")
+        facts = [i.architecture, _params(i.n_params), m.quant, format_bytes(m.file_size), m.source]
+        print(f"{m.name}  [{', '.join(facts)}]")
         print(f"    {m.path}")
     return 0
 
@@ -209,7 +203,7 @@ def _catalog(args: argparse.Namespace) -> int:
         return 0
     for p in catalog.pairs:
         approx = "~" if p.target.size_approximate or p.draft.size_approximate else ""
-        print(f"{p.id:26} {p.name}  ({approx}{_size(p.download_size)}, {p.source})")
+        print(f"{p.id:26} {p.name}  ({approx}{format_bytes(p.download_size)}, {p.source})")
     return 0
 
 
@@ -222,12 +216,12 @@ class _ProgressLine:
     def __call__(self, p: DownloadProgress) -> None:
         if not self.active:
             return
-        total = f"/{_size(p.bytes_total)}" if p.bytes_total else ""
+        total = f"/{format_bytes(p.bytes_total)}" if p.bytes_total else ""
         percent = f" {100 * p.fraction:5.1f}%" if p.fraction is not None else ""
         eta = f" ETA {int(p.eta_s // 60)}m{int(p.eta_s % 60):02d}s" if p.eta_s is not None else ""
         line = (
             f"[{p.file_index}/{p.file_count}] {p.filename} {p.stage}{percent} "
-            f"{_size(p.bytes_done)}{total} {_size(p.speed_bps)}/s{eta}"
+            f"{format_bytes(p.bytes_done)}{total} {format_rate(p.speed_bps)}{eta}"
         )
         print(f"\r{line[:110]:110}", end="", file=sys.stderr, flush=True)
 

@@ -127,8 +127,8 @@ def test_list_add_and_drafts(
     assert code == 0 and out.startswith("added Qwen2.5 Coder 0.5B Instruct AWQ (qwen2, 630M, Q4_K_M):")
     code, out, _ = _run(capsys, "list")
     assert code == 0
-    assert "[qwen2, 1.78B, Q4_K_M, 1.1 GB, models folder]" in out
-    assert "[qwen2, 630M, Q4_K_M, 491.4 MB, added]" in out
+    assert "[qwen2, 1.78B, Q4_K_M, 1.04 GiB, models folder]" in out
+    assert "[qwen2, 630M, Q4_K_M, 469 MiB, added]" in out
     code, out, _ = _run(capsys, "list", "--json")
     rows = json.loads(out)
     assert {(r["source"], r["quant"], r["file_size"]) for r in rows} == {

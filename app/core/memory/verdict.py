@@ -23,6 +23,7 @@ from app.core.memory.estimate import (
     gpu_layer_count,
     pad_context,
 )
+from app.core.units import format_bytes
 
 TIGHT_FRACTION = 0.10
 FITS, TIGHT, DOES_NOT_FIT, UNKNOWN = "fits", "tight", "does_not_fit", "unknown"
@@ -99,11 +100,10 @@ class MemoryVerdict:
         parts = []
         for d in self.devices:
             if d.budget_bytes is None:
-                parts.append(f"{d.device.value}: {_gib(d.needed_bytes)} needed, no budget known")
+                parts.append(f"{d.device.value}: {format_bytes(d.needed_bytes)} needed, no budget known")
             else:
-                parts.append(
-                    f"{d.device.value}: {_gib(d.needed_bytes)} of {_gib(d.budget_bytes)} ({d.status.replace('_', ' ')})"
-                )
+                needed, budget = format_bytes(d.needed_bytes), format_bytes(d.budget_bytes)
+                parts.append(f"{d.device.value}: {needed} of {budget} ({d.status.replace('_', ' ')})")
         return "; ".join(parts)
 
 
@@ -241,7 +241,7 @@ def _ngram_advice(request: EstimateRequest, budget: Budget) -> list[str]:
     without = estimate(_replace(request, draft=None))
     draft_bytes = sum(c.bytes for c in estimate(request).components if c.kind in (Kind.DRAFT_WEIGHTS, Kind.DRAFT_KV))
     if _comfortable(without, budget):
-        return [f"use the n-gram drafter: it needs no memory (saves {_gib(draft_bytes)})"]
+        return [f"use the n-gram drafter: it needs no memory (saves {format_bytes(draft_bytes)})"]
     return []
 
 
@@ -251,7 +251,3 @@ def _replace(request: EstimateRequest, **changes: object) -> EstimateRequest:
 
 def _replace_advice(verdict: DeviceVerdict, advice: list[str]) -> DeviceVerdict:
     return replace(verdict, advice=tuple(dict.fromkeys(advice)))
-
-
-def _gib(n: int) -> str:
-    return f"{n / 2**30:.2f} GiB" if abs(n) >= 2**30 else f"{n / 2**20:.0f} MiB"

@@ -46,6 +46,7 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import build_hf_headers, hf_raise_for_status, http_stream_backoff
 
+from app.core.units import format_bytes
 from app.engine.gguf.header import ModelFileError, read_header
 from app.engine.hub.progress import (
     CHUNK_BYTES,
@@ -53,7 +54,6 @@ from app.engine.hub.progress import (
     DownloadError,
     ProgressCallback,
     ProgressMeter,
-    human_size,
 )
 from app.engine.models.local import hf_cache_dir
 from app.engine.paths import models_dir
@@ -128,7 +128,7 @@ def _disk_error(exc: OSError, folder: Path, filename: str, done: int) -> Downloa
     if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
         free = shutil.disk_usage(folder).free if folder.exists() else 0
         return DownloadError(
-            f"the disk is full: {folder} has {human_size(free)} free while writing {filename}; "
+            f"the disk is full: {folder} has {format_bytes(free)} free while writing {filename}; "
             f"free some space and download again ({done:,} bytes are kept and the download will resume)"
         )
     return DownloadError(f"cannot write {filename} in {folder}: {exc.strerror or exc}")
@@ -138,8 +138,8 @@ def _check_space(folder: Path, needed: int, filename: str) -> None:
     free = shutil.disk_usage(folder).free
     if needed > free:
         raise DownloadError(
-            f"not enough disk space for {filename}: it needs {human_size(needed)} more "
-            f"but {folder} has {human_size(free)} free"
+            f"not enough disk space for {filename}: it needs {format_bytes(needed)} more "
+            f"but {folder} has {format_bytes(free)} free"
         )
 
 

@@ -94,12 +94,3 @@ class ProgressMeter:
         self.callback(
             DownloadProgress(self.filename, done, self.total, speed, eta, stage, self.file_index, self.file_count)
         )
-
-
-def human_size(n: float) -> str:
-    """Bytes in decimal units, as download sizes are usually quoted."""
-    for unit in ("B", "KB", "MB", "GB", "TB"):
-        if abs(n) < 1000 or unit == "TB":
-            return f"{n:,.0f} {unit}" if unit in ("B", "KB") else f"{n:,.1f} {unit}"
-        n /= 1000
-    return f"{n} B"

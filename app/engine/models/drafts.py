@@ -17,6 +17,7 @@ from pathlib import Path
 from app.core.errors import TandemError
 from app.core.pairing.catalog import Catalog, CatalogModel, describe_ratio, draft_score, load_catalog
 from app.core.pairing.compatibility import CompatibilityReport, VocabSummary, check_summaries
+from app.core.units import format_bytes
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.gguf.vocab import check_files
 from app.engine.models.cache import describe_file
@@ -102,7 +103,7 @@ def _catalog_candidate(target: ModelInspection, target_path: Path, model: Catalo
     if family:
         parts.append(f"same family ({model.family})")
     where = "PyPI" if model.source == "pypi" else model.repo_id
-    parts += [model.quant, f"download {model.file_size / 1e6:,.0f} MB from {where}"]
+    parts += [model.quant, f"download {format_bytes(model.file_size)} from {where}"]
     score = draft_score(target.n_params, model.n_params, same_family=family, quant=model.quant, local=False)
     return DraftCandidate(
         name=model.name,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from app.core.pairing.catalog import CatalogModel
 from app.core.pairing.compatibility import CompatibilityReport
+from app.core.units import format_bytes, format_rate
 from app.engine.models import library as model_library
 from app.engine.models.library import DownloadProgress
 from app.engine.models.packaged import demo_pair_paths, small_pair_paths
@@ -54,17 +55,12 @@ class DownloadablePair:
     description: str
 
 
-def size_text(size: int) -> str:
-    """1.12 GB or 98 MB."""
-    return f"{size / 1e9:.2f} GB" if size >= 1e9 else f"{size / 1e6:.0f} MB"
-
-
 def local_models() -> list[LocalModel]:
     """Every GGUF the library knows (models folder, added files, other apps' caches), largest first."""
     out: list[LocalModel] = []
     for model in model_library.list_local_models():
         if model.ok:
-            label = f"{model.name}  ·  {model.quant}  ·  {size_text(model.file_size)}"
+            label = f"{model.name}  ·  {model.quant}  ·  {format_bytes(model.file_size)}"
         else:
             label = f"✗ {model.path.name} (unreadable)"
         out.append(LocalModel(model.path, label, model.file_size, model.error))
@@ -84,9 +80,9 @@ def draft_options(target: Path) -> list[DraftOption]:
     options: list[DraftOption] = []
     for candidate in model_library.compatible_drafts(target, include_incompatible=True):
         if candidate.path is not None:
-            label = f"{candidate.name}  ·  {candidate.quant}  ·  {size_text(candidate.file_size)}"
+            label = f"{candidate.name}  ·  {candidate.quant}  ·  {format_bytes(candidate.file_size)}"
         else:
-            label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  download {size_text(candidate.file_size)}"
+            label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  download {format_bytes(candidate.file_size)}"
         options.append(
             DraftOption(label, candidate.compatible, candidate.reason, candidate.path, candidate.catalog_model)
         )
@@ -113,7 +109,7 @@ Progress = Callable[[str, int, int], None]  # (stage, done bytes, total bytes)
 def _relay(progress: Progress) -> Callable[[DownloadProgress], None]:
     def relay(update: DownloadProgress) -> None:
         which = f" ({update.file_index} of {update.file_count})" if update.file_count > 1 else ""
-        speed = f", {update.speed_bps / 1e6:.1f} MB/s" if update.speed_bps > 0 else ""
+        speed = f", {format_rate(update.speed_bps)}" if update.speed_bps > 0 else ""
         progress(f"{update.stage} {update.filename}{which}{speed}", update.bytes_done, update.bytes_total or 0)
 
     return relay

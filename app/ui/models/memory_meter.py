@@ -14,6 +14,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from app.core.units import format_bytes
 from app.ui import theme
 
 # Segment kinds in drawing order, with the hue each is drawn in.
@@ -52,14 +53,6 @@ class MeterState:
     verdict: str = ""
     level: str = "unknown"  # "fits", "tight", "too big" or "unknown"
     notes: tuple[str, ...] = field(default_factory=tuple)
-
-
-def human_bytes(n: float) -> str:
-    """1.23 GiB, 456 MiB, 12 KiB: binary units, like the memory verdict and system monitors."""
-    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if abs(n) >= size:
-            return f"{n / size:.2f} {unit}" if unit == "GiB" else f"{n / size:.0f} {unit}"
-    return f"{n:.0f} B"
 
 
 def _zoomed(bar: DeviceBar) -> bool:
@@ -110,7 +103,7 @@ class MemoryMeter(QWidget):
                 if kind not in kinds:
                     kinds.append(kind)
         totals = {k: sum(size for b in self._state.bars for kind, size in b.segments if kind == k) for k in kinds}
-        return [f"{k} {human_bytes(totals[k])}" for k in kinds]
+        return [f"{k} {format_bytes(totals[k])}" for k in kinds]
 
     def _legend_columns(self, width: int) -> int:
         entries = self._legend_entries()
@@ -154,8 +147,8 @@ class MemoryMeter(QWidget):
         kinds: list[str] = []
         for bar in state.bars:
             painter.setPen(text)
-            budget = f" of {human_bytes(bar.budget)}" if bar.budget else ""
-            title = f"{bar.device}: {human_bytes(bar.used)}{budget} ({state.source})"
+            budget = f" of {format_bytes(bar.budget)}" if bar.budget else ""
+            title = f"{bar.device}: {format_bytes(bar.used)}{budget} ({state.source})"
             painter.drawText(QRectF(4, y, width, line), Qt.AlignmentFlag.AlignLeft, title)
             y += line + 4
             track = QRectF(4, y, width, 18)

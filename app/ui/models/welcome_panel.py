@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.units import format_bytes
 from app.engine.models.packaged import install_demo_pair
 from app.ui.background import Background
 from app.ui.models import library
-from app.ui.models.memory_meter import human_bytes
 
 
 def _card(title: str, body: str) -> tuple[QFrame, QVBoxLayout]:
@@ -141,7 +141,7 @@ class WelcomePanel(QWidget):
         self.catalog.clear()
         pairs = library.downloadable_pairs()
         for pair in pairs:
-            size = f"  ·  {human_bytes(pair.size)}" if pair.size else ""
+            size = f"  ·  {format_bytes(pair.size)}" if pair.size else ""
             self.catalog.addItem(f"{pair.label}{size}", pair.pair_id)
             self.catalog.setItemData(self.catalog.count() - 1, pair.description, Qt.ItemDataRole.ToolTipRole)
         self.catalog.setEnabled(bool(pairs))
@@ -164,7 +164,7 @@ class WelcomePanel(QWidget):
         if total > 0:
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * done / total))
-            self.status.setText(html.escape(f"{stage}: {human_bytes(done)} of {human_bytes(total)}"))
+            self.status.setText(html.escape(f"{stage}: {format_bytes(done)} of {format_bytes(total)}"))
         else:
             self.progress.setRange(0, 0)
             self.status.setText(html.escape(stage))

@@ -1,0 +1,31 @@
+"""Byte sizes for people: the one formatter every window, report and message uses.
+
+Binary units throughout (KiB, MiB, GiB, TiB), as system monitors and
+llama.cpp's own load log print them, so the size of a model file in the
+library and the weights segment of the memory meter read the same.
+"""
+
+from __future__ import annotations
+
+KIB = 2**10
+MIB = 2**20
+GIB = 2**30
+TIB = 2**40
+
+_UNITS = (("TiB", TIB), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB))
+
+
+def format_bytes(n: float) -> str:
+    """``1.04 GiB``, ``469 MiB``, ``12 KiB``, ``512 B``: two decimals from GiB up, whole numbers below."""
+    for unit, size in _UNITS:
+        if abs(n) >= size:
+            return f"{n / size:.2f} {unit}" if size >= GIB else f"{n / size:.0f} {unit}"
+    return f"{n:.0f} B"
+
+
+def format_rate(bytes_per_second: float) -> str:
+    """A transfer speed: ``12.3 MiB/s``, one decimal so a slow download still shows movement."""
+    for unit, size in _UNITS:
+        if abs(bytes_per_second) >= size:
+            return f"{bytes_per_second / size:.1f} {unit}/s"
+    return f"{bytes_per_second:.0f} B/s"
