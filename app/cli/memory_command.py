@@ -10,10 +10,9 @@ from typing import Any, TextIO
 
 from app.cli.common import default_pair
 from app.core.errors import TandemError
-from app.core.memory.estimate import KV_TYPES, Device, MemoryBreakdown, estimate_pair, gpu_layer_count
-from app.core.memory.verdict import MemoryVerdict, judge
-from app.engine.memory.hardware import HardwareBudget, probe_hardware
-from app.engine.memory.shape import shape_from_gguf
+from app.core.memory.estimate import KV_TYPES, Device, gpu_layer_count
+from app.core.units import MIB, format_bytes
+from app.engine.memory.plan import MemoryPlan, plan_pair
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -35,24 +34,12 @@ def run(args: argparse.Namespace) -> int:
     if args.ctx < 16:
         raise TandemError("--ctx must be at least 16 tokens")
     target, draft = _paths(args)
-    target_shape = shape_from_gguf(target)
-    draft_shape = shape_from_gguf(draft) if draft is not None else None
-    hardware = probe_hardware()
-    notes = []
-    ngl, ngld = args.ngl, args.ngld
-    if (ngl or ngld) and not hardware.gpu_offload_supported:
-        # llama.cpp without a GPU backend silently keeps every layer on the CPU; say so and do the same.
-        notes.append("this llama.cpp build cannot offload to a GPU: --ngl/--ngld are ignored, as llama.cpp would")
-        ngl = ngld = 0
-    breakdown = estimate_pair(
-        target_shape, draft_shape, args.ctx, ngl, ngld, args.kv_type, repack_types=hardware.cpu_repack_types
-    )
-    verdict = judge(breakdown, hardware)
+    plan = plan_pair(target, draft, args.ctx, args.ngl, args.ngld, args.kv_type)
     if args.json:
-        json.dump(_payload(breakdown, hardware, verdict, notes), sys.stdout)
+        json.dump(_payload(plan), sys.stdout)
         sys.stdout.write("\n")
     else:
-        _print_report(sys.stdout, breakdown, hardware, verdict, notes)
+        _print_report(sys.stdout, plan)
     return 0
 
 
@@ -66,16 +53,12 @@ def _paths(args: argparse.Namespace) -> tuple[Path, Path | None]:
 
 
 def _mib(n: int) -> str:
-    return f"{n / 2**20:,.1f}"
+    """A cell of the table's MiB columns (one fixed unit, so the column lines up and sums)."""
+    return f"{n / MIB:,.1f}"
 
 
-def _gib(n: int) -> str:
-    return f"{n / 2**30:.2f} GiB"
-
-
-def _print_report(
-    out: TextIO, breakdown: MemoryBreakdown, hardware: HardwareBudget, verdict: MemoryVerdict, notes: list[str]
-) -> None:
+def _print_report(out: TextIO, plan: MemoryPlan) -> None:
+    breakdown, hardware, verdict = plan.breakdown, plan.hardware, plan.verdict
     request = breakdown.request
     assert request is not None  # estimate_pair always records it
     names = request.target.name + (f" + {request.draft.name}" if request.draft else " (no draft model)")
@@ -93,35 +76,35 @@ def _print_report(
     cached = breakdown.reclaimable_on(Device.CPU)
     if cached:
         out.write(
-            f"(plus {_mib(cached)} MiB of weight file pages that RSS shows while memory is plentiful; "
+            f"(plus {format_bytes(cached)} of weight file pages that RSS shows while memory is plentiful; "
             "the kernel drops them under pressure)\n"
         )
     out.write("\nbudget\n")
-    out.write(f"  cpu: {_gib(hardware.cpu_budget_bytes)} available RAM (of {_gib(hardware.ram_total_bytes)} total)\n")
+    ram_free, ram_total = format_bytes(hardware.cpu_budget_bytes), format_bytes(hardware.ram_total_bytes)
+    out.write(f"  cpu: {ram_free} available RAM (of {ram_total} total)\n")
     if hardware.gpu_budget_bytes is not None:
-        out.write(f"  gpu: {_gib(hardware.gpu_budget_bytes)} free VRAM on {hardware.gpu_name}\n")
+        out.write(f"  gpu: {format_bytes(hardware.gpu_budget_bytes)} free VRAM on {hardware.gpu_name}\n")
     else:
         out.write(f"  gpu: none usable: {hardware.gpu_unusable_reason}\n")
     out.write(f"\nverdict: {verdict.status.replace('_', ' ')}\n")
     for d in verdict.devices:
         if d.headroom_bytes is None:
-            out.write(f"  {d.device.value}: {d.status.replace('_', ' ')}, {_gib(d.needed_bytes)} needed\n")
+            out.write(f"  {d.device.value}: {d.status.replace('_', ' ')}, {format_bytes(d.needed_bytes)} needed\n")
         else:
             out.write(
-                f"  {d.device.value}: {d.status.replace('_', ' ')}, {_gib(d.needed_bytes)} needed, "
-                f"{_gib(d.headroom_bytes)} headroom\n"
+                f"  {d.device.value}: {d.status.replace('_', ' ')}, {format_bytes(d.needed_bytes)} needed, "
+                f"{format_bytes(d.headroom_bytes)} headroom\n"
             )
     if verdict.advice:
         out.write("advice:\n")
         for line in verdict.advice:
             out.write(f"  - {line}\n")
-    for note in (*notes, *breakdown.notes):
+    for note in plan.all_notes:
         out.write(f"note: {note}\n")
 
 
-def _payload(
-    breakdown: MemoryBreakdown, hardware: HardwareBudget, verdict: MemoryVerdict, notes: list[str]
-) -> dict[str, Any]:
+def _payload(plan: MemoryPlan) -> dict[str, Any]:
+    breakdown, hardware, verdict = plan.breakdown, plan.hardware, plan.verdict
     request = breakdown.request
     assert request is not None
     return {
@@ -167,5 +150,5 @@ def _payload(
             ],
             "advice": list(verdict.advice),
         },
-        "notes": [*notes, *breakdown.notes],
+        "notes": list(plan.all_notes),
     }

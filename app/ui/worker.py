@@ -25,7 +25,9 @@ from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
+from app.core.memory.estimate import MemoryBreakdown
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
+from app.engine.memory.measure import capture_load_log, measured_breakdown, process_memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +41,7 @@ class PairInfo:
     n_vocab: int
     load_seconds: float
     measured_bytes: dict[str, int] = field(default_factory=dict)  # what loading actually took
-    measured_breakdown: Any = None  # app.core.memory.estimate.MemoryBreakdown, when it could be measured
+    measured_breakdown: MemoryBreakdown | None = None  # None when llama.cpp's load log could not be read
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,12 +106,8 @@ def _describe(exc: BaseException) -> str:
     return f"unexpected {type(exc).__name__}: {exc}"
 
 
-def _load_measured(config: PairConfig) -> tuple[LoadedPair, Any]:
-    """Load the pair, measuring what it took when the engine's measuring module is available."""
-    try:
-        from app.engine.memory.measure import capture_load_log, measured_breakdown, process_memory
-    except ImportError:
-        return LoadedPair(config), None
+def _load_measured(config: PairConfig) -> tuple[LoadedPair, MemoryBreakdown | None]:
+    """Load the pair and measure what loading took, from llama.cpp's load log and the process's growth."""
     baseline = process_memory()
     with capture_load_log() as log:
         pair = LoadedPair(config)

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
+from app.cli import main
+from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.session import DrafterKind
-from app.ui.settings.store import PairChoice
+from app.ui.models.memory_sources import estimate_state
+from app.ui.settings.store import GenerationSettings, PairChoice
 from tests.engine.model_files import write_gguf
 from tests.ui.helpers import load, pair_choice, send, wait_until
 
@@ -73,3 +81,21 @@ def test_preflight_sets_the_baseline(make_window, small_pair):
     assert dialog.recommendation.text()
     assert "target-only" in window.stats.baseline_note.text() and "pre-flight" in window.stats.baseline_note.text()
     dialog.close()
+
+
+@pytest.mark.skipif(gpu_offload_supported(), reason="this llama.cpp build can offload")
+def test_meter_and_memory_command_agree_when_gpu_layers_cannot_be_offloaded(
+    small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both build the estimate through plan_pair: same bytes, same verdict, same no-offload note."""
+    target, draft = small_pair
+    settings = GenerationSettings(n_ctx=2048, n_gpu_layers=10, n_gpu_layers_draft=5)
+    state = estimate_state(PairChoice(target, draft, DrafterKind.MODEL), settings)
+    args = ["memory", "--target", str(target), "--draft", str(draft), "--ctx", "2048", "--ngl", "10", "--ngld", "5"]
+    assert main([*args, "--json"]) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert [bar.device for bar in state.bars] == ["System RAM"]  # no GPU bar: nothing was offloaded
+    assert sum(bar.used for bar in state.bars) == payload["total_bytes"]
+    assert any("cannot offload" in note for note in state.notes)
+    assert any("cannot offload" in note for note in payload["notes"])
+    assert state.level == {"fits": "fits", "tight": "tight", "does_not_fit": "too big"}[payload["verdict"]["status"]]

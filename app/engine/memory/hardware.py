@@ -19,6 +19,8 @@ from typing import Any
 
 import psutil
 
+from app.engine.llama.model import gpu_offload_supported
+
 
 class NvmlUnavailableError(Exception):
     """NVML cannot be used here; ``str`` is the reason shown to the user."""
@@ -103,15 +105,6 @@ def probe_hardware(ram_held_bytes: int = 0) -> HardwareBudget:
         cpu_repack_types=cpu_repack_types(),
         ram_held_bytes=ram_held_bytes,
     )
-
-
-def gpu_offload_supported() -> bool:
-    """Whether this llama-cpp-python build has a GPU backend."""
-    try:
-        import llama_cpp
-    except ImportError:  # pragma: no cover - a declared dependency
-        return False
-    return bool(llama_cpp.llama_supports_gpu_offload())
 
 
 def read_nvml() -> dict[str, Any]:
