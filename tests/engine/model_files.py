@@ -37,8 +37,9 @@ def write_gguf(
     tensors: dict[str, np.ndarray] | None = None,
     token_types: Any = None,
     merges: list[str] | None = None,
+    extra_uint32: dict[str, int] | None = None,
 ) -> Path:
-    """A complete, valid GGUF file with tiny F32 tensors."""
+    """A complete, valid GGUF file with tiny F32 tensors (``extra_uint32``: more keys, ``{arch}`` expanded)."""
     tokens = tokens if tokens is not None else [f"tok{i}" for i in range(64)]
     writer = GGUFWriter(str(path), arch)
     if name:
@@ -70,6 +71,8 @@ def write_gguf(
         writer.add_add_bos_token(add_bos)
     if chat_template:
         writer.add_chat_template(chat_template)
+    for key, value in (extra_uint32 or {}).items():
+        writer.add_uint32(key.format(arch=arch), value)
     if tensors is None:
         tensors = {
             "token_embd.weight": np.zeros((len(tokens), n_embd), dtype=np.float32),

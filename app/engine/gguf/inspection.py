@@ -12,9 +12,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from gguf import GGMLQuantizationType, Keys, LlamaFileType
 
+from app.engine.gguf.architecture import metadata_int, read_architecture
 from app.engine.gguf.header import GGUFHeader
 
 # Tensor types that hold unquantised weights; the norms and biases are F32 in
@@ -75,15 +75,6 @@ class ModelInspection:
         return cls(**fields)
 
 
-def _int(value: Any) -> int | None:
-    """An int from a scalar or, for per-layer arrays (variable head counts), their maximum."""
-    if value is None:
-        return None
-    if isinstance(value, np.ndarray | list | tuple):
-        return int(max(value)) if len(value) else None
-    return int(value)
-
-
 def _bool(value: Any) -> bool | None:
     return None if value is None else bool(value)
 
@@ -113,27 +104,17 @@ def _dominant_type(header: GGUFHeader) -> str:
 
 def inspect_header(header: GGUFHeader) -> ModelInspection:
     """Turn a parsed header into a :class:`ModelInspection`."""
-    arch = header.architecture
 
-    def arch_key(template: str) -> Any:
-        return header.get(template.format(arch=arch))
-
+    arch = read_architecture(header)
     n_params = sum(t.n_elements for t in header.tensors)
     tensor_bytes = sum(t.n_bytes for t in header.tensors)
-    file_type = _int(header.get(Keys.General.FILE_TYPE))
-    n_embd = _int(arch_key(Keys.LLM.EMBEDDING_LENGTH))
-    n_head = _int(arch_key(Keys.Attention.HEAD_COUNT))
-    head_dim = _int(arch_key(Keys.Attention.KEY_LENGTH))
-    if head_dim is None and n_embd and n_head:
-        head_dim = n_embd // n_head  # llama.cpp's default when key_length is absent
-    tokens = header.get(Keys.Tokenizer.LIST)
-    n_vocab = len(tokens) if tokens is not None else (_int(arch_key(Keys.LLM.VOCAB_SIZE)) or 0)
+    file_type = metadata_int(header.get(Keys.General.FILE_TYPE))
     template = header.get(Keys.Tokenizer.CHAT_TEMPLATE)
     return ModelInspection(
         path=header.path,
         file_size=header.file_size,
         gguf_version=header.version,
-        architecture=arch,
+        architecture=header.architecture,
         name=header.get(Keys.General.NAME),
         basename=header.get(Keys.General.BASENAME),
         size_label=header.get(Keys.General.SIZE_LABEL),
@@ -142,21 +123,21 @@ def inspect_header(header: GGUFHeader) -> ModelInspection:
         file_type=file_type,
         tensor_types=dict(Counter(t.type_name for t in header.tensors).most_common()),
         bits_per_weight=round(8 * tensor_bytes / n_params, 3) if n_params else 0.0,
-        n_layers=_int(arch_key(Keys.LLM.BLOCK_COUNT)),
-        n_embd=n_embd,
-        n_ff=_int(arch_key(Keys.LLM.FEED_FORWARD_LENGTH)),
-        n_head=n_head,
-        n_head_kv=_int(arch_key(Keys.Attention.HEAD_COUNT_KV)) or n_head,  # absent means no grouping
-        head_dim=head_dim,
-        n_ctx_train=_int(arch_key(Keys.LLM.CONTEXT_LENGTH)),
+        n_layers=arch.n_layers,
+        n_embd=arch.n_embd,
+        n_ff=arch.n_ff,
+        n_head=arch.n_head,
+        n_head_kv=arch.n_head_kv,
+        head_dim=arch.head_dim,
+        n_ctx_train=arch.n_ctx_train,
         tokenizer_model=header.get(Keys.Tokenizer.MODEL),
         pre_tokenizer=header.get(Keys.Tokenizer.PRE),
-        n_vocab=n_vocab,
-        bos_id=_int(header.get(Keys.Tokenizer.BOS_ID)),
-        eos_id=_int(header.get(Keys.Tokenizer.EOS_ID)),
-        eot_id=_int(header.get(Keys.Tokenizer.EOT_ID)),
+        n_vocab=arch.n_vocab,
+        bos_id=metadata_int(header.get(Keys.Tokenizer.BOS_ID)),
+        eos_id=metadata_int(header.get(Keys.Tokenizer.EOS_ID)),
+        eot_id=metadata_int(header.get(Keys.Tokenizer.EOT_ID)),
         add_bos=_bool(header.get(Keys.Tokenizer.ADD_BOS)),
         add_eos=_bool(header.get(Keys.Tokenizer.ADD_EOS)),
         has_chat_template=bool(template),
-        split_count=_int(header.get(Keys.Split.LLM_KV_SPLIT_COUNT)) or 1,
+        split_count=metadata_int(header.get(Keys.Split.LLM_KV_SPLIT_COUNT)) or 1,
     )
