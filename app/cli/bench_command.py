@@ -8,14 +8,11 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from app.cli.common import default_pair
+from app.cli.common import resolve_pair
 from app.core.bench.report import render_markdown
 from app.core.errors import TandemError
 from app.engine.bench.runner import BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
-
-
-def _resources() -> Path:
-    return Path(__file__).resolve().parents[2] / "resources"
+from app.engine.paths import resources_dir
 
 
 def _floats(text: str) -> tuple[float, ...]:
@@ -83,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise TandemError("--temperatures needs one or more non-negative numbers")
     target, draft = _pair(args)
     settings = BenchSettings(
-        suite=args.prompts or _resources() / "bench_prompts.json",
+        suite=args.prompts or resources_dir() / "bench_prompts.json",
         temperatures=args.temperatures,
         max_tokens=args.max_tokens,
         repeats=args.repeats,
@@ -114,11 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _pair(args: argparse.Namespace) -> tuple[Path, Path | None]:
-    if args.target is None:
-        target, draft = default_pair()
-        draft = args.draft or draft
-    else:
-        target, draft = args.target, args.draft
+    target, draft = resolve_pair(args)
     if args.no_draft_model:
         draft = None
     for role, path in (("target", target), ("draft", draft)):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
-from app.engine.models.packaged import demo_pair_paths, small_pair_paths
+from app.engine.models.library import installed_default_pair
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
@@ -49,13 +49,13 @@ def sampling_params(args: argparse.Namespace) -> SamplingParams:
 
 
 def default_pair() -> tuple[Path, Path]:
-    """The demo pair when installed, else the small SmolLM2 pair."""
-    for target, draft in (demo_pair_paths(), small_pair_paths()):
-        if target.is_file() and draft.is_file():
-            return target, draft
-    raise TandemError(
-        "no model pair is installed: run `python main.py models install-demo` (or pass --target and --draft)"
-    )
+    """The demo pair when installed, else the small SmolLM2 pair; a clear error when neither is."""
+    pair = installed_default_pair()
+    if pair is None:
+        raise TandemError(
+            "no model pair is installed: run `python main.py models install-demo` (or pass --target and --draft)"
+        )
+    return pair
 
 
 def resolve_pair(args: argparse.Namespace) -> tuple[Path, Path | None]:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.cli.common import default_pair
+from app.cli.common import resolve_pair
 from app.core.errors import TandemError
 from app.core.memory.estimate import KV_TYPES, Device, gpu_layer_count
 from app.core.units import MIB, format_bytes
@@ -33,7 +33,9 @@ def run(args: argparse.Namespace) -> int:
     """Estimate, probe, judge, print."""
     if args.ctx < 16:
         raise TandemError("--ctx must be at least 16 tokens")
-    target, draft = _paths(args)
+    target, draft = resolve_pair(args)
+    if args.no_draft:
+        draft = None
     plan = plan_pair(target, draft, args.ctx, args.ngl, args.ngld, args.kv_type)
     if args.json:
         json.dump(_payload(plan), sys.stdout)
@@ -41,15 +43,6 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_report(sys.stdout, plan)
     return 0
-
-
-def _paths(args: argparse.Namespace) -> tuple[Path, Path | None]:
-    if args.target is None:
-        target, default_draft = default_pair()
-        draft = args.draft or default_draft
-    else:
-        target, draft = args.target, args.draft
-    return target, (None if args.no_draft else draft)
 
 
 def _mib(n: int) -> str:

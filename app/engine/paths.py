@@ -1,4 +1,4 @@
-"""Where Tandem keeps its files: the platform's per-user data folder.
+"""Where Tandem's files are: the per-user data folder, and the resources shipped with the app.
 
 ``TANDEM_DATA_DIR`` overrides the location (tests and portable installs);
 otherwise platformdirs picks ``~/.local/share/Tandem`` on Linux,
@@ -9,11 +9,19 @@ on Windows, which survive reinstalling the app.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import platformdirs
 
 APP_NAME = "Tandem"
+
+
+def resources_dir() -> Path:
+    """The ``resources`` folder: beside ``app/`` in a checkout, or unpacked inside a PyInstaller bundle."""
+    bundle = getattr(sys, "_MEIPASS", None)  # set by PyInstaller's bootloader in a frozen app
+    root = Path(bundle) if bundle else Path(__file__).resolve().parents[2]
+    return root / "resources"
 
 
 def data_dir() -> Path:

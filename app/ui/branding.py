@@ -2,8 +2,8 @@
 
 The main window, the desktop entry and the frozen bundle all take the name,
 version and icon from here so they cannot drift apart. Icons are read from
-``resources/icons`` next to the source tree, or from the PyInstaller bundle's
-data folder (``sys._MEIPASS``) when the app runs frozen.
+``resources/icons`` (:func:`app.engine.paths.resources_dir` finds it in a
+checkout or in the frozen bundle).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 import app
+from app.engine.paths import resources_dir
 
 APP_NAME = app.APP_NAME
 APP_ID = "tandem"  # desktop file, icon theme name and distribution name
@@ -27,13 +28,6 @@ ICON_SIZES = (16, 32, 48, 64, 128, 256, 512)
 def app_version() -> str:
     """The installed distribution's version, else the source tree's ``app.__version__``."""
     return app.version()
-
-
-def resources_dir() -> Path:
-    """The ``resources`` folder, in a source checkout or inside the frozen bundle."""
-    bundle = getattr(sys, "_MEIPASS", None)
-    root = Path(bundle) if bundle else Path(__file__).resolve().parents[2]
-    return root / "resources"
 
 
 def icon_path(size: int | None = None) -> Path:

@@ -31,17 +31,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.adaptive.controller import policy_for_gui
+from app.core.adaptive.controller import DEFAULT_MAX_LENGTH, AdaptiveDraftLength
 from app.core.decoding.events import FinishedEvent, FinishReason
 from app.engine.chat_store import ChatStore
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.session import DrafterKind
+from app.engine.models.library import installed_default_pair
 from app.ui import branding, theme
 from app.ui.background import Background
 from app.ui.chat.controller import Activity, ChatController, pair_label
 from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
-from app.ui.models import library
 from app.ui.models.memory_meter import MemoryMeter, MeterState
 from app.ui.models.memory_sources import estimate_state, measured_state
 from app.ui.models.pair_picker import PairPicker
@@ -50,14 +50,14 @@ from app.ui.settings.panel import SettingsPanel
 from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice
 from app.ui.stats_panel import StatsPanel
 from app.ui.tools.comparison import ABDialog, PreflightDialog, SweepDialog
-from app.ui.worker import ComparisonJob, EngineHost, PairInfo, PolicyFactory
+from app.ui.worker import ComparisonJob, EngineHost, PairInfo
 
 SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 
 
-def adaptive_policy_factory() -> PolicyFactory:
-    """The adaptive draft-length controller; the settings' draft length is a floor on its maximum."""
-    return policy_for_gui
+def adaptive_policy(draft_length: int) -> AdaptiveDraftLength:
+    """The controller behind Settings' adaptive switch: its draft length is a floor on the maximum, not a fixed K."""
+    return AdaptiveDraftLength(max(draft_length, DEFAULT_MAX_LENGTH))
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -79,8 +79,7 @@ class MainWindow(QMainWindow):
         self.app_settings = settings or AppSettings()
         self.store = store or ChatStore()
         self.background = Background(self)
-        factory = adaptive_policy_factory()
-        self.host = EngineHost(self, factory)
+        self.host = EngineHost(self, adaptive_policy)
         self._estimate: MeterState | None = None
         self._estimate_generation = 0
         self._dialog: ABDialog | SweepDialog | None = None
@@ -229,7 +228,7 @@ class MainWindow(QMainWindow):
         if choice is not None and not (choice.target.is_file() and (choice.draft is None or choice.draft.is_file())):
             choice = None
         if choice is None:
-            default = library.installed_default_pair()
+            default = installed_default_pair()
             if default is not None:
                 choice = PairChoice(default[0], default[1], DrafterKind.MODEL)
         self.picker.refresh(choice)

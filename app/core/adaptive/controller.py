@@ -318,8 +318,3 @@ class AdaptiveDraftLength:
     def _hopeless_now(self, costs: StepCosts) -> bool:
         """True when even a draft accepted in full could not repay a probe."""
         return best_case_speedup(costs, self.max_length) < _PROBE_MIN_CEILING
-
-
-def policy_for_gui(draft_length: int) -> AdaptiveDraftLength:
-    """The controller for the GUI's checkbox: its length box is a floor on the maximum, not a fixed K."""
-    return AdaptiveDraftLength(max(draft_length, DEFAULT_MAX_LENGTH))

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -215,16 +214,9 @@ def parse_catalog(data: Mapping[str, Any]) -> Catalog:
     return Catalog(version=int(data.get("version", 1)), models=models, pairs=tuple(pairs))
 
 
-def default_catalog_path() -> Path:
-    """``resources/catalog.json`` next to the app, or inside a PyInstaller bundle."""
-    bundle = getattr(sys, "_MEIPASS", None)
-    root = Path(bundle) if bundle else Path(__file__).resolve().parents[3]
-    return root / "resources" / "catalog.json"
-
-
-def load_catalog(path: str | Path | None = None) -> Catalog:
-    """Read and validate the catalog file (the bundled one by default)."""
-    path = Path(path) if path is not None else default_catalog_path()
+def load_catalog(path: str | Path) -> Catalog:
+    """Read and validate a catalog file (the bundled one: :func:`app.engine.models.catalog.bundled_catalog`)."""
+    path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import TandemError
-from app.core.pairing.catalog import Catalog, CatalogModel, describe_ratio, draft_score, load_catalog
+from app.core.pairing.catalog import Catalog, CatalogModel, describe_ratio, draft_score
 from app.core.pairing.compatibility import CompatibilityReport, VocabSummary, check_summaries
 from app.core.units import format_bytes
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.gguf.vocab import check_files
 from app.engine.models.cache import describe_file
+from app.engine.models.catalog import bundled_catalog
 from app.engine.models.local import LocalModel, list_local_models
 
 
@@ -139,7 +140,7 @@ def compatible_drafts(
         local_models = list_local_models(catalog)
     if catalog is None and include_catalog:
         try:
-            catalog = load_catalog()
+            catalog = bundled_catalog()
         except TandemError:
             catalog = None
     target_real = os.path.realpath(target_path)

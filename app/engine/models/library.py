@@ -16,7 +16,6 @@ import threading
 from pathlib import Path
 
 from app.core.pairing.catalog import Catalog, CatalogModel, CatalogPair
-from app.core.pairing.catalog import load_catalog as _load_catalog_file
 from app.core.pairing.compatibility import CompatibilityReport
 from app.engine.gguf.header import ModelFileError
 from app.engine.gguf.inspection import ModelInspection
@@ -29,9 +28,16 @@ from app.engine.hub.progress import (
     ProgressMeter,
 )
 from app.engine.models.cache import describe_file
+from app.engine.models.catalog import bundled_catalog
 from app.engine.models.drafts import DraftCandidate, compatible_drafts
 from app.engine.models.local import LocalModel, add_local_model, list_local_models, remove_local_model
-from app.engine.models.packaged import QWEN_CODER_05B, QWEN_CODER_15B, PackagedModel, install_packaged
+from app.engine.models.packaged import (
+    QWEN_CODER_05B,
+    QWEN_CODER_15B,
+    PackagedModel,
+    install_packaged,
+    installed_default_pair,
+)
 
 __all__ = [
     "Catalog",
@@ -53,6 +59,7 @@ __all__ = [
     "download_model",
     "download_pair",
     "inspect_model",
+    "installed_default_pair",
     "list_local_models",
     "load_catalog",
     "offline_mode",
@@ -123,7 +130,7 @@ def offline_mode() -> bool:
 
 def load_catalog() -> Catalog:
     """The curated catalog bundled with the app."""
-    return _load_catalog_file()
+    return bundled_catalog()
 
 
 def _install_from_pypi(

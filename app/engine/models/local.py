@@ -21,10 +21,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from app.core.errors import TandemError
-from app.core.pairing.catalog import Catalog, CatalogModel, load_catalog
+from app.core.pairing.catalog import Catalog, CatalogModel
 from app.engine.gguf.header import ModelFileError
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.models.cache import describe_file
+from app.engine.models.catalog import bundled_catalog
 from app.engine.paths import data_dir, models_dir
 
 REGISTRY_NAME = "library.json"
@@ -188,7 +189,7 @@ def add_local_model(path: str | Path) -> LocalModel:
 
 def _catalog_id(path: Path, inspection: ModelInspection) -> str | None:
     try:
-        match = _catalog_match(path, inspection.file_size, load_catalog())
+        match = _catalog_match(path, inspection.file_size, bundled_catalog())
     except TandemError:
         return None
     return match.id if match else None
@@ -214,7 +215,7 @@ def list_local_models(catalog: Catalog | None = None) -> list[LocalModel]:
     """
     if catalog is None:
         try:
-            catalog = load_catalog()
+            catalog = bundled_catalog()
         except TandemError:
             catalog = None  # listing must work even if the catalog file is damaged
     seen: set[str] = set()

@@ -170,3 +170,11 @@ def small_pair_paths(folder: Path | None = None) -> tuple[Path, Path]:
 def demo_pair_paths(folder: Path | None = None) -> tuple[Path, Path]:
     """Where the Qwen demo pair lives once installed."""
     return QWEN_CODER_15B.path(folder), QWEN_CODER_05B.path(folder)
+
+
+def installed_default_pair(folder: Path | None = None) -> tuple[Path, Path] | None:
+    """The pair to use when the user has chosen none: the demo pair when installed, else the small pair."""
+    for target, draft in (demo_pair_paths(folder), small_pair_paths(folder)):
+        if target.is_file() and draft.is_file():
+            return target, draft
+    return None

@@ -20,7 +20,6 @@ from app.core.pairing.compatibility import CompatibilityReport
 from app.core.units import format_bytes, format_rate
 from app.engine.models import library as model_library
 from app.engine.models.library import DownloadProgress
-from app.engine.models.packaged import demo_pair_paths, small_pair_paths
 from app.engine.paths import models_dir
 
 
@@ -65,14 +64,6 @@ def local_models() -> list[LocalModel]:
             label = f"✗ {model.path.name} (unreadable)"
         out.append(LocalModel(model.path, label, model.file_size, model.error))
     return sorted(out, key=lambda m: (m.error is not None, -m.size, m.path.name))
-
-
-def installed_default_pair() -> tuple[Path, Path] | None:
-    """The demo pair if installed, else the small pair, else None (the welcome panel then shows)."""
-    for target, draft in (demo_pair_paths(), small_pair_paths()):
-        if target.is_file() and draft.is_file():
-            return target, draft
-    return None
 
 
 def draft_options(target: Path) -> list[DraftOption]:
