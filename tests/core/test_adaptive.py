@@ -190,7 +190,7 @@ def test_the_floor_lets_the_bin_below_through_now_and_then() -> None:
     assert policy.next_length() > 0
     floor = policy.min_confidence
     assert floor >= 0.1
-    floors = [policy.floor_for_next_draft() for _ in range(12)]
+    floors = [policy.confidence_floor() for _ in range(12)]
     lowered = [f for f in floors if f < floor]
     assert len(lowered) == 2 and lowered[0] == pytest.approx(floor - 0.1)
     assert all(f == floor for f in floors if f >= floor)
@@ -298,20 +298,23 @@ def test_greedy_output_is_unchanged_under_the_adaptive_policy(regime: StepCosts)
     baseline = _tokens(SpeculativeDecoder(BigramLM(table), None, greedy), [1, 2, 3], 60)
     policy = seeded(regime, [0.7] * 12, max_length=6)
     rng = np.random.default_rng(0)
-    drafter = ModelDrafter(BigramLM(draft_table), LogitsWarper(greedy, 12), rng, lambda: policy.min_confidence)
+    drafter = ModelDrafter(BigramLM(draft_table), LogitsWarper(greedy, 12), rng)
     assert _tokens(SpeculativeDecoder(BigramLM(table), drafter, greedy, policy, rng), [1, 2, 3], 60) == baseline
     ngram_policy = AdaptiveDraftLength(6)
     ngram = SpeculativeDecoder(BigramLM(table), NgramDrafter(), greedy, ngram_policy)
     assert _tokens(ngram, [1, 2, 3], 60) == baseline
 
 
-def test_model_drafter_stops_below_a_callable_confidence_floor() -> None:
+def test_model_drafter_stops_below_the_floor_passed_with_each_draft() -> None:
     table = np.zeros((4, 4), dtype=np.float32)  # uniform: top probability 0.25
-    drafter = ModelDrafter(BigramLM(table), LogitsWarper(SamplingParams(), 4), np.random.default_rng(0), lambda: 0.5)
+    drafter = ModelDrafter(BigramLM(table), LogitsWarper(SamplingParams(), 4), np.random.default_rng(0))
     drafter.begin([0, 1])
-    assert len(drafter.propose([0, 1], 4)) == 0
-    drafter.min_confidence = lambda: 0.2
-    assert len(drafter.propose([0, 1], 4)) == 4
+    assert len(drafter.propose([0, 1], 4, min_confidence=0.5)) == 0
+    draft = drafter.propose([0, 1], 4, min_confidence=0.2)
+    assert len(draft) == 4 and draft.confidence == pytest.approx([0.25] * 4)
+    # No floor: a full draft, and no confidences measured (a fixed length learns nothing from them).
+    draft = drafter.propose([0, 1], 4)
+    assert len(draft) == 4 and draft.confidence == []
 
 
 def test_steps_without_a_draft_leave_the_draft_cache_alone() -> None:
@@ -327,6 +330,9 @@ def test_steps_without_a_draft_leave_the_draft_cache_alone() -> None:
     class Script:
         def next_length(self) -> int:
             return next(lengths)
+
+        def confidence_floor(self) -> float | None:
+            return None
 
         def observe(self, event: StepEvent) -> None:
             pass

@@ -292,7 +292,7 @@ class AdaptiveDraftLength:
             return 0.0
         return min(_MAX_CONFIDENCE_FLOOR, self.profile.calibration.floor_for(required))
 
-    def floor_for_next_draft(self) -> float:
+    def confidence_floor(self) -> float:
         """:attr:`min_confidence` as one draft should use it: now and then one bin lower.
 
         Tokens below the floor are never drafted, so the calibration would never

@@ -138,7 +138,7 @@ class SpeculativeDecoder:
         remaining = request.max_tokens - n_emitted
         want = self.policy.next_length()
         k = max(0, min(want, room, remaining - 1))
-        draft = self.drafter.propose(context, k) if k > 0 else Draft()
+        draft = self.drafter.propose(context, k, self.policy.confidence_floor()) if k > 0 else Draft()
         drafted_at = time.perf_counter()
 
         rows = self.target.decode([context[-1], *draft.tokens], "all")

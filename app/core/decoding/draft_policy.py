@@ -19,6 +19,15 @@ class DraftLengthPolicy(Protocol):
         """Draft length for the coming step (0 turns drafting off for it)."""
         ...
 
+    def confidence_floor(self) -> float | None:
+        """The early-stop floor for the coming draft, asked once per draft after :meth:`next_length`.
+
+        A model drafter stops when its own top probability falls below it (as
+        llama.cpp's ``p_min``, passed per call) and reports the confidences it
+        saw; ``None`` drafts the full length and measures nothing.
+        """
+        ...
+
     def observe(self, event: StepEvent) -> None:
         """Learn from the step that just ran."""
         ...
@@ -35,6 +44,10 @@ class FixedDraftLength:
     def next_length(self) -> int:
         """The configured length."""
         return self.length
+
+    def confidence_floor(self) -> float | None:
+        """A fixed length drafts in full."""
+        return None
 
     def observe(self, event: StepEvent) -> None:
         """A fixed policy learns nothing."""

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -46,8 +46,13 @@ class Drafter(Protocol):
         """Prepare for a generation that continues ``prompt``."""
         ...
 
-    def propose(self, context: Sequence[int], max_tokens: int) -> Draft:
-        """Up to ``max_tokens`` proposals that continue ``context``."""
+    def propose(self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None) -> Draft:
+        """Up to ``max_tokens`` proposals that continue ``context``.
+
+        ``min_confidence`` is the policy's early-stop floor for this draft (see
+        :meth:`~app.core.decoding.draft_policy.DraftLengthPolicy.confidence_floor`);
+        drafters without a confidence of their own ignore it.
+        """
         ...
 
     def accept(self, n_accepted: int) -> None:
@@ -63,7 +68,7 @@ class NoDrafter:
     def begin(self, prompt: Sequence[int]) -> None:
         """Nothing to prepare."""
 
-    def propose(self, context: Sequence[int], max_tokens: int) -> Draft:
+    def propose(self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None) -> Draft:
         """An empty draft."""
         return Draft()
 
@@ -81,35 +86,22 @@ class ModelDrafter:
 
     kind = "model"
 
-    def __init__(
-        self,
-        model: CausalLM,
-        warper: LogitsWarper,
-        rng: np.random.Generator,
-        min_confidence: float | Callable[[], float] = 0.0,
-    ) -> None:
+    def __init__(self, model: CausalLM, warper: LogitsWarper, rng: np.random.Generator) -> None:
         self.model = model
         self.warper = warper
         self.rng = rng
-        # Stop drafting when the draft's own top probability falls below this.
-        # A callable is asked once per draft, so a controller can move the floor.
-        self.min_confidence = min_confidence
         self._base = 0
         self._n_decoded_drafts = 0
         # Whether the last propose() still awaits its accept(): a step that drafted
         # nothing (K = 0) must leave the cache alone, not cut it back to a stale base.
         self._pending = False
 
-    def _confidence_floor(self) -> float:
-        floor = self.min_confidence
-        return float(floor()) if callable(floor) else float(floor)
-
     def begin(self, prompt: Sequence[int]) -> None:
         """Prefill everything but the last prompt token (the first draft step feeds it)."""
         sync_cache(self.model, prompt[:-1])
 
-    def propose(self, context: Sequence[int], max_tokens: int) -> Draft:
-        """Sample up to ``max_tokens`` tokens from the draft model."""
+    def propose(self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None) -> Draft:
+        """Sample up to ``max_tokens`` tokens, stopping early where the draft's top probability < ``min_confidence``."""
         draft = Draft()
         if max_tokens <= 0:
             return draft
@@ -122,9 +114,9 @@ class ModelDrafter:
         self._base = len(context)
         self._n_decoded_drafts = 0
         self._pending = True
-        floor = self._confidence_floor()
-        # A controller that moves the floor also learns from the confidences, so measure them.
-        measure = floor > 0.0 or callable(self.min_confidence)
+        # A policy that sets a floor (even 0) learns from the confidences, so measure them.
+        measure = min_confidence is not None
+        floor = min_confidence or 0.0
         clock = time.perf_counter
         started = clock()
         rows = model.decode(context[cached:], "last")
@@ -179,7 +171,7 @@ class NgramDrafter:
     def begin(self, prompt: Sequence[int]) -> None:
         """Nothing to prepare: the context is searched afresh each step."""
 
-    def propose(self, context: Sequence[int], max_tokens: int) -> Draft:
+    def propose(self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None) -> Draft:
         """The continuation of the latest earlier match of the context's tail."""
         draft = Draft()
         if max_tokens <= 0 or len(context) < self.min_ngram + 1:

@@ -118,18 +118,11 @@ def measure_overhead(
     params = SamplingParams(temperature=temperature, seed=0)
     rng = np.random.default_rng(0)
     target = SyntheticLM(n_vocab, 1.0, seed=1)
-    policy: DraftLengthPolicy
-    if draft_length is None:
-        adaptive = AdaptiveDraftLength()
-        policy = adaptive
-        floor: object = adaptive.floor_for_next_draft  # the drafter asks once per draft
-    else:
-        policy = FixedDraftLength(draft_length)
-        floor = 0.0
+    policy: DraftLengthPolicy = AdaptiveDraftLength() if draft_length is None else FixedDraftLength(draft_length)
     drafter = None
     if draft_length != 0:
         draft = SyntheticLM(n_vocab, agreement, seed=2)
-        drafter = ModelDrafter(draft, LogitsWarper(params, n_vocab), rng, floor)  # type: ignore[arg-type]
+        drafter = ModelDrafter(draft, LogitsWarper(params, n_vocab), rng)  # type: ignore[arg-type]
     decoder = SpeculativeDecoder(target, drafter, params, policy, rng)
     overheads = []
     emitted = 0

@@ -9,7 +9,7 @@ baseline and the speculative runs always share the same code.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -125,8 +125,7 @@ class LoadedPair:
         if kind is DrafterKind.MODEL:
             if self.draft is None:
                 raise TandemError("no draft model is loaded")
-            floor = _confidence_floor(policy)
-            chosen = ModelDrafter(self.draft, LogitsWarper(params, self.draft.n_vocab), rng, floor)
+            chosen = ModelDrafter(self.draft, LogitsWarper(params, self.draft.n_vocab), rng)
         elif kind is DrafterKind.NGRAM:
             # Matches of three or more tokens: on a CPU a wrong proposal costs a real verify
             # slot, and one- or two-token matches guess wrong most of the time.
@@ -146,13 +145,6 @@ class LoadedPair:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _confidence_floor(policy: DraftLengthPolicy) -> float | Callable[[], float]:
-    """The adaptive controller moves the model drafter's early-stop floor; fixed lengths draft in full."""
-    if isinstance(policy, AdaptiveDraftLength):
-        return policy.floor_for_next_draft
-    return 0.0
 
 
 def with_drafter(config: PairConfig, kind: DrafterKind) -> PairConfig:
