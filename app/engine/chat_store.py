@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -360,8 +360,3 @@ def _stats_line(meta: dict[str, Any]) -> str:
     if stats.get("drafted"):
         parts.append(f"acceptance {stats.get('acceptance_rate', 0.0):.0%}")
     return "> " + " · ".join(parts)
-
-
-def join_tokens(tokens: Iterable[StoredToken]) -> str:
-    """The text a run of tokens spells."""
-    return "".join(t.text for t in tokens)

@@ -17,7 +17,6 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QApplication,
     QFileDialog,
     QInputDialog,
     QLabel,
@@ -104,7 +103,7 @@ class MainWindow(QMainWindow):
         model_layout.addWidget(self.memory)
         model_layout.addStretch(1)
         self.stats = StatsPanel()
-        self.settings_panel = SettingsPanel(gpu_offload_supported(), adaptive_available=True)
+        self.settings_panel = SettingsPanel(gpu_offload_supported())
         self.side = QTabWidget()
         self.side.addTab(_scrolled(model_tab), "Model")
         self.side.addTab(_scrolled(self.stats), "Stats")
@@ -456,11 +455,3 @@ class MainWindow(QMainWindow):
             self.background.shutdown()
             self.store.close()
         super().closeEvent(event)
-
-
-def current_window() -> MainWindow | None:
-    """The open main window, if any (for scripts)."""
-    for widget in QApplication.topLevelWidgets():
-        if isinstance(widget, MainWindow):
-            return widget
-    return None

@@ -73,17 +73,6 @@ def origin_colours(palette: QPalette) -> dict[TokenOrigin, QColor | None]:
     }
 
 
-def origin_solid_colours(palette: QPalette) -> dict[TokenOrigin, QColor]:
-    """Stronger versions of the origin colours, for swatches and charts."""
-    tints = origin_colours(palette)
-    base = palette.color(QPalette.ColorRole.Base)
-    text = palette.color(QPalette.ColorRole.Text)
-    out: dict[TokenOrigin, QColor] = {}
-    for origin, tint in tints.items():
-        out[origin] = blend(text, base, 0.25) if tint is None else blend(tint, text, 0.85)
-    return out
-
-
 def ghost_colour(palette: QPalette) -> QColor:
     """Rejected proposals: dim, like placeholder text."""
     return blend(palette.color(QPalette.ColorRole.Text), palette.color(QPalette.ColorRole.Base), 0.45)

@@ -265,11 +265,6 @@ class AdaptiveDraftLength:
         )
 
     @property
-    def last_length(self) -> int:
-        """The length chosen for the latest step."""
-        return self._chosen
-
-    @property
     def min_confidence(self) -> float:
         """The draft confidence below which one more draft token does not pay for itself.
 

@@ -65,8 +65,3 @@ class TokenDistribution:
         cdf = np.cumsum(self.probs)
         index = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
         return int(self.ids[min(index, self.ids.size - 1)])
-
-    @property
-    def support_size(self) -> int:
-        """How many tokens have non-zero probability."""
-        return int(self.ids.size)

@@ -16,7 +16,6 @@ dialog and the tests all call it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -48,27 +47,6 @@ def first_divergence(baseline: Sequence[int], candidate: Sequence[int]) -> int |
     return None if len(baseline) == len(candidate) else min(len(baseline), len(candidate))
 
 
-@dataclass(frozen=True, slots=True)
-class RunComparison:
-    """How far a candidate run reproduces a baseline run."""
-
-    baseline_tokens: int
-    matched_prefix: int
-    diverged_at: int | None
-
-    @property
-    def match_rate(self) -> float:
-        """Share of the baseline reproduced before the first difference."""
-        return self.matched_prefix / self.baseline_tokens if self.baseline_tokens else 1.0
-
-
-def compare_runs(baseline: Sequence[int], candidate: Sequence[int]) -> RunComparison:
-    """Where ``candidate`` first departs from ``baseline``, and how much of the baseline it reproduced."""
-    at = first_divergence(baseline, candidate)
-    matched = len(baseline) if at is None else min(at, len(baseline))
-    return RunComparison(len(baseline), matched, at)
-
-
 def top_two(logits: npt.ArrayLike) -> tuple[float, tuple[int, int]]:
     """The gap between the two largest logits, and their token ids (best first)."""
     row = np.asarray(logits, dtype=np.float64)
@@ -81,11 +59,6 @@ def top_two(logits: npt.ArrayLike) -> tuple[float, tuple[int, int]]:
 def top_two_gap(logits: npt.ArrayLike) -> float:
     """Difference between the largest and second-largest logit."""
     return top_two(logits)[0]
-
-
-def is_near_tie(logits: npt.ArrayLike, threshold: float = NEAR_TIE_LOGIT_GAP) -> bool:
-    """True when the argmax at this position could flip under float noise."""
-    return top_two_gap(logits) < threshold
 
 
 def divergence_explained(

@@ -138,10 +138,6 @@ class MemoryBreakdown:
         """Page-cache bytes counted in RSS on ``device`` but not needed."""
         return sum(c.reclaimable_bytes for c in self.components if c.device is device)
 
-    def reserved_on(self, device: Device) -> int:
-        """Address space reserved on ``device`` (at least what it needs)."""
-        return sum(max(c.reserved_bytes, c.bytes) for c in self.components if c.device is device)
-
     def of_kind(self, kind: Kind, device: Device | None = None) -> int:
         """Bytes of one kind, on one device or all."""
         return sum(c.bytes for c in self.components if c.kind is kind and (device is None or c.device is device))

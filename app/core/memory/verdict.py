@@ -77,11 +77,6 @@ class MemoryVerdict:
         return max((d.status for d in self.devices), key=_SEVERITY.__getitem__, default=FITS)
 
     @property
-    def level(self) -> str:
-        """Alias of :attr:`status` (the GUI meter's word)."""
-        return self.status
-
-    @property
     def advice(self) -> tuple[str, ...]:
         """Every device's advice, without repeats, worst device first."""
         seen: dict[str, None] = {}

@@ -105,10 +105,6 @@ class GGUFHeader:
         """``general.architecture``, e.g. ``llama`` or ``qwen2``."""
         return str(self.metadata.get("general.architecture", "unknown"))
 
-    def arch_value(self, suffix: str, default: Any = None) -> Any:
-        """An architecture-scoped key such as ``block_count``."""
-        return self.metadata.get(f"{self.architecture}.{suffix}", default)
-
 
 class _Cursor:
     """Bounds-checked little-endian reads from a buffer."""

@@ -202,10 +202,6 @@ class LlamaModel:
         raw = llama_cpp.llama_vocab_get_text(self._vocab, token)
         return raw.decode("utf-8", errors="replace") if raw else ""
 
-    def set_threads(self, n_threads: int) -> None:
-        """Change the CPU threads used for single tokens and for batches."""
-        llama_cpp.llama_set_n_threads(self._ctx, n_threads, n_threads)
-
     def close(self) -> None:
         """Free the batch, the context and the weights (idempotent)."""
         if self._closed:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -145,8 +145,3 @@ class LoadedPair:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def with_drafter(config: PairConfig, kind: DrafterKind) -> PairConfig:
-    """The same pair with another drafter kind."""
-    return replace(config, drafter=kind)

@@ -61,11 +61,6 @@ class ConversationList(QWidget):
         finally:
             self._quiet = False
 
-    def current_id(self) -> int | None:
-        """The selected conversation."""
-        item = self.list.currentItem()
-        return None if item is None else int(item.data(_ID_ROLE))
-
     def _current_changed(self, item: QListWidgetItem | None, previous: QListWidgetItem | None) -> None:
         if item is not None and not self._quiet:
             self.opened.emit(int(item.data(_ID_ROLE)))

@@ -46,7 +46,7 @@ class SettingsPanel(QWidget):
 
     changed = Signal(object)  # GenerationSettings
 
-    def __init__(self, gpu_offload: bool, adaptive_available: bool, parent: QWidget | None = None) -> None:
+    def __init__(self, gpu_offload: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._updating = False
         layout = QVBoxLayout(self)
@@ -74,13 +74,10 @@ class SettingsPanel(QWidget):
         self.draft_length = _int(0, 16)
         self.draft_length.setToolTip("tokens the drafter proposes per verify step (0 turns drafting off)")
         self.adaptive = QCheckBox("Adaptive")
-        self.adaptive.setEnabled(adaptive_available)
         self.adaptive.setToolTip(
             "choose the draft length every step from the measured costs and acceptance, and turn drafting "
             "off when it loses (the draft length above becomes a floor on the maximum)"
         )
-        if not adaptive_available:
-            self.adaptive.setToolTip("the adaptive controller is not available in this build")
         form.addRow("Draft length", self.draft_length)
         form.addRow("", self.adaptive)
         layout.addWidget(speculation)

@@ -8,7 +8,7 @@ conversations: tests and portable installs never touch the user's settings.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
@@ -197,8 +197,3 @@ def _coerce(raw: Any, default: Any) -> Any:
     except (TypeError, ValueError):
         return default
     return default if raw is None else str(raw)
-
-
-def with_changes(settings: GenerationSettings, **changes: Any) -> GenerationSettings:
-    """A copy with some fields changed."""
-    return replace(settings, **changes)
