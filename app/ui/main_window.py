@@ -48,7 +48,9 @@ from app.ui.models.welcome_panel import WelcomePanel
 from app.ui.settings.panel import SettingsPanel
 from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice
 from app.ui.stats_panel import StatsPanel
-from app.ui.tools.comparison import ABDialog, PreflightDialog, SweepDialog
+from app.ui.tools.ab_dialog import ABDialog
+from app.ui.tools.preflight_dialog import PreflightDialog
+from app.ui.tools.sweep_dialog import SweepDialog
 from app.ui.worker import ComparisonJob, EngineHost, PairInfo
 
 SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
