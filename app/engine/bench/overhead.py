@@ -12,7 +12,7 @@ positions, so drafts are accepted and rejected as in real use.
 from __future__ import annotations
 
 import statistics
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -122,14 +122,14 @@ def measure_overhead(
     if draft_length is None:
         adaptive = AdaptiveDraftLength()
         policy = adaptive
-        floor: object = adaptive.floor_for_next_draft  # the drafter asks once per draft
+        floor: float | Callable[[], float] = adaptive.floor_for_next_draft  # the drafter asks once per draft
     else:
         policy = FixedDraftLength(draft_length)
         floor = 0.0
     drafter = None
     if draft_length != 0:
         draft = SyntheticLM(n_vocab, agreement, seed=2)
-        drafter = ModelDrafter(draft, LogitsWarper(params, n_vocab), rng, floor)  # type: ignore[arg-type]
+        drafter = ModelDrafter(draft, LogitsWarper(params, n_vocab), rng, floor)
     decoder = SpeculativeDecoder(target, drafter, params, policy, rng)
     overheads = []
     emitted = 0

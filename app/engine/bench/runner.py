@@ -400,13 +400,12 @@ def _check_divergences(
         if prefix not in gaps:
             gaps[prefix] = fresh_top_two(pair.target, prefix)
         gap, top_two = gaps[prefix]
-        chosen = tuple(run.tokens[at] if at < len(run.tokens) else None for run in (reference, r))
+        first, second = (run.tokens[at] if at < len(run.tokens) else None for run in (reference, r))
+        chosen = (first, second)
         candidates = [t for t in top_two if not pair.target.is_eog(t)]
         ends_allowed = any(pair.target.is_eog(t) for t in top_two)
         explained = gap < threshold and all((t in candidates) if t is not None else ends_allowed for t in chosen)
-        checks.append(
-            DivergenceCheck(r.regime, r.config, r.prompt_id, r.repeat, at, gap, top_two, chosen, explained)  # type: ignore[arg-type]
-        )
+        checks.append(DivergenceCheck(r.regime, r.config, r.prompt_id, r.repeat, at, gap, top_two, chosen, explained))
     pair.target.truncate(0)
     return checks
 

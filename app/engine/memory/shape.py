@@ -55,14 +55,17 @@ def shape_from_header(header: GGUFHeader) -> ModelShape:
 
 def _first(value: object) -> object:
     """Per-layer arrays (some architectures vary heads per layer): the largest entry."""
-    if isinstance(value, (list, tuple)) or hasattr(value, "tolist"):
-        items = list(value.tolist() if hasattr(value, "tolist") else value)  # type: ignore[union-attr]
-        return max(items) if items else None
-    return value
+    if hasattr(value, "tolist"):
+        items = list(value.tolist())
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        return value
+    return max(items) if items else None
 
 
 def _int(value: object) -> int:
     try:
-        return int(value)  # type: ignore[call-overload]
+        return int(value)  # type: ignore[call-overload]  # any metadata value: what int() rejects is caught below
     except (TypeError, ValueError):
         return 0
