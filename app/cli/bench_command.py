@@ -114,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _pair(args: argparse.Namespace) -> tuple[Path, Path | None]:
+    draft: Path | None
     if args.target is None:
         target, draft = default_pair()
         draft = args.draft or draft
