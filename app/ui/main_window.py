@@ -157,7 +157,11 @@ class MainWindow(QMainWindow):
         view_menu.addAction(self.ghost_action)
         theme_menu = view_menu.addMenu("Theme (applies on restart)")
         for name in theme.THEMES:
-            action = theme_menu.addAction(name.capitalize(), lambda n=name: self.app_settings.set_text("view/theme", n))
+
+            def choose_theme(n: str = name) -> None:
+                self.app_settings.set_text("view/theme", n)
+
+            action = theme_menu.addAction(name.capitalize(), choose_theme)
             action.setCheckable(True)
             action.setChecked(self.app_settings.text("view/theme", "system") == name)
 

@@ -295,6 +295,7 @@ class EngineHost(QObject):
     _preflight = Signal(object)
     _unload = Signal()
     _close = Signal()
+    thread: QThread  # type: ignore[assignment]  # the engine thread shadows QObject.thread(); callers and tests read host.thread
 
     def __init__(self, parent: QObject | None = None, policy_factory: PolicyFactory | None = None) -> None:
         super().__init__(parent)

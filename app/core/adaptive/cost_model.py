@@ -154,7 +154,7 @@ def per_position_acceptance(agreement: Sequence[Sequence[float]], max_k: int) ->
                 chain = accepted
             else:
                 start_p[j + max_k + 1] += weight * chain  # all accepted: the bonus token follows
-    rates = []
+    rates: list[float] = []
     for i in range(max_k):
         if attempts[i] <= 0.0:
             rates.append(rates[-1] if rates else 0.0)

@@ -60,9 +60,9 @@ class _LazyTargetRows(Sequence[TokenDistribution]):
         self._cache: dict[int, TokenDistribution] = {}
 
     def __len__(self) -> int:
-        return self._rows.shape[0]
+        return int(self._rows.shape[0])
 
-    def __getitem__(self, index: int) -> TokenDistribution:  # type: ignore[override]
+    def __getitem__(self, index: int) -> TokenDistribution:  # type: ignore[override]  # int indexes only: verify_draft never slices the lazy rows
         if index not in self._cache:
             history = self._history + self._draft.tokens[:index] if self._history else ()
             self._cache[index] = self._warper.warp(self._rows[index], history)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, replace
+from typing import TypedDict, Unpack
 
 from app.core.memory.rules import (
     KV_TYPES,
@@ -86,6 +87,24 @@ class EstimateRequest:
     flash_attn: bool = False
     repack_types: frozenset[str] = frozenset()
     context_fill: int | None = None
+
+
+class RequestChanges(TypedDict, total=False):
+    """Fields of :class:`EstimateRequest` to change, as keywords of ``dataclasses.replace``."""
+
+    target: ModelShape
+    draft: ModelShape | None
+    n_ctx: int
+    n_gpu_layers: int
+    n_gpu_layers_draft: int
+    kv_type: str
+    n_batch: int
+    n_ubatch: int
+    n_outputs_max: int
+    max_verify_rows: int
+    flash_attn: bool
+    repack_types: frozenset[str]
+    context_fill: int | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,11 +273,11 @@ def estimate(request: EstimateRequest) -> MemoryBreakdown:
     return MemoryBreakdown(tuple(_merge(components)), request, tuple(notes))
 
 
-def with_changes(breakdown: MemoryBreakdown, **changes: object) -> MemoryBreakdown:
+def with_changes(breakdown: MemoryBreakdown, **changes: Unpack[RequestChanges]) -> MemoryBreakdown:
     """Re-estimate ``breakdown``'s request with some fields changed."""
     if breakdown.request is None:
         raise ValueError("this breakdown carries no request to re-estimate")
-    return estimate(replace(breakdown.request, **changes))  # type: ignore[arg-type]
+    return estimate(replace(breakdown.request, **changes))
 
 
 def _weights(shape: ModelShape, ngl: int, kind: Kind, repack_types: frozenset[str]) -> list[Component]:
@@ -327,6 +346,7 @@ __all__ = [
     "Kind",
     "MemoryBreakdown",
     "ModelShape",
+    "RequestChanges",
     "TensorBytes",
     "WeightPlacement",
     "compute_peak_bytes",

@@ -12,13 +12,14 @@ it names has been checked to fit.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import Protocol, Unpack
 
 from app.core.memory.estimate import (
     Device,
     EstimateRequest,
     Kind,
     MemoryBreakdown,
+    RequestChanges,
     estimate,
     gpu_layer_count,
     pad_context,
@@ -240,8 +241,8 @@ def _ngram_advice(request: EstimateRequest, budget: Budget) -> list[str]:
     return []
 
 
-def _replace(request: EstimateRequest, **changes: object) -> EstimateRequest:
-    return replace(request, **changes)  # type: ignore[arg-type]
+def _replace(request: EstimateRequest, **changes: Unpack[RequestChanges]) -> EstimateRequest:
+    return replace(request, **changes)
 
 
 def _replace_advice(verdict: DeviceVerdict, advice: list[str]) -> DeviceVerdict:

@@ -13,6 +13,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 # The same constants as llama.cpp's common/speculative.cpp.
 MAX_VOCAB_SIZE_DIFFERENCE = 128
@@ -162,6 +163,19 @@ def count_differing_tokens(target_tokens: Sequence[str], draft_tokens: Sequence[
 DIGEST_BLOCK = 64
 
 
+class VocabSummaryDict(TypedDict):
+    """:meth:`VocabSummary.to_dict`'s JSON-ready form (the block digests joined into one string)."""
+
+    tokenizer_model: str
+    size: int
+    bos_id: int | None
+    eos_id: int | None
+    add_bos: bool | None
+    add_eos: bool | None
+    pre_tokenizer: str | None
+    block_digests: str | None
+
+
 @dataclass(frozen=True, slots=True)
 class VocabSummary:
     """A model's tokenizer facts without the token list: small enough to cache and to put in a catalog.
@@ -179,7 +193,7 @@ class VocabSummary:
     pre_tokenizer: str | None = None
     block_digests: tuple[str, ...] | None = None
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> VocabSummaryDict:
         """A JSON-ready dict."""
         return {
             "tokenizer_model": self.tokenizer_model,
@@ -193,7 +207,7 @@ class VocabSummary:
         }
 
     @classmethod
-    def from_dict(cls, data: dict[str, object]) -> VocabSummary:
+    def from_dict(cls, data: VocabSummaryDict) -> VocabSummary:
         """The inverse of :meth:`to_dict`."""
         joined = data.get("block_digests")
         digests = None
@@ -202,7 +216,7 @@ class VocabSummary:
             digests = tuple(joined[i : i + width] for i in range(0, len(joined), width))
         return cls(
             tokenizer_model=str(data["tokenizer_model"]),
-            size=int(data["size"]),  # type: ignore[call-overload]
+            size=int(data["size"]),
             bos_id=_int_or_none(data.get("bos_id")),
             eos_id=_int_or_none(data.get("eos_id")),
             add_bos=None if data.get("add_bos") is None else bool(data.get("add_bos")),
@@ -215,8 +229,8 @@ class VocabSummary:
 _DIGEST_BYTES = 8
 
 
-def _int_or_none(value: object) -> int | None:
-    return None if value is None else int(value)  # type: ignore[call-overload]
+def _int_or_none(value: int | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def token_block_digests(tokens: Sequence[str], block: int = DIGEST_BLOCK) -> tuple[str, ...]:

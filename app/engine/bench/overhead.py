@@ -122,7 +122,7 @@ def measure_overhead(
     drafter = None
     if draft_length != 0:
         draft = SyntheticLM(n_vocab, agreement, seed=2)
-        drafter = ModelDrafter(draft, LogitsWarper(params, n_vocab), rng)  # type: ignore[arg-type]
+        drafter = ModelDrafter(draft, LogitsWarper(params, n_vocab), rng)
     decoder = SpeculativeDecoder(target, drafter, params, policy, rng)
     overheads = []
     emitted = 0

@@ -392,11 +392,10 @@ def _check_divergences(
         if prefix not in gaps:
             gaps[prefix] = fresh_top_two(pair.target, prefix)
         gap, top_two = gaps[prefix]
-        chosen = tuple(run.tokens[at] if at < len(run.tokens) else None for run in (reference, r))
+        first, second = (run.tokens[at] if at < len(run.tokens) else None for run in (reference, r))
+        chosen = (first, second)
         explained = divergence_explained(gap, top_two, chosen, pair.target.is_eog, threshold)
-        checks.append(
-            DivergenceCheck(r.regime, r.config, r.prompt_id, r.repeat, at, gap, top_two, chosen, explained)  # type: ignore[arg-type]
-        )
+        checks.append(DivergenceCheck(r.regime, r.config, r.prompt_id, r.repeat, at, gap, top_two, chosen, explained))
     pair.target.truncate(0)
     return checks
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import SupportsInt
 
 from app.core.pairing.compatibility import CompatibilityReport, VocabInfo, check_pair
 from app.engine.gguf.header import GGUFHeader, read_header
 
 
-def _optional_int(value: object) -> int | None:
-    return None if value is None else int(value)  # type: ignore[arg-type]
+def _optional_int(value: SupportsInt | None) -> int | None:
+    return None if value is None else int(value)
 
 
 def _optional_bool(value: object) -> bool | None:

@@ -40,7 +40,7 @@ class ChatTemplate:
             # No template: a plain transcript the model can continue.
             lines = [f"{m.role.capitalize()}: {m.content}" for m in messages]
             return "\n".join([*lines, "Assistant:"]), False
-        result = self._formatter(messages=[m.as_dict() for m in messages])
+        result = self._formatter(messages=[m.as_dict() for m in messages])  # type: ignore[misc]  # llama_cpp types these as OpenAI request TypedDicts; the template takes plain role/content dicts
         return result.prompt, bool(result.added_special)
 
     def render(self, messages: Sequence[Message]) -> list[int]:

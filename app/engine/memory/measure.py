@@ -154,7 +154,7 @@ def capture_load_log() -> Iterator[LoadLog]:
     log = LoadLog()
     default = _logger.llama_log_callback
 
-    @llama_cpp.llama_log_callback  # type: ignore[misc]
+    @llama_cpp.llama_log_callback
     def record(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
         log.lines.append(text.decode("utf-8", errors="replace"))
         default(level, text, user_data)

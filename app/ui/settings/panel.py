@@ -103,9 +103,9 @@ class SettingsPanel(QWidget):
         form.addRow("GPU layers, target", self.n_gpu_layers)
         form.addRow("GPU layers, draft", self.n_gpu_layers_draft)
         if not gpu_offload:
-            for box in (self.n_gpu_layers, self.n_gpu_layers_draft):
-                box.setEnabled(False)
-                box.setToolTip("this llama.cpp build runs on the CPU only")
+            for spin in (self.n_gpu_layers, self.n_gpu_layers_draft):
+                spin.setEnabled(False)
+                spin.setToolTip("this llama.cpp build runs on the CPU only")
             note = QLabel("This llama.cpp build has no GPU offload: both models run on the CPU.")
             note.setWordWrap(True)
             note.setEnabled(False)
