@@ -1,0 +1,323 @@
+"""The OpenAI wire format, both ways: request bodies to generation jobs, step events to response objects.
+
+Parsing is strict where a silent guess would surprise a client (a negative
+temperature, ``n`` > 1, an unknown role) and lenient where OpenAI itself is
+(unknown fields are ignored, ``model`` may name anything: one pair is loaded).
+Every response carries llama-server-shaped ``timings`` (``predicted_n``,
+``predicted_per_second``, ``draft_n``, ``draft_n_accepted``...) so dashboards
+that read llama-server read Tandem, and a ``tandem`` object with each token's
+origin and probabilities, so any client can colour tokens as the window does.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.chat import Message
+from app.core.decoding.events import EmittedToken, FinishReason
+from app.core.decoding.sampling import SamplingParams
+from app.core.decoding.stats import GenerationStats
+
+ROLES = ("system", "user", "assistant")
+MAX_STOP_STRINGS = 4  # OpenAI's own limit
+DEFAULT_MAX_TOKENS = 512
+
+# Our finish reasons in OpenAI's words; "context" is a length limit too.
+_FINISH = {
+    FinishReason.EOG: "stop",
+    FinishReason.STOP_STRING: "stop",
+    FinishReason.MAX_TOKENS: "length",
+    FinishReason.CONTEXT_FULL: "length",
+    FinishReason.CANCELLED: "stop",
+}
+
+
+class RequestError(Exception):
+    """A request the server refuses, with the HTTP status and OpenAI-style error fields."""
+
+    def __init__(
+        self, message: str, status: int = 400, param: str | None = None, kind: str = "invalid_request_error"
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.param = param
+        self.kind = kind
+
+    def body(self) -> dict[str, Any]:
+        """The error object OpenAI clients parse."""
+        return {"error": {"message": self.message, "type": self.kind, "param": self.param, "code": None}}
+
+
+@dataclass(frozen=True, slots=True)
+class CompletionRequest:
+    """One request as the engine will run it: chat messages or a raw prompt, and how to sample."""
+
+    chat: bool
+    messages: tuple[Message, ...] = ()
+    prompt: str = ""
+    params: SamplingParams = field(default_factory=SamplingParams)
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    stop: tuple[str, ...] = ()
+    stream: bool = False
+    include_usage: bool = False
+    timings_per_token: bool = False
+    model: str = ""
+
+
+def parse_body(raw: bytes) -> dict[str, Any]:
+    """The JSON object of a request body; :class:`RequestError` for anything else."""
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise RequestError(f"the request body is not valid JSON: {exc}") from None
+    if not isinstance(body, dict):
+        raise RequestError("the request body must be a JSON object")
+    return body
+
+
+def parse_chat_request(body: Mapping[str, Any]) -> CompletionRequest:
+    """``/v1/chat/completions``: messages plus the common fields."""
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise RequestError("'messages' must be a non-empty list", param="messages")
+    parsed = tuple(_message(m, i) for i, m in enumerate(messages))
+    if parsed[-1].role == "assistant":
+        raise RequestError("the last message must come from the user or the system", param="messages")
+    return _common(body, chat=True, messages=parsed)
+
+
+def parse_completion_request(body: Mapping[str, Any]) -> CompletionRequest:
+    """``/v1/completions``: one prompt string plus the common fields."""
+    prompt = body.get("prompt")
+    if isinstance(prompt, list) and len(prompt) == 1 and isinstance(prompt[0], str):
+        prompt = prompt[0]
+    if not isinstance(prompt, str):
+        raise RequestError("'prompt' must be one string", param="prompt")
+    if not prompt.strip():
+        raise RequestError("'prompt' is empty", param="prompt")
+    return _common(body, chat=False, prompt=prompt)
+
+
+def _message(raw: Any, index: int) -> Message:
+    where = f"messages[{index}]"
+    if not isinstance(raw, dict):
+        raise RequestError(f"{where} must be an object with 'role' and 'content'", param=where)
+    role = raw.get("role")
+    if role == "developer":  # OpenAI's newer name for the system role
+        role = "system"
+    if role not in ROLES:
+        raise RequestError(f"{where}.role must be one of {', '.join(ROLES)}, not {role!r}", param=f"{where}.role")
+    content = raw.get("content")
+    if isinstance(content, list):  # content parts: only text can be served by a text model
+        texts = []
+        for part in content:
+            if not (isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)):
+                raise RequestError(f"{where}.content may only hold text parts", param=f"{where}.content")
+            texts.append(part["text"])
+        content = "".join(texts)
+    if not isinstance(content, str):
+        raise RequestError(f"{where}.content must be a string", param=f"{where}.content")
+    return Message(role, content)
+
+
+def _number(body: Mapping[str, Any], name: str, default: float, low: float, high: float) -> float:
+    value = body.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        raise RequestError(f"'{name}' must be a number from {low:g} to {high:g}", param=name)
+    return float(value)
+
+
+def _integer(body: Mapping[str, Any], name: str, default: int | None, low: int, high: int) -> int | None:
+    value = body.get(name, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise RequestError(f"'{name}' must be an integer from {low} to {high}", param=name)
+    return value
+
+
+def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
+    if body.get("n", 1) not in (1, None):
+        raise RequestError("'n' must be 1: the engine generates one reply per request", param="n")
+    stop = body.get("stop")
+    stops: tuple[str, ...]
+    if stop is None:
+        stops = ()
+    elif isinstance(stop, str):
+        stops = (stop,) if stop else ()
+    elif isinstance(stop, list) and all(isinstance(s, str) and s for s in stop) and len(stop) <= MAX_STOP_STRINGS:
+        stops = tuple(stop)
+    else:
+        raise RequestError(f"'stop' must be a string or a list of up to {MAX_STOP_STRINGS} strings", param="stop")
+    stream = body.get("stream", False)
+    if not isinstance(stream, bool):
+        raise RequestError("'stream' must be true or false", param="stream")
+    options = body.get("stream_options") or {}
+    if not isinstance(options, dict):
+        raise RequestError("'stream_options' must be an object", param="stream_options")
+    max_tokens = _integer(body, "max_completion_tokens", None, 1, 1_000_000)
+    if max_tokens is None:
+        max_tokens = _integer(body, "max_tokens", DEFAULT_MAX_TOKENS, 1, 1_000_000)
+    seed = _integer(body, "seed", None, -(2**63), 2**64 - 1)
+    try:
+        params = SamplingParams(
+            temperature=_number(body, "temperature", 0.0, 0.0, 5.0),
+            top_k=int(_integer(body, "top_k", 40, 0, 1_000_000) or 0),
+            top_p=_number(body, "top_p", 0.95, 0.0, 1.0),
+            min_p=_number(body, "min_p", 0.05, 0.0, 0.999),
+            repeat_penalty=_number(body, "repeat_penalty", 1.0, 0.01, 10.0),
+            seed=None if seed is None else seed % 2**32,
+        )
+    except ValueError as exc:
+        raise RequestError(str(exc)) from None
+    model = body.get("model", "")
+    return CompletionRequest(
+        params=params,
+        max_tokens=int(max_tokens or DEFAULT_MAX_TOKENS),
+        stop=stops,
+        stream=stream,
+        include_usage=bool(options.get("include_usage", False)),
+        timings_per_token=bool(body.get("timings_per_token", False)),
+        model=model if isinstance(model, str) else "",
+        **fields,
+    )
+
+
+# -- responses -------------------------------------------------------------------------------
+
+
+def new_id(chat: bool) -> str:
+    """A response id in OpenAI's style."""
+    return f"{'chatcmpl' if chat else 'cmpl'}-{uuid.uuid4().hex[:24]}"
+
+
+def finish_reason(reason: FinishReason) -> str:
+    """Our reason in OpenAI's words."""
+    return _FINISH[reason]
+
+
+def timings(stats: GenerationStats) -> dict[str, Any]:
+    """llama-server's ``timings`` object, from our statistics (``draft_n`` only when something was drafted)."""
+    generation_s = max(stats.total_s - stats.prefill_s, 0.0)
+    out: dict[str, Any] = {
+        "prompt_n": stats.prompt_tokens,
+        "prompt_ms": 1000 * stats.prefill_s,
+        "prompt_per_second": stats.prompt_tokens / stats.prefill_s if stats.prefill_s > 0 else 0.0,
+        "predicted_n": stats.emitted,
+        "predicted_ms": 1000 * generation_s,
+        "predicted_per_second": stats.emitted / generation_s if generation_s > 0 else 0.0,
+    }
+    if stats.drafted:
+        out["draft_n"] = stats.drafted
+        out["draft_n_accepted"] = stats.accepted
+    return out
+
+
+def usage(stats: GenerationStats) -> dict[str, int]:
+    """OpenAI's token counts."""
+    return {
+        "prompt_tokens": stats.prompt_tokens,
+        "completion_tokens": stats.emitted,
+        "total_tokens": stats.prompt_tokens + stats.emitted,
+    }
+
+
+def token_origins(tokens: Sequence[EmittedToken]) -> list[dict[str, Any]]:
+    """Each token with its origin and probabilities: the ``tandem.tokens`` extension."""
+    return [
+        {"id": t.id, "text": t.text, "origin": t.origin.value, "p_target": t.p_target, "q_draft": t.q_draft}
+        for t in tokens
+    ]
+
+
+def tandem_summary(stats: GenerationStats, drafter: str) -> dict[str, Any]:
+    """The reply's speculative statistics in Tandem's own terms."""
+    return {
+        "drafter": drafter,
+        "steps": stats.steps,
+        "drafted": stats.drafted,
+        "accepted": stats.accepted,
+        "acceptance_rate": stats.acceptance_rate,
+        "mean_accepted_length": stats.mean_accepted_length,
+    }
+
+
+@dataclass(slots=True)
+class ResponseShape:
+    """What every object of one response shares: id, creation time, model, endpoint."""
+
+    chat: bool
+    model: str
+    id: str = ""
+    created: int = 0
+
+    def __post_init__(self) -> None:
+        self.id = self.id or new_id(self.chat)
+        self.created = self.created or int(time.time())
+
+    def _base(self, obj: str) -> dict[str, Any]:
+        return {"id": self.id, "object": obj, "created": self.created, "model": self.model}
+
+    def chunk(self, text: str, tokens: Sequence[EmittedToken], *, first: bool = False) -> dict[str, Any]:
+        """One streamed piece: the text of one verify step, with its tokens' origins."""
+        if self.chat:
+            delta: dict[str, Any] = {"content": text}
+            if first:
+                delta = {"role": "assistant", **delta}
+            choice: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": None}
+            out = self._base("chat.completion.chunk")
+        else:
+            choice = {"index": 0, "text": text, "finish_reason": None}
+            out = self._base("text_completion")
+        out["choices"] = [choice]
+        out["tandem"] = {"tokens": token_origins(tokens)}
+        return out
+
+    def final_chunk(self, reason: FinishReason, stats: GenerationStats, drafter: str) -> dict[str, Any]:
+        """The streamed chunk that says why generation ended, with the reply's timings."""
+        if self.chat:
+            choice: dict[str, Any] = {"index": 0, "delta": {}, "finish_reason": finish_reason(reason)}
+            out = self._base("chat.completion.chunk")
+        else:
+            choice = {"index": 0, "text": "", "finish_reason": finish_reason(reason)}
+            out = self._base("text_completion")
+        out["choices"] = [choice]
+        out["timings"] = timings(stats)
+        out["tandem"] = {"tokens": [], **tandem_summary(stats, drafter)}
+        return out
+
+    def usage_chunk(self, stats: GenerationStats) -> dict[str, Any]:
+        """The extra last chunk ``stream_options.include_usage`` asks for."""
+        out = self._base("chat.completion.chunk" if self.chat else "text_completion")
+        out["choices"] = []
+        out["usage"] = usage(stats)
+        out["timings"] = timings(stats)
+        return out
+
+    def complete(
+        self, text: str, tokens: Sequence[EmittedToken], reason: FinishReason, stats: GenerationStats, drafter: str
+    ) -> dict[str, Any]:
+        """The whole reply as one object (``stream: false``)."""
+        if self.chat:
+            choice: dict[str, Any] = {
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": finish_reason(reason),
+            }
+            out = self._base("chat.completion")
+        else:
+            choice = {"index": 0, "text": text, "finish_reason": finish_reason(reason), "logprobs": None}
+            out = self._base("text_completion")
+        out["choices"] = [choice]
+        out["usage"] = usage(stats)
+        out["timings"] = timings(stats)
+        out["tandem"] = {"tokens": token_origins(tokens), **tandem_summary(stats, drafter)}
+        return out
