@@ -9,6 +9,8 @@ import sys
 from typing import Any, TextIO
 
 from app.cli.common import add_model_options, add_sampling_options, resolve_pair, sampling_params
+from app.cli.remote_chat import add_options as add_remote_options
+from app.cli.remote_chat import run_remote
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
@@ -48,6 +50,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
     parser.add_argument("prompt", help="the user message")
+    add_remote_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -62,6 +65,8 @@ def drafter_kind(args: argparse.Namespace, draft: object) -> DrafterKind:
 
 def run(args: argparse.Namespace) -> int:
     """Load the pair, generate, print."""
+    if args.remote:
+        return run_remote(args)
     if args.max_tokens < 1 or (args.draft_max is not None and args.draft_max < 0) or args.ctx < 16:
         raise TandemError("--max-tokens must be >= 1, --draft-max >= 0 and --ctx >= 16")
     params = sampling_params(args)

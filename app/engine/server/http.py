@@ -158,7 +158,7 @@ class _Handler(BaseHTTPRequestHandler):
                     ticket.cancel.set()
                     return
                 if request.stream:
-                    chunk = shape.chunk(item.text, item.tokens, first=not tokens)
+                    chunk = shape.chunk(item, first=not tokens)
                     tokens.extend(item.tokens)
                     drafted += item.drafted
                     accepted += item.accepted

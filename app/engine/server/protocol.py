@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.chat import Message
-from app.core.decoding.events import EmittedToken, FinishReason
+from app.core.decoding.events import EmittedToken, FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats
 
@@ -266,8 +266,9 @@ class ResponseShape:
     def _base(self, obj: str) -> dict[str, Any]:
         return {"id": self.id, "object": obj, "created": self.created, "model": self.model}
 
-    def chunk(self, text: str, tokens: Sequence[EmittedToken], *, first: bool = False) -> dict[str, Any]:
-        """One streamed piece: the text of one verify step, with its tokens' origins."""
+    def chunk(self, step: StepEvent, *, first: bool = False) -> dict[str, Any]:
+        """One streamed piece: the text of one verify step, with its tokens' origins and draft counts."""
+        text = step.text
         if self.chat:
             delta: dict[str, Any] = {"content": text}
             if first:
@@ -278,7 +279,7 @@ class ResponseShape:
             choice = {"index": 0, "text": text, "finish_reason": None}
             out = self._base("text_completion")
         out["choices"] = [choice]
-        out["tandem"] = {"tokens": token_origins(tokens)}
+        out["tandem"] = {"tokens": token_origins(step.tokens), "drafted": step.drafted, "accepted": step.accepted}
         return out
 
     def final_chunk(self, reason: FinishReason, stats: GenerationStats, drafter: str) -> dict[str, Any]:

@@ -1,0 +1,1 @@
+"""Remote engines: an OpenAI-compatible server (llama-server, vLLM, any other) in place of the local pair."""
