@@ -9,7 +9,8 @@
 #
 # Options (environment): PYTHON (default python3.11, else python3),
 # TANDEM_VENV (default .venv), TANDEM_SKIP_MODELS=1 to skip model installs,
-# TANDEM_DEMO=0 to skip the Qwen demo pair (1.6 GB; the app's default pair).
+# TANDEM_DEMO=0 to skip the Qwen demo pair (1.6 GB; the app's default pair),
+# TANDEM_SKIP_LLAMA_SERVER=1 to skip building llama-server (its tests then skip).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -26,6 +27,11 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   "$venv/bin/python" -m pip install --quiet --upgrade pip
   "$venv/bin/python" -m pip install --quiet -e '.[test]'
   touch "$stamp"
+fi
+if [ "${TANDEM_SKIP_LLAMA_SERVER:-0}" != 1 ]; then
+  # llama.cpp's own server, for the remote-engine tests and `bench --vs-llama-server`;
+  # built once per llama-cpp-python version into ~/.cache/tandem (about 10 minutes).
+  bash scripts/build_llama_server.sh >/dev/null
 fi
 if [ "${TANDEM_SKIP_MODELS:-0}" != 1 ]; then
   "$venv/bin/python" main.py models install-small

@@ -13,6 +13,7 @@ from app.core.bench.report import render_markdown
 from app.core.errors import TandemError
 from app.engine.bench.runner import BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
 from app.engine.paths import resources_dir
+from app.engine.remote.llama_server import find_binary
 
 
 def _floats(text: str) -> tuple[float, ...]:
@@ -66,6 +67,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--max-wait", type=float, default=600.0, help="longest wait in seconds for a quiet machine before a run"
     )
+    parser.add_argument(
+        "--vs-llama-server",
+        action="store_true",
+        help="also run llama.cpp's llama-server (speculating at the largest --draft-lengths, and target only) "
+        "on the same prompts, interleaved (build it with scripts/build_llama_server.sh)",
+    )
     parser.add_argument("--ctx", type=int, default=2048, help="context size (default 2048)")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the JSON report here")
     parser.add_argument("--markdown", type=Path, default=None, metavar="OUT", help="write the Markdown report here")
@@ -96,7 +103,10 @@ def run(args: argparse.Namespace) -> int:
         categories=tuple(c.strip() for c in args.categories.split(",") if c.strip()),
         prompts_per_category=args.prompts_per_category,
         preflight=not args.no_preflight,
+        vs_llama_server=args.vs_llama_server,
     )
+    if args.vs_llama_server and find_binary() is None:
+        raise TandemError("--vs-llama-server needs llama-server: run `bash scripts/build_llama_server.sh` first")
     regimes: list[Regime] = regimes_for(target, args.regimes)
     bar = ProgressBar(sys.stderr)
     report = run_benchmark(regimes, draft, settings, bar.update)

@@ -68,3 +68,29 @@ def test_preflight_prints_json(small_pair: tuple[Path, Path], capsys) -> None:
     assert code == 0
     report = json.loads(capsys.readouterr().out)
     assert report["recommendation"] and len(report["verify_s"]) == 16 and report["wall_s"] > 0
+
+
+def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp_path: Path, capsys) -> None:
+    """llama.cpp's own speculative decoding and target-only runs appear in the same report, same prompts."""
+    from app.engine.remote.llama_server import find_binary
+
+    if find_binary() is None:
+        pytest.skip("llama-server is not built (scripts/setup.sh builds it)")
+    target, draft = small_pair
+    out_json = tmp_path / "b.json"
+    code = main(
+        [
+            "bench", "--target", str(target), "--draft", str(draft), "--prompts", str(SMOKE_SUITE),
+            "--categories", "code-edit", "--repeats", "1", "--max-tokens", "16", "--draft-lengths", "4",
+            "--no-adaptive", "--no-preflight", "--threads", "1", "--ctx", "512", "--max-wait", "0",
+            "--vs-llama-server", "--json", str(out_json),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    report = json.loads(out_json.read_text())
+    assert report["settings"]["configs"] == ["target", "draft K=4", "llama-server K=4", "llama-server target"]
+    rows = {s["config"]: s for s in report["summaries"] if s["category"] == "all"}
+    assert {"target", "draft K=4", "llama-server K=4", "llama-server target"} <= set(rows)
+    spec = rows["llama-server K=4"]
+    assert spec["tokens_per_s"] > 0 and spec["acceptance_rate"] > 0  # it really speculated
+    assert rows["llama-server target"]["acceptance_rate"] == 0

@@ -39,7 +39,9 @@ def collect(engine: RemoteEngine, **kwargs: object) -> tuple[list[StepEvent], Fi
 
 @pytest.fixture(scope="module")
 def tandem_server(small_pair: tuple[Path, Path]) -> Iterator[RunningServer]:
-    engine = ServerEngine(PairConfig(small_pair[0], small_pair[1], DrafterKind.MODEL, n_ctx=512), draft_length=3)
+    engine = ServerEngine(
+        PairConfig(small_pair[0], small_pair[1], DrafterKind.MODEL, n_ctx=512, n_threads=1), draft_length=3
+    )
     engine.start()
     with RunningServer(engine, api_key="k") as running:
         yield running

@@ -28,7 +28,7 @@ LONG = [{"role": "user", "content": "Write a long story about a dragon who learn
 def _server(small_pair: tuple[Path, Path], queue_limit: int = 8, api_key: str | None = None) -> RunningServer:
     target, draft = small_pair
     engine = ServerEngine(
-        PairConfig(target, draft, DrafterKind.MODEL, n_ctx=512, n_threads=2),
+        PairConfig(target, draft, DrafterKind.MODEL, n_ctx=512, n_threads=1),
         draft_length=3,  # fixed, so drafts happen on the small pair (adaptive would switch them off)
         queue_limit=queue_limit,
     )
@@ -45,7 +45,7 @@ def server(small_pair: tuple[Path, Path]) -> Iterator[RunningServer]:
 
 @pytest.fixture
 def client(server: RunningServer) -> openai.OpenAI:
-    return openai.OpenAI(base_url=server.url, api_key="unused", max_retries=0, timeout=120)
+    return openai.OpenAI(base_url=server.url, api_key="unused", max_retries=0, timeout=600)
 
 
 def test_models_lists_the_loaded_pair(client: openai.OpenAI, small_pair: tuple[Path, Path]) -> None:
@@ -128,7 +128,7 @@ def test_two_clients_are_served_one_after_the_other(server: RunningServer) -> No
     replies: dict[int, str] = {}
 
     def ask(i: int) -> None:
-        c = openai.OpenAI(base_url=server.url, api_key="x", max_retries=0, timeout=120)
+        c = openai.OpenAI(base_url=server.url, api_key="x", max_retries=0, timeout=600)
         replies[i] = c.chat.completions.create(model="m", messages=PROMPT, max_tokens=32).choices[0].message.content
 
     threads = [threading.Thread(target=ask, args=(i,)) for i in range(2)]
@@ -164,7 +164,7 @@ def test_the_api_key_is_required_when_set(small_pair: tuple[Path, Path]) -> None
     try:
         with pytest.raises(openai.AuthenticationError):
             openai.OpenAI(base_url=running.url, api_key="wrong", max_retries=0).models.list()
-        good = openai.OpenAI(base_url=running.url, api_key="sesame", max_retries=0, timeout=120)
+        good = openai.OpenAI(base_url=running.url, api_key="sesame", max_retries=0, timeout=600)
         assert good.chat.completions.create(model="m", messages=PROMPT, max_tokens=4).choices
     finally:
         running.stop()
@@ -174,7 +174,7 @@ def test_a_full_queue_answers_429_with_retry_after(small_pair: tuple[Path, Path]
     running = _server(small_pair, queue_limit=0)
     try:
         body = {"model": "m", "messages": LONG, "max_tokens": 400, "temperature": 0, "stream": True}
-        with httpx2.stream("POST", running.url + "/chat/completions", json=body, timeout=120) as busy:
+        with httpx2.stream("POST", running.url + "/chat/completions", json=body, timeout=600) as busy:
             assert busy.status_code == 200  # the engine is now generating this one
             refused = httpx2.post(running.url + "/chat/completions", json=body, timeout=30)
             assert refused.status_code == 429

@@ -25,6 +25,7 @@ import datetime
 import json
 import time
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -39,6 +40,7 @@ from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, divergence_ex
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
+from app.engine.bench.peer import generate_on_server, llama_servers, peer_names
 from app.engine.bench.preflight import apply_to, run_preflight
 from app.engine.bench.probes import (
     CpuWatch,
@@ -51,6 +53,7 @@ from app.engine.bench.probes import (
 from app.engine.llama.quantize import requantize
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.paths import models_dir
+from app.engine.remote.llama_server import LlamaServerProcess
 
 Progress = Callable[[int, int, str], None]  # (runs done, runs in all, what is running)
 
@@ -107,6 +110,7 @@ class BenchSettings:
     preflight: bool = True
     near_tie_threshold: float = BENCH_NEAR_TIE_LOGIT_GAP
     seed: int = 1234
+    vs_llama_server: bool = False  # also run llama.cpp's llama-server on the same prompts, interleaved
 
 
 @dataclass(slots=True)
@@ -192,6 +196,10 @@ def run_benchmark(
     config_sets = [
         configurations(settings, draft is not None, settings.ngram_all_regimes or i == 0) for i in range(len(regimes))
     ]
+    if settings.vs_llama_server:  # llama.cpp's runs, served by the processes _run_regime starts
+        draft_max = max(settings.draft_lengths, default=4)
+        peers = [BenchConfig(name, DrafterKind.NONE, None) for name in peer_names(draft_max)]
+        config_sets = [[*configs, *peers] for configs in config_sets]
     runs_per_config = settings.repeats * len(settings.temperatures) * len(prompts)
     offsets = [runs_per_config * sum(len(c) for c in config_sets[:i]) for i in range(len(regimes) + 1)]
     total = offsets[-1]
@@ -245,7 +253,15 @@ def _run_regime(
     progress(0, f"{regime.name}: loading")
     started = time.perf_counter()
     watch = CpuWatch()
-    with LoadedPair(config) as pair:
+    with ExitStack() as stack:
+        pair = stack.enter_context(LoadedPair(config))
+        servers: dict[str, LlamaServerProcess] = {}
+        if settings.vs_llama_server:
+            progress(0, f"{regime.name}: starting llama-server")
+            draft_max = max(settings.draft_lengths, default=4)
+            servers = stack.enter_context(
+                llama_servers(regime.target, draft, draft_max, settings.n_ctx, settings.n_threads)
+            )
         info: dict[str, Any] = {
             "name": regime.name,
             "label": regime.label,
@@ -274,8 +290,22 @@ def _run_regime(
                         label = f"{regime.name} r{repeat + 1} T={temperature:g} {prompt.id} {bench_config.name}"
                         progress(done, label)
                         params = SamplingParams(temperature=temperature, seed=settings.seed + repeat)
-                        record = _undisturbed_run(
-                            partial(
+                        run: Callable[[], RunRecord]
+                        if bench_config.name in servers:
+                            run = partial(
+                                generate_on_server,
+                                servers[bench_config.name],
+                                bench_config.name,
+                                rendered[prompt.id],
+                                params,
+                                settings.max_tokens,
+                                regime=regime.name,
+                                category=prompt.category,
+                                prompt_id=prompt.id,
+                                repeat=repeat,
+                            )
+                        else:
+                            run = partial(
                                 _generate,
                                 pair,
                                 regime.name,
@@ -285,9 +315,8 @@ def _run_regime(
                                 params,
                                 repeat,
                                 settings,
-                            ),
-                            settings,
-                        )
+                            )
+                        record = _undisturbed_run(run, settings)
                         redone += record.attempts - 1
                         result.records.append(record)
                         done += 1

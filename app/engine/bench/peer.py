@@ -1,0 +1,109 @@
+"""llama.cpp's own speculative decoding as a benchmark configuration, run in the same benchmark as Tandem's.
+
+``bench --vs-llama-server`` starts llama-server twice per regime with the same
+models and threads (speculating with the draft at a fixed draft length, and
+the target alone), and each prompt goes to them between Tandem's own runs,
+in the same rotation: the report then shows both implementations' tokens/s
+and acceptance from one run of one machine. The server gets the very prompt
+tokens Tandem decodes (``/completion`` takes token ids) and returns its token
+ids (``return_tokens``), so greedy runs are compared token for token too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+
+import httpx2
+import psutil
+
+from app.core.bench.stats import RunRecord
+from app.core.decoding.sampling import SamplingParams
+from app.core.errors import TandemError
+from app.engine.remote.llama_server import LlamaServerProcess
+
+PLAIN = "llama-server target"
+
+
+def speculative_name(draft_max: int) -> str:
+    """The configuration's name in the report."""
+    return f"llama-server K={draft_max}"
+
+
+def peer_names(draft_max: int) -> list[str]:
+    """The configurations ``--vs-llama-server`` adds, in the order they rotate."""
+    return [speculative_name(draft_max), PLAIN]
+
+
+@contextmanager
+def llama_servers(
+    target: Path, draft: Path | None, draft_max: int, n_ctx: int, threads: int | None
+) -> Iterator[dict[str, LlamaServerProcess]]:
+    """The servers one regime compares with, by configuration name; stopped on exit."""
+    n_threads = threads or psutil.cpu_count(logical=False) or 1
+    with ExitStack() as stack:
+        servers = {PLAIN: stack.enter_context(LlamaServerProcess(target, n_ctx=n_ctx, threads=n_threads))}
+        # Without a draft model Tandem drafts by prompt lookup, so llama-server does too.
+        spec_type = None if draft is not None else "ngram-simple"
+        spec = LlamaServerProcess(
+            target, draft, spec_type=spec_type, draft_max=draft_max, n_ctx=n_ctx, threads=n_threads
+        )
+        servers[speculative_name(draft_max)] = stack.enter_context(spec)
+        yield servers
+
+
+def generate_on_server(
+    server: LlamaServerProcess,
+    name: str,
+    prompt_tokens: list[int],
+    params: SamplingParams,
+    max_tokens: int,
+    *,
+    regime: str,
+    category: str,
+    prompt_id: str,
+    repeat: int,
+) -> RunRecord:
+    """One generation through ``/completion``, as a benchmark record (times from the server's own timings)."""
+    body = {
+        "prompt": prompt_tokens,
+        "n_predict": max_tokens,
+        "temperature": params.temperature,
+        "top_k": params.top_k,
+        "top_p": params.top_p,
+        "min_p": params.min_p,
+        "repeat_penalty": params.repeat_penalty,
+        "seed": params.seed if params.seed is not None else -1,
+        "cache_prompt": True,  # as Tandem reuses its prefill between a prompt's configurations
+        "return_tokens": True,
+    }
+    try:
+        response = httpx2.post(f"http://127.0.0.1:{server.port}/completion", json=body, timeout=600)
+        response.raise_for_status()
+        data = response.json()
+    except (httpx2.HTTPError, ValueError) as exc:
+        raise TandemError(f"llama-server failed on {prompt_id}: {exc}") from None
+    timings = data.get("timings") or {}
+    drafted = int(timings.get("draft_n", 0))
+    accepted = int(timings.get("draft_n_accepted", 0))
+    tokens = tuple(int(t) for t in data.get("tokens") or ())
+    emitted = int(timings.get("predicted_n", len(tokens)))
+    return RunRecord(
+        regime=regime,
+        config=name,
+        category=category,
+        prompt_id=prompt_id,
+        temperature=params.temperature,
+        repeat=repeat,
+        tokens=tokens,
+        # Each verify step emits its accepted drafts plus one token of the target's.
+        steps=max(emitted - accepted, 0),
+        drafted=drafted,
+        accepted=accepted,
+        generation_s=float(timings.get("predicted_ms", 0.0)) / 1000,
+        prefill_s=float(timings.get("prompt_ms", 0.0)) / 1000,
+        overhead_s=0.0,
+        drafting_steps=max(emitted - accepted, 0) if drafted else 0,
+        finish="length" if data.get("stop_type") == "limit" else "eog",
+    )

@@ -1,0 +1,124 @@
+"""llama.cpp's own llama-server as a child process: for the tests, and to compare with Tandem side by side.
+
+``scripts/build_llama_server.sh`` builds it from the sources the pinned
+llama-cpp-python vendors and caches it per version outside the repository;
+:func:`find_binary` finds that build (or ``TANDEM_LLAMA_SERVER``). The server
+speculates only when told which kind: ``-md DRAFT`` alone loads the draft
+and never uses it, so :class:`LlamaServerProcess` always passes
+``--spec-type`` with a draft.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import httpx2
+
+from app.core.errors import TandemError
+
+
+def cache_dir() -> Path:
+    """Where build scripts keep slow-to-build tools (``TANDEM_CACHE``, else ``~/.cache/tandem``)."""
+    return Path(os.environ.get("TANDEM_CACHE") or Path.home() / ".cache" / "tandem")
+
+
+def find_binary() -> Path | None:
+    """The llama-server to run: ``TANDEM_LLAMA_SERVER`` if set, else this version's cached build."""
+    override = os.environ.get("TANDEM_LLAMA_SERVER")
+    # The build script names the folder after the llama-cpp-python it took the sources from.
+    version = importlib.metadata.version("llama-cpp-python")
+    path = Path(override) if override else cache_dir() / f"llama-server-{version}" / "llama-server"
+    return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class LlamaServerProcess:
+    """One llama-server on 127.0.0.1, started and stopped by us."""
+
+    def __init__(
+        self,
+        target: Path,
+        draft: Path | None = None,
+        *,
+        spec_type: str | None = None,
+        draft_max: int = 4,
+        n_ctx: int = 2048,
+        threads: int = 2,
+        api_key: str | None = None,
+        binary: Path | None = None,
+    ) -> None:
+        found = binary or find_binary()
+        if found is None:
+            raise TandemError("llama-server is not built: run `bash scripts/build_llama_server.sh`")
+        self.port = free_port()
+        self.api_key = api_key
+        command = [str(found), "-m", str(target), "--host", "127.0.0.1", "--port", str(self.port)]
+        command += ["-c", str(n_ctx), "-t", str(threads), "-tb", str(threads), "-ngl", "0", "--no-webui"]
+        if draft is not None:
+            command += ["-md", str(draft), "--spec-type", spec_type or "draft-simple", "-ngld", "0"]
+            command += ["--spec-draft-n-max", str(draft_max)]
+        elif spec_type is not None:  # prompt lookup (ngram-*) needs no draft model
+            command += ["--spec-type", spec_type, "--spec-draft-n-max", str(draft_max)]
+        if api_key:
+            command += ["--api-key", api_key]
+        self.command = command
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def url(self) -> str:
+        """The OpenAI base URL."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self, timeout_s: float = 300.0) -> LlamaServerProcess:
+        """Launch and wait until ``/health`` answers 200 (the models are loaded)."""
+        self.process = subprocess.Popen(self.command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                err = self.process.stderr.read().decode("utf-8", "replace") if self.process.stderr else ""
+                raise TandemError(f"llama-server exited with {self.process.returncode}: {err.strip()[-500:]}")
+            try:
+                if httpx2.get(f"http://127.0.0.1:{self.port}/health", timeout=2).status_code == 200:
+                    return self
+            except httpx2.HTTPError:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise TandemError(f"llama-server did not become ready within {timeout_s:.0f} s")
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash would."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def stop(self) -> None:
+        """Terminate and reap."""
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        if self.process.stderr is not None:
+            self.process.stderr.close()
+
+    def __enter__(self) -> LlamaServerProcess:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Build llama.cpp's llama-server from the sources that the pinned llama-cpp-python
+# sdist vendors, once per version, into a cache outside the repository:
+#   ${TANDEM_CACHE:-~/.cache/tandem}/llama-server-<version>/llama-server
+# The tests run it as a real remote engine (tests/remote). Safe to run again: it
+# does nothing when the binary for this version exists. About 10 minutes on two
+# cores the first time. Needs a C++ compiler and CMake; downloads only the sdist
+# from PyPI (LLAMA_USE_PREBUILT_UI=OFF keeps the build from fetching its web UI).
+# Prints the binary's path on its last line.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+venv=${TANDEM_VENV:-.venv}
+version=$(sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | head -n 1)
+[ -n "$version" ] || { echo "build_llama_server: no llama-cpp-python pin in pyproject.toml" >&2; exit 2; }
+cache=${TANDEM_CACHE:-$HOME/.cache/tandem}
+out="$cache/llama-server-$version"
+if [ -x "$out/llama-server" ]; then
+  echo "$out/llama-server"
+  exit 0
+fi
+for tool in cmake c++; do
+  command -v "$tool" >/dev/null || { echo "build_llama_server: $tool is needed (apt-get install cmake g++)" >&2; exit 2; }
+done
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "build_llama_server: fetching the llama-cpp-python $version sources" >&2
+"$venv/bin/python" -m pip download --quiet --no-deps --no-binary :all: --dest "$work" "llama-cpp-python==$version"
+tar -xzf "$work"/llama_cpp_python-"$version".tar.gz -C "$work"
+src="$work/llama_cpp_python-$version/vendor/llama.cpp"
+echo "build_llama_server: building llama-server (minutes)" >&2
+cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+  -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF \
+  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=ON >"$work/cmake.log" 2>&1 \
+  || { tail -n 30 "$work/cmake.log" >&2; exit 1; }
+cmake --build "$work/build" --target llama-server -j "$(nproc)" >"$work/build.log" 2>&1 \
+  || { tail -n 30 "$work/build.log" >&2; exit 1; }
+mkdir -p "$out.partial"
+cp "$work/build/bin/llama-server" "$out.partial/llama-server"
+rm -rf "$out"
+mv "$out.partial" "$out"  # atomic: a cut build never leaves a binary that looks finished
+echo "$out/llama-server"
