@@ -46,7 +46,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
     except ImportError as exc:
         return _incomplete_install(exc, "selftest failed" if "--selftest" in args_list else "error")
-    from app.core.errors import TandemError
+    from app.core.errors import ContextSettingError, TandemError
 
     args = parser.parse_args(args_list)
     try:
@@ -61,6 +61,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return _incomplete_install(exc, "error")
             return run_gui()
         return int(args.run(args))
+    except ContextSettingError as exc:
+        print(f"error: {exc.worded('--ctx')}", file=sys.stderr)
+        return 2
     except TandemError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
