@@ -6,7 +6,9 @@ only and speculatively, and checks that the two agree: at temperature 0
 speculative decoding must reproduce the target's own output. It runs headless
 and never imports PySide6, so it works over SSH, in CI and inside the frozen
 bundle (``Tandem --selftest``), which reads models from the same platform data
-folder as a source checkout.
+folder as a source checkout. It also checks that the window could open: Qt's
+X11 libraries load (``app/ui/desktop_check.py``, no Qt imported) and, where
+there is a display, the GUI platform starts in a child process.
 
 llama.cpp's batched and single-token kernels are not bit-identical (see
 docs/architecture.md, "Exactness"), so a divergence is inspected rather than simply reported: the target is
