@@ -217,7 +217,8 @@ class EngineWorker(QObject):
                 for event in self._events(pair, params, kind, job.draft_length, job.adaptive, request):
                     if isinstance(event, StepEvent):
                         ids.extend(t.id for t in event.tokens)
-                    else:
+                    elif event.reason is not FinishReason.CANCELLED:
+                        # A stopped run is cut short: its numbers would be drawn as a real data point.
                         self.comparison_run.emit(
                             RunSummary(
                                 kind, event.text, tuple(ids), event.reason, event.stats.to_dict(), params.temperature
