@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{app.APP_NAME} {app.version()}")
     parser.add_argument("--selftest", action="store_true", help="load a model pair, check speculative output, exit")
     add_selftest_options(parser)
+    # The self-test's check that the GUI platform starts, in a child process (Qt aborts when it cannot).
+    parser.add_argument("--probe-gui", action="store_true", help=argparse.SUPPRESS)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
         importlib.import_module(f"app.cli.{name}_command").add_parser(subparsers)
@@ -46,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
     except ImportError as exc:
         return _incomplete_install(exc, "selftest failed" if "--selftest" in args_list else "error")
-    from app.core.errors import TandemError
+    from app.core.errors import ContextSettingError, TandemError
 
     args = parser.parse_args(args_list)
     try:
@@ -54,13 +56,27 @@ def main(argv: Sequence[str] | None = None) -> int:
             from app.cli.selftest import run_selftest
 
             return run_selftest(args)
+        if args.probe_gui:
+            from app.ui.launch import probe_platform
+
+            return probe_platform()
         if args.command is None:
+            # Before Qt is imported: without a display or its X11 libraries Qt aborts with a misleading message.
+            from app.ui.desktop_check import desktop_problem
+
+            problem = desktop_problem()
+            if problem is not None:
+                print(f"error: {problem}", file=sys.stderr)
+                return 2
             try:
                 from app.ui.launch import run_gui
             except ImportError as exc:
                 return _incomplete_install(exc, "error")
             return run_gui()
         return int(args.run(args))
+    except ContextSettingError as exc:
+        print(f"error: {exc.worded('--ctx')}", file=sys.stderr)
+        return 2
     except TandemError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

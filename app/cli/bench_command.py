@@ -86,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
     if any(t < 0 for t in args.temperatures) or not args.temperatures:
         raise TandemError("--temperatures needs one or more non-negative numbers")
     target, draft = _pair(args)
+    # A run takes minutes: find an unwritable output now, not after it.
+    _check_writable(args.json, "--json")
+    _check_writable(args.markdown, "--markdown")
     settings = BenchSettings(
         suite=args.prompts or resources_dir() / "bench_prompts.json",
         temperatures=args.temperatures,
@@ -111,13 +114,32 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar(sys.stderr)
     report = run_benchmark(regimes, draft, settings, bar.update)
     bar.close()
-    write_outputs(report, args.json, args.markdown)
+    try:
+        write_outputs(report, args.json, args.markdown)
+    except OSError as exc:
+        # The outputs were writable at the start; keep the results when they no longer are (a full disk).
+        sys.stdout.write(render_markdown(report))
+        raise TandemError(f"the report could not be written ({exc}); its Markdown is on standard output") from exc
     if args.json is None and args.markdown is None:
         sys.stdout.write(render_markdown(report))
     else:
         written = ", ".join(str(p) for p in (args.json, args.markdown) if p is not None)
         print(f"benchmark written to {written}")
     return 0
+
+
+def _check_writable(path: Path | None, option: str) -> None:
+    """Open ``path`` for appending (creating it if needed, then removing what was created)."""
+    if path is None:
+        return
+    existed = path.exists()
+    try:
+        with path.open("a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise TandemError(f"cannot write the {option} output {path}: {exc.strerror or exc}") from exc
+    if not existed:
+        path.unlink(missing_ok=True)
 
 
 def _pair(args: argparse.Namespace) -> tuple[Path, Path | None]:

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from app.cli.common import add_model_options, add_sampling_options, resolve_pair, sampling_params
@@ -49,9 +50,37 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--system", default=None, help="system prompt")
     parser.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
-    parser.add_argument("prompt", help="the user message")
+    parser.add_argument(
+        "--prompt-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="read the user message from FILE (UTF-8; - for standard input), for prompts too long for the command line",
+    )
+    parser.add_argument("prompt", nargs="?", help="the user message (- reads it from standard input)")
     add_remote_options(parser)
     parser.set_defaults(run=run)
+
+
+def read_prompt(args: argparse.Namespace) -> str:
+    """The user message from the argument, a file or standard input; refused when blank."""
+    if (args.prompt is None) == (args.prompt_file is None):
+        raise TandemError("give the prompt either as an argument or with --prompt-file, not both or neither")
+    source = args.prompt_file if args.prompt_file is not None else ("-" if args.prompt == "-" else None)
+    if source is None:
+        text = str(args.prompt)
+    elif str(source) == "-":
+        text = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    else:
+        try:
+            text = Path(source).read_bytes().decode("utf-8")
+        except OSError as exc:
+            raise TandemError(f"cannot read the prompt file {source}: {exc.strerror or exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise TandemError(f"the prompt file {source} is not UTF-8 text (byte {exc.start})") from exc
+    if not text.strip():
+        raise TandemError("the prompt is empty: give a message to reply to")
+    return text
 
 
 def drafter_kind(args: argparse.Namespace, draft: object) -> DrafterKind:
@@ -70,13 +99,14 @@ def run(args: argparse.Namespace) -> int:
     if args.max_tokens < 1 or (args.draft_max is not None and args.draft_max < 0) or args.ctx < 16:
         raise TandemError("--max-tokens must be >= 1, --draft-max >= 0 and --ctx >= 16")
     params = sampling_params(args)
+    prompt_text = read_prompt(args)
     target, draft = resolve_pair(args)
     kind = drafter_kind(args, draft)
     config = PairConfig(
         target, draft if kind is DrafterKind.MODEL else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
     messages = [Message("system", args.system)] if args.system else []
-    messages.append(Message("user", args.prompt))
+    messages.append(Message("user", prompt_text))
     with LoadedPair(config) as pair:
         prompt = pair.template.render(messages)
         if len(prompt) >= pair.target.n_ctx:
@@ -84,11 +114,11 @@ def run(args: argparse.Namespace) -> int:
         decoder = pair.decoder(params, draft_length=args.draft_max)
         request = GenerationRequest(prompt, max_tokens=args.max_tokens, stop_strings=tuple(args.stop))
         if args.json:
-            return _run_json(decoder.generate(request), kind, sys.stdout)
+            return _run_json(decoder.generate(request), kind, prompt, sys.stdout)
         return _run_stream(decoder.generate(request), kind, sys.stdout)
 
 
-def _run_json(events: Any, kind: DrafterKind, out: TextIO) -> int:
+def _run_json(events: Any, kind: DrafterKind, prompt: list[int], out: TextIO) -> int:
     tokens: list[dict[str, Any]] = []
     for event in events:
         if isinstance(event, StepEvent):
@@ -100,6 +130,7 @@ def _run_json(events: Any, kind: DrafterKind, out: TextIO) -> int:
                 "finish_reason": event.reason.value,
                 "drafter": kind.value,
                 "stats": event.stats.to_dict(),
+                "prompt_tokens": prompt,
             }
             json.dump(payload, out, ensure_ascii=False)
             out.write("\n")

@@ -1,4 +1,7 @@
-"""`tandem memory`: how much memory a pair needs here, whether it fits, and what to change if not."""
+"""`tandem memory`: how much memory a pair needs here, whether it fits, and what to change if not.
+
+Exit code 1 when the verdict is "does not fit", so a script can stop before loading.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from typing import Any, TextIO
 from app.cli.common import resolve_pair
 from app.core.errors import TandemError
 from app.core.memory.estimate import KV_TYPES, Device, gpu_layer_count
+from app.core.memory.verdict import DOES_NOT_FIT
 from app.core.units import MIB, format_bytes
 from app.engine.memory.plan import MemoryPlan, plan_pair
 
@@ -42,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         _print_report(sys.stdout, plan)
-    return 0
+    # Scripts can act on the verdict: 1 when the pair does not fit (as `models check` does for an incompatible pair).
+    return 1 if plan.verdict.status == DOES_NOT_FIT else 0
 
 
 def _mib(n: int) -> str:

@@ -27,9 +27,12 @@ def run_remote(args: argparse.Namespace) -> int:
     """Stream the reply from ``args.remote``; the partial reply is printed before any error."""
     if args.max_tokens < 1:
         raise TandemError("--max-tokens must be >= 1")
+    from app.cli.chat_command import read_prompt  # chat_command imports this module at its top
+
+    prompt = read_prompt(args)
     engine = RemoteEngine(args.remote, args.api_key, args.model)
     messages = [Message("system", args.system)] if args.system else []
-    messages.append(Message("user", args.prompt))
+    messages.append(Message("user", prompt))
     events = engine.generate(messages, sampling_params(args), args.max_tokens, tuple(args.stop))
     if args.json:
         return _json(engine, events)

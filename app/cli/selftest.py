@@ -6,7 +6,9 @@ only and speculatively, and checks that the two agree: at temperature 0
 speculative decoding must reproduce the target's own output. It runs headless
 and never imports PySide6, so it works over SSH, in CI and inside the frozen
 bundle (``Tandem --selftest``), which reads models from the same platform data
-folder as a source checkout.
+folder as a source checkout. It also checks that the window could open: Qt's
+X11 libraries load (``app/ui/desktop_check.py``, no Qt imported) and, where
+there is a display, the GUI platform starts in a child process.
 
 llama.cpp's batched and single-token kernels are not bit-identical (see
 docs/architecture.md, "Exactness"), so a divergence is inspected rather than simply reported: the target is
@@ -168,6 +170,46 @@ def check_runtime_modules() -> str:
     return ", ".join(found)
 
 
+def check_gui(environ: dict[str, str] | None = None) -> str:
+    """One line about the window: Qt's X11 libraries load and, where there is a display, the platform starts.
+
+    The platform is started in a child process (``--probe-gui``), since Qt
+    aborts the process it cannot start in. Without a display the libraries are
+    still checked, so a headless build machine passes but one missing them does not.
+    """
+    import os
+    import subprocess
+
+    from app.ui.desktop_check import desktop_problem, install_line, missing_libraries
+
+    env = dict(os.environ if environ is None else environ)
+    platform = env.get("QT_QPA_PLATFORM", "").strip()
+    x11 = sys.platform.startswith("linux") and (not platform or platform.startswith("xcb"))
+    if x11 and not env.get("WAYLAND_DISPLAY", "").strip():
+        missing, reason = missing_libraries()
+        if missing:
+            names = ", ".join(m.soname for m in missing)
+            raise SelftestError(f"the window cannot start: Qt's X11 platform needs {names}; {install_line(missing)}", 2)
+        if reason is not None:
+            raise SelftestError(f"the window cannot start: Qt's X11 platform does not load: {reason}", 2)
+        if not env.get("DISPLAY", "").strip():
+            return "gui: Qt's X11 platform and its libraries load; no display here, so no window was started"
+    problem = desktop_problem(env)
+    if problem is not None:
+        raise SelftestError(problem, 2)
+    main_py = [] if getattr(sys, "frozen", False) else [str(Path(app.__file__).resolve().parents[1] / "main.py")]
+    try:
+        probe = subprocess.run(
+            [sys.executable, *main_py, "--probe-gui"], capture_output=True, text=True, timeout=60, env=env, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise SelftestError("the GUI platform did not start within 60 s", 2) from exc
+    if probe.returncode != 0:
+        last = (probe.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SelftestError(f"the GUI platform did not start (exit {probe.returncode}): {last}", 2)
+    return probe.stdout.strip().splitlines()[-1].replace("gui platform: ", "gui: platform ") + " starts"
+
+
 def _describe_token(pair: LoadedPair, token: int | None) -> str:
     if token is None:
         return "end of reply"
@@ -188,6 +230,7 @@ def selftest(args: argparse.Namespace) -> str:
         raise SelftestError(f"--selftest-tokens must be at least {STRICT_PREFIX}", 2)
     target_path, draft_path = _resolve_paths(args)
     modules = check_runtime_modules()
+    gui = check_gui()
     started = time.perf_counter()
     with LoadedPair(PairConfig(target_path, draft_path, DrafterKind.MODEL, n_ctx=SELFTEST_CTX)) as pair:
         load_s = time.perf_counter() - started
@@ -203,6 +246,7 @@ def selftest(args: argparse.Namespace) -> str:
             f"model pair: {target_path.name} (target) + {draft_path.name} (draft), loaded in {load_s:.1f} s",
             f"llama-cpp-python {llama_cpp.__version__} ({backend}); prompt {len(prompt)} tokens",
             f"modules: {modules}",
+            gui,
             f"speculative (draft length {DRAFT_LENGTH}): {n} tokens, {agreement} to target-only | "
             f"acceptance {stats.acceptance_rate:.0%} ({stats.accepted}/{stats.drafted}), "
             f"{stats.tokens_per_step:.2f} tokens per target pass",

@@ -7,16 +7,54 @@ class TandemError(Exception):
     """Base of every error whose ``str`` is a complete, user-readable sentence."""
 
 
-class PromptTooLongError(TandemError):
+class ContextSettingError(TandemError):
+    """An error whose remedy is the context size; each front end names its own setting.
+
+    ``str`` names it neutrally ("the context size"); the CLI words it with
+    ``--ctx``, the window with its settings panel's field.
+    """
+
+    def worded(self, setting: str) -> str:
+        """The message with ``setting`` as the name of the context-size setting."""
+        return self._message(setting)
+
+    def _message(self, setting: str) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self._message("the context size")
+
+
+class PromptTooLongError(ContextSettingError):
     """The prompt leaves no room in the context for a reply."""
 
     def __init__(self, n_prompt: int, n_ctx: int) -> None:
-        super().__init__(
-            f"the prompt is {n_prompt} tokens but the context holds {n_ctx}; "
-            "shorten the prompt or raise the context size (--ctx)"
-        )
+        super().__init__(n_prompt, n_ctx)
         self.n_prompt = n_prompt
         self.n_ctx = n_ctx
+
+    def _message(self, setting: str) -> str:
+        return (
+            f"the prompt is {self.n_prompt} tokens but the context holds {self.n_ctx}; "
+            f"shorten the prompt or raise {setting}"
+        )
+
+
+class ContextSizeError(ContextSettingError):
+    """llama.cpp could not create a context of the size asked for."""
+
+    def __init__(self, model: str, n_ctx: int, n_ctx_train: int | None) -> None:
+        super().__init__(model, n_ctx, n_ctx_train)
+        self.model = model
+        self.n_ctx = n_ctx
+        self.n_ctx_train = n_ctx_train
+
+    def _message(self, setting: str) -> str:
+        if self.n_ctx_train and self.n_ctx > self.n_ctx_train:
+            reason = f"; the model was trained for {self.n_ctx_train}: set {setting} to {self.n_ctx_train} or less"
+        else:
+            reason = f": lower {setting} (most often its cache does not fit in memory)"
+        return f"a context of {self.n_ctx} tokens could not be created for {self.model}{reason}"
 
 
 class IncompatiblePairError(TandemError):

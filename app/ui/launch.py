@@ -6,6 +6,7 @@ import signal
 import sys
 
 from PySide6.QtCore import QCoreApplication, QTimer
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from app.ui import branding, theme
@@ -21,6 +22,13 @@ def make_application(argv: list[str] | None = None) -> QApplication:
     QCoreApplication.setApplicationName(APPLICATION)
     theme.apply_theme(app, AppSettings().text("view/theme", "system"))
     return app
+
+
+def probe_platform() -> int:
+    """Start Qt's GUI platform, print its name and leave: the self-test runs this in a child process."""
+    app = QGuiApplication([sys.argv[0]])
+    print(f"gui platform: {app.platformName()}")
+    return 0
 
 
 def run_gui() -> int:

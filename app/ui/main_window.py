@@ -81,6 +81,7 @@ class MainWindow(QMainWindow):
         self.store = store or ChatStore()
         self.background = Background(self)
         self.host = EngineHost(self, adaptive_policy)
+        self._loading: PairChoice | None = None  # the pair being loaded, saved as the default once it has loaded
         self._estimate: MeterState | None = None
         self._estimate_generation = 0
         self._dialog: ABDialog | SweepDialog | None = None
@@ -248,11 +249,12 @@ class MainWindow(QMainWindow):
     # -- actions -------------------------------------------------------------------------
 
     def load_pair(self, choice: PairChoice) -> None:
-        """Load ``choice`` with the current loading settings, and remember it."""
-        self.app_settings.set_pair(choice)
+        """Load ``choice`` with the current loading settings; it becomes the default once it has loaded."""
         self.stack.setCurrentWidget(self.chat)
         config = choice.config(self.settings_panel.settings())
         self.pair_status.setText(f"loading {pair_label(config)}…")
+        self.picker.set_loaded(f"loading {pair_label(config)}…")
+        self._loading = choice
         self.controller.load(config)
         self._estimate_memory(choice)
 
@@ -342,6 +344,12 @@ class MainWindow(QMainWindow):
     # -- reactions ----------------------------------------------------------------------------
 
     def _activity_changed(self, activity: Activity) -> None:
+        if activity is Activity.IDLE and self._loading is not None:
+            choice, self._loading = self._loading, None
+            if self.controller.pair is not None:
+                self.app_settings.set_pair(choice)  # only a pair that loaded is tried again at the next start
+            else:
+                self._load_failed(choice)
         busy = activity is not Activity.IDLE
         self.picker.set_busy(busy)
         self.stop_action.setEnabled(activity in (Activity.GENERATING, Activity.COMPARING))
@@ -358,6 +366,13 @@ class MainWindow(QMainWindow):
         self.stats.reset(info.config.drafter.value, self.settings_panel.settings().adaptive)
         self._activity_changed(self.controller.activity)
         self.chat.prompt.setFocus()
+
+    def _load_failed(self, choice: PairChoice) -> None:
+        # The worker unloads the old pair before loading: after a failure nothing is loaded.
+        self.pair_status.setText("no pair loaded")
+        self.picker.set_loaded(f"{choice.target.name} did not load: see the message above the chat")
+        if self.app_settings.pair() == choice:
+            self.app_settings.clear_pair()  # a default that no longer loads is not retried at every start
 
     def _reply_finished(self, event: FinishedEvent) -> None:
         pair = self.controller.pair

@@ -24,7 +24,7 @@ from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
-from app.core.errors import TandemError
+from app.core.errors import ContextSettingError, TandemError
 from app.core.memory.estimate import MemoryBreakdown
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.memory.measure import capture_load_log, measured_breakdown, process_memory
@@ -93,9 +93,14 @@ class ComparisonJob:
 
 PolicyFactory = Callable[[int], Any]
 
+# How the window's errors name the context-size setting (the CLI says --ctx).
+CONTEXT_SETTING = '"Context size" in the Settings tab'
+
 
 def _describe(exc: BaseException) -> str:
     """A sentence for the user; TandemError already is one."""
+    if isinstance(exc, ContextSettingError):
+        return exc.worded(CONTEXT_SETTING)
     if isinstance(exc, TandemError):
         text = str(exc)
         if "Failed to create llama_context" in text or "failed to allocate" in text.lower():
@@ -212,7 +217,8 @@ class EngineWorker(QObject):
                 for event in self._events(pair, params, kind, job.draft_length, job.adaptive, request):
                     if isinstance(event, StepEvent):
                         ids.extend(t.id for t in event.tokens)
-                    else:
+                    elif event.reason is not FinishReason.CANCELLED:
+                        # A stopped run is cut short: its numbers would be drawn as a real data point.
                         self.comparison_run.emit(
                             RunSummary(
                                 kind, event.text, tuple(ids), event.reason, event.stats.to_dict(), params.temperature

@@ -94,3 +94,30 @@ def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp
     spec = rows["llama-server K=4"]
     assert spec["tokens_per_s"] > 0 and spec["acceptance_rate"] > 0  # it really speculated
     assert rows["llama-server target"]["acceptance_rate"] == 0
+
+
+@pytest.mark.parametrize("option", ["--json", "--markdown"])
+@pytest.mark.parametrize("where", ["missing folder", "a folder"])
+def test_bench_refuses_an_unwritable_output_before_running(
+    small_pair: tuple[Path, Path], tmp_path: Path, option: str, where: str
+) -> None:
+    from tests.cli.test_chat_cli import run_cli
+
+    out = tmp_path / "no-such-folder" / "report.out" if where == "missing folder" else tmp_path
+    target, draft = small_pair
+    result = run_cli("bench", "--target", str(target), "--draft", str(draft), "--threads", "2", option, str(out))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]  # one line: no progress bar, no run
+    assert result.stderr.startswith(f"error: cannot write the {option} output {out}")
+    assert sorted(tmp_path.iterdir()) == []  # nothing created
+
+
+def test_bench_checking_its_outputs_leaves_no_file_behind(small_pair: tuple[Path, Path], tmp_path: Path) -> None:
+    from tests.cli.test_chat_cli import run_cli
+
+    # A good --json and a bad --markdown: refused, and the check's probe of the good one is removed.
+    result = run_cli(
+        "bench", "--target", str(small_pair[0]), "--json", str(tmp_path / "b.json"), "--markdown", str(tmp_path)
+    )
+    assert result.returncode == 2 and "--markdown" in result.stderr
+    assert sorted(tmp_path.iterdir()) == []

@@ -92,3 +92,17 @@ def test_bad_file_is_one_error_line(tmp_path: Path, capsys: pytest.CaptureFixtur
 def test_bad_context_is_an_error(small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str]):
     assert main(["memory", "--target", str(small_pair[0]), "--ctx", "0"]) == 2
     assert "--ctx" in capsys.readouterr().err
+
+
+def test_does_not_fit_exits_1_and_advises_no_context_beyond_the_trained_one(small_pair: tuple[Path, Path]):
+    from tests.cli.test_chat_cli import run_cli
+
+    # 100M positions of SmolLM2's KV cache are terabytes: no machine fits them.
+    result = run_cli("memory", "--target", str(small_pair[0]), "--no-draft", "--ctx", "100000000", "--json")
+    assert result.returncode == 1, result.stderr
+    payload = json.loads(result.stdout)
+    assert payload["verdict"]["status"] == "does_not_fit"
+    sizes = [int(a.rsplit(" ", 1)[1]) for a in payload["verdict"]["advice"] if a.startswith("reduce context to ")]
+    assert sizes and all(size <= 8192 for size in sizes)  # SmolLM2 was trained for 8192
+    fits = run_cli("memory", "--target", str(small_pair[0]), "--no-draft", "--ctx", "512")
+    assert fits.returncode == 0, fits.stdout + fits.stderr

@@ -343,3 +343,13 @@ def test_gpu_without_a_measurable_budget_is_unknown():
     gpu = verdict.for_device(Device.GPU)
     assert gpu is not None and gpu.status == UNKNOWN
     assert verdict.status == UNKNOWN
+
+
+def test_context_advice_never_exceeds_the_trained_context():
+    trained = 8192
+    breakdown = estimate_pair(smollm2(n_ctx_train=trained), smollm2(n_ctx_train=trained), 131072, 0, 0)
+    # A budget where twice the trained context would fit comfortably, but the asked-for one does not.
+    budget = MemoryBudget(cpu_budget_bytes=int(with_changes(breakdown, n_ctx=2 * trained).bytes_on(Device.CPU) / 0.8))
+    verdict = judge(breakdown, budget)
+    assert verdict.status == DOES_NOT_FIT
+    assert "reduce context to 8192" in verdict.advice

@@ -82,7 +82,17 @@ def test_top_probability_is_the_temperature_one_maximum() -> None:
     assert warper.top_probability(row) == pytest.approx(0.7, rel=1e-5)
 
 
-@pytest.mark.parametrize("bad", [{"top_p": 0.0}, {"min_p": 1.0}, {"top_k": -1}, {"repeat_penalty": 0.0}])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"top_p": 0.0},
+        {"min_p": 1.0},
+        {"top_k": -1},
+        {"repeat_penalty": 0.0},
+        {"temperature": -0.1},
+        {"temperature": float("nan")},
+    ],
+)
 def test_invalid_parameters_are_refused(bad: dict[str, float]) -> None:
     with pytest.raises(ValueError):
         SamplingParams(**bad)

@@ -88,9 +88,19 @@ def write_gguf(
 
 
 def copy_tokenizer(
-    source: Path, path: Path, *, changes: dict[int, str] | None = None, tensors: dict[str, np.ndarray] | None = None
+    source: Path,
+    path: Path,
+    *,
+    changes: dict[int, str] | None = None,
+    tensors: dict[str, np.ndarray] | None = None,
+    chat_template: str | None = "{{ messages }}",
+    bos: int | None = None,
+    add_bos: bool | None = None,
 ) -> Path:
-    """A small GGUF with ``source``'s tokenizer (tokens, types, merges, BOS/EOS), some tokens rewritten."""
+    """A small GGUF with ``source``'s tokenizer (tokens, types, merges, BOS/EOS), some tokens rewritten.
+
+    ``bos`` and ``add_bos`` replace the source's when given; ``chat_template`` is written as is.
+    """
     header = read_header(source, keep_merges=True)
     tokens = list(header.get("tokenizer.ggml.tokens"))
     for token_id, text in (changes or {}).items():
@@ -101,12 +111,13 @@ def copy_tokenizer(
         tokens=tokens,
         tokenizer_model=header.get("tokenizer.ggml.model"),
         pre=header.get("tokenizer.ggml.pre"),
-        bos=header.get("tokenizer.ggml.bos_token_id"),
+        bos=header.get("tokenizer.ggml.bos_token_id") if bos is None else bos,
         eos=header.get("tokenizer.ggml.eos_token_id"),
-        add_bos=header.get("tokenizer.ggml.add_bos_token"),
+        add_bos=header.get("tokenizer.ggml.add_bos_token") if add_bos is None else add_bos,
         token_types=header.get("tokenizer.ggml.token_type"),
         merges=header.get("tokenizer.ggml.merges"),
         name="Tokenizer copy",
+        chat_template=chat_template,
         file_type=None,  # the quantisation then reads from the tensors actually written
         tensors=tensors or {"output_norm.weight": np.ones(8, dtype=np.float32)},
     )

@@ -34,7 +34,7 @@ _CONFIDENCE_WINDOW = 15.0
 
 @dataclass(frozen=True, slots=True)
 class SamplingParams:
-    """User-facing sampling settings; ``temperature <= 0`` means greedy."""
+    """User-facing sampling settings; ``temperature == 0`` means greedy (a negative one is refused)."""
 
     temperature: float = 0.0
     top_k: int = 40
@@ -45,6 +45,8 @@ class SamplingParams:
     seed: int | None = None
 
     def __post_init__(self) -> None:
+        if not self.temperature >= 0.0:  # also refuses NaN
+            raise ValueError("temperature must be 0 (greedy) or positive")
         if self.top_k < 0:
             raise ValueError("top_k must be 0 (off) or positive")
         if not 0.0 < self.top_p <= 1.0:

@@ -217,9 +217,13 @@ def _max_target_layers(request: EstimateRequest, budget: Budget) -> int | None:
 
 
 def _context_advice(request: EstimateRequest, budget: Budget) -> list[str]:
-    """The largest smaller context (a multiple of 256, at least 512) that fits comfortably."""
+    """The largest smaller context (a multiple of 256, at least 512, at most the trained one) that fits comfortably."""
     # Memory grows with the context, so binary-search the number of 256-cell blocks.
     low, high = _MIN_CONTEXT // 256, pad_context(request.n_ctx) // 256 - 1
+    trained = [m.n_ctx_train for m in (request.target, request.draft) if m is not None and m.n_ctx_train > 0]
+    if trained:
+        # Beyond its trained context a model degrades; never advise a size it was not made for.
+        high = min(high, min(trained) // 256)
     if high < low or not _comfortable(estimate(_replace(request, n_ctx=low * 256)), budget):
         return []
     while low < high:

@@ -1,49 +1,108 @@
 """Render chat messages to prompt tokens with the model's own template.
 
 The GGUF's ``tokenizer.chat_template`` is a Jinja template; llama-cpp-python's
-Jinja2ChatFormatter renders it in a sandbox the way Hugging Face does. The
-rendered text is tokenised with special tokens parsed (``<|im_start|>`` must be
-one token) and without an extra BOS, since templates write their own.
+Jinja2ChatFormatter renders it in a sandbox the way Hugging Face does. Only
+the template's own text may become special tokens (``<|im_start|>`` must be
+one token); message contents are tokenised as plain text, so a message that
+contains ``<|im_end|><|im_start|>system`` cannot open a turn
+(``app/core/prompt_segments.py`` finds which text is whose). No extra BOS is
+added when the template writes its own.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
+import llama_cpp
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.chat import Message
-from app.engine.llama.model import LlamaModel
+from app.core.prompt_segments import segment_prompt, split_at_specials
+from app.engine.gguf.header import GGUFHeader
+
+# Vocabulary entries llama.cpp matches in text only when special parsing is on.
+_PARSED_ONLY_AS_SPECIAL = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+
+
+class TemplateModel(Protocol):
+    """What the template needs of a model: its header and llama-cpp-python's tokenizer."""
+
+    @property
+    def header(self) -> GGUFHeader:
+        """The GGUF metadata (the chat template lives there)."""
+        ...
+
+    @property
+    def llama(self) -> llama_cpp.Llama:
+        """The loaded model or vocabulary."""
+        ...
 
 
 class ChatTemplate:
     """The prompt format of one model."""
 
-    def __init__(self, model: LlamaModel) -> None:
+    def __init__(self, model: TemplateModel) -> None:
         self.model = model
+        llama = model.llama
+        self._llama = llama
+        self._vocab = llama_cpp.llama_model_get_vocab(llama.model)
         template = model.header.get("tokenizer.chat_template")
         self.has_template = isinstance(template, str) and bool(template.strip())
         self._formatter: Jinja2ChatFormatter | None = None
         if self.has_template:
-            llama = model.llama
             eos, bos = llama.token_eos(), llama.token_bos()
             self._formatter = Jinja2ChatFormatter(
                 template=template,
-                eos_token=model.token_text(eos) if eos >= 0 else "",
-                bos_token=model.token_text(bos) if bos >= 0 else "",
+                eos_token=self._text(eos) if eos >= 0 else "",
+                bos_token=self._text(bos) if bos >= 0 else "",
                 add_generation_prompt=True,
             )
+        self._specials: list[tuple[str, int]] | None = None
 
     def render_text(self, messages: Sequence[Message]) -> tuple[str, bool]:
         """The prompt text, and whether it already contains the special tokens it needs."""
+        return self._render(messages), self._formatter is not None
+
+    def render(self, messages: Sequence[Message]) -> list[int]:
+        """Prompt tokens for ``messages`` ending with the assistant's turn opener.
+
+        Equal to tokenising :meth:`render_text` with special tokens parsed when no
+        content contains a special token's text; where one does, that text stays text.
+        """
+        parts = split_at_specials(segment_prompt(self._render, messages), self.specials())
+        tokens: list[int] = []
+        add_special = self._formatter is None  # a Jinja template writes its own BOS
+        if add_special and llama_cpp.llama_vocab_get_add_bos(self._vocab):
+            tokens.append(self._llama.token_bos())
+        for part in parts:
+            if isinstance(part, int):
+                tokens.append(part)
+            else:
+                tokens.extend(self._llama.tokenize(part.encode("utf-8"), add_bos=False, special=False))
+        if add_special and llama_cpp.llama_vocab_get_add_eos(self._vocab):
+            tokens.append(self._llama.token_eos())
+        return tokens
+
+    def specials(self) -> list[tuple[str, int]]:
+        """(text, id) of every token that only special parsing turns text into (read once)."""
+        if self._specials is None:
+            n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
+            self._specials = [
+                (self._text(token), token)
+                for token in range(n_vocab)
+                if llama_cpp.llama_vocab_get_attr(self._vocab, token) & _PARSED_ONLY_AS_SPECIAL
+            ]
+        return self._specials
+
+    def _render(self, messages: Sequence[Message]) -> str:
         if self._formatter is None:
             # No template: a plain transcript the model can continue.
             lines = [f"{m.role.capitalize()}: {m.content}" for m in messages]
-            return "\n".join([*lines, "Assistant:"]), False
+            return "\n".join([*lines, "Assistant:"])
         result = self._formatter(messages=[m.as_dict() for m in messages])  # type: ignore[misc]  # llama_cpp types these as OpenAI request TypedDicts; the template takes plain role/content dicts
-        return result.prompt, bool(result.added_special)
+        return str(result.prompt)
 
-    def render(self, messages: Sequence[Message]) -> list[int]:
-        """Prompt tokens for ``messages`` ending with the assistant's turn opener."""
-        text, added_special = self.render_text(messages)
-        return self.model.tokenize(text, add_special=not added_special, parse_special=True)
+    def _text(self, token: int) -> str:
+        raw = llama_cpp.llama_vocab_get_text(self._vocab, token)
+        return raw.decode("utf-8", errors="replace") if raw else ""

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.core.decoding.model_port import Outputs
-from app.core.errors import TandemError
+from app.core.errors import ContextSizeError, TandemError
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 
 # Llama(verbose=False) redirects the process's stdout/stderr while loading;
@@ -85,6 +85,10 @@ class LlamaModel:
                     verbose=False,
                 )
         except (ValueError, RuntimeError, OSError) as exc:
+            if "llama_context" in str(exc):  # the weights loaded; the context of this size could not be made
+                trained = self.header.get(f"{self.header.architecture}.context_length")
+                n_ctx_train = int(trained) if isinstance(trained, int) and trained > 0 else None
+                raise ContextSizeError(self.path.name, self.options.n_ctx, n_ctx_train) from exc
             raise ModelFileError(f"llama.cpp could not load {self.path.name}: {exc}") from exc
         self._ctx = self._llm.ctx
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)

@@ -52,6 +52,7 @@ class PairPicker(QWidget):
         self._busy = False
         self._download_cancel: threading.Event | None = None
         self._report: CompatibilityReport | None = None
+        self._target_error: str | None = None  # why the current target cannot be read; no drafter makes it loadable
         self._generation = 0  # discards answers to questions that are no longer current
 
         layout = QVBoxLayout(self)
@@ -217,6 +218,7 @@ class PairPicker(QWidget):
         target = self.target.currentData(_PATH_ROLE)
         self._report = None
         self._options = []
+        self._target_error = None
         self.draft.clear()
         if target is None:
             self._show_verdict()
@@ -232,8 +234,8 @@ class PairPicker(QWidget):
 
     def _drafts_failed(self, generation: int, exc: Exception) -> None:
         if generation == self._generation:
-            self.verdict.setText(f"<b>Cannot read the target:</b> {html.escape(str(exc))}")
-            self.load_button.setEnabled(False)
+            self._target_error = str(exc)
+            self._show_verdict()
 
     def _drafts_ready(self, generation: int, options: list[library.DraftOption]) -> None:
         if generation != self._generation:
@@ -253,6 +255,12 @@ class PairPicker(QWidget):
         self._pending_draft = None
         compatible = [i for i, o in enumerate(options) if o.compatible]
         index = next((i for i, o in enumerate(options) if wanted and o.path == wanted and o.compatible), -1)
+        if wanted is not None and index < 0:
+            # The draft the user picked cannot draft for this target: say why rather than pick another silently.
+            refused = next((o for o in options if o.path == wanted), None)
+            reason = refused.reason if refused is not None else "it is not among this target's possible drafts"
+            target_name = Path(str(self.target.currentData(_PATH_ROLE))).name
+            self.status.setText(f"✗ {wanted.name} cannot draft for {target_name}: {reason}")
         if index < 0:
             index = compatible[0] if compatible else (0 if options else -1)
         self.draft.setCurrentIndex(index)
@@ -301,6 +309,8 @@ class PairPicker(QWidget):
         self.load_button.setText("Load pair")
         if self.target.currentData(_PATH_ROLE) is None:
             self.verdict.setText("Pick a target model.")
+        elif self._target_error is not None:
+            self.verdict.setText(f"<b>Cannot read the target:</b> {html.escape(self._target_error)}")
         elif kind is DrafterKind.NGRAM:
             self.verdict.setText("N-gram lookup: drafts from text already in the conversation; fits any target.")
         elif kind is DrafterKind.NONE:
@@ -332,6 +342,8 @@ class PairPicker(QWidget):
 
     def _loadable(self) -> bool:
         if self._busy or self._download_cancel is not None or self.target.currentData(_PATH_ROLE) is None:
+            return False
+        if self._target_error is not None:
             return False
         if self.drafter_kind() is DrafterKind.MODEL:
             option = self._current_option()

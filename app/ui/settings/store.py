@@ -131,6 +131,12 @@ class AppSettings:
         self._qs.setValue("pair/drafter", choice.drafter.value)
         self._qs.sync()
 
+    def clear_pair(self) -> None:
+        """Forget the remembered pair (it failed to load)."""
+        for key in ("pair/target", "pair/draft", "pair/drafter"):
+            self._qs.remove(key)
+        self._qs.sync()
+
     def flag(self, key: str, default: bool) -> bool:
         """A boolean view preference."""
         return bool(_coerce(self._qs.value(f"view/{key}", default), default))

@@ -63,6 +63,10 @@ class RunDialog(QDialog):
         self.complete = True
         self.progress.setVisible(False)
         self.stop_button.setEnabled(False)
+        if self._job.cancel.is_set():  # "stopping…" would otherwise stay on screen
+            self.progress_label.setText(f"stopped: {len(self.runs)} run{'s' if len(self.runs) != 1 else ''} finished")
+        elif not self.progress_label.text().startswith("<b>Failed"):
+            self.progress_label.setText("done")
         worker = self._host.worker
         for signal, slot in (
             (worker.comparison_progress, self._on_progress),
