@@ -1,69 +1,73 @@
-"""The first Tandem on a data folder answers the second: "I am here", and comes to the front.
+"""The first Tandem on a data folder answers the second: it comes to the front.
 
 The writer lock (:mod:`app.engine.store.lock`) decides who writes; this only
-lets the one that lost bring the winner's window forward, through a
-QLocalServer named after the data folder (a Unix socket or a Windows pipe).
+lets the instance that lost bring the winner's window forward. The request is
+a small file in the data folder that the first instance watches with
+QFileSystemWatcher and removes when it has answered: QtCore only (the bundle
+leaves Qt Network out), the same on every platform, and nothing listens on a
+socket.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
+import os
+import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtNetwork import QLocalServer, QLocalSocket
+from PySide6.QtCore import QFileSystemWatcher, QObject, Signal
 
-
-def beacon_name(folder: Path) -> str:
-    """The server name for a data folder: the same for every process that opens it."""
-    digest = hashlib.sha256(str(folder.expanduser().resolve()).encode()).hexdigest()[:16]
-    return f"tandem-{digest}"
+REQUEST_NAME = "raise-request"
 
 
 class InstanceBeacon(QObject):
-    """Listens in the instance that holds the lock; calls it from the others."""
+    """Watches for requests in the instance that holds the lock; makes them from the others."""
 
     raise_requested = Signal()
 
     def __init__(self, folder: Path, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.name = beacon_name(folder)
-        self._server: QLocalServer | None = None
+        self.folder = folder
+        self.request = folder / REQUEST_NAME
+        self._watcher: QFileSystemWatcher | None = None
 
     def listen(self) -> bool:
-        """Answer later instances (call only while holding the writer lock); False when the name cannot be used."""
-        if self._server is not None:
+        """Answer later instances (call only while holding the writer lock); False when the folder cannot be watched."""
+        if self._watcher is not None:
             return True
-        # A crashed holder leaves its socket file behind; holding the lock proves it is stale.
-        QLocalServer.removeServer(self.name)
-        server = QLocalServer(self)
-        if not server.listen(self.name):
+        with contextlib.suppress(OSError):
+            self.request.unlink(missing_ok=True)  # left by an instance that gave up waiting
+        watcher = QFileSystemWatcher(self)
+        if not watcher.addPath(str(self.folder)):
             return False
-        server.newConnection.connect(self._answer)
-        self._server = server
+        watcher.directoryChanged.connect(self._check)
+        self._watcher = watcher
         return True
 
-    def call_first(self, timeout_ms: int = 2000) -> bool:
-        """Ask the instance that holds the lock to come to the front; True when it was reached."""
-        socket = QLocalSocket()
-        socket.connectToServer(self.name)
-        if not socket.waitForConnected(timeout_ms):
+    def call_first(self, timeout_s: float = 2.0) -> bool:
+        """Ask the instance that holds the lock to come to the front; True when it answered in time."""
+        try:
+            self.request.write_text(str(os.getpid()), encoding="utf-8")
+        except OSError:
             return False
-        socket.write(b"raise\n")
-        socket.waitForBytesWritten(timeout_ms)
-        socket.disconnectFromServer()
-        return True
+        deadline = time.monotonic() + timeout_s
+        while time.monotonic() < deadline:
+            if not self.request.exists():
+                return True
+            time.sleep(0.05)
+        with contextlib.suppress(OSError):
+            self.request.unlink(missing_ok=True)
+        return False
 
     def close(self) -> None:
         """Stop answering."""
-        if self._server is not None:
-            self._server.close()
-            self._server = None
+        if self._watcher is not None:
+            self._watcher.deleteLater()
+            self._watcher = None
 
-    def _answer(self) -> None:
-        assert self._server is not None
-        while self._server.hasPendingConnections():
-            connection = self._server.nextPendingConnection()
-            connection.disconnected.connect(connection.deleteLater)
-            connection.disconnectFromServer()
+    def _check(self, _folder: str) -> None:
+        if not self.request.exists():
+            return
+        with contextlib.suppress(OSError):
+            self.request.unlink()
         self.raise_requested.emit()

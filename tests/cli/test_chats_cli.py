@@ -1,4 +1,4 @@
-"""`python main.py chats` in a subprocess: one line on stderr and exit 2 for any unusable database, never a traceback."""
+"""`python main.py chats` in a subprocess: one line on stderr and exit 2 for an unusable database, never a traceback."""
 
 from __future__ import annotations
 
