@@ -271,3 +271,24 @@ def test_finished_reply_reaches_the_main_file_without_waiting_for_close(tmp_path
         assert contents == ["go", "kept in the main file"]
     finally:
         store.close()
+
+
+def test_recovery_reads_what_a_crash_left_only_in_the_wal(tmp_path):
+    import json
+
+    path = tmp_path / "conversations.sqlite3"
+    writer = _writer(path, "die")  # dies mid-reply: nothing checkpointed, the chat lives in the -wal
+    out, _ = writer.communicate(timeout=60)
+    assert writer.returncode == 9
+    ids = json.loads(out.splitlines()[0])
+    assert path.with_name(path.name + "-wal").stat().st_size > 0
+    store_files.destroy_header(path)
+    with pytest.raises(StoreOpenError):
+        ChatStore(path)
+    report = recover_in_place(path)
+    assert (report.conversations, report.messages, report.tokens) == (1, 2, 2)
+    store = ChatStore(path)
+    try:
+        assert store.messages(ids["conversation"])[1].content == "Half a reply"
+    finally:
+        store.close()

@@ -31,7 +31,7 @@ from typing import Any
 
 from app.core.errors import TandemError
 from app.engine.store.conversations import SCHEMA
-from app.engine.store.database import HEADER_SIZE, SQLITE_MAGIC, connect_read_only, header_damage, page_size_of
+from app.engine.store.database import HEADER_SIZE, SQLITE_MAGIC, header_damage, page_size_of
 
 _CHUNK = 256
 # How far past the last readable key to keep probing when the table's maximum cannot be read.
@@ -103,8 +103,15 @@ def recover(source: Path, destination: Path) -> RecoveryReport:
             raise TandemError(f"could not read {source} to recover it ({exc.strerror or exc})") from exc
         _repair_header(copy)
         try:
-            src = connect_read_only(copy)
+            # A normal connection on the copy, so a -wal left by a crash is read too
+            # (a read-only one could not build the -shm it needs and would skip it).
+            src = sqlite3.connect(copy, isolation_level=None)
         except sqlite3.Error as exc:
+            raise TandemError(f"nothing could be read from {source} ({exc})") from exc
+        try:
+            src.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            src.close()
             raise TandemError(f"nothing could be read from {source} ({exc})") from exc
         dest = sqlite3.connect(destination, isolation_level=None)
         try:
