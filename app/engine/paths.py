@@ -8,6 +8,7 @@ on Windows, which survive reinstalling the app.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -25,10 +26,16 @@ def resources_dir() -> Path:
 
 
 def data_dir() -> Path:
-    """The root of Tandem's data (created on demand)."""
+    """The root of Tandem's data (created on demand).
+
+    A folder that cannot be made (a file in its place, no permission) is
+    returned all the same: start-up must not die here, and the chat store
+    explains the problem in plain words when it opens its file.
+    """
     override = os.environ.get("TANDEM_DATA_DIR")
     root = Path(override).expanduser() if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
-    root.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):
+        root.mkdir(parents=True, exist_ok=True)
     return root
 
 
@@ -39,5 +46,6 @@ def models_dir() -> Path:
         if "TANDEM_MODELS_DIR" in os.environ
         else data_dir() / "models"
     )
-    path.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(OSError):  # as for data_dir: whoever writes there reports the problem
+        path.mkdir(parents=True, exist_ok=True)
     return path

@@ -3,6 +3,12 @@
 The window builds the widgets, restores settings and wires signals; the
 chat flow itself lives in :class:`~app.ui.chat.controller.ChatController`,
 the models on the engine thread behind :class:`~app.ui.worker.EngineHost`.
+
+The window always opens, whatever state the chat database is in: a file it
+cannot use is replaced by a store in memory and a notice at the top offers
+the ways out (recover, start fresh, read-only); a second instance opens the
+history read-only and brings the first one forward. Closing always stops the
+engine thread, even when the store fails underneath.
 """
 
 from __future__ import annotations
@@ -32,21 +38,26 @@ from PySide6.QtWidgets import (
 
 from app.core.adaptive.controller import DEFAULT_MAX_LENGTH, AdaptiveDraftLength
 from app.core.decoding.events import FinishedEvent, FinishReason
-from app.engine.chat_store import ChatStore
+from app.core.errors import TandemError
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.session import DrafterKind
 from app.engine.models.library import installed_default_pair
+from app.engine.store.conversations import ChatStore, default_path
+from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
+from app.engine.store.recovery import move_aside, recover_in_place
 from app.ui import branding, theme
 from app.ui.background import Background
 from app.ui.chat.controller import Activity, ChatController, pair_label
 from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
+from app.ui.chat.store_notice import StoreNotice
 from app.ui.models.memory_meter import MemoryMeter, MeterState
 from app.ui.models.memory_sources import estimate_state, measured_state
 from app.ui.models.pair_picker import PairPicker
 from app.ui.models.welcome_panel import WelcomePanel
 from app.ui.settings.panel import SettingsPanel
 from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice
+from app.ui.single_instance import InstanceBeacon
 from app.ui.stats_panel import StatsPanel
 from app.ui.tools.ab_dialog import ABDialog
 from app.ui.tools.preflight_dialog import PreflightDialog
@@ -78,7 +89,11 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.setWindowTitle(branding.window_title())
         self.app_settings = settings or AppSettings()
-        self.store = store or ChatStore()
+        self.notice = StoreNotice()
+        self.beacon = InstanceBeacon((store.path if store is not None else default_path()).parent, self)
+        self.beacon.raise_requested.connect(self._raised_by_another)
+        self.raise_requests = 0
+        self.store = store if store is not None else self._open_store()
         self.background = Background(self)
         self.host = EngineHost(self, adaptive_policy)
         self._loading: PairChoice | None = None  # the pair being loaded, saved as the default once it has loaded
@@ -121,7 +136,13 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(2, 0)
         self.splitter.setSizes([220, 760, 360])
         self.splitter.setChildrenCollapsible(False)
-        self.setCentralWidget(self.splitter)
+        central = QWidget()
+        central_layout = QVBoxLayout(central)
+        central_layout.setContentsMargins(0, 0, 0, 0)
+        central_layout.setSpacing(0)
+        central_layout.addWidget(self.notice)
+        central_layout.addWidget(self.splitter, 1)
+        self.setCentralWidget(central)
         self.splitter.setContentsMargins(6, 6, 6, 0)
 
         self.controller = ChatController(self.store, self.host, self.chat, self.stats, self.settings_panel.settings)
@@ -215,6 +236,8 @@ class MainWindow(QMainWindow):
         c.pair_loaded.connect(self._pair_loaded)
         c.conversations_changed.connect(self.refresh_conversations)
         c.reply_finished.connect(self._reply_finished)
+        c.store_failed.connect(self._store_write_failed)
+        c.store_recovered.connect(self.notice.hide)
         self.conversations.opened.connect(self._open_conversation)
         self.conversations.new_requested.connect(c.new_conversation)
         self.conversations.rename_requested.connect(self._rename)
@@ -434,7 +457,10 @@ class MainWindow(QMainWindow):
             self, "Rename chat", "Title", text=self.store.conversation_title(conversation_id)
         )
         if ok and title.strip():
-            self.store.rename_conversation(conversation_id, title.strip())
+            try:
+                self.store.rename_conversation(conversation_id, title.strip())
+            except StoreWriteError as exc:
+                self.chat.banner.show_message(str(exc))
             self.refresh_conversations()
 
     def _delete(self, conversation_id: int) -> None:
@@ -445,7 +471,10 @@ class MainWindow(QMainWindow):
         if answer == QMessageBox.StandardButton.Yes:
             if conversation_id == self.controller.conversation_id:
                 self.controller.new_conversation()
-            self.store.delete_conversation(conversation_id)
+            try:
+                self.store.delete_conversation(conversation_id)
+            except StoreWriteError as exc:
+                self.chat.banner.show_message(str(exc))
             self.refresh_conversations()
 
     def _welcome_pair(self, target: Path, draft: Path) -> None:
@@ -458,21 +487,193 @@ class MainWindow(QMainWindow):
         self.side.setCurrentIndex(0)
         self.stack.setCurrentWidget(self.chat)
 
+    # -- the chat database -------------------------------------------------------------------
+
+    def _open_store(self) -> ChatStore:
+        """The store on the data folder's file, or (with a notice saying why) a read-only or in-memory one."""
+        try:
+            store = ChatStore()
+        except StoreOpenError as exc:
+            return self._store_unusable(exc)
+        self.beacon.listen()
+        return store
+
+    def _store_unusable(self, exc: StoreOpenError) -> ChatStore:
+        path = default_path()
+        if exc.problem is Problem.IN_USE:
+            reached = self.beacon.call_first()
+            try:
+                store = ChatStore(read_only=True)
+            except StoreOpenError:
+                store = ChatStore.scratch()
+            self.notice.show_notice(
+                f"Tandem is already open on this data folder ({path.parent})"
+                + (": that window was brought to the front. " if reached else ". ")
+                + "This window shows your chats read-only; nothing new is saved here.",
+                [("Close this window", self.close)],
+            )
+            return store
+        kept = "Until you choose, chats in this window are not kept."
+        actions: list[tuple[str, Any]] = []
+        if exc.problem is Problem.DAMAGED:
+            advice = (
+                "Tandem has not changed it. You can recover what can still be read into a new file "
+                "(the damaged one is kept beside it), move it aside and start with an empty history, "
+                "or open it read-only to look."
+            )
+            actions = [
+                ("Recover what can be read", self.recover_store),
+                ("Move it aside and start fresh", self.start_fresh),
+                ("Open read-only", self.open_read_only),
+            ]
+        elif exc.problem is Problem.NOT_A_FILE:
+            advice = "You can move it aside (nothing in it is deleted) and start with an empty history."
+            actions = [("Move it aside and start fresh", self.start_fresh)]
+        elif exc.problem is Problem.READ_ONLY:
+            advice = "You can open your chats read-only, or make the file and its folder writable and restart."
+            if path.is_file():
+                actions = [("Open read-only", self.open_read_only)]
+        else:
+            advice = "Set TANDEM_DATA_DIR to a folder you can write (or unset it) and restart."
+        self.notice.show_notice(f"Your chats could not be opened: {exc}. {advice} {kept}", actions)
+        return ChatStore.scratch()
+
+    def recover_store(self) -> None:
+        """Read what can be read from the damaged file into a new one, which takes its place."""
+        if not self._can_swap_store():
+            return
+        path = default_path()
+        self.store.close()  # a scratch store: nothing to keep
+        try:
+            report = recover_in_place(path)
+            store = ChatStore(path)
+        except TandemError as exc:
+            self._use_store(ChatStore.scratch())
+            self.notice.show_notice(
+                f"Recovery did not work: {exc}. The original file was not changed.",
+                [("Move it aside and start fresh", self.start_fresh), ("Open read-only", self.open_read_only)],
+            )
+            return
+        self._use_store(store)
+        self.beacon.listen()
+        self.notice.show_notice("Your chats were recovered: " + report.summary() + ".", [("OK", self.notice.hide)])
+
+    def start_fresh(self) -> None:
+        """Move the unusable file (or folder) aside, unchanged, and start an empty history."""
+        if not self._can_swap_store():
+            return
+        path = default_path()
+        try:
+            aside = move_aside(path)
+            store = ChatStore(path)
+        except TandemError as exc:
+            self.notice.show_notice(f"Could not start fresh: {exc}.", [("Open read-only", self.open_read_only)])
+            return
+        self.store.close()
+        self._use_store(store)
+        self.beacon.listen()
+        where = f" The old one is kept as {aside}." if aside is not None else ""
+        self.notice.show_notice(f"Started with an empty history.{where}", [("OK", self.notice.hide)])
+
+    def open_read_only(self) -> None:
+        """Show the chats in the file without ever writing to it."""
+        if not self._can_swap_store():
+            return
+        try:
+            store = ChatStore(default_path(), read_only=True)
+        except StoreOpenError as exc:
+            self.notice.show_notice(
+                f"It cannot be opened read-only either: {exc}.",
+                [("Recover what can be read", self.recover_store), ("Move it aside and start fresh", self.start_fresh)],
+            )
+            return
+        self.store.close()
+        self._use_store(store)
+        self.notice.show_notice(
+            "Your chats are shown read-only: nothing new is saved. Restart Tandem to repair the file or start fresh.",
+            [("OK", self.notice.hide)],
+        )
+
+    def _can_swap_store(self) -> bool:
+        if self.controller.activity is not Activity.IDLE:
+            self.statusBar().showMessage("wait for the reply to finish first", 5000)
+            return False
+        return True
+
+    def _use_store(self, store: ChatStore) -> None:
+        self.store = store
+        self.controller.set_store(store)
+        self.refresh_conversations()
+
+    def _store_write_failed(self, error: StoreWriteError) -> None:
+        self.notice.show_notice(
+            str(error),
+            [("Retry saving", self.controller.retry_save), ("Export the reply…", lambda: self.export_unsaved())],
+        )
+
+    def export_unsaved(self, path: Path | None = None) -> Path | None:
+        """Write the reply the store could not take to a Markdown file (asks where unless ``path`` is given)."""
+        text = self.controller.unsaved_markdown()
+        if not text:
+            self.statusBar().showMessage("nothing is waiting to be saved", 4000)
+            return None
+        if path is None:
+            chosen, _ = QFileDialog.getSaveFileName(self, "Export the unsaved reply", str(Path.home() / "reply.md"))
+            if not chosen:
+                return None
+            path = Path(chosen)
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            self.statusBar().showMessage(f"could not write {path}: {exc.strerror or exc}", 8000)
+            return None
+        self.statusBar().showMessage(f"exported to {path}", 6000)
+        return path
+
+    def _raised_by_another(self) -> None:
+        self.raise_requests += 1
+        if self.isMinimized():
+            self.showNormal()
+        self.raise_()
+        self.activateWindow()
+        self.statusBar().showMessage(
+            "another Tandem was started on this data folder: it shows the chats read-only", 8000
+        )
+
     # -- closing -------------------------------------------------------------------------------
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
-        """Save the layout, stop the engine thread (freeing the models there) and close the store."""
+        """Save the layout, stop the engine thread (freeing the models there) and close the store.
+
+        Each step runs whatever the one before it did: a store that fails here must not
+        leave the engine thread running when Qt destroys it.
+        """
         if not self._closed:
             self._closed = True
-            self.app_settings.set_geometry("geometry", self.saveGeometry())
-            self.app_settings.set_geometry("splitter", self.splitter.saveState())
-            self.app_settings.set_generation(self.settings_panel.settings())
-            self.app_settings.sync()
-            if self._dialog is not None:
-                with contextlib.suppress(RuntimeError):  # the dialog may already be deleted
-                    self._dialog.close()
-            self.controller.shutdown()
-            self.host.shutdown()
-            self.background.shutdown()
-            self.store.close()
+            try:
+                self.app_settings.set_geometry("geometry", self.saveGeometry())
+                self.app_settings.set_geometry("splitter", self.splitter.saveState())
+                self.app_settings.set_generation(self.settings_panel.settings())
+                self.app_settings.sync()
+                if self._dialog is not None:
+                    with contextlib.suppress(RuntimeError):  # the dialog may already be deleted
+                        self._dialog.close()
+                if not self.controller.shutdown():
+                    self._offer_unsaved_export()
+            finally:
+                try:
+                    self.host.shutdown()
+                    self.background.shutdown()
+                finally:
+                    self.beacon.close()
+                    self.store.close()
         super().closeEvent(event)
+
+    def _offer_unsaved_export(self) -> None:
+        answer = QMessageBox.question(
+            self,
+            "A reply was not saved",
+            f"{self.controller.store_error or 'The chat could not be saved.'}\n\nExport the reply before quitting?",
+        )
+        if answer == QMessageBox.StandardButton.Yes:
+            self.export_unsaved()

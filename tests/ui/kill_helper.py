@@ -42,7 +42,8 @@ def main() -> int:
     steps_before = len(recorder.steps)
     window.chat.send_button.click()
     wait_until(lambda: len(recorder.steps) >= steps_before + 6, 600, "steps of the second reply")
-    reply_id = window.controller._reply_id
+    wait_until(lambda: window.controller.reply_in_flight() is not None, 60, "the reply's row")
+    reply_id = window.controller.reply_in_flight()
     assert reply_id is not None
     # Wait for a flush so the test knows a lower bound on what must survive.
     wait_until(lambda: len(window.store.tokens(reply_id)) > 0, 60, "a flush")

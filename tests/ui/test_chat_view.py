@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QTextFormat
 
-from app.engine.chat_store import StoredToken
+from app.engine.store.conversations import StoredToken
 from app.ui.chat.code_spans import CodeTracker, SpanKind
 from app.ui.chat.view import ChatView, ViewMessage
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.engine import chat_store
 from app.engine.llama.session import DrafterKind
+from app.engine.store import conversations
 from app.ui.chat.controller import Activity
 from app.ui.settings.store import PairChoice
 from tests.engine.model_files import write_gguf
@@ -64,7 +64,7 @@ def test_prompt_longer_than_the_context_is_reported(make_window, small_pair):
     assert "context" in window.chat.banner.text.text()
     stored = window.store.messages(window.controller.conversation_id)
     assert stored[0].role == "user"  # the user's message is kept even though no reply fitted
-    assert stored[-1].state == chat_store.FAILED
+    assert stored[-1].state == conversations.FAILED
 
     window.controller.new_conversation()
     recorder.errors.clear()

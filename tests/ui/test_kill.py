@@ -10,8 +10,8 @@ import sys
 import time
 from pathlib import Path
 
-from app.engine import chat_store
-from app.engine.chat_store import ChatStore
+from app.engine.store import conversations
+from app.engine.store.conversations import ChatStore
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -58,17 +58,22 @@ def test_sigkill_during_generation_keeps_everything_but_the_reply_in_flight(data
         messages = store.messages(first["conversation"])
         assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
         assert messages[0].content == "Say hello."
-        assert messages[1].state == chat_store.DONE and messages[1].content == first["text"]
+        assert messages[1].state == conversations.DONE and messages[1].content == first["text"]
         assert messages[1].tokens and "".join(t.text for t in messages[1].tokens) == first["text"]
         assert messages[2].content == "Write a very long story about a lighthouse keeper."
         # The reply in flight: marked interrupted, with at least what was committed before the kill.
-        assert messages[3].state == chat_store.INTERRUPTED
+        assert messages[3].state == conversations.INTERRUPTED
         assert len(messages[3].tokens) >= streaming["stored_tokens"]
         assert messages[3].content == "".join(t.text for t in messages[3].tokens)
     finally:
         store.close()
 
-    # The window shows it as interrupted.
+    # The window shows it as interrupted, and the partial reply is part of the conversation:
+    # the next prompt sees it (no two user turns in a row) and so does the export.
     window = make_window()
     window.controller.open_conversation(first["conversation"])
     assert "interrupted" in window.chat.view.messages[-1].footer
+    history = window.controller.history(first["conversation"])
+    assert [m.role for m in history if m.role != "system"] == ["user", "assistant", "user", "assistant"]
+    assert history[-1].content == messages[3].content
+    assert messages[3].content.rstrip() in window.store.export_markdown(first["conversation"])

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from app.engine import chat_store
 from app.engine.paths import data_dir
+from app.engine.store import conversations
 from app.ui.settings.store import AppSettings, GenerationSettings
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
@@ -49,7 +49,7 @@ def test_conversation_round_trip_and_export(make_window, small_pair, tmp_path):
     origins = [t["origin"] for t in replies[0]["tokens"]]
     assert origins == [s[2] for s in spans_before if s[0] == 1]
     assert replies[0]["meta"]["stats"]["emitted"] == len(origins)
-    assert all(m["state"] == chat_store.DONE for m in data["messages"])
+    assert all(m["state"] == conversations.DONE for m in data["messages"])
 
 
 def test_settings_round_trip(make_window):

@@ -11,7 +11,7 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 
 from app.core.decoding.events import FinishReason, TokenOrigin
-from app.engine import chat_store
+from app.engine.store import conversations
 from app.ui import theme
 from app.ui.chat.view import Prop, ghost_text, token_tooltip
 from app.ui.settings.store import GenerationSettings
@@ -72,7 +72,7 @@ def test_spans_match_step_events(make_window, small_pair):
 
     # Stored as it streamed: the tokens in SQLite carry the same origins.
     messages = window.store.messages(window.controller.conversation_id)
-    assert messages[-1].state == chat_store.DONE
+    assert messages[-1].state == conversations.DONE
     assert [t.origin for t in messages[-1].tokens] == [t.origin.value for t in emitted]
 
 
@@ -136,7 +136,7 @@ def test_cancel_mid_reply_then_next_reply_is_correct(make_window, small_pair):
     assert cancelled.reason is FinishReason.CANCELLED
     assert cancelled.stats.emitted < 400
     stored = window.store.messages(window.controller.conversation_id)
-    assert stored[-1].state == chat_store.CANCELLED
+    assert stored[-1].state == conversations.CANCELLED
     assert "stopped" in window.chat.view.messages[-1].footer
 
     # A fresh chat with the first question gets the same greedy answer as before the cancel.

@@ -4,12 +4,18 @@ Every step event goes three ways: into the view (coloured tokens), into the
 live statistics, and into a small buffer that is committed to SQLite a few
 times a second and when the reply ends, so a crash loses at most the tail of
 the reply in flight. The user's message is committed before generation starts.
+
+When the store cannot take a write (full disk, I/O error, read-only file) the
+reply is stopped, kept whole in memory (:class:`UnsavedReply`) and written
+as soon as a retry succeeds; the controller goes back to idle at once and
+:attr:`ChatController.store_failed` tells the window to say so.
 """
 
 from __future__ import annotations
 
 import enum
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -17,9 +23,10 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.core.chat import Message
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
-from app.engine import chat_store
-from app.engine.chat_store import ChatStore, StoredMessage, StoredToken, tokens_of_step
 from app.engine.llama.session import DrafterKind, PairConfig
+from app.engine.store import conversations
+from app.engine.store.conversations import ChatStore, StoredMessage, StoredToken, tokens_of_step
+from app.engine.store.database import StoreWriteError
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.view import ViewMessage
 from app.ui.settings.store import GenerationSettings
@@ -27,6 +34,8 @@ from app.ui.stats_panel import StatsPanel
 from app.ui.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
 
 _FLUSH_MS = 300
+_RETRY_MS = 5000  # how often an unsaved reply tries the store again
+STORE_ERROR_REASON = "store-error"
 _REASONS = {
     FinishReason.EOG: "",
     FinishReason.STOP_STRING: "",
@@ -34,7 +43,28 @@ _REASONS = {
     FinishReason.CONTEXT_FULL: "the context is full: start a new chat or raise the context size",
     FinishReason.CANCELLED: "stopped",
 }
-_STATES = {FinishReason.CANCELLED: chat_store.CANCELLED}
+_STATES = {FinishReason.CANCELLED: conversations.CANCELLED}
+
+
+@dataclass(slots=True)
+class UnsavedReply:
+    """The reply in flight, and whatever of it the store has not taken yet."""
+
+    conversation_id: int
+    meta: dict[str, Any]
+    reply_id: int | None = None  # None until the store has a row for it
+    unsaved: list[StoredToken] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)  # every token's text so far, saved or not
+    ending: tuple[str, str, dict[str, Any]] | None = None  # content, state, meta once the reply ended
+
+    @property
+    def text(self) -> str:
+        """The reply so far."""
+        return "".join(self.texts)
+
+    def pending(self) -> bool:
+        """Something is still to be written."""
+        return self.reply_id is None or bool(self.unsaved) or self.ending is not None
 
 
 class Activity(enum.Enum):
@@ -79,9 +109,11 @@ def view_message(message: StoredMessage) -> ViewMessage:
         notice = f"{meta['dropped_messages']} older messages did not fit in the context and were left out of this reply"
     footer = ""
     if message.role == "assistant":
-        if message.state == chat_store.INTERRUPTED:
+        if message.state == conversations.INTERRUPTED:
             footer = "interrupted: the app closed while this reply was being written"
-        elif message.state == chat_store.FAILED:
+        elif meta.get("finish_reason") == STORE_ERROR_REASON:
+            footer = f"stopped: {meta.get('error', 'the chat could not be saved')}"
+        elif message.state == conversations.FAILED:
             footer = f"failed: {meta.get('error', 'unknown error')}"
         elif "stats" in meta:
             footer = footer_text(meta["stats"], meta.get("finish_reason", ""), meta.get("drafter", ""))
@@ -101,6 +133,8 @@ class ChatController(QObject):
     status = Signal(str)
     conversations_changed = Signal()
     reply_finished = Signal(object)  # FinishedEvent
+    store_failed = Signal(object)  # StoreWriteError: a reply waits in memory
+    store_recovered = Signal()  # everything waiting has been written
 
     def __init__(
         self,
@@ -119,15 +153,19 @@ class ChatController(QObject):
         self.activity = Activity.IDLE
         self.pair: PairInfo | None = None
         self.conversation_id: int | None = None
-        self._reply_id: int | None = None
-        self._reply_meta: dict[str, Any] = {}
-        self._pending: list[StoredToken] = []
+        self._reply: UnsavedReply | None = None  # the reply being generated
+        self.unsaved: UnsavedReply | None = None  # a finished reply the store has not taken yet
+        self.store_error: StoreWriteError | None = None
+        self._closed = False  # after shutdown, late events from the engine thread are ignored
         self._live = GenerationStats()
         self._job: GenerateJob | None = None
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(_FLUSH_MS)
         self._flush_timer.timeout.connect(self._flush)
+        self._retry_timer = QTimer(self)
+        self._retry_timer.setInterval(_RETRY_MS)
+        self._retry_timer.timeout.connect(self.retry_save)
         worker = host.worker
         worker.loaded.connect(self._on_loaded)
         worker.prompt_ready.connect(self._on_prompt_ready)
@@ -149,6 +187,8 @@ class ChatController(QObject):
         self.host.load(config)
 
     def _on_loaded(self, info: PairInfo) -> None:
+        if self._closed:
+            return
         self.pair = info
         self.panel.banner.hide()  # an earlier load error no longer applies
         self._set_activity(Activity.IDLE)
@@ -202,10 +242,22 @@ class ChatController(QObject):
             return False
         if self.activity is not Activity.IDLE:
             return False
-        if self.conversation_id is None:
-            title = " ".join(text.split())[:48] or "New chat"
-            self.conversation_id = self.store.create_conversation(title)
-        self.store.add_message(self.conversation_id, "user", text)
+        if self.store.read_only:
+            self.panel.banner.show_message(
+                "This window shows your chats read-only, so nothing new can be saved: "
+                "close the other Tandem window (or repair the database) and restart to chat."
+            )
+            return False
+        if self.unsaved is not None and not self.retry_save():
+            return False  # the banner says why; the prompt stays in the box
+        try:
+            if self.conversation_id is None:
+                title = " ".join(text.split())[:48] or "New chat"
+                self.conversation_id = self.store.create_conversation(title)
+            self.store.add_message(self.conversation_id, "user", text)
+        except StoreWriteError as exc:
+            self._store_failed(exc)
+            return False  # nothing was sent: the prompt stays in the box
         self.panel.view.add_message(ViewMessage("user", text))
         self.panel.prompt.clear()
         self.panel.banner.hide()
@@ -218,7 +270,7 @@ class ChatController(QObject):
             draft_length=settings.draft_length,
             adaptive=settings.adaptive,
         )
-        self._reply_id = None
+        self._reply = None
         self._live = GenerationStats()
         self.stats_panel.reset(self.pair.config.drafter.value, settings.adaptive)
         self._set_activity(Activity.GENERATING)
@@ -232,17 +284,24 @@ class ChatController(QObject):
             self.host.cancel()
             self.status.emit("stopping…")
 
+    def reply_in_flight(self) -> int | None:
+        """The store's id of the reply being generated (None when idle or not stored yet)."""
+        return self._reply.reply_id if self._reply is not None else None
+
     def _on_prompt_ready(self, info: PromptInfo) -> None:
+        if self._closed:
+            return
         if self.activity is not Activity.GENERATING or self.conversation_id is None or self.pair is None:
             return
         label = pair_label(self.pair.config)
-        self._reply_meta = {
+        meta = {
             "pair": label,
             "drafter": self.pair.config.drafter.value,
             "prompt_tokens": info.n_tokens,
             "dropped_messages": info.dropped_messages,
         }
-        self._reply_id = self.store.begin_reply(self.conversation_id, self._reply_meta)
+        self._reply = UnsavedReply(self.conversation_id, meta)
+        self._write(self._reply)
         notice = ""
         if info.dropped_messages:
             notice = (
@@ -253,51 +312,120 @@ class ChatController(QObject):
         self.status.emit(f"generating ({info.n_tokens} prompt tokens)…")
 
     def _on_step(self, event: StepEvent) -> None:
-        if self.activity is not Activity.GENERATING or self._reply_id is None:
+        if self._closed:
+            return
+        if self.activity is not Activity.GENERATING or self._reply is None:
             return
         tokens = tokens_of_step(event)
         self.panel.view.append_tokens(tokens)
-        self._pending.extend(tokens)
-        if not self._flush_timer.isActive():
+        self._reply.unsaved.extend(tokens)
+        self._reply.texts.extend(t.text for t in tokens)
+        if not self._flush_timer.isActive() and self.store_error is None:
             self._flush_timer.start()
         self._live.record(event)
         self.stats_panel.update_stats(self._live)
 
     def _flush(self) -> None:
-        if self._reply_id is not None and self._pending:
-            pending, self._pending = self._pending, []
-            self.store.append_tokens(self._reply_id, pending)
+        if self._reply is not None and self.store_error is None:
+            self._write(self._reply)
+
+    def _write(self, reply: UnsavedReply) -> bool:
+        """Give the store what it has not got of ``reply``; on failure keep it all and say so."""
+        try:
+            if reply.reply_id is None:
+                reply.reply_id = self.store.begin_reply(reply.conversation_id, reply.meta)
+            if reply.unsaved:
+                self.store.append_tokens(reply.reply_id, reply.unsaved)
+                reply.unsaved = []
+            if reply.ending is not None:
+                self.store.finish_reply(reply.reply_id, *reply.ending)
+                reply.ending = None
+        except StoreWriteError as exc:
+            self._store_failed(exc)
+            return False
+        return True
+
+    def _store_failed(self, error: StoreWriteError) -> None:
+        self.store_error = error
+        if self.activity is Activity.GENERATING:
+            # What cannot be saved should not grow: stop the reply; it stays whole in memory.
+            self.host.cancel()
+        self.status.emit("not saved: " + str(error))
+        if not self._retry_timer.isActive():
+            self._retry_timer.start()
+        self.store_failed.emit(error)
+
+    def retry_save(self) -> bool:
+        """Try the store again with the reply that waits; True when nothing waits any more."""
+        if self._reply is not None:
+            return False  # a reply is still ending: it is written (or kept) when it has ended
+        waiting = self.unsaved
+        if waiting is None:
+            self.store_error = None
+            self._retry_timer.stop()
+            return True
+        if self.store.read_only:
+            return False
+        self.store_error = None
+        if not self._write(waiting):
+            return False
+        self.unsaved = None
+        self._retry_timer.stop()
+        self.status.emit("the reply that could not be saved is now saved")
+        self.conversations_changed.emit()
+        self.store_recovered.emit()
+        return True
+
+    def unsaved_markdown(self) -> str:
+        """The reply the store has not taken, as Markdown for an export (empty when there is none)."""
+        reply = self.unsaved or self._reply
+        if reply is None or not reply.pending():
+            return ""
+        return f"### Assistant _(not saved)_\n\n{reply.text.rstrip()}\n"
 
     def _on_finished(self, event: FinishedEvent) -> None:
+        if self._closed:
+            return
         if self.activity is not Activity.GENERATING:
             return
         self._flush_timer.stop()
-        self._flush()
-        drafter = self._reply_meta.get("drafter", "")
-        if self._reply_id is not None:
-            meta = {"stats": event.stats.to_dict(), "finish_reason": event.reason.value}
-            self.store.finish_reply(self._reply_id, event.text, _STATES.get(event.reason, chat_store.DONE), meta)
-        self.panel.view.end_reply(footer_text(event.stats, event.reason, drafter))
+        drafter = self._reply.meta.get("drafter", "") if self._reply is not None else ""
+        footer = footer_text(event.stats, event.reason, drafter)
+        if self._reply is not None:
+            meta: dict[str, Any] = {"stats": event.stats.to_dict(), "finish_reason": event.reason.value}
+            state = _STATES.get(event.reason, conversations.DONE)
+            if self.store_error is not None:
+                why = str(self.store_error)
+                meta.update(finish_reason=STORE_ERROR_REASON, error=why)
+                state = conversations.FAILED
+                footer = f"stopped: {why}"
+            self._reply.ending = (event.text, state, meta)
+            if self.store_error is not None or not self._write(self._reply):
+                self.unsaved = self._reply
+        self.panel.view.end_reply(footer)
         self.stats_panel.update_stats(event.stats)
-        self._reply_id = None
+        self._reply = None
         self._job = None
         self._set_activity(Activity.IDLE)
-        self.status.emit(
-            f"{event.stats.emitted} tokens at {event.stats.tokens_per_second:.1f} tok/s"
-            + (f", acceptance {event.stats.acceptance_rate:.0%}" if event.stats.drafted else "")
-        )
+        if self.unsaved is None:
+            self.status.emit(
+                f"{event.stats.emitted} tokens at {event.stats.tokens_per_second:.1f} tok/s"
+                + (f", acceptance {event.stats.acceptance_rate:.0%}" if event.stats.drafted else "")
+            )
         self.conversations_changed.emit()
         self.reply_finished.emit(event)
 
     def _on_error(self, message: str) -> None:
+        if self._closed:
+            return
         if self.activity is Activity.GENERATING:
             self._flush_timer.stop()
-            self._flush()
-            if self._reply_id is not None:
-                partial = "".join(t.text for t in self.store.tokens(self._reply_id))
-                self.store.finish_reply(self._reply_id, partial, chat_store.FAILED, {"error": message})
+            if self._reply is not None:
+                self._reply.ending = (self._reply.text, conversations.FAILED, {"error": message})
+                if self.store_error is not None or not self._write(self._reply):
+                    self.unsaved = self._reply
                 self.panel.view.end_reply(f"failed: {message}")
-            self._reply_id = None
+            self._reply = None
             self._job = None
         elif self.activity is Activity.LOADING:
             self.pair = None
@@ -317,11 +445,34 @@ class ChatController(QObject):
         )
         self.activity_changed.emit(activity)
 
-    def shutdown(self) -> None:
-        """The window is closing: commit what is buffered and close the reply in flight as stopped."""
+    def set_store(self, store: ChatStore) -> None:
+        """Use another store (after recovery, a fresh start or read-only); call only while idle."""
+        self.store = store
+        self.unsaved = None  # its ids belonged to the other file
+        self.store_error = None
+        self._retry_timer.stop()
+        self.conversation_id = None
+        self.panel.view.set_messages([])
+        self.conversations_changed.emit()
+
+    def shutdown(self) -> bool:
+        """The window is closing: commit what is buffered and close the reply in flight as stopped.
+
+        Never raises; False when a reply could not be saved (the window then offers to export it).
+        """
+        self._closed = True
         self._flush_timer.stop()
-        self._flush()
-        if self.activity is Activity.GENERATING and self._reply_id is not None:
-            partial = "".join(t.text for t in self.store.tokens(self._reply_id))
-            self.store.finish_reply(self._reply_id, partial, chat_store.CANCELLED, {"finish_reason": "cancelled"})
-            self._reply_id = None
+        self._retry_timer.stop()
+        if self.activity is Activity.GENERATING and self._reply is not None:
+            # One reply waits at most: send() refuses to start another while one does.
+            reply, self._reply = self._reply, None
+            if self.store_error is not None:
+                reply.ending = (
+                    reply.text,
+                    conversations.FAILED,
+                    {"finish_reason": STORE_ERROR_REASON, "error": str(self.store_error)},
+                )
+            else:
+                reply.ending = (reply.text, conversations.CANCELLED, {"finish_reason": "cancelled"})
+            self.unsaved = reply
+        return self.retry_save()

@@ -7,7 +7,7 @@ import time
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QMenu, QPushButton, QVBoxLayout, QWidget
 
-from app.engine.chat_store import ConversationSummary
+from app.engine.store.conversations import ConversationSummary
 
 _ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 

@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFont, QHelpEvent, QTextBlockFormat, QTextChar
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from app.core.decoding.events import TokenOrigin
-from app.engine.chat_store import StoredToken
+from app.engine.store.conversations import StoredToken
 from app.ui import theme
 from app.ui.chat.code_spans import CodeTracker, SpanKind
 

@@ -6,7 +6,16 @@ are appended while it streams and whose text and statistics are filled in
 when it ends. WAL mode keeps each commit cheap and a ``kill -9`` can only
 lose what had not been committed yet: at most the tail of the reply in flight.
 A reply found still ``streaming`` when the store is opened again was cut
-short by a crash and is marked ``interrupted``, keeping its partial text.
+short by a crash: it is marked ``interrupted`` and its text is rebuilt from
+its stored tokens, once, so the history sent to the model, the exports and
+the view all see the same partial reply.
+
+Only one store writes a file at a time (:mod:`app.engine.store.lock`); the
+file is checked before it is trusted (:mod:`app.engine.store.database`); a
+write that fails raises :class:`~app.engine.store.database.StoreWriteError`
+and leaves the store usable. After every finished reply the WAL is folded
+back into the main file, so a crash later leaves the chats in the database
+itself, not only in its ``-wal`` file.
 
 Every token keeps its origin and probabilities (and the draft proposal the
 target rejected at that point, if any), so a reloaded chat can be recoloured
@@ -15,6 +24,7 @@ exactly as it was shown live.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
@@ -25,10 +35,20 @@ from typing import Any
 
 from app.core.decoding.events import EmittedToken, RejectedProposal, StepEvent
 from app.engine.paths import data_dir
+from app.engine.store.database import (
+    Problem,
+    StoreOpenError,
+    StoreWriteError,
+    check_file,
+    check_folder,
+    connect_read_only,
+    write_error,
+)
+from app.engine.store.lock import WriterLock
 
 SCHEMA_VERSION = 1
 
-_SCHEMA = """
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS conversations (
     id INTEGER PRIMARY KEY,
     title TEXT NOT NULL,
@@ -151,22 +171,79 @@ def default_path() -> Path:
 
 
 class ChatStore:
-    """Conversations and their messages in one SQLite file (use from one thread)."""
+    """Conversations and their messages in one SQLite file (use from one thread).
 
-    def __init__(self, path: Path | None = None) -> None:
+    ``read_only`` opens the file without the writer lock and never writes to
+    it (a second instance, or a file the user chose not to repair). Opening
+    for writing raises :class:`StoreOpenError` when the file or its folder is
+    unusable or another store holds the lock.
+    """
+
+    def __init__(self, path: Path | None = None, read_only: bool = False) -> None:
         self.path = path or default_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(self.path, isolation_level=None)  # explicit transactions below
+        self.read_only = read_only
+        self.temporary = False
+        self._lock: WriterLock | None = None
+        if read_only:
+            self._db = self._open_read_only()
+        else:
+            self._db = self._open_for_writing()
         self._db.row_factory = sqlite3.Row
-        self._db.execute("PRAGMA journal_mode=WAL")
-        # NORMAL in WAL mode does not fsync every commit: a killed process loses
-        # nothing committed (the OS holds the pages); only a power cut could.
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA foreign_keys=ON")
-        self._db.executescript(_SCHEMA)
-        self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-        # Anything still "streaming" belongs to a process that died mid-reply.
-        self._db.execute("UPDATE messages SET state=? WHERE state=?", (INTERRUPTED, STREAMING))
+
+    @classmethod
+    def scratch(cls, path: Path | None = None) -> ChatStore:
+        """A store in memory: the window keeps working while the real file is unusable (nothing is kept)."""
+        store = cls.__new__(cls)
+        store.path = path or default_path()
+        store.read_only = False
+        store.temporary = True
+        store._lock = None
+        store._db = sqlite3.connect(":memory:", isolation_level=None)
+        store._db.row_factory = sqlite3.Row
+        store._db.executescript(SCHEMA)
+        return store
+
+    def _open_for_writing(self) -> sqlite3.Connection:
+        check_folder(self.path.parent)
+        lock = WriterLock(self.path)
+        try:
+            held = lock.acquire()
+        except OSError as exc:
+            raise StoreOpenError(Problem.READ_ONLY, self.path.parent, f"no lock file can be made ({exc})") from exc
+        if not held:
+            raise StoreOpenError(Problem.IN_USE, self.path, "open it read-only, or close the other window")
+        try:
+            check_file(self.path)
+            db = sqlite3.connect(self.path, isolation_level=None)  # explicit transactions below
+            db.row_factory = sqlite3.Row
+            db.execute("PRAGMA journal_mode=WAL")
+            # NORMAL in WAL mode does not fsync every commit: a killed process loses
+            # nothing committed (the OS holds the pages); only a power cut could.
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.execute("PRAGMA foreign_keys=ON")
+            db.executescript(SCHEMA)
+            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            _close_crashed_replies(db)
+        except sqlite3.Error as exc:
+            lock.release()
+            raise StoreOpenError(_problem_of(exc), self.path, str(exc)) from exc
+        except BaseException:
+            lock.release()
+            raise
+        self._lock = lock
+        return db
+
+    def _open_read_only(self) -> sqlite3.Connection:
+        if not self.path.is_file():
+            db = sqlite3.connect(":memory:", isolation_level=None)
+            db.executescript(SCHEMA)
+            return db
+        try:
+            db = connect_read_only(self.path)
+            db.execute("SELECT COUNT(*) FROM conversations").fetchone()
+        except sqlite3.Error as exc:
+            raise StoreOpenError(Problem.DAMAGED, self.path, f"it cannot be read even read-only ({exc})") from exc
+        return db
 
     # -- conversations -------------------------------------------------------
 
@@ -228,7 +305,9 @@ class ChatStore:
         """Append streamed tokens to a reply, in one commit."""
         if not tokens:
             return
-        with self._transaction():
+        # Roughly what the rows take on disk, so a full disk can say how much room is missing.
+        needed = sum(len(t.text.encode()) + len(t.rejected_text or "") + 64 for t in tokens)
+        with self._transaction(needed):
             row = self._db.execute(
                 "SELECT COALESCE(MAX(idx) + 1, 0) AS n FROM tokens WHERE message_id=?", (message_id,)
             ).fetchone()
@@ -266,6 +345,7 @@ class ChatStore:
                 (content, state, json.dumps(merged), message_id),
             )
             self._touch(int(row["conversation_id"]), time.time())
+        self.checkpoint()
 
     def messages(self, conversation_id: int, with_tokens: bool = True) -> list[StoredMessage]:
         """The conversation's messages in order; partial replies get their text from their tokens."""
@@ -278,12 +358,16 @@ class ChatStore:
             )
             for r in rows
         ]
-        if with_tokens:
-            for message in out:
-                if message.role == "assistant":
-                    message.tokens = self.tokens(message.id)
-                    if message.state in (STREAMING, INTERRUPTED) and not message.content:
-                        message.content = "".join(t.text for t in message.tokens)
+        for message in out:
+            if message.role != "assistant":
+                continue
+            partial = message.state in (STREAMING, INTERRUPTED) and not message.content
+            if with_tokens or partial:
+                message.tokens = self.tokens(message.id)
+            if partial:  # a read-only store cannot rebuild it on open: rebuild it here
+                message.content = "".join(t.text for t in message.tokens)
+            if not with_tokens:
+                message.tokens = []
         return out
 
     def tokens(self, message_id: int) -> list[StoredToken]:
@@ -324,31 +408,89 @@ class ChatStore:
         """SQLite's own verdict on the file: ``"ok"`` when undamaged."""
         return str(self._db.execute("PRAGMA integrity_check").fetchone()[0])
 
+    def checkpoint(self) -> None:
+        """Fold the WAL into the main file now, as far as readers allow (a failure only delays it)."""
+        if self.read_only or self.temporary:
+            return
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
     def close(self) -> None:
-        """Close the database (a checkpoint folds the WAL back into the file)."""
+        """Close the database (a checkpoint folds the WAL back into the file) and give the lock back."""
         try:
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            if not self.read_only and not self.temporary:
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             self._db.close()
+            if self._lock is not None:
+                self._lock.release()
+                self._lock = None
 
     def _touch(self, conversation_id: int, when: float) -> None:
         self._db.execute("UPDATE conversations SET updated=? WHERE id=?", (when, conversation_id))
 
-    def _transaction(self) -> _Transaction:
-        return _Transaction(self._db)
+    def _transaction(self, needed_bytes: int = 0) -> _Transaction:
+        if self.read_only:
+            raise StoreWriteError(
+                f"this window shows {self.path} read-only: nothing new can be saved here", "read-only"
+            )
+        return _Transaction(self._db, self.path, needed_bytes)
 
 
 class _Transaction:
-    """BEGIN ... COMMIT, or ROLLBACK when the block raises."""
+    """BEGIN ... COMMIT, or ROLLBACK when the block raises; SQLite's errors become :class:`StoreWriteError`."""
 
-    def __init__(self, db: sqlite3.Connection) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path, needed_bytes: int) -> None:
         self._db = db
+        self._path = path
+        self._needed = needed_bytes
 
     def __enter__(self) -> None:
-        self._db.execute("BEGIN")
+        try:
+            self._db.execute("BEGIN")
+        except sqlite3.Error as exc:
+            raise write_error(exc, self._path, self._needed) from exc
 
-    def __exit__(self, exc_type: object, *rest: object) -> None:
-        self._db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+    def __exit__(self, exc_type: object, exc: object, traceback: object) -> None:
+        if exc_type is not None:
+            with contextlib.suppress(sqlite3.Error):  # a failed statement may already have rolled back
+                self._db.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                raise write_error(exc, self._path, self._needed) from exc
+            return
+        try:
+            self._db.execute("COMMIT")
+        except sqlite3.Error as commit_error:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.execute("ROLLBACK")
+            raise write_error(commit_error, self._path, self._needed) from commit_error
+
+
+def _close_crashed_replies(db: sqlite3.Connection) -> None:
+    """Replies still ``streaming`` belong to a process that died: mark them and give them their text, once."""
+    rows = db.execute("SELECT id, content FROM messages WHERE state=?", (STREAMING,)).fetchall()
+    # Older files marked them without rebuilding the text: rebuild those too.
+    rows += db.execute("SELECT id, content FROM messages WHERE state=? AND content=''", (INTERRUPTED,)).fetchall()
+    if not rows:
+        return
+    db.execute("BEGIN")
+    try:
+        for row in rows:
+            content = row["content"]
+            if not content:
+                parts = db.execute("SELECT text FROM tokens WHERE message_id=? ORDER BY idx", (row["id"],))
+                content = "".join(str(part[0]) for part in parts)
+            db.execute("UPDATE messages SET state=?, content=? WHERE id=?", (INTERRUPTED, content, row["id"]))
+        db.execute("COMMIT")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+
+
+def _problem_of(exc: sqlite3.Error) -> Problem:
+    code = (getattr(exc, "sqlite_errorcode", 0) or 0) & 0xFF
+    return Problem.READ_ONLY if code in (8, 13, 14) else Problem.DAMAGED  # read-only, full, cannot open
 
 
 def _stats_line(meta: dict[str, Any]) -> str:

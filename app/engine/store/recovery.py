@@ -1,0 +1,304 @@
+"""Getting chats back from a damaged database: read what can be read into a new file; move the damaged one aside.
+
+Python's ``sqlite3`` has no ``.recover`` and the ``sqlite3`` command-line tool
+may be missing on a user's machine, so recovery is done here with SQLite's
+own reader, row by row, from a *copy* of the damaged file (and its ``-wal``):
+
+- a destroyed 100-byte header is rebuilt on the copy from a fresh header of
+  the same page size (the size is found by looking for the schema page's
+  b-tree header), so the pages behind it can be read again;
+- each table is walked in key order in chunks; where a chunk hits a damaged
+  page, rows are probed one key at a time past the damage, so one bad page
+  costs only the rows stored on it;
+- messages whose conversation was lost go into a "Recovered messages"
+  conversation; replies whose text was never written get it from their tokens.
+
+The original file is never opened for writing. :func:`recover_in_place`
+moves it (with its ``-wal`` and ``-shm``) aside under a dated name and puts
+the recovered file in its place.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.core.errors import TandemError
+from app.engine.store.conversations import SCHEMA
+from app.engine.store.database import HEADER_SIZE, SQLITE_MAGIC, header_damage, page_size_of
+
+_CHUNK = 256
+# How far past the last readable key to keep probing when the table's maximum cannot be read.
+_PROBE_SPAN = 20_000
+_SIDE_FILES = ("-wal", "-shm")
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryReport:
+    """What a recovery read back, and where the files went."""
+
+    recovered: Path
+    conversations: int
+    messages: int
+    tokens: int
+    unreadable: int  # runs of rows that could not be read
+    damaged_copy: Path | None = None  # where the original was moved, by recover_in_place
+
+    def summary(self) -> str:
+        """One line for the user."""
+        line = f"recovered {self.conversations} conversations, {self.messages} messages and {self.tokens} tokens" + (
+            f"; {self.unreadable} unreadable parts were skipped" if self.unreadable else ""
+        )
+        if self.damaged_copy is not None:
+            line += f"; the damaged file is kept as {self.damaged_copy}"
+        return line
+
+
+def aside_name(path: Path, label: str) -> Path:
+    """A free name beside ``path`` for a file moved aside, e.g. ``conversations.damaged-20260101-120000.sqlite3``."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    candidate = path.with_name(f"{path.stem}.{label}-{stamp}{path.suffix}")
+    n = 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.stem}.{label}-{stamp}-{n}{path.suffix}")
+    return candidate
+
+
+def move_aside(path: Path, label: str = "damaged") -> Path | None:
+    """Rename ``path`` (file or folder) and its WAL files aside, unchanged; returns the new name (None if absent)."""
+    if not path.exists() and not path.is_symlink():
+        return None
+    target = aside_name(path, label)
+    try:
+        path.rename(target)
+        for suffix in _SIDE_FILES:
+            side = path.with_name(path.name + suffix)
+            if side.exists():
+                side.rename(target.with_name(target.name + suffix))
+    except OSError as exc:
+        raise TandemError(f"could not move {path} aside ({exc.strerror or exc})") from exc
+    return target
+
+
+def recover(source: Path, destination: Path) -> RecoveryReport:
+    """Copy every readable conversation, message and token of ``source`` into a new file ``destination``."""
+    if destination.exists():
+        raise TandemError(f"will not overwrite {destination}")
+    with tempfile.TemporaryDirectory(prefix="tandem-recover-") as work:
+        copy = Path(work) / source.name
+        try:
+            shutil.copyfile(source, copy)
+            for suffix in _SIDE_FILES[:1]:
+                side = source.with_name(source.name + suffix)
+                if side.is_file():
+                    shutil.copyfile(side, copy.with_name(copy.name + suffix))
+        except OSError as exc:
+            raise TandemError(f"could not read {source} to recover it ({exc.strerror or exc})") from exc
+        _repair_header(copy)
+        try:
+            # A normal connection on the copy, so a -wal left by a crash is read too
+            # (a read-only one could not build the -shm it needs and would skip it).
+            src = sqlite3.connect(copy, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise TandemError(f"nothing could be read from {source} ({exc})") from exc
+        try:
+            src.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.Error as exc:
+            src.close()
+            raise TandemError(f"nothing could be read from {source} ({exc})") from exc
+        dest = sqlite3.connect(destination, isolation_level=None)
+        try:
+            dest.executescript(SCHEMA)
+            dest.execute("BEGIN")
+            report = _copy_rows(src, dest, destination)
+            dest.execute("COMMIT")
+        except BaseException:
+            dest.close()
+            destination.unlink(missing_ok=True)
+            raise
+        finally:
+            src.close()
+        dest.close()
+    return report
+
+
+def recover_in_place(path: Path) -> RecoveryReport:
+    """Recover ``path`` into a new file, move the damaged one aside, and put the recovered one in its place."""
+    fresh = aside_name(path, "recovered")
+    report = recover(path, fresh)
+    damaged = move_aside(path)
+    try:
+        fresh.rename(path)
+    except OSError as exc:
+        raise TandemError(f"the recovered chats are in {fresh}, but could not be put in place ({exc})") from exc
+    return RecoveryReport(path, *_counts(report), damaged_copy=damaged)
+
+
+def _counts(report: RecoveryReport) -> tuple[int, int, int, int]:
+    return report.conversations, report.messages, report.tokens, report.unreadable
+
+
+def _repair_header(copy: Path) -> None:
+    """Make a damaged copy readable: a fresh header where it was destroyed, the file's own length where cut short."""
+    damage = header_damage(copy)
+    if not damage:
+        return
+    size = copy.stat().st_size
+    with copy.open("rb") as handle:
+        first = handle.read(65536)
+    if damage.startswith("its header is destroyed"):
+        page_size = _guess_page_size(first, size)
+        if page_size == 0:
+            return
+        header = bytearray(_fresh_header(page_size))
+        has_wal = copy.with_name(copy.name + "-wal").is_file()
+        header[18] = header[19] = 2 if has_wal else 1
+    else:
+        page_size = page_size_of(first[:HEADER_SIZE])
+        header = bytearray(first[:HEADER_SIZE])
+    header[28:32] = (0).to_bytes(4, "big")  # size unknown: SQLite then trusts the file's length
+    with copy.open("r+b") as handle:
+        handle.write(bytes(header))
+        handle.truncate(size - size % page_size)  # a torn last page is unreadable anyway
+
+
+def _guess_page_size(first: bytes, size: int) -> int:
+    """The page size whose second page starts like a b-tree page (the first page's own tree sits after the header)."""
+    declared = page_size_of(first[:HEADER_SIZE]) if first.startswith(SQLITE_MAGIC) else 0
+    candidates = [declared] if declared else []
+    candidates += [4096, 1024, 2048, 8192, 16384, 32768, 65536, 512]
+    tree_starts = (b"\x0d", b"\x05", b"\x0a", b"\x02", b"\x00")  # b-tree page types, or an unused page
+    for page_size in candidates:
+        if not page_size or size % page_size or first[HEADER_SIZE : HEADER_SIZE + 1] not in (b"\x0d", b"\x05"):
+            continue
+        if size == page_size or len(first) <= page_size or first[page_size : page_size + 1] in tree_starts:
+            return page_size
+    return 0
+
+
+def _fresh_header(page_size: int) -> bytes:
+    with tempfile.TemporaryDirectory(prefix="tandem-header-") as work:
+        path = Path(work) / "fresh.sqlite3"
+        db = sqlite3.connect(path)
+        db.execute(f"PRAGMA page_size={page_size}")
+        db.execute("CREATE TABLE t(x)")
+        db.commit()
+        db.close()
+        return path.read_bytes()[:HEADER_SIZE]
+
+
+def _copy_rows(src: sqlite3.Connection, dest: sqlite3.Connection, destination: Path) -> RecoveryReport:
+    unreadable = [0]
+
+    def skipped() -> None:
+        unreadable[0] += 1
+
+    conversations: set[int] = set()
+    for row in _readable(src, "SELECT id, title, created, updated FROM conversations", "id", skipped):
+        dest.execute("INSERT INTO conversations(id, title, created, updated) VALUES (?, ?, ?, ?)", tuple(row))
+        conversations.add(int(row[0]))
+    orphans: int | None = None
+    messages: list[tuple[int, str, str]] = []
+    for row in _readable(
+        src, "SELECT id, conversation_id, role, content, state, created, meta FROM messages", "id", skipped
+    ):
+        values = list(row)
+        if int(values[1]) not in conversations:
+            if orphans is None:
+                now = time.time()
+                cursor = dest.execute(
+                    "INSERT INTO conversations(title, created, updated) VALUES (?, ?, ?)",
+                    ("Recovered messages", now, now),
+                )
+                orphans = int(cursor.lastrowid or 0)
+                conversations.add(orphans)
+            values[1] = orphans
+        dest.execute(
+            "INSERT INTO messages(id, conversation_id, role, content, state, created, meta) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            values,
+        )
+        messages.append((int(values[0]), str(values[2]), str(values[3])))
+    n_tokens = 0
+    for message_id, role, content in messages:
+        if role != "assistant":
+            continue
+        texts: list[str] = []
+        select = (
+            "SELECT message_id, idx, text, origin, p_target, q_draft, rejected_text, rejected_p, rejected_q "
+            f"FROM tokens WHERE message_id={message_id}"
+        )
+        for row in _readable(src, select, "idx", skipped, where_joiner=" AND "):
+            dest.execute("INSERT INTO tokens VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", tuple(row))
+            texts.append(str(row[2]))
+            n_tokens += 1
+        if not content and texts:
+            dest.execute("UPDATE messages SET content=? WHERE id=?", ("".join(texts), message_id))
+    return RecoveryReport(destination, len(conversations), len(messages), n_tokens, unreadable[0])
+
+
+def _readable(
+    src: sqlite3.Connection, select: str, key: str, skipped: Callable[[], None], where_joiner: str = " WHERE "
+) -> Iterator[tuple[Any, ...]]:
+    """Rows of ``select`` in ``key`` order, stepping over keys that sit on damaged pages."""
+    upper = _max_key(src, select, key, where_joiner)
+    key_index = _column_index(select, key)
+    next_key = 0
+    last_good = -1
+    in_damage = False  # a run of unreadable keys counts once
+    while True:
+        if upper is not None and next_key > upper:
+            return
+        if upper is None and next_key > last_good + _PROBE_SPAN:
+            return
+        try:
+            rows = src.execute(
+                f"{select}{where_joiner}{key} >= ? ORDER BY {key} LIMIT {_CHUNK}", (next_key,)
+            ).fetchall()
+        except sqlite3.DatabaseError:
+            rows = None
+        if rows is None:  # a damaged page in this range: one key at a time until past it
+            try:
+                one = src.execute(f"{select}{where_joiner}{key} = ?", (next_key,)).fetchall()
+            except sqlite3.DatabaseError:
+                if not in_damage:
+                    skipped()
+                in_damage = True
+                one = []
+            for row in one:
+                in_damage = False
+                last_good = next_key
+                yield tuple(row)
+            next_key += 1
+            continue
+        if not rows:
+            if upper is None or next_key > upper:
+                return
+            next_key = upper + 1
+            continue
+        in_damage = False
+        for row in rows:
+            yield tuple(row)
+        last_good = int(rows[-1][key_index])
+        next_key = last_good + 1
+
+
+def _max_key(src: sqlite3.Connection, select: str, key: str, where_joiner: str) -> int | None:
+    table_and_filter = select.split(" FROM ", 1)[1]
+    try:
+        row = src.execute(f"SELECT MAX({key}) FROM {table_and_filter}").fetchone()
+    except sqlite3.DatabaseError:
+        return None
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def _column_index(select: str, key: str) -> int:
+    columns = [c.strip() for c in select.split("SELECT ", 1)[1].split(" FROM ", 1)[0].split(",")]
+    return columns.index(key)
