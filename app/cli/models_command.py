@@ -23,6 +23,8 @@ from app.engine.models.library import (
     compatible_drafts,
     download_pair,
     inspect_model,
+    inspect_remote,
+    is_remote,
     list_local_models,
     load_catalog,
 )
@@ -42,15 +44,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(run=_list)
 
-    inspect = sub.add_parser("inspect", help="what a GGUF file holds, read from its header")
-    inspect.add_argument("path", type=Path)
+    inspect = sub.add_parser(
+        "inspect", help="what a GGUF file holds, read from its header (a path, or owner/name/file.gguf on the Hub)"
+    )
+    inspect.add_argument("path", metavar="PATH_OR_REPO/FILE")
     inspect.add_argument("--json", action="store_true", help="print JSON")
+    inspect.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
     inspect.set_defaults(run=_inspect)
 
-    check = sub.add_parser("check", help="can DRAFT draft for TARGET? (exit 0 yes, 1 no)")
-    check.add_argument("target", type=Path)
-    check.add_argument("draft", type=Path)
+    check = sub.add_parser(
+        "check", help="can DRAFT draft for TARGET? (exit 0 yes, 1 no; either may be owner/name/file.gguf)"
+    )
+    check.add_argument("target", metavar="TARGET")
+    check.add_argument("draft", metavar="DRAFT")
     check.add_argument("--json", action="store_true", help="print JSON")
+    check.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
     check.set_defaults(run=_check)
 
     catalog = sub.add_parser("catalog", help="the recommended pairs that `models download` can fetch")
@@ -137,9 +145,21 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _inspect(args: argparse.Namespace) -> int:
-    i = inspect_model(args.path)
+    remote = inspect_remote(args.path, args.token) if is_remote(args.path) else None
+    i = remote.inspection if remote is not None else inspect_model(args.path)
     if args.json:
-        _print_json(i.to_dict())
+        data = i.to_dict()
+        if remote is not None:
+            data["remote"] = {
+                "repo_id": remote.spec.repo_id,
+                "filename": remote.spec.filename,
+                "revision": remote.spec.revision,
+                "sha256": remote.sha256,
+                "header_bytes": remote.header_bytes,
+                "bytes_transferred": remote.bytes_transferred,
+                "cached": remote.cached,
+            }
+        _print_json(data)
         return 0
     types = ", ".join(f"{name} x{count}" for name, count in i.tensor_types.items())
     specials = f"BOS {i.bos_id}, EOS {i.eos_id}" + (f", EOT {i.eot_id}" if i.eot_id is not None else "")
@@ -160,13 +180,18 @@ def _inspect(args: argparse.Namespace) -> int:
     ]
     if i.split_count > 1:
         rows.append(("split", f"{i.split_count} files"))
+    if remote is not None:
+        how = "from the cache" if remote.cached else f"{remote.bytes_transferred:,} bytes transferred"
+        share = remote.header_bytes / remote.size if remote.size else 0
+        rows[0] = ("file", f"{remote.spec} on the Hub ({i.file_size:,} bytes, GGUF v{i.gguf_version}), not downloaded")
+        rows.append(("header read", f"{remote.header_bytes:,} bytes ({100 * share:.2f}% of the file), {how}"))
     for label, value in rows:
         print(f"{label + ':':17}{value}")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
-    report = check_models(args.target, args.draft)
+    report = check_models(args.target, args.draft, args.token)
     if args.json:
         _print_json(
             {

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from app.core.pairing.catalog import Catalog, CatalogModel, CatalogPair
 from app.core.pairing.compatibility import CompatibilityReport
-from app.engine.gguf.header import ModelFileError
+from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.gguf.vocab import check_files
 from app.engine.hub.progress import (
@@ -38,6 +38,7 @@ from app.engine.models.packaged import (
     install_packaged,
     installed_default_pair,
 )
+from app.engine.models.remote import RemoteModel, RemoteSpec, describe_remote, is_remote, parse_remote_spec
 
 __all__ = [
     "Catalog",
@@ -52,6 +53,8 @@ __all__ = [
     "ModelFileError",
     "ModelInspection",
     "ProgressCallback",
+    "RemoteModel",
+    "RemoteSpec",
     "add_local_model",
     "check_models",
     "compatible_drafts",
@@ -59,10 +62,13 @@ __all__ = [
     "download_model",
     "download_pair",
     "inspect_model",
+    "inspect_remote",
     "installed_default_pair",
+    "is_remote",
     "list_local_models",
     "load_catalog",
     "offline_mode",
+    "parse_remote_spec",
     "remove_local_model",
 ]
 
@@ -82,9 +88,41 @@ def inspect_model(path: str | Path) -> ModelInspection:
     return describe_file(path).inspection
 
 
-def check_models(target: str | Path, draft: str | Path) -> CompatibilityReport:
-    """The full compatibility verdict for two files, naming the first differing tokens."""
-    return check_files(target, draft)
+def inspect_remote(spec: str | RemoteSpec, token: str | None = None) -> RemoteModel:
+    """What ``owner/name/path.gguf`` on the Hub holds, from its header alone (Range requests, cached).
+
+    Raises :class:`DownloadError` when the Hub cannot answer (offline with
+    nothing cached, unknown repository or file, gated) and
+    :class:`ModelFileError` for a file that is not GGUF or is cut short.
+    """
+    return describe_remote(_remote_spec(spec), token)
+
+
+def _remote_spec(spec: str | RemoteSpec) -> RemoteSpec:
+    if isinstance(spec, RemoteSpec):
+        return spec
+    parsed = parse_remote_spec(spec)
+    if parsed is None:
+        raise ModelFileError(f"{spec!r} is not a Hub file: write it as owner/name/path/in/repo.gguf")
+    return parsed
+
+
+def _header_of(model: str | Path | RemoteSpec, token: str | None) -> GGUFHeader:
+    if isinstance(model, RemoteSpec) or is_remote(model):
+        return inspect_remote(model if isinstance(model, RemoteSpec) else str(model), token).header
+    return read_header(model)
+
+
+def check_models(
+    target: str | Path | RemoteSpec, draft: str | Path | RemoteSpec, token: str | None = None
+) -> CompatibilityReport:
+    """The full compatibility verdict for two files, naming the first differing tokens.
+
+    Either file may be on the Hub (``owner/name/path.gguf`` or a
+    :class:`RemoteSpec`): its header is read remotely, and the same rules run
+    on the same fields, so the evidence is the same as for local files.
+    """
+    return check_files(_header_of(target, token), _header_of(draft, token))
 
 
 def download_model(
