@@ -1,4 +1,4 @@
-"""`tandem models`: install, list, inspect, check, download, add and rank model files.
+"""`tandem models`: install, list, inspect, check, search, download, add and rank model files.
 
 Results go to stdout (a table, or JSON with ``--json``); progress goes to
 stderr, and only when it is a terminal, so scripted output stays clean.
@@ -26,7 +26,9 @@ from app.engine.models.library import (
     inspect_remote,
     is_remote,
     list_local_models,
+    list_repo_models,
     load_catalog,
+    search_hub,
 )
 from app.engine.models.packaged import install_demo_pair, install_small_pair
 
@@ -60,6 +62,22 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     check.add_argument("--json", action="store_true", help="print JSON")
     check.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
     check.set_defaults(run=_check)
+
+    search = sub.add_parser("search", help="search the Hugging Face Hub for GGUF models")
+    search.add_argument("query", metavar="QUERY", nargs="?", default="")
+    search.add_argument("--sort", choices=["downloads", "likes", "updated"], default="downloads")
+    search.add_argument("--limit", type=int, default=20, help="results per page (default 20)")
+    search.add_argument("--page", type=int, default=0, help="page number, from 0")
+    search.add_argument("--json", action="store_true", help="print JSON")
+    search.add_argument("--token", help="Hugging Face token (default: HF_TOKEN or your login)")
+    search.set_defaults(run=_search)
+
+    files = sub.add_parser("files", help="the GGUF files of a Hub repository, with quantisation and exact size")
+    files.add_argument("repo", metavar="REPO")
+    files.add_argument("--revision", default="main")
+    files.add_argument("--json", action="store_true", help="print JSON")
+    files.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
+    files.set_defaults(run=_files)
 
     catalog = sub.add_parser("catalog", help="the recommended pairs that `models download` can fetch")
     catalog.add_argument("--json", action="store_true", help="print JSON")
@@ -207,6 +225,69 @@ def _check(args: argparse.Namespace) -> int:
         for warning in report.warnings:
             print(f"  note: {warning}")
     return 0 if report.compatible else 1
+
+
+def _search(args: argparse.Namespace) -> int:
+    page = search_hub(args.query, sort=args.sort, limit=args.limit, page=args.page, token=args.token)
+    if args.json:
+        _print_json(
+            {
+                "query": page.query,
+                "sort": page.sort,
+                "page": page.page,
+                "has_more": page.has_more,
+                "results": [
+                    {
+                        "repo_id": r.repo_id,
+                        "downloads": r.downloads,
+                        "likes": r.likes,
+                        "last_modified": r.last_modified.isoformat() if r.last_modified else None,
+                        "gated": r.gated,
+                        "architecture": r.architecture,
+                        "n_params": r.n_params,
+                        "base_models": list(r.base_models),
+                    }
+                    for r in page.results
+                ],
+            }
+        )
+        return 0
+    if not page.results:
+        print(f"no GGUF models found for {args.query!r}" + (f" on page {args.page}" if args.page else ""))
+        return 0
+    for n, r in enumerate(page.results, 1 + args.page * args.limit):
+        updated = r.last_modified.date().isoformat() if r.last_modified else "?"
+        gated = "  [gated: needs a token]" if r.gated else ""
+        print(f"{n:3}. {r.repo_id}  ({r.downloads:,} downloads, {r.likes:,} likes, updated {updated}){gated}")
+    if page.has_more:
+        print(f"more: add --page {args.page + 1}")
+    return 0
+
+
+def _files(args: argparse.Namespace) -> int:
+    models = list_repo_models(args.repo, revision=args.revision, token=args.token)
+    if args.json:
+        _print_json(
+            [
+                {
+                    "spec": m.spec,
+                    "filename": m.filename,
+                    "quant": m.quant,
+                    "size": m.size,
+                    "parts": [{"filename": p.filename, "size": p.size, "sha256": p.sha256} for p in m.parts],
+                }
+                for m in models
+            ]
+        )
+        return 0
+    if not models:
+        print(f"{args.repo} holds no GGUF files")
+        return 0
+    for m in models:
+        parts = f", {len(m.parts)} parts" if m.split else ""
+        print(f"{m.filename}  [{m.quant or '?'}, {format_bytes(m.size)} ({m.size:,} bytes){parts}]")
+    print(f"download one with: models download {args.repo}/FILE")
+    return 0
 
 
 def _catalog(args: argparse.Namespace) -> int:

@@ -85,3 +85,45 @@ def test_a_missing_remote_file_is_one_line_and_exit_2(hub: FakeHub, data_dir: Pa
     assert result.stderr.strip().splitlines() == [
         f"error: repository Qwen/Nope-GGUF was not found on {hub.url} (if it is private, pass a token)"
     ]
+
+
+@pytest.fixture
+def bare_hub(monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> Iterator[FakeHub]:
+    """A stand-in Hub with no files yet."""
+    with running_hub() as state:
+        monkeypatch.setenv("HF_ENDPOINT", state.url)
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        yield state
+
+
+def test_search_prints_ranked_repos_and_the_next_page(capsys: pytest.CaptureFixture[str], bare_hub: FakeHub) -> None:
+    for n, repo in enumerate(["a/One-GGUF", "b/Two-GGUF", "c/Three-GGUF"]):
+        bare_hub.set_info(repo, downloads=100 * (n + 1), likes=n, lastModified="2025-01-02T00:00:00.000Z")
+    bare_hub.gated["a/One-GGUF"] = "hf_x"
+    bare_hub.set_info("a/One-GGUF", gated="manual")
+    code, out, _ = _run(capsys, "search", "gguf", "--limit", "2")
+    assert code == 0
+    assert out.splitlines() == [
+        "  1. c/Three-GGUF  (300 downloads, 2 likes, updated 2025-01-02)",
+        "  2. b/Two-GGUF  (200 downloads, 1 likes, updated 2025-01-02)",
+        "more: add --page 1",
+    ]
+    code, out, _ = _run(capsys, "search", "gguf", "--limit", "2", "--page", "1", "--json")
+    data = json.loads(out)
+    assert [r["repo_id"] for r in data["results"]] == ["a/One-GGUF"] and data["results"][0]["gated"] is True
+    assert data["has_more"] is False
+
+
+def test_files_prints_quantisations_and_exact_sizes(capsys: pytest.CaptureFixture[str], bare_hub: FakeHub) -> None:
+    digest = bare_hub.add("a/M-GGUF", "m-Q4_K_M.gguf", b"GGUF" + b"\0" * 2044)
+    bare_hub.add("a/M-GGUF", "m-F16-00001-of-00002.gguf", b"x" * 4096)
+    bare_hub.add("a/M-GGUF", "m-F16-00002-of-00002.gguf", b"x" * 4096)
+    code, out, _ = _run(capsys, "files", "a/M-GGUF")
+    assert code == 0
+    assert out.splitlines() == [
+        "m-Q4_K_M.gguf  [Q4_K_M, 2 KiB (2,048 bytes)]",
+        "m-F16-00001-of-00002.gguf  [F16, 8 KiB (8,192 bytes), 2 parts]",
+        "download one with: models download a/M-GGUF/FILE",
+    ]
+    code, out, _ = _run(capsys, "files", "a/M-GGUF", "--json")
+    assert json.loads(out)[0]["parts"] == [{"filename": "m-Q4_K_M.gguf", "size": 2048, "sha256": digest}]

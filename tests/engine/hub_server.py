@@ -53,6 +53,7 @@ class FakeHub:
     announced_sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # lie about a file's size
     plans: list[tuple[str, float]] = field(default_factory=list)  # consumed one per GET
     ignore_range: bool = False  # answer every GET with the whole file, as some mirrors do
+    page_size: int = 1000  # the most search results one response holds, as the Hub caps them
     log: list[Request] = field(default_factory=list)
     repo_info: dict[str, dict[str, Any]] = field(default_factory=dict)  # downloads, likes, lastModified, tags
     sent: dict[tuple[str, str], int] = field(default_factory=dict)  # body bytes sent per file
@@ -148,9 +149,10 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                     rows.append({"id": repo, "_id": repo, "modelId": repo, "private": False, **info})
             sort = _SORT_FIELDS.get(query.get("sort", [""])[0])
             if sort:
-                rows.sort(key=lambda row: row.get(sort) or 0, reverse=True)  # the Hub sorts descending
+                blank = "" if sort == "lastModified" else 0
+                rows.sort(key=lambda row: row.get(sort) or blank, reverse=True)  # the Hub sorts descending
             start = int(query.get("cursor", ["0"])[0])
-            limit = int(query.get("limit", ["1000"])[0])
+            limit = min(hub.page_size, int(query.get("limit", ["1000"])[0]))
             page = rows[start : start + limit]
             link = None
             if start + limit < len(rows):

@@ -153,14 +153,17 @@ def read_remote_header(
     revision: str = "main",
     token: str | None = None,
     first_read: int = FIRST_READ_BYTES,
+    file: RemoteFile | None = None,
 ) -> RemoteHeader:
     """Read only the header of a GGUF file on the Hub, growing the Range until it parses.
 
     Raises :class:`DownloadError` for lookup and transfer failures and
     :class:`ModelFileError` when the file is not a GGUF model or its header is
-    cut short (the file ends inside it).
+    cut short (the file ends inside it). ``file`` spares the HEAD call when
+    the caller has just made it.
     """
-    file = remote_file(repo_id, filename, revision=revision, token=token)
+    if file is None:
+        file = remote_file(repo_id, filename, revision=revision, token=token)
     headers = build_hf_headers(token=token)
     headers["Accept-Encoding"] = "identity"  # byte ranges must refer to the file, not a compressed stream
     if urlparse(file.location).netloc != urlparse(file.url).netloc:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core.pairing.catalog import Catalog, CatalogModel, CatalogPair
 from app.core.pairing.compatibility import CompatibilityReport
@@ -66,11 +67,16 @@ __all__ = [
     "installed_default_pair",
     "is_remote",
     "list_local_models",
+    "list_repo_models",
     "load_catalog",
     "offline_mode",
     "parse_remote_spec",
     "remove_local_model",
+    "search_hub",
 ]
+
+if TYPE_CHECKING:
+    from app.engine.hub.search import RepoGGUF, SearchPage
 
 # Catalog entries with source "pypi" name one of these specs.
 PACKAGED_MODELS: dict[str, PackagedModel] = {
@@ -157,6 +163,22 @@ def download_model(
         file_index=file_index,
         file_count=file_count,
     )
+
+
+def search_hub(
+    query: str, *, sort: str = "downloads", limit: int = 20, page: int = 0, token: str | None = None
+) -> SearchPage:
+    """One page of GGUF repositories on the Hub matching ``query`` (sort: downloads, likes or updated)."""
+    from app.engine.hub import search
+
+    return search.search_models(query, sort=sort, limit=limit, page=page, token=token)
+
+
+def list_repo_models(repo_id: str, *, revision: str = "main", token: str | None = None) -> list[RepoGGUF]:
+    """The GGUF models in a Hub repository (split models as one entry), with exact sizes and SHA-256."""
+    from app.engine.hub import search
+
+    return search.list_gguf_files(repo_id, revision=revision, token=token)
 
 
 def offline_mode() -> bool:

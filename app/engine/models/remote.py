@@ -9,7 +9,8 @@ only for the file's ETag (one HEAD) and reuses the cached bytes while it is
 unchanged; in offline mode the cache is used as it is. Keeping the raw header
 rather than a summary means a remote file goes through exactly the code a
 local one does: the same inspection, the same compatibility rules with the
-same evidence (the first differing tokens).
+same evidence (the first differing tokens). The HTTP stack is imported on
+first use, as in :mod:`app.engine.models.library`.
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.engine.gguf.header import GGUFHeader, parse_header_bytes
 from app.engine.gguf.inspection import ModelInspection, inspect_header
-from app.engine.hub.download import offline_mode
 from app.engine.hub.progress import DownloadError
-from app.engine.hub.remote import RemoteFile, read_remote_header, remote_file
 from app.engine.paths import data_dir
+
+if TYPE_CHECKING:
+    from app.engine.hub.remote import RemoteFile
 
 CACHE_VERSION = 1
 # owner/name/path/in/repo.gguf: Hub ids allow letters, digits, '-', '_' and '.'.
@@ -80,9 +83,6 @@ def is_remote(text: str | Path) -> bool:
 def remote_cache_folder() -> Path:
     """Where remote headers are kept."""
     return data_dir() / "cache" / "remote"
-
-
-_lock = threading.Lock()
 
 
 def _entry(spec: RemoteSpec) -> tuple[Path, Path]:
@@ -148,32 +148,35 @@ def describe_remote(spec: RemoteSpec, token: str | None = None) -> RemoteModel:
     nothing cached, unknown repository or file, gated) and
     :class:`ModelFileError` when the file is not a GGUF model or is cut short.
     """
-    with _lock:
-        if offline_mode():
-            hit = _load(spec, None)
-            if hit is None:
-                raise DownloadError(
-                    f"offline mode is on (HF_HUB_OFFLINE) and the header of {spec} was never read; "
-                    "unset HF_HUB_OFFLINE to inspect it"
-                )
-            facts, data = hit
-            return _model(spec, data, int(str(facts["size"])), _optional_str(facts.get("sha256")), 0, True)
-        file = remote_file(spec.repo_id, spec.filename, revision=spec.revision, token=token)
-        hit = _load(spec, file.etag)
-        if hit is not None:
-            return _model(spec, hit[1], file.size, file.sha256, 0, True)
-        read = read_remote_header(spec.repo_id, spec.filename, revision=spec.revision, token=token)
-        _store(spec, read.file, read.data, read.bytes_transferred)
-        return RemoteModel(
-            spec,
-            read.header,
-            inspect_header(read.header),
-            read.file.size,
-            read.file.sha256,
-            len(read.data),
-            read.bytes_transferred,
-            False,
-        )
+    # Imported here so that listing and inspecting local models never loads the HTTP stack.
+    from app.engine.hub.download import offline_mode
+    from app.engine.hub.remote import read_remote_header, remote_file
+
+    if offline_mode():
+        hit = _load(spec, None)
+        if hit is None:
+            raise DownloadError(
+                f"offline mode is on (HF_HUB_OFFLINE) and the header of {spec} was never read; "
+                "unset HF_HUB_OFFLINE to inspect it"
+            )
+        facts, data = hit
+        return _model(spec, data, int(str(facts["size"])), _optional_str(facts.get("sha256")), 0, True)
+    file = remote_file(spec.repo_id, spec.filename, revision=spec.revision, token=token)
+    hit = _load(spec, file.etag)
+    if hit is not None:
+        return _model(spec, hit[1], file.size, file.sha256, 0, True)
+    read = read_remote_header(spec.repo_id, spec.filename, revision=spec.revision, token=token, file=file)
+    _store(spec, read.file, read.data, read.bytes_transferred)
+    return RemoteModel(
+        spec,
+        read.header,
+        inspect_header(read.header),
+        read.file.size,
+        read.file.sha256,
+        len(read.data),
+        read.bytes_transferred,
+        False,
+    )
 
 
 def _optional_str(value: object) -> str | None:
