@@ -21,6 +21,7 @@ from app.engine.models.library import (
     add_local_model,
     check_models,
     compatible_drafts,
+    download_hub_file,
     download_pair,
     inspect_model,
     inspect_remote,
@@ -83,8 +84,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     catalog.add_argument("--json", action="store_true", help="print JSON")
     catalog.set_defaults(run=_catalog)
 
-    download = sub.add_parser("download", help="download a recommended pair (see `models catalog`)")
-    download.add_argument("pair_id", metavar="PAIR_ID")
+    download = sub.add_parser(
+        "download", help="download a recommended pair (see `models catalog`) or any Hub file, owner/name/file.gguf"
+    )
+    download.add_argument("pair_id", metavar="PAIR_ID_OR_REPO/FILE")
     download.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
     download.set_defaults(run=_download)
 
@@ -338,6 +341,17 @@ class _ProgressLine:
 
 def _download(args: argparse.Namespace) -> int:
     line = _ProgressLine()
+    if "/" in args.pair_id:
+        try:
+            path = download_hub_file(args.pair_id, line, None, args.token)
+        except KeyboardInterrupt:
+            line.finish()
+            print("interrupted: run the same command again to resume", file=sys.stderr)
+            return 130
+        finally:
+            line.finish()
+        print(f"downloaded: {path}")
+        return 0
     try:
         target, draft = download_pair(args.pair_id, line, None, args.token)
     except KeyboardInterrupt:

@@ -127,3 +127,16 @@ def test_files_prints_quantisations_and_exact_sizes(capsys: pytest.CaptureFixtur
     ]
     code, out, _ = _run(capsys, "files", "a/M-GGUF", "--json")
     assert json.loads(out)[0]["parts"] == [{"filename": "m-Q4_K_M.gguf", "size": 2048, "sha256": digest}]
+
+
+def test_download_any_hub_file_by_repo_and_path(
+    capsys: pytest.CaptureFixture[str], bare_hub: FakeHub, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.engine.model_files import write_gguf
+
+    models = tmp_path / "models"
+    monkeypatch.setenv("TANDEM_MODELS_DIR", str(models))
+    bare_hub.add("a/M-GGUF", "sub/m-F32.gguf", write_gguf(tmp_path / "m.gguf").read_bytes())
+    code, out, _ = _run(capsys, "download", "a/M-GGUF/sub/m-F32.gguf")
+    assert (code, out) == (0, f"downloaded: {models / 'm-F32.gguf'}\n")
+    assert (models / "m-F32.gguf").read_bytes() == (tmp_path / "m.gguf").read_bytes()

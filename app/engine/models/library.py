@@ -31,6 +31,7 @@ from app.engine.hub.progress import (
 from app.engine.models.cache import describe_file
 from app.engine.models.catalog import bundled_catalog
 from app.engine.models.drafts import DraftCandidate, compatible_drafts
+from app.engine.models.hub_download import download_hub_model
 from app.engine.models.local import LocalModel, add_local_model, list_local_models, remove_local_model
 from app.engine.models.packaged import (
     QWEN_CODER_05B,
@@ -60,6 +61,8 @@ __all__ = [
     "check_models",
     "compatible_drafts",
     "download_catalog_model",
+    "download_hub_file",
+    "download_hub_model",
     "download_model",
     "download_pair",
     "inspect_model",
@@ -179,6 +182,21 @@ def list_repo_models(repo_id: str, *, revision: str = "main", token: str | None 
     from app.engine.hub import search
 
     return search.list_gguf_files(repo_id, revision=revision, token=token)
+
+
+def download_hub_file(
+    spec: str | RemoteSpec,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None = None,
+    token: str | None = None,
+    *,
+    folder: str | Path | None = None,
+) -> Path:
+    """Fetch any Hub model named ``owner/name/path.gguf`` (every shard of a split one); return its first file."""
+    parsed = parse_remote_spec(spec) if isinstance(spec, str) else spec
+    if parsed is None:
+        raise DownloadError(f"{spec!r} is not a Hub file: write it as owner/name/path/in/repo.gguf")
+    return download_hub_model(parsed, progress, cancel, token, folder=folder)
 
 
 def offline_mode() -> bool:
