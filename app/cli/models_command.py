@@ -23,6 +23,7 @@ from app.engine.models.library import (
     compatible_drafts,
     download_hub_file,
     download_pair,
+    find_drafts,
     inspect_model,
     inspect_remote,
     is_remote,
@@ -79,6 +80,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     files.add_argument("--json", action="store_true", help="print JSON")
     files.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
     files.set_defaults(run=_files)
+
+    find = sub.add_parser("find-draft", help="find drafts for TARGET on the Hub, checked remotely, best first")
+    find.add_argument("target", metavar="TARGET", help="a local GGUF path or owner/name/file.gguf")
+    find.add_argument("--download", action="store_true", help="download the best compatible draft")
+    find.add_argument("--json", action="store_true", help="print JSON")
+    find.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
+    find.set_defaults(run=_find_draft)
 
     catalog = sub.add_parser("catalog", help="the recommended pairs that `models download` can fetch")
     catalog.add_argument("--json", action="store_true", help="print JSON")
@@ -290,6 +298,59 @@ def _files(args: argparse.Namespace) -> int:
         parts = f", {len(m.parts)} parts" if m.split else ""
         print(f"{m.filename}  [{m.quant or '?'}, {format_bytes(m.size)} ({m.size:,} bytes){parts}]")
     print(f"download one with: models download {args.repo}/FILE")
+    return 0
+
+
+def _find_draft(args: argparse.Namespace) -> int:
+    found = find_drafts(args.target, token=args.token)
+    if args.json:
+        _print_json(
+            {
+                "target": found.target,
+                "query": found.query,
+                "gpu": found.gpu,
+                "candidates": [
+                    {
+                        "spec": str(c.spec),
+                        "name": c.name,
+                        "compatible": c.compatible,
+                        "quant": c.quant,
+                        "size": c.size,
+                        "n_params": c.n_params,
+                        "predicted_speedup": round(c.prediction.speedup, 3) if c.prediction else None,
+                        "k": c.prediction.k if c.prediction else None,
+                        "reason": c.reason,
+                        "problems": [{"rule": p.rule, "detail": p.detail} for p in c.report.problems],
+                    }
+                    for c in found.candidates
+                ],
+                "skipped": [{"what": what, "why": why} for what, why in found.skipped],
+            }
+        )
+    else:
+        good = [c for c in found.candidates if c.compatible]
+        bad = [c for c in found.candidates if not c.compatible]
+        print(f"searched the Hub for {found.query!r} ({'GPU' if found.gpu else 'CPU'} costs)")
+        if not good:
+            print("no compatible draft found")
+        for n, c in enumerate(good, 1):
+            print(f"{n}. {c.spec}\n   {c.reason}")
+        if bad:
+            print("not compatible:")
+            for c in bad:
+                print(f"  {c.spec} - {c.reason}")
+        for what, why in found.skipped:
+            print(f"  skipped {what}: {why}")
+    if args.download:
+        if found.best is None:
+            print("nothing to download", file=sys.stderr)
+            return 1
+        line = _ProgressLine()
+        try:
+            path = download_hub_file(found.best.spec, line, None, args.token)
+        finally:
+            line.finish()
+        print(f"downloaded: {path}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

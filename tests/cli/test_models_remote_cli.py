@@ -140,3 +140,33 @@ def test_download_any_hub_file_by_repo_and_path(
     code, out, _ = _run(capsys, "download", "a/M-GGUF/sub/m-F32.gguf")
     assert (code, out) == (0, f"downloaded: {models / 'm-F32.gguf'}\n")
     assert (models / "m-F32.gguf").read_bytes() == (tmp_path / "m.gguf").read_bytes()
+
+
+def test_find_draft_lists_and_downloads_the_best(
+    capsys: pytest.CaptureFixture[str],
+    bare_hub: FakeHub,
+    demo_pair: tuple[Path, Path],
+    small_pair: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tests.engine.model_files import copy_tokenizer
+
+    models = tmp_path / "models"
+    monkeypatch.setenv("TANDEM_MODELS_DIR", str(models))
+    tiny = copy_tokenizer(demo_pair[1], tmp_path / "tiny.gguf")
+    bare_hub.add_path("someone/Qwen2.5-Coder-Tiny-GGUF", "tiny-Q4_K_M.gguf", tiny)
+    bare_hub.add_path("someone/Qwen2.5-Coder-Smol-GGUF", "smol-Q4_0.gguf", small_pair[1])
+    code, out, _ = _run(capsys, "find-draft", str(demo_pair[0]), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["query"] == "Qwen2.5-Coder"
+    assert [(c["spec"], c["compatible"]) for c in data["candidates"]] == [
+        ("someone/Qwen2.5-Coder-Tiny-GGUF/tiny-Q4_K_M.gguf", True),
+        ("someone/Qwen2.5-Coder-Smol-GGUF/smol-Q4_0.gguf", False),
+    ]
+    assert data["candidates"][0]["predicted_speedup"] > 0 and data["candidates"][0]["k"] >= 1
+    code, out, err = _run(capsys, "find-draft", str(demo_pair[0]), "--download")
+    assert code == 0, err
+    assert out.splitlines()[1] == "1. someone/Qwen2.5-Coder-Tiny-GGUF/tiny-Q4_K_M.gguf"
+    assert out.splitlines()[-1] == f"downloaded: {models / 'tiny-Q4_K_M.gguf'}"
+    assert (models / "tiny-Q4_K_M.gguf").read_bytes() == tiny.read_bytes()

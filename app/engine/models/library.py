@@ -31,6 +31,7 @@ from app.engine.hub.progress import (
 from app.engine.models.cache import describe_file
 from app.engine.models.catalog import bundled_catalog
 from app.engine.models.drafts import DraftCandidate, compatible_drafts
+from app.engine.models.find_draft import DraftSearch, HubDraft, find_drafts
 from app.engine.models.hub_download import download_hub_model
 from app.engine.models.local import LocalModel, add_local_model, list_local_models, remove_local_model
 from app.engine.models.packaged import (
@@ -51,6 +52,8 @@ __all__ = [
     "DownloadError",
     "DownloadProgress",
     "DraftCandidate",
+    "DraftSearch",
+    "HubDraft",
     "LocalModel",
     "ModelFileError",
     "ModelInspection",
@@ -65,6 +68,7 @@ __all__ = [
     "download_hub_model",
     "download_model",
     "download_pair",
+    "find_drafts",
     "inspect_model",
     "inspect_remote",
     "installed_default_pair",
