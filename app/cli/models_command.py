@@ -24,12 +24,14 @@ from app.engine.models.library import (
     download_hub_file,
     download_pair,
     find_drafts,
+    folder_usage,
     inspect_model,
     inspect_remote,
     is_remote,
     list_local_models,
     list_repo_models,
     load_catalog,
+    remove_model,
     search_hub,
 )
 from app.engine.models.packaged import install_demo_pair, install_small_pair
@@ -98,6 +100,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     download.add_argument("pair_id", metavar="PAIR_ID_OR_REPO/FILE")
     download.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
     download.set_defaults(run=_download)
+
+    remove = sub.add_parser(
+        "remove", help="delete a model from the models folder (all its shards), or forget one added from elsewhere"
+    )
+    remove.add_argument("path", type=Path)
+    remove.set_defaults(run=_remove)
 
     add = sub.add_parser("add", help="add a GGUF file by path to the model list")
     add.add_argument("path", type=Path)
@@ -170,7 +178,15 @@ def _list(args: argparse.Namespace) -> int:
         facts = [i.architecture, _params(i.n_params), m.quant, format_bytes(m.file_size), m.source]
         print(f"{m.name}  [{', '.join(facts)}]")
         print(f"    {m.path}")
+    print(_folder_line())
     return 0
+
+
+def _folder_line() -> str:
+    usage = folder_usage()
+    files = f"{usage.model_files} file" + ("" if usage.model_files == 1 else "s")
+    unfinished = f", {format_bytes(usage.partial_bytes)} of it unfinished downloads" if usage.partial_bytes else ""
+    return f"models folder: {usage.folder}, {format_bytes(usage.total_bytes)} in {files}{unfinished}"
 
 
 def _inspect(args: argparse.Namespace) -> int:
@@ -422,6 +438,18 @@ def _download(args: argparse.Namespace) -> int:
     finally:
         line.finish()
     print(f"target: {target}\ndraft:  {draft}")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    removal = remove_model(args.path)
+    if removal.forgotten:
+        print(f"forgotten: {args.path} is outside the models folder, so the file was left in place")
+    else:
+        for path in removal.deleted:
+            print(f"deleted {path}")
+        print(f"freed {format_bytes(removal.freed_bytes)}")
+    print(_folder_line())
     return 0
 
 

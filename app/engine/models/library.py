@@ -32,6 +32,7 @@ from app.engine.models.cache import describe_file
 from app.engine.models.catalog import bundled_catalog
 from app.engine.models.drafts import DraftCandidate, compatible_drafts
 from app.engine.models.find_draft import DraftSearch, HubDraft, find_drafts
+from app.engine.models.folder import FolderUsage, Removal, folder_usage, remove_model
 from app.engine.models.hub_download import download_hub_model
 from app.engine.models.local import LocalModel, add_local_model, list_local_models, remove_local_model
 from app.engine.models.packaged import (
@@ -53,6 +54,7 @@ __all__ = [
     "DownloadProgress",
     "DraftCandidate",
     "DraftSearch",
+    "FolderUsage",
     "HubDraft",
     "LocalModel",
     "ModelFileError",
@@ -60,6 +62,7 @@ __all__ = [
     "ProgressCallback",
     "RemoteModel",
     "RemoteSpec",
+    "Removal",
     "add_local_model",
     "check_models",
     "compatible_drafts",
@@ -69,6 +72,7 @@ __all__ = [
     "download_model",
     "download_pair",
     "find_drafts",
+    "folder_usage",
     "inspect_model",
     "inspect_remote",
     "installed_default_pair",
@@ -79,6 +83,7 @@ __all__ = [
     "offline_mode",
     "parse_remote_spec",
     "remove_local_model",
+    "remove_model",
     "search_hub",
 ]
 
