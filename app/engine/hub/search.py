@@ -16,8 +16,6 @@ from __future__ import annotations
 import re
 import socket
 from collections import defaultdict
-from dataclasses import dataclass, field
-from datetime import datetime
 from itertools import islice
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -34,6 +32,7 @@ from huggingface_hub.errors import (
 from huggingface_hub.hf_api import RepoFile
 
 from app.engine.hub.download import hub_endpoint, offline_mode
+from app.engine.hub.listing import FilePart, RepoGGUF, RepoResult, SearchPage
 from app.engine.hub.progress import DownloadError
 
 SortKey = Literal["downloads", "likes", "updated"]
@@ -48,66 +47,6 @@ _SPLIT = re.compile(r"^(?P<stem>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$"
 _QUANT = re.compile(
     r"(?<![a-z0-9])(iq\d_[a-z]+|q\d_k(?:_[sml])?|q\d_[01]|tq\d_0|bf16|fp16|f16|f32|mxfp4)(?![a-z0-9])", re.IGNORECASE
 )
-
-
-@dataclass(frozen=True, slots=True)
-class RepoResult:
-    """One repository in a search result."""
-
-    repo_id: str
-    downloads: int
-    likes: int
-    last_modified: datetime | None
-    gated: bool
-    tags: tuple[str, ...] = ()
-    architecture: str | None = None  # the Hub's own reading of the GGUF header, when it has one
-    n_params: int | None = None
-    base_models: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class SearchPage:
-    """One page of search results."""
-
-    query: str
-    sort: str
-    page: int
-    results: list[RepoResult]
-    has_more: bool
-
-
-@dataclass(frozen=True, slots=True)
-class FilePart:
-    """One file of a (possibly split) model, with the Hub's LFS facts."""
-
-    filename: str
-    size: int
-    sha256: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class RepoGGUF:
-    """A model file in a repository: one file, or the shards of a split model as one entry."""
-
-    repo_id: str
-    filename: str  # the file to name when downloading: the first shard of a split model
-    quant: str | None
-    parts: tuple[FilePart, ...] = field(default_factory=tuple)
-
-    @property
-    def size(self) -> int:
-        """Bytes of all parts together."""
-        return sum(p.size for p in self.parts)
-
-    @property
-    def split(self) -> bool:
-        """True for a model sharded into several files."""
-        return len(self.parts) > 1
-
-    @property
-    def spec(self) -> str:
-        """``owner/name/path.gguf``."""
-        return f"{self.repo_id}/{self.filename}"
 
 
 def quant_from_filename(filename: str) -> str | None:

@@ -31,7 +31,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from app.core.adaptive.cost_model import StepCosts, predict
 from app.core.pairing.catalog import IDEAL_RATIO_LOW, describe_ratio
@@ -40,11 +39,9 @@ from app.core.units import format_bytes
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection, inspect_header
 from app.engine.gguf.vocab import check_files
+from app.engine.hub.listing import RepoGGUF
 from app.engine.hub.progress import DownloadError
 from app.engine.models.remote import RemoteSpec, describe_remote, is_remote, parse_remote_spec
-
-if TYPE_CHECKING:
-    from app.engine.hub.search import RepoGGUF
 
 CPU_VERIFY_SLOPE = 0.43  # docs/bench/bench.md: verifying 5 tokens cost 2.7x one on two CPU cores
 GPU_VERIFY_SLOPE = 0.10  # a GPU is memory-bound: the batch is almost free

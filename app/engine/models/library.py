@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from app.core.pairing.catalog import Catalog, CatalogModel, CatalogPair
 from app.core.pairing.compatibility import CompatibilityReport
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.gguf.vocab import check_files
+from app.engine.hub.listing import FilePart, RepoGGUF, RepoResult, SearchPage
 from app.engine.hub.progress import (
     DownloadCancelledError,
     DownloadError,
@@ -54,6 +54,7 @@ __all__ = [
     "DownloadProgress",
     "DraftCandidate",
     "DraftSearch",
+    "FilePart",
     "FolderUsage",
     "HubDraft",
     "LocalModel",
@@ -63,6 +64,9 @@ __all__ = [
     "RemoteModel",
     "RemoteSpec",
     "Removal",
+    "RepoGGUF",
+    "RepoResult",
+    "SearchPage",
     "add_local_model",
     "check_models",
     "compatible_drafts",
@@ -86,9 +90,6 @@ __all__ = [
     "remove_model",
     "search_hub",
 ]
-
-if TYPE_CHECKING:
-    from app.engine.hub.search import RepoGGUF, SearchPage
 
 # Catalog entries with source "pypi" name one of these specs.
 PACKAGED_MODELS: dict[str, PackagedModel] = {
