@@ -111,7 +111,7 @@ class MainWindow(QMainWindow):
         self.side.addTab(_scrolled(model_tab), "Model")
         self.side.addTab(_scrolled(self.stats), "Stats")
         self.side.addTab(_scrolled(self.settings_panel), "Settings")
-        self.discover = DiscoverPanel(self.background)
+        self.discover = DiscoverPanel(self.background, lambda: c.target if (c := self.picker.choice()) else None)
         self.side.addTab(self.discover, "Discover")
         self.discover.downloaded.connect(lambda _path: self.picker.refresh())
 

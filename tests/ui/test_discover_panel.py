@@ -10,7 +10,7 @@ import pytest
 from app.ui.main_window import MainWindow
 from app.ui.models.discover_panel import OFFLINE_TEXT, PAGE_SIZE
 from tests.engine.hub_server import FakeHub, running_hub
-from tests.engine.model_files import write_gguf
+from tests.engine.model_files import copy_tokenizer, write_gguf
 from tests.ui.helpers import wait_until
 
 
@@ -94,3 +94,31 @@ def test_offline_the_tab_says_so_in_one_line_and_sends_nothing(
     panel.download("org/Any-GGUF/any.gguf")
     assert not panel.busy and panel.results.count() == 0
     assert hub.log == []
+
+
+def test_find_a_draft_for_the_target_and_download_the_best_in_one_click(
+    make_window: Callable[..., MainWindow],
+    hub: FakeHub,
+    tmp_path: Path,
+    demo_pair: tuple[Path, Path],
+    small_pair: tuple[Path, Path],
+) -> None:
+    tiny = copy_tokenizer(demo_pair[1], tmp_path / "tiny.gguf")
+    hub.add_path("someone/Qwen2.5-Coder-Tiny-GGUF", "tiny-Q4_K_M.gguf", tiny)
+    hub.add_path("someone/Qwen2.5-Coder-Smol-GGUF", "smol-Q4_0.gguf", small_pair[1])
+    window = make_window()
+    panel = window.discover
+    panel.find_drafts()  # nothing chosen in the Model tab (its folder is empty here)
+    assert panel.status.text() == "Choose a target model in the Model tab first."
+    panel.find_drafts(demo_pair[0])
+    wait_until(lambda: panel.drafts is not None, 120, "the draft search")
+    assert panel.table.rowCount() == 1
+    assert panel.table.item(0, 0).text() == "someone/Qwen2.5-Coder-Tiny-GGUF/tiny-Q4_K_M.gguf"
+    assert "predicted" in panel.table.item(0, 0).toolTip()
+    assert panel.status.text().startswith("Best: someone/Qwen2.5-Coder-Tiny-GGUF/tiny-Q4_K_M.gguf: predicted")
+    assert panel.status.text().endswith("; 1 incompatible")
+    downloaded: list[Path] = []
+    panel.downloaded.connect(downloaded.append)
+    panel.best_button.click()
+    wait_until(lambda: bool(downloaded) or (not panel.busy and "Downloaded" not in panel.status.text()), 120, "it")
+    assert downloaded == [tmp_path / "models" / "tiny-Q4_K_M.gguf"]

@@ -13,6 +13,7 @@ one line and disables its controls; nothing else in the window depends on it.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -48,9 +49,16 @@ class DiscoverPanel(QWidget):
     downloaded = Signal(object)  # Path of the model's first file, once it is complete and verified
     _progress_arrived = Signal(object)  # DownloadProgress, from the download thread
 
-    def __init__(self, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        background: Background,
+        current_target: Callable[[], Path | None] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
         super().__init__(parent)
         self.background = background
+        self._current_target = current_target or (lambda: None)
+        self.drafts: model_library.DraftSearch | None = None
         self._page = 0
         self._query = ""
         self._generation = 0  # answers to superseded searches are dropped
@@ -85,12 +93,19 @@ class DiscoverPanel(QWidget):
         self.progress.setVisible(False)
         self.cancel_button = QPushButton("Cancel download")
         self.cancel_button.setVisible(False)
+        self.find_button = QPushButton("Find a draft for the Model tab's target")
+        self.best_button = QPushButton("Download the best draft")
+        self.best_button.setVisible(False)
+        drafts_row = QHBoxLayout()
+        drafts_row.addWidget(self.find_button)
+        drafts_row.addWidget(self.best_button)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.offline)
         layout.addLayout(row)
         layout.addWidget(self.results, 2)
         layout.addWidget(self.more)
+        layout.addLayout(drafts_row)
         layout.addWidget(self.table, 2)
         layout.addWidget(self.progress)
         layout.addWidget(self.cancel_button)
@@ -101,6 +116,8 @@ class DiscoverPanel(QWidget):
         self.more.clicked.connect(self._next_page)
         self.results.currentItemChanged.connect(self._repo_chosen)
         self.cancel_button.clicked.connect(self.cancel)
+        self.find_button.clicked.connect(self.find_drafts)
+        self.best_button.clicked.connect(self._download_best)
         self._progress_arrived.connect(self._show_progress)
         self.refresh_offline()
 
@@ -110,7 +127,7 @@ class DiscoverPanel(QWidget):
         """Show or hide the offline line (HF_HUB_OFFLINE is read now); True when offline."""
         offline = model_library.offline_mode()
         self.offline.setVisible(offline)
-        for widget in (self.query, self.sort, self.search_button, self.results, self.table):
+        for widget in (self.query, self.sort, self.search_button, self.results, self.table, self.find_button):
             widget.setEnabled(not offline)
         return offline
 
@@ -199,6 +216,57 @@ class DiscoverPanel(QWidget):
             button.setEnabled(not self.busy)
             self.table.setCellWidget(row, 3, button)
         self.status.setText(f"{repo_id}: {len(files)} GGUF model{'s' if len(files) != 1 else ''}")
+
+    # -- find a draft ------------------------------------------------------------------
+
+    def find_drafts(self, target: Path | None = None) -> None:
+        """Search the Hub for drafts of ``target`` (default: the Model tab's), checked from their remote headers."""
+        if self.refresh_offline():
+            return
+        chosen = target or self._current_target()
+        if chosen is None:
+            self.status.setText("Choose a target model in the Model tab first.")
+            return
+        self._generation += 1
+        generation = self._generation
+        self.table.setRowCount(0)
+        self.best_button.setVisible(False)
+        self.status.setText(f"Looking for drafts of {chosen.name} on the Hub (reading only their headers)...")
+        self.background.submit(
+            lambda: model_library.find_drafts(chosen),
+            lambda found: self._drafts_ready(generation, found),
+            lambda exc: self._failed(generation, exc),
+        )
+
+    def _drafts_ready(self, generation: int, found: model_library.DraftSearch) -> None:
+        if generation != self._generation:
+            return
+        self.drafts = found
+        good = [c for c in found.candidates if c.compatible]
+        self.files = []
+        self.table.setRowCount(len(good))
+        for row, candidate in enumerate(good):
+            name = QTableWidgetItem(str(candidate.spec))
+            name.setToolTip(candidate.reason)
+            self.table.setItem(row, 0, name)
+            speed = f", {candidate.prediction.speedup:.2f}x" if candidate.prediction else ""
+            self.table.setItem(row, 1, QTableWidgetItem(f"{candidate.quant}{speed}"))
+            self.table.setItem(row, 2, QTableWidgetItem(format_bytes(candidate.size)))
+            button = QPushButton("Download")
+            button.clicked.connect(lambda _checked=False, spec=str(candidate.spec): self.download(spec))
+            button.setEnabled(not self.busy)
+            self.table.setCellWidget(row, 3, button)
+        self.best_button.setVisible(found.best is not None)
+        others = len(found.candidates) - len(good)
+        tail = f"; {others} incompatible" if others else ""
+        if found.best is None:
+            self.status.setText(f"No compatible draft found for {found.query!r}{tail}.")
+        else:
+            self.status.setText(f"Best: {found.best.spec}: {found.best.reason}{tail}")
+
+    def _download_best(self) -> None:
+        if self.drafts is not None and self.drafts.best is not None:
+            self.download(str(self.drafts.best.spec))
 
     def download_buttons(self) -> list[QPushButton]:
         """The per-file Download buttons, in row order."""
