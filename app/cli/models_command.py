@@ -1,4 +1,4 @@
-"""`tandem models`: install, list, inspect, check, download, add and rank model files.
+"""`tandem models`: install, list, inspect, check, search, download, add and rank model files.
 
 Results go to stdout (a table, or JSON with ``--json``); progress goes to
 stderr, and only when it is a terminal, so scripted output stays clean.
@@ -21,10 +21,18 @@ from app.engine.models.library import (
     add_local_model,
     check_models,
     compatible_drafts,
+    download_hub_file,
     download_pair,
+    find_drafts,
+    folder_usage,
     inspect_model,
+    inspect_remote,
+    is_remote,
     list_local_models,
+    list_repo_models,
     load_catalog,
+    remove_model,
+    search_hub,
 )
 from app.engine.models.packaged import install_demo_pair, install_small_pair
 
@@ -42,25 +50,62 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.set_defaults(run=_list)
 
-    inspect = sub.add_parser("inspect", help="what a GGUF file holds, read from its header")
-    inspect.add_argument("path", type=Path)
+    inspect = sub.add_parser(
+        "inspect", help="what a GGUF file holds, read from its header (a path, or owner/name/file.gguf on the Hub)"
+    )
+    inspect.add_argument("path", metavar="PATH_OR_REPO/FILE")
     inspect.add_argument("--json", action="store_true", help="print JSON")
+    inspect.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
     inspect.set_defaults(run=_inspect)
 
-    check = sub.add_parser("check", help="can DRAFT draft for TARGET? (exit 0 yes, 1 no)")
-    check.add_argument("target", type=Path)
-    check.add_argument("draft", type=Path)
+    check = sub.add_parser(
+        "check", help="can DRAFT draft for TARGET? (exit 0 yes, 1 no; either may be owner/name/file.gguf)"
+    )
+    check.add_argument("target", metavar="TARGET")
+    check.add_argument("draft", metavar="DRAFT")
     check.add_argument("--json", action="store_true", help="print JSON")
+    check.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
     check.set_defaults(run=_check)
+
+    search = sub.add_parser("search", help="search the Hugging Face Hub for GGUF models")
+    search.add_argument("query", metavar="QUERY", nargs="?", default="")
+    search.add_argument("--sort", choices=["downloads", "likes", "updated"], default="downloads")
+    search.add_argument("--limit", type=int, default=20, help="results per page (default 20)")
+    search.add_argument("--page", type=int, default=0, help="page number, from 0")
+    search.add_argument("--json", action="store_true", help="print JSON")
+    search.add_argument("--token", help="Hugging Face token (default: HF_TOKEN or your login)")
+    search.set_defaults(run=_search)
+
+    files = sub.add_parser("files", help="the GGUF files of a Hub repository, with quantisation and exact size")
+    files.add_argument("repo", metavar="REPO")
+    files.add_argument("--revision", default="main")
+    files.add_argument("--json", action="store_true", help="print JSON")
+    files.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
+    files.set_defaults(run=_files)
+
+    find = sub.add_parser("find-draft", help="find drafts for TARGET on the Hub, checked remotely, best first")
+    find.add_argument("target", metavar="TARGET", help="a local GGUF path or owner/name/file.gguf")
+    find.add_argument("--download", action="store_true", help="download the best compatible draft")
+    find.add_argument("--json", action="store_true", help="print JSON")
+    find.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
+    find.set_defaults(run=_find_draft)
 
     catalog = sub.add_parser("catalog", help="the recommended pairs that `models download` can fetch")
     catalog.add_argument("--json", action="store_true", help="print JSON")
     catalog.set_defaults(run=_catalog)
 
-    download = sub.add_parser("download", help="download a recommended pair (see `models catalog`)")
-    download.add_argument("pair_id", metavar="PAIR_ID")
+    download = sub.add_parser(
+        "download", help="download a recommended pair (see `models catalog`) or any Hub file, owner/name/file.gguf"
+    )
+    download.add_argument("pair_id", metavar="PAIR_ID_OR_REPO/FILE")
     download.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
     download.set_defaults(run=_download)
+
+    remove = sub.add_parser(
+        "remove", help="delete a model from the models folder (all its shards), or forget one added from elsewhere"
+    )
+    remove.add_argument("path", type=Path)
+    remove.set_defaults(run=_remove)
 
     add = sub.add_parser("add", help="add a GGUF file by path to the model list")
     add.add_argument("path", type=Path)
@@ -133,13 +178,33 @@ def _list(args: argparse.Namespace) -> int:
         facts = [i.architecture, _params(i.n_params), m.quant, format_bytes(m.file_size), m.source]
         print(f"{m.name}  [{', '.join(facts)}]")
         print(f"    {m.path}")
+    print(_folder_line())
     return 0
 
 
+def _folder_line() -> str:
+    usage = folder_usage()
+    files = f"{usage.model_files} file" + ("" if usage.model_files == 1 else "s")
+    unfinished = f", {format_bytes(usage.partial_bytes)} of it unfinished downloads" if usage.partial_bytes else ""
+    return f"models folder: {usage.folder}, {format_bytes(usage.total_bytes)} in {files}{unfinished}"
+
+
 def _inspect(args: argparse.Namespace) -> int:
-    i = inspect_model(args.path)
+    remote = inspect_remote(args.path, args.token) if is_remote(args.path) else None
+    i = remote.inspection if remote is not None else inspect_model(args.path)
     if args.json:
-        _print_json(i.to_dict())
+        data = i.to_dict()
+        if remote is not None:
+            data["remote"] = {
+                "repo_id": remote.spec.repo_id,
+                "filename": remote.spec.filename,
+                "revision": remote.spec.revision,
+                "sha256": remote.sha256,
+                "header_bytes": remote.header_bytes,
+                "bytes_transferred": remote.bytes_transferred,
+                "cached": remote.cached,
+            }
+        _print_json(data)
         return 0
     types = ", ".join(f"{name} x{count}" for name, count in i.tensor_types.items())
     specials = f"BOS {i.bos_id}, EOS {i.eos_id}" + (f", EOT {i.eot_id}" if i.eot_id is not None else "")
@@ -160,13 +225,18 @@ def _inspect(args: argparse.Namespace) -> int:
     ]
     if i.split_count > 1:
         rows.append(("split", f"{i.split_count} files"))
+    if remote is not None:
+        how = "from the cache" if remote.cached else f"{remote.bytes_transferred:,} bytes transferred"
+        share = remote.header_bytes / remote.size if remote.size else 0
+        rows[0] = ("file", f"{remote.spec} on the Hub ({i.file_size:,} bytes, GGUF v{i.gguf_version}), not downloaded")
+        rows.append(("header read", f"{remote.header_bytes:,} bytes ({100 * share:.2f}% of the file), {how}"))
     for label, value in rows:
         print(f"{label + ':':17}{value}")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
-    report = check_models(args.target, args.draft)
+    report = check_models(args.target, args.draft, args.token)
     if args.json:
         _print_json(
             {
@@ -182,6 +252,122 @@ def _check(args: argparse.Namespace) -> int:
         for warning in report.warnings:
             print(f"  note: {warning}")
     return 0 if report.compatible else 1
+
+
+def _search(args: argparse.Namespace) -> int:
+    page = search_hub(args.query, sort=args.sort, limit=args.limit, page=args.page, token=args.token)
+    if args.json:
+        _print_json(
+            {
+                "query": page.query,
+                "sort": page.sort,
+                "page": page.page,
+                "has_more": page.has_more,
+                "results": [
+                    {
+                        "repo_id": r.repo_id,
+                        "downloads": r.downloads,
+                        "likes": r.likes,
+                        "last_modified": r.last_modified.isoformat() if r.last_modified else None,
+                        "gated": r.gated,
+                        "architecture": r.architecture,
+                        "n_params": r.n_params,
+                        "base_models": list(r.base_models),
+                    }
+                    for r in page.results
+                ],
+            }
+        )
+        return 0
+    if not page.results:
+        print(f"no GGUF models found for {args.query!r}" + (f" on page {args.page}" if args.page else ""))
+        return 0
+    for n, r in enumerate(page.results, 1 + args.page * args.limit):
+        updated = r.last_modified.date().isoformat() if r.last_modified else "?"
+        gated = "  [gated: needs a token]" if r.gated else ""
+        print(f"{n:3}. {r.repo_id}  ({r.downloads:,} downloads, {r.likes:,} likes, updated {updated}){gated}")
+    if page.has_more:
+        print(f"more: add --page {args.page + 1}")
+    return 0
+
+
+def _files(args: argparse.Namespace) -> int:
+    models = list_repo_models(args.repo, revision=args.revision, token=args.token)
+    if args.json:
+        _print_json(
+            [
+                {
+                    "spec": m.spec,
+                    "filename": m.filename,
+                    "quant": m.quant,
+                    "size": m.size,
+                    "parts": [{"filename": p.filename, "size": p.size, "sha256": p.sha256} for p in m.parts],
+                }
+                for m in models
+            ]
+        )
+        return 0
+    if not models:
+        print(f"{args.repo} holds no GGUF files")
+        return 0
+    for m in models:
+        parts = f", {len(m.parts)} parts" if m.split else ""
+        print(f"{m.filename}  [{m.quant or '?'}, {format_bytes(m.size)} ({m.size:,} bytes){parts}]")
+    print(f"download one with: models download {args.repo}/FILE")
+    return 0
+
+
+def _find_draft(args: argparse.Namespace) -> int:
+    found = find_drafts(args.target, token=args.token)
+    if args.json:
+        _print_json(
+            {
+                "target": found.target,
+                "query": found.query,
+                "gpu": found.gpu,
+                "candidates": [
+                    {
+                        "spec": str(c.spec),
+                        "name": c.name,
+                        "compatible": c.compatible,
+                        "quant": c.quant,
+                        "size": c.size,
+                        "n_params": c.n_params,
+                        "predicted_speedup": round(c.prediction.speedup, 3) if c.prediction else None,
+                        "k": c.prediction.k if c.prediction else None,
+                        "reason": c.reason,
+                        "problems": [{"rule": p.rule, "detail": p.detail} for p in c.report.problems],
+                    }
+                    for c in found.candidates
+                ],
+                "skipped": [{"what": what, "why": why} for what, why in found.skipped],
+            }
+        )
+    else:
+        good = [c for c in found.candidates if c.compatible]
+        bad = [c for c in found.candidates if not c.compatible]
+        print(f"searched the Hub for {found.query!r} ({'GPU' if found.gpu else 'CPU'} costs)")
+        if not good:
+            print("no compatible draft found")
+        for n, c in enumerate(good, 1):
+            print(f"{n}. {c.spec}\n   {c.reason}")
+        if bad:
+            print("not compatible:")
+            for c in bad:
+                print(f"  {c.spec} - {c.reason}")
+        for what, why in found.skipped:
+            print(f"  skipped {what}: {why}")
+    if args.download:
+        if found.best is None:
+            print("nothing to download", file=sys.stderr)
+            return 1
+        line = _ProgressLine()
+        try:
+            path = download_hub_file(found.best.spec, line, None, args.token)
+        finally:
+            line.finish()
+        print(f"downloaded: {path}", file=sys.stderr if args.json else sys.stdout)
+    return 0
 
 
 def _catalog(args: argparse.Namespace) -> int:
@@ -232,6 +418,17 @@ class _ProgressLine:
 
 def _download(args: argparse.Namespace) -> int:
     line = _ProgressLine()
+    if "/" in args.pair_id:
+        try:
+            path = download_hub_file(args.pair_id, line, None, args.token)
+        except KeyboardInterrupt:
+            line.finish()
+            print("interrupted: run the same command again to resume", file=sys.stderr)
+            return 130
+        finally:
+            line.finish()
+        print(f"downloaded: {path}")
+        return 0
     try:
         target, draft = download_pair(args.pair_id, line, None, args.token)
     except KeyboardInterrupt:
@@ -241,6 +438,18 @@ def _download(args: argparse.Namespace) -> int:
     finally:
         line.finish()
     print(f"target: {target}\ndraft:  {draft}")
+    return 0
+
+
+def _remove(args: argparse.Namespace) -> int:
+    removal = remove_model(args.path)
+    if removal.forgotten:
+        print(f"forgotten: {args.path} is outside the models folder, so the file was left in place")
+    else:
+        for path in removal.deleted:
+            print(f"deleted {path}")
+        print(f"freed {format_bytes(removal.freed_bytes)}")
+    print(_folder_line())
     return 0
 
 

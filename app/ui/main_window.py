@@ -51,6 +51,7 @@ from app.ui.chat.controller import Activity, ChatController, pair_label
 from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.store_notice import StoreNotice
+from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
 from app.ui.models.memory_sources import estimate_state, measured_state
 from app.ui.models.pair_picker import PairPicker
@@ -126,6 +127,9 @@ class MainWindow(QMainWindow):
         self.side.addTab(_scrolled(model_tab), "Model")
         self.side.addTab(_scrolled(self.stats), "Stats")
         self.side.addTab(_scrolled(self.settings_panel), "Settings")
+        self.discover = DiscoverPanel(self.background, lambda: c.target if (c := self.picker.choice()) else None)
+        self.side.addTab(self.discover, "Discover")
+        self.discover.downloaded.connect(lambda _path: self.picker.refresh())
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.conversations)

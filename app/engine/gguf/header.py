@@ -61,6 +61,19 @@ class ModelFileError(TandemError):
     """A model file is missing, not GGUF, truncated or otherwise unreadable."""
 
 
+class HeaderIncompleteError(ModelFileError):
+    """The bytes given are a prefix of the file that ends inside the header: read more and parse again.
+
+    ``needed`` is a lower bound on the prefix length the header needs (the
+    parser stops at the first read past the end, so later fields may need more).
+    """
+
+    def __init__(self, name: str, have: int, needed: int) -> None:
+        super().__init__(f"the first {have:,} bytes of {name} end inside its header (at least {needed:,} needed)")
+        self.have = have
+        self.needed = needed
+
+
 @dataclass(frozen=True, slots=True)
 class TensorInfo:
     """One tensor's entry in the header."""
@@ -95,6 +108,7 @@ class GGUFHeader:
     metadata: dict[str, Any] = field(default_factory=dict)
     tensors: list[TensorInfo] = field(default_factory=list)
     data_offset: int = 0
+    header_size: int = 0  # bytes of metadata and tensor table, before the alignment padding
 
     def get(self, key: str, default: Any = None) -> Any:
         """A metadata value, or ``default``."""
@@ -109,14 +123,18 @@ class GGUFHeader:
 class _Cursor:
     """Bounds-checked little-endian reads from a buffer."""
 
-    def __init__(self, buf: mmap.mmap | bytes, path: Path) -> None:
+    def __init__(self, buf: mmap.mmap | bytes, path: Path, file_size: int) -> None:
         self.buf = buf
         self.pos = 0
         self.path = path
+        self.file_size = file_size  # larger than len(buf) when buf is only the file's first bytes
 
     def _need(self, n: int) -> None:
-        if self.pos + n > len(self.buf):
-            raise ModelFileError(f"{self.path.name} is truncated: its header ends early (at byte {len(self.buf):,})")
+        end = self.pos + n
+        if end > len(self.buf):
+            if len(self.buf) < self.file_size and end <= self.file_size:
+                raise HeaderIncompleteError(self.path.name, len(self.buf), end)
+            raise ModelFileError(f"{self.path.name} is truncated: its header ends early (at byte {self.file_size:,})")
 
     def scalar(self, vtype: int) -> Any:
         fmt, size = _SCALARS[vtype]
@@ -200,11 +218,27 @@ def read_header(path: str | Path, keep_merges: bool = False) -> GGUFHeader:
         raise ModelFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def _parse(buf: mmap.mmap, path: Path, size: int, skipped: frozenset[str]) -> GGUFHeader:
+def parse_header_bytes(data: bytes, name: str, file_size: int, keep_merges: bool = False) -> GGUFHeader:
+    """Parse a header from ``data``, the first bytes of a file of ``file_size`` bytes (a remote file's prefix).
+
+    Raises :class:`HeaderIncompleteError` when ``data`` ends inside the header
+    (fetch more and call again), and :class:`ModelFileError` when the file
+    itself is not a GGUF model or its header runs past ``file_size``. The
+    header's ``path`` is ``name``, which need not exist on this computer.
+    """
+    path = Path(name)
+    if file_size < 24:
+        raise ModelFileError(f"{path.name} is not a GGUF model file (only {file_size} bytes)")
+    if len(data) < min(24, file_size):
+        raise HeaderIncompleteError(path.name, len(data), 24)
+    return _parse(data, path, file_size, frozenset() if keep_merges else _SKIPPED_KEYS)
+
+
+def _parse(buf: mmap.mmap | bytes, path: Path, size: int, skipped: frozenset[str]) -> GGUFHeader:
     magic = bytes(buf[:4])
     if magic != GGUF_MAGIC:
         raise ModelFileError(f"{path.name} is not a GGUF model file (it starts with {magic!r}, not b'GGUF')")
-    cursor = _Cursor(buf, path)
+    cursor = _Cursor(buf, path, size)
     cursor.pos = 4
     version = cursor.u32()
     if version not in SUPPORTED_VERSIONS:
@@ -234,6 +268,7 @@ def _parse(buf: mmap.mmap, path: Path, size: int, skipped: frozenset[str]) -> GG
         shape = tuple(cursor.u64() for _ in range(n_dims))
         raw_tensors.append((name, shape, cursor.u32(), cursor.u64()))
     alignment = int(header.metadata.get("general.alignment", DEFAULT_ALIGNMENT)) or DEFAULT_ALIGNMENT
+    header.header_size = cursor.pos
     header.data_offset = -(-cursor.pos // alignment) * alignment
     for name, shape, ggml_type, offset in raw_tensors:
         info = TensorInfo(name, shape, ggml_type, header.data_offset + offset, tensor_nbytes(ggml_type, shape))

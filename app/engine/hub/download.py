@@ -88,7 +88,7 @@ def _check_cancel(cancel: threading.Event | None, filename: str, done: int = 0) 
         raise DownloadCancelledError(f"download of {filename} cancelled{kept}")
 
 
-def _metadata_error(
+def metadata_error(
     exc: Exception, repo_id: str, filename: str, revision: str, endpoint: str, token: bool
 ) -> DownloadError:
     """A message the user can act on, for each way the HEAD call can fail."""
@@ -320,7 +320,7 @@ def download_model(
     try:
         meta = get_hf_file_metadata(url, token=token, endpoint=endpoint)
     except Exception as exc:
-        raise _metadata_error(exc, repo_id, filename, revision, endpoint, bool(token)) from exc
+        raise metadata_error(exc, repo_id, filename, revision, endpoint, bool(token)) from exc
     if not meta.etag:
         raise DownloadError(f"{endpoint} sent no ETag for {repo_id}/{filename}: not a Hub-compatible server")
     headers = build_hf_headers(token=token)

@@ -17,9 +17,10 @@ from pathlib import Path
 
 from app.core.pairing.catalog import Catalog, CatalogModel, CatalogPair
 from app.core.pairing.compatibility import CompatibilityReport
-from app.engine.gguf.header import ModelFileError
+from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.gguf.vocab import check_files
+from app.engine.hub.listing import FilePart, RepoGGUF, RepoResult, SearchPage
 from app.engine.hub.progress import (
     DownloadCancelledError,
     DownloadError,
@@ -30,6 +31,9 @@ from app.engine.hub.progress import (
 from app.engine.models.cache import describe_file
 from app.engine.models.catalog import bundled_catalog
 from app.engine.models.drafts import DraftCandidate, compatible_drafts
+from app.engine.models.find_draft import DraftSearch, HubDraft, find_drafts
+from app.engine.models.folder import FolderUsage, Removal, folder_usage, remove_model
+from app.engine.models.hub_download import download_hub_model
 from app.engine.models.local import LocalModel, add_local_model, list_local_models, remove_local_model
 from app.engine.models.packaged import (
     QWEN_CODER_05B,
@@ -38,6 +42,7 @@ from app.engine.models.packaged import (
     install_packaged,
     installed_default_pair,
 )
+from app.engine.models.remote import RemoteModel, RemoteSpec, describe_remote, is_remote, parse_remote_spec
 
 __all__ = [
     "Catalog",
@@ -48,22 +53,42 @@ __all__ = [
     "DownloadError",
     "DownloadProgress",
     "DraftCandidate",
+    "DraftSearch",
+    "FilePart",
+    "FolderUsage",
+    "HubDraft",
     "LocalModel",
     "ModelFileError",
     "ModelInspection",
     "ProgressCallback",
+    "RemoteModel",
+    "RemoteSpec",
+    "Removal",
+    "RepoGGUF",
+    "RepoResult",
+    "SearchPage",
     "add_local_model",
     "check_models",
     "compatible_drafts",
     "download_catalog_model",
+    "download_hub_file",
+    "download_hub_model",
     "download_model",
     "download_pair",
+    "find_drafts",
+    "folder_usage",
     "inspect_model",
+    "inspect_remote",
     "installed_default_pair",
+    "is_remote",
     "list_local_models",
+    "list_repo_models",
     "load_catalog",
     "offline_mode",
+    "parse_remote_spec",
     "remove_local_model",
+    "remove_model",
+    "search_hub",
 ]
 
 # Catalog entries with source "pypi" name one of these specs.
@@ -82,9 +107,41 @@ def inspect_model(path: str | Path) -> ModelInspection:
     return describe_file(path).inspection
 
 
-def check_models(target: str | Path, draft: str | Path) -> CompatibilityReport:
-    """The full compatibility verdict for two files, naming the first differing tokens."""
-    return check_files(target, draft)
+def inspect_remote(spec: str | RemoteSpec, token: str | None = None) -> RemoteModel:
+    """What ``owner/name/path.gguf`` on the Hub holds, from its header alone (Range requests, cached).
+
+    Raises :class:`DownloadError` when the Hub cannot answer (offline with
+    nothing cached, unknown repository or file, gated) and
+    :class:`ModelFileError` for a file that is not GGUF or is cut short.
+    """
+    return describe_remote(_remote_spec(spec), token)
+
+
+def _remote_spec(spec: str | RemoteSpec) -> RemoteSpec:
+    if isinstance(spec, RemoteSpec):
+        return spec
+    parsed = parse_remote_spec(spec)
+    if parsed is None:
+        raise ModelFileError(f"{spec!r} is not a Hub file: write it as owner/name/path/in/repo.gguf")
+    return parsed
+
+
+def _header_of(model: str | Path | RemoteSpec, token: str | None) -> GGUFHeader:
+    if isinstance(model, RemoteSpec) or is_remote(model):
+        return inspect_remote(model if isinstance(model, RemoteSpec) else str(model), token).header
+    return read_header(model)
+
+
+def check_models(
+    target: str | Path | RemoteSpec, draft: str | Path | RemoteSpec, token: str | None = None
+) -> CompatibilityReport:
+    """The full compatibility verdict for two files, naming the first differing tokens.
+
+    Either file may be on the Hub (``owner/name/path.gguf`` or a
+    :class:`RemoteSpec`): its header is read remotely, and the same rules run
+    on the same fields, so the evidence is the same as for local files.
+    """
+    return check_files(_header_of(target, token), _header_of(draft, token))
 
 
 def download_model(
@@ -119,6 +176,37 @@ def download_model(
         file_index=file_index,
         file_count=file_count,
     )
+
+
+def search_hub(
+    query: str, *, sort: str = "downloads", limit: int = 20, page: int = 0, token: str | None = None
+) -> SearchPage:
+    """One page of GGUF repositories on the Hub matching ``query`` (sort: downloads, likes or updated)."""
+    from app.engine.hub import search
+
+    return search.search_models(query, sort=sort, limit=limit, page=page, token=token)
+
+
+def list_repo_models(repo_id: str, *, revision: str = "main", token: str | None = None) -> list[RepoGGUF]:
+    """The GGUF models in a Hub repository (split models as one entry), with exact sizes and SHA-256."""
+    from app.engine.hub import search
+
+    return search.list_gguf_files(repo_id, revision=revision, token=token)
+
+
+def download_hub_file(
+    spec: str | RemoteSpec,
+    progress: ProgressCallback | None,
+    cancel: threading.Event | None = None,
+    token: str | None = None,
+    *,
+    folder: str | Path | None = None,
+) -> Path:
+    """Fetch any Hub model named ``owner/name/path.gguf`` (every shard of a split one); return its first file."""
+    parsed = parse_remote_spec(spec) if isinstance(spec, str) else spec
+    if parsed is None:
+        raise DownloadError(f"{spec!r} is not a Hub file: write it as owner/name/path/in/repo.gguf")
+    return download_hub_model(parsed, progress, cancel, token, folder=folder)
 
 
 def offline_mode() -> bool:

@@ -1,0 +1,330 @@
+"""The Discover tab: search the Hub for GGUF models, see a repository's files, download one.
+
+Thin over the engine's model library: a search box with a sort order and a
+"More" button that fetches the next page, the chosen repository's GGUF files
+(quantisation, exact size from the Hub's LFS metadata, one Download button
+per file, split models as one row), and a progress line with the ETA and a
+Cancel button. Every Hub call runs through :class:`~app.ui.background.Background`.
+
+Offline (``HF_HUB_OFFLINE`` set, or the Hub unreachable) the tab says so in
+one line and disables its controls; nothing else in the window depends on it.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.units import format_bytes, format_rate
+from app.engine.models import library as model_library
+from app.engine.models.library import DownloadCancelledError, DownloadProgress
+from app.ui.background import Background
+
+SORTS = [("Most downloaded", "downloads"), ("Most liked", "likes"), ("Recently updated", "updated")]
+PAGE_SIZE = 20
+OFFLINE_TEXT = "Offline: Hub search and downloads are off (HF_HUB_OFFLINE); local models work as usual."
+
+
+class DiscoverPanel(QWidget):
+    """Hub search results, a repository's files with a Download button each, and download progress."""
+
+    downloaded = Signal(object)  # Path of the model's first file, once it is complete and verified
+    _progress_arrived = Signal(object)  # DownloadProgress, from the download thread
+
+    def __init__(
+        self,
+        background: Background,
+        current_target: Callable[[], Path | None] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.background = background
+        self._current_target = current_target or (lambda: None)
+        self.drafts: model_library.DraftSearch | None = None
+        self._page = 0
+        self._query = ""
+        self._generation = 0  # answers to superseded searches are dropped
+        self._cancel: threading.Event | None = None
+        self.files: list[object] = []
+
+        self.offline = QLabel(OFFLINE_TEXT)
+        self.offline.setWordWrap(True)
+        self.query = QLineEdit()
+        self.query.setPlaceholderText("Search GGUF models on the Hub, e.g. qwen2.5 coder")
+        self.sort = QComboBox()
+        for label, key in SORTS:
+            self.sort.addItem(label, key)
+        self.search_button = QPushButton("Search")
+        row = QHBoxLayout()
+        row.addWidget(self.query, 1)
+        row.addWidget(self.sort)
+        row.addWidget(self.search_button)
+
+        self.results = QListWidget()
+        self.more = QPushButton("More results")
+        self.more.setVisible(False)
+        self.table = QTableWidget(0, 4)
+        self.table.setHorizontalHeaderLabels(["File", "Quant", "Size", ""])
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.status = QLabel("")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.progress = QProgressBar()
+        self.progress.setVisible(False)
+        self.cancel_button = QPushButton("Cancel download")
+        self.cancel_button.setVisible(False)
+        self.find_button = QPushButton("Find a draft for the Model tab's target")
+        self.best_button = QPushButton("Download the best draft")
+        self.best_button.setVisible(False)
+        drafts_row = QHBoxLayout()
+        drafts_row.addWidget(self.find_button)
+        drafts_row.addWidget(self.best_button)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.offline)
+        layout.addLayout(row)
+        layout.addWidget(self.results, 2)
+        layout.addWidget(self.more)
+        layout.addLayout(drafts_row)
+        layout.addWidget(self.table, 2)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.cancel_button)
+        layout.addWidget(self.status)
+
+        self.search_button.clicked.connect(self.search)
+        self.query.returnPressed.connect(self.search)
+        self.more.clicked.connect(self._next_page)
+        self.results.currentItemChanged.connect(self._repo_chosen)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.find_button.clicked.connect(self.find_drafts)
+        self.best_button.clicked.connect(self._download_best)
+        self._progress_arrived.connect(self._show_progress)
+        self.refresh_offline()
+
+    # -- state -------------------------------------------------------------------------
+
+    def refresh_offline(self) -> bool:
+        """Show or hide the offline line (HF_HUB_OFFLINE is read now); True when offline."""
+        offline = model_library.offline_mode()
+        self.offline.setVisible(offline)
+        for widget in (self.query, self.sort, self.search_button, self.results, self.table, self.find_button):
+            widget.setEnabled(not offline)
+        return offline
+
+    @property
+    def busy(self) -> bool:
+        """True while a download runs."""
+        return self._cancel is not None
+
+    # -- search ------------------------------------------------------------------------
+
+    def search(self) -> None:
+        """Search for the box's text (first page)."""
+        if self.refresh_offline():
+            return
+        self._query = self.query.text().strip()
+        self._page = 0
+        self.results.clear()
+        self.table.setRowCount(0)
+        self._fetch_page()
+
+    def _next_page(self) -> None:
+        self._page += 1
+        self._fetch_page()
+
+    def _fetch_page(self) -> None:
+        self._generation += 1
+        generation = self._generation
+        query, page, sort = self._query, self._page, str(self.sort.currentData())
+        self.status.setText(f"Searching the Hub for {query!r}..." if query else "Searching the Hub...")
+        self.more.setEnabled(False)
+        self.background.submit(
+            lambda: model_library.search_hub(query, sort=sort, limit=PAGE_SIZE, page=page),
+            lambda result: self._results_ready(generation, result),
+            lambda exc: self._failed(generation, exc),
+        )
+
+    def _results_ready(self, generation: int, result: model_library.SearchPage) -> None:
+        if generation != self._generation:
+            return
+        for repo in result.results:
+            gated = "  ·  gated: needs a token" if repo.gated else ""
+            item = QListWidgetItem(f"{repo.repo_id}  ·  {repo.downloads:,} downloads  ·  {repo.likes:,} likes{gated}")
+            item.setData(Qt.ItemDataRole.UserRole, repo.repo_id)
+            self.results.addItem(item)
+        self.more.setVisible(result.has_more)
+        self.more.setEnabled(True)
+        shown = self.results.count()
+        self.status.setText(f"{shown} repositor{'y' if shown == 1 else 'ies'}" if shown else "No GGUF models found.")
+
+    def _failed(self, generation: int, exc: Exception) -> None:
+        if generation != self._generation:
+            return
+        self.more.setEnabled(True)
+        self.status.setText(str(exc))
+
+    # -- files -------------------------------------------------------------------------
+
+    def _repo_chosen(self, item: QListWidgetItem | None) -> None:
+        if item is None:
+            return
+        repo_id = str(item.data(Qt.ItemDataRole.UserRole))
+        self._generation += 1
+        generation = self._generation
+        self.table.setRowCount(0)
+        self.status.setText(f"Listing the files of {repo_id}...")
+        self.background.submit(
+            lambda: model_library.list_repo_models(repo_id),
+            lambda files: self._files_ready(generation, repo_id, files),
+            lambda exc: self._failed(generation, exc),
+        )
+
+    def _files_ready(self, generation: int, repo_id: str, files: list[model_library.RepoGGUF]) -> None:
+        if generation != self._generation:
+            return
+        self.files = list(files)
+        self.table.setRowCount(len(files))
+        for row, model in enumerate(files):
+            name = model.filename + (f"  ({len(model.parts)} parts)" if model.split else "")
+            self.table.setItem(row, 0, QTableWidgetItem(name))
+            self.table.setItem(row, 1, QTableWidgetItem(model.quant or "?"))
+            size = QTableWidgetItem(format_bytes(model.size))
+            size.setToolTip(f"{model.size:,} bytes")
+            self.table.setItem(row, 2, size)
+            button = QPushButton("Download")
+            button.clicked.connect(lambda _checked=False, spec=model.spec: self.download(spec))
+            button.setEnabled(not self.busy)
+            self.table.setCellWidget(row, 3, button)
+        self.status.setText(f"{repo_id}: {len(files)} GGUF model{'s' if len(files) != 1 else ''}")
+
+    # -- find a draft ------------------------------------------------------------------
+
+    def find_drafts(self, target: Path | None = None) -> None:
+        """Search the Hub for drafts of ``target`` (default: the Model tab's), checked from their remote headers."""
+        if self.refresh_offline():
+            return
+        chosen = target or self._current_target()
+        if chosen is None:
+            self.status.setText("Choose a target model in the Model tab first.")
+            return
+        self._generation += 1
+        generation = self._generation
+        self.table.setRowCount(0)
+        self.best_button.setVisible(False)
+        self.status.setText(f"Looking for drafts of {chosen.name} on the Hub (reading only their headers)...")
+        self.background.submit(
+            lambda: model_library.find_drafts(chosen),
+            lambda found: self._drafts_ready(generation, found),
+            lambda exc: self._failed(generation, exc),
+        )
+
+    def _drafts_ready(self, generation: int, found: model_library.DraftSearch) -> None:
+        if generation != self._generation:
+            return
+        self.drafts = found
+        good = [c for c in found.candidates if c.compatible]
+        self.files = []
+        self.table.setRowCount(len(good))
+        for row, candidate in enumerate(good):
+            name = QTableWidgetItem(str(candidate.spec))
+            name.setToolTip(candidate.reason)
+            self.table.setItem(row, 0, name)
+            speed = f", {candidate.prediction.speedup:.2f}x" if candidate.prediction else ""
+            self.table.setItem(row, 1, QTableWidgetItem(f"{candidate.quant}{speed}"))
+            self.table.setItem(row, 2, QTableWidgetItem(format_bytes(candidate.size)))
+            button = QPushButton("Download")
+            button.clicked.connect(lambda _checked=False, spec=str(candidate.spec): self.download(spec))
+            button.setEnabled(not self.busy)
+            self.table.setCellWidget(row, 3, button)
+        self.best_button.setVisible(found.best is not None)
+        others = len(found.candidates) - len(good)
+        tail = f"; {others} incompatible" if others else ""
+        if found.best is None:
+            self.status.setText(f"No compatible draft found for {found.query!r}{tail}.")
+        else:
+            self.status.setText(f"Best: {found.best.spec}: {found.best.reason}{tail}")
+
+    def _download_best(self) -> None:
+        if self.drafts is not None and self.drafts.best is not None:
+            self.download(str(self.drafts.best.spec))
+
+    def download_buttons(self) -> list[QPushButton]:
+        """The per-file Download buttons, in row order."""
+        buttons = [self.table.cellWidget(row, 3) for row in range(self.table.rowCount())]
+        return [b for b in buttons if isinstance(b, QPushButton)]
+
+    # -- download ----------------------------------------------------------------------
+
+    def download(self, spec: str) -> None:
+        """Download ``owner/name/path.gguf`` (every part of a split model) into the models folder."""
+        if self.busy or self.refresh_offline():
+            return
+        cancel = threading.Event()
+        self._cancel = cancel
+        for button in self.download_buttons():
+            button.setEnabled(False)
+        self.progress.setVisible(True)
+        self.progress.setRange(0, 0)
+        self.cancel_button.setVisible(True)
+        self.status.setText(f"Starting {spec}...")
+        self.background.submit(
+            lambda: model_library.download_hub_file(spec, self._progress_arrived.emit, cancel),
+            self._download_done,
+            self._download_failed,
+        )
+
+    def cancel(self) -> None:
+        """Stop the running download (its bytes are kept for a resume)."""
+        if self._cancel is not None:
+            self._cancel.set()
+
+    def _show_progress(self, update: DownloadProgress) -> None:
+        if update.bytes_total:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * update.bytes_done / update.bytes_total))
+        which = f" ({update.file_index} of {update.file_count})" if update.file_count > 1 else ""
+        speed = f", {format_rate(update.speed_bps)}" if update.speed_bps > 0 else ""
+        eta = f", {int(update.eta_s // 60)} min {int(update.eta_s % 60):02d} s left" if update.eta_s else ""
+        total = f" of {format_bytes(update.bytes_total)}" if update.bytes_total else ""
+        self.status.setText(
+            f"{update.stage} {update.filename}{which}: {format_bytes(update.bytes_done)}{total}{speed}{eta}"
+        )
+
+    def _finish(self) -> None:
+        self._cancel = None
+        self.progress.setVisible(False)
+        self.cancel_button.setVisible(False)
+        for button in self.download_buttons():
+            button.setEnabled(True)
+
+    def _download_done(self, path: Path) -> None:
+        self._finish()
+        self.status.setText(f"Downloaded {path.name}: it is in the model list now.")
+        self.downloaded.emit(path)
+
+    def _download_failed(self, exc: Exception) -> None:
+        self._finish()
+        if isinstance(exc, DownloadCancelledError):
+            self.status.setText(f"{exc}. Download it again to resume.")
+        else:
+            self.status.setText(str(exc))

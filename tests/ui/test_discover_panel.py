@@ -1,0 +1,124 @@
+"""The Discover tab against the stand-in Hub: search, paging, a repository's files, a download, offline mode."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from app.ui.main_window import MainWindow
+from app.ui.models.discover_panel import OFFLINE_TEXT, PAGE_SIZE
+from tests.engine.hub_server import FakeHub, running_hub
+from tests.engine.model_files import copy_tokenizer, write_gguf
+from tests.ui.helpers import wait_until
+
+
+@pytest.fixture
+def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeHub]:
+    with running_hub() as state:
+        monkeypatch.setenv("HF_ENDPOINT", state.url)
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+        monkeypatch.setenv("TANDEM_MODELS_DIR", str(tmp_path / "models"))
+        monkeypatch.setenv("HOME", str(tmp_path))  # no other tool's folders
+        monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+        yield state
+
+
+def test_search_page_list_files_and_download_into_the_model_list(
+    make_window: Callable[..., MainWindow], hub: FakeHub, tmp_path: Path
+) -> None:
+    for n in range(PAGE_SIZE + 3):
+        hub.set_info(f"org/Model{n:02d}-GGUF", downloads=1000 - n, likes=n)
+    model = write_gguf(tmp_path / "m.gguf", name="Downloaded Model")
+    hub.add("org/Model00-GGUF", "model00-Q8_0.gguf", model.read_bytes())
+    hub.add("org/Model00-GGUF", "model00-F16-00001-of-00002.gguf", b"x" * 10)
+    hub.add("org/Model00-GGUF", "model00-F16-00002-of-00002.gguf", b"x" * 10)
+    window = make_window()
+    panel = window.discover
+    assert panel.offline.isHidden()
+    panel.query.setText("model")
+    panel.search()
+    wait_until(lambda: panel.results.count() == PAGE_SIZE, 60, "the first page")
+    assert panel.results.item(0).text().startswith("org/Model00-GGUF  ·  1,000 downloads")
+    assert panel.more.isVisibleTo(panel)
+    panel.more.click()
+    wait_until(lambda: panel.results.count() == PAGE_SIZE + 3, 60, "the second page")
+    assert not panel.more.isVisibleTo(panel)
+
+    panel.results.setCurrentRow(0)
+    wait_until(lambda: panel.table.rowCount() == 2, 60, "the repository's files")
+    assert [panel.table.item(r, 0).text() for r in range(2)] == [
+        "model00-F16-00001-of-00002.gguf  (2 parts)",
+        "model00-Q8_0.gguf",
+    ]
+    assert panel.table.item(1, 1).text() == "Q8_0"
+    assert panel.table.item(1, 2).toolTip() == f"{model.stat().st_size:,} bytes"
+
+    downloaded: list[Path] = []
+    panel.downloaded.connect(downloaded.append)
+    panel.download_buttons()[1].click()
+    wait_until(lambda: bool(downloaded) or "Downloaded" in panel.status.text(), 60, "the download")
+    assert downloaded == [tmp_path / "models" / "model00-Q8_0.gguf"]
+    assert downloaded[0].read_bytes() == model.read_bytes()
+    assert all(b.isEnabled() for b in panel.download_buttons())
+    picker = window.picker.target
+    wait_until(
+        lambda: any("Downloaded Model" in picker.itemText(i) for i in range(picker.count())),
+        60,
+        "the picker to list the new model",
+    )
+
+
+def test_a_failed_download_says_why_and_re_enables_the_buttons(
+    make_window: Callable[..., MainWindow], hub: FakeHub, tmp_path: Path
+) -> None:
+    hub.add("org/Broken-GGUF", "broken-Q4_0.gguf", b"not a model at all" * 100)
+    window = make_window()
+    panel = window.discover
+    panel.download("org/Broken-GGUF/broken-Q4_0.gguf")
+    wait_until(lambda: not panel.busy, 60, "the download to fail")
+    assert "is not a usable GGUF model" in panel.status.text()
+    assert list((tmp_path / "models").glob("*.gguf*")) == []
+
+
+def test_offline_the_tab_says_so_in_one_line_and_sends_nothing(
+    make_window: Callable[..., MainWindow], hub: FakeHub, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    window = make_window()
+    panel = window.discover
+    assert not panel.offline.isHidden() and panel.offline.text() == OFFLINE_TEXT
+    assert not panel.search_button.isEnabled() and not panel.query.isEnabled()
+    panel.search()
+    panel.download("org/Any-GGUF/any.gguf")
+    assert not panel.busy and panel.results.count() == 0
+    assert hub.log == []
+
+
+def test_find_a_draft_for_the_target_and_download_the_best_in_one_click(
+    make_window: Callable[..., MainWindow],
+    hub: FakeHub,
+    tmp_path: Path,
+    demo_pair: tuple[Path, Path],
+    small_pair: tuple[Path, Path],
+) -> None:
+    tiny = copy_tokenizer(demo_pair[1], tmp_path / "tiny.gguf")
+    hub.add_path("someone/Qwen2.5-Coder-Tiny-GGUF", "tiny-Q4_K_M.gguf", tiny)
+    hub.add_path("someone/Qwen2.5-Coder-Smol-GGUF", "smol-Q4_0.gguf", small_pair[1])
+    window = make_window()
+    panel = window.discover
+    panel.find_drafts()  # nothing chosen in the Model tab (its folder is empty here)
+    assert panel.status.text() == "Choose a target model in the Model tab first."
+    panel.find_drafts(demo_pair[0])
+    wait_until(lambda: panel.drafts is not None, 120, "the draft search")
+    assert panel.table.rowCount() == 1
+    assert panel.table.item(0, 0).text() == "someone/Qwen2.5-Coder-Tiny-GGUF/tiny-Q4_K_M.gguf"
+    assert "predicted" in panel.table.item(0, 0).toolTip()
+    assert panel.status.text().startswith("Best: someone/Qwen2.5-Coder-Tiny-GGUF/tiny-Q4_K_M.gguf: predicted")
+    assert panel.status.text().endswith("; 1 incompatible")
+    downloaded: list[Path] = []
+    panel.downloaded.connect(downloaded.append)
+    panel.best_button.click()
+    wait_until(lambda: bool(downloaded) or (not panel.busy and "Downloaded" not in panel.status.text()), 120, "it")
+    assert downloaded == [tmp_path / "models" / "tiny-Q4_K_M.gguf"]
