@@ -4,6 +4,11 @@ Every step event goes three ways: into the view (coloured tokens), into the
 live statistics, and into a small buffer that is committed to SQLite a few
 times a second and when the reply ends, so a crash loses at most the tail of
 the reply in flight. The user's message is committed before generation starts.
+
+The footer says in words what drafting did in the reply. Where the adaptive
+controller kept the draft off, a footer link "show speculation anyway" makes
+the chat's next replies draft at a fixed length for a demonstration; the
+choice is kept in each reply's metadata, so a reopened chat remembers it.
 """
 
 from __future__ import annotations
@@ -12,7 +17,8 @@ import enum
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
 
 from app.core.chat import Message
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
@@ -35,6 +41,11 @@ _REASONS = {
     FinishReason.CANCELLED: "stopped",
 }
 _STATES = {FinishReason.CANCELLED: chat_store.CANCELLED}
+# The fixed draft length of "show speculation anyway": long enough to show runs
+# of accepted drafts and corrections, short enough to waste little when rejected.
+DEMO_DRAFT_LENGTH = 4
+DEMO_ON = "tandem:speculation-demo-on"
+DEMO_OFF = "tandem:speculation-demo-off"
 
 
 class Activity(enum.Enum):
@@ -54,14 +65,44 @@ def pair_label(config: PairConfig) -> str:
     return f"{target} + n-gram" if config.drafter is DrafterKind.NGRAM else f"{target}, target only"
 
 
-def footer_text(stats: GenerationStats | dict[str, Any], reason: FinishReason | str, drafter: str) -> str:
+def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length: int) -> list[str]:
+    """What drafting did in a reply, in words (the footer's middle), from its statistics summary."""
+    drafted = int(s.get("drafted", 0))
+    numbers = [
+        f"acceptance {s.get('acceptance_rate', 0.0):.0%}",
+        f"mean accepted {s.get('mean_accepted_length', 0.0):.2f}",
+    ]
+    if drafter in ("none", ""):
+        return ["target only"]
+    if demo_length:
+        return [f"speculation demo: {demo_length} drafted tokens every step", *numbers]
+    steps, drafting = int(s.get("steps", 0)), int(s.get("drafting_steps", drafted > 0))
+    if adaptive and steps and drafting < steps and s.get("last_draft_length", 1) == 0:
+        if drafter == "ngram":
+            why = "lookup off for now: recent proposals were rejected or nothing repeated"
+        else:
+            why = "draft off: it would slow this machine down"
+        if drafted:
+            return [why, f"measured in {drafting} of {steps} steps, acceptance {s.get('acceptance_rate', 0.0):.0%}"]
+        return [why]
+    if not drafted:
+        return ["no drafts in this reply" + (" (draft length 0 in Settings)" if not adaptive else "")]
+    return [*numbers, f"drafter: {drafter}"]
+
+
+def footer_text(
+    stats: GenerationStats | dict[str, Any],
+    reason: FinishReason | str,
+    drafter: str,
+    adaptive: bool = False,
+    demo_length: int = 0,
+) -> str:
     """The line under a reply."""
     s = stats.to_dict() if isinstance(stats, GenerationStats) else stats
+    if isinstance(stats, GenerationStats):
+        s["last_draft_length"] = stats.last_draft_length
     parts = [f"{s.get('emitted', 0)} tokens", f"{s.get('tokens_per_second', 0.0):.1f} tok/s"]
-    if s.get("drafted"):
-        parts.append(f"acceptance {s.get('acceptance_rate', 0.0):.0%}")
-        parts.append(f"mean accepted {s.get('mean_accepted_length', 0.0):.2f}")
-    parts.append(f"drafter: {drafter}")
+    parts += drafting_words(s, drafter, adaptive, demo_length)
     try:
         why = _REASONS.get(FinishReason(reason), "")
     except ValueError:
@@ -84,12 +125,30 @@ def view_message(message: StoredMessage) -> ViewMessage:
         elif message.state == chat_store.FAILED:
             footer = f"failed: {meta.get('error', 'unknown error')}"
         elif "stats" in meta:
-            footer = footer_text(meta["stats"], meta.get("finish_reason", ""), meta.get("drafter", ""))
+            footer = footer_text(
+                meta["stats"],
+                meta.get("finish_reason", ""),
+                meta.get("drafter", ""),
+                bool(meta.get("adaptive", False)),
+                int(meta.get("demo_length", 0)),
+            )
     tokens = message.tokens
     if message.role == "assistant" and not tokens and message.content:
         tokens = [StoredToken(message.content, "target", 1.0)]
     return ViewMessage(
         message.role, message.content, list(tokens), str(meta.get("pair", "")), notice=notice, footer=footer
+    )
+
+
+def offers_demo(meta: dict[str, Any]) -> bool:
+    """True for a finished reply in which the adaptive controller kept a model draft off at the end."""
+    stats = meta.get("stats") or {}
+    return (
+        meta.get("drafter") == "model"
+        and bool(meta.get("adaptive"))
+        and not meta.get("demo_length")
+        and int(stats.get("steps", 0)) > 0
+        and stats.get("last_draft_length", 1) == 0
     )
 
 
@@ -124,6 +183,8 @@ class ChatController(QObject):
         self._pending: list[StoredToken] = []
         self._live = GenerationStats()
         self._job: GenerateJob | None = None
+        # Per chat: "show speculation anyway" is on (a chat not yet created is None).
+        self._demo: dict[int | None, bool] = {}
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(_FLUSH_MS)
@@ -136,6 +197,7 @@ class ChatController(QObject):
         worker.error.connect(self._on_error)
         panel.send_requested.connect(self.send)
         panel.stop_requested.connect(self.stop)
+        panel.view.anchorClicked.connect(self._on_link)
 
     # -- loading ---------------------------------------------------------------------
 
@@ -164,6 +226,7 @@ class ChatController(QObject):
         if self.activity is Activity.GENERATING:
             return
         self.conversation_id = None
+        self._demo.pop(None, None)  # a new chat starts with the adaptive controller
         self.panel.view.set_messages([])
         self.panel.banner.hide()
         self.conversations_changed.emit()
@@ -173,7 +236,12 @@ class ChatController(QObject):
         if self.activity is Activity.GENERATING or conversation_id == self.conversation_id:
             return
         self.conversation_id = conversation_id
-        self.panel.view.set_messages([view_message(m) for m in self.store.messages(conversation_id)])
+        stored = self.store.messages(conversation_id)
+        replies = [m for m in stored if m.role == "assistant" and "stats" in m.meta]
+        if conversation_id not in self._demo and replies:
+            self._demo[conversation_id] = bool(replies[-1].meta.get("demo_length"))
+        self.panel.view.set_messages([view_message(m) for m in stored])
+        self._offer_demo_links(stored)
         self.panel.banner.hide()
 
     def history(self, conversation_id: int, upto_last_user: bool = False) -> list[Message]:
@@ -205,22 +273,24 @@ class ChatController(QObject):
         if self.conversation_id is None:
             title = " ".join(text.split())[:48] or "New chat"
             self.conversation_id = self.store.create_conversation(title)
+            self._demo[self.conversation_id] = self._demo.pop(None, False)
         self.store.add_message(self.conversation_id, "user", text)
         self.panel.view.add_message(ViewMessage("user", text))
         self.panel.prompt.clear()
         self.panel.banner.hide()
         self.conversations_changed.emit()
         settings = self._settings()
+        demo = self.demo_speculation and self.pair.config.drafter is not DrafterKind.NONE
         self._job = GenerateJob(
             tuple(self.history(self.conversation_id)),
             settings.sampling_params(),
             max_tokens=settings.max_tokens,
-            draft_length=settings.draft_length,
-            adaptive=settings.adaptive,
+            draft_length=DEMO_DRAFT_LENGTH if demo else settings.draft_length,
+            adaptive=settings.adaptive and not demo,
         )
         self._reply_id = None
         self._live = GenerationStats()
-        self.stats_panel.reset(self.pair.config.drafter.value, settings.adaptive)
+        self.stats_panel.reset(self.pair.config.drafter.value, self._job.adaptive)
         self._set_activity(Activity.GENERATING)
         self.status.emit("thinking…")
         self.host.generate(self._job)
@@ -241,6 +311,8 @@ class ChatController(QObject):
             "drafter": self.pair.config.drafter.value,
             "prompt_tokens": info.n_tokens,
             "dropped_messages": info.dropped_messages,
+            "adaptive": bool(self._job and self._job.adaptive),
+            "demo_length": self._job.draft_length if self._job and self.demo_speculation else 0,
         }
         self._reply_id = self.store.begin_reply(self.conversation_id, self._reply_meta)
         notice = ""
@@ -274,10 +346,14 @@ class ChatController(QObject):
         self._flush_timer.stop()
         self._flush()
         drafter = self._reply_meta.get("drafter", "")
+        stats = {**event.stats.to_dict(), "last_draft_length": event.stats.last_draft_length}
+        meta = {"stats": stats, "finish_reason": event.reason.value}
         if self._reply_id is not None:
-            meta = {"stats": event.stats.to_dict(), "finish_reason": event.reason.value}
             self.store.finish_reply(self._reply_id, event.text, _STATES.get(event.reason, chat_store.DONE), meta)
-        self.panel.view.end_reply(footer_text(event.stats, event.reason, drafter))
+        adaptive, demo_length = bool(self._reply_meta.get("adaptive")), int(self._reply_meta.get("demo_length", 0))
+        if self.panel.view.messages:
+            self.panel.view.messages[-1].footer_link = self._demo_link({**self._reply_meta, **meta})
+        self.panel.view.end_reply(footer_text(event.stats, event.reason, drafter, adaptive, demo_length))
         self.stats_panel.update_stats(event.stats)
         self._reply_id = None
         self._job = None
@@ -305,6 +381,57 @@ class ChatController(QObject):
         self.status.emit("error: " + message)
         if self.activity is not Activity.COMPARING:
             self._set_activity(Activity.IDLE)
+
+    # -- "show speculation anyway" -------------------------------------------------------
+
+    @property
+    def demo_speculation(self) -> bool:
+        """Whether this chat's replies draft at :data:`DEMO_DRAFT_LENGTH` whatever the controller would say."""
+        return self._demo.get(self.conversation_id, False)
+
+    def set_demo_speculation(self, on: bool) -> None:
+        """Turn the demonstration drafting on or off for this chat (from its next reply on)."""
+        self._demo[self.conversation_id] = on
+        if self.conversation_id is not None:
+            self._offer_demo_links(self.store.messages(self.conversation_id, with_tokens=False))
+        self.status.emit(
+            f"this chat's next replies draft {DEMO_DRAFT_LENGTH} tokens every step, to show speculation"
+            if on
+            else "this chat's replies let the adaptive controller choose the draft length again"
+        )
+
+    def _demo_link(self, meta: dict[str, Any]) -> tuple[str, str] | None:
+        if meta.get("demo_length"):
+            return (DEMO_OFF, "back to adaptive") if self.demo_speculation else None
+        if offers_demo(meta):
+            if self.demo_speculation:
+                return DEMO_OFF, "next reply drafts anyway (undo)"
+            return DEMO_ON, "show speculation anyway"
+        return None
+
+    def _offer_demo_links(self, stored: list[StoredMessage]) -> None:
+        """Put the demo link on the footers of the shown replies that qualify, as the chat's mode says."""
+        view = self.panel.view
+        assistant = [m for m in stored if m.role == "assistant"]
+        shown = [m for m in view.messages if m.role == "assistant"]
+        changed = False
+        for message, shown_message in zip(assistant, shown, strict=False):
+            link = self._demo_link(message.meta) if "stats" in message.meta else None
+            if link != shown_message.footer_link:
+                shown_message.footer_link = link
+                changed = True
+        if changed:
+            view.refresh()
+
+    def _on_link(self, url: QUrl) -> None:
+        text = url.toString()
+        if text == DEMO_ON:
+            self.set_demo_speculation(True)
+        elif text == DEMO_OFF:
+            self.set_demo_speculation(False)
+        elif url.scheme() in ("http", "https", "mailto"):
+            # A link in a reply: open it outside, as chat apps do; Tandem itself never goes online.
+            QDesktopServices.openUrl(url)
 
     def set_comparing(self, comparing: bool) -> None:
         """The window runs an A/B or sweep on the engine thread: no replies meanwhile."""

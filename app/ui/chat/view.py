@@ -15,7 +15,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QColor, QFont, QHelpEvent, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextFormat
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QHelpEvent,
+    QPalette,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from app.core.decoding.events import TokenOrigin
@@ -51,6 +60,7 @@ class ViewMessage:
     header: str = ""
     notice: str = ""
     footer: str = ""
+    footer_link: tuple[str, str] | None = None  # (href, label): an action offered after the footer
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +152,11 @@ class ChatView(QTextBrowser):
             return
         self._messages[-1].footer = footer
         with self._at_end() as cursor:
-            self._insert_footer(cursor, len(self._messages) - 1, footer)
+            self._insert_footer(cursor, len(self._messages) - 1, self._messages[-1])
+
+    def refresh(self) -> None:
+        """Lay the document out again from :attr:`messages` (after a footer or its link changed)."""
+        self._rerender(keep_scroll=True)
 
     def set_coloured(self, coloured: bool) -> None:
         """Colour tokens by origin, or show the clean reading view."""
@@ -239,7 +253,7 @@ class ChatView(QTextBrowser):
         for index, message in enumerate(self._messages):
             self._render(cursor, index, message)
             if message.footer:
-                self._insert_footer(cursor, index, message.footer)
+                self._insert_footer(cursor, index, message)
         if keep_scroll and not at_bottom:
             bar.setValue(old)
         else:
@@ -345,11 +359,21 @@ class ChatView(QTextBrowser):
             block.clearBackground()
         cursor.setBlockFormat(block)
 
-    def _insert_footer(self, cursor: QTextCursor, index: int, footer: str) -> None:
+    def _insert_footer(self, cursor: QTextCursor, index: int, message: ViewMessage) -> None:
         self._new_block(cursor, top_margin=6)
         fmt = self._plain_format(index, "footer", self._muted)
         fmt.setFontPointSize(max(7.0, self.font().pointSizeF() * 0.85))
-        cursor.insertText(footer, fmt)
+        cursor.insertText(message.footer, fmt)
+        if message.footer_link is not None:
+            href, label = message.footer_link
+            cursor.insertText("  ·  ", fmt)
+            link = QTextCharFormat(fmt)
+            link.setForeground(self.palette().color(QPalette.ColorRole.Link))
+            link.setFontUnderline(True)
+            link.setAnchor(True)
+            link.setAnchorHref(href)
+            link.setProperty(Prop.KIND, "footer-link")
+            cursor.insertText(label, link)
 
 
 class _EndCursor:
