@@ -200,6 +200,7 @@ class MainWindow(QMainWindow):
         self.ghost_action.setChecked(ghosts)
         self.chat.view.set_coloured(coloured)
         self.chat.view.set_show_ghosts(ghosts)
+        self.chat.legend.underlines.setChecked(self.app_settings.flag("underlines", False))
         geometry = self.app_settings.geometry("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(1360, 860)
@@ -224,6 +225,7 @@ class MainWindow(QMainWindow):
         self.settings_panel.changed.connect(self._settings_changed)
         self.chat.legend.coloured.toggled.connect(lambda on: self.app_settings.set_flag("coloured", on))
         self.chat.legend.ghosts.toggled.connect(lambda on: self.app_settings.set_flag("ghosts", on))
+        self.chat.legend.underlines.toggled.connect(lambda on: self.app_settings.set_flag("underlines", on))
         self.welcome.pair_ready.connect(self._welcome_pair)
         self.welcome.model_added.connect(self._welcome_model)
         self.host.worker.comparison_finished.connect(lambda: self.controller.set_comparing(False))

@@ -18,15 +18,19 @@ from tests.ui.helpers import Recorder, load, pair_choice, send
 PROMPT = "List five fruits, one per line."
 
 
-def _click_footer_link(view: ChatView, message_index: int) -> None:
-    """Click the footer link of a message where it is drawn, as a user would."""
+def _click_footer_link(view: ChatView, message_index: int, href_prefix: str = "tandem:speculation") -> None:
+    """Click a footer link of a message where it is drawn, as a user would."""
     block = view.document().begin()
     while block.isValid():
         it = block.begin()
         while not it.atEnd():
             fragment = it.fragment()
             fmt = fragment.charFormat()
-            if fmt.property(Prop.KIND) == "footer-link" and fmt.property(Prop.MESSAGE_INDEX) == message_index:
+            if (
+                fmt.property(Prop.KIND) == "footer-link"
+                and fmt.property(Prop.MESSAGE_INDEX) == message_index
+                and fmt.anchorHref().startswith(href_prefix)
+            ):
                 cursor = QTextCursor(view.document())
                 cursor.setPosition(fragment.position() + 1)
                 rect = view.cursorRect(cursor)
