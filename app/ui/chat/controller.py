@@ -33,6 +33,7 @@ from app.ui.stats_panel import StatsPanel
 from app.ui.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
 
 _FLUSH_MS = 300
+_COUNT_MS = 250  # typing pause before the context gauge recounts
 _REASONS = {
     FinishReason.EOG: "",
     FinishReason.STOP_STRING: "",
@@ -189,7 +190,14 @@ class ChatController(QObject):
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(_FLUSH_MS)
         self._flush_timer.timeout.connect(self._flush)
+        self._prompt_tokens = 0
+        self._count_timer = QTimer(self)
+        self._count_timer.setSingleShot(True)
+        self._count_timer.setInterval(_COUNT_MS)
+        self._count_timer.timeout.connect(self.count_context)
+        panel.prompt.textChanged.connect(self._count_timer.start)
         worker = host.worker
+        worker.prompt_counted.connect(self._on_counted)
         worker.loaded.connect(self._on_loaded)
         worker.prompt_ready.connect(self._on_prompt_ready)
         worker.step.connect(self._on_step)
@@ -218,6 +226,7 @@ class ChatController(QObject):
             f"ready: {pair_label(info.config)} ({info.n_ctx} tokens of context, {info.load_seconds:.1f} s)"
         )
         self.pair_loaded.emit(info)
+        self.count_context()
 
     # -- conversations ----------------------------------------------------------------
 
@@ -229,6 +238,7 @@ class ChatController(QObject):
         self._demo.pop(None, None)  # a new chat starts with the adaptive controller
         self.panel.view.set_messages([])
         self.panel.banner.hide()
+        self.count_context()
         self.conversations_changed.emit()
 
     def open_conversation(self, conversation_id: int) -> None:
@@ -243,6 +253,7 @@ class ChatController(QObject):
         self.panel.view.set_messages([view_message(m) for m in stored])
         self._offer_demo_links(stored)
         self.panel.banner.hide()
+        self.count_context()
 
     def history(self, conversation_id: int, upto_last_user: bool = False) -> list[Message]:
         """The conversation as chat messages for the prompt (system prompt first)."""
@@ -322,6 +333,8 @@ class ChatController(QObject):
                 "and were left out of this reply"
             )
         self.panel.view.begin_reply(label, notice)
+        self._prompt_tokens = info.n_tokens
+        self._show_gauge(info, streaming=True)
         self.status.emit(f"generating ({info.n_tokens} prompt tokens)…")
 
     def _on_step(self, event: StepEvent) -> None:
@@ -334,6 +347,8 @@ class ChatController(QObject):
             self._flush_timer.start()
         self._live.record(event)
         self.stats_panel.update_stats(self._live)
+        gauge = self.panel.gauge
+        gauge.set_counts(self._prompt_tokens + self._live.emitted, gauge.total, gauge.dropped, streaming=True)
 
     def _flush(self) -> None:
         if self._reply_id is not None and self._pending:
@@ -363,6 +378,7 @@ class ChatController(QObject):
             + (f", acceptance {event.stats.acceptance_rate:.0%}" if event.stats.drafted else "")
         )
         self.conversations_changed.emit()
+        self.count_context()
         self.reply_finished.emit(event)
 
     def _on_error(self, message: str) -> None:
@@ -381,6 +397,46 @@ class ChatController(QObject):
         self.status.emit("error: " + message)
         if self.activity is not Activity.COMPARING:
             self._set_activity(Activity.IDLE)
+
+    # -- the context gauge ----------------------------------------------------------------
+
+    def context_messages(self) -> tuple[Message, ...]:
+        """What the next reply's prompt would hold: the chat so far and the text in the prompt box."""
+        typed = self.panel.prompt.toPlainText().strip()
+        if self.conversation_id is not None:
+            messages = self.history(self.conversation_id)
+        else:
+            system = self._settings().system_prompt.strip()
+            messages = [Message("system", system)] if system else []
+        if typed:
+            messages.append(Message("user", typed))
+        return tuple(messages)
+
+    def count_context(self) -> None:
+        """Ask the engine thread for the size of the next prompt (only while it is free)."""
+        self._count_timer.stop()
+        if self.pair is None:
+            self.panel.gauge.clear()
+            return
+        if self.activity is not Activity.IDLE:
+            return
+        messages = self.context_messages()
+        if not messages:
+            self.panel.gauge.set_counts(0, self.pair.n_ctx)
+            return
+        self.host.count_prompt(messages, self._settings().max_tokens)
+
+    def _on_counted(self, info: PromptInfo) -> None:
+        if self.activity is Activity.IDLE:
+            self._show_gauge(info, streaming=False)
+
+    def _show_gauge(self, info: PromptInfo, streaming: bool) -> None:
+        first = ""
+        if info.dropped_messages:
+            turns = [m for m in self.context_messages() if m.role != "system"]
+            if turns:
+                first = " ".join(turns[0].content.split()[:6]) + ("…" if len(turns[0].content.split()) > 6 else "")
+        self.panel.gauge.set_counts(info.n_tokens, info.n_ctx, info.dropped_messages, first, streaming)
 
     # -- "show speculation anyway" -------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""The centre of the window: error banner, chat view, legend with view switches, prompt box.
+"""The centre of the window: error banner, chat view, legend with view switches, context gauge, prompt box.
 
 Ctrl+Enter sends, Esc stops. The legend doubles as the place for the view
 switches (origins or plain reading, underline cues, ghost text) so the meaning
@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.core.decoding.events import TokenOrigin
 from app.ui import theme
+from app.ui.chat.context_gauge import ContextGauge
 from app.ui.chat.view import ChatView
 
 
@@ -160,6 +161,7 @@ class ChatPanel(QWidget):
         self.banner = ErrorBanner()
         self.view = ChatView()
         self.legend = Legend()
+        self.gauge = ContextGauge()
         self.prompt = PromptBox()
         self.send_button = QPushButton("Send")
         self.send_button.setToolTip("Ctrl+Enter")
@@ -178,6 +180,7 @@ class ChatPanel(QWidget):
         layout.addWidget(self.banner)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.legend)
+        layout.addWidget(self.gauge)
         layout.addLayout(bottom)
 
         self.prompt.submitted.connect(self._submit)
