@@ -284,3 +284,23 @@ def test_each_step_draws_a_bounded_number_of_lines_however_long_the_reply(qapp, 
     ]
     view.close()
     once.close()
+
+
+def test_every_chat_control_has_an_accessible_name(qapp) -> None:
+    from PySide6.QtWidgets import QAbstractButton, QPlainTextEdit, QProgressBar
+
+    from app.ui.chat.panel import ChatPanel
+
+    panel = ChatPanel()
+    controls = [
+        *panel.findChildren(QAbstractButton),
+        *panel.findChildren(QPlainTextEdit),
+        *panel.findChildren(QProgressBar),
+        panel.view,
+    ]
+    assert len(controls) >= 8
+    unnamed = [
+        type(c).__name__ + ":" + (getattr(c, "text", lambda: "")() or "") for c in controls if not c.accessibleName()
+    ]
+    assert not unnamed, unnamed
+    panel.deleteLater()
