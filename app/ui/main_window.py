@@ -322,6 +322,9 @@ class MainWindow(QMainWindow):
         job = self.comparison_job(temperatures, max_tokens=max_tokens)
         if job is None:
             return None
+        # The sweep measures acceptance, which needs drafts at every temperature: an adaptive
+        # controller that (rightly) switches drafting off on a CPU would measure nothing.
+        job = replace(job, adaptive=False, draft_length=max(1, job.draft_length))
         return self._start_dialog(SweepDialog(self.host, job, self))
 
     def run_preflight(self) -> PreflightDialog | None:

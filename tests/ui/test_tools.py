@@ -37,6 +37,8 @@ def test_ab_and_sweep(make_window, small_pair):
     dialog.close()
     wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "idle after A/B")
 
+    # With the adaptive default on, the sweep still drafts at a fixed length: it measures acceptance.
+    window.settings_panel.adaptive.setChecked(True)
     sweep = window.run_sweep((0.0, 1.0), max_tokens=16)
     assert sweep is not None
     wait_until(lambda: sweep.complete, 600, "the sweep")
