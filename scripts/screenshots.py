@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 PROMPT = (
-    "Write a Python function is_palindrome(text) that ignores case and punctuation, with a docstring. "
-    "Then show a short Markdown table of three example inputs and the results."
+    "First a Markdown table (| Input | Palindrome? |) of three example strings, "
+    "then a short Python function is_palindrome(text) that ignores case and punctuation."
 )
 
 
@@ -35,7 +35,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pair", choices=("demo", "small"), default="demo")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
-    parser.add_argument("--max-tokens", type=int, default=260)
+    parser.add_argument("--max-tokens", type=int, default=200)
     parser.add_argument("--ab-tokens", type=int, default=48)
     parser.add_argument("--sweep-tokens", type=int, default=24)
     parser.add_argument("--skip", default="", help="comma-separated steps to skip: ab,sweep,preflight")
