@@ -2,7 +2,9 @@
 
 Run through ``scripts/screenshots.sh`` (which starts Xvfb). It loads a real
 pair (the Qwen demo pair by default), sends a prompt, waits for the streamed
-reply, then captures: the coloured reply with the Model tab, the statistics,
+reply (a table and a highlighted code block, with "show speculation anyway" on so
+the draft runs even where it does not pay), then captures: the coloured reply
+with the Model tab and the context gauge, the statistics,
 a token's hover card, rejected drafts as ghost text, the clean reading view,
 the A/B comparison, the temperature sweep, pre-flight, the dark theme and the
 first-run welcome panel. Conversations and settings go to a temporary data
@@ -22,7 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-PROMPT = "Write a Python function is_palindrome(text) that ignores case and punctuation, with a docstring."
+PROMPT = (
+    "First a Markdown table (| Input | Palindrome? |) of three example strings, "
+    "then a short Python function is_palindrome(text) that ignores case and punctuation."
+)
 
 
 def main() -> int:
@@ -30,7 +35,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pair", choices=("demo", "small"), default="demo")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "screenshots")
-    parser.add_argument("--max-tokens", type=int, default=150)
+    parser.add_argument("--max-tokens", type=int, default=200)
     parser.add_argument("--ab-tokens", type=int, default=48)
     parser.add_argument("--sweep-tokens", type=int, default=24)
     parser.add_argument("--skip", default="", help="comma-separated steps to skip: ab,sweep,preflight")
@@ -105,6 +110,9 @@ def main() -> int:
     window.load_pair(choice)
     spin(lambda: window.controller.activity is Activity.IDLE and window.controller.pair is not None, 900, "loading")
     spin(lambda: window.memory.state.source == "measured", 120, "the memory meter")
+    # On a CPU the adaptive controller rightly keeps the draft off; the pictures show the
+    # mechanism, so this chat drafts anyway ("show speculation anyway", as a user would click).
+    window.controller.set_demo_speculation(True)
     window.chat.prompt.setPlainText(PROMPT)
     window.chat.send_button.click()
     spin(lambda: window.controller.activity is Activity.GENERATING, 30, "generation to start")

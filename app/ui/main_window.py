@@ -226,6 +226,7 @@ class MainWindow(QMainWindow):
         self.ghost_action.setChecked(ghosts)
         self.chat.view.set_coloured(coloured)
         self.chat.view.set_show_ghosts(ghosts)
+        self.chat.legend.underlines.setChecked(self.app_settings.flag("underlines", False))
         geometry = self.app_settings.geometry("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(1360, 860)
@@ -252,6 +253,7 @@ class MainWindow(QMainWindow):
         self.settings_panel.changed.connect(self._settings_changed)
         self.chat.legend.coloured.toggled.connect(lambda on: self.app_settings.set_flag("coloured", on))
         self.chat.legend.ghosts.toggled.connect(lambda on: self.app_settings.set_flag("ghosts", on))
+        self.chat.legend.underlines.toggled.connect(lambda on: self.app_settings.set_flag("underlines", on))
         self.welcome.pair_ready.connect(self._welcome_pair)
         self.welcome.model_added.connect(self._welcome_model)
         self.host.worker.comparison_finished.connect(lambda: self.controller.set_comparing(False))
@@ -349,6 +351,9 @@ class MainWindow(QMainWindow):
         job = self.comparison_job(temperatures, max_tokens=max_tokens)
         if job is None:
             return None
+        # The sweep measures acceptance, which needs drafts at every temperature: an adaptive
+        # controller that (rightly) switches drafting off on a CPU would measure nothing.
+        job = replace(job, adaptive=False, draft_length=max(1, job.draft_length))
         return self._start_dialog(SweepDialog(self.host, job, self))
 
     def run_preflight(self) -> PreflightDialog | None:

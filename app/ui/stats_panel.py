@@ -4,7 +4,10 @@ Tokens per second, acceptance rate, mean accepted length per verify step,
 per-position acceptance as a bar chart, the drafter's current draft length,
 and the speedup against the target-only rate measured on this machine (by an
 A/B run or a target-only reply), which is the number that says whether
-speculation pays here.
+speculation pays here. Beside the measured acceptance sit the two rules'
+expected acceptance from the same p_target and q_draft rows: exact rejection
+sampling (sum min(p, q)) and the sample-and-match rule llama.cpp's examples use
+(sum p * q), so the gap exact verification recovers is visible live.
 """
 
 from __future__ import annotations
@@ -56,12 +59,20 @@ class StatsPanel(QWidget):
         self.acceptance = QLabel("–")
         self.mean_length = QLabel("–")
         self.per_pass = QLabel("–")
+        self.rules = QLabel("–")
+        self.rules.setWordWrap(True)
+        self.rules.setToolTip(
+            "expected acceptance per verified draft token, from the same target and draft distributions:\n"
+            "exact rejection sampling keeps a draft with probability min(1, p/q), on average sum min(p, q);\n"
+            "sample-and-match keeps it only when the target's own sample equals it, on average sum p·q"
+        )
         self.draft_length = QLabel("–")
         self.draft_length.setWordWrap(True)
         self.timing = QLabel("–")
         self.timing.setWordWrap(True)
         form.addRow("Drafter", self.drafter)
         form.addRow("Acceptance", self.acceptance)
+        form.addRow("Rules", self.rules)
         form.addRow("Mean accepted", self.mean_length)
         form.addRow("Tokens per pass", self.per_pass)
         form.addRow("Draft length", self.draft_length)
@@ -74,7 +85,7 @@ class StatsPanel(QWidget):
         chart_layout.addWidget(self.chart)
         layout.addWidget(chart_box)
         layout.addStretch(1)
-        for label in (self.acceptance, self.mean_length, self.per_pass, self.draft_length, self.drafter):
+        for label in (self.acceptance, self.rules, self.mean_length, self.per_pass, self.draft_length, self.drafter):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
     def reset(self, drafter: str, adaptive: bool = False) -> None:
@@ -109,6 +120,7 @@ class StatsPanel(QWidget):
             self.acceptance.setText(f"{stats.acceptance_rate:.0%}  ({stats.accepted}/{stats.drafted})")
         else:
             self.acceptance.setText("– (nothing drafted)" if stats.steps else "–")
+        self.rules.setText(rules_text(stats))
         self.mean_length.setText(f"{stats.mean_accepted_length:.2f} per step" if stats.steps else "–")
         self.per_pass.setText(f"{stats.tokens_per_step:.2f}" if stats.steps else "–")
         self.draft_length.setText(self._draft_length_text(stats))
@@ -131,3 +143,13 @@ class StatsPanel(QWidget):
                 return "0: off for now, recent lookups were rejected (retried every few steps)"
             return "0: off, drafting is slower than the target alone here (re-checked now and then)"
         return str(stats.last_draft_length)
+
+
+def rules_text(stats: GenerationStats) -> str:
+    """The two rules' expected acceptance next to what verification measured on the same positions."""
+    if not stats.rule_positions:
+        return "–"
+    return (
+        f"exact {stats.rejection_sampling_expected:.0%} · sample-and-match {stats.sample_and_match_expected:.0%} "
+        f"expected; measured {stats.verified_acceptance_rate:.0%} of {stats.verified} verified"
+    )

@@ -1,24 +1,52 @@
 """Colours and fonts, all derived from the application palette.
 
 The engine only tags where a token came from; this module decides how each
-origin looks. Every colour is computed from the current ``QPalette`` (the
-highlight colour's strength, blended into the base colour) so the chat stays
-readable in light and dark themes alike, and the same function serves the
-chat view, the legend and the charts.
+origin looks. The origin tints are Okabe and Ito's colour-blind-safe hues
+(bluish green, vermillion, sky blue) blended into the palette's base colour,
+so the chat stays readable in light and dark themes and every origin stays
+distinguishable under protanopia and deuteranopia (tests/ui/test_palette.py
+checks it with the Machado et al. 2009 simulation and CIE76 distances). An
+underline style per origin is the optional cue that needs no colour at all.
+The same functions serve the chat view, the legend and the charts.
 """
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette, QTextCharFormat
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 from app.core.decoding.events import TokenOrigin
 
-# Hues (degrees) chosen to read as "agreed", "overruled" and "free"; saturation
-# and value come from the palette's highlight so they match the theme.
-_DRAFT_HUE = 135
-_CORRECTED_HUE = 12
-_FALLBACK_BONUS_HUE = 215
+# Okabe & Ito, "Color Universal Design" (2008): hues that stay apart for the
+# common colour-vision deficiencies. Green reads as "agreed", vermillion as
+# "overruled", sky blue as "free".
+OKABE_ITO: dict[str, QColor] = {
+    "orange": QColor(0xE6, 0x9F, 0x00),
+    "sky blue": QColor(0x56, 0xB4, 0xE9),
+    "bluish green": QColor(0x00, 0x9E, 0x73),
+    "yellow": QColor(0xF0, 0xE4, 0x42),
+    "blue": QColor(0x00, 0x72, 0xB2),
+    "vermillion": QColor(0xD5, 0x5E, 0x00),
+    "reddish purple": QColor(0xCC, 0x79, 0xA7),
+}
+ORIGIN_HUES: dict[TokenOrigin, str] = {
+    TokenOrigin.DRAFT: "bluish green",
+    TokenOrigin.CORRECTED: "vermillion",
+    TokenOrigin.BONUS: "sky blue",
+}
+# The cue without colour, for readers who cannot rely on it (and for print).
+ORIGIN_UNDERLINES: dict[TokenOrigin, QTextCharFormat.UnderlineStyle] = {
+    TokenOrigin.DRAFT: QTextCharFormat.UnderlineStyle.SingleUnderline,
+    TokenOrigin.CORRECTED: QTextCharFormat.UnderlineStyle.WaveUnderline,
+    TokenOrigin.BONUS: QTextCharFormat.UnderlineStyle.DotLine,
+    TokenOrigin.TARGET: QTextCharFormat.UnderlineStyle.NoUnderline,
+}
+ORIGIN_UNDERLINE_NAMES: dict[TokenOrigin, str] = {
+    TokenOrigin.DRAFT: "solid underline",
+    TokenOrigin.CORRECTED: "wavy underline",
+    TokenOrigin.BONUS: "dotted underline",
+    TokenOrigin.TARGET: "no underline",
+}
 
 ORIGIN_LABELS: dict[TokenOrigin, str] = {
     TokenOrigin.DRAFT: "draft, accepted",
@@ -50,27 +78,16 @@ def is_dark(palette: QPalette) -> bool:
     return palette.color(QPalette.ColorRole.Base).lightnessF() < 0.5
 
 
-def _accent(palette: QPalette, hue: int) -> QColor:
-    highlight = palette.color(QPalette.ColorRole.Highlight)
-    # Keep some colour even with a grey highlight, and avoid neon.
-    saturation = max(0.45, min(0.85, highlight.hsvSaturationF()))
-    value = max(0.65, min(0.95, highlight.valueF()))
-    return QColor.fromHsvF(hue / 360.0, saturation, value)
-
-
 def origin_colours(palette: QPalette) -> dict[TokenOrigin, QColor | None]:
     """Background tint per origin; ``None`` means plain (target-only text needs no marking)."""
     base = palette.color(QPalette.ColorRole.Base)
-    strength = 0.42 if is_dark(palette) else 0.30
-    highlight_hue = palette.color(QPalette.ColorRole.Highlight).hsvHue()
-    # The highlight hue would be confused with green or red when it sits near them.
-    bonus_hue = highlight_hue if 180 <= highlight_hue <= 290 else _FALLBACK_BONUS_HUE
-    return {
-        TokenOrigin.DRAFT: blend(_accent(palette, _DRAFT_HUE), base, strength),
-        TokenOrigin.CORRECTED: blend(_accent(palette, _CORRECTED_HUE), base, strength + 0.08),
-        TokenOrigin.BONUS: blend(_accent(palette, bonus_hue), base, strength),
-        TokenOrigin.TARGET: None,
+    # Strong enough to stay apart under protanopia and deuteranopia, light enough for text on top.
+    strength = 0.45 if is_dark(palette) else 0.35
+    tints: dict[TokenOrigin, QColor | None] = {
+        origin: blend(OKABE_ITO[hue], base, strength) for origin, hue in ORIGIN_HUES.items()
     }
+    tints[TokenOrigin.TARGET] = None
+    return tints
 
 
 def ghost_colour(palette: QPalette) -> QColor:
@@ -95,12 +112,12 @@ def user_background(palette: QPalette) -> QColor:
 
 def warning_background(palette: QPalette) -> QColor:
     """Behind error banners."""
-    return blend(_accent(palette, _CORRECTED_HUE), palette.color(QPalette.ColorRole.Window), 0.25)
+    return blend(OKABE_ITO["vermillion"], palette.color(QPalette.ColorRole.Window), 0.25)
 
 
 def chart_colour(palette: QPalette) -> QColor:
     """The main series colour in charts."""
-    return blend(_accent(palette, _DRAFT_HUE), palette.color(QPalette.ColorRole.Text), 0.85)
+    return blend(OKABE_ITO["bluish green"], palette.color(QPalette.ColorRole.Text), 0.85)
 
 
 def monospace_font(point_size: float | None = None) -> QFont:

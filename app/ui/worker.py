@@ -138,6 +138,7 @@ class EngineWorker(QObject):
     loaded = Signal(object)  # PairInfo
     unloaded = Signal()
     prompt_ready = Signal(object)  # PromptInfo
+    prompt_counted = Signal(object)  # PromptInfo, for the context gauge
     step = Signal(object)  # StepEvent
     finished = Signal(object)  # FinishedEvent
     error = Signal(str)
@@ -192,6 +193,18 @@ class EngineWorker(QObject):
                     self.finished.emit(event)
         except Exception as exc:
             self.error.emit(_describe(exc))
+
+    @Slot(object, int)
+    def count_prompt(self, messages: tuple[Message, ...], max_tokens: int) -> None:
+        """Fit ``messages`` as a reply would and report the size (the context gauge); quiet without a pair."""
+        if self._pair is None or not messages:
+            return
+        try:
+            pair = self._pair
+            fitted = pair.prompt_tokens(messages, reserve=min(max_tokens, pair.target.n_ctx // 4))
+            self.prompt_counted.emit(PromptInfo(len(fitted.tokens), fitted.dropped_messages, pair.target.n_ctx))
+        except Exception:  # a count that fails only leaves the gauge as it was; sending reports the error
+            return
 
     @Slot(object)
     def compare(self, job: ComparisonJob) -> None:
@@ -298,6 +311,7 @@ class EngineHost(QObject):
     _load = Signal(object)
     _generate = Signal(object)
     _compare = Signal(object)
+    _count = Signal(object, int)
     _preflight = Signal(object)
     _unload = Signal()
     _close = Signal()
@@ -312,6 +326,7 @@ class EngineHost(QObject):
         self._load.connect(self.worker.load)
         self._generate.connect(self.worker.generate)
         self._compare.connect(self.worker.compare)
+        self._count.connect(self.worker.count_prompt)
         self._preflight.connect(self.worker.preflight)
         self._unload.connect(self.worker.unload)
         self._close.connect(self.worker.close)
@@ -326,6 +341,10 @@ class EngineHost(QObject):
         """Start a reply."""
         self._active_cancel = job.cancel
         self._generate.emit(job)
+
+    def count_prompt(self, messages: tuple[Message, ...], max_tokens: int) -> None:
+        """Ask the engine thread how many tokens ``messages`` take once fitted (answered by ``prompt_counted``)."""
+        self._count.emit(messages, max_tokens)
 
     def compare(self, job: ComparisonJob) -> None:
         """Start an A/B run or a temperature sweep."""

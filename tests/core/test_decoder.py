@@ -178,3 +178,23 @@ def test_ngram_drafter_copies_what_followed_the_latest_match() -> None:
     assert draft.tokens == [7, 7, 1]
     assert all(q.prob_of(t) == 1.0 for q, t in zip(draft.q_draft, draft.tokens, strict=False))
     assert drafter.propose([1, 2, 3], 3).tokens == []
+
+
+def test_each_step_reports_both_acceptance_rules_for_the_positions_it_verified() -> None:
+    table = random_table(V, seed=6)
+    params = SamplingParams(temperature=1.0, top_k=0, top_p=1.0, min_p=0.0)
+    decoder, _, _ = model_decoder(table, table + random_table(V, seed=7, scale=1.5), params=params, k=4, seed=5)
+    _, steps, finished = run(decoder, [3], 1500)
+    for step in steps:
+        reached = min(step.drafted, step.accepted + 1)
+        assert len(step.rejection_sampling_expected) == len(step.sample_and_match_expected) == reached
+        for exact, match in zip(step.rejection_sampling_expected, step.sample_and_match_expected, strict=True):
+            assert 0.0 <= match <= exact <= 1.0 + 1e-9
+    s = finished.stats
+    assert s.rule_positions == s.verified > 0
+    # Exact verification keeps, on average, what the overlap promises; matching would keep less.
+    assert s.verified_acceptance_rate == pytest.approx(s.rejection_sampling_expected, abs=0.04)
+    assert s.sample_and_match_expected < s.rejection_sampling_expected - 0.1
+    summary = s.to_dict()
+    assert summary["rejection_sampling_expected"] == s.rejection_sampling_expected
+    assert summary["sample_and_match_expected"] == s.sample_and_match_expected

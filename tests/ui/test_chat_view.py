@@ -49,7 +49,7 @@ def test_code_blocks_are_monospace_with_a_background_and_text_round_trips(qapp):
         blocks[block.text()] = block
         block = block.next()
     code_bg = blocks["x = 1"].blockFormat().background()
-    assert code_bg.style() != 0 and blocks["```py"].blockFormat().background() == code_bg
+    assert code_bg.style() != 0 and blocks["```py   copy code"].blockFormat().background() == code_bg
     assert not blocks["Done"].blockFormat().hasProperty(QTextFormat.Property.BackgroundBrush)
     assert not blocks[""].blockFormat().hasProperty(QTextFormat.Property.BackgroundBrush)
     fragment = blocks["x = 1"].begin().fragment()

@@ -31,3 +31,27 @@ def test_draft_length_explains_an_adaptive_off(qapp: object, drafter: str, adapt
         assert panel.draft_length.text() == "5"
     finally:
         panel.deleteLater()
+
+
+def test_rules_row_shows_both_expected_rates_beside_the_measured_one(qapp: object) -> None:
+    panel = StatsPanel()
+    try:
+        panel.reset("model", False)
+        assert panel.rules.text() == "–"
+        stats = GenerationStats(
+            steps=2,
+            drafted=8,
+            accepted=5,
+            emitted=7,
+            position_attempts=[2, 2, 2],
+            position_hits=[2, 2, 1],
+            rejection_sampling_sum=4.5,
+            sample_and_match_sum=3.0,
+            rule_positions=6,
+        )
+        panel.update_stats(stats)
+        text = panel.rules.text()
+        assert "exact 75%" in text and "sample-and-match 50%" in text
+        assert "measured 83% of 6 verified" in text
+    finally:
+        panel.deleteLater()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from app.core.decoding.events import FinishReason
 from app.ui.chat.controller import Activity
 from app.ui.settings.store import AppSettings
@@ -35,6 +37,8 @@ def test_ab_and_sweep(make_window, small_pair):
     dialog.close()
     wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "idle after A/B")
 
+    # With the adaptive default on, the sweep still drafts at a fixed length: it measures acceptance.
+    window.settings_panel.adaptive.setChecked(True)
     sweep = window.run_sweep((0.0, 1.0), max_tokens=16)
     assert sweep is not None
     wait_until(lambda: sweep.complete, 600, "the sweep")
@@ -42,6 +46,12 @@ def test_ab_and_sweep(make_window, small_pair):
     assert [t for t, _ in points] == [0.0, 1.0]
     assert all(0.0 <= rate <= 1.0 for _, rate in points)
     assert sweep.chart.series[0].points == points
+    # Both rules from the same rows: one-hot at T=0 (equal), and exact verification ahead at T=1.
+    exact, match = sweep.chart.series[1].points, sweep.chart.series[2].points
+    assert [t for t, _ in exact] == [t for t, _ in match] == [0.0, 1.0]
+    assert exact[0][1] == pytest.approx(match[0][1])
+    assert exact[1][1] > match[1][1] > 0.0
+    assert "sample-and-match" in sweep.chart.series[2].label
     sweep.close()
     wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "idle after the sweep")
     assert send(window, "Say hi.").reason is not FinishReason.CANCELLED

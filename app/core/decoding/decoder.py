@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import numpy.typing as npt
 
+from app.core.decoding.acceptance_rules import rejection_sampling_acceptance, sample_and_match_acceptance
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
 from app.core.decoding.drafters import Draft, Drafter, NoDrafter
@@ -178,11 +179,17 @@ class SpeculativeDecoder:
                 p_target[i].prob_of(verdict.rejected_token),
                 draft.q_draft[i].prob_of(verdict.rejected_token),
             )
+        # Both rules from the rows verification already warped: no extra target work.
+        reached = range(min(len(draft), verdict.n_accepted + 1))
+        exact = tuple(rejection_sampling_acceptance(p_target[i], draft.q_draft[i]) for i in reached)
+        match = tuple(sample_and_match_acceptance(p_target[i], draft.q_draft[i]) for i in reached)
         done_at = time.perf_counter()
         # draft_s is the draft model's own decode time: the drafter's sampling and
         # lookups, like the verification below, are Python overhead of the step.
         timings = StepTimings(draft.model_s, verified_at - drafted_at, done_at - step_start)
-        event = StepEvent(tuple(tokens), len(draft), verdict.n_accepted, k, rejected, timings, tuple(draft.confidence))
+        event = StepEvent(
+            tuple(tokens), len(draft), verdict.n_accepted, k, rejected, timings, tuple(draft.confidence), exact, match
+        )
         return event, finished
 
 

@@ -72,6 +72,11 @@ class StepEvent:
     # The model drafter's own top probability before each proposal (empty when
     # not measured): what the adaptive controller calibrates its early stop on.
     draft_confidence: tuple[float, ...] = ()
+    # For each draft position the verifier reached: the expected acceptance of exact
+    # rejection sampling, sum min(p_target, q_draft), and of sample-and-match,
+    # sum p_target * q_draft (app.core.decoding.acceptance_rules), from the same rows.
+    rejection_sampling_expected: tuple[float, ...] = ()
+    sample_and_match_expected: tuple[float, ...] = ()
 
     @property
     def text(self) -> str:

@@ -2,6 +2,10 @@
 
 Definitions: acceptance rate = accepted / drafted; mean accepted
 length = accepted / steps; tokens per target pass = emitted / steps.
+The two expected-acceptance figures average, over every draft position the
+verifier reached, what exact rejection sampling and sample-and-match would
+keep there (:mod:`app.core.decoding.acceptance_rules`); the measured rate to
+set beside them is accepted / verified.
 """
 
 from __future__ import annotations
@@ -29,6 +33,10 @@ class GenerationStats:
     position_attempts: list[int] = field(default_factory=list)
     position_hits: list[int] = field(default_factory=list)
     last_draft_length: int = 0
+    drafting_steps: int = 0  # steps that drafted at least one token
+    rejection_sampling_sum: float = 0.0
+    sample_and_match_sum: float = 0.0
+    rule_positions: int = 0
 
     def record(self, event: StepEvent) -> None:
         """Add one verify step."""
@@ -40,6 +48,11 @@ class GenerationStats:
         self.verify_s += event.timings.verify_s
         self.total_s += event.timings.total_s
         self.last_draft_length = event.draft_length
+        if event.drafted:
+            self.drafting_steps += 1
+        self.rejection_sampling_sum += sum(event.rejection_sampling_expected)
+        self.sample_and_match_sum += sum(event.sample_and_match_expected)
+        self.rule_positions += len(event.rejection_sampling_expected)
         while len(self.position_attempts) < event.drafted:
             self.position_attempts.append(0)
             self.position_hits.append(0)
@@ -54,6 +67,27 @@ class GenerationStats:
     def acceptance_rate(self) -> float:
         """Accepted drafts over drafted tokens (0 when nothing was drafted)."""
         return self.accepted / self.drafted if self.drafted else 0.0
+
+    @property
+    def verified(self) -> int:
+        """Draft tokens the target actually judged (those after a rejection never are)."""
+        return sum(self.position_attempts)
+
+    @property
+    def verified_acceptance_rate(self) -> float:
+        """Accepted over verified draft tokens: the measured counterpart of the expected rates below."""
+        verified = self.verified
+        return self.accepted / verified if verified else 0.0
+
+    @property
+    def rejection_sampling_expected(self) -> float:
+        """Mean expected acceptance of exact rejection sampling, sum min(p_target, q_draft), per verified draft."""
+        return self.rejection_sampling_sum / self.rule_positions if self.rule_positions else 0.0
+
+    @property
+    def sample_and_match_expected(self) -> float:
+        """Mean expected acceptance of sample-and-match, sum p_target * q_draft, on the same positions."""
+        return self.sample_and_match_sum / self.rule_positions if self.rule_positions else 0.0
 
     @property
     def mean_accepted_length(self) -> float:
@@ -97,6 +131,11 @@ class GenerationStats:
             "mean_accepted_length": self.mean_accepted_length,
             "tokens_per_step": self.tokens_per_step,
             "per_position_acceptance": self.per_position_acceptance,
+            "drafting_steps": self.drafting_steps,
+            "verified": self.verified,
+            "verified_acceptance_rate": self.verified_acceptance_rate,
+            "rejection_sampling_expected": self.rejection_sampling_expected,
+            "sample_and_match_expected": self.sample_and_match_expected,
             "prompt_tokens": self.prompt_tokens,
             "prefill_s": self.prefill_s,
             "generation_s": self.total_s,

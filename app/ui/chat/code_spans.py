@@ -1,7 +1,7 @@
-"""Which parts of a streamed reply are code, decided as the text arrives.
+"""Which parts of a user's message are code: the code font for fences and backticks, nothing more.
 
-A reply streams in token by token, so the view cannot wait for a whole
-Markdown document before choosing fonts. :class:`CodeTracker` follows the
+Replies are set as full Markdown by :mod:`app.ui.chat.markdown_layout`; the
+user's own messages stay plain text except for code. :class:`CodeTracker` follows the
 text line by line: lines between ``` fences (the fence lines included) are a
 code block, text between single backticks on one line is inline code. It
 never looks back, so each piece keeps the kind it was given when it was shown.

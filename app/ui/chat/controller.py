@@ -9,6 +9,11 @@ When the store cannot take a write (full disk, I/O error, read-only file) the
 reply is stopped, kept whole in memory (:class:`UnsavedReply`) and written
 as soon as a retry succeeds; the controller goes back to idle at once and
 :attr:`ChatController.store_failed` tells the window to say so.
+
+The footer says in words what drafting did in the reply. Where the adaptive
+controller kept the draft off, a footer link "show speculation anyway" makes
+the chat's next replies draft at a fixed length for a demonstration; the
+choice is kept in each reply's metadata, so a reopened chat remembers it.
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
 
 from app.core.chat import Message
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
@@ -36,6 +42,7 @@ from app.ui.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
 _FLUSH_MS = 300
 _RETRY_MS = 5000  # how often an unsaved reply tries the store again
 STORE_ERROR_REASON = "store-error"
+_COUNT_MS = 250  # typing pause before the context gauge recounts
 _REASONS = {
     FinishReason.EOG: "",
     FinishReason.STOP_STRING: "",
@@ -65,6 +72,11 @@ class UnsavedReply:
     def pending(self) -> bool:
         """Something is still to be written."""
         return self.reply_id is None or bool(self.unsaved) or self.ending is not None
+# The fixed draft length of "show speculation anyway": long enough to show runs
+# of accepted drafts and corrections, short enough to waste little when rejected.
+DEMO_DRAFT_LENGTH = 4
+DEMO_ON = "tandem:speculation-demo-on"
+DEMO_OFF = "tandem:speculation-demo-off"
 
 
 class Activity(enum.Enum):
@@ -84,14 +96,44 @@ def pair_label(config: PairConfig) -> str:
     return f"{target} + n-gram" if config.drafter is DrafterKind.NGRAM else f"{target}, target only"
 
 
-def footer_text(stats: GenerationStats | dict[str, Any], reason: FinishReason | str, drafter: str) -> str:
+def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length: int) -> list[str]:
+    """What drafting did in a reply, in words (the footer's middle), from its statistics summary."""
+    drafted = int(s.get("drafted", 0))
+    numbers = [
+        f"acceptance {s.get('acceptance_rate', 0.0):.0%}",
+        f"mean accepted {s.get('mean_accepted_length', 0.0):.2f}",
+    ]
+    if drafter in ("none", ""):
+        return ["target only"]
+    if demo_length:
+        return [f"speculation demo: {demo_length} drafted tokens every step", *numbers]
+    steps, drafting = int(s.get("steps", 0)), int(s.get("drafting_steps", drafted > 0))
+    if adaptive and steps and drafting < steps and s.get("last_draft_length", 1) == 0:
+        if drafter == "ngram":
+            why = "lookup off for now: recent proposals were rejected or nothing repeated"
+        else:
+            why = "draft off: it would slow this machine down"
+        if drafted:
+            return [why, f"measured in {drafting} of {steps} steps, acceptance {s.get('acceptance_rate', 0.0):.0%}"]
+        return [why]
+    if not drafted:
+        return ["no drafts in this reply" + (" (draft length 0 in Settings)" if not adaptive else "")]
+    return [*numbers, f"drafter: {drafter}"]
+
+
+def footer_text(
+    stats: GenerationStats | dict[str, Any],
+    reason: FinishReason | str,
+    drafter: str,
+    adaptive: bool = False,
+    demo_length: int = 0,
+) -> str:
     """The line under a reply."""
     s = stats.to_dict() if isinstance(stats, GenerationStats) else stats
+    if isinstance(stats, GenerationStats):
+        s["last_draft_length"] = stats.last_draft_length
     parts = [f"{s.get('emitted', 0)} tokens", f"{s.get('tokens_per_second', 0.0):.1f} tok/s"]
-    if s.get("drafted"):
-        parts.append(f"acceptance {s.get('acceptance_rate', 0.0):.0%}")
-        parts.append(f"mean accepted {s.get('mean_accepted_length', 0.0):.2f}")
-    parts.append(f"drafter: {drafter}")
+    parts += drafting_words(s, drafter, adaptive, demo_length)
     try:
         why = _REASONS.get(FinishReason(reason), "")
     except ValueError:
@@ -116,12 +158,30 @@ def view_message(message: StoredMessage) -> ViewMessage:
         elif message.state == conversations.FAILED:
             footer = f"failed: {meta.get('error', 'unknown error')}"
         elif "stats" in meta:
-            footer = footer_text(meta["stats"], meta.get("finish_reason", ""), meta.get("drafter", ""))
+            footer = footer_text(
+                meta["stats"],
+                meta.get("finish_reason", ""),
+                meta.get("drafter", ""),
+                bool(meta.get("adaptive", False)),
+                int(meta.get("demo_length", 0)),
+            )
     tokens = message.tokens
     if message.role == "assistant" and not tokens and message.content:
         tokens = [StoredToken(message.content, "target", 1.0)]
     return ViewMessage(
         message.role, message.content, list(tokens), str(meta.get("pair", "")), notice=notice, footer=footer
+    )
+
+
+def offers_demo(meta: dict[str, Any]) -> bool:
+    """True for a finished reply in which the adaptive controller kept a model draft off at the end."""
+    stats = meta.get("stats") or {}
+    return (
+        meta.get("drafter") == "model"
+        and bool(meta.get("adaptive"))
+        and not meta.get("demo_length")
+        and int(stats.get("steps", 0)) > 0
+        and stats.get("last_draft_length", 1) == 0
     )
 
 
@@ -159,6 +219,8 @@ class ChatController(QObject):
         self._closed = False  # after shutdown, late events from the engine thread are ignored
         self._live = GenerationStats()
         self._job: GenerateJob | None = None
+        # Per chat: "show speculation anyway" is on (a chat not yet created is None).
+        self._demo: dict[int | None, bool] = {}
         self._flush_timer = QTimer(self)
         self._flush_timer.setSingleShot(True)
         self._flush_timer.setInterval(_FLUSH_MS)
@@ -166,7 +228,14 @@ class ChatController(QObject):
         self._retry_timer = QTimer(self)
         self._retry_timer.setInterval(_RETRY_MS)
         self._retry_timer.timeout.connect(self.retry_save)
+        self._prompt_tokens = 0
+        self._count_timer = QTimer(self)
+        self._count_timer.setSingleShot(True)
+        self._count_timer.setInterval(_COUNT_MS)
+        self._count_timer.timeout.connect(self.count_context)
+        panel.prompt.textChanged.connect(self._count_timer.start)
         worker = host.worker
+        worker.prompt_counted.connect(self._on_counted)
         worker.loaded.connect(self._on_loaded)
         worker.prompt_ready.connect(self._on_prompt_ready)
         worker.step.connect(self._on_step)
@@ -174,6 +243,7 @@ class ChatController(QObject):
         worker.error.connect(self._on_error)
         panel.send_requested.connect(self.send)
         panel.stop_requested.connect(self.stop)
+        panel.view.anchorClicked.connect(self._on_link)
 
     # -- loading ---------------------------------------------------------------------
 
@@ -196,6 +266,7 @@ class ChatController(QObject):
             f"ready: {pair_label(info.config)} ({info.n_ctx} tokens of context, {info.load_seconds:.1f} s)"
         )
         self.pair_loaded.emit(info)
+        self.count_context()
 
     # -- conversations ----------------------------------------------------------------
 
@@ -204,8 +275,10 @@ class ChatController(QObject):
         if self.activity is Activity.GENERATING:
             return
         self.conversation_id = None
+        self._demo.pop(None, None)  # a new chat starts with the adaptive controller
         self.panel.view.set_messages([])
         self.panel.banner.hide()
+        self.count_context()
         self.conversations_changed.emit()
 
     def open_conversation(self, conversation_id: int) -> None:
@@ -213,8 +286,14 @@ class ChatController(QObject):
         if self.activity is Activity.GENERATING or conversation_id == self.conversation_id:
             return
         self.conversation_id = conversation_id
-        self.panel.view.set_messages([view_message(m) for m in self.store.messages(conversation_id)])
+        stored = self.store.messages(conversation_id)
+        replies = [m for m in stored if m.role == "assistant" and "stats" in m.meta]
+        if conversation_id not in self._demo and replies:
+            self._demo[conversation_id] = bool(replies[-1].meta.get("demo_length"))
+        self.panel.view.set_messages([view_message(m) for m in stored])
+        self._offer_demo_links(stored)
         self.panel.banner.hide()
+        self.count_context()
 
     def history(self, conversation_id: int, upto_last_user: bool = False) -> list[Message]:
         """The conversation as chat messages for the prompt (system prompt first)."""
@@ -254,6 +333,7 @@ class ChatController(QObject):
             if self.conversation_id is None:
                 title = " ".join(text.split())[:48] or "New chat"
                 self.conversation_id = self.store.create_conversation(title)
+                self._demo[self.conversation_id] = self._demo.pop(None, False)
             self.store.add_message(self.conversation_id, "user", text)
         except StoreWriteError as exc:
             self._store_failed(exc)
@@ -263,16 +343,17 @@ class ChatController(QObject):
         self.panel.banner.hide()
         self.conversations_changed.emit()
         settings = self._settings()
+        demo = self.demo_speculation and self.pair.config.drafter is not DrafterKind.NONE
         self._job = GenerateJob(
             tuple(self.history(self.conversation_id)),
             settings.sampling_params(),
             max_tokens=settings.max_tokens,
-            draft_length=settings.draft_length,
-            adaptive=settings.adaptive,
+            draft_length=DEMO_DRAFT_LENGTH if demo else settings.draft_length,
+            adaptive=settings.adaptive and not demo,
         )
         self._reply = None
         self._live = GenerationStats()
-        self.stats_panel.reset(self.pair.config.drafter.value, settings.adaptive)
+        self.stats_panel.reset(self.pair.config.drafter.value, self._job.adaptive)
         self._set_activity(Activity.GENERATING)
         self.status.emit("thinking…")
         self.host.generate(self._job)
@@ -299,6 +380,8 @@ class ChatController(QObject):
             "drafter": self.pair.config.drafter.value,
             "prompt_tokens": info.n_tokens,
             "dropped_messages": info.dropped_messages,
+            "adaptive": bool(self._job and self._job.adaptive),
+            "demo_length": self._job.draft_length if self._job and self.demo_speculation else 0,
         }
         self._reply = UnsavedReply(self.conversation_id, meta)
         self._write(self._reply)
@@ -309,6 +392,8 @@ class ChatController(QObject):
                 "and were left out of this reply"
             )
         self.panel.view.begin_reply(label, notice)
+        self._prompt_tokens = info.n_tokens
+        self._show_gauge(info, streaming=True)
         self.status.emit(f"generating ({info.n_tokens} prompt tokens)…")
 
     def _on_step(self, event: StepEvent) -> None:
@@ -324,6 +409,8 @@ class ChatController(QObject):
             self._flush_timer.start()
         self._live.record(event)
         self.stats_panel.update_stats(self._live)
+        gauge = self.panel.gauge
+        gauge.set_counts(self._prompt_tokens + self._live.emitted, gauge.total, gauge.dropped, streaming=True)
 
     def _flush(self) -> None:
         if self._reply is not None and self.store_error is None:
@@ -390,9 +477,12 @@ class ChatController(QObject):
             return
         self._flush_timer.stop()
         drafter = self._reply.meta.get("drafter", "") if self._reply is not None else ""
-        footer = footer_text(event.stats, event.reason, drafter)
+        reply_meta = self._reply.meta if self._reply is not None else {}
+        adaptive, demo_length = bool(reply_meta.get("adaptive")), int(reply_meta.get("demo_length", 0))
+        footer = footer_text(event.stats, event.reason, drafter, adaptive, demo_length)
+        stats = {**event.stats.to_dict(), "last_draft_length": event.stats.last_draft_length}
+        meta: dict[str, Any] = {"stats": stats, "finish_reason": event.reason.value}
         if self._reply is not None:
-            meta: dict[str, Any] = {"stats": event.stats.to_dict(), "finish_reason": event.reason.value}
             state = _STATES.get(event.reason, conversations.DONE)
             if self.store_error is not None:
                 why = str(self.store_error)
@@ -402,6 +492,8 @@ class ChatController(QObject):
             self._reply.ending = (event.text, state, meta)
             if self.store_error is not None or not self._write(self._reply):
                 self.unsaved = self._reply
+        if self.panel.view.messages:
+            self.panel.view.messages[-1].footer_link = self._demo_link({**reply_meta, **meta})
         self.panel.view.end_reply(footer)
         self.stats_panel.update_stats(event.stats)
         self._reply = None
@@ -413,6 +505,7 @@ class ChatController(QObject):
                 + (f", acceptance {event.stats.acceptance_rate:.0%}" if event.stats.drafted else "")
             )
         self.conversations_changed.emit()
+        self.count_context()
         self.reply_finished.emit(event)
 
     def _on_error(self, message: str) -> None:
@@ -433,6 +526,97 @@ class ChatController(QObject):
         self.status.emit("error: " + message)
         if self.activity is not Activity.COMPARING:
             self._set_activity(Activity.IDLE)
+
+    # -- the context gauge ----------------------------------------------------------------
+
+    def context_messages(self) -> tuple[Message, ...]:
+        """What the next reply's prompt would hold: the chat so far and the text in the prompt box."""
+        typed = self.panel.prompt.toPlainText().strip()
+        if self.conversation_id is not None:
+            messages = self.history(self.conversation_id)
+        else:
+            system = self._settings().system_prompt.strip()
+            messages = [Message("system", system)] if system else []
+        if typed:
+            messages.append(Message("user", typed))
+        return tuple(messages)
+
+    def count_context(self) -> None:
+        """Ask the engine thread for the size of the next prompt (only while it is free)."""
+        self._count_timer.stop()
+        if self.pair is None:
+            self.panel.gauge.clear()
+            return
+        if self.activity is not Activity.IDLE:
+            return
+        messages = self.context_messages()
+        if not messages:
+            self.panel.gauge.set_counts(0, self.pair.n_ctx)
+            return
+        self.host.count_prompt(messages, self._settings().max_tokens)
+
+    def _on_counted(self, info: PromptInfo) -> None:
+        if self.activity is Activity.IDLE:
+            self._show_gauge(info, streaming=False)
+
+    def _show_gauge(self, info: PromptInfo, streaming: bool) -> None:
+        first = ""
+        if info.dropped_messages:
+            turns = [m for m in self.context_messages() if m.role != "system"]
+            if turns:
+                first = " ".join(turns[0].content.split()[:6]) + ("…" if len(turns[0].content.split()) > 6 else "")
+        self.panel.gauge.set_counts(info.n_tokens, info.n_ctx, info.dropped_messages, first, streaming)
+
+    # -- "show speculation anyway" -------------------------------------------------------
+
+    @property
+    def demo_speculation(self) -> bool:
+        """Whether this chat's replies draft at :data:`DEMO_DRAFT_LENGTH` whatever the controller would say."""
+        return self._demo.get(self.conversation_id, False)
+
+    def set_demo_speculation(self, on: bool) -> None:
+        """Turn the demonstration drafting on or off for this chat (from its next reply on)."""
+        self._demo[self.conversation_id] = on
+        if self.conversation_id is not None:
+            self._offer_demo_links(self.store.messages(self.conversation_id, with_tokens=False))
+        self.status.emit(
+            f"this chat's next replies draft {DEMO_DRAFT_LENGTH} tokens every step, to show speculation"
+            if on
+            else "this chat's replies let the adaptive controller choose the draft length again"
+        )
+
+    def _demo_link(self, meta: dict[str, Any]) -> tuple[str, str] | None:
+        if meta.get("demo_length"):
+            return (DEMO_OFF, "back to adaptive") if self.demo_speculation else None
+        if offers_demo(meta):
+            if self.demo_speculation:
+                return DEMO_OFF, "next reply drafts anyway (undo)"
+            return DEMO_ON, "show speculation anyway"
+        return None
+
+    def _offer_demo_links(self, stored: list[StoredMessage]) -> None:
+        """Put the demo link on the footers of the shown replies that qualify, as the chat's mode says."""
+        view = self.panel.view
+        assistant = [m for m in stored if m.role == "assistant"]
+        shown = [m for m in view.messages if m.role == "assistant"]
+        changed = False
+        for message, shown_message in zip(assistant, shown, strict=False):
+            link = self._demo_link(message.meta) if "stats" in message.meta else None
+            if link != shown_message.footer_link:
+                shown_message.footer_link = link
+                changed = True
+        if changed:
+            view.refresh()
+
+    def _on_link(self, url: QUrl) -> None:
+        text = url.toString()
+        if text == DEMO_ON:
+            self.set_demo_speculation(True)
+        elif text == DEMO_OFF:
+            self.set_demo_speculation(False)
+        elif url.scheme() in ("http", "https", "mailto"):
+            # A link in a reply: open it outside, as chat apps do; Tandem itself never goes online.
+            QDesktopServices.openUrl(url)
 
     def set_comparing(self, comparing: bool) -> None:
         """The window runs an A/B or sweep on the engine thread: no replies meanwhile."""

@@ -1,8 +1,9 @@
-"""The centre of the window: error banner, chat view, legend with view switches, prompt box.
+"""The centre of the window: error banner, chat view, legend with view switches, context gauge, prompt box.
 
-Ctrl+Enter sends, Esc stops. The legend doubles as the place for the two
-view switches (clean reading view, ghost text) so the meaning of the colours
-and the way to turn them off sit side by side.
+Ctrl+Enter sends, Esc stops. The legend doubles as the place for the view
+switches (origins or plain reading, underline cues, ghost text) so the meaning
+of the colours and the way to change them sit side by side. Every control has
+an accessible name for screen readers.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.core.decoding.events import TokenOrigin
 from app.ui import theme
+from app.ui.chat.context_gauge import ContextGauge
 from app.ui.chat.view import ChatView
 
 
@@ -36,6 +38,8 @@ class PromptBox(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setPlaceholderText("Ask something…   (Ctrl+Enter to send, Esc to stop)")
+        self.setAccessibleName("Message")
+        self.setAccessibleDescription("Ctrl+Enter sends, Esc stops the reply")
         self.setTabChangesFocus(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.textChanged.connect(self._fit_height)
@@ -71,17 +75,26 @@ class Legend(QWidget):
         self.swatches: dict[TokenOrigin, QLabel] = {}
         for origin in (TokenOrigin.DRAFT, TokenOrigin.CORRECTED, TokenOrigin.BONUS, TokenOrigin.TARGET):
             label = QLabel(theme.ORIGIN_LABELS[origin])
-            label.setToolTip(theme.ORIGIN_EXPLANATIONS[origin])
+            label.setToolTip(
+                f"{theme.ORIGIN_EXPLANATIONS[origin]} (with Underlines on: {theme.ORIGIN_UNDERLINE_NAMES[origin]})"
+            )
+            label.setAccessibleName(f"legend: {theme.ORIGIN_LABELS[origin]}")
             label.setMargin(3)
             self.swatches[origin] = label
             layout.addWidget(label)
         layout.addStretch(1)
-        self.coloured = QCheckBox("Colours")
-        self.coloured.setToolTip("off: the clean reading view")
+        self.coloured = QCheckBox("Origins")
+        self.coloured.setToolTip("on: tokens tinted by origin; off: the plain reading view (Markdown kept)")
+        self.coloured.setAccessibleName("Show token origins")
         self.coloured.setChecked(True)
+        self.underlines = QCheckBox("Underlines")
+        self.underlines.setToolTip("mark each origin with its own underline style too: the cue that needs no colour")
+        self.underlines.setAccessibleName("Underline tokens by origin")
         self.ghosts = QCheckBox("Rejected drafts")
         self.ghosts.setToolTip("show each rejected draft proposal inline, struck through")
+        self.ghosts.setAccessibleName("Show rejected drafts")
         layout.addWidget(self.coloured)
+        layout.addWidget(self.underlines)
         layout.addWidget(self.ghosts)
         self._paint_swatches()
 
@@ -119,6 +132,7 @@ class ErrorBanner(QFrame):
         close = QToolButton()
         close.setText("✕")
         close.setToolTip("dismiss")
+        close.setAccessibleName("Dismiss message")
         close.clicked.connect(self.hide)
         layout.addWidget(self.text, 1)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
@@ -147,11 +161,14 @@ class ChatPanel(QWidget):
         self.banner = ErrorBanner()
         self.view = ChatView()
         self.legend = Legend()
+        self.gauge = ContextGauge()
         self.prompt = PromptBox()
         self.send_button = QPushButton("Send")
         self.send_button.setToolTip("Ctrl+Enter")
+        self.send_button.setAccessibleName("Send message")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Esc")
+        self.stop_button.setAccessibleName("Stop reply")
         self.stop_button.setEnabled(False)
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
@@ -163,6 +180,7 @@ class ChatPanel(QWidget):
         layout.addWidget(self.banner)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.legend)
+        layout.addWidget(self.gauge)
         layout.addLayout(bottom)
 
         self.prompt.submitted.connect(self._submit)
@@ -171,6 +189,7 @@ class ChatPanel(QWidget):
         self.stop_button.clicked.connect(self.stop_requested)
         self.legend.coloured.toggled.connect(self.view.set_coloured)
         self.legend.ghosts.toggled.connect(self.view.set_show_ghosts)
+        self.legend.underlines.toggled.connect(self.view.set_underlines)
         # Esc stops from anywhere in the chat, not only from the prompt box.
         stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         stop.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)

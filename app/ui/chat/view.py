@@ -5,23 +5,47 @@ facts behind it as user properties (origin, the target's p, the draft's q,
 the rejected proposal), so the hover tooltip, the reading-view switch and
 the tests all read the same facts back from the document instead of keeping
 a second copy in sync. Colours come from :mod:`app.ui.theme`.
+
+Replies are Markdown, set as :mod:`app.ui.chat.markdown_layout` says while
+they stream: each step lays out again only the reply's last open block (a
+code block only from its last line), so the cost per step stays bounded
+however long the reply grows. Characters that are not part of the reply
+(table padding, the copy links of code blocks) are "filler": they carry no
+token and are skipped when the tokens are read back.
 """
 
 from __future__ import annotations
 
 import enum
 import html
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QEvent, QPointF, Qt
-from PySide6.QtGui import QColor, QFont, QHelpEvent, QTextBlockFormat, QTextCharFormat, QTextCursor, QTextFormat
-from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
+from PySide6.QtCore import QEvent, QPointF, Qt, QUrl, QUrlQuery
+from PySide6.QtGui import (
+    QColor,
+    QContextMenuEvent,
+    QFont,
+    QHelpEvent,
+    QKeyEvent,
+    QPalette,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+    QTextFormat,
+)
+from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip, QWidget
 
 from app.core.decoding.events import TokenOrigin
 from app.engine.store.conversations import StoredToken
 from app.ui import theme
 from app.ui.chat.code_spans import CodeTracker, SpanKind
+from app.ui.chat.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, fenced_code_blocks, layout
+
+COPY_CODE = "tandem:copy-code"
+COPY_MESSAGE = "tandem:copy-message"
+_HEADING_SCALE = {1: 1.5, 2: 1.3, 3: 1.15}
 
 _USER = int(QTextFormat.Property.UserProperty)
 
@@ -29,7 +53,7 @@ _USER = int(QTextFormat.Property.UserProperty)
 class Prop(enum.IntEnum):
     """User properties stored on every character format the view writes."""
 
-    KIND = _USER + 1  # "token", "ghost", "text", "header", "notice", "footer"
+    KIND = _USER + 1  # "token", "ghost", "text", "header", "notice", "footer", "footer-link", "filler"
     ORIGIN = _USER + 2
     P_TARGET = _USER + 3
     Q_DRAFT = _USER + 4
@@ -51,6 +75,7 @@ class ViewMessage:
     header: str = ""
     notice: str = ""
     footer: str = ""
+    footer_link: tuple[str, str] | None = None  # (href, label): an action offered after the footer
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +112,19 @@ class ChatView(QTextBrowser):
         self._coloured = True
         self._show_ghosts = False
         self._tracker = CodeTracker()
+        self._underlines = False
+        self._stream: _StreamState | None = None
+        self.anchorClicked.connect(self._on_anchor)
+        self.last_card: str | None = None  # the token card last shown from the keyboard
+        # A caret in the read-only transcript, so the keyboard reaches every token.
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextBrowserInteraction | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.setAccessibleName("Conversation")
+        self.setAccessibleDescription(
+            "Alt+Right and Alt+Left move from token to token and show each token's card; "
+            "Alt+Return shows the card of the token at the caret"
+        )
         self._refresh_palette()
 
     # -- public API -------------------------------------------------------------
@@ -129,12 +167,14 @@ class ChatView(QTextBrowser):
         if not self._messages or self._messages[-1].role != "assistant":
             raise RuntimeError("append_tokens without begin_reply")
         message = self._messages[-1]
-        start = len(message.tokens)
         message.tokens.extend(tokens)
         message.text += "".join(t.text for t in tokens)
+        state = self._stream
+        if state is None or state.message_index != len(self._messages) - 1:
+            self._rerender(keep_scroll=True)
+            return
         with self._at_end() as cursor:
-            for offset, token in enumerate(tokens):
-                self._insert_token(cursor, len(self._messages) - 1, start + offset, token)
+            self._relayout_tail(cursor, state, message)
 
     def end_reply(self, footer: str) -> None:
         """Close the current reply with a one-line summary under it."""
@@ -142,12 +182,27 @@ class ChatView(QTextBrowser):
             return
         self._messages[-1].footer = footer
         with self._at_end() as cursor:
-            self._insert_footer(cursor, len(self._messages) - 1, footer)
+            self._insert_footer(cursor, len(self._messages) - 1, self._messages[-1])
+
+    def refresh(self) -> None:
+        """Lay the document out again from :attr:`messages` (after a footer or its link changed)."""
+        self._rerender(keep_scroll=True)
 
     def set_coloured(self, coloured: bool) -> None:
         """Colour tokens by origin, or show the clean reading view."""
         if coloured != self._coloured:
             self._coloured = coloured
+            self._rerender(keep_scroll=True)
+
+    @property
+    def underlines(self) -> bool:
+        """Whether each origin also gets its own underline style (the cue that needs no colour)."""
+        return self._underlines
+
+    def set_underlines(self, on: bool) -> None:
+        """Mark origins with underline styles as well as colours."""
+        if on != self._underlines:
+            self._underlines = on
             self._rerender(keep_scroll=True)
 
     def set_show_ghosts(self, show: bool) -> None:
@@ -156,13 +211,66 @@ class ChatView(QTextBrowser):
             self._show_ghosts = show
             self._rerender(keep_scroll=True)
 
+    # -- copying ----------------------------------------------------------------------
+
+    def code_block_at_line(self, message_index: int, line: int) -> str | None:
+        """The raw code of the fenced block of a message that contains source line ``line``, if any."""
+        for start, _info, code in fenced_code_blocks(self._messages[message_index].text):
+            if start <= line <= start + code.count("\n") + 1:
+                return code
+        return None
+
+    def copy_code_block(self, message_index: int, line: int) -> bool:
+        """Put a code block's raw code on the clipboard."""
+        code = self.code_block_at_line(message_index, line)
+        if code is not None:
+            QApplication.clipboard().setText(code)
+        return code is not None
+
+    def copy_message(self, message_index: int) -> None:
+        """Put a message's raw Markdown on the clipboard."""
+        QApplication.clipboard().setText(self._messages[message_index].text)
+
+    def source_line_at(self, position: int) -> tuple[int, int] | None:
+        """(message index, source line) of the reply character at document ``position``."""
+        fmt = self.format_at(position)
+        if fmt.property(Prop.KIND) != "token":
+            return None
+        index, token = int(fmt.property(Prop.MESSAGE_INDEX)), int(fmt.property(Prop.TOKEN_INDEX))
+        message = self._messages[index]
+        before = "".join(t.text for t in message.tokens[:token])
+        return index, before.count("\n")
+
+    def _on_anchor(self, url: QUrl) -> None:
+        query = QUrlQuery(url)
+        base = url.toString().split("?")[0]
+        if base == COPY_CODE:
+            self.copy_code_block(int(query.queryItemValue("message")), int(query.queryItemValue("line")))
+        elif base == COPY_MESSAGE:
+            self.copy_message(int(query.queryItemValue("message")))
+
+    def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt override
+        """The standard menu plus copying the message or the code block under the pointer as raw text."""
+        menu = self.createStandardContextMenu(event.pos())
+        offset = QPointF(self.horizontalScrollBar().value(), self.verticalScrollBar().value())
+        position = self.document().documentLayout().hitTest(QPointF(event.pos()) + offset, Qt.HitTestAccuracy.FuzzyHit)
+        where = self.source_line_at(position) if position >= 0 else None
+        if where is not None:
+            index, line = where
+            menu.addSeparator()
+            if self.code_block_at_line(index, line) is not None:
+                menu.addAction("Copy code block", lambda: self.copy_code_block(index, line))
+            menu.addAction("Copy message as Markdown", lambda: self.copy_message(index))
+        menu.exec(event.globalPos())
+        menu.deleteLater()
+
     def token_spans(self) -> list[TokenSpan]:
         """Every token (and ghost) in the document, in order, as the formats describe them."""
         spans: list[TokenSpan] = []
 
         def add(fmt: QTextCharFormat, text: str) -> None:
             kind = fmt.property(Prop.KIND)
-            if kind not in ("token", "ghost"):
+            if kind not in ("token", "ghost") or text == "":
                 return
             key = (int(fmt.property(Prop.MESSAGE_INDEX)), int(fmt.property(Prop.TOKEN_INDEX)), kind == "ghost")
             last = spans[-1] if spans else None
@@ -190,6 +298,10 @@ class ChatView(QTextBrowser):
         cursor.setPosition(min(position + 1, self.document().characterCount() - 1))
         return cursor.charFormat()
 
+    def tooltip_at_position(self, position: int) -> str | None:
+        """The hover text for the character at document ``position``."""
+        return token_tooltip(self.format_at(position))
+
     def tooltip_at(self, viewport_pos: QPointF) -> str | None:
         """The hover text for the token under a viewport point, if there is one."""
         offset = QPointF(self.horizontalScrollBar().value(), self.verticalScrollBar().value())
@@ -197,6 +309,78 @@ class ChatView(QTextBrowser):
         if position < 0:
             return None
         return token_tooltip(self.format_at(position))
+
+    # -- the token card from the keyboard ------------------------------------------------
+
+    def token_positions(self) -> list[int]:
+        """Document position of the first character of every token (ghosts excluded), in order."""
+        positions: list[int] = []
+        last: tuple[int, int] | None = None
+        block = self.document().begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                fmt = fragment.charFormat()
+                if fmt.property(Prop.KIND) == "token":
+                    key = (int(fmt.property(Prop.MESSAGE_INDEX)), int(fmt.property(Prop.TOKEN_INDEX)))
+                    if key != last:
+                        positions.append(fragment.position())
+                        last = key
+                it += 1
+            block = block.next()
+        return positions
+
+    def step_token(self, forward: bool) -> str | None:
+        """Move the caret to the next (or previous) token, select it and show its card."""
+        here = self.textCursor().selectionStart() if self.textCursor().hasSelection() else self.textCursor().position()
+        positions = self.token_positions()
+        if forward:
+            target = next((p for p in positions if p > here), None)
+        else:
+            target = next((p for p in reversed(positions) if p < here), None)
+        if target is None:
+            return None
+        following = next((p for p in positions if p > target), None)
+        end = following if following is not None else target + 1
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(target)
+        # Select the token's own characters (up to the next token or filler).
+        stop = target + 1
+        key = (self.format_at(target).property(Prop.MESSAGE_INDEX), self.format_at(target).property(Prop.TOKEN_INDEX))
+        while stop < end:
+            fmt = self.format_at(stop)
+            if (fmt.property(Prop.MESSAGE_INDEX), fmt.property(Prop.TOKEN_INDEX)) != key:
+                break
+            stop += 1
+        cursor.setPosition(stop, QTextCursor.MoveMode.KeepAnchor)
+        self.setTextCursor(cursor)
+        self.ensureCursorVisible()
+        return self.show_card_at_caret()
+
+    def show_card_at_caret(self) -> str | None:
+        """Show the card of the token at the caret (or the start of the selection), as hovering would."""
+        cursor = self.textCursor()
+        position = cursor.selectionStart() if cursor.hasSelection() else cursor.position()
+        text = token_tooltip(self.format_at(position))
+        self.last_card = text
+        if text:
+            probe = QTextCursor(self.document())
+            probe.setPosition(position)
+            rect = self.cursorRect(probe)
+            QToolTip.showText(self.viewport().mapToGlobal(rect.bottomLeft()), text, self.viewport())
+        return text
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
+        """Alt+Right / Alt+Left walk the tokens, Alt+Return shows the card at the caret."""
+        if event.modifiers() == Qt.KeyboardModifier.AltModifier:
+            if event.key() in (Qt.Key.Key_Right, Qt.Key.Key_Left):
+                self.step_token(event.key() == Qt.Key.Key_Right)
+                return
+            if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.show_card_at_caret()
+                return
+        super().keyPressEvent(event)
 
     # -- Qt hooks ---------------------------------------------------------------------
 
@@ -239,7 +423,7 @@ class ChatView(QTextBrowser):
         for index, message in enumerate(self._messages):
             self._render(cursor, index, message)
             if message.footer:
-                self._insert_footer(cursor, index, message.footer)
+                self._insert_footer(cursor, index, message)
         if keep_scroll and not at_bottom:
             bar.setValue(old)
         else:
@@ -281,17 +465,179 @@ class ChatView(QTextBrowser):
         self._new_block(cursor, top_margin=6, background=self._user_bg if message.role == "user" else None)
         self._tracker = CodeTracker()
         if message.role == "assistant":
-            for i, token in enumerate(message.tokens):
-                self._insert_token(cursor, index, i, token)
+            if message.tokens:
+                # The tokens are what is drawn: the text laid out is theirs.
+                message.text = "".join(t.text for t in message.tokens)
+            state = _StreamState(index)
+            self._stream = state
+            self._relayout_tail(cursor, state, message)
         else:
             self._insert_runs(cursor, message.text, self._plain_format(index, "text"), message.role == "user")
 
-    def _insert_token(self, cursor: QTextCursor, message_index: int, token_index: int, token: StoredToken) -> None:
-        if self._show_ghosts and token.rejected_text:
-            ghost = self._token_format(message_index, token_index, token, ghost=True)
+    # -- Markdown replies --------------------------------------------------------------
+
+    def _relayout_tail(self, cursor: QTextCursor, state: _StreamState, message: ViewMessage) -> None:
+        """Lay out the reply again from its last open leaf block (an open code block: its last line) on.
+
+        Markdown is parsed from the last top-level block (earlier ones can no longer
+        change) and drawn again from the last leaf block in it; inside a long open
+        code block the parse starts a few lines back under a copy of its opening
+        fence, so a step costs the same at token 10,000 as at token 100.
+        """
+        text = message.text
+        known = len(state.token_starts)
+        offset = state.token_starts[-1] + len(message.tokens[known - 1].text) if known else 0
+        for token in message.tokens[known:]:
+            state.token_starts.append(offset)
+            offset += len(token.text)
+        first = state.open_line
+        redraw = max(first, state.last_line if state.open_fence else state.leaf_line)
+        offsets = state.line_offsets
+        dark = theme.is_dark(self.palette())
+        if state.open_fence and redraw - first > LEX_WINDOW_LINES:
+            tail = redraw - LEX_WINDOW_LINES // 2
+            opener = text[offsets[first] : offsets[first + 1] - 1]
+            laid = layout(opener + "\n" + text[offsets[tail] :], tail - 1, redraw, dark)
+            still_open = laid.open_block_line == tail - 1
+            open_line = first if still_open else laid.open_block_line
+            leaf_line = first if still_open else laid.leaf_line
+        else:
+            laid = layout(text[offsets[first] :], first, redraw, dark)
+            open_line, leaf_line = laid.open_block_line, laid.leaf_line
+        base = laid.first_line
+        # Lines before ``redraw`` stay as drawn; the rest is drawn again.
+        del offsets[redraw + 1 :]
+        for number in range(redraw + 1, base + len(laid.lines)):
+            offsets.append(offsets[-1] + len(laid.lines[number - 1 - base].text) + 1)
+        if redraw < len(state.break_positions):
+            cursor.setPosition(state.break_positions[redraw])
+            cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
+            cursor.removeSelectedText()
+            del state.break_positions[redraw:]
+        for number in range(redraw, base + len(laid.lines)):
+            self._draw_line(cursor, state, message, number, laid.lines[number - base])
+        state.open_line = open_line
+        state.leaf_line = leaf_line
+        state.open_fence = laid.open_fence
+        state.last_line = base + len(laid.lines) - 1
+
+    def _draw_line(
+        self, cursor: QTextCursor, state: _StreamState, message: ViewMessage, number: int, line: LineLayout
+    ) -> None:
+        start = state.line_offsets[number]
+        state.break_positions.append(cursor.position())
+        block = QTextBlockFormat()
+        block.setLineHeight(115, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
+        if line.kind in (LineKind.CODE, LineKind.FENCE):
+            block.setBackground(self._code_bg)
+        if line.kind is LineKind.HEADING:
+            block.setTopMargin(6)
+        if line.quote:
+            block.setLeftMargin(14.0 * line.quote)
+        if number == 0:
+            cursor.setBlockFormat(block)
+        else:
+            newline = start - 1
+            owner = self._owner(state, newline)
+            self._maybe_ghost(cursor, state, message, owner, newline)
+            cursor.insertBlock(block, self._char_format(state, message, owner, line, Char.NONE, ""))
+        padding = dict(line.padding)
+        run_start = 0
+        for column in range(len(line.text) + 1):
+            boundary = column == len(line.text) or column in padding
+            owner = self._owner(state, start + column) if column < len(line.text) else -1
+            if not boundary and column > run_start:
+                same = (
+                    owner == self._owner(state, start + column - 1)
+                    and line.styles[column] == line.styles[column - 1]
+                    and (line.colours is None or line.colours[column] == line.colours[column - 1])
+                    and state.token_starts[owner] != start + column
+                )
+                if same:
+                    continue
+            if column > run_start:
+                self._draw_run(cursor, state, message, line, start, run_start, column)
+            if column in padding:
+                filler = self._plain_format(state.message_index, "filler")
+                filler.setFontFamilies(self._mono.families())
+                filler.setFontFixedPitch(True)
+                cursor.insertText(" " * padding[column], filler)
+            run_start = column
+        if line.fence_info is not None:
+            link = self._plain_format(state.message_index, "filler", self.palette().color(QPalette.ColorRole.Link))
+            link.setAnchor(True)
+            link.setAnchorHref(f"{COPY_CODE}?message={state.message_index}&line={number}")
+            link.setFontPointSize(max(7.0, self.font().pointSizeF() * 0.85))
+            cursor.insertText("   ", self._plain_format(state.message_index, "filler"))
+            cursor.insertText("copy code", link)
+
+    def _draw_run(
+        self,
+        cursor: QTextCursor,
+        state: _StreamState,
+        message: ViewMessage,
+        line: LineLayout,
+        start: int,
+        begin: int,
+        end: int,
+    ) -> None:
+        owner = self._owner(state, start + begin)
+        self._maybe_ghost(cursor, state, message, owner, start + begin)
+        colour = line.colours[begin] if line.colours is not None else ""
+        href = next((h for a, b, h in line.links if a <= begin < b), "")
+        fmt = self._char_format(state, message, owner, line, line.styles[begin], colour, href)
+        cursor.insertText(line.text[begin:end], fmt)
+
+    def _owner(self, state: _StreamState, offset: int) -> int:
+        return max(0, bisect_right(state.token_starts, offset) - 1)
+
+    def _maybe_ghost(
+        self, cursor: QTextCursor, state: _StreamState, message: ViewMessage, owner: int, offset: int
+    ) -> None:
+        if not self._show_ghosts or not message.tokens or state.token_starts[owner] != offset:
+            return
+        token = message.tokens[owner]
+        if token.rejected_text:
             # A rejected line break is shown as a mark: it never becomes part of the reply's layout.
-            self._insert_runs(cursor, ghost_text(token.rejected_text), ghost, False, track=False)
-        self._insert_runs(cursor, token.text, self._token_format(message_index, token_index, token), False)
+            fmt = self._token_format(state.message_index, owner, token, ghost=True)
+            cursor.insertText(ghost_text(token.rejected_text), fmt)
+
+    def _char_format(
+        self,
+        state: _StreamState,
+        message: ViewMessage,
+        owner: int,
+        line: LineLayout,
+        style: Char,
+        colour: str,
+        href: str = "",
+    ) -> QTextCharFormat:
+        if not message.tokens:
+            return self._plain_format(state.message_index, "text")
+        fmt = self._token_format(state.message_index, owner, message.tokens[owner])
+        code = line.kind in (LineKind.CODE, LineKind.FENCE, LineKind.TABLE, LineKind.TABLE_RULE) or style & Char.CODE
+        if code:
+            fmt.setFontFamilies(self._mono.families())
+            fmt.setFontFixedPitch(True)
+        if line.kind is LineKind.HEADING:
+            fmt.setFontWeight(QFont.Weight.Bold)
+            fmt.setFontPointSize(self.font().pointSizeF() * _HEADING_SCALE.get(line.level, 1.05))
+        if style & Char.BOLD:
+            fmt.setFontWeight(QFont.Weight.Bold)
+        if style & Char.ITALIC:
+            fmt.setFontItalic(True)
+        if style & Char.STRIKE:
+            fmt.setFontStrikeOut(True)
+        if colour:
+            fmt.setForeground(QColor(colour))
+        if style & Char.MARKUP:
+            fmt.setForeground(self._muted)
+        if style & Char.LINK and href:
+            fmt.setForeground(self.palette().color(QPalette.ColorRole.Link))
+            fmt.setFontUnderline(True)
+            fmt.setAnchor(True)
+            fmt.setAnchorHref(href)
+        return fmt
 
     def _token_format(
         self, message_index: int, token_index: int, token: StoredToken, ghost: bool = False
@@ -311,9 +657,12 @@ class ChatView(QTextBrowser):
             fmt.setFontStrikeOut(True)
             fmt.setForeground(self._ghost)
         elif self._coloured:
-            colour = self._origin_colours.get(TokenOrigin(token.origin))
+            origin = TokenOrigin(token.origin)
+            colour = self._origin_colours.get(origin)
             if colour is not None:
                 fmt.setBackground(colour)
+            if self._underlines:
+                fmt.setUnderlineStyle(theme.ORIGIN_UNDERLINES[origin])
         return fmt
 
     def _insert_runs(
@@ -345,11 +694,43 @@ class ChatView(QTextBrowser):
             block.clearBackground()
         cursor.setBlockFormat(block)
 
-    def _insert_footer(self, cursor: QTextCursor, index: int, footer: str) -> None:
+    def _insert_footer(self, cursor: QTextCursor, index: int, message: ViewMessage) -> None:
         self._new_block(cursor, top_margin=6)
         fmt = self._plain_format(index, "footer", self._muted)
         fmt.setFontPointSize(max(7.0, self.font().pointSizeF() * 0.85))
-        cursor.insertText(footer, fmt)
+        cursor.insertText(message.footer, fmt)
+        if message.text:
+            cursor.insertText("  ·  ", fmt)
+            copy = QTextCharFormat(fmt)
+            copy.setForeground(self.palette().color(QPalette.ColorRole.Link))
+            copy.setAnchor(True)
+            copy.setAnchorHref(f"{COPY_MESSAGE}?message={index}")
+            copy.setProperty(Prop.KIND, "footer-link")
+            cursor.insertText("copy", copy)
+        if message.footer_link is not None:
+            href, label = message.footer_link
+            cursor.insertText("  ·  ", fmt)
+            link = QTextCharFormat(fmt)
+            link.setForeground(self.palette().color(QPalette.ColorRole.Link))
+            link.setFontUnderline(True)
+            link.setAnchor(True)
+            link.setAnchorHref(href)
+            link.setProperty(Prop.KIND, "footer-link")
+            cursor.insertText(label, link)
+
+
+@dataclass(slots=True)
+class _StreamState:
+    """Where the reply being laid out sits in the document, line by line."""
+
+    message_index: int
+    token_starts: list[int] = field(default_factory=list)  # reply offset where each token starts
+    line_offsets: list[int] = field(default_factory=lambda: [0])  # reply offset where each line starts
+    break_positions: list[int] = field(default_factory=list)  # document position just before each line
+    open_line: int = 0  # the first line of the block that can still change
+    open_fence: bool = False
+    leaf_line: int = 0  # the first line to draw again
+    last_line: int = 0
 
 
 class _EndCursor:

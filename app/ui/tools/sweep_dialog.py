@@ -1,4 +1,11 @@
-"""The temperature sweep: acceptance against temperature for the loaded pair."""
+"""The temperature sweep: acceptance against temperature for the loaded pair.
+
+Three curves: the acceptance measured, and the expected acceptance of the two
+verification rules from the same p_target and q_draft rows, exact rejection
+sampling (sum min(p, q)) and sample-and-match (sum p * q). The gap between the
+last two is what "temperature kills acceptance" means, and what exact
+verification recovers.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.ui import theme
 from app.ui.charts import LineChart, Series
 from app.ui.tools.run_dialog import RunDialog
 from app.ui.worker import ComparisonJob, EngineHost, RunSummary
@@ -30,15 +38,30 @@ class SweepDialog(RunDialog):
         self.layout_.addWidget(self.buttons)
 
     def points(self) -> list[tuple[float, float]]:
-        """(temperature, acceptance rate) so far."""
-        return [(r.temperature, float(r.stats["acceptance_rate"])) for r in self.runs]
+        """(temperature, measured acceptance of the verified drafts) so far: the rules' measured counterpart."""
+        return [(r.temperature, float(r.stats.get("verified_acceptance_rate", 0.0))) for r in self.runs]
+
+    def rule_points(self, key: str) -> list[tuple[float, float]]:
+        """(temperature, expected acceptance under one rule) so far; ``key`` is a statistics field."""
+        return [(r.temperature, float(r.stats.get(key, 0.0))) for r in self.runs]
 
     def run_added(self, run: RunSummary) -> None:
         """Add a point."""
-        self.chart.set_series([Series("acceptance", self.points())])
+        self.chart.set_series(
+            [
+                Series("measured", self.points()),
+                Series(
+                    "exact rejection sampling", self.rule_points("rejection_sampling_expected"), theme.OKABE_ITO["blue"]
+                ),
+                Series("sample-and-match", self.rule_points("sample_and_match_expected"), theme.OKABE_ITO["orange"]),
+            ]
+        )
         self.table.setText(
             "   ".join(
-                f"T={r.temperature:g}: {r.stats['acceptance_rate']:.0%}, {r.stats['tokens_per_second']:.1f} tok/s"
+                f"T={r.temperature:g}: {r.stats.get('verified_acceptance_rate', 0.0):.0%} measured, "
+                f"{r.stats.get('rejection_sampling_expected', 0.0):.0%} exact vs "
+                f"{r.stats.get('sample_and_match_expected', 0.0):.0%} match expected, "
+                f"{r.stats['tokens_per_second']:.1f} tok/s"
                 for r in self.runs
             )
         )

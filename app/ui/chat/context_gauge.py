@@ -1,0 +1,67 @@
+"""The context gauge: tokens used by the open chat against the context size, and what would not fit.
+
+It follows the prompt box as you type (the engine thread counts the rendered
+prompt, debounced) and the reply as it streams (prompt plus tokens so far).
+When the conversation no longer fits, the oldest turns are dropped before a
+reply (:func:`app.core.chat.fit_conversation`); the gauge names them before
+you send, so nothing is left out silently.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
+
+
+class ContextGauge(QWidget):
+    """A bar with "used / total tokens" and a notice naming the turns that would be dropped."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(2, 0, 2, 0)
+        outer.setSpacing(2)
+        row = QHBoxLayout()
+        row.setSpacing(8)
+        self.bar = QProgressBar()
+        self.bar.setTextVisible(False)
+        self.bar.setMaximumHeight(8)
+        self.bar.setAccessibleName("Context used")
+        self.label = QLabel("context: no model loaded")
+        self.label.setAccessibleName("Context tokens")
+        row.addWidget(QLabel("Context"))
+        row.addWidget(self.bar, 1)
+        row.addWidget(self.label)
+        outer.addLayout(row)
+        self.notice = QLabel("")
+        self.notice.setWordWrap(True)
+        self.notice.setAccessibleName("Context notice")
+        self.notice.hide()
+        outer.addWidget(self.notice)
+        self.used = 0
+        self.total = 0
+        self.dropped = 0
+
+    def set_counts(
+        self, used: int, total: int, dropped: int = 0, first_dropped: str = "", streaming: bool = False
+    ) -> None:
+        """Show ``used`` of ``total`` tokens, and the ``dropped`` oldest turns (the first begins ``first_dropped``)."""
+        self.used, self.total, self.dropped = used, total, dropped
+        self.bar.setRange(0, max(1, total))
+        self.bar.setValue(min(used, total))
+        share = f" ({used / total:.0%})" if total else ""
+        self.label.setText(f"{used:,} / {total:,} tokens{share}" + (" · replying" if streaming else ""))
+        if dropped:
+            which = "the oldest message" if dropped == 1 else f"the {dropped} oldest messages"
+            start = f", from “{first_dropped}”" if first_dropped else ""
+            verb = "were" if streaming else "would be"
+            self.notice.setText(f"⚠ {which}{start} {verb} left out to fit the {total:,}-token context")
+            self.notice.show()
+        else:
+            self.notice.hide()
+
+    def clear(self, text: str = "context: no model loaded") -> None:
+        """No numbers to show."""
+        self.used = self.total = self.dropped = 0
+        self.bar.setValue(0)
+        self.label.setText(text)
+        self.notice.hide()

@@ -1,0 +1,106 @@
+"""The reply footer says what drafting did, and "show speculation anyway" drafts on any machine.
+
+Real SmolLM2 pair: its draft is as big as its target, so the adaptive
+controller (the default) switches drafting off after measuring, exactly the
+case that read as broken ("acceptance 0%") before.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QTextCursor
+from PySide6.QtTest import QTest
+
+from app.ui.chat.controller import DEMO_DRAFT_LENGTH, footer_text
+from app.ui.chat.view import ChatView, Prop
+from tests.ui.helpers import Recorder, load, pair_choice, send
+
+PROMPT = "List five fruits, one per line."
+
+
+def _click_footer_link(view: ChatView, message_index: int, href_prefix: str = "tandem:speculation") -> None:
+    """Click a footer link of a message where it is drawn, as a user would."""
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            fmt = fragment.charFormat()
+            if (
+                fmt.property(Prop.KIND) == "footer-link"
+                and fmt.property(Prop.MESSAGE_INDEX) == message_index
+                and fmt.anchorHref().startswith(href_prefix)
+            ):
+                cursor = QTextCursor(view.document())
+                cursor.setPosition(fragment.position() + 1)
+                rect = view.cursorRect(cursor)
+                point = QPoint(rect.center().x(), rect.center().y())
+                QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+                return
+            it += 1
+        block = block.next()
+    raise AssertionError(f"no footer link under message {message_index}")
+
+
+def test_footer_explains_a_reply_without_drafts_and_the_demo_switch_drafts(make_window, small_pair):
+    window = make_window(adaptive=True)
+    window.settings_panel.max_tokens.setValue(40)
+    load(window, pair_choice(small_pair))
+    recorder = Recorder(window)
+    send(window, PROMPT, recorder)
+    view = window.chat.view
+    reply = view.messages[-1]
+    assert "draft off: it would slow this machine down" in reply.footer, reply.footer
+    assert "acceptance 0%" not in reply.footer
+    assert reply.footer_link is not None and reply.footer_link[1] == "show speculation anyway"
+    assert recorder.steps[-1].draft_length == 0
+
+    _click_footer_link(view, len(view.messages) - 1)
+    assert window.controller.demo_speculation
+    assert "undo" in view.messages[-1].footer_link[1]
+
+    first_demo_step = len(recorder.steps)
+    send(window, "And five vegetables.", recorder)
+    demo_steps = recorder.steps[first_demo_step:]
+    assert demo_steps and all(step.draft_length == DEMO_DRAFT_LENGTH for step in demo_steps[:-1])
+    assert sum(step.drafted for step in demo_steps) > 0
+    demo_reply = view.messages[-1]
+    assert f"speculation demo: {DEMO_DRAFT_LENGTH} drafted tokens every step" in demo_reply.footer
+    assert "acceptance" in demo_reply.footer
+    assert demo_reply.footer_link is not None and demo_reply.footer_link[1] == "back to adaptive"
+    assert {t.origin for t in demo_reply.tokens} & {"draft", "corrected", "bonus"}
+
+    # Remembered per chat: a new chat starts adaptive, the demo chat comes back with its switch on,
+    # also in a window started afresh on the same data.
+    chat = window.controller.conversation_id
+    window.controller.new_conversation()
+    assert not window.controller.demo_speculation
+    window.controller.open_conversation(chat)
+    assert window.controller.demo_speculation
+    other = make_window(adaptive=True)
+    other.controller.open_conversation(chat)
+    assert other.controller.demo_speculation
+    assert "speculation demo" in other.chat.view.messages[-1].footer
+
+    _click_footer_link(view, len(view.messages) - 1)  # "back to adaptive"
+    assert not window.controller.demo_speculation
+
+
+def test_footer_words_for_each_case() -> None:
+    off = {
+        "emitted": 30,
+        "steps": 28,
+        "drafted": 8,
+        "drafting_steps": 2,
+        "acceptance_rate": 0.25,
+        "last_draft_length": 0,
+        "tokens_per_second": 9.0,
+    }
+    text = footer_text(off, "eog", "model", adaptive=True)
+    assert "draft off: it would slow this machine down" in text and "measured in 2 of 28 steps" in text
+    assert "lookup off for now" in footer_text(off, "eog", "ngram", adaptive=True)
+    assert "target only" in footer_text({"emitted": 5, "steps": 5}, "eog", "none")
+    assert "draft length 0 in Settings" in footer_text({"emitted": 5, "steps": 5}, "eog", "model")
+    on = {**off, "drafting_steps": 28, "last_draft_length": 4, "mean_accepted_length": 1.5}
+    assert "mean accepted 1.50" in footer_text(on, "eog", "model", adaptive=True)
+    assert "speculation demo: 4 drafted tokens every step" in footer_text(on, "eog", "model", demo_length=4)
