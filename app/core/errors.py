@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import abc
+
 
 class TandemError(Exception):
     """Base of every error whose ``str`` is a complete, user-readable sentence."""
 
 
-class ContextSettingError(TandemError):
+class ContextSettingError(TandemError, metaclass=abc.ABCMeta):
     """An error whose remedy is the context size; each front end names its own setting.
 
     ``str`` names it neutrally ("the context size"); the CLI words it with
@@ -18,8 +20,9 @@ class ContextSettingError(TandemError):
         """The message with ``setting`` as the name of the context-size setting."""
         return self._message(setting)
 
+    @abc.abstractmethod
     def _message(self, setting: str) -> str:
-        raise NotImplementedError
+        """The sentence, naming the setting as ``setting``."""
 
     def __str__(self) -> str:
         return self._message("the context size")
