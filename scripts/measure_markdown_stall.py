@@ -69,8 +69,8 @@ def main() -> int:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.engine.store.conversations import StoredToken
     from app.engine.models.packaged import small_pair_paths
+    from app.engine.store.conversations import StoredToken
     from app.ui.chat.view import ViewMessage
     from app.ui.launch import make_application
     from app.ui.main_window import MainWindow

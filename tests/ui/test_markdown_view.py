@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import random
 
-from app.engine.store.conversations import StoredToken
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QFont, QTextCursor
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from app.core.decoding.events import TokenOrigin
+from app.engine.store.conversations import StoredToken
 from app.ui import theme
 from app.ui.chat.view import ChatView, Prop, ViewMessage
 
