@@ -118,20 +118,26 @@ def run(args: argparse.Namespace) -> int:
         return _run_stream(decoder.generate(request), kind, sys.stdout)
 
 
+def token_json(event: StepEvent) -> list[dict[str, Any]]:
+    """A step's tokens as `chat --json` lists them."""
+    return [{"id": t.id, "text": t.text, "origin": t.origin.value} for t in event.tokens]
+
+
+def reply_json(
+    text: str, tokens: list[dict[str, Any]], reason: str, drafter: str, stats: dict[str, Any]
+) -> dict[str, Any]:
+    """The object `chat --json` prints, for a local pair and a remote server alike."""
+    return {"text": text, "tokens": tokens, "finish_reason": reason, "drafter": drafter, "stats": stats}
+
+
 def _run_json(events: Any, kind: DrafterKind, prompt: list[int], out: TextIO) -> int:
     tokens: list[dict[str, Any]] = []
     for event in events:
         if isinstance(event, StepEvent):
-            tokens.extend({"id": t.id, "text": t.text, "origin": t.origin.value} for t in event.tokens)
+            tokens.extend(token_json(event))
         elif isinstance(event, FinishedEvent):
-            payload = {
-                "text": event.text,
-                "tokens": tokens,
-                "finish_reason": event.reason.value,
-                "drafter": kind.value,
-                "stats": event.stats.to_dict(),
-                "prompt_tokens": prompt,
-            }
+            payload = reply_json(event.text, tokens, event.reason.value, kind.value, event.stats.to_dict())
+            payload["prompt_tokens"] = prompt
             json.dump(payload, out, ensure_ascii=False)
             out.write("\n")
     return 0

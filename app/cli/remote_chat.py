@@ -50,29 +50,19 @@ def run_remote(args: argparse.Namespace) -> int:
 
 
 def _json(engine: RemoteEngine, events: Any) -> int:
+    from app.cli.chat_command import reply_json, token_json
+
     tokens: list[dict[str, Any]] = []
     payload: dict[str, Any] = {}
     try:
         for event in events:
             if isinstance(event, StepEvent):
-                tokens.extend({"id": t.id, "text": t.text, "origin": t.origin.value} for t in event.tokens)
+                tokens.extend(token_json(event))
             elif isinstance(event, FinishedEvent):
-                payload = {
-                    "text": event.text,
-                    "tokens": tokens,
-                    "finish_reason": event.reason.value,
-                    "drafter": "remote",
-                    "stats": event.stats.to_dict(),
-                }
+                payload = reply_json(event.text, tokens, event.reason.value, "remote", event.stats.to_dict())
     except RemoteError as exc:
-        payload = {
-            "text": exc.partial,
-            "tokens": tokens,
-            "finish_reason": "error",
-            "drafter": "remote",
-            "stats": exc.stats.to_dict(),
-            "error": str(exc),
-        }
+        payload = reply_json(exc.partial, tokens, "error", "remote", exc.stats.to_dict())
+        payload["error"] = str(exc)
     payload["server"] = {"url": engine.base_url, "model": engine.model, "kind": engine.last.kind.value}
     if engine.last.note:
         payload["server"]["note"] = engine.last.note
