@@ -544,6 +544,8 @@ class ChatController(QObject):
     def count_context(self) -> None:
         """Ask the engine thread for the size of the next prompt (only while it is free)."""
         self._count_timer.stop()
+        if self._closed:  # the store is closed: a timer that fired late has nothing to count
+            return
         if self.pair is None:
             self.panel.gauge.clear()
             return
@@ -556,7 +558,7 @@ class ChatController(QObject):
         self.host.count_prompt(messages, self._settings().max_tokens)
 
     def _on_counted(self, info: PromptInfo) -> None:
-        if self.activity is Activity.IDLE:
+        if self.activity is Activity.IDLE and not self._closed:
             self._show_gauge(info, streaming=False)
 
     def _show_gauge(self, info: PromptInfo, streaming: bool) -> None:
@@ -647,6 +649,7 @@ class ChatController(QObject):
         self._closed = True
         self._flush_timer.stop()
         self._retry_timer.stop()
+        self._count_timer.stop()
         if self.activity is Activity.GENERATING and self._reply is not None:
             # One reply waits at most: send() refuses to start another while one does.
             reply, self._reply = self._reply, None
