@@ -418,26 +418,19 @@ class _ProgressLine:
 
 def _download(args: argparse.Namespace) -> int:
     line = _ProgressLine()
-    if "/" in args.pair_id:
-        try:
-            path = download_hub_file(args.pair_id, line, None, args.token)
-        except KeyboardInterrupt:
-            line.finish()
-            print("interrupted: run the same command again to resume", file=sys.stderr)
-            return 130
-        finally:
-            line.finish()
-        print(f"downloaded: {path}")
-        return 0
     try:
-        target, draft = download_pair(args.pair_id, line, None, args.token)
+        if "/" in args.pair_id:
+            summary = f"downloaded: {download_hub_file(args.pair_id, line, None, args.token)}"
+        else:
+            target, draft = download_pair(args.pair_id, line, None, args.token)
+            summary = f"target: {target}\ndraft:  {draft}"
     except KeyboardInterrupt:
         line.finish()
         print("interrupted: run the same command again to resume", file=sys.stderr)
         return 130
     finally:
         line.finish()
-    print(f"target: {target}\ndraft:  {draft}")
+    print(summary)
     return 0
 
 

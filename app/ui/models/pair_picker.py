@@ -59,16 +59,7 @@ class PairPicker(QWidget):
         layout.setContentsMargins(8, 8, 8, 8)
         form = QFormLayout()
         self.target = QComboBox()
-        self.target.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.target.setMinimumContentsLength(18)
-        browse_target = QToolButton()
-        browse_target.setText("…")
-        browse_target.setToolTip("add a GGUF file")
-        browse_target.clicked.connect(lambda: self._browse(for_draft=False))
-        row = QHBoxLayout()
-        row.addWidget(self.target, 1)
-        row.addWidget(browse_target)
-        form.addRow("Target", row)
+        form.addRow("Target", self._file_row(self.target, for_draft=False))
 
         kinds = QHBoxLayout()
         self.kind_group = QButtonGroup(self)
@@ -88,16 +79,7 @@ class PairPicker(QWidget):
         form.addRow("Drafter", kinds)
 
         self.draft = QComboBox()
-        self.draft.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        self.draft.setMinimumContentsLength(18)
-        browse_draft = QToolButton()
-        browse_draft.setText("…")
-        browse_draft.setToolTip("add a GGUF file")
-        browse_draft.clicked.connect(lambda: self._browse(for_draft=True))
-        row = QHBoxLayout()
-        row.addWidget(self.draft, 1)
-        row.addWidget(browse_draft)
-        form.addRow("Draft", row)
+        form.addRow("Draft", self._file_row(self.draft, for_draft=True))
         layout.addLayout(form)
 
         self.verdict = QLabel("")
@@ -385,6 +367,19 @@ class PairPicker(QWidget):
             self._show_verdict()
 
         self._background.submit(lambda: library.download_draft(catalog_model, progress, cancel), finished, failed)
+
+    def _file_row(self, combo: QComboBox, for_draft: bool) -> QHBoxLayout:
+        """A model list with its "…" button that adds a GGUF file to it."""
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(18)
+        browse = QToolButton()
+        browse.setText("…")
+        browse.setToolTip("add a GGUF file")
+        browse.clicked.connect(lambda: self._browse(for_draft=for_draft))
+        row = QHBoxLayout()
+        row.addWidget(combo, 1)
+        row.addWidget(browse)
+        return row
 
     def _browse(self, for_draft: bool) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", str(Path.home()), "GGUF models (*.gguf)")
