@@ -6,7 +6,8 @@ the Hub sends: HEAD and GET on ``/{repo}/resolve/{revision}/{filename}``
 X-Error-Code on errors) with Range requests, model search on ``/api/models``
 (``search``, ``filter``, ``sort``, ``limit``, with a ``Link: rel="next"``
 cursor for paging), and a repository's file tree with LFS size and SHA-256
-on ``/api/models/{repo}/tree/{revision}``. It can be told to cut a
+on ``/api/models/{repo}/tree/{revision}`` (main, or a branch or tag given to
+:meth:`FakeHub.add`; others are 404 RevisionNotFound). It can be told to cut a
 connection mid-file, answer an error status, ignore Range or resume at the
 wrong byte, or trickle bytes, and it counts the body bytes it sent per file.
 Files are held in memory, or served from a path on disk (a real model of a
@@ -59,10 +60,12 @@ class FakeHub:
     sent: dict[tuple[str, str], int] = field(default_factory=dict)  # body bytes sent per file
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, repo: str, filename: str, data: bytes) -> str:
-        self.files[(repo, filename)] = data
+    def add(self, repo: str, filename: str, data: bytes, revision: str = "main") -> str:
+        """Serve ``data`` as ``filename`` of ``repo`` on ``revision`` (a branch or tag; "main" by default)."""
+        key = (repo, filename if revision in _MAIN else revision_key(revision, filename))
+        self.files[key] = data
         digest = hashlib.sha256(data).hexdigest()
-        self.digests[(repo, filename)] = digest
+        self.digests[key] = digest
         return digest
 
     def add_path(self, repo: str, filename: str, path: Path) -> None:
@@ -102,6 +105,24 @@ class FakeHub:
             self.sent[key] = self.sent.get(key, 0) + n
 
 
+_MAIN = ("main", COMMIT)
+_REVISION_MARK = "\x00"  # file keys of other revisions start with it; no Hub path can
+
+
+def revision_key(revision: str, filename: str) -> str:
+    """The key under which a file of a revision other than main is held in :attr:`FakeHub.files`."""
+    return f"{_REVISION_MARK}{revision}/{filename}"
+
+
+def _key_on(repo: str, revision: str, filename: str) -> tuple[str, str]:
+    return (repo, filename if revision in _MAIN else revision_key(revision, filename))
+
+
+def _revision_known(hub: FakeHub, repo: str, revision: str) -> bool:
+    prefix = revision_key(revision, "")
+    return revision in _MAIN or any(r == repo and f.startswith(prefix) for r, f in hub.files)
+
+
 _PATH = re.compile(r"^/(?P<repo>[^/]+/[^/]+)/resolve/(?P<revision>[^/]+)/(?P<filename>.+)$")
 _TREE = re.compile(r"^/api/models/(?P<repo>[^/]+/[^/]+)/tree/(?P<revision>[^/]+)/?$")
 _RANGE = re.compile(r"bytes=(\d+)-(\d*)")
@@ -128,7 +149,7 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             tree = _TREE.match(unquote(split.path))
             if tree:
                 hub.log.append(Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}))
-                return self._tree(tree["repo"])
+                return self._tree(tree["repo"], tree["revision"])
             self._serve(head=False)
             return None
 
@@ -165,17 +186,21 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 link = f"{hub.url}/api/models?{urlencode({**rest, 'cursor': start + limit}, doseq=True)}"
             self._json(page, link)
 
-        def _tree(self, repo: str) -> None:
+        def _tree(self, repo: str, revision: str) -> None:
             if repo not in hub.repos():
                 return self._error(404, "RepoNotFound")
             if repo in hub.gated and self.headers.get("authorization") != f"Bearer {hub.gated[repo]}":
                 return self._error(401, "GatedRepo")
+            if not _revision_known(hub, repo, revision):
+                return self._error(404, "RevisionNotFound")
+            prefix = "" if revision in _MAIN else revision_key(revision, "")
             entries = []
-            for (r, filename), _data in sorted(hub.files.items()):
-                if r != repo:
+            for (r, stored), _data in sorted(hub.files.items()):
+                if r != repo or not stored.startswith(prefix) or (not prefix and stored.startswith(_REVISION_MARK)):
                     continue
-                size = hub.announced_sizes.get((r, filename), hub.size((r, filename)))
-                digest = hub.digests[(r, filename)]
+                filename = stored[len(prefix) :]
+                size = hub.announced_sizes.get((r, stored), hub.size((r, stored)))
+                digest = hub.digests[(r, stored)]
                 entries.append(
                     {
                         "type": "file",
@@ -205,7 +230,9 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 return self._error(404, "RepoNotFound")
             if repo in hub.gated and self.headers.get("authorization") != f"Bearer {hub.gated[repo]}":
                 return self._error(401, "GatedRepo")
-            key = (repo, filename)
+            if not _revision_known(hub, repo, match["revision"]):
+                return self._error(404, "RevisionNotFound")
+            key = _key_on(repo, match["revision"], filename)
             if key not in hub.files:
                 return self._error(404, "EntryNotFound")
             real_size = hub.size(key)

@@ -126,3 +126,39 @@ def test_a_failed_shard_leaves_no_listed_model(hub: FakeHub, folder: Path, tmp_p
     assert [m for m in list_local_models() if m.path.parent == folder] == []
     path = download_hub_file(f"{REPO}/{SHARDS[0]}", None)  # the next call completes it
     assert path.is_file() and len(_visible(folder)) == 3
+
+
+def test_a_revision_downloads_that_revisions_file(hub: FakeHub, folder: Path, tmp_path: Path) -> None:
+    hub.add("tandem-test/One-GGUF", "one-F32.gguf", _shard(tmp_path, 0, 1))
+    older = _shard(tmp_path, 1, 1)
+    hub.add("tandem-test/One-GGUF", "one-F32.gguf", older, revision="v1")
+    path = download_hub_file("tandem-test/One-GGUF@v1/one-F32.gguf", None)
+    assert path.read_bytes() == older
+    assert all("/resolve/v1/" in r.path for r in hub.gets() if "/resolve/" in r.path)
+    with pytest.raises(DownloadError, match="has no revision 'v7'"):
+        download_hub_file("tandem-test/One-GGUF@v7/one-F32.gguf", None)
+
+
+def test_offline_a_split_model_comes_whole_from_the_hugging_face_cache(
+    hub: FakeHub, folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from huggingface_hub import hf_hub_download
+
+    cache = tmp_path / "hf-cache"
+    monkeypatch.setenv("HF_HUB_CACHE", str(cache))
+    _serve_split(hub, tmp_path)
+    for name in SHARDS[:2]:  # what an earlier online session left in the cache: two of the three parts
+        hf_hub_download(REPO, name, cache_dir=cache, endpoint=hub.url)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    served = len(hub.log)
+    with pytest.raises(DownloadError, match=r"offline mode is on .* tiny-Q8_0-00003-of-00003\.gguf is not on this"):
+        download_hub_file(f"{REPO}/{SHARDS[0]}", None)
+    monkeypatch.delenv("HF_HUB_OFFLINE")
+    hf_hub_download(REPO, SHARDS[2], cache_dir=cache, endpoint=hub.url)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    served = len(hub.log)
+    path = download_hub_file(f"{REPO}/{SHARDS[1]}", None)  # any shard names the model
+    assert path.name == "tiny-Q8_0-00001-of-00003.gguf" and cache in path.parents
+    assert read_header(path).get("split.count") == 3
+    assert len(hub.log) == served  # nothing was asked of the network
+    assert _visible(folder) == []  # used where it lies in the cache, nothing copied

@@ -199,3 +199,35 @@ def test_bad_remote_files_get_clear_messages_and_leave_nothing_behind(
 def test_remote_specs_are_owner_name_then_the_path(text: str, expected: tuple[str, str] | None) -> None:
     spec = parse_remote_spec(text)
     assert (None if spec is None else (spec.repo_id, spec.filename)) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("org/repo@v2.0/m-Q4_0.gguf", ("org/repo", "v2.0", "m-Q4_0.gguf")),
+        ("org/repo@refs%2Fpr%2F3/sub/m.gguf", ("org/repo", "refs/pr/3", "sub/m.gguf")),
+        ("org/repo@0123abcd/m.gguf", ("org/repo", "0123abcd", "m.gguf")),
+        ("org/repo/m.gguf", ("org/repo", "main", "m.gguf")),
+        ("org/repo@/m.gguf", None),
+    ],
+)
+def test_a_revision_is_written_after_the_repository(text: str, expected: tuple[str, str, str] | None) -> None:
+    spec = parse_remote_spec(text)
+    assert (None if spec is None else (spec.repo_id, spec.revision, spec.filename)) == expected
+    if spec is not None:
+        assert parse_remote_spec(str(spec)) == spec  # written back the same way
+
+
+def test_a_revision_reads_that_revisions_header_and_an_unknown_one_is_named(
+    hub: FakeHub, small_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    hub.add_path(SMOL_REPO, SMOL_FILE, small_pair[1])
+    older = write_gguf(tmp_path / "older.gguf", name="Older SmolLM2")
+    hub.add(SMOL_REPO, SMOL_FILE, older.read_bytes(), revision="v1")
+    on_main = inspect_remote(f"{SMOL_REPO}/{SMOL_FILE}")
+    on_v1 = inspect_remote(f"{SMOL_REPO}@v1/{SMOL_FILE}")
+    assert on_main.inspection.name != on_v1.inspection.name == "Older SmolLM2"
+    assert on_v1.spec.revision == "v1" and not on_v1.cached  # cached apart from main's header
+    assert inspect_remote(f"{SMOL_REPO}@v1/{SMOL_FILE}").cached
+    with pytest.raises(DownloadError, match=r"has no revision 'v9'"):
+        inspect_remote(f"{SMOL_REPO}@v9/{SMOL_FILE}")

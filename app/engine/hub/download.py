@@ -100,7 +100,7 @@ def metadata_error(
     if isinstance(exc, RepositoryNotFoundError):
         return DownloadError(f"repository {repo_id} was not found on {endpoint} (if it is private, pass a token)")
     if isinstance(exc, RevisionNotFoundError):
-        return DownloadError(f"{repo_id} has no revision {revision!r}")
+        return DownloadError(f"{repo_id} has no revision {revision!r} (a branch, tag or commit)")
     if isinstance(exc, RemoteEntryNotFoundError):
         return DownloadError(
             f"{repo_id} has no file {filename!r} (revision {revision}); the catalog may be out of date"

@@ -6,8 +6,27 @@ and the CLI can name these types without importing huggingface_hub.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
+
+# How llama.cpp's gguf-split names the shards of one model: the count is in every name.
+SPLIT_NAME = re.compile(r"^(?P<stem>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$", re.IGNORECASE)
+
+
+def split_part_names(filename: str) -> list[str] | None:
+    """Every shard's name for a split model's shard ``filename`` (in order), or ``None`` for a single file.
+
+    The names follow from the pattern alone, so the parts can be found
+    without asking the Hub (offline, in the Hugging Face cache).
+    """
+    match = SPLIT_NAME.match(filename)
+    if not match:
+        return None
+    count = int(match["count"])
+    if count < 1:
+        return None
+    return [f"{match['stem']}-{i:05d}-of-{count:05d}.gguf" for i in range(1, count + 1)]
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from huggingface_hub.errors import (
 from huggingface_hub.hf_api import RepoFile
 
 from app.engine.hub.download import hub_endpoint, offline_mode
-from app.engine.hub.listing import FilePart, RepoGGUF, RepoResult, SearchPage
+from app.engine.hub.listing import SPLIT_NAME, FilePart, RepoGGUF, RepoResult, SearchPage
 from app.engine.hub.progress import DownloadError
 
 SortKey = Literal["downloads", "likes", "updated"]
@@ -42,7 +42,6 @@ SORTS: dict[str, Literal["downloads", "likes", "last_modified"]] = {
     "updated": "last_modified",
 }
 _EXPAND: list[Any] = ["downloads", "likes", "lastModified", "gated", "tags", "gguf", "baseModels"]
-_SPLIT = re.compile(r"^(?P<stem>.+)-(?P<index>\d{5})-of-(?P<count>\d{5})\.gguf$", re.IGNORECASE)
 # Quantisation names as llama.cpp's tools write them into file names.
 _QUANT = re.compile(
     r"(?<![a-z0-9])(iq\d_[a-z]+|q\d_k(?:_[sml])?|q\d_[01]|tq\d_0|bf16|fp16|f16|f32|mxfp4)(?![a-z0-9])", re.IGNORECASE
@@ -56,7 +55,7 @@ def quant_from_filename(filename: str) -> str | None:
     return found[-1].upper().replace("FP16", "F16") if found else None
 
 
-def _repo_error(exc: Exception, repo_id: str, what: str) -> DownloadError:
+def _repo_error(exc: Exception, repo_id: str, what: str, revision: str = "main") -> DownloadError:
     endpoint = hub_endpoint()
     if isinstance(exc, GatedRepoError):
         return DownloadError(
@@ -66,7 +65,7 @@ def _repo_error(exc: Exception, repo_id: str, what: str) -> DownloadError:
     if isinstance(exc, RepositoryNotFoundError):
         return DownloadError(f"repository {repo_id} was not found on {endpoint} (if it is private, pass a token)")
     if isinstance(exc, RevisionNotFoundError):
-        return DownloadError(f"{repo_id} has no such revision")
+        return DownloadError(f"{repo_id} has no revision {revision!r} (a branch, tag or commit)")
     return _network_error(exc, what)
 
 
@@ -161,7 +160,7 @@ def _group(repo_id: str, files: list[RepoFile]) -> list[RepoGGUF]:
     for entry in files:
         lfs = entry.lfs
         part = FilePart(entry.path, int(lfs.size if lfs else entry.size), lfs.sha256 if lfs else None)
-        split = _SPLIT.match(entry.path)
+        split = SPLIT_NAME.match(entry.path)
         if split:
             shards[(split["stem"], int(split["count"]))].append((int(split["index"]), part))
         else:
@@ -185,6 +184,6 @@ def list_gguf_files(repo_id: str, *, revision: str = "main", token: str | None =
     try:
         tree = list(_api(token).list_repo_tree(repo_id, recursive=True, revision=revision))
     except Exception as exc:
-        raise _repo_error(exc, repo_id, what) from exc
+        raise _repo_error(exc, repo_id, what, revision) from exc
     files = [e for e in tree if isinstance(e, RepoFile) and e.path.lower().endswith(".gguf")]
     return _group(repo_id, files)

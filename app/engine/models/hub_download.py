@@ -26,6 +26,7 @@ from gguf import Keys
 from app.core.units import format_bytes
 from app.engine.gguf.architecture import metadata_int
 from app.engine.gguf.header import ModelFileError, read_header
+from app.engine.hub.listing import split_part_names
 from app.engine.hub.progress import DownloadError, ProgressCallback
 from app.engine.models.remote import RemoteSpec
 from app.engine.paths import models_dir
@@ -47,7 +48,7 @@ def _bytes_still_needed(folder: Path, parts: list[tuple[str, int]]) -> int:
     return needed
 
 
-def _verify_split(paths: list[Path], spec: RemoteSpec) -> None:
+def _verify_split(paths: list[Path], spec: RemoteSpec, remove: bool = True) -> None:
     count = len(paths)
     for number, path in enumerate(paths):
         try:
@@ -57,12 +58,41 @@ def _verify_split(paths: list[Path], spec: RemoteSpec) -> None:
         stated = metadata_int(header.get(Keys.Split.LLM_KV_SPLIT_COUNT))
         index = metadata_int(header.get(Keys.Split.LLM_KV_SPLIT_NO))
         if stated != count or index != number:
-            for part in paths:
-                part.unlink(missing_ok=True)
+            if remove:
+                for part in paths:
+                    part.unlink(missing_ok=True)
             raise DownloadError(
                 f"the {count} parts of {spec} do not form one model: {path.name} says it is part "
-                f"{'?' if index is None else index + 1} of {stated or '?'}; the parts were deleted"
+                f"{'?' if index is None else index + 1} of {stated or '?'}"
+                + ("; the parts were deleted" if remove else "")
             )
+
+
+def _from_cache_offline(
+    spec: RemoteSpec, progress: ProgressCallback | None, cancel: threading.Event | None, token: str | None, target: Path
+) -> Path:
+    """Offline, the Hub's tree cannot be asked: a split model's part names follow from its name's pattern,
+    and every part must already be in the Hugging Face cache (or the models folder)."""
+    from app.engine.hub import download
+
+    names = split_part_names(spec.filename) or [spec.filename]
+    paths = [
+        download.download_model(
+            spec.repo_id,
+            name,
+            progress,
+            cancel,
+            token,
+            revision=spec.revision,
+            folder=target,
+            file_index=index,
+            file_count=len(names),
+        )
+        for index, name in enumerate(names, 1)
+    ]
+    if len(paths) > 1:
+        _verify_split(paths, spec, remove=False)  # never delete from the Hugging Face cache
+    return paths[0]
 
 
 def download_hub_model(
@@ -84,8 +114,7 @@ def download_hub_model(
     target = Path(folder) if folder is not None else models_dir()
     target.mkdir(parents=True, exist_ok=True)
     if download.offline_mode():
-        # Without the tree the parts are unknown; a single file can still come from the HF cache.
-        return download.download_model(spec.repo_id, spec.filename, progress, cancel, token, folder=target)
+        return _from_cache_offline(spec, progress, cancel, token, target)
     models = search.list_gguf_files(spec.repo_id, revision=spec.revision, token=token)
     model = next((m for m in models if any(p.filename == spec.filename for p in m.parts)), None)
     if model is None:

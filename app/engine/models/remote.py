@@ -24,6 +24,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import quote, unquote
 
 from app.engine.gguf.header import GGUFHeader, parse_header_bytes
 from app.engine.gguf.inspection import ModelInspection, inspect_header
@@ -34,8 +35,9 @@ if TYPE_CHECKING:
     from app.engine.hub.remote import RemoteFile
 
 CACHE_VERSION = 1
-# owner/name/path/in/repo.gguf: Hub ids allow letters, digits, '-', '_' and '.'.
-_SPEC = re.compile(r"^(?P<repo>[\w.-]+/[\w.-]+)/(?P<filename>[^\s]+\.gguf)$", re.IGNORECASE)
+# owner/name[@revision]/path/in/repo.gguf: Hub ids allow letters, digits, '-', '_' and '.'; a revision
+# (branch, tag or commit) is written as huggingface_hub's file system writes it, with any '/' as %2F.
+_SPEC = re.compile(r"^(?P<repo>[\w.-]+/[\w.-]+)(?:@(?P<revision>[\w.%-]+))?/(?P<filename>[^\s]+\.gguf)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +49,9 @@ class RemoteSpec:
     revision: str = "main"
 
     def __str__(self) -> str:
-        return f"{self.repo_id}/{self.filename}"
+        if self.revision == "main":
+            return f"{self.repo_id}/{self.filename}"
+        return f"{self.repo_id}@{quote(self.revision, safe='')}/{self.filename}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +69,15 @@ class RemoteModel:
 
 
 def parse_remote_spec(text: str, revision: str = "main") -> RemoteSpec | None:
-    """``owner/name/file.gguf`` -> a :class:`RemoteSpec`; ``None`` when ``text`` is not written that way."""
+    """``owner/name[@rev]/file.gguf`` -> a :class:`RemoteSpec`; ``None`` when ``text`` is not written that way.
+
+    A revision written in ``text`` wins over ``revision`` (the CLI's ``--revision``).
+    """
     match = _SPEC.match(text.strip())
     if not match or match["filename"].startswith("/") or ".." in match["filename"].split("/"):
         return None
-    return RemoteSpec(match["repo"], match["filename"], revision)
+    written = unquote(match["revision"]) if match["revision"] else None
+    return RemoteSpec(match["repo"], match["filename"], written or revision)
 
 
 def is_remote(text: str | Path) -> bool:
