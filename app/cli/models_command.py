@@ -17,6 +17,7 @@ from typing import Any
 
 from app.core.units import format_bytes, format_rate
 from app.engine.models.library import (
+    MAX_REPOS_CHECKED,
     DownloadProgress,
     add_local_model,
     check_models,
@@ -86,6 +87,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     find = sub.add_parser("find-draft", help="find drafts for TARGET on the Hub, checked remotely, best first")
     find.add_argument("target", metavar="TARGET", help="a local GGUF path or owner/name/file.gguf")
     find.add_argument("--download", action="store_true", help="download the best compatible draft")
+    find.add_argument(
+        "--max-repos",
+        type=int,
+        default=MAX_REPOS_CHECKED,
+        metavar="N",
+        help="read the headers of at most N repositories",
+    )
     find.add_argument("--json", action="store_true", help="print JSON")
     find.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
     find.set_defaults(run=_find_draft)
@@ -318,12 +326,13 @@ def _files(args: argparse.Namespace) -> int:
 
 
 def _find_draft(args: argparse.Namespace) -> int:
-    found = find_drafts(args.target, token=args.token)
+    found = find_drafts(args.target, token=args.token, max_repos=max(1, args.max_repos))
     if args.json:
         _print_json(
             {
                 "target": found.target,
                 "query": found.query,
+                "queries": found.queries,
                 "gpu": found.gpu,
                 "candidates": [
                     {
@@ -346,7 +355,8 @@ def _find_draft(args: argparse.Namespace) -> int:
     else:
         good = [c for c in found.candidates if c.compatible]
         bad = [c for c in found.candidates if not c.compatible]
-        print(f"searched the Hub for {found.query!r} ({'GPU' if found.gpu else 'CPU'} costs)")
+        searched = " and ".join(repr(q) for q in found.queries)
+        print(f"searched the Hub for {searched} ({'GPU' if found.gpu else 'CPU'} costs)")
         if not good:
             print("no compatible draft found")
         for n, c in enumerate(good, 1):

@@ -25,6 +25,7 @@ DRAFT_REPO = "Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF"
 TINY_REPO = "someone/Qwen2.5-Coder-Tokenizer-Tiny-GGUF"
 OTHER_REPO = "someone/Qwen2.5-Coder-Smol-GGUF"
 BIG_REPO = "someone/Qwen2.5-Coder-7B-Instruct-GGUF"
+SIBLING_REPO = "Qwen/Qwen2.5-0.5B-Instruct-GGUF"  # another variant of the family, the same tokenizer
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +51,7 @@ def hub(
         state.add_path(TINY_REPO, "tiny-Q4_K_M.gguf", tiny_qwen)
         state.add_path(OTHER_REPO, "smol-Q4_0.gguf", small_pair[1])
         state.add_path(BIG_REPO, "big-Q4_K_M.gguf", demo_pair[0])
+        state.add_path(SIBLING_REPO, "qwen2.5-0.5b-instruct-q8_0.gguf", demo_pair[1])
         state.set_info(BIG_REPO, downloads=900, gguf={"total": 7_615_616_512, "architecture": "qwen2"})
         state.set_info(TARGET_REPO, downloads=800)
         state.set_info(DRAFT_REPO, downloads=700)
@@ -66,14 +68,15 @@ def test_drafts_are_found_checked_remotely_and_ranked_by_predicted_speed(
     hub: FakeHub, demo_pair: tuple[Path, Path]
 ) -> None:
     found = find_drafts(demo_pair[0], gpu=True)
-    assert found.query == "Qwen2.5-Coder"  # the target's general.basename
+    assert found.queries == ["Qwen2.5-Coder", "Qwen2.5"]  # the target's general.basename, then its stem
     good = [c for c in found.candidates if c.compatible]
     assert {str(c.spec) for c in good} == {
         f"{DRAFT_REPO}/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",  # the target's quantisation preferred
         f"{TINY_REPO}/tiny-Q4_K_M.gguf",
+        f"{SIBLING_REPO}/qwen2.5-0.5b-instruct-q8_0.gguf",  # found by the stem only
     }
     speeds = [c.prediction.speedup for c in good if c.prediction]
-    assert speeds == sorted(speeds, reverse=True) and len(set(speeds)) == 2
+    assert speeds == sorted(speeds, reverse=True) and len(set(speeds)) >= 2
     assert found.best is good[0]
     qwen = next(c for c in good if c.spec.repo_id == DRAFT_REPO)
     assert "a draft token costs 44% of a target token, acceptance assumed 65%" in qwen.reason
@@ -88,6 +91,13 @@ def test_drafts_are_found_checked_remotely_and_ranked_by_predicted_speed(
     for key, sent in hub.sent.items():
         if hub.size(key) > 50_000_000:  # the real models: only their headers were read
             assert sent < 0.05 * hub.size(key)
+
+
+def test_at_most_max_repos_headers_are_read_and_the_rest_are_named(hub: FakeHub, demo_pair: tuple[Path, Path]) -> None:
+    found = find_drafts(demo_pair[0], gpu=False, max_repos=2)
+    assert len(found.candidates) + sum("cannot speed it up" in why for _, why in found.skipped) <= 2
+    not_checked = [what for what, why in found.skipped if why.startswith("not checked: 2 repositories were")]
+    assert SIBLING_REPO in not_checked and _tree_requests(hub, SIBLING_REPO) == 0
 
 
 def test_a_remote_target_skips_its_own_repository(hub: FakeHub) -> None:

@@ -4,7 +4,11 @@ Signals, in the order they are used:
 
 1. **Family name.** The Hub is searched (GGUF repositories, most downloaded
    first) for the target's ``general.basename`` (e.g. ``Qwen2.5-Coder``),
-   else the first two words of its ``general.name``.
+   else the first two words of its ``general.name``, and then for the
+   family's stem (``Qwen2.5``), since siblings of another variant often
+   share the tokenizer (Qwen2.5-0.5B-Instruct drafts for Qwen2.5-Coder).
+   Results are merged in that order, each repository once; at most
+   ``max_repos`` of them have a header read, the rest are listed as skipped.
 2. **Size, from the Hub's own header reading.** The Hub reports each GGUF
    repository's parameter count (``gguf.total``); repositories not clearly
    smaller than the target (over 80% of its parameters) cannot speed it up
@@ -29,6 +33,7 @@ acceptance once a draft is downloaded; the ranking only orders candidates.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +44,7 @@ from app.core.units import format_bytes
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection, inspect_header
 from app.engine.gguf.vocab import check_files
-from app.engine.hub.listing import RepoGGUF
+from app.engine.hub.listing import RepoGGUF, RepoResult
 from app.engine.hub.progress import DownloadError
 from app.engine.models.remote import RemoteSpec, describe_remote, is_remote, parse_remote_spec
 
@@ -47,7 +52,8 @@ CPU_VERIFY_SLOPE = 0.43  # docs/bench/bench.md: verifying 5 tokens cost 2.7x one
 GPU_VERIFY_SLOPE = 0.10  # a GPU is memory-bound: the batch is almost free
 ACCEPTANCE_PRIOR = 0.65  # per position, a same-tokenizer draft inside the ideal size band
 MAX_K = 8
-MAX_REPOS_CHECKED = 6
+MAX_REPOS_CHECKED = 12
+SEARCH_LIMIT = 30  # repositories asked for per query
 MAX_SIZE_SHARE = 0.8  # drafts above this share of the target's parameters are not worth a request
 _LOSSY_QUANTS = ("Q2", "Q3", "IQ1", "IQ2", "IQ3", "TQ")  # below about 4 bits: the draft agrees less often
 # Quantisations a draft is usually run in, after the target's own.
@@ -88,8 +94,9 @@ class DraftSearch:
     """The result of a find-draft run: candidates best first, and what was left out and why."""
 
     target: str
-    query: str
+    query: str  # the first query; ``queries`` holds all of them
     gpu: bool
+    queries: list[str] = field(default_factory=list)
     candidates: list[HubDraft] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (repo or file, why)
 
@@ -139,11 +146,40 @@ def _target_facts(target: str | Path, token: str | None) -> tuple[GGUFHeader, Mo
     return header, inspect_header(header), None
 
 
-def _query(inspection: ModelInspection) -> str:
+def _queries(inspection: ModelInspection) -> list[str]:
+    """The family name, then its stem (the part before the first '-' or space), each once."""
     if inspection.basename:
-        return inspection.basename
-    words = (inspection.name or inspection.path.stem).replace("-", " ").replace("_", " ").split()
-    return " ".join(words[:2])
+        first = inspection.basename
+    else:
+        words = (inspection.name or inspection.path.stem).replace("-", " ").replace("_", " ").split()
+        first = " ".join(words[:2])
+    stem = re.split(r"[-\s]", first.strip(), maxsplit=1)[0]
+    queries = [first]
+    # A stem of a letter or two ("Q", "7B") would match half the Hub.
+    if len(stem) >= 4 and stem.lower() != first.lower():
+        queries.append(stem)
+    return queries
+
+
+def _repositories(queries: list[str], token: str | None) -> list[RepoResult]:
+    """The search results of every query, merged in order, each repository once.
+
+    The first query must be answered (its failure is the Hub's failure);
+    a later one that fails only narrows the search.
+    """
+    from app.engine.hub.search import search_models
+
+    seen: dict[str, RepoResult] = {}
+    for n, query in enumerate(queries):
+        try:
+            page = search_models(query, sort="downloads", limit=SEARCH_LIMIT, token=token)
+        except DownloadError:
+            if n == 0:
+                raise
+            continue
+        for repo in page.results:
+            seen.setdefault(repo.repo_id, repo)
+    return list(seen.values())
 
 
 def _pick_file(files: list[RepoGGUF], target_quant: str) -> RepoGGUF | None:
@@ -177,18 +213,18 @@ def find_drafts(
     Raises :class:`DownloadError` when the Hub cannot be searched (offline,
     unreachable) and :class:`ModelFileError` when the target cannot be read.
     """
-    from app.engine.hub.search import list_gguf_files, search_models
+    from app.engine.hub.search import list_gguf_files
 
     header, inspection, own_repo = _target_facts(target, token)
     on_gpu = _gpu_here() if gpu is None else gpu
-    query = _query(inspection)
-    result = DraftSearch(str(target), query, on_gpu)
-    page = search_models(query, sort="downloads", limit=30, token=token)
+    queries = _queries(inspection)
+    result = DraftSearch(str(target), queries[0], on_gpu, queries)
     checked = 0
-    for repo in page.results:
-        if checked >= max_repos:
-            break
+    for repo in _repositories(queries, token):
         if repo.repo_id == own_repo:
+            continue
+        if checked >= max_repos:
+            result.skipped.append((repo.repo_id, f"not checked: {max_repos} repositories were (raise --max-repos)"))
             continue
         if repo.n_params is not None and repo.n_params > MAX_SIZE_SHARE * inspection.n_params:
             result.skipped.append(

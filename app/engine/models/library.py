@@ -31,7 +31,7 @@ from app.engine.hub.progress import (
 from app.engine.models.cache import describe_file
 from app.engine.models.catalog import bundled_catalog
 from app.engine.models.drafts import DraftCandidate, compatible_drafts
-from app.engine.models.find_draft import DraftSearch, HubDraft, find_drafts
+from app.engine.models.find_draft import MAX_REPOS_CHECKED, DraftSearch, HubDraft, find_drafts
 from app.engine.models.folder import FolderUsage, Removal, folder_usage, remove_model
 from app.engine.models.hub_download import download_hub_model
 from app.engine.models.local import LocalModel, add_local_model, list_local_models, remove_local_model
@@ -45,6 +45,7 @@ from app.engine.models.packaged import (
 from app.engine.models.remote import RemoteModel, RemoteSpec, describe_remote, is_remote, parse_remote_spec
 
 __all__ = [
+    "MAX_REPOS_CHECKED",
     "Catalog",
     "CatalogModel",
     "CatalogPair",
