@@ -260,7 +260,7 @@ class DiscoverPanel(QWidget):
         others = len(found.candidates) - len(good)
         tail = f"; {others} incompatible" if others else ""
         if found.best is None:
-            self.status.setText(f"No compatible draft found for {found.query!r}{tail}.")
+            self.status.setText(f"No compatible draft found for {' or '.join(repr(q) for q in found.queries)}{tail}.")
         else:
             self.status.setText(f"Best: {found.best.spec}: {found.best.reason}{tail}")
 
