@@ -118,6 +118,34 @@ def _gui_stays_up(executable: Path, env: dict[str, str], seconds: float = 8.0) -
     assert "Traceback" not in stderr, stderr[-3000:]
 
 
+def _serve_answers(executable: Path, env: dict[str, str], pair: tuple[Path, Path]) -> None:
+    """``Tandem serve`` from the bundle answers the official openai client, timings and origins included."""
+    import openai
+
+    command = [str(executable), "serve", "--port", "0", "--target", str(pair[0]), "--draft", str(pair[1])]
+    command += ["--ctx", "512", "--threads", "1", "--draft-max", "3"]
+    with subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as process:
+        try:
+            assert process.stdout is not None
+            line = process.stdout.readline()  # "serving NAME (...) at URL", once the models are loaded
+            assert " at http://127.0.0.1:" in line, line + process.stderr.read(3000) if process.stderr else line
+            url = line.rsplit(" at ", 1)[1].strip()
+            client = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=120)
+            reply = client.chat.completions.create(
+                model="tandem", messages=[{"role": "user", "content": "Say hi."}], max_tokens=6, temperature=0
+            )
+            extra = reply.model_extra or {}
+            assert reply.choices[0].message.content
+            assert extra["timings"]["predicted_n"] == reply.usage.completion_tokens if reply.usage else False
+            assert {t["origin"] for t in extra["tandem"]["tokens"]} <= {"draft", "corrected", "bonus", "target"}
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
 def test_frozen_bundle_builds_and_passes_its_selftest(tmp_path: Path, small_pair: tuple[Path, Path]) -> None:
     run, reason = build_decision()
     if not run:
@@ -151,6 +179,7 @@ def test_frozen_bundle_builds_and_passes_its_selftest(tmp_path: Path, small_pair
     assert "selftest passed" in selftest.stdout
 
     _gui_stays_up(executable, env)
+    _serve_answers(executable, env, small_pair)
 
     size = sum(f.stat().st_size for f in (dist / "Tandem").rglob("*") if f.is_file() and not f.is_symlink())
     stamp = stamp_path()
