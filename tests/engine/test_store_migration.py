@@ -53,7 +53,7 @@ def v1_file(tmp_path):
 
 
 def test_fixture_is_a_v1_database():
-    db = sqlite3.connect(f"file:{FIXTURE}?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{FIXTURE}?immutable=1", uri=True)  # no -wal/-shm beside the committed file
     try:
         assert db.execute("PRAGMA user_version").fetchone()[0] == 1
         columns = {r[1] for r in db.execute("PRAGMA table_info(messages)")}
