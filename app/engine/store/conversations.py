@@ -29,7 +29,7 @@ import json
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +45,13 @@ from app.engine.store.database import (
     connect_read_only,
     write_error,
 )
+from app.engine.store.exchange import EXPORT_VERSION, FORMAT, parse_export
+from app.engine.store.exchange import ImportFormatError as ImportFormatError  # what import_json raises
 from app.engine.store.lock import WriterLock
 from app.engine.store.migration import read_v1_as_v2, schema_version, upgrade
 from app.engine.store.schema import SCHEMA, SCHEMA_VERSION
+from app.engine.store.search import SearchHit as SearchHit  # what search returns
+from app.engine.store.search import search as search_messages
 
 # parent_id for add_message/begin_reply: append after the end of the conversation's active branch.
 ACTIVE_LEAF = -1
@@ -679,13 +683,57 @@ class ChatStore:
     # -- export -------------------------------------------------------------------
 
     def export_json(self, conversation_id: int) -> dict[str, Any]:
-        """The whole conversation, tokens and origins included."""
+        """The whole conversation (every branch), tokens, origins, settings and metadata included: version 2."""
+        row = self._conversation_row(conversation_id)
         return {
-            "format": "tandem-conversation",
-            "version": SCHEMA_VERSION,
-            "title": self.conversation_title(conversation_id),
-            "messages": [m.to_dict() for m in self.messages(conversation_id)],
+            "format": FORMAT,
+            "version": EXPORT_VERSION,
+            "title": str(row["title"]),
+            "created": row["created"],
+            "updated": row["updated"],
+            "pinned": bool(row["pinned"]),
+            "settings": self.conversation_settings(conversation_id),
+            "active_leaf": self._leaf(conversation_id, row["active_leaf"]),
+            "messages": [m.to_dict() for m in self.all_messages(conversation_id)],
         }
+
+    def import_json(self, data: object) -> int:
+        """A new conversation from Tandem's own JSON export (version 1 or 2); returns its id.
+
+        Raises :class:`ImportFormatError` (one line) for anything else, before writing anything.
+        """
+        parsed = parse_export(data)
+        now = time.time()
+        new_ids: dict[int, int] = {}
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT INTO conversations(title, created, updated, pinned, settings) VALUES (?, ?, ?, ?, ?)",
+                (parsed.title, now, now, int(parsed.pinned), json.dumps(parsed.settings)),
+            )
+            conversation_id = int(cursor.lastrowid or 0)
+            for message in parsed.messages:
+                cursor = self._db.execute(
+                    "INSERT INTO messages(conversation_id, role, content, state, created, meta, parent_id) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        conversation_id,
+                        message.role,
+                        message.content,
+                        message.state,
+                        message.created,
+                        json.dumps(message.meta),
+                        None if message.parent is None else new_ids[message.parent],
+                    ),
+                )
+                new_ids[message.key] = int(cursor.lastrowid or 0)
+                self._db.executemany(
+                    "INSERT INTO tokens(message_id, idx, text, origin, p_target, q_draft, rejected_text, rejected_p, "
+                    "rejected_q) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(new_ids[message.key], i, *astuple(t)) for i, t in enumerate(message.tokens)],
+                )
+            if parsed.active_leaf is not None:
+                self._activate(conversation_id, self._descend(new_ids[parsed.active_leaf]))
+        return conversation_id
 
     def export_markdown(self, conversation_id: int) -> str:
         """A readable transcript; replies keep their text exactly, code fences included."""
@@ -698,6 +746,15 @@ class ChatStore:
             if isinstance(stats, dict) and stats.get("emitted"):
                 lines += [_stats_line(message.meta), ""]
         return "\n".join(lines).rstrip() + "\n"
+
+    # -- search -------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        """Messages of every chat not in the trash containing every word of ``query``, newest first.
+
+        To show a hit in its branch: :meth:`switch_to` its ``message_id``, then :meth:`messages`.
+        """
+        return search_messages(self._db, query, limit)
 
     # -- housekeeping -------------------------------------------------------------
 
@@ -834,9 +891,20 @@ def _problem_of(exc: sqlite3.Error) -> Problem:
 def _stats_line(meta: dict[str, Any]) -> str:
     stats = meta.get("stats", {})
     parts = [f"{stats.get('emitted', 0)} tokens", f"{stats.get('tokens_per_second', 0.0):.1f} tok/s"]
-    drafter = meta.get("drafter")
+    produced = meta.get("produced_by")
+    produced = produced if isinstance(produced, dict) else {}
+    drafter = produced.get("drafter") or meta.get("drafter")
     if drafter:
-        parts.append(f"drafter {drafter}")
+        policy = produced.get("draft_policy")
+        parts.append(f"drafter {drafter}" + (f" ({policy})" if policy and policy != "none" else ""))
     if stats.get("drafted"):
         parts.append(f"acceptance {stats.get('acceptance_rate', 0.0):.0%}")
+    if produced.get("target"):
+        pair = str(produced["target"]) + (f" + {produced['draft']}" if produced.get("draft") else "")
+        parts.append(pair)
+    sampling = produced.get("sampling")
+    if isinstance(sampling, dict) and "temperature" in sampling:
+        parts.append(f"temperature {sampling['temperature']}")
+    if produced.get("seed") is not None:
+        parts.append(f"seed {produced['seed']}")
     return "> " + " · ".join(parts)
