@@ -284,3 +284,9 @@ def test_recovery_keeps_branches_settings_and_pins(tmp_path):
         assert again.presets() == {"P": {"top_k": 3}}
     finally:
         again.close()
+
+
+def test_an_unknown_conversation_has_no_messages_as_before(store):
+    assert store.messages(424242) == [] and store.active_leaf(424242) is None
+    with pytest.raises(KeyError):
+        store.add_message(424242, "user", "nowhere")

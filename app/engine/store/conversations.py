@@ -640,7 +640,9 @@ class ChatStore:
     def _leaf(self, conversation_id: int, stored: int | None) -> int | None:
         """The active leaf, repaired if the stored one is missing (a file edited by hand, an old import)."""
         if stored is None:
-            row = self._conversation_row(conversation_id)
+            row = self._db.execute("SELECT active_leaf FROM conversations WHERE id=?", (conversation_id,)).fetchone()
+            if row is None:  # an unknown (or just deleted) conversation has no messages, as before trees
+                return None
             stored = row["active_leaf"]
         if stored is not None:
             found = self._db.execute(
