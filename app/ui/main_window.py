@@ -416,6 +416,7 @@ class MainWindow(QMainWindow):
             return
         self.memory.setEnabled(True)
         self.memory.setToolTip("")
+        self.picker.server.status.setText("")  # no longer "chatting with" a server
         self.server_switch.set_pair(info.config)
         label = pair_label(info.config)
         self.pair_status.setText(label)

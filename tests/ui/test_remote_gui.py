@@ -107,6 +107,12 @@ def test_connect_lists_the_models_and_says_what_the_server_reports(
     assert str(path) in choice.key_location.text()
     assert json.loads(path.read_text()) == {tandem_server.url: KEY}
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    use(window, choice)
+    # The next start fills the form in with the server, its model and the remembered key.
+    again = ServerChoice(window.background)
+    again.restore(AppSettings().remote())
+    assert again.url.text() == tandem_server.url and again.key.text() == KEY
+    assert window.chat.gauge.label.text().startswith("0 / 1,024 tokens")  # the context the server states
 
 
 def test_refused_connection_and_wrong_key_each_get_one_clear_line(
