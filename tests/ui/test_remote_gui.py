@@ -4,6 +4,8 @@ a scripted local HTTP server for a server that goes silent; replies stream into 
 from __future__ import annotations
 
 import json
+import math
+import socket
 import stat
 import subprocess
 import sys
@@ -27,6 +29,7 @@ from app.engine.server.scheduler import ServerEngine
 from app.engine.store import conversations
 from app.ui.chat.controller import Activity
 from app.ui.main_window import MainWindow
+from app.ui.models import server_choice
 from app.ui.models.server_choice import ServerChoice
 from app.ui.settings.store import AppSettings
 from app.ui.worker import LOCAL_ONLY
@@ -128,6 +131,20 @@ def test_refused_connection_and_wrong_key_each_get_one_clear_line(
     assert not (data_dir / KEY_FILE).exists()  # a refused key is not remembered
     choice = connect(window, "gpu-box:8080")
     assert "must start with http://" in choice.status.text()
+    choice = connect(window, "http://no-such-host.invalid:8080/v1")
+    assert choice.status.text() == "✗ cannot resolve the server's name in http://no-such-host.invalid:8080/v1"
+
+
+def test_a_server_that_never_answers_times_out_in_one_line(
+    make_window: Callable[..., MainWindow], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server_choice, "CONNECT_TIMEOUT_S", 1.0)
+    with socket.socket() as silent:  # accepts connections (the backlog) and never says a word
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+        choice = connect(make_window(), url)
+    assert choice.status.text() == f"✗ {url} did not answer in time (ReadTimeout)"
 
 
 def test_a_reply_from_tandem_serve_streams_with_origins_and_is_stored(
@@ -222,6 +239,10 @@ def test_stop_cuts_the_stream_of_a_server_that_has_gone_silent(make_window: Call
     stored = last_reply(window)
     assert stored.state == conversations.CANCELLED and stored.content == "Once upon a time"
     assert stored.tokens[0].origin == "target"
+    # The server sent no probability: stored as unknown, read back as NaN, exported as null.
+    assert math.isnan(stored.tokens[0].p_target)
+    exported = json.dumps(window.store.export_json(stored.conversation_id), allow_nan=False)
+    assert '"p_target": null' in exported
     assert "no draft statistics" in window.chat.view.messages[-1].footer
 
 
@@ -239,3 +260,30 @@ def test_llama_server_replies_are_coloured_by_its_verify_steps(
     stored = last_reply(window)
     assert stored.content == finished.text and "draft" in {t.origin for t in stored.tokens}
     assert stored.meta["drafter"] == "server (llama-server)" and finished.stats.drafted > 0
+
+
+def test_a_malformed_event_ends_the_reply_with_all_its_text_kept(make_window: Callable[..., MainWindow]) -> None:
+    # llama-server's running counters: " two" opens a verify step that kept 2 of 3 drafts, so the
+    # engine holds it back until the step's third token, which never comes.
+    def garbage_mid_step(handler: ReplayHandler) -> None:
+        handler.send_events(
+            [
+                chat_chunk("One", timings={"predicted_n": 1, "draft_n": 0, "draft_n_accepted": 0}),
+                chat_chunk(" two", timings={"predicted_n": 2, "draft_n": 3, "draft_n_accepted": 2}),
+                "{not json",
+            ],
+            done=False,
+        )
+
+    with ReplayServer(garbage_mid_step) as server:
+        window = make_window()
+        use(window, connect(window, server.url))
+        recorder = Recorder(window)
+        start_reply(window, "Count.")
+        wait_until(lambda: bool(recorder.errors), 30, "the malformed event to be reported")
+        wait_until(lambda: window.controller.activity is Activity.IDLE, 10, "the window to go idle")
+    assert recorder.errors == ["the server sent a malformed event: '{not json'"]
+    stored = last_reply(window)
+    assert stored.state == conversations.FAILED and stored.content == "One two"  # the held-back text too
+    assert [(t.text, t.origin) for t in stored.tokens] == [("One", "target"), (" two", "target")]
+    assert window.chat.view.messages[-1].footer == "failed: " + recorder.errors[0]

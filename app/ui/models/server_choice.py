@@ -50,8 +50,12 @@ class _Connected:
     kind: ServerKind
 
 
+# Listing models is quick on any healthy server; a reply may take minutes, a model list should not.
+CONNECT_TIMEOUT_S = 15.0
+
+
 def _connect(base_url: str, api_key: str | None) -> _Connected:
-    engine = RemoteEngine(base_url, api_key)
+    engine = RemoteEngine(base_url, api_key, read_timeout_s=CONNECT_TIMEOUT_S)
     models = engine.list_models()
     if not models:
         raise TandemError(f"{engine.base_url} offers no models")
