@@ -42,12 +42,13 @@ from app.core.errors import TandemError
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.session import DrafterKind
 from app.engine.models.library import installed_default_pair
+from app.engine.remote.client import RemoteEngine
 from app.engine.store.conversations import ChatStore, default_path
 from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
 from app.engine.store.recovery import move_aside, recover_in_place
 from app.ui import branding, theme
 from app.ui.background import Background
-from app.ui.chat.controller import Activity, ChatController, pair_label
+from app.ui.chat.controller import Activity, ChatController, info_label, pair_label
 from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.store_notice import StoreNotice
@@ -56,14 +57,15 @@ from app.ui.models.memory_meter import MemoryMeter, MeterState
 from app.ui.models.memory_sources import estimate_state, measured_state
 from app.ui.models.pair_picker import PairPicker
 from app.ui.models.welcome_panel import WelcomePanel
+from app.ui.server_switch import ServerSwitch
 from app.ui.settings.panel import SettingsPanel
-from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice
+from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice, RemoteChoice
 from app.ui.single_instance import InstanceBeacon
 from app.ui.stats_panel import StatsPanel
 from app.ui.tools.ab_dialog import ABDialog
 from app.ui.tools.preflight_dialog import PreflightDialog
 from app.ui.tools.sweep_dialog import SweepDialog
-from app.ui.worker import ComparisonJob, EngineHost, PairInfo
+from app.ui.worker import LOCAL_ONLY, ComparisonJob, EngineHost, PairInfo, RemoteInfo
 
 SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 
@@ -120,6 +122,11 @@ class MainWindow(QMainWindow):
         memory_title.setContentsMargins(8, 8, 8, 0)
         model_layout.addWidget(memory_title)
         model_layout.addWidget(self.memory)
+        server_title = QLabel("<b>Local server</b>")
+        server_title.setContentsMargins(8, 8, 8, 0)
+        model_layout.addWidget(server_title)
+        self.server_switch = ServerSwitch(self.host)
+        model_layout.addWidget(self.server_switch)
         model_layout.addStretch(1)
         self.stats = StatsPanel()
         self.settings_panel = SettingsPanel(gpu_offload_supported())
@@ -249,6 +256,7 @@ class MainWindow(QMainWindow):
         self.conversations.delete_requested.connect(self._delete)
         self.conversations.export_requested.connect(self.export)
         self.picker.load_requested.connect(self.load_pair)
+        self.picker.server.use_requested.connect(self.use_server)
         self.picker.choice_changed.connect(self._estimate_memory)
         self.settings_panel.changed.connect(self._settings_changed)
         self.chat.legend.coloured.toggled.connect(lambda on: self.app_settings.set_flag("coloured", on))
@@ -259,6 +267,7 @@ class MainWindow(QMainWindow):
         self.host.worker.comparison_finished.connect(lambda: self.controller.set_comparing(False))
 
     def _initial_pair(self, autoload: bool) -> None:
+        self.picker.server.restore(self.app_settings.remote())  # filled in; connecting stays a click
         choice = self.app_settings.pair()
         if choice is not None and not (choice.target.is_file() and (choice.draft is None or choice.draft.is_file())):
             choice = None
@@ -281,11 +290,20 @@ class MainWindow(QMainWindow):
         """Load ``choice`` with the current loading settings; it becomes the default once it has loaded."""
         self.stack.setCurrentWidget(self.chat)
         config = choice.config(self.settings_panel.settings())
+        self.server_switch.set_pair(None, "loading a pair…")
         self.pair_status.setText(f"loading {pair_label(config)}…")
         self.picker.set_loaded(f"loading {pair_label(config)}…")
         self._loading = choice
         self.controller.load(config)
         self._estimate_memory(choice)
+
+    def use_server(self, engine: RemoteEngine, info: RemoteInfo) -> None:
+        """Answer from a remote server instead of a local pair (the local pair is freed)."""
+        self.stack.setCurrentWidget(self.chat)
+        self.server_switch.set_pair(None, "a server is chosen: the local server serves a local pair")
+        self.app_settings.set_remote(RemoteChoice(info.base_url, info.model))
+        self.pair_status.setText(f"switching to {info.label}…")
+        self.host.use_remote(engine, info)
 
     def refresh_conversations(self) -> None:
         """Reload the sidebar."""
@@ -385,10 +403,21 @@ class MainWindow(QMainWindow):
         busy = activity is not Activity.IDLE
         self.picker.set_busy(busy)
         self.stop_action.setEnabled(activity in (Activity.GENERATING, Activity.COMPARING))
+        pair = self.controller.pair
+        remote = pair is not None and pair.remote is not None
         for action in (self.ab_action, self.sweep_action, self.preflight_action):
-            action.setEnabled(not busy and self.controller.pair is not None)
+            action.setEnabled(not busy and pair is not None and not remote)
+            # The tools measure the local engine; a server's speed and drafts are its own.
+            action.setToolTip(LOCAL_ONLY if remote else action.text())
 
     def _pair_loaded(self, info: PairInfo) -> None:
+        if info.remote is not None:
+            self._server_chosen(info)
+            return
+        self.memory.setEnabled(True)
+        self.memory.setToolTip("")
+        self.picker.server.status.setText("")  # no longer "chatting with" a server
+        self.server_switch.set_pair(info.config)
         label = pair_label(info.config)
         self.pair_status.setText(label)
         self.picker.set_loaded(f"loaded in {info.load_seconds:.1f} s")
@@ -396,6 +425,20 @@ class MainWindow(QMainWindow):
         threads = self.settings_panel.settings().n_threads
         self.stats.set_baseline(self.app_settings.baseline(info.config.target, threads), "measured here")
         self.stats.reset(info.config.drafter.value, self.settings_panel.settings().adaptive)
+        self._activity_changed(self.controller.activity)
+        self.chat.prompt.setFocus()
+
+    def _server_chosen(self, info: PairInfo) -> None:
+        remote = info.remote
+        assert remote is not None
+        self.pair_status.setText(info_label(info))
+        self.picker.server.status.setText(f"chatting with {remote.label}")
+        self.picker.set_loaded("a server is chosen (Server above): load a pair to use this computer again")
+        self.memory.set_state(MeterState(verdict="a server is chosen: the memory meter is for a local pair"))
+        self.memory.setEnabled(False)
+        self.memory.setToolTip("the models run on the server, not on this computer")
+        self.stats.set_baseline(None, "")
+        self.stats.reset(info.drafter_name, False)
         self._activity_changed(self.controller.activity)
         self.chat.prompt.setFocus()
 
@@ -409,6 +452,8 @@ class MainWindow(QMainWindow):
     def _reply_finished(self, event: FinishedEvent) -> None:
         pair = self.controller.pair
         if pair is None or event.reason is FinishReason.CANCELLED or event.stats.emitted < 16:
+            return
+        if pair.remote is not None:  # a server's speed says nothing about this computer
             return
         if pair.config.drafter is DrafterKind.NONE:
             # A target-only reply is a baseline measurement too.
@@ -667,6 +712,7 @@ class MainWindow(QMainWindow):
                 if self._dialog is not None:
                     with contextlib.suppress(RuntimeError):  # the dialog may already be deleted
                         self._dialog.close()
+                self.server_switch.stop()  # before the engine thread goes: its request stops at the next step
                 if not self.controller.shutdown():
                     self._offer_unsaved_export()
             finally:

@@ -8,6 +8,13 @@ whole :class:`~app.core.decoding.events.StepEvent` so a five-token step costs on
 cross-thread hop, not five. Cancelling sets the job's own ``threading.Event``,
 which the decoder polls between steps; a fresh event per job means a stop
 meant for one reply can never leak into the next.
+
+In place of a local pair the worker can hold a :class:`~app.engine.remote.client.RemoteEngine`
+(the picker's "Server" choice): a reply then streams from the server as the
+same step and finished events, so the controller, view and store take no
+second path; Stop also shuts the HTTP stream down at once. The same thread
+runs the requests of the window's local server between chat replies
+(:meth:`EngineHost.run_on_engine`), so both use the one loaded pair.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
@@ -28,6 +36,33 @@ from app.core.errors import ContextSettingError, TandemError
 from app.core.memory.estimate import MemoryBreakdown
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.memory.measure import capture_load_log, measured_breakdown, process_memory
+from app.engine.remote.client import RemoteEngine, RemoteError, ServerKind
+from app.engine.remote.steps import plain_step
+
+# How replies and footers name a remote server's "drafter", by what it reports.
+_SERVER_NAMES = {
+    ServerKind.TANDEM: "server (Tandem)",
+    ServerKind.LLAMA_SERVER: "server (llama-server)",
+    ServerKind.VLLM: "server (vLLM)",
+    ServerKind.PLAIN: "server",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteInfo:
+    """The server chosen in place of a local pair, as found on connecting."""
+
+    base_url: str
+    model: str
+    kind: ServerKind
+    note: str  # what it reports: the picker's line about draft statistics
+    n_ctx: int = 0  # 0: the server does not say
+
+    @property
+    def label(self) -> str:
+        """Short description for headers and the status bar."""
+        host = self.base_url.split("://", 1)[-1].removesuffix("/v1")
+        return f"{self.model} @ {host}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +77,12 @@ class PairInfo:
     load_seconds: float
     measured_bytes: dict[str, int] = field(default_factory=dict)  # what loading actually took
     measured_breakdown: MemoryBreakdown | None = None  # None when llama.cpp's load log could not be read
+    remote: RemoteInfo | None = None  # a server in place of the pair: ``config`` then only names its model
+
+    @property
+    def drafter_name(self) -> str:
+        """The drafter as replies record it: ``model``, ``ngram``, ``none``, or ``server (kind)``."""
+        return _SERVER_NAMES[self.remote.kind] if self.remote is not None else self.config.drafter.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +136,7 @@ PolicyFactory = Callable[[int], Any]
 
 # How the window's errors name the context-size setting (the CLI says --ctx).
 CONTEXT_SETTING = '"Context size" in the Settings tab'
+LOCAL_ONLY = "a server is chosen: A/B, the sweep and pre-flight measure a local pair; load one in the Model tab"
 
 
 def _describe(exc: BaseException) -> str:
@@ -152,6 +194,8 @@ class EngineWorker(QObject):
     def __init__(self, policy_factory: PolicyFactory | None = None) -> None:
         super().__init__()
         self._pair: LoadedPair | None = None
+        self._remote: RemoteEngine | None = None
+        self._remote_n_ctx = 0  # the server's context size, where it says
         self._policy_factory = policy_factory
 
     # -- slots (queued from the GUI thread) -------------------------------------------
@@ -160,6 +204,7 @@ class EngineWorker(QObject):
     def load(self, config: PairConfig) -> None:
         """Free the current pair (if any) and load ``config``."""
         self._unload()
+        self._remote = None
         try:
             before = _process_rss()
             started = time.perf_counter()
@@ -178,9 +223,29 @@ class EngineWorker(QObject):
         )
         self.loaded.emit(info)
 
+    @Slot(object, object)
+    def use_remote(self, engine: RemoteEngine, info: RemoteInfo) -> None:
+        """Free the local pair and answer from ``engine`` instead (``loaded`` carries ``info``)."""
+        self._unload()
+        self._remote = engine
+        self._remote_n_ctx = info.n_ctx
+        config = PairConfig(Path(info.model), None, DrafterKind.NONE, n_ctx=info.n_ctx)
+        self.loaded.emit(PairInfo(config, info.model, None, info.n_ctx, 0, 0.0, remote=info))
+
+    @Slot(object)
+    def run_on_engine(self, task: Callable[[LoadedPair | None], None]) -> None:
+        """Run ``task`` here with the loaded pair (None without one): the local server's requests."""
+        try:
+            task(self._pair)
+        except Exception as exc:  # a task reports its own failures; this only keeps the thread alive
+            self.error.emit(_describe(exc))
+
     @Slot(object)
     def generate(self, job: GenerateJob) -> None:
         """Stream one reply: ``prompt_ready``, a ``step`` per verify step, then ``finished`` (or ``error``)."""
+        if self._remote is not None:
+            self._generate_remote(self._remote, job)
+            return
         try:
             pair = self._require_pair()
             fitted = pair.prompt_tokens(job.messages, reserve=min(job.max_tokens, pair.target.n_ctx // 4))
@@ -191,6 +256,37 @@ class EngineWorker(QObject):
                     self.step.emit(event)
                 else:
                     self.finished.emit(event)
+        except Exception as exc:
+            self.error.emit(_describe(exc))
+
+    def _generate_remote(self, engine: RemoteEngine, job: GenerateJob) -> None:
+        """One reply from the server; on a failure, what had arrived is shown and kept before the error."""
+        shown = ""
+        started = False
+        n_ctx = self._remote_n_ctx
+
+        def begin() -> None:
+            nonlocal started
+            if not started:  # only once the server answers: a refused connection leaves no empty reply behind
+                started = True
+                self.prompt_ready.emit(PromptInfo(0, 0, n_ctx))
+
+        try:
+            for event in engine.generate(job.messages, job.params, job.max_tokens, should_stop=job.cancel.is_set):
+                begin()
+                if isinstance(event, StepEvent):
+                    shown += event.text
+                    self.step.emit(event)
+                else:
+                    self.finished.emit(event)
+        except RemoteError as exc:
+            # llama-server steps are sent once whole: text of a step still open when the stream broke
+            # arrived but was not shown; it joins the reply as target tokens before the error ends it.
+            rest = exc.partial[len(shown) :] if exc.partial.startswith(shown) else ""
+            if rest:
+                begin()
+                self.step.emit(plain_step(rest))
+            self.error.emit(_describe(exc))
         except Exception as exc:
             self.error.emit(_describe(exc))
 
@@ -259,14 +355,16 @@ class EngineWorker(QObject):
 
     @Slot()
     def unload(self) -> None:
-        """Free the models."""
+        """Free the models (or forget the server)."""
         self._unload()
+        self._remote = None
         self.unloaded.emit()
 
     @Slot()
     def close(self) -> None:
         """Free the models and end the thread's event loop."""
         self._unload()
+        self._remote = None
         self.closed.emit()
         thread = QThread.currentThread()
         if thread is not None:
@@ -275,6 +373,8 @@ class EngineWorker(QObject):
     # -- helpers ------------------------------------------------------------------------
 
     def _require_pair(self) -> LoadedPair:
+        if self._remote is not None:
+            raise TandemError(LOCAL_ONLY)
         if self._pair is None:
             raise TandemError("no model pair is loaded yet: pick one and press Load")
         return self._pair
@@ -309,6 +409,8 @@ class EngineHost(QObject):
     """The GUI-thread side: starts the engine thread and forwards jobs to it."""
 
     _load = Signal(object)
+    _use_remote = Signal(object, object)
+    _run = Signal(object)
     _generate = Signal(object)
     _compare = Signal(object)
     _count = Signal(object, int)
@@ -324,6 +426,8 @@ class EngineHost(QObject):
         self.worker = EngineWorker(policy_factory)
         self.worker.moveToThread(self.thread)
         self._load.connect(self.worker.load)
+        self._use_remote.connect(self.worker.use_remote)
+        self._run.connect(self.worker.run_on_engine)
         self._generate.connect(self.worker.generate)
         self._compare.connect(self.worker.compare)
         self._count.connect(self.worker.count_prompt)
@@ -332,10 +436,21 @@ class EngineHost(QObject):
         self._close.connect(self.worker.close)
         self.thread.start()
         self._active_cancel: threading.Event | None = None
+        self._remote: RemoteEngine | None = None  # held here too: Stop cuts its stream from the GUI thread
 
     def load(self, config: PairConfig) -> None:
         """Load a pair on the engine thread (the current one is freed first)."""
+        self._remote = None
         self._load.emit(config)
+
+    def use_remote(self, engine: RemoteEngine, info: RemoteInfo) -> None:
+        """Free the local pair and send replies to ``engine`` (answered by ``loaded`` with ``info``)."""
+        self._remote = engine
+        self._use_remote.emit(engine, info)
+
+    def run_on_engine(self, task: Callable[[LoadedPair | None], None]) -> None:
+        """Queue ``task`` for the engine thread, after the jobs already sent (safe from any thread)."""
+        self._run.emit(task)
 
     def generate(self, job: GenerateJob) -> None:
         """Start a reply."""
@@ -360,9 +475,12 @@ class EngineHost(QObject):
         """Stop the running job at its next step boundary (safe to call from the GUI at any time)."""
         if self._active_cancel is not None:
             self._active_cancel.set()
+        if self._remote is not None:
+            self._remote.cancel()
 
     def unload(self) -> None:
         """Free the models."""
+        self._remote = None
         self._unload.emit()
 
     def shutdown(self, timeout_ms: int = 60_000) -> bool:

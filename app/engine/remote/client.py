@@ -15,8 +15,11 @@ lost.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
+import socket
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -46,6 +49,16 @@ class ServerKind(enum.StrEnum):
 
 NO_STATS_NOTE = "this server reports no draft statistics: tokens are shown without origins"
 VLLM_NOTE = "vLLM reports acceptance per request, not per token: statistics only, no token colours"
+# What each kind of server lets Tandem show, as the picker says it on connecting.
+KIND_NOTES = {
+    ServerKind.TANDEM: "every token arrives with its origin and probabilities: colours and statistics as locally",
+    ServerKind.LLAMA_SERVER: (
+        "verify steps rebuilt from its running draft counters: tokens coloured per step, acceptance and "
+        "tokens/s from its timings, no probabilities (it drafts only when started with -md DRAFT --spec-type ...)"
+    ),
+    ServerKind.VLLM: VLLM_NOTE + " (started with --per-request-spec-decode-metrics detailed)",
+    ServerKind.PLAIN: NO_STATS_NOTE,
+}
 
 
 class RemoteError(TandemError):
@@ -59,10 +72,42 @@ class RemoteError(TandemError):
 
 @dataclass(frozen=True, slots=True)
 class RemoteModel:
-    """One entry of the server's ``/v1/models``."""
+    """One entry of the server's ``/v1/models``; ``entry`` is the whole object as the server sent it."""
 
     id: str
     owned_by: str = ""
+    entry: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+
+def kind_of(models: Sequence[RemoteModel]) -> ServerKind:
+    """What kind of server answered ``/v1/models``, from the marks each one leaves on its entries.
+
+    The same kinds :meth:`RemoteEngine.generate` learns from the stream: Tandem's
+    ``serve`` adds a ``tandem`` object, llama-server owns its models as
+    ``llamacpp`` (with a ``meta`` object), vLLM as ``vllm`` (with ``max_model_len``).
+    """
+    for model in models:
+        owner = model.owned_by.lower()
+        if owner == "tandem" or "tandem" in model.entry:
+            return ServerKind.TANDEM
+        if owner == "llamacpp" or isinstance(model.entry.get("meta"), dict):
+            return ServerKind.LLAMA_SERVER
+        if owner == "vllm" or "max_model_len" in model.entry:
+            return ServerKind.VLLM
+    return ServerKind.PLAIN
+
+
+def context_of(model: RemoteModel) -> int:
+    """The context size the server states for ``model`` (0 when it does not say)."""
+    entry = model.entry
+    for value in (
+        (entry.get("tandem") or {}).get("n_ctx") if isinstance(entry.get("tandem"), dict) else None,
+        entry.get("max_model_len"),
+        (entry.get("meta") or {}).get("n_ctx_train") if isinstance(entry.get("meta"), dict) else None,
+    ):
+        if isinstance(value, int) and value > 0:
+            return value
+    return 0
 
 
 @dataclass(slots=True)
@@ -92,6 +137,8 @@ class RemoteEngine:
         self.api_key = api_key
         self.model = model
         self.last = RemoteReply()
+        self._cancelled = threading.Event()
+        self._socket: socket.socket | None = None  # the open stream's socket, for cancel()
 
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
@@ -108,7 +155,7 @@ class RemoteEngine:
         _raise_for_status(response.status_code, response.text, self.base_url)
         try:
             data = response.json().get("data") or []
-            return [RemoteModel(str(m["id"]), str(m.get("owned_by", ""))) for m in data]
+            return [RemoteModel(str(m["id"]), str(m.get("owned_by", "")), dict(m)) for m in data]
         except (ValueError, AttributeError, KeyError, TypeError):
             raise RemoteError(f"{self.base_url}/models did not answer with a model list") from None
 
@@ -121,6 +168,28 @@ class RemoteEngine:
             raise RemoteError(f"{self.base_url} offers no models")
         self.model = models[0].id
         return self.model
+
+    def cancel(self) -> None:
+        """Stop the reply being streamed now, from any thread, even while the server sends nothing.
+
+        ``should_stop`` is checked only when a chunk arrives; a server busy with a
+        long prompt sends none for minutes, so the socket is shut down under the
+        read, which then ends at once and the reply finishes as cancelled.
+        """
+        self._cancelled.set()
+        sock = self._socket
+        if sock is not None:
+            with contextlib.suppress(OSError):  # already closed: the stream is over anyway
+                sock.shutdown(socket.SHUT_RDWR)
+
+    def _trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's trace hook: keep the connection's socket, so cancel() can cut even a wait for headers."""
+        if event.endswith("connect_tcp.complete"):
+            stream = info.get("return_value")
+            self._socket = stream.get_extra_info("socket") if stream is not None else None
+            if self._cancelled.is_set() and self._socket is not None:
+                with contextlib.suppress(OSError):
+                    self._socket.shutdown(socket.SHUT_RDWR)
 
     def generate(
         self,
@@ -150,6 +219,8 @@ class RemoteEngine:
         if stop:
             body["stop"] = list(stop)
         self.last = RemoteReply()
+        self._cancelled.clear()
+        stopping = lambda: self._cancelled.is_set() or should_stop()  # noqa: E731 - one short predicate
         stats = GenerationStats()
         text = ""
         steps = LlamaServerSteps()
@@ -157,14 +228,24 @@ class RemoteEngine:
         started = time.perf_counter()
         first_token_at: float | None = None
         try:
-            with httpx2.stream(
-                "POST", f"{self.base_url}/chat/completions", json=body, headers=self._headers(), timeout=self._timeout()
-            ) as response:
+            with (
+                httpx2.Client(timeout=self._timeout()) as client,
+                client.stream(
+                    "POST",
+                    f"{self.base_url}/chat/completions",
+                    json=body,
+                    headers=self._headers(),
+                    extensions={"trace": self._trace},  # hands over the socket as soon as it is connected
+                ) as response,
+            ):
+                if stopping():  # cancelled before the socket was known
+                    reason = FinishReason.CANCELLED
+                    raise _CancelledError
                 if response.status_code >= 400:
                     _raise_for_status(response.status_code, response.read().decode("utf-8", "replace"), self.base_url)
                 stream = _EventStream(response.iter_lines())
                 for chunk in stream:
-                    if should_stop():
+                    if stopping():
                         reason = FinishReason.CANCELLED
                         break
                     if "error" in chunk:
@@ -202,12 +283,21 @@ class RemoteEngine:
                         text,
                         stats,
                     )
+        except _CancelledError:
+            pass
         except httpx2.HTTPError as exc:
-            raise RemoteError(_transport_message(self.base_url, exc, bool(text)), text, stats) from None
+            if not stopping():
+                raise RemoteError(_transport_message(self.base_url, exc, bool(text)), text, stats) from None
+            reason = FinishReason.CANCELLED  # cancel() shut the socket under the read
         except RemoteError as exc:
-            if exc.partial or not text:
+            if stopping():  # a stream cut by cancel() reads as broken: it was stopped
+                reason = FinishReason.CANCELLED
+            elif exc.partial or not text:
                 raise
-            raise RemoteError(str(exc), text, stats) from None  # the error, with what had arrived
+            else:
+                raise RemoteError(str(exc), text, stats) from None  # the error, with what had arrived
+        finally:
+            self._socket = None
         for event in steps.finish():
             stats.record(event)
             yield event
@@ -231,6 +321,10 @@ class RemoteEngine:
             self.last.note = VLLM_NOTE
         else:
             self.last.note = NO_STATS_NOTE
+
+
+class _CancelledError(Exception):
+    """Internal: the reply was cancelled before its stream began."""
 
 
 class _EventStream:

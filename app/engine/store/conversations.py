@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -64,11 +65,16 @@ STREAMING = "streaming"
 CANCELLED = "cancelled"
 INTERRUPTED = "interrupted"
 FAILED = "failed"
+UNKNOWN_P_STORED = -1.0  # p_target's column for "not known" (no probability is negative)
 
 
 @dataclass(frozen=True, slots=True)
 class StoredToken:
-    """One token of a stored reply: its text, where it came from and the odds behind it."""
+    """One token of a stored reply: its text, where it came from and the odds behind it.
+
+    ``p_target`` is NaN where nobody knows it (a remote server's tokens); SQLite
+    cannot hold NaN, so the column keeps :data:`UNKNOWN_P_STORED` instead.
+    """
 
     text: str
     origin: str  # a TokenOrigin value
@@ -93,7 +99,8 @@ class StoredToken:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form (absent values left out)."""
-        out: dict[str, Any] = {"text": self.text, "origin": self.origin, "p_target": self.p_target}
+        p = None if math.isnan(self.p_target) else self.p_target  # JSON has no NaN
+        out: dict[str, Any] = {"text": self.text, "origin": self.origin, "p_target": p}
         if self.q_draft is not None:
             out["q_draft"] = self.q_draft
         if self.rejected_text is not None:
@@ -492,7 +499,7 @@ class ChatStore:
                         start + i,
                         t.text,
                         t.origin,
-                        t.p_target,
+                        UNKNOWN_P_STORED if math.isnan(t.p_target) else t.p_target,
                         t.q_draft,
                         t.rejected_text,
                         t.rejected_p,
@@ -603,7 +610,7 @@ class ChatStore:
             "FROM tokens WHERE message_id=? ORDER BY idx",
             (message_id,),
         ).fetchall()
-        return [StoredToken(*tuple(r)) for r in rows]
+        return [StoredToken(r[0], r[1], math.nan if r[2] < 0 else r[2], *tuple(r)[3:]) for r in rows]
 
     def _stored(self, rows: list[sqlite3.Row], with_tokens: bool) -> list[StoredMessage]:
         out = [

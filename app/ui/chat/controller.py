@@ -96,6 +96,11 @@ def pair_label(config: PairConfig) -> str:
     return f"{target} + n-gram" if config.drafter is DrafterKind.NGRAM else f"{target}, target only"
 
 
+def info_label(info: PairInfo) -> str:
+    """What answers, for headers and the status bar: the pair, or a server's model and address."""
+    return info.remote.label if info.remote is not None else pair_label(info.config)
+
+
 def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length: int) -> list[str]:
     """What drafting did in a reply, in words (the footer's middle), from its statistics summary."""
     drafted = int(s.get("drafted", 0))
@@ -105,6 +110,8 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
     ]
     if drafter in ("none", ""):
         return ["target only"]
+    if drafter.startswith("server"):  # a remote server: only what it reported
+        return [*numbers, drafter] if drafted else [f"{drafter}: no draft statistics reported"]
     if demo_length:
         return [f"speculation demo: {demo_length} drafted tokens every step", *numbers]
     steps, drafting = int(s.get("steps", 0)), int(s.get("drafting_steps", drafted > 0))
@@ -262,9 +269,8 @@ class ChatController(QObject):
         self.pair = info
         self.panel.banner.hide()  # an earlier load error no longer applies
         self._set_activity(Activity.IDLE)
-        self.status.emit(
-            f"ready: {pair_label(info.config)} ({info.n_ctx} tokens of context, {info.load_seconds:.1f} s)"
-        )
+        where = f" ({info.n_ctx} tokens of context, {info.load_seconds:.1f} s)" if info.remote is None else ""
+        self.status.emit(f"ready: {info_label(info)}{where}")
         self.pair_loaded.emit(info)
         self.count_context()
 
@@ -353,7 +359,7 @@ class ChatController(QObject):
         )
         self._reply = None
         self._live = GenerationStats()
-        self.stats_panel.reset(self.pair.config.drafter.value, self._job.adaptive)
+        self.stats_panel.reset(self.pair.drafter_name, self._job.adaptive)
         self._set_activity(Activity.GENERATING)
         self.status.emit("thinking…")
         self.host.generate(self._job)
@@ -374,10 +380,10 @@ class ChatController(QObject):
             return
         if self.activity is not Activity.GENERATING or self.conversation_id is None or self.pair is None:
             return
-        label = pair_label(self.pair.config)
+        label = info_label(self.pair)
         meta = {
             "pair": label,
-            "drafter": self.pair.config.drafter.value,
+            "drafter": self.pair.drafter_name,
             "prompt_tokens": info.n_tokens,
             "dropped_messages": info.dropped_messages,
             "adaptive": bool(self._job and self._job.adaptive),

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import enum
 import html
+import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -781,7 +782,8 @@ def token_tooltip(fmt: QTextCharFormat) -> str | None:
         token = fmt.property(Prop.TOKEN_TEXT)
         if token is not None:
             rows.append(_row("token", _code(str(token))))
-        rows.append(_row("target p", f"{float(fmt.property(Prop.P_TARGET)):.3f}"))
+        p = float(fmt.property(Prop.P_TARGET))
+        rows.append(_row("target p", "not reported by the server" if math.isnan(p) else f"{p:.3f}"))
         q = fmt.property(Prop.Q_DRAFT)
         if q is not None:
             rows.append(_row("draft q", f"{float(q):.3f}"))

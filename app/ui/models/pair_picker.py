@@ -1,5 +1,7 @@
-"""Choosing the pair: a target, a drafter (draft model, n-gram lookup or none) and a draft model.
+"""Choosing the pair: a target, a drafter (draft model, n-gram lookup or none) and a draft model; or a server.
 
+"Local pair" and "Server" switch between the pair's form and
+:class:`~app.ui.models.server_choice.ServerChoice` (a remote OpenAI-compatible server).
 The draft list is never silently empty: compatible drafts come first, best
 first, each with the reason it was ranked there; local models that cannot
 draft for the target follow, greyed out, each with the rule it breaks. The
@@ -23,6 +25,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QRadioButton,
+    QStackedWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -32,6 +35,7 @@ from app.core.pairing.compatibility import CompatibilityReport
 from app.engine.llama.session import DrafterKind
 from app.ui.background import Background
 from app.ui.models import library
+from app.ui.models.server_choice import ServerChoice
 from app.ui.settings.store import PairChoice
 
 _PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
@@ -55,8 +59,32 @@ class PairPicker(QWidget):
         self._target_error: str | None = None  # why the current target cannot be read; no drafter makes it loadable
         self._generation = 0  # discards answers to questions that are no longer current
 
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(8, 8, 8, 8)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(8, 8, 8, 8)
+        sources = QHBoxLayout()
+        self.local_button = QRadioButton("Local pair")
+        self.local_button.setToolTip("models on this computer, run by Tandem's own engine")
+        self.server_button = QRadioButton("Server")
+        self.server_button.setToolTip("a llama-server, vLLM, Tandem or other OpenAI-compatible server")
+        self.local_button.setChecked(True)
+        self._source_group = QButtonGroup(self)
+        for button in (self.local_button, self.server_button):
+            self._source_group.addButton(button)
+            sources.addWidget(button)
+        sources.addStretch(1)
+        outer.addLayout(sources)
+        self.pages = QStackedWidget()
+        outer.addWidget(self.pages)
+        self.local_page = QWidget()
+        self.server = ServerChoice(background)
+        self.pages.addWidget(self.local_page)
+        self.pages.addWidget(self.server)
+        self.server_button.toggled.connect(
+            lambda on: self.pages.setCurrentWidget(self.server if on else self.local_page)
+        )
+
+        layout = QVBoxLayout(self.local_page)
+        layout.setContentsMargins(0, 0, 0, 0)
         form = QFormLayout()
         self.target = QComboBox()
         form.addRow("Target", self._file_row(self.target, for_draft=False))
@@ -147,9 +175,14 @@ class PairPicker(QWidget):
         self.status.setText(text)
 
     def set_busy(self, busy: bool) -> None:
-        """Disable Load while a load or reply runs."""
+        """Disable Load (and the server's switch-over) while a load or reply runs."""
         self._busy = busy
         self.load_button.setEnabled(self._loadable())
+        self.server.set_busy(busy)
+
+    def show_server(self, on: bool) -> None:
+        """Show the Server page (True) or the local pair's form."""
+        (self.server_button if on else self.local_button).setChecked(True)
 
     def add_model(self, path: Path, as_draft: bool = False) -> None:
         """Register a file the user chose, then rescan and select it."""

@@ -79,6 +79,14 @@ class PairChoice:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class RemoteChoice:
+    """The server the user last connected to: its base URL and model (the API key is kept elsewhere)."""
+
+    base_url: str
+    model: str = ""
+
+
 def settings_path() -> Path:
     """The INI file."""
     return data_dir() / "settings.ini"
@@ -135,6 +143,17 @@ class AppSettings:
         """Forget the remembered pair (it failed to load)."""
         for key in ("pair/target", "pair/draft", "pair/drafter"):
             self._qs.remove(key)
+        self._qs.sync()
+
+    def remote(self) -> RemoteChoice | None:
+        """The server last chosen in the picker, if any."""
+        url = str(self._qs.value("remote/base_url", "") or "").strip()
+        return RemoteChoice(url, str(self._qs.value("remote/model", "") or "")) if url else None
+
+    def set_remote(self, choice: RemoteChoice) -> None:
+        """Remember the server and model (never the API key: see app.engine.remote.credentials)."""
+        self._qs.setValue("remote/base_url", choice.base_url)
+        self._qs.setValue("remote/model", choice.model)
         self._qs.sync()
 
     def flag(self, key: str, default: bool) -> bool:

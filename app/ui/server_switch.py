@@ -1,0 +1,214 @@
+"""The "Local server" switch: the loaded pair behind an OpenAI-compatible API on this machine, from the window.
+
+The HTTP side is ``tandem serve``'s own (:class:`~app.engine.server.http.RunningServer`).
+The models are not loaded twice: :class:`SharedServerEngine` queues each
+request, like ``serve``'s engine, but runs it on the window's engine thread
+with the pair the chat uses, in arrival order with the chat's replies. A
+request waits while the chat writes a reply and a reply waits while a request
+is served; both see the same adaptive controller. Loading another pair (or
+choosing a server) switches the local server off, since what it announced in
+``/v1/models`` no longer holds; so does closing the window.
+"""
+
+from __future__ import annotations
+
+import queue
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
+
+from app.core.decoding.events import FinishedEvent, FinishReason
+from app.core.decoding.stats import GenerationStats
+from app.core.errors import TandemError
+from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.server.http import RunningServer
+from app.engine.server.protocol import CompletionRequest, RequestError
+from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, ServerEngine, Ticket
+from app.ui.worker import EngineHost
+
+DEFAULT_PORT = 8080  # serve's default, so a client set up for the CLI finds the window too
+SWITCH_TIP = (
+    "an OpenAI-compatible API on this machine only (127.0.0.1), for editors and scripts; "
+    "it shares the loaded models with the chat, one request or reply at a time"
+)
+_REFRESH_MS = 500
+
+
+class SharedServerEngine(ServerEngine):
+    """``serve``'s queue in front of the window's engine thread and its loaded pair (no second copy)."""
+
+    def __init__(
+        self,
+        host: EngineHost,
+        config: PairConfig,
+        draft_length: int | None = None,
+        queue_limit: int = DEFAULT_QUEUE_LIMIT,
+    ) -> None:
+        super().__init__(config, draft_length, queue_limit)
+        self._host = host
+        self._current: Ticket | None = None
+
+    def start(self) -> None:
+        """Nothing to load: the window's engine thread holds the pair already."""
+
+    def submit(self, request: CompletionRequest) -> Ticket:
+        """Queue ``request`` (429 past the limit) and ask the engine thread to serve the next one in line."""
+        ticket = super().submit(request)
+        self._host.run_on_engine(self._serve_next)
+        return ticket
+
+    @property
+    def queued(self) -> int:
+        """Requests waiting for the engine thread (for the chat or for an earlier request)."""
+        with self._lock:
+            return max(0, self._pending - (1 if self._current is not None else 0))
+
+    def close(self) -> None:
+        """Stop the request being generated at its next verify step, refuse those waiting."""
+        current = self._current
+        if current is not None:
+            current.cancel.set()
+        super().close()
+
+    def _serve_next(self, pair: LoadedPair | None) -> None:
+        """On the engine thread: the oldest waiting request, with the pair the chat uses."""
+        try:
+            job = self._jobs.get_nowait()
+        except queue.Empty:  # close() took it back and answered it
+            return
+        if job is None:
+            return
+        try:
+            if job.cancel.is_set():  # the client left while waiting
+                job.items.put(FinishedEvent(FinishReason.CANCELLED, "", GenerationStats()))
+            elif pair is None or pair.config != self.config:
+                job.items.put(RequestError("the window no longer has this pair loaded", 503, kind="server_error"))
+            else:
+                self._current = job
+                self._serve(pair, job)
+        finally:
+            with self._lock:
+                self._current = None
+                self._pending = max(0, self._pending - 1)
+
+
+class ServerSwitch(QWidget):
+    """A switch, the port, the URL with a copy button, and how many requests were served and are waiting."""
+
+    running_changed = Signal(bool)
+
+    def __init__(self, host: EngineHost, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._host = host
+        self._config: PairConfig | None = None
+        self.server: RunningServer | None = None
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        row = QHBoxLayout()
+        self.toggle = QCheckBox("Serve the loaded pair on port")
+        self.toggle.setToolTip(SWITCH_TIP)
+        self.toggle.toggled.connect(self._toggled)
+        self.port = QSpinBox()
+        self.port.setRange(0, 65535)
+        self.port.setValue(DEFAULT_PORT)
+        self.port.setToolTip("0 picks a free port")
+        row.addWidget(self.toggle)
+        row.addWidget(self.port)
+        row.addStretch(1)
+        layout.addLayout(row)
+        url_row = QHBoxLayout()
+        self.url = QLabel("")
+        self.url.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.copy_button = QToolButton()
+        self.copy_button.setText("Copy")
+        self.copy_button.setToolTip("copy the base URL")
+        self.copy_button.clicked.connect(self.copy_url)
+        url_row.addWidget(self.url, 1)
+        url_row.addWidget(self.copy_button)
+        layout.addLayout(url_row)
+        self.counts = QLabel("")
+        self.counts.setWordWrap(True)
+        layout.addWidget(self.counts)
+        self._timer = QTimer(self)
+        self._timer.setInterval(_REFRESH_MS)
+        self._timer.timeout.connect(self.refresh)
+        self.set_pair(None)
+
+    # -- public API ---------------------------------------------------------------------
+
+    @property
+    def engine(self) -> SharedServerEngine | None:
+        """The running server's engine."""
+        engine = self.server.engine if self.server is not None else None
+        return engine if isinstance(engine, SharedServerEngine) else None
+
+    def set_pair(self, config: PairConfig | None, why_not: str = "load a local pair to serve it") -> None:
+        """The pair the window has loaded (None: nothing to serve); a different pair stops the server."""
+        if self.server is not None and config != self._config:
+            self.stop("stopped: the window loaded another pair" if config else "stopped: " + why_not)
+        self._config = config
+        self.toggle.setEnabled(config is not None)
+        self.toggle.setToolTip(SWITCH_TIP if config is not None else why_not)
+        if self.server is None and config is None:
+            self.counts.setText(why_not)
+        elif self.server is None:
+            self.counts.setText("")
+
+    def stop(self, message: str = "") -> None:
+        """Switch the server off (waiting requests get 503; the one generating stops at its next step)."""
+        server, self.server = self.server, None
+        self._timer.stop()
+        if server is not None:
+            server.stop()
+        self.url.setText("")
+        self.copy_button.setEnabled(False)
+        self.port.setEnabled(True)
+        if message:
+            self.counts.setText(message)
+        self.toggle.blockSignals(True)
+        self.toggle.setChecked(False)
+        self.toggle.blockSignals(False)
+        if server is not None:
+            self.running_changed.emit(False)
+
+    def copy_url(self) -> None:
+        """Put the base URL on the clipboard."""
+        if self.server is not None:
+            QGuiApplication.clipboard().setText(self.server.url)
+
+    def refresh(self) -> None:
+        """Show the counts (a timer calls this while the server runs)."""
+        server = self.server
+        if server is None:
+            return
+        engine = server.engine
+        served = server.httpd.requests_served
+        waiting = engine.queued if isinstance(engine, SharedServerEngine) else engine.waiting
+        # The counter is written by the connection threads; an int read is atomic enough for a label.
+        self.counts.setText(f"{served} request{'s' if served != 1 else ''} served · {waiting} waiting")
+
+    # -- internals --------------------------------------------------------------------------
+
+    def _toggled(self, on: bool) -> None:
+        if not on:
+            self.stop("stopped")
+            return
+        if self._config is None:
+            self.stop("load a local pair to serve it")
+            return
+        engine = SharedServerEngine(self._host, self._config)
+        try:
+            server = RunningServer(engine, "127.0.0.1", self.port.value()).start()
+        except (OSError, TandemError) as exc:
+            text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            self.stop(f"cannot listen on port {self.port.value()}: {text} (choose another, or 0 for any free one)")
+            return
+        self.server = server
+        self.url.setText(server.url)
+        self.copy_button.setEnabled(True)
+        self.port.setEnabled(False)
+        self._timer.start()
+        self.refresh()
+        self.running_changed.emit(True)

@@ -1,0 +1,130 @@
+"""The window's "Local server" switch: the loaded SmolLM2 pair answering the official `openai` client, the chat
+and the requests taking turns on the one engine thread, the counts, and a clean stop."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import openai
+from PySide6.QtWidgets import QApplication
+
+from app.engine.llama.session import DrafterKind, PairConfig
+from app.ui.chat.controller import Activity
+from app.ui.main_window import MainWindow
+from app.ui.server_switch import SharedServerEngine
+from tests.ui.helpers import load, pair_choice, send, wait_until
+
+ASK = [{"role": "user", "content": "Name three colours."}]
+LONG = "Write a long story about a dragon who learns to cook. Use at least 500 words."
+
+
+def serving_window(make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]) -> MainWindow:
+    window = make_window()
+    window.settings_panel.n_threads.setValue(1)
+    window.settings_panel.n_ctx.setValue(1024)
+    assert not window.server_switch.toggle.isEnabled()  # nothing loaded: nothing to serve
+    load(window, pair_choice(small_pair))
+    switch = window.server_switch
+    assert switch.toggle.isEnabled()
+    switch.port.setValue(0)  # any free port: the tests must not depend on 8080 being free
+    switch.toggle.setChecked(True)
+    assert switch.server is not None, switch.counts.text()
+    return window
+
+
+def refused(url: str) -> bool:
+    try:
+        httpx2.get(url + "/models", timeout=5)
+    except httpx2.ConnectError:
+        return True
+    return False
+
+
+def test_the_switch_serves_the_loaded_pair_to_the_openai_client_and_counts_requests(
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+) -> None:
+    window = serving_window(make_window, small_pair)
+    switch = window.server_switch
+    url = switch.url.text()
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
+    switch.copy_url()
+    clipboard = QApplication.clipboard()
+    assert clipboard is not None and clipboard.text() == url
+    client = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=300)
+    results: dict[str, Any] = {}
+
+    def talk() -> None:  # off the GUI thread: the window must keep running its event loop meanwhile
+        results["models"] = [m.id for m in client.models.list().data]
+        results["reply"] = client.chat.completions.create(model="x", messages=ASK, max_tokens=16, temperature=0)
+        results["chunks"] = list(
+            client.chat.completions.create(model="x", messages=ASK, max_tokens=16, temperature=0, stream=True)
+        )
+
+    worker = threading.Thread(target=talk)
+    worker.start()
+    wait_until(lambda: not worker.is_alive(), 300, "the client's requests")
+    assert results["models"] == [small_pair[0].stem]
+    reply = results["reply"]
+    assert reply.choices[0].message.content
+    tokens = reply.model_extra["tandem"]["tokens"]
+    assert "".join(t["text"] for t in tokens) == reply.choices[0].message.content
+    streamed = "".join(c.choices[0].delta.content or "" for c in results["chunks"] if c.choices)
+    assert streamed == reply.choices[0].message.content  # greedy: the same reply both ways
+    switch.refresh()
+    assert switch.counts.text() == "2 requests served · 0 waiting"
+    # The chat still works on the same models, and nothing was loaded twice.
+    assert send(window, "Say hello.").text
+    switch.toggle.setChecked(False)
+    assert switch.server is None and switch.url.text() == "" and refused(url)
+
+
+def test_a_request_waits_while_the_chat_replies_and_the_window_closes_the_server(
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+) -> None:
+    window = serving_window(make_window, small_pair)
+    switch = window.server_switch
+    url = switch.url.text()
+    engine = switch.engine
+    assert isinstance(engine, SharedServerEngine)
+    window.settings_panel.max_tokens.setValue(400)
+    window.chat.prompt.setPlainText(LONG)
+    window.chat.send_requested.emit(LONG)
+    wait_until(lambda: window.controller.activity is Activity.GENERATING, 10, "the chat reply to start")
+    client = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=300)
+    answer: dict[str, Any] = {}
+    requester = threading.Thread(
+        target=lambda: answer.update(reply=client.chat.completions.create(model="x", messages=ASK, max_tokens=8))
+    )
+    requester.start()
+    wait_until(lambda: engine.queued == 1, 30, "the request to queue behind the chat reply")
+    switch.refresh()
+    assert switch.counts.text() == "0 requests served · 1 waiting"
+    window.controller.stop()  # the chat's turn ends; the request's begins
+    wait_until(lambda: not requester.is_alive(), 300, "the queued request")
+    assert answer["reply"].choices[0].message.content
+    wait_until(lambda: switch.counts.text() == "1 request served · 0 waiting", 5, "the counts to update")
+    window.close()
+    assert switch.server is None and refused(url)
+
+
+def test_a_port_in_use_is_said_and_the_switch_stays_off(
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+) -> None:
+    window = make_window()
+    switch = window.server_switch
+    switch.set_pair(PairConfig(small_pair[0], small_pair[1], DrafterKind.MODEL))  # the port fails before any request
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        switch.port.setValue(port)
+        switch.toggle.setChecked(True)
+        assert switch.server is None and not switch.toggle.isChecked()
+        assert f"cannot listen on port {port}" in switch.counts.text()
+    switch.set_pair(None, "nothing to serve")
+    assert not switch.toggle.isEnabled() and switch.counts.text() == "nothing to serve"
