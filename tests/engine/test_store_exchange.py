@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 
 import pytest
 
@@ -76,6 +77,19 @@ def test_round_trip_export_import_gives_the_same_messages(store):
         {k: v for k, v in m.items() if k not in ("id", "parent")} for m in exported["messages"]
     ]
     assert len(store.search("Capitale")) == 2  # the imported text is searchable
+
+
+def test_a_servers_reply_with_unknown_odds_survives_the_round_trip(store):
+    cid = store.create_conversation("Remote")
+    store.add_message(cid, "user", "Hi")
+    reply = store.begin_reply(cid)
+    store.append_tokens(reply, [StoredToken("Hello", "draft", math.nan), StoredToken("!", "target", 0.9)])
+    store.finish_reply(reply, "Hello!")
+    exported = json.loads(json.dumps(store.export_json(cid)))
+    assert exported["messages"][1]["tokens"][0]["p_target"] is None  # JSON has no NaN
+    imported = store.import_json(exported)
+    tokens = store.messages(imported)[1].tokens
+    assert math.isnan(tokens[0].p_target) and tokens[1].p_target == 0.9
 
 
 def test_a_v1_export_imports_as_a_linear_chat(store):

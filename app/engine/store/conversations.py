@@ -50,7 +50,7 @@ from app.engine.store.exchange import EXPORT_VERSION, FORMAT, parse_export
 from app.engine.store.exchange import ImportFormatError as ImportFormatError  # what import_json raises
 from app.engine.store.lock import WriterLock
 from app.engine.store.migration import read_v1_as_v2, schema_version, upgrade
-from app.engine.store.schema import SCHEMA, SCHEMA_VERSION
+from app.engine.store.schema import SCHEMA, SCHEMA_VERSION, UNKNOWN_P_STORED
 from app.engine.store.search import SearchHit as SearchHit  # what search returns
 from app.engine.store.search import search as search_messages
 
@@ -65,7 +65,6 @@ STREAMING = "streaming"
 CANCELLED = "cancelled"
 INTERRUPTED = "interrupted"
 FAILED = "failed"
-UNKNOWN_P_STORED = -1.0  # p_target's column for "not known" (no probability is negative)
 
 
 @dataclass(frozen=True, slots=True)
@@ -383,9 +382,7 @@ class ChatStore:
             raise ValueError(f"a preset named {new!r} exists already")
         with self._transaction():
             self._db.execute("UPDATE presets SET name=? WHERE name=?", (new, old))
-            self._db.execute(
-                "UPDATE preferences SET value=? WHERE key='default_preset' AND value=?", (new, old)
-            )
+            self._db.execute("UPDATE preferences SET value=? WHERE key='default_preset' AND value=?", (new, old))
 
     def delete_preset(self, name: str) -> None:
         """Delete a preset (no default any more if it was the default); chats keep their own copies."""

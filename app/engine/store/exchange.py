@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.errors import TandemError
+from app.engine.store.schema import UNKNOWN_P_STORED
 
 FORMAT = "tandem-conversation"
 EXPORT_VERSION = 2
@@ -147,6 +148,8 @@ def _token(raw: object, n: int, i: int) -> ImportedToken:
     if not isinstance(raw, dict):
         raise ImportFormatError(f"{where} is not an object")
     text, origin, p = raw.get("text"), raw.get("origin"), _float(raw.get("p_target"))
+    if p is None and "p_target" in raw and raw["p_target"] is None:
+        p = UNKNOWN_P_STORED  # exported as null: a server that did not say (stored as the store keeps it)
     if not isinstance(text, str) or origin not in ORIGINS or p is None:
         raise ImportFormatError(f"{where} lacks its text, origin or p_target")
     q = raw.get("q_draft")

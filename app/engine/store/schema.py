@@ -24,6 +24,9 @@ that update re-indexes the row.
 from __future__ import annotations
 
 SCHEMA_VERSION = 2
+# tokens.p_target for "not known" (a remote server's tokens): SQLite turns NaN into NULL, and no
+# probability is negative.
+UNKNOWN_P_STORED = -1.0
 
 SCHEMA_V1 = """
 CREATE TABLE IF NOT EXISTS conversations (
