@@ -37,6 +37,8 @@ class GenerationStats:
     rejection_sampling_sum: float = 0.0
     sample_and_match_sum: float = 0.0
     rule_positions: int = 0
+    threads: int = 0  # CPU threads of the latest step (0: not known, e.g. a model without threads)
+    threads_auto: bool = False  # chosen by measurement (app.core.adaptive.threads), not forced
 
     def record(self, event: StepEvent) -> None:
         """Add one verify step."""
@@ -142,4 +144,6 @@ class GenerationStats:
             "draft_s": self.draft_s,
             "verify_s": self.verify_s,
             "overhead_ms_per_step": self.overhead_ms_per_step,
+            "threads": self.threads,
+            "threads_auto": self.threads_auto,
         }
