@@ -67,6 +67,21 @@ def test_all_cores_win_on_a_quiet_machine() -> None:
     assert Counter(used[50:]) == {2: 150}
 
 
+def test_a_machine_busy_all_over_does_not_try_more_threads() -> None:
+    machine = Machine({1: 5.0, 2: 0.26}, free=0.2)  # the heavy-load numbers
+    policy = machine.policy()
+    used = run(policy, machine, 40)
+    assert set(used) == {1} and machine.applied == [1] and set(policy.measured) == {1}
+
+
+def test_a_far_slower_count_is_left_after_two_steps() -> None:
+    machine = Machine({1: 16.0, 2: 2.0}, free=1.0)
+    policy = machine.policy(window=6, warmup=1)
+    used = run(policy, machine, 40)
+    assert used.count(2) == 1 + 2  # the warm-up step and two measured ones, not a whole window
+    assert policy.threads == 1
+
+
 def test_measured_speed_overrules_a_wrong_free_cpu_reading() -> None:
     # The reading says both CPUs are free, yet two threads run at half speed (a busy core the reading missed).
     machine = Machine(ONE_BUSY, free=2.0)

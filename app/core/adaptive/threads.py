@@ -9,7 +9,11 @@ fastest, so :class:`AdaptiveThreads` measures:
 
 * a **round** tries each candidate count for a short window of verify steps
   (after one warm-up step, since the first step after a change also pays for
-  it), starting from the count the free CPUs suggest and moving outwards;
+  it), starting from the count the free CPUs suggest and moving outwards. It
+  skips counts above the free CPUs plus one (on a machine that is busy all
+  over, 2 threads ran 20 times slower than 1: even a short window there costs
+  more than it can tell), and leaves a count after two steps when it runs
+  below ``drop_ratio`` of the best count measured so far;
 * it then keeps the fastest, preferring the suggested count unless another
   is clearly faster (``margin``), so timing noise does not move it;
 * a new round starts every ``recheck_every`` steps, when a window runs well
@@ -43,6 +47,8 @@ DEFAULT_RECHECK_EVERY = 256
 DEFAULT_DROP_RATIO = 0.6
 # Another count must be this much faster than the suggested one to replace it.
 DEFAULT_MARGIN = 1.1
+# Steps a count runs in a round before it may be left early for being far slower.
+_EARLY_EXIT_STEPS = 2
 
 
 class FixedThreads:
@@ -163,7 +169,7 @@ class AdaptiveThreads:
             self._skip -= 1
             return
         self._current.add(len(event.tokens), event.timings.total_s)
-        if self._current.steps < self.window:
+        if self._current.steps < self.window and not self._clearly_losing():
             return
         rate = self._current.rate
         self._current = _Window()
@@ -178,16 +184,25 @@ class AdaptiveThreads:
         if rate < self.drop_ratio * self._chosen_rate or self._since_round >= self.recheck_every:
             self._start_round()
 
+    def _clearly_losing(self) -> bool:
+        """While exploring: this count is already far slower than the best one so far."""
+        if not self.exploring or not self.measured or self._current.steps < _EARLY_EXIT_STEPS:
+            return False
+        return self._current.rate < self.drop_ratio * max(self.measured.values())
+
     def _suggest(self) -> int:
         free = self._free_cpus()
         return suggested_count(free if math.isfinite(free) else float(self.candidates[-1]), self.candidates)
 
     def _start_round(self) -> None:
         self.rounds += 1
-        self._suggested = self._suggest()
+        free = self._free_cpus()
+        free = free if math.isfinite(free) else float(self.candidates[-1])
+        self._suggested = suggested_count(free, self.candidates)
         self.measured = {}
+        worth_trying = [c for c in self.candidates if c <= free + 1.0 or c == self._suggested]
         # Nearest counts first: if the round is cut short by a short reply, the nearest were measured.
-        self._queue = sorted(self.candidates, key=lambda c: (abs(c - self._suggested), c))
+        self._queue = sorted(worth_trying, key=lambda c: (abs(c - self._suggested), c))
         self._switch(self._queue[0])
 
     def _settle(self) -> None:
