@@ -46,7 +46,7 @@ def generate(pair: LoadedPair, kind: DrafterKind, max_tokens: int = 48) -> tuple
     raise AssertionError("no FinishedEvent")
 
 
-def test_set_threads_changes_both_of_llamas_counts_without_reloading(pair: LoadedPair) -> None:
+def testset_threads_changes_both_of_llamas_counts_without_reloading(pair: LoadedPair) -> None:
     assert pair.target.threads == 1
     try:
         pair.target.set_threads(2)
@@ -67,7 +67,7 @@ def test_switching_threads_every_step_keeps_the_greedy_output(pair: LoadedPair, 
 
     def apply(n: int) -> None:
         applied.append(n)
-        pair._set_threads(n)
+        pair.set_threads(n)
 
     # A window of one step and no warm-up: the count changes between nearly every pair of steps.
     pair.threads = AdaptiveThreads((1, 2), apply, lambda: 2.0, window=1, recheck_every=2, warmup=0)
@@ -75,7 +75,7 @@ def test_switching_threads_every_step_keeps_the_greedy_output(pair: LoadedPair, 
         candidate, counts, finished = generate(pair, kind)
     finally:
         pair.threads = FixedThreads(1)
-        pair._set_threads(1)
+        pair.set_threads(1)
     assert {1, 2} <= set(counts) and len(applied) > 4
     assert pair.draft is not None and pair.draft.threads == 1  # the draft context follows the target's
     assert finished.stats.threads_auto and finished.stats.threads in (1, 2)

@@ -98,9 +98,9 @@ class LoadedPair:
             self.threads = FixedThreads(self.target.threads)
         else:
             candidates = candidate_counts(max_useful_threads())
-            self.threads = AdaptiveThreads(candidates, self._set_threads, cpu_load.free_cpus)
+            self.threads = AdaptiveThreads(candidates, self.set_threads, cpu_load.free_cpus)
 
-    def _set_threads(self, n_threads: int) -> None:
+    def set_threads(self, n_threads: int) -> None:
         """Both contexts at once: drafting and verifying alternate, so each may use every thread."""
         self.target.set_threads(n_threads)
         if self.draft is not None:
