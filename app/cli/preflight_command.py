@@ -5,17 +5,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 
 from app.cli.common import add_model_options, resolve_pair
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
-from app.engine.bench.preflight import (
-    CheaperDraftVerdict,
-    estimate_cheaper_draft,
-    format_report,
-    measure_cheaper_draft,
-    run_preflight,
-)
+from app.engine.bench.preflight import format_report, measure_cheaper_draft, run_preflight
 from app.engine.llama.quantize import make_cheaper_draft
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 
@@ -53,24 +48,17 @@ def run(args: argparse.Namespace) -> int:
         raise TandemError("--cheaper-draft needs a draft model to make a cheaper copy of")
     with LoadedPair(config) as pair:
         report = run_preflight(pair, _progress, params)
-        cheaper: CheaperDraftVerdict | None
         if args.cheaper_draft and pair.draft is not None:
             sys.stderr.write(f"\rmaking the cheaper draft of {pair.draft.name} (once)...")
             sys.stderr.flush()
             path = make_cheaper_draft(pair.draft.path)
-            cheaper = measure_cheaper_draft(pair, report, path, params, _progress)
-        else:
-            cheaper = estimate_cheaper_draft(pair, report)
+            report = replace(report, cheaper_draft=measure_cheaper_draft(pair, report, path, params, _progress))
     sys.stderr.write("\r" + " " * 60 + "\r")
     if args.json:
-        payload = report.to_dict()
-        payload["cheaper_draft"] = cheaper.to_dict() if cheaper is not None else None
-        json.dump(payload, sys.stdout)
+        json.dump(report.to_dict(), sys.stdout)
         sys.stdout.write("\n")
     else:
         print(format_report(report))
-        if cheaper is not None:
-            print(f"cheaper draft: {cheaper.text}")
     return 0
 
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +86,9 @@ class PreflightReport:
     # (draft confidence, acceptance) for each scored draft token: seeds the
     # controller's calibration of its early-stop floor.
     calibration: tuple[tuple[float, float], ...] = field(default=())
+    draft_path: str | None = None
+    # What a Q4_0 copy of the draft would give, estimated (or measured, by `preflight --cheaper-draft`).
+    cheaper_draft: CheaperDraftVerdict | None = None
 
     @property
     def costs(self) -> StepCosts:
@@ -148,7 +151,7 @@ def run_preflight(
         if model is not None:
             model.truncate(0)
     report("done", 1.0)
-    return PreflightReport(
+    result = PreflightReport(
         target=target.name,
         draft=pair.draft.name if pair.draft is not None else None,
         n_threads=pair.config.n_threads,
@@ -166,7 +169,9 @@ def run_preflight(
         temperature=params.temperature,
         notes=tuple(notes),
         calibration=tuple(calibration),
+        draft_path=str(pair.draft.path) if pair.draft is not None else None,
     )
+    return replace(result, cheaper_draft=estimate_cheaper_draft(pair, result))
 
 
 def apply_to(pair: LoadedPair, report: PreflightReport) -> None:
@@ -322,6 +327,8 @@ def format_report(report: PreflightReport) -> str:
             )
     lines.extend(f"  note: {n}" for n in report.notes)
     lines.append(f"recommendation: {report.recommendation}")
+    if report.cheaper_draft is not None:
+        lines.append(f"cheaper draft: {report.cheaper_draft.text}")
     lines.append(f"(measured in {report.wall_s:.1f} s)")
     return "\n".join(lines)
 
