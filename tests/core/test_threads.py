@@ -11,6 +11,7 @@ from app.core.adaptive.threads import AdaptiveThreads, FixedThreads, candidate_c
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.events import EmittedToken, FinishedEvent, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
+from app.core.decoding.stats import GenerationStats
 from tests.core.fakes import BigramLM, random_table
 
 # Tokens per second by thread count, as measured on the 2-core machine (issue 17).
@@ -196,6 +197,21 @@ def test_the_decoder_reports_a_forced_count() -> None:
     stats = _finish(_decoder(FixedThreads(3))).stats
     assert (stats.threads, stats.threads_auto) == (3, False)
     assert stats.to_dict()["threads"] == 3
+
+
+def test_each_step_carries_its_count_so_live_statistics_show_it() -> None:
+    # The window builds its live statistics from the step events, not from the decoder's totals.
+    applied: list[int] = []
+    policy = AdaptiveThreads((1, 2), applied.append, lambda: 2.0, window=2, warmup=0)
+    events = list(_decoder(policy).generate(GenerationRequest([1, 2, 3], max_tokens=20)))
+    steps = [e for e in events if isinstance(e, StepEvent)]
+    assert {e.threads for e in steps} == {1, 2} and all(e.threads_auto for e in steps)
+    live = GenerationStats()
+    for event in steps:
+        live.record(event)
+    finished = events[-1]
+    assert isinstance(finished, FinishedEvent)
+    assert (live.threads, live.threads_auto) == (steps[-1].threads, True) == (finished.stats.threads, True)
 
 
 def test_the_decoder_tells_the_policy_every_step() -> None:

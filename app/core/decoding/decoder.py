@@ -122,7 +122,6 @@ class SpeculativeDecoder:
         stats = GenerationStats(prompt_tokens=len(prompt))
         if self.threads is not None:
             self.threads.begin()
-            stats.threads_auto = self.threads.auto
         started = time.perf_counter()
         sync_cache(self.target, prompt[:-1])
         self.drafter.begin(prompt)
@@ -139,8 +138,6 @@ class SpeculativeDecoder:
             if room < 0:
                 reason = FinishReason.CONTEXT_FULL
                 break
-            if self.threads is not None:
-                stats.threads = self.threads.threads
             event, finished = self._step(context, request, room, stats.emitted)
             stats.record(event)
             self.policy.observe(event)
@@ -216,8 +213,19 @@ class SpeculativeDecoder:
         # draft_s is the draft model's own decode time: the drafter's sampling and
         # lookups, like the verification below, are Python overhead of the step.
         timings = StepTimings(draft.model_s, verified_at - drafted_at, done_at - step_start)
+        threads = self.threads
         event = StepEvent(
-            tuple(tokens), len(draft), verdict.n_accepted, k, rejected, timings, tuple(draft.confidence), exact, match
+            tuple(tokens),
+            len(draft),
+            verdict.n_accepted,
+            k,
+            rejected,
+            timings,
+            tuple(draft.confidence),
+            exact,
+            match,
+            threads.threads if threads is not None else 0,
+            threads is not None and threads.auto,
         )
         return event, finished
 

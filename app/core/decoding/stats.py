@@ -50,6 +50,9 @@ class GenerationStats:
         self.verify_s += event.timings.verify_s
         self.total_s += event.timings.total_s
         self.last_draft_length = event.draft_length
+        if event.threads:
+            self.threads = event.threads
+            self.threads_auto = event.threads_auto
         if event.drafted:
             self.drafting_steps += 1
         self.rejection_sampling_sum += sum(event.rejection_sampling_expected)
