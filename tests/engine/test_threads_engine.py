@@ -120,14 +120,18 @@ def test_a_busy_process_beside_us_shows_as_a_cpu_less_free() -> None:
 
 
 def test_our_own_busy_threads_do_not_count_as_load() -> None:
-    load = CpuLoad()
-    time.sleep(0.1)
-    load.free_cpus()
-    time.sleep(0.5)
-    others_before = usable_cpus() - load.free_cpus()  # what the rest of the machine used over the last 0.5 s
-    end = time.perf_counter() + 0.5
-    while time.perf_counter() < end:  # this process keeps one CPU busy
-        pass
-    others_during = usable_cpus() - load.free_cpus()
-    # Counting our own CPU time would add a whole CPU; the rest of the machine rarely moves that much in 0.5 s.
-    assert others_during < others_before + 0.75
+    def attempt() -> bool:
+        load = CpuLoad()
+        time.sleep(0.1)
+        load.free_cpus()
+        time.sleep(0.5)
+        others_before = usable_cpus() - load.free_cpus()  # what the rest of the machine used over the last 0.5 s
+        end = time.perf_counter() + 0.5
+        while time.perf_counter() < end:  # this process keeps one CPU busy
+            pass
+        others_during = usable_cpus() - load.free_cpus()
+        # Counting our own CPU time would add up to a whole CPU; the rest of the machine rarely moves that much.
+        return others_during < others_before + 0.75
+
+    # Other programs starting or ending mid-measurement can move the reading: one clean attempt of three suffices.
+    assert any(attempt() for _ in range(3))

@@ -64,8 +64,9 @@ class PreflightDialog(QDialog):
         self.make_cheaper.setToolTip("re-quantise the draft to Q4_0 (its output layer too) into the models folder")
         self.make_cheaper.setVisible(False)
         self.make_cheaper.clicked.connect(self._make_cheaper_draft)
-        # Parented to the window: a quantise outlives a closed dialog and still finishes (atomically).
-        self._background = Background(parent or self, workers=1)
+        # The window's pool when there is one: a quantise outlives a closed dialog and still finishes (atomically).
+        shared = getattr(parent, "background", None)
+        self._background = shared if isinstance(shared, Background) else Background(self, workers=1)
         self._closed = False
         self.made_path: Path | None = None
         for widget in (self.progress_label, self.progress, self.recommendation, self.cheaper, self.make_cheaper):
