@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,9 @@ def test_the_cheaper_draft_is_q4_0_down_to_its_output_layer(small_pair: tuple[Pa
     # Without the output type llama.cpp keeps that layer at Q8_0: the parameter is what made it cheaper.
     assert _types(plain_q4_0)["token_embd.weight"] == "Q8_0" == _types(source)["token_embd.weight"]
     assert cheaper.stat().st_size < plain_q4_0.stat().st_size
+    umask = os.umask(0)
+    os.umask(umask)
+    assert cheaper.stat().st_mode & 0o777 == 0o666 & ~umask  # as any new file, not private like a mkstemp one
 
 
 def test_a_made_copy_is_reused(small_pair: tuple[Path, Path], cheaper: Path) -> None:

@@ -353,6 +353,7 @@ class CheaperDraftVerdict:
     current_best: Prediction
     pays: bool
     text: str
+    own_draft_per_token_s: float = 0.0  # the loaded draft's cost, measured beside the copy's
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form."""
@@ -390,35 +391,52 @@ def measure_cheaper_draft(
     progress: Progress | None = None,
     prompts: Sequence[str] = _PROMPTS,
 ) -> CheaperDraftVerdict:
-    """Load the made copy beside the pair and measure its cost per token and its acceptance with the target."""
+    """Load the made copy beside the pair and measure its cost per token and its acceptance with the target.
+
+    The loaded draft writes the same continuations again, prompt by prompt in turn with the copy, so the
+    two costs compared come from the same minutes (the report's own draft cost may be from a calmer or
+    busier spell of the machine).
+    """
+    if pair.draft is None:
+        raise ValueError("measuring a cheaper draft needs the pair's own draft loaded")
     params = params or SamplingParams(temperature=report.temperature)
     tell = progress or (lambda _stage, _fraction: None)
     rendered = [pair.template.render([Message("user", text)]) for text in prompts]
-    threads = pair.target.threads
-    times: list[float] = []
+    cheap_times: list[float] = []
+    own_times: list[float] = []
     agreements: list[list[float]] = []
-    with LlamaModel(path, LoadOptions(n_ctx=pair.target.n_ctx, n_threads=threads)) as cheaper:
+    with LlamaModel(path, LoadOptions(n_ctx=pair.target.n_ctx, n_threads=pair.target.threads)) as cheaper:
         for i, prompt in enumerate(rendered):
             tell("cheaper draft", i / len(rendered))
+            own_times.extend(_draft_continuation(pair.draft, prompt, params)[2][1:])
             tokens, q_rows, step_times, _ = _draft_continuation(cheaper, prompt, params)
-            times.extend(step_times[1:])
+            cheap_times.extend(step_times[1:])
             agreements.append(_score(pair.target, prompt, tokens, q_rows, params))
-    pair.target.truncate(0)
+    for model in (pair.target, pair.draft):
+        model.truncate(0)
     tell("cheaper draft", 1.0)
     acceptance = per_position_acceptance(agreements, MAX_VERIFY - 1)
-    cost = statistics.median(times) if times else report.draft_per_token_s
-    return _verdict(report, path, True, cost, acceptance)
+    own = statistics.median(own_times) if own_times else report.draft_per_token_s
+    cost = statistics.median(cheap_times) if cheap_times else own
+    return _verdict(report, path, True, cost, acceptance, own)
 
 
 def _verdict(
-    report: PreflightReport, path: Path, measured: bool, cost: float, acceptance: Sequence[float] | None
+    report: PreflightReport,
+    path: Path,
+    measured: bool,
+    cost: float,
+    acceptance: Sequence[float] | None,
+    own_cost: float | None = None,
 ) -> CheaperDraftVerdict:
     kept = tuple(acceptance) if acceptance is not None else report.acceptance
+    own = own_cost if own_cost is not None else report.draft_per_token_s
     costs = StepCosts(report.verify_s, cost, report.overhead_s)
     best = best_prediction(predict(costs, kept, MAX_VERIFY - 1))
-    current = report.best
+    own_costs = StepCosts(report.verify_s, own, report.overhead_s)
+    current = best_prediction(predict(own_costs, report.acceptance, MAX_VERIFY - 1))
     pays = best.k > 0 and best.speedup > CHEAPER_DRAFT_MARGIN * max(current.speedup, 1.0)
-    saving = 1.0 - cost / report.draft_per_token_s if report.draft_per_token_s > 0 else 0.0
+    saving = 1.0 - cost / own if own > 0 else 0.0
     how = "measured" if measured else "estimated from its weights' bytes, acceptance assumed unchanged"
     prediction = (
         f"a Q4_0 copy of the draft (output layer Q4_0 too) costs {saving:.0%} less per token ({how}); "
@@ -430,4 +448,4 @@ def _verdict(
         text = f"{prediction}: choose {path.name} as the draft."
     else:
         text = f"{prediction}: worth making (`preflight --cheaper-draft` makes it once and measures it)."
-    return CheaperDraftVerdict(str(path), measured, cost, kept, best, current, pays, text)
+    return CheaperDraftVerdict(str(path), measured, cost, kept, best, current, pays, text, own)

@@ -16,7 +16,7 @@ so a failure or an interrupt leaves nothing half-written under the real name.
 from __future__ import annotations
 
 import os
-import tempfile
+import uuid
 from pathlib import Path
 
 import llama_cpp
@@ -64,12 +64,11 @@ def requantize(source: Path, destination: Path, ftype_name: str, output_type: st
     llama_logger.set_verbose(False)  # the quantiser logs every tensor otherwise
     destination.parent.mkdir(parents=True, exist_ok=True)
     # A unique name beside the destination: os.replace stays atomic, and two makers never share a file.
-    handle, name = tempfile.mkstemp(prefix=f".{destination.name}.", suffix=".partial", dir=destination.parent)
-    os.close(handle)
-    partial = Path(name)
+    # llama.cpp creates it, so it gets the usual permissions (a mkstemp file would stay private to this user).
+    partial = destination.with_name(f".{destination.name}.{uuid.uuid4().hex[:8]}.partial")
     try:
         rc = llama_cpp.llama_model_quantize(str(source).encode(), str(partial).encode(), params)
-        if rc != 0 or partial.stat().st_size == 0:
+        if rc != 0 or not partial.is_file() or partial.stat().st_size == 0:
             raise TandemError(f"llama.cpp could not quantise {source.name} to {ftype_name} (code {rc})")
         try:
             read_header(partial)
