@@ -19,7 +19,7 @@ from collections.abc import Sequence
 import app
 
 # Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ("chat", "chats", "models", "memory", "bench", "preflight", "serve")
+_COMMANDS = ("chat", "chats", "models", "memory", "bench", "bench_threads", "preflight", "serve")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from app.cli.common import resolve_pair
+from app.cli.common import add_threads_option, resolve_pair
 from app.core.bench.report import render_markdown
 from app.core.errors import TandemError
 from app.engine.bench.runner import BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
@@ -56,7 +56,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--no-adaptive", action="store_true", help="leave out the adaptive configurations")
     parser.add_argument("--no-preflight", action="store_true", help="do not run (and seed adaptive with) pre-flight")
     parser.add_argument("--regimes", action="store_true", help="also bench an F16 copy of the target (memory-bound)")
-    parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: physical cores)")
+    add_threads_option(parser)
     parser.add_argument(
         "--max-other-cpu",
         type=float,

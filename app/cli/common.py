@@ -18,9 +18,34 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--ngram", action="store_true", help="draft by prompt lookup, no second model")
     group.add_argument("--no-draft", action="store_true", help="target only: the baseline, same code path")
     parser.add_argument("--ctx", type=int, default=4096, help="context size in tokens (default 4096)")
-    parser.add_argument("--threads", type=int, default=None, help="CPU threads (default: physical cores)")
+    add_threads_option(parser)
     parser.add_argument("--ngl", type=int, default=0, help="target layers to offload to the GPU")
     parser.add_argument("--ngld", type=int, default=0, help="draft layers to offload to the GPU")
+
+
+def thread_count(text: str) -> int | None:
+    """``auto`` (None: measured and re-checked while decoding) or a positive number of threads."""
+    if text.strip().lower() == "auto":
+        return None
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a whole number of threads >= 1, got {text!r}")
+    return value
+
+
+def add_threads_option(parser: argparse.ArgumentParser) -> None:
+    """--threads auto|N."""
+    parser.add_argument(
+        "--threads",
+        type=thread_count,
+        default=None,
+        metavar="auto|N",
+        help="CPU threads: auto (default) measures which count is fastest with what else runs here, "
+        "and re-checks during long replies; N forces a number",
+    )
 
 
 def add_sampling_options(parser: argparse.ArgumentParser) -> None:

@@ -2,6 +2,7 @@
 
 Tokens per second, acceptance rate, mean accepted length per verify step,
 per-position acceptance as a bar chart, the drafter's current draft length,
+the CPU threads in use (chosen by measurement unless the settings force a number),
 and the speedup against the target-only rate measured on this machine (by an
 A/B run or a target-only reply), which is the number that says whether
 speculation pays here. Beside the measured acceptance sit the two rules'
@@ -70,6 +71,11 @@ class StatsPanel(QWidget):
         self.draft_length.setWordWrap(True)
         self.timing = QLabel("–")
         self.timing.setWordWrap(True)
+        self.threads = QLabel("–")
+        self.threads.setToolTip(
+            "llama.cpp's threads wait for each other, so a core another program keeps busy slows all of them:\n"
+            "Auto measures which count is fastest here and re-checks during long replies"
+        )
         form.addRow("Drafter", self.drafter)
         form.addRow("Acceptance", self.acceptance)
         form.addRow("Rules", self.rules)
@@ -77,6 +83,7 @@ class StatsPanel(QWidget):
         form.addRow("Tokens per pass", self.per_pass)
         form.addRow("Draft length", self.draft_length)
         form.addRow("Per step", self.timing)
+        form.addRow("Threads", self.threads)
         layout.addWidget(details)
 
         chart_box = QGroupBox("Acceptance by draft position")
@@ -132,6 +139,7 @@ class StatsPanel(QWidget):
             )
         else:
             self.timing.setText("–")
+        self.threads.setText(threads_text(stats))
         self.chart.set_values(stats.per_position_acceptance)
 
     def _draft_length_text(self, stats: GenerationStats) -> str:
@@ -143,6 +151,14 @@ class StatsPanel(QWidget):
                 return "0: off for now, recent lookups were rejected (retried every few steps)"
             return "0: off, drafting is slower than the target alone here (re-checked now and then)"
         return str(stats.last_draft_length)
+
+
+def threads_text(stats: GenerationStats) -> str:
+    """The thread count of the latest step, and whether it was measured or forced."""
+    if not stats.steps or not stats.threads:
+        return "–"
+    chooser = "auto: fastest measured here" if stats.threads_auto else "set in Settings"
+    return f"{stats.threads} ({chooser})"
 
 
 def rules_text(stats: GenerationStats) -> str:

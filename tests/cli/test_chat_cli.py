@@ -109,3 +109,23 @@ def test_prompt_that_does_not_fit_the_context(small_pair: tuple[Path, Path]) -> 
 @pytest.mark.parametrize("bad", [["--temperature", "-1", "--top-p", "0"], ["--max-tokens", "0"]])
 def test_invalid_options(small_pair: tuple[Path, Path], bad: list[str]) -> None:
     assert_clean_failure(run_cli("chat", *pair_args(small_pair), *bad, "hi"), "")
+
+
+@pytest.mark.parametrize(("value", "expected_auto"), [("auto", True), ("1", False)])
+def test_threads_auto_or_forced_is_in_the_json_stats(
+    small_pair: tuple[Path, Path], value: str, expected_auto: bool
+) -> None:
+    args = ["--target", str(small_pair[0]), "--no-draft", "--ctx", "512", "--threads", value]
+    result = run_cli("chat", *args, "--json", "--max-tokens", "12", "Say hello.")
+    assert result.returncode == 0, result.stderr
+    stats = json.loads(result.stdout)["stats"]
+    assert stats["threads_auto"] is expected_auto
+    assert stats["threads"] == 1 if value == "1" else stats["threads"] >= 1
+
+
+@pytest.mark.parametrize("bad", ["0", "two", "-3"])
+def test_a_bad_thread_count_is_refused_with_the_choices(small_pair: tuple[Path, Path], bad: str) -> None:
+    result = run_cli("chat", "--target", str(small_pair[0]), "--threads", bad, "hi")
+    assert result.returncode == 2
+    assert "expected 'auto' or a whole number of threads >= 1" in result.stderr
+    assert "Traceback" not in result.stderr

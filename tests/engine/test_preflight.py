@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,14 +10,26 @@ import pytest
 
 from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.decoding.sampling import SamplingParams
-from app.engine.bench.preflight import MAX_VERIFY, PreflightReport, apply_to, format_report, run_preflight
+from app.engine.bench.preflight import (
+    CHEAPER_DRAFT_MARGIN,
+    MAX_VERIFY,
+    PreflightReport,
+    apply_to,
+    estimate_cheaper_draft,
+    format_report,
+    measure_cheaper_draft,
+    q4_0_bytes_ratio,
+    run_preflight,
+)
+from app.engine.gguf.header import read_header
+from app.engine.llama.quantize import make_cheaper_draft
 from app.engine.llama.session import LoadedPair, PairConfig
 
 
 @pytest.fixture(scope="module")
 def pair(small_pair: tuple[Path, Path]) -> Iterator[LoadedPair]:
     target, draft = small_pair
-    with LoadedPair(PairConfig(target, draft, n_ctx=512, n_threads=2)) as loaded:
+    with LoadedPair(PairConfig(target, draft, n_ctx=512, n_threads=1)) as loaded:
         yield loaded
 
 
@@ -78,3 +91,32 @@ def test_fixed_length_still_wins_over_adaptive_default(pair: LoadedPair) -> None
     decoder = pair.decoder(SamplingParams(temperature=0.0), draft_length=3)
     assert decoder.policy.next_length() == 3
     assert not isinstance(pair.decoder(SamplingParams(), adaptive=False).policy, AdaptiveDraftLength)
+
+
+def test_a_cheaper_draft_is_estimated_then_measured(pair: LoadedPair, report: PreflightReport, tmp_path: Path) -> None:
+    assert pair.draft is not None
+    assert 0.5 < q4_0_bytes_ratio(pair.draft.header) < 0.95  # its Q8_0 embeddings/output layer would shrink
+    estimate = estimate_cheaper_draft(pair, report)
+    assert estimate is not None and not estimate.measured and "estimated" in estimate.text
+    assert 0 < estimate.draft_per_token_s < report.draft_per_token_s
+    assert estimate.acceptance == report.acceptance  # assumed unchanged until measured
+    assert estimate.current_best == report.best
+    path = make_cheaper_draft(pair.draft.path, tmp_path)
+    verdict = measure_cheaper_draft(pair, report, path)
+    assert verdict.measured and verdict.path == str(path)
+    assert verdict.draft_per_token_s > 0 and len(verdict.acceptance) == MAX_VERIFY - 1
+    # The loaded draft was timed again beside the copy: both costs come from the same minutes.
+    assert verdict.own_draft_per_token_s > 0 and verdict.current_best.k in range(MAX_VERIFY)
+    margin = CHEAPER_DRAFT_MARGIN * max(verdict.current_best.speedup, 1.0)
+    assert verdict.pays == (verdict.best.k > 0 and verdict.best.speedup > margin)
+    assert ("choose" in verdict.text) == verdict.pays and "measured" in verdict.text
+    assert json.loads(json.dumps(verdict.to_dict()))["best"]["k"] == verdict.best.k
+    assert pair.target.kv_tokens == [] and pair.draft.kv_tokens == []  # left as pre-flight leaves them
+
+
+def test_no_estimate_for_a_draft_that_already_is_the_cheaper_one(
+    pair: LoadedPair, report: PreflightReport, tmp_path: Path
+) -> None:
+    assert pair.draft is not None
+    path = make_cheaper_draft(pair.draft.path, tmp_path)
+    assert q4_0_bytes_ratio(read_header(path)) > 0.95

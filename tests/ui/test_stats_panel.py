@@ -55,3 +55,18 @@ def test_rules_row_shows_both_expected_rates_beside_the_measured_one(qapp: objec
         assert "measured 83% of 6 verified" in text
     finally:
         panel.deleteLater()
+
+
+@pytest.mark.parametrize(
+    ("threads", "auto", "expected"),
+    [(1, True, "1 (auto: fastest measured here)"), (2, False, "2 (set in Settings)"), (0, True, "–")],
+)
+def test_threads_row_says_the_count_and_who_chose_it(qapp: object, threads: int, auto: bool, expected: str) -> None:
+    panel = StatsPanel()
+    try:
+        panel.reset("model", True)
+        assert panel.threads.text() == "–"
+        panel.update_stats(GenerationStats(steps=3, emitted=3, threads=threads, threads_auto=auto))
+        assert panel.threads.text() == expected
+    finally:
+        panel.deleteLater()

@@ -30,7 +30,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         "# Tandem benchmark",
         "",
         f"{report.get('created', '')}; {machine.get('cpu', '?')}, {machine.get('logical_cpus', '?')} logical CPUs, "
-        f"{settings.get('n_threads')} threads; llama-cpp-python {machine.get('llama_cpp_python', '?')}.",
+        f"{settings.get('n_threads') or 'auto'} threads; llama-cpp-python {machine.get('llama_cpp_python', '?')}.",
         f"{settings.get('repeats')} repeats, {settings.get('max_tokens')} tokens per reply, temperature "
         f"{', '.join(f'{t:g}' for t in settings.get('temperatures', []))}, suite `{settings.get('suite')}`. "
         "Speedup: median over repeats of the configuration's tokens/s over target-only's in the same repeat "

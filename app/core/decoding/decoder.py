@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +51,25 @@ class GenerationRequest:
     should_stop: Callable[[], bool] = field(default=lambda: False)
 
 
+class ThreadCount(Protocol):
+    """The CPU thread count the models run with, told about each step (:mod:`app.core.adaptive.threads`)."""
+
+    auto: bool
+
+    @property
+    def threads(self) -> int:
+        """The count the next step runs with."""
+        ...
+
+    def begin(self) -> None:
+        """A generation starts."""
+        ...
+
+    def observe(self, event: StepEvent) -> None:
+        """Learn from the step that just ran (and perhaps change the count for the next one)."""
+        ...
+
+
 class _LazyTargetRows(Sequence[TokenDistribution]):
     """Target distributions warped only when verification reaches their row."""
 
@@ -80,12 +100,14 @@ class SpeculativeDecoder:
         params: SamplingParams | None = None,
         policy: DraftLengthPolicy | None = None,
         rng: np.random.Generator | None = None,
+        threads: ThreadCount | None = None,
     ) -> None:
         self.target = target
         self.drafter: Drafter = drafter or NoDrafter()
         self.params = params or SamplingParams()
         self.policy: DraftLengthPolicy = policy or FixedDraftLength(0 if drafter is None else 4)
         self.rng = rng or np.random.default_rng(self.params.seed)
+        self.threads = threads
         self.warper = LogitsWarper(self.params, target.n_vocab)
         self._detokenizer = IncrementalDetokenizer(target.token_bytes)
 
@@ -98,6 +120,8 @@ class SpeculativeDecoder:
         if len(prompt) >= n_ctx:
             raise PromptTooLongError(len(prompt), n_ctx)
         stats = GenerationStats(prompt_tokens=len(prompt))
+        if self.threads is not None:
+            self.threads.begin()
         started = time.perf_counter()
         sync_cache(self.target, prompt[:-1])
         self.drafter.begin(prompt)
@@ -117,6 +141,8 @@ class SpeculativeDecoder:
             event, finished = self._step(context, request, room, stats.emitted)
             stats.record(event)
             self.policy.observe(event)
+            if self.threads is not None:
+                self.threads.observe(event)
             step_text = event.text
             stop_at = find_stop(text + step_text, request.stop_strings, len(text)) if request.stop_strings else -1
             if stop_at != -1:
@@ -187,8 +213,19 @@ class SpeculativeDecoder:
         # draft_s is the draft model's own decode time: the drafter's sampling and
         # lookups, like the verification below, are Python overhead of the step.
         timings = StepTimings(draft.model_s, verified_at - drafted_at, done_at - step_start)
+        threads = self.threads
         event = StepEvent(
-            tuple(tokens), len(draft), verdict.n_accepted, k, rejected, timings, tuple(draft.confidence), exact, match
+            tuple(tokens),
+            len(draft),
+            verdict.n_accepted,
+            k,
+            rejected,
+            timings,
+            tuple(draft.confidence),
+            exact,
+            match,
+            threads.threads if threads is not None else 0,
+            threads is not None and threads.auto,
         )
         return event, finished
 

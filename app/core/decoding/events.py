@@ -77,6 +77,9 @@ class StepEvent:
     # sum p_target * q_draft (app.core.decoding.acceptance_rules), from the same rows.
     rejection_sampling_expected: tuple[float, ...] = ()
     sample_and_match_expected: tuple[float, ...] = ()
+    # The CPU threads the step ran with (0: not known) and whether a policy chose them by measurement.
+    threads: int = 0
+    threads_auto: bool = False
 
     @property
     def text(self) -> str:

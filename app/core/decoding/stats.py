@@ -37,6 +37,8 @@ class GenerationStats:
     rejection_sampling_sum: float = 0.0
     sample_and_match_sum: float = 0.0
     rule_positions: int = 0
+    threads: int = 0  # CPU threads of the latest step (0: not known, e.g. a model without threads)
+    threads_auto: bool = False  # chosen by measurement (app.core.adaptive.threads), not forced
 
     def record(self, event: StepEvent) -> None:
         """Add one verify step."""
@@ -48,6 +50,9 @@ class GenerationStats:
         self.verify_s += event.timings.verify_s
         self.total_s += event.timings.total_s
         self.last_draft_length = event.draft_length
+        if event.threads:
+            self.threads = event.threads
+            self.threads_auto = event.threads_auto
         if event.drafted:
             self.drafting_steps += 1
         self.rejection_sampling_sum += sum(event.rejection_sampling_expected)
@@ -142,4 +147,6 @@ class GenerationStats:
             "draft_s": self.draft_s,
             "verify_s": self.verify_s,
             "overhead_ms_per_step": self.overhead_ms_per_step,
+            "threads": self.threads,
+            "threads_auto": self.threads_auto,
         }

@@ -15,6 +15,12 @@ Three measurements, then the cost model of :mod:`app.core.adaptive.cost_model`:
 The report predicts tokens per second and speedup for every draft length
 and recommends one, or "do not draft on this machine". The GUI shows the
 same verdict; :func:`apply_to` seeds the pair's adaptive controller with it.
+
+A cheaper draft: :func:`estimate_cheaper_draft` predicts, before anything is
+made, what a Q4_0 copy of the draft with a Q4_0 output layer would give (its
+cost scaled by the weights' bytes, the acceptance just measured);
+:func:`measure_cheaper_draft` measures the copy once made
+(:mod:`app.engine.llama.quantize`) with the same prompts and the same target.
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,7 +46,9 @@ from app.core.adaptive.cost_model import (
 from app.core.chat import Message
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
-from app.engine.llama.model import LlamaModel
+from app.engine.gguf.header import GGUFHeader
+from app.engine.llama.model import LlamaModel, LoadOptions
+from app.engine.llama.quantize import cheaper_draft_path, is_cheaper_draft
 from app.engine.llama.session import LoadedPair
 
 Progress = Callable[[str, float], None]  # (what is being measured, fraction done)
@@ -77,6 +86,9 @@ class PreflightReport:
     # (draft confidence, acceptance) for each scored draft token: seeds the
     # controller's calibration of its early-stop floor.
     calibration: tuple[tuple[float, float], ...] = field(default=())
+    draft_path: str | None = None
+    # What a Q4_0 copy of the draft would give, estimated (or measured, by `preflight --cheaper-draft`).
+    cheaper_draft: CheaperDraftVerdict | None = None
 
     @property
     def costs(self) -> StepCosts:
@@ -139,7 +151,7 @@ def run_preflight(
         if model is not None:
             model.truncate(0)
     report("done", 1.0)
-    return PreflightReport(
+    result = PreflightReport(
         target=target.name,
         draft=pair.draft.name if pair.draft is not None else None,
         n_threads=pair.config.n_threads,
@@ -157,7 +169,9 @@ def run_preflight(
         temperature=params.temperature,
         notes=tuple(notes),
         calibration=tuple(calibration),
+        draft_path=str(pair.draft.path) if pair.draft is not None else None,
     )
+    return replace(result, cheaper_draft=estimate_cheaper_draft(pair, result))
 
 
 def apply_to(pair: LoadedPair, report: PreflightReport) -> None:
@@ -313,5 +327,125 @@ def format_report(report: PreflightReport) -> str:
             )
     lines.extend(f"  note: {n}" for n in report.notes)
     lines.append(f"recommendation: {report.recommendation}")
+    if report.cheaper_draft is not None:
+        lines.append(f"cheaper draft: {report.cheaper_draft.text}")
     lines.append(f"(measured in {report.wall_s:.1f} s)")
     return "\n".join(lines)
+
+
+# -- a cheaper draft ----------------------------------------------------------------
+
+# Q4_0 stores 32 weights in 18 bytes; tensors that cannot be blocked keep their type.
+_Q4_0_BLOCK, _Q4_0_BYTES = 32, 18
+# Worth making or switching to only when the cost model predicts at least this much more speed.
+CHEAPER_DRAFT_MARGIN = 1.03
+
+
+@dataclass(frozen=True, slots=True)
+class CheaperDraftVerdict:
+    """Whether the Q4_0 copy of the draft (output layer included) predicts a gain on this machine."""
+
+    path: str
+    measured: bool  # False: the cost is estimated from the weights' bytes and the acceptance assumed unchanged
+    draft_per_token_s: float
+    acceptance: tuple[float, ...]
+    best: Prediction
+    current_best: Prediction
+    pays: bool
+    text: str
+    own_draft_per_token_s: float = 0.0  # the loaded draft's cost, measured beside the copy's
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form."""
+        data = asdict(self)
+        data["best"] = asdict(self.best)
+        data["current_best"] = asdict(self.current_best)
+        return data
+
+
+def q4_0_bytes_ratio(header: GGUFHeader) -> float:
+    """The Q4_0 copy's weight bytes over the file's: the cost ratio a small, bandwidth-bound draft roughly follows."""
+    now = sum(t.n_bytes for t in header.tensors)
+    after = sum(
+        t.n_elements * _Q4_0_BYTES // _Q4_0_BLOCK if len(t.shape) >= 2 and t.shape[0] % _Q4_0_BLOCK == 0 else t.n_bytes
+        for t in header.tensors
+    )
+    return after / now if now else 1.0
+
+
+def estimate_cheaper_draft(pair: LoadedPair, report: PreflightReport) -> CheaperDraftVerdict | None:
+    """The prediction before the copy exists: this report's acceptance, the draft cost scaled by the bytes."""
+    if pair.draft is None or not report.acceptance or is_cheaper_draft(pair.draft.path):
+        return None
+    ratio = q4_0_bytes_ratio(pair.draft.header)
+    if ratio >= 0.95:  # already about Q4_0: nothing to gain
+        return None
+    return _verdict(report, cheaper_draft_path(pair.draft.path), False, report.draft_per_token_s * ratio, None)
+
+
+def measure_cheaper_draft(
+    pair: LoadedPair,
+    report: PreflightReport,
+    path: Path,
+    params: SamplingParams | None = None,
+    progress: Progress | None = None,
+    prompts: Sequence[str] = _PROMPTS,
+) -> CheaperDraftVerdict:
+    """Load the made copy beside the pair and measure its cost per token and its acceptance with the target.
+
+    The loaded draft writes the same continuations again, prompt by prompt in turn with the copy, so the
+    two costs compared come from the same minutes (the report's own draft cost may be from a calmer or
+    busier spell of the machine).
+    """
+    if pair.draft is None:
+        raise ValueError("measuring a cheaper draft needs the pair's own draft loaded")
+    params = params or SamplingParams(temperature=report.temperature)
+    tell = progress or (lambda _stage, _fraction: None)
+    rendered = [pair.template.render([Message("user", text)]) for text in prompts]
+    cheap_times: list[float] = []
+    own_times: list[float] = []
+    agreements: list[list[float]] = []
+    with LlamaModel(path, LoadOptions(n_ctx=pair.target.n_ctx, n_threads=pair.target.threads)) as cheaper:
+        for i, prompt in enumerate(rendered):
+            tell("cheaper draft", i / len(rendered))
+            own_times.extend(_draft_continuation(pair.draft, prompt, params)[2][1:])
+            tokens, q_rows, step_times, _ = _draft_continuation(cheaper, prompt, params)
+            cheap_times.extend(step_times[1:])
+            agreements.append(_score(pair.target, prompt, tokens, q_rows, params))
+    for model in (pair.target, pair.draft):
+        model.truncate(0)
+    tell("cheaper draft", 1.0)
+    acceptance = per_position_acceptance(agreements, MAX_VERIFY - 1)
+    own = statistics.median(own_times) if own_times else report.draft_per_token_s
+    cost = statistics.median(cheap_times) if cheap_times else own
+    return _verdict(report, path, True, cost, acceptance, own)
+
+
+def _verdict(
+    report: PreflightReport,
+    path: Path,
+    measured: bool,
+    cost: float,
+    acceptance: Sequence[float] | None,
+    own_cost: float | None = None,
+) -> CheaperDraftVerdict:
+    kept = tuple(acceptance) if acceptance is not None else report.acceptance
+    own = own_cost if own_cost is not None else report.draft_per_token_s
+    costs = StepCosts(report.verify_s, cost, report.overhead_s)
+    best = best_prediction(predict(costs, kept, MAX_VERIFY - 1))
+    own_costs = StepCosts(report.verify_s, own, report.overhead_s)
+    current = best_prediction(predict(own_costs, report.acceptance, MAX_VERIFY - 1))
+    pays = best.k > 0 and best.speedup > CHEAPER_DRAFT_MARGIN * max(current.speedup, 1.0)
+    saving = 1.0 - cost / own if own > 0 else 0.0
+    how = "measured" if measured else "estimated from its weights' bytes, acceptance assumed unchanged"
+    prediction = (
+        f"a Q4_0 copy of the draft (output layer Q4_0 too) costs {saving:.0%} less per token ({how}); "
+        f"predicted best {best.speedup:.2f}x at K={best.k} against {current.speedup:.2f}x at K={current.k} now"
+    )
+    if not pays:
+        text = f"{prediction}: not worth it on this machine."
+    elif measured:
+        text = f"{prediction}: choose {path.name} as the draft."
+    else:
+        text = f"{prediction}: worth making (`preflight --cheaper-draft` makes it once and measures it)."
+    return CheaperDraftVerdict(str(path), measured, cost, kept, best, current, pays, text, own)

@@ -12,7 +12,6 @@ one thread; the GUI's worker thread owns all models.
 from __future__ import annotations
 
 import ctypes
-import os
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ import numpy.typing as npt
 
 from app.core.decoding.model_port import Outputs
 from app.core.errors import ContextSizeError, TandemError
+from app.engine.cpu import max_useful_threads
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 
 # Llama(verbose=False) redirects the process's stdout/stderr while loading;
@@ -51,14 +51,8 @@ class LoadOptions:
 
 
 def default_threads() -> int:
-    """Physical cores, the best thread count for llama.cpp's CPU kernels."""
-    try:
-        import psutil
-
-        physical = psutil.cpu_count(logical=False)
-    except ImportError:  # pragma: no cover - psutil is a declared dependency
-        physical = None
-    return max(1, physical or os.cpu_count() or 1)
+    """Physical cores, the best thread count for llama.cpp's CPU kernels on a quiet machine."""
+    return max_useful_threads()
 
 
 class LlamaModel:
@@ -197,6 +191,18 @@ class LlamaModel:
     def name(self) -> str:
         """The file name, for messages."""
         return self.path.name
+
+    @property
+    def threads(self) -> int:
+        """The CPU threads llama.cpp decodes this context with (one token and batches alike)."""
+        return int(llama_cpp.llama_n_threads(self._ctx))
+
+    def set_threads(self, n_threads: int) -> None:
+        """Decode with ``n_threads`` from the next call on, without reloading (``llama_set_n_threads``)."""
+        if n_threads < 1:
+            raise ValueError("the thread count must be >= 1")
+        # Verify batches run on n_threads_batch: both must change, or a busy core still stalls the verify.
+        llama_cpp.llama_set_n_threads(self._ctx, n_threads, n_threads)
 
     def tokenize(self, text: str, add_special: bool = False, parse_special: bool = True) -> list[int]:
         """Token ids for ``text``."""

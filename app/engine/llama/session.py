@@ -1,7 +1,7 @@
 """A loaded target/drafter pair, ready to generate replies.
 
 This is the one place that turns user choices (files, drafter kind, context
-size, GPU layers, sampling settings) into a :class:`SpeculativeDecoder`. The
+size, threads, GPU layers, sampling settings) into a :class:`SpeculativeDecoder`. The
 CLI, the GUI's worker thread and the benchmarks all go through it, so the
 baseline and the speculative runs always share the same code.
 """
@@ -16,12 +16,14 @@ from pathlib import Path
 import numpy as np
 
 from app.core.adaptive.controller import AdaptiveDraftLength, PairProfile
+from app.core.adaptive.threads import AdaptiveThreads, FixedThreads, candidate_counts
 from app.core.chat import FittedPrompt, Message, fit_conversation
-from app.core.decoding.decoder import SpeculativeDecoder
+from app.core.decoding.decoder import SpeculativeDecoder, ThreadCount
 from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
 from app.core.decoding.drafters import Drafter, ModelDrafter, NgramDrafter, NoDrafter
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import IncompatiblePairError, TandemError
+from app.engine.cpu import CpuLoad, max_useful_threads
 from app.engine.gguf.header import read_header
 from app.engine.gguf.vocab import check_files
 from app.engine.llama.chat_template import ChatTemplate
@@ -44,7 +46,7 @@ class PairConfig:
     draft: Path | None = None
     drafter: DrafterKind = DrafterKind.MODEL
     n_ctx: int = 4096
-    n_threads: int | None = None
+    n_threads: int | None = None  # None: chosen and re-checked while decoding (app.core.adaptive.threads)
     n_gpu_layers: int = 0
     n_gpu_layers_draft: int = 0
 
@@ -58,6 +60,8 @@ class LoadedPair:
 
     def __init__(self, config: PairConfig) -> None:
         self.config = config
+        # Created before loading so its first reading has an interval behind it.
+        cpu_load = CpuLoad() if config.n_threads is None else None
         target_header = read_header(config.target)
         draft_header = None
         if config.drafter is DrafterKind.MODEL and config.draft is not None:
@@ -88,6 +92,19 @@ class LoadedPair:
         # What the adaptive controller learns about this pair on this machine
         # (costs, typical acceptance): shared by every generation, seeded by pre-flight.
         self.profile = PairProfile()
+        # Like the profile, the thread count belongs to the machine: one policy for every reply.
+        self.threads: ThreadCount
+        if cpu_load is None:
+            self.threads = FixedThreads(self.target.threads)
+        else:
+            candidates = candidate_counts(max_useful_threads())
+            self.threads = AdaptiveThreads(candidates, self.set_threads, cpu_load.free_cpus)
+
+    def set_threads(self, n_threads: int) -> None:
+        """Both contexts at once: drafting and verifying alternate, so each may use every thread."""
+        self.target.set_threads(n_threads)
+        if self.draft is not None:
+            self.draft.set_threads(n_threads)
 
     def prompt_tokens(self, messages: Sequence[Message], reserve: int = 0) -> FittedPrompt:
         """Render ``messages``, dropping the oldest turns if the prompt plus ``reserve`` would not fit."""
@@ -132,7 +149,7 @@ class LoadedPair:
             chosen = NgramDrafter(max_ngram=6, min_ngram=3)
         else:
             chosen = NoDrafter()
-        return SpeculativeDecoder(self.target, chosen, params, policy, rng)
+        return SpeculativeDecoder(self.target, chosen, params, policy, rng, self.threads)
 
     def close(self) -> None:
         """Free both models."""

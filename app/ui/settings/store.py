@@ -38,7 +38,7 @@ class GenerationSettings:
     n_ctx: int = 4096
     n_gpu_layers: int = 0
     n_gpu_layers_draft: int = 0
-    n_threads: int = 0  # 0: llama.cpp's choice (physical cores)
+    n_threads: int = 0  # 0: auto, measured while decoding (app.core.adaptive.threads)
     system_prompt: str = ""
 
     def sampling_params(self) -> SamplingParams:

@@ -1,8 +1,15 @@
-"""Pre-flight in the window: measure this machine, predict the speedup per draft length, seed the controller."""
+"""Pre-flight in the window: measure this machine, predict the speedup per draft length, seed the controller.
+
+When pre-flight predicts that a Q4_0 copy of the draft (output layer included)
+would be faster here, the dialog offers to make it: llama.cpp's quantiser runs
+on a pool thread (it reads files and never touches the loaded models), and
+the copy lands in the models folder, where the pair picker lists it.
+"""
 
 from __future__ import annotations
 
 import html
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Signal
@@ -12,12 +19,15 @@ from PySide6.QtWidgets import (
     QLabel,
     QPlainTextEdit,
     QProgressBar,
+    QPushButton,
     QVBoxLayout,
     QWidget,
 )
 
 from app.core.decoding.sampling import SamplingParams
+from app.core.units import format_bytes
 from app.ui import theme
+from app.ui.background import Background
 from app.ui.worker import EngineHost
 
 
@@ -25,6 +35,7 @@ class PreflightDialog(QDialog):
     """Pre-flight: measure draft and verify costs and acceptance here, predict the speedup per draft length."""
 
     baseline_measured = Signal(float)  # the predicted target-only tokens/s
+    cheaper_draft_made = Signal(object)  # the Path of the new draft file
 
     def __init__(self, host: EngineHost, params: SamplingParams, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -46,7 +57,19 @@ class PreflightDialog(QDialog):
         self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
-        for widget in (self.progress_label, self.progress, self.recommendation):
+        self.cheaper = QLabel("")
+        self.cheaper.setWordWrap(True)
+        self.cheaper.setVisible(False)
+        self.make_cheaper = QPushButton("Make the cheaper draft")
+        self.make_cheaper.setToolTip("re-quantise the draft to Q4_0 (its output layer too) into the models folder")
+        self.make_cheaper.setVisible(False)
+        self.make_cheaper.clicked.connect(self._make_cheaper_draft)
+        # The window's pool when there is one: a quantise outlives a closed dialog and still finishes (atomically).
+        shared = getattr(parent, "background", None)
+        self._background = shared if isinstance(shared, Background) else Background(self, workers=1)
+        self._closed = False
+        self.made_path: Path | None = None
+        for widget in (self.progress_label, self.progress, self.recommendation, self.cheaper, self.make_cheaper):
             layout.addWidget(widget)
         layout.addWidget(self.details, 1)
         layout.addWidget(buttons)
@@ -76,6 +99,45 @@ class PreflightDialog(QDialog):
         self.details.setPlainText(format_report(report))
         if report.predictions and report.predictions[0].tokens_per_s > 0:
             self.baseline_measured.emit(float(report.predictions[0].tokens_per_s))
+        verdict = report.cheaper_draft
+        if verdict is not None:
+            self.cheaper.setText(verdict.text)
+            self.cheaper.setVisible(True)
+            made = Path(verdict.path).is_file()
+            self.make_cheaper.setVisible(verdict.pays and not made and report.draft_path is not None)
+            if made:
+                self.cheaper.setText(f"{verdict.text} It is already made: {Path(verdict.path).name}.")
+
+    def _make_cheaper_draft(self) -> None:
+        from app.engine.llama.quantize import make_cheaper_draft  # imports llama_cpp: only when asked
+
+        source = Path(str(self.report.draft_path))
+        self.make_cheaper.setEnabled(False)
+        self.make_cheaper.setText("Making the cheaper draft…")
+        self._background.submit(lambda: make_cheaper_draft(source), self._on_made, self._on_make_failed)
+
+    def done(self, result: int) -> None:
+        """Closed: a quantise still running finishes without touching this dialog's widgets."""
+        self._closed = True
+        super().done(result)
+
+    def _on_made(self, path: Path) -> None:
+        if self._closed:
+            return
+        self.made_path = path
+        self.make_cheaper.setVisible(False)
+        self.cheaper.setText(
+            f"Made {path.name} ({format_bytes(path.stat().st_size)}) in the models folder. Choose it as the draft "
+            "in the pair picker and run pre-flight again to measure it."
+        )
+        self.cheaper_draft_made.emit(path)
+
+    def _on_make_failed(self, exc: Exception) -> None:
+        if self._closed:
+            return
+        self.make_cheaper.setEnabled(True)
+        self.make_cheaper.setText("Make the cheaper draft")
+        self.cheaper.setText(f"The cheaper draft could not be made (nothing was written): {exc}")
 
     def _on_error(self, message: str) -> None:
         self.progress_label.setText(f"Failed: {message}")

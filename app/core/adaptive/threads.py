@@ -1,0 +1,221 @@
+"""Choosing llama.cpp's CPU thread count while replies run.
+
+llama.cpp's CPU threads spin-wait for each other at every barrier of the
+compute graph, so one thread that shares its core with another busy process
+holds all the others back: on the 2-core development machine with one
+CPU-bound process beside it, 2 threads decoded at half the speed of 1
+(issue 17). Neither the core count nor the load average says which count is
+fastest, so :class:`AdaptiveThreads` measures:
+
+* a **round** tries each candidate count for a short window of verify steps
+  (after one warm-up step, since the first step after a change also pays for
+  it), starting from the count the free CPUs suggest and moving outwards. It
+  skips counts above the free CPUs plus one (on a machine that is busy all
+  over, 2 threads ran 20 times slower than 1: even a short window there costs
+  more than it can tell), and leaves a count after two steps when it runs
+  below ``drop_ratio`` of the best count measured so far;
+* it then keeps the fastest, preferring the suggested count unless another
+  is clearly faster (``margin``), so timing noise does not move it;
+* a new round starts every ``recheck_every`` steps, when a window runs well
+  below what the chosen count measured (``drop_ratio``: another process
+  started), and at the start of a reply when the free CPUs suggest another
+  count than the last round did (a process started or ended between replies).
+
+Speed is emitted tokens per second over the window's steps, the number the
+user sees. Drafting makes it vary with acceptance too; a window of several
+steps averages that out well enough to tell a 2x thread effect, and the
+margin keeps smaller differences from counting.
+
+The policy is arithmetic on step timings. The engine supplies two callables:
+``free_cpus`` (how many CPUs other processes leave free right now, a plain
+float) and ``apply`` (set the count on the loaded models without reloading).
+:class:`FixedThreads` is the same interface for a count the user forced.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from app.core.decoding.events import StepEvent
+
+DEFAULT_WINDOW = 6
+DEFAULT_RECHECK_EVERY = 256
+# A window this far below the chosen count's measured speed means the machine changed
+# (acceptance swings alone rarely halve the speed over a whole window).
+DEFAULT_DROP_RATIO = 0.6
+# Another count must be this much faster than the suggested one to replace it.
+DEFAULT_MARGIN = 1.1
+# Steps a count runs in a round before it may be left early for being far slower.
+_EARLY_EXIT_STEPS = 2
+
+
+class FixedThreads:
+    """A thread count the user chose: nothing is measured or changed."""
+
+    auto = False
+
+    def __init__(self, threads: int) -> None:
+        if threads < 1:
+            raise ValueError("the thread count must be >= 1")
+        self._threads = threads
+
+    @property
+    def threads(self) -> int:
+        """The forced count."""
+        return self._threads
+
+    def begin(self) -> None:
+        """Nothing to re-check for a forced count."""
+
+    def observe(self, event: StepEvent) -> None:
+        """Nothing is learned for a forced count."""
+
+
+def candidate_counts(max_threads: int) -> tuple[int, ...]:
+    """The counts worth trying on ``max_threads`` usable cores: 1, the powers of two below, and all of them."""
+    if max_threads < 1:
+        raise ValueError("at least one CPU is needed")
+    counts = {max_threads}
+    n = 1
+    while n < max_threads:
+        counts.add(n)
+        n *= 2
+    return tuple(sorted(counts))
+
+
+def suggested_count(free_cpus: float, candidates: Sequence[int]) -> int:
+    """The candidate nearest to the free CPUs; ties go to fewer threads (a busy core costs more than an idle one)."""
+    target = max(1.0, free_cpus)
+    return min(candidates, key=lambda c: (abs(c - target), c))
+
+
+@dataclass(slots=True)
+class _Window:
+    """Tokens and seconds over the steps measured so far at one count."""
+
+    tokens: int = 0
+    seconds: float = 0.0
+    steps: int = 0
+
+    def add(self, tokens: int, seconds: float) -> None:
+        self.tokens += tokens
+        self.seconds += seconds
+        self.steps += 1
+
+    @property
+    def rate(self) -> float:
+        return self.tokens / self.seconds if self.seconds > 0 else 0.0
+
+
+class AdaptiveThreads:
+    """Explore the candidate counts, exploit the fastest, explore again when things change."""
+
+    auto = True
+
+    def __init__(
+        self,
+        candidates: Sequence[int],
+        apply: Callable[[int], None],
+        free_cpus: Callable[[], float],
+        window: int = DEFAULT_WINDOW,
+        recheck_every: int = DEFAULT_RECHECK_EVERY,
+        drop_ratio: float = DEFAULT_DROP_RATIO,
+        margin: float = DEFAULT_MARGIN,
+        warmup: int = 1,
+    ) -> None:
+        if not candidates or min(candidates) < 1:
+            raise ValueError("candidate thread counts must be >= 1")
+        if window < 1 or recheck_every < window or not 0.0 < drop_ratio < 1.0 or margin < 1.0 or warmup < 0:
+            raise ValueError("window >= 1, recheck_every >= window, 0 < drop_ratio < 1, margin >= 1, warmup >= 0")
+        self.candidates = tuple(sorted(set(candidates)))
+        self._apply = apply
+        self._free_cpus = free_cpus
+        self.window = window
+        self.recheck_every = recheck_every
+        self.drop_ratio = drop_ratio
+        self.margin = margin
+        self.warmup = warmup
+        self.rounds = 0  # exploration rounds started
+        self.measured: dict[int, float] = {}  # tokens/s per count in the latest round
+        self._queue: list[int] = []
+        self._suggested = self.candidates[-1]
+        self._threads = 0
+        self._skip = 0
+        self._current = _Window()
+        self._chosen_rate = 0.0
+        self._since_round = 0
+        self._start_round()
+
+    @property
+    def threads(self) -> int:
+        """The count in use now."""
+        return self._threads
+
+    @property
+    def exploring(self) -> bool:
+        """Whether a round is still trying counts."""
+        return bool(self._queue)
+
+    def begin(self) -> None:
+        """A reply starts: explore again if the free CPUs now suggest another count than the last round did."""
+        if not self.exploring and self._suggest() != self._suggested:
+            self._start_round()
+
+    def observe(self, event: StepEvent) -> None:
+        """Time one verify step at the current count; switch counts when a window closes."""
+        if self._skip:
+            self._skip -= 1
+            return
+        self._current.add(len(event.tokens), event.timings.total_s)
+        if self._current.steps < self.window and not self._clearly_losing():
+            return
+        rate = self._current.rate
+        self._current = _Window()
+        if self.exploring:
+            self.measured[self._queue.pop(0)] = rate
+            if self._queue:
+                self._switch(self._queue[0])
+            else:
+                self._settle()
+            return
+        self._since_round += self.window
+        if rate < self.drop_ratio * self._chosen_rate or self._since_round >= self.recheck_every:
+            self._start_round()
+
+    def _clearly_losing(self) -> bool:
+        """While exploring: this count is already far slower than the best one so far."""
+        if not self.exploring or not self.measured or self._current.steps < _EARLY_EXIT_STEPS:
+            return False
+        return self._current.rate < self.drop_ratio * max(self.measured.values())
+
+    def _suggest(self) -> int:
+        free = self._free_cpus()
+        return suggested_count(free if math.isfinite(free) else float(self.candidates[-1]), self.candidates)
+
+    def _start_round(self) -> None:
+        self.rounds += 1
+        free = self._free_cpus()
+        free = free if math.isfinite(free) else float(self.candidates[-1])
+        self._suggested = suggested_count(free, self.candidates)
+        self.measured = {}
+        worth_trying = [c for c in self.candidates if c <= free + 1.0 or c == self._suggested]
+        # Nearest counts first: if the round is cut short by a short reply, the nearest were measured.
+        self._queue = sorted(worth_trying, key=lambda c: (abs(c - self._suggested), c))
+        self._switch(self._queue[0])
+
+    def _settle(self) -> None:
+        best = max(self.measured, key=lambda c: self.measured[c])
+        suggested_rate = self.measured.get(self._suggested, 0.0)
+        chosen = best if self.measured[best] > self.margin * suggested_rate else self._suggested
+        self._chosen_rate = self.measured[chosen]
+        self._since_round = 0
+        self._switch(chosen)
+
+    def _switch(self, threads: int) -> None:
+        if threads != self._threads:
+            self._apply(threads)
+            self._threads = threads
+            self._skip = self.warmup
+        self._current = _Window()

@@ -1,0 +1,226 @@
+"""The thread-count policy on hand-built timings: a simulated machine whose speed depends on the count."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+import pytest
+
+from app.core.adaptive.threads import AdaptiveThreads, FixedThreads, candidate_counts, suggested_count
+from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
+from app.core.decoding.events import EmittedToken, FinishedEvent, StepEvent, StepTimings, TokenOrigin
+from app.core.decoding.sampling import SamplingParams
+from app.core.decoding.stats import GenerationStats
+from tests.core.fakes import BigramLM, random_table
+
+# Tokens per second by thread count, as measured on the 2-core machine (issue 17).
+QUIET = {1: 15.0, 2: 27.0}
+ONE_BUSY = {1: 16.0, 2: 8.5}
+
+
+def step_event(tokens: int, seconds: float) -> StepEvent:
+    emitted = tuple(EmittedToken(1, "x", TokenOrigin.TARGET, 1.0) for _ in range(tokens))
+    return StepEvent(emitted, 0, 0, 0, None, StepTimings(0.0, seconds, seconds))
+
+
+class Machine:
+    """Records the counts applied and times each step at the speed the current table gives."""
+
+    def __init__(self, speeds: dict[int, float], free: float) -> None:
+        self.speeds = speeds
+        self.free = free
+        self.applied: list[int] = []
+
+    def policy(self, **kwargs: object) -> AdaptiveThreads:
+        return AdaptiveThreads(sorted(self.speeds), self.applied.append, lambda: self.free, **kwargs)  # type: ignore[arg-type]
+
+
+def run(policy: AdaptiveThreads, machine: Machine, steps: int, tokens: int = 1, slow_first: bool = False) -> list[int]:
+    """Run ``steps`` verify steps; returns the count each one ran with."""
+    used = []
+    last = policy.threads
+    for _ in range(steps):
+        n = policy.threads
+        seconds = tokens / machine.speeds[n]
+        if slow_first and n != last:
+            seconds *= 50  # the first step after a change: not what the count is worth
+        last = n
+        used.append(n)
+        policy.observe(step_event(tokens, seconds))
+    return used
+
+
+def test_one_thread_wins_beside_a_busy_process() -> None:
+    machine = Machine(ONE_BUSY, free=1.0)
+    policy = machine.policy()
+    used = run(policy, machine, 200)
+    assert policy.threads == 1
+    assert Counter(used[50:]) == {1: 150}
+    assert policy.measured[2] < policy.measured[1]
+
+
+def test_all_cores_win_on_a_quiet_machine() -> None:
+    machine = Machine(QUIET, free=2.0)
+    policy = machine.policy()
+    used = run(policy, machine, 200)
+    assert policy.threads == 2
+    assert Counter(used[50:]) == {2: 150}
+
+
+def test_a_machine_busy_all_over_does_not_try_more_threads() -> None:
+    machine = Machine({1: 5.0, 2: 0.26}, free=0.2)  # the issue's heavy-load numbers
+    policy = machine.policy()
+    used = run(policy, machine, 40)
+    assert set(used) == {1} and machine.applied == [1] and set(policy.measured) == {1}
+
+
+def test_a_far_slower_count_is_left_after_two_steps() -> None:
+    machine = Machine({1: 16.0, 2: 2.0}, free=1.0)
+    policy = machine.policy(window=6, warmup=1)
+    used = run(policy, machine, 40)
+    assert used.count(2) == 1 + 2  # the warm-up step and two measured ones, not a whole window
+    assert policy.threads == 1
+
+
+def test_measured_speed_overrules_a_wrong_free_cpu_reading() -> None:
+    # The reading says both CPUs are free, yet two threads run at half speed (a busy core the reading missed).
+    machine = Machine(ONE_BUSY, free=2.0)
+    policy = machine.policy()
+    run(policy, machine, 100)
+    assert policy.threads == 1
+
+
+@pytest.mark.parametrize("free", [1.0, 2.0])
+def test_a_small_difference_keeps_the_suggested_count(free: float) -> None:
+    machine = Machine({1: 20.0, 2: 21.0}, free=free)
+    policy = machine.policy(margin=1.1)
+    run(policy, machine, 100)
+    assert policy.threads == int(free)
+
+
+def test_a_process_starting_mid_reply_moves_to_fewer_threads() -> None:
+    machine = Machine(dict(QUIET), free=2.0)
+    policy = machine.policy(recheck_every=10_000)
+    run(policy, machine, 60)
+    assert policy.threads == 2
+    rounds = policy.rounds
+    machine.speeds, machine.free = dict(ONE_BUSY), 1.0
+    used = run(policy, machine, 60)
+    assert policy.rounds == rounds + 1  # the drop, not the periodic re-check, started the round
+    assert policy.threads == 1
+    assert used[-20:] == [1] * 20
+
+
+def test_a_process_ending_is_found_by_the_periodic_recheck() -> None:
+    machine = Machine(dict(ONE_BUSY), free=1.0)
+    policy = machine.policy(recheck_every=48)
+    run(policy, machine, 40)
+    assert policy.threads == 1
+    machine.speeds, machine.free = dict(QUIET), 2.0  # faster at 1 too: no drop to react to
+    run(policy, machine, 48 + 3 * policy.window)
+    assert policy.threads == 2
+
+
+def test_without_a_recheck_a_process_ending_goes_unnoticed() -> None:
+    # The counterpart of the test above: the periodic round is what finds the faster count.
+    machine = Machine(dict(ONE_BUSY), free=1.0)
+    policy = machine.policy(recheck_every=10_000)
+    run(policy, machine, 40)
+    machine.speeds = dict(QUIET)
+    run(policy, machine, 100)
+    assert policy.threads == 1
+
+
+def test_a_new_reply_explores_again_only_when_the_free_cpus_changed() -> None:
+    machine = Machine(dict(QUIET), free=2.0)
+    policy = machine.policy(recheck_every=10_000)
+    run(policy, machine, 40)
+    rounds = policy.rounds
+    policy.begin()
+    assert policy.rounds == rounds and not policy.exploring
+    machine.free = 0.9
+    policy.begin()
+    assert policy.rounds == rounds + 1 and policy.exploring
+    assert policy.threads == 1  # the round starts at the count the free CPUs suggest
+
+
+def test_the_step_after_a_change_is_not_counted() -> None:
+    machine = Machine(QUIET, free=2.0)
+    policy = machine.policy(warmup=1)
+    run(policy, machine, 60, slow_first=True)
+    assert policy.threads == 2
+    assert policy.measured[2] == pytest.approx(27.0)
+
+
+def test_apply_is_called_only_when_the_count_changes() -> None:
+    machine = Machine(ONE_BUSY, free=1.0)
+    policy = machine.policy()
+    run(policy, machine, 200)
+    assert machine.applied == [1, 2, 1]
+
+
+def test_candidates_and_suggestions() -> None:
+    assert candidate_counts(1) == (1,)
+    assert candidate_counts(2) == (1, 2)
+    assert candidate_counts(6) == (1, 2, 4, 6)
+    assert candidate_counts(8) == (1, 2, 4, 8)
+    assert suggested_count(1.5, (1, 2, 4)) == 1  # a tie goes to fewer threads
+    assert suggested_count(3.4, (1, 2, 4)) == 4
+    assert suggested_count(0.0, (1, 2)) == 1
+    with pytest.raises(ValueError):
+        candidate_counts(0)
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"window": 0}, {"recheck_every": 2, "window": 4}, {"drop_ratio": 1.0}, {"margin": 0.9}, {"warmup": -1}],
+)
+def test_bad_settings_are_refused(kwargs: dict[str, float]) -> None:
+    with pytest.raises(ValueError):
+        AdaptiveThreads((1, 2), lambda n: None, lambda: 2.0, **kwargs)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        FixedThreads(0)
+
+
+def _decoder(threads: FixedThreads | AdaptiveThreads) -> SpeculativeDecoder:
+    return SpeculativeDecoder(BigramLM(random_table(12, seed=0)), None, SamplingParams(temperature=0), threads=threads)
+
+
+def _finish(decoder: SpeculativeDecoder, max_tokens: int = 30) -> FinishedEvent:
+    *_, finished = decoder.generate(GenerationRequest([1, 2, 3], max_tokens=max_tokens))
+    assert isinstance(finished, FinishedEvent)
+    return finished
+
+
+def test_the_decoder_reports_a_forced_count() -> None:
+    stats = _finish(_decoder(FixedThreads(3))).stats
+    assert (stats.threads, stats.threads_auto) == (3, False)
+    assert stats.to_dict()["threads"] == 3
+
+
+def test_each_step_carries_its_count_so_live_statistics_show_it() -> None:
+    # The window builds its live statistics from the step events, not from the decoder's totals.
+    applied: list[int] = []
+    policy = AdaptiveThreads((1, 2), applied.append, lambda: 2.0, window=2, warmup=0)
+    events = list(_decoder(policy).generate(GenerationRequest([1, 2, 3], max_tokens=20)))
+    steps = [e for e in events if isinstance(e, StepEvent)]
+    assert {e.threads for e in steps} == {1, 2} and all(e.threads_auto for e in steps)
+    live = GenerationStats()
+    for event in steps:
+        live.record(event)
+    finished = events[-1]
+    assert isinstance(finished, FinishedEvent)
+    assert (live.threads, live.threads_auto) == (steps[-1].threads, True) == (finished.stats.threads, True)
+
+
+def test_the_decoder_tells_the_policy_every_step() -> None:
+    seen: list[StepEvent] = []
+    applied: list[int] = []
+    policy = AdaptiveThreads((1, 2), applied.append, lambda: 2.0, window=2)
+    original: Callable[[StepEvent], None] = policy.observe
+    policy.observe = lambda event: (seen.append(event), original(event))[1]  # type: ignore[method-assign]
+    stats = _finish(_decoder(policy)).stats
+    assert len(seen) == stats.steps == 30
+    assert stats.threads_auto and stats.threads in (1, 2)
+    assert applied[0] == 2 and len(applied) >= 2  # the round tried both counts

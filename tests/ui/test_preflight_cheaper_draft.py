@@ -1,0 +1,45 @@
+"""Pre-flight's offer of a cheaper draft in the window, and the threads row after a real reply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.engine.gguf.header import read_header
+from tests.ui.helpers import load, pair_choice, send, wait_until
+
+
+def test_preflight_offers_and_makes_the_cheaper_draft(
+    make_window, small_pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    window = make_window()
+    window.settings_panel.max_tokens.setValue(12)
+    load(window, pair_choice(small_pair))
+    reply = send(window, "Say hello.")
+    # Auto threads by default: the statistics say how many and that they were measured.
+    assert reply.stats.threads_auto and reply.stats.threads >= 1
+    assert window.stats.threads.text().startswith(f"{reply.stats.threads} (auto")
+
+    folder = tmp_path / "models"
+    folder.mkdir()
+    monkeypatch.setenv("TANDEM_MODELS_DIR", str(folder))  # the copy goes here, not to the real models folder
+    dialog = window.run_preflight()
+    assert dialog is not None
+    wait_until(lambda: dialog.complete, 600, "pre-flight")
+    verdict = dialog.report.cheaper_draft
+    assert verdict is not None and not verdict.measured  # the SmolLM2 draft keeps a Q8_0 output layer
+    assert Path(verdict.path).parent == folder
+    assert dialog.cheaper.isVisibleTo(dialog) and verdict.text in dialog.cheaper.text()
+    assert dialog.make_cheaper.isVisibleTo(dialog) == verdict.pays
+
+    made: list[Path] = []
+    dialog.cheaper_draft_made.connect(made.append)
+    dialog.make_cheaper.setVisible(True)  # whether it pays depends on this machine; the making does not
+    dialog.make_cheaper.click()
+    wait_until(lambda: bool(made) or "could not" in dialog.cheaper.text(), 300, "the cheaper draft")
+    assert made == [Path(verdict.path)], dialog.cheaper.text()
+    assert read_header(made[0]).get("general.file_type") == 2  # LLAMA_FTYPE_MOSTLY_Q4_0
+    assert "Made " in dialog.cheaper.text() and not dialog.make_cheaper.isVisibleTo(dialog)
+    assert sorted(p.name for p in folder.iterdir()) == [made[0].name]  # no temporary file left beside it
+    dialog.close()
