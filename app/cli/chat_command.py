@@ -26,6 +26,9 @@ _STYLE = {
     TokenOrigin.TARGET: "",  # plain: target-only step
 }
 _RESET = "\x1b[0m"
+_MAX_TOKENS = 256  # without --chat; a stored chat has its own limit
+# Sampling options that, given with --chat, override the chat's stored setting of the same name.
+SAMPLING_OPTIONS = ("temperature", "top_k", "top_p", "min_p", "repeat_penalty", "seed")
 _LEGEND = {
     TokenOrigin.DRAFT: "drafted and accepted",
     TokenOrigin.CORRECTED: "corrected by the target",
@@ -39,7 +42,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("chat", help="generate one reply in the terminal")
     add_model_options(parser)
     add_sampling_options(parser)
-    parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--max-tokens", type=int, default=None, help=f"reply length limit (default {_MAX_TOKENS})")
     parser.add_argument(
         "--draft-max",
         type=int,
@@ -57,9 +60,17 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="FILE",
         help="read the user message from FILE (UTF-8; - for standard input), for prompts too long for the command line",
     )
+    parser.add_argument(
+        "--chat",
+        default=None,
+        metavar="ID",
+        help="continue saved chat ID on its active branch, with its system prompt and settings (options given "
+        "here override them for this reply); both messages are saved",
+    )
     parser.add_argument("prompt", nargs="?", help="the user message (- reads it from standard input)")
     add_remote_options(parser)
-    parser.set_defaults(run=run)
+    # Sampling options default to "not given", so --chat can tell them from the chat's own settings.
+    parser.set_defaults(run=run, **dict.fromkeys(SAMPLING_OPTIONS))
 
 
 def read_prompt(args: argparse.Namespace) -> str:
@@ -94,6 +105,9 @@ def drafter_kind(args: argparse.Namespace, draft: object) -> DrafterKind:
 
 def run(args: argparse.Namespace) -> int:
     """Load the pair, generate, print."""
+    if args.chat is not None:
+        return _run_chat(args)
+    _fill_defaults(args)
     if args.remote:
         return run_remote(args)
     if args.max_tokens < 1 or (args.draft_max is not None and args.draft_max < 0) or args.ctx < 16:
@@ -118,6 +132,34 @@ def run(args: argparse.Namespace) -> int:
         return _run_stream(decoder.generate(request), kind, sys.stdout)
 
 
+def _fill_defaults(args: argparse.Namespace) -> None:
+    """Options not given take their usual defaults (they are None only so that --chat can tell)."""
+    defaults = argparse.ArgumentParser()
+    add_sampling_options(defaults)
+    for name, value in vars(defaults.parse_args([])).items():
+        if getattr(args, name, None) is None:
+            setattr(args, name, value)
+    if args.max_tokens is None:
+        args.max_tokens = _MAX_TOKENS
+
+
+def _run_chat(args: argparse.Namespace) -> int:
+    """`chat --chat ID`: the next turn of a saved conversation (see :mod:`app.cli.stored_chat`)."""
+    from app.cli.chats_command import chat_id, writing
+    from app.cli.stored_chat import run_stored_chat
+
+    if args.remote:
+        raise TandemError("--chat continues a saved chat with the local pair; it cannot be combined with --remote")
+    if (args.max_tokens is not None and args.max_tokens < 1) or (args.draft_max is not None and args.draft_max < 0):
+        raise TandemError("--max-tokens must be >= 1 and --draft-max >= 0")
+    if args.ctx < 16:
+        raise TandemError("--ctx must be >= 16")
+    prompt_text = read_prompt(args)
+    with writing() as store:
+        conversation = chat_id(args.chat, store)
+        return run_stored_chat(args, store, conversation.id, prompt_text)
+
+
 def token_json(event: StepEvent) -> list[dict[str, Any]]:
     """A step's tokens as `chat --json` lists them."""
     return [{"id": t.id, "text": t.text, "origin": t.origin.value} for t in event.tokens]
@@ -130,7 +172,10 @@ def reply_json(
     return {"text": text, "tokens": tokens, "finish_reason": reason, "drafter": drafter, "stats": stats}
 
 
-def _run_json(events: Any, kind: DrafterKind, prompt: list[int], out: TextIO) -> int:
+def _run_json(
+    events: Any, kind: DrafterKind, prompt: list[int], out: TextIO, extra: dict[str, Any] | None = None
+) -> int:
+    """Print the reply as one JSON object (``extra`` keys added) once it is finished."""
     tokens: list[dict[str, Any]] = []
     for event in events:
         if isinstance(event, StepEvent):
@@ -138,6 +183,7 @@ def _run_json(events: Any, kind: DrafterKind, prompt: list[int], out: TextIO) ->
         elif isinstance(event, FinishedEvent):
             payload = reply_json(event.text, tokens, event.reason.value, kind.value, event.stats.to_dict())
             payload["prompt_tokens"] = prompt
+            payload.update(extra or {})
             json.dump(payload, out, ensure_ascii=False)
             out.write("\n")
     return 0
@@ -148,6 +194,7 @@ def _colour_enabled(out: TextIO) -> bool:
 
 
 def _run_stream(events: Any, kind: DrafterKind, out: TextIO) -> int:
+    """Print the reply token by token, coloured by origin, then the legend and the statistics."""
     colour = _colour_enabled(out)
     for event in events:
         if isinstance(event, StepEvent):

@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import os
 import random
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -52,8 +53,21 @@ def truncate(path: Path) -> None:
     os.truncate(path, path.stat().st_size // 2)
 
 
-def garbage_pages(path: Path, first_page: int = 10, count: int = 1) -> None:
-    """Overwrite whole pages in the middle with random bytes (silent page damage)."""
+def token_pages(path: Path) -> list[int]:
+    """The 1-based numbers of the pages holding reply tokens (found by their records: text then origin)."""
+    data = path.read_bytes()
+    return [
+        n + 1
+        for n in range(len(data) // PAGE)
+        if re.search(rb" w\d+\.\d+\.\d+draft", data[n * PAGE : (n + 1) * PAGE])
+    ]
+
+
+def garbage_pages(path: Path, first_page: int | None = None, count: int = 1) -> None:
+    """Overwrite whole pages with random bytes (silent page damage); by default a page amid the reply tokens."""
+    if first_page is None:
+        pages = token_pages(path)
+        first_page = pages[len(pages) // 2]
     with path.open("r+b") as handle:
         handle.seek(PAGE * (first_page - 1))
         handle.write(random.Random(first_page).randbytes(PAGE * count))

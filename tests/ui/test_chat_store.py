@@ -51,7 +51,9 @@ def test_listing_order_finish_delete_and_exports(data_dir):
 
     store.rename_conversation(second, "Renamed")
     assert store.conversation_title(second) == "Renamed"
-    store.delete_conversation(first)
+    store.delete_conversation(first)  # to the trash: hidden, nothing lost yet
     assert [c.id for c in store.list_conversations()] == [second]
+    assert len(store.tokens(reply)) == 2
+    store.delete_conversation(first, permanent=True)
     assert store.tokens(reply) == []  # tokens went with their conversation
     store.close()

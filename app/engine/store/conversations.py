@@ -29,10 +29,11 @@ import json
 import sqlite3
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import EmittedToken, RejectedProposal, StepEvent
 from app.engine.paths import data_dir
 from app.engine.store.database import (
@@ -44,40 +45,18 @@ from app.engine.store.database import (
     connect_read_only,
     write_error,
 )
+from app.engine.store.exchange import EXPORT_VERSION, FORMAT, parse_export
+from app.engine.store.exchange import ImportFormatError as ImportFormatError  # what import_json raises
 from app.engine.store.lock import WriterLock
+from app.engine.store.migration import read_v1_as_v2, schema_version, upgrade
+from app.engine.store.schema import SCHEMA, SCHEMA_VERSION
+from app.engine.store.search import SearchHit as SearchHit  # what search returns
+from app.engine.store.search import search as search_messages
 
-SCHEMA_VERSION = 1
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS conversations (
-    id INTEGER PRIMARY KEY,
-    title TEXT NOT NULL,
-    created REAL NOT NULL,
-    updated REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS messages (
-    id INTEGER PRIMARY KEY,
-    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
-    role TEXT NOT NULL,
-    content TEXT NOT NULL,
-    state TEXT NOT NULL,
-    created REAL NOT NULL,
-    meta TEXT NOT NULL DEFAULT '{}'
-);
-CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id);
-CREATE TABLE IF NOT EXISTS tokens (
-    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
-    idx INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    origin TEXT NOT NULL,
-    p_target REAL NOT NULL,
-    q_draft REAL,
-    rejected_text TEXT,
-    rejected_p REAL,
-    rejected_q REAL,
-    PRIMARY KEY (message_id, idx)
-) WITHOUT ROWID;
-"""
+# parent_id for add_message/begin_reply: append after the end of the conversation's active branch.
+ACTIVE_LEAF = -1
+# A conversation in the trash longer than this is deleted for good when the store opens.
+TRASH_KEEP_S = 7 * 24 * 3600
 
 # Message states. A reply is "streaming" only while this process generates it.
 DONE = "done"
@@ -133,7 +112,7 @@ def tokens_of_step(event: StepEvent) -> list[StoredToken]:
 
 @dataclass(slots=True)
 class StoredMessage:
-    """One turn as stored."""
+    """One turn as stored; ``parent_id`` is the turn it answers or follows (None for a first message)."""
 
     id: int
     conversation_id: int
@@ -143,10 +122,18 @@ class StoredMessage:
     created: float
     meta: dict[str, Any] = field(default_factory=dict)
     tokens: list[StoredToken] = field(default_factory=list)
+    parent_id: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
-        out: dict[str, Any] = {"role": self.role, "content": self.content, "state": self.state, "created": self.created}
+        out: dict[str, Any] = {
+            "id": self.id,
+            "parent": self.parent_id,
+            "role": self.role,
+            "content": self.content,
+            "state": self.state,
+            "created": self.created,
+        }
         if self.meta:
             out["meta"] = self.meta
         if self.tokens:
@@ -156,13 +143,15 @@ class StoredMessage:
 
 @dataclass(frozen=True, slots=True)
 class ConversationSummary:
-    """What the conversation list shows."""
+    """What the conversation list shows (``message_count`` counts every branch)."""
 
     id: int
     title: str
     created: float
     updated: float
     message_count: int
+    pinned: bool = False
+    deleted: float | None = None  # when it was moved to the trash
 
 
 def default_path() -> Path:
@@ -176,13 +165,20 @@ class ChatStore:
     ``read_only`` opens the file without the writer lock and never writes to
     it (a second instance, or a file the user chose not to repair). Opening
     for writing raises :class:`StoreOpenError` when the file or its folder is
-    unusable or another store holds the lock.
+    unusable or another store holds the lock, and migrates an older file
+    (keeping a copy of it first; :attr:`migrated_from` names the copy).
+
+    A conversation is a tree of messages: regenerating a reply or editing a
+    message adds a sibling, and the branch on screen is the path from a root
+    to the conversation's active leaf. :meth:`messages` returns that path, so
+    callers that know nothing of branches see a linear chat.
     """
 
     def __init__(self, path: Path | None = None, read_only: bool = False) -> None:
         self.path = path or default_path()
         self.read_only = read_only
         self.temporary = False
+        self.migrated_from: Path | None = None
         self._lock: WriterLock | None = None
         if read_only:
             self._db = self._open_read_only()
@@ -197,6 +193,7 @@ class ChatStore:
         store.path = path or default_path()
         store.read_only = False
         store.temporary = True
+        store.migrated_from = None
         store._lock = None
         store._db = sqlite3.connect(":memory:", isolation_level=None)
         store._db.row_factory = sqlite3.Row
@@ -221,9 +218,14 @@ class ChatStore:
             # nothing committed (the OS holds the pages); only a power cut could.
             db.execute("PRAGMA synchronous=NORMAL")
             db.execute("PRAGMA foreign_keys=ON")
-            db.executescript(SCHEMA)
-            db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            try:
+                self.migrated_from = upgrade(db, self.path)
+            except OSError as exc:  # the copy kept before migrating could not be written
+                raise StoreOpenError(
+                    Problem.READ_ONLY, self.path.parent, f"no copy could be kept before updating it ({exc})"
+                ) from exc
             _close_crashed_replies(db)
+            _empty_trash(db, time.time() - TRASH_KEEP_S)
         except sqlite3.Error as exc:
             lock.release()
             raise StoreOpenError(_problem_of(exc), self.path, str(exc)) from exc
@@ -241,18 +243,31 @@ class ChatStore:
         try:
             db = connect_read_only(self.path)
             db.execute("SELECT COUNT(*) FROM conversations").fetchone()
+            version = schema_version(db)
+            if version > SCHEMA_VERSION:
+                raise sqlite3.DatabaseError(f"it was written by a newer Tandem (schema version {version})")
+            if version < SCHEMA_VERSION:
+                read_v1_as_v2(db)  # read as it is: only a writer migrates
         except sqlite3.Error as exc:
             raise StoreOpenError(Problem.DAMAGED, self.path, f"it cannot be read even read-only ({exc})") from exc
         return db
 
     # -- conversations -------------------------------------------------------
 
-    def create_conversation(self, title: str) -> int:
-        """A new, empty conversation; returns its id."""
+    def create_conversation(self, title: str, settings: dict[str, Any] | None = None) -> int:
+        """A new, empty conversation; returns its id.
+
+        Without ``settings`` it starts from the default preset, else from
+        :class:`ChatSettings`' defaults.
+        """
+        if settings is None:
+            default = self.default_preset()
+            settings = default[1] if default is not None else ChatSettings().to_dict()
         now = time.time()
         with self._transaction():
             cursor = self._db.execute(
-                "INSERT INTO conversations(title, created, updated) VALUES (?, ?, ?)", (title, now, now)
+                "INSERT INTO conversations(title, created, updated, settings) VALUES (?, ?, ?, ?)",
+                (title, now, now, json.dumps(settings)),
             )
         return int(cursor.lastrowid or 0)
 
@@ -261,45 +276,201 @@ class ChatStore:
         with self._transaction():
             self._db.execute("UPDATE conversations SET title=? WHERE id=?", (title, conversation_id))
 
-    def delete_conversation(self, conversation_id: int) -> None:
-        """Remove a conversation with all its messages and tokens."""
+    def delete_conversation(self, conversation_id: int, permanent: bool = False) -> None:
+        """Move a conversation to the trash (hidden from the list and search), or delete it with everything.
+
+        The trash is emptied of conversations older than a week when the store opens.
+        """
         with self._transaction():
-            self._db.execute("DELETE FROM conversations WHERE id=?", (conversation_id,))
+            if permanent:
+                self._db.execute("DELETE FROM conversations WHERE id=?", (conversation_id,))
+            else:
+                self._db.execute(
+                    "UPDATE conversations SET deleted=? WHERE id=? AND deleted IS NULL", (time.time(), conversation_id)
+                )
+
+    def restore_conversation(self, conversation_id: int) -> None:
+        """Take a conversation back out of the trash (the undo of a non-permanent delete)."""
+        with self._transaction():
+            self._db.execute("UPDATE conversations SET deleted=NULL WHERE id=?", (conversation_id,))
 
     def list_conversations(self) -> list[ConversationSummary]:
-        """All conversations, most recently updated first."""
+        """Conversations not in the trash: pinned first, then most recently updated first."""
+        return self._summaries("c.deleted IS NULL", "c.pinned DESC, c.updated DESC, c.id DESC")
+
+    def trashed_conversations(self) -> list[ConversationSummary]:
+        """Conversations in the trash, most recently deleted first."""
+        return self._summaries("c.deleted IS NOT NULL", "c.deleted DESC, c.id DESC")
+
+    def conversation(self, conversation_id: int) -> ConversationSummary:
+        """One conversation's summary (trashed or not); KeyError for an unknown id."""
+        found = self._summaries("c.id = ?", "c.id", (conversation_id,))
+        if not found:
+            raise KeyError(conversation_id)
+        return found[0]
+
+    def _summaries(self, where: str, order: str, args: tuple[Any, ...] = ()) -> list[ConversationSummary]:
         rows = self._db.execute(
-            "SELECT c.id, c.title, c.created, c.updated, "
+            "SELECT c.id, c.title, c.created, c.updated, c.pinned, c.deleted, "
             "(SELECT COUNT(*) FROM messages m WHERE m.conversation_id = c.id) AS n "
-            "FROM conversations c ORDER BY c.updated DESC, c.id DESC"
+            f"FROM conversations c WHERE {where} ORDER BY {order}",
+            args,
         ).fetchall()
-        return [ConversationSummary(r["id"], r["title"], r["created"], r["updated"], r["n"]) for r in rows]
+        return [
+            ConversationSummary(
+                r["id"], r["title"], r["created"], r["updated"], r["n"], bool(r["pinned"]), r["deleted"]
+            )
+            for r in rows
+        ]
 
     def conversation_title(self, conversation_id: int) -> str:
         """The title, or raise KeyError for an unknown id."""
-        row = self._db.execute("SELECT title FROM conversations WHERE id=?", (conversation_id,)).fetchone()
+        return str(self._conversation_row(conversation_id)["title"])
+
+    def set_pinned(self, conversation_id: int, pinned: bool) -> None:
+        """Pin a conversation to the top of the list, or unpin it."""
+        with self._transaction():
+            self._db.execute("UPDATE conversations SET pinned=? WHERE id=?", (int(pinned), conversation_id))
+
+    def conversation_settings(self, conversation_id: int) -> dict[str, Any]:
+        """The conversation's settings as stored (read them with :meth:`ChatSettings.from_dict`)."""
+        return _json_dict(self._conversation_row(conversation_id)["settings"])
+
+    def set_conversation_settings(self, conversation_id: int, settings: dict[str, Any]) -> None:
+        """Replace the conversation's settings (they apply to its next replies, never to stored ones)."""
+        self._conversation_row(conversation_id)
+        with self._transaction():
+            self._db.execute("UPDATE conversations SET settings=? WHERE id=?", (json.dumps(settings), conversation_id))
+
+    def _conversation_row(self, conversation_id: int) -> sqlite3.Row:
+        row = self._db.execute("SELECT * FROM conversations WHERE id=?", (conversation_id,)).fetchone()
         if row is None:
             raise KeyError(conversation_id)
-        return str(row["title"])
+        return row
+
+    # -- presets ------------------------------------------------------------------
+
+    def presets(self) -> dict[str, dict[str, Any]]:
+        """Named settings, name -> settings dict, sorted by name."""
+        rows = self._db.execute("SELECT name, settings FROM presets ORDER BY name COLLATE NOCASE, name").fetchall()
+        return {str(r["name"]): _json_dict(r["settings"]) for r in rows}
+
+    def save_preset(self, name: str, settings: dict[str, Any]) -> None:
+        """Create the preset ``name``, or overwrite its settings."""
+        name = _preset_name(name)
+        with self._transaction():
+            self._db.execute(
+                "INSERT INTO presets(name, settings, created) VALUES (?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET settings=excluded.settings",
+                (name, json.dumps(settings), time.time()),
+            )
+
+    def rename_preset(self, old: str, new: str) -> None:
+        """Rename a preset (the default follows it); KeyError if ``old`` is unknown, ValueError if ``new`` exists."""
+        new = _preset_name(new)
+        if old not in self.presets():
+            raise KeyError(old)
+        if new == old:
+            return
+        if new in self.presets():
+            raise ValueError(f"a preset named {new!r} exists already")
+        with self._transaction():
+            self._db.execute("UPDATE presets SET name=? WHERE name=?", (new, old))
+            self._db.execute(
+                "UPDATE preferences SET value=? WHERE key='default_preset' AND value=?", (new, old)
+            )
+
+    def delete_preset(self, name: str) -> None:
+        """Delete a preset (no default any more if it was the default); chats keep their own copies."""
+        with self._transaction():
+            self._db.execute("DELETE FROM presets WHERE name=?", (name,))
+            self._db.execute("DELETE FROM preferences WHERE key='default_preset' AND value=?", (name,))
+
+    def default_preset(self) -> tuple[str, dict[str, Any]] | None:
+        """The preset new chats start from, as (name, settings), or None."""
+        row = self._db.execute(
+            "SELECT p.name, p.settings FROM preferences d JOIN presets p ON p.name = d.value "
+            "WHERE d.key='default_preset'"
+        ).fetchone()
+        return None if row is None else (str(row["name"]), _json_dict(row["settings"]))
+
+    def set_default_preset(self, name: str | None) -> None:
+        """Make ``name`` the preset new chats start from (None: ChatSettings' defaults); KeyError if unknown."""
+        if name is not None and name not in self.presets():
+            raise KeyError(name)
+        with self._transaction():
+            if name is None:
+                self._db.execute("DELETE FROM preferences WHERE key='default_preset'")
+            else:
+                self._db.execute(
+                    "INSERT INTO preferences(key, value) VALUES ('default_preset', ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value=excluded.value",
+                    (name,),
+                )
 
     # -- messages ---------------------------------------------------------------
 
     def add_message(
-        self, conversation_id: int, role: str, content: str, state: str = DONE, meta: dict[str, Any] | None = None
+        self,
+        conversation_id: int,
+        role: str,
+        content: str,
+        state: str = DONE,
+        meta: dict[str, Any] | None = None,
+        parent_id: int | None = ACTIVE_LEAF,
     ) -> int:
-        """Store a complete message now (the user's turn is written the moment it is sent)."""
+        """Store a complete message now (the user's turn is written the moment it is sent).
+
+        It follows ``parent_id``: by default the end of the active branch;
+        None makes a new first message (editing the first turn). The new
+        message becomes the active leaf.
+        """
         now = time.time()
         with self._transaction():
+            conversation = self._conversation_row(conversation_id)
+            if parent_id == ACTIVE_LEAF:
+                parent_id = self._leaf(conversation_id, conversation["active_leaf"])
+            elif parent_id is not None:
+                parent = self._message_row(parent_id)
+                if int(parent["conversation_id"]) != conversation_id:
+                    raise ValueError(f"message {parent_id} is not in conversation {conversation_id}")
             cursor = self._db.execute(
-                "INSERT INTO messages(conversation_id, role, content, state, created, meta) VALUES (?, ?, ?, ?, ?, ?)",
-                (conversation_id, role, content, state, now, json.dumps(meta or {})),
+                "INSERT INTO messages(conversation_id, role, content, state, created, meta, parent_id) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (conversation_id, role, content, state, now, json.dumps(meta or {}), parent_id),
             )
+            message_id = int(cursor.lastrowid or 0)
+            self._activate(conversation_id, message_id)
             self._touch(conversation_id, now)
-        return int(cursor.lastrowid or 0)
+        return message_id
 
-    def begin_reply(self, conversation_id: int, meta: dict[str, Any] | None = None) -> int:
-        """An empty assistant message in state ``streaming``; tokens follow with :meth:`append_tokens`."""
-        return self.add_message(conversation_id, "assistant", "", STREAMING, meta)
+    def begin_reply(
+        self, conversation_id: int, meta: dict[str, Any] | None = None, parent_id: int | None = ACTIVE_LEAF
+    ) -> int:
+        """An empty assistant message in state ``streaming``; tokens follow with :meth:`append_tokens`.
+
+        A regenerated reply is a new reply whose ``parent_id`` is the user
+        message the old one answered: the old reply stays, as its sibling.
+        """
+        return self.add_message(conversation_id, "assistant", "", STREAMING, meta, parent_id)
+
+    def reopen_reply(self, message_id: int) -> None:
+        """Continue a reply: back to ``streaming``; later tokens follow its existing ones.
+
+        :meth:`finish_reply` then sets the grown text. Should the process
+        die first, the reply comes back ``interrupted`` with its old text plus
+        the tokens that followed.
+        """
+        with self._transaction():
+            row = self._message_row(message_id)
+            if row["role"] != "assistant":
+                raise ValueError(f"message {message_id} is not a reply")
+            count = self._db.execute("SELECT COUNT(*) FROM tokens WHERE message_id=?", (message_id,)).fetchone()[0]
+            meta = {**_meta_of(row), "continued_at_token": int(count)}
+            self._db.execute(
+                "UPDATE messages SET state=?, meta=? WHERE id=?", (STREAMING, json.dumps(meta), message_id)
+            )
+            self._touch(int(row["conversation_id"]), time.time())
 
     def append_tokens(self, message_id: int, tokens: Sequence[StoredToken]) -> None:
         """Append streamed tokens to a reply, in one commit."""
@@ -348,27 +519,82 @@ class ChatStore:
         self.checkpoint()
 
     def messages(self, conversation_id: int, with_tokens: bool = True) -> list[StoredMessage]:
-        """The conversation's messages in order; partial replies get their text from their tokens."""
+        """The active branch, first message to active leaf; partial replies get their text from their tokens."""
+        leaf = self._leaf(conversation_id, None)
+        if leaf is None:
+            return []
+        rows = self._db.execute(
+            "WITH RECURSIVE path(id) AS (SELECT ? UNION ALL "
+            "SELECT m.parent_id FROM messages m JOIN path ON m.id = path.id WHERE m.parent_id IS NOT NULL) "
+            "SELECT m.* FROM messages m JOIN path ON m.id = path.id ORDER BY m.id",
+            (leaf,),
+        ).fetchall()
+        return self._stored(rows, with_tokens)
+
+    def all_messages(self, conversation_id: int, with_tokens: bool = True) -> list[StoredMessage]:
+        """Every message of the conversation, every branch, in the order they were written."""
         rows = self._db.execute(
             "SELECT * FROM messages WHERE conversation_id=? ORDER BY id", (conversation_id,)
         ).fetchall()
-        out = [
-            StoredMessage(
-                r["id"], r["conversation_id"], r["role"], r["content"], r["state"], r["created"], json.loads(r["meta"])
+        return self._stored(rows, with_tokens)
+
+    def message(self, message_id: int, with_tokens: bool = True) -> StoredMessage:
+        """One message; KeyError for an unknown id."""
+        return self._stored([self._message_row(message_id)], with_tokens)[0]
+
+    def active_leaf(self, conversation_id: int) -> int | None:
+        """The last message of the active branch (None for an empty conversation)."""
+        return self._leaf(conversation_id, None)
+
+    def siblings(self, message_id: int) -> list[int]:
+        """The ids of the messages sharing this one's parent (itself included), oldest first."""
+        row = self._message_row(message_id)
+        rows = self._db.execute(
+            "SELECT id FROM messages WHERE conversation_id=? AND parent_id IS ? ORDER BY id",
+            (row["conversation_id"], row["parent_id"]),
+        ).fetchall()
+        return [int(r["id"]) for r in rows]
+
+    def children(self, message_id: int) -> list[int]:
+        """The ids of the messages that follow this one, oldest first."""
+        rows = self._db.execute("SELECT id FROM messages WHERE parent_id=? ORDER BY id", (message_id,)).fetchall()
+        return [int(r["id"]) for r in rows]
+
+    def switch_to(self, message_id: int) -> None:
+        """Make the branch through this message the active one.
+
+        Below it the branch follows, at each fork, the child last shown
+        there (else the newest), as a chat app returns to where you were.
+        """
+        row = self._message_row(message_id)
+        with self._transaction():
+            self._activate(int(row["conversation_id"]), self._descend(message_id))
+
+    def delete_message(self, message_id: int) -> None:
+        """Delete a message and everything that follows it on any branch.
+
+        If it was on the active branch, the nearest remaining sibling's branch
+        becomes active (the one before it, else the one after), else its parent
+        becomes the active leaf.
+        """
+        row = self._message_row(message_id)
+        conversation_id = int(row["conversation_id"])
+        siblings = self.siblings(message_id)
+        on_path = any(m.id == message_id for m in self.messages(conversation_id, with_tokens=False))
+        with self._transaction():
+            self._db.execute(
+                "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL "
+                "SELECT m.id FROM messages m JOIN sub ON m.parent_id = sub.id) "
+                "DELETE FROM messages WHERE id IN sub",
+                (message_id,),
             )
-            for r in rows
-        ]
-        for message in out:
-            if message.role != "assistant":
-                continue
-            partial = message.state in (STREAMING, INTERRUPTED) and not message.content
-            if with_tokens or partial:
-                message.tokens = self.tokens(message.id)
-            if partial:  # a read-only store cannot rebuild it on open: rebuild it here
-                message.content = "".join(t.text for t in message.tokens)
-            if not with_tokens:
-                message.tokens = []
-        return out
+            if on_path:
+                at = siblings.index(message_id)
+                rest = siblings[:at][-1:] + siblings[at + 1 :][:1]
+                parent = row["parent_id"]
+                leaf = self._descend(rest[0]) if rest else (int(parent) if parent is not None else None)
+                self._activate(conversation_id, leaf)
+            self._touch(conversation_id, time.time())
 
     def tokens(self, message_id: int) -> list[StoredToken]:
         """A reply's tokens in order."""
@@ -379,16 +605,137 @@ class ChatStore:
         ).fetchall()
         return [StoredToken(*tuple(r)) for r in rows]
 
+    def _stored(self, rows: list[sqlite3.Row], with_tokens: bool) -> list[StoredMessage]:
+        out = [
+            StoredMessage(
+                r["id"],
+                r["conversation_id"],
+                r["role"],
+                r["content"],
+                r["state"],
+                r["created"],
+                _meta_of(r),
+                parent_id=r["parent_id"],
+            )
+            for r in rows
+        ]
+        for message in out:
+            if message.role != "assistant":
+                continue
+            partial = _is_partial(message.state, message.content, message.meta)
+            if with_tokens or partial:
+                message.tokens = self.tokens(message.id)
+            if partial:  # a read-only store cannot rebuild it on open: rebuild it here
+                message.content = _partial_text(message.content, message.meta, [t.text for t in message.tokens])
+            if not with_tokens:
+                message.tokens = []
+        return out
+
+    def _message_row(self, message_id: int) -> sqlite3.Row:
+        row = self._db.execute("SELECT * FROM messages WHERE id=?", (message_id,)).fetchone()
+        if row is None:
+            raise KeyError(message_id)
+        return row
+
+    def _leaf(self, conversation_id: int, stored: int | None) -> int | None:
+        """The active leaf, repaired if the stored one is missing (a file edited by hand, an old import)."""
+        if stored is None:
+            row = self._db.execute("SELECT active_leaf FROM conversations WHERE id=?", (conversation_id,)).fetchone()
+            if row is None:  # an unknown (or just deleted) conversation has no messages, as before trees
+                return None
+            stored = row["active_leaf"]
+        if stored is not None:
+            found = self._db.execute(
+                "SELECT 1 FROM messages WHERE id=? AND conversation_id=?", (stored, conversation_id)
+            ).fetchone()
+            if found:
+                return int(stored)
+        newest = self._db.execute(
+            "SELECT MAX(id) FROM messages WHERE conversation_id=?", (conversation_id,)
+        ).fetchone()[0]
+        return None if newest is None else int(newest)
+
+    def _descend(self, message_id: int) -> int:
+        """From a message down to a leaf, by each message's last active child, else its newest."""
+        current = message_id
+        while True:
+            row = self._db.execute(
+                "SELECT (SELECT c.id FROM messages c WHERE c.parent_id = m.id AND c.id = m.active_child) AS last, "
+                "(SELECT MAX(c.id) FROM messages c WHERE c.parent_id = m.id) AS newest FROM messages m WHERE m.id=?",
+                (current,),
+            ).fetchone()
+            following = row["last"] if row["last"] is not None else row["newest"]
+            if following is None:
+                return current
+            current = int(following)
+
+    def _activate(self, conversation_id: int, leaf: int | None) -> None:
+        """Make ``leaf`` the active leaf and record, at each fork above it, which child is on the branch."""
+        self._db.execute("UPDATE conversations SET active_leaf=? WHERE id=?", (leaf, conversation_id))
+        if leaf is None:
+            return
+        self._db.execute(
+            "WITH RECURSIVE up(id, child) AS (SELECT parent_id, id FROM messages WHERE id = ? UNION ALL "
+            "SELECT m.parent_id, m.id FROM messages m JOIN up ON m.id = up.id WHERE m.parent_id IS NOT NULL) "
+            "UPDATE messages SET active_child = (SELECT child FROM up WHERE up.id = messages.id) "
+            "WHERE id IN (SELECT id FROM up) AND active_child IS NOT (SELECT child FROM up WHERE up.id = messages.id)",
+            (leaf,),
+        )
+
     # -- export -------------------------------------------------------------------
 
     def export_json(self, conversation_id: int) -> dict[str, Any]:
-        """The whole conversation, tokens and origins included."""
+        """The whole conversation (every branch), tokens, origins, settings and metadata included: version 2."""
+        row = self._conversation_row(conversation_id)
         return {
-            "format": "tandem-conversation",
-            "version": SCHEMA_VERSION,
-            "title": self.conversation_title(conversation_id),
-            "messages": [m.to_dict() for m in self.messages(conversation_id)],
+            "format": FORMAT,
+            "version": EXPORT_VERSION,
+            "title": str(row["title"]),
+            "created": row["created"],
+            "updated": row["updated"],
+            "pinned": bool(row["pinned"]),
+            "settings": self.conversation_settings(conversation_id),
+            "active_leaf": self._leaf(conversation_id, row["active_leaf"]),
+            "messages": [m.to_dict() for m in self.all_messages(conversation_id)],
         }
+
+    def import_json(self, data: object) -> int:
+        """A new conversation from Tandem's own JSON export (version 1 or 2); returns its id.
+
+        Raises :class:`ImportFormatError` (one line) for anything else, before writing anything.
+        """
+        parsed = parse_export(data)
+        now = time.time()
+        new_ids: dict[int, int] = {}
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT INTO conversations(title, created, updated, pinned, settings) VALUES (?, ?, ?, ?, ?)",
+                (parsed.title, now, now, int(parsed.pinned), json.dumps(parsed.settings)),
+            )
+            conversation_id = int(cursor.lastrowid or 0)
+            for message in parsed.messages:
+                cursor = self._db.execute(
+                    "INSERT INTO messages(conversation_id, role, content, state, created, meta, parent_id) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        conversation_id,
+                        message.role,
+                        message.content,
+                        message.state,
+                        message.created,
+                        json.dumps(message.meta),
+                        None if message.parent is None else new_ids[message.parent],
+                    ),
+                )
+                new_ids[message.key] = int(cursor.lastrowid or 0)
+                self._db.executemany(
+                    "INSERT INTO tokens(message_id, idx, text, origin, p_target, q_draft, rejected_text, rejected_p, "
+                    "rejected_q) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    [(new_ids[message.key], i, *astuple(t)) for i, t in enumerate(message.tokens)],
+                )
+            if parsed.active_leaf is not None:
+                self._activate(conversation_id, self._descend(new_ids[parsed.active_leaf]))
+        return conversation_id
 
     def export_markdown(self, conversation_id: int) -> str:
         """A readable transcript; replies keep their text exactly, code fences included."""
@@ -401,6 +748,15 @@ class ChatStore:
             if isinstance(stats, dict) and stats.get("emitted"):
                 lines += [_stats_line(message.meta), ""]
         return "\n".join(lines).rstrip() + "\n"
+
+    # -- search -------------------------------------------------------------------
+
+    def search(self, query: str, limit: int = 50) -> list[SearchHit]:
+        """Messages of every chat not in the trash containing every word of ``query``, newest first.
+
+        To show a hit in its branch: :meth:`switch_to` its ``message_id``, then :meth:`messages`.
+        """
+        return search_messages(self._db, query, limit)
 
     # -- housekeeping -------------------------------------------------------------
 
@@ -467,25 +823,66 @@ class _Transaction:
             raise write_error(commit_error, self._path, self._needed) from commit_error
 
 
+def _json_dict(text: str | None) -> dict[str, Any]:
+    """A stored JSON object; anything else (damage, a hand edit) reads as empty rather than failing."""
+    try:
+        value = json.loads(text or "{}")
+    except (json.JSONDecodeError, TypeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _meta_of(row: sqlite3.Row) -> dict[str, Any]:
+    return _json_dict(row["meta"])
+
+
+def _preset_name(name: str) -> str:
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise ValueError("a preset needs a name")
+    return cleaned
+
+
+def _is_partial(state: str, content: str, meta: dict[str, Any]) -> bool:
+    """Whether a reply's text must be rebuilt from its tokens (cut off before :meth:`finish_reply`)."""
+    if state == STREAMING:
+        return not content or "continued_at_token" in meta
+    return state == INTERRUPTED and not content
+
+
+def _partial_text(content: str, meta: dict[str, Any], texts: list[str]) -> str:
+    """A cut-off reply's text: its tokens, or for a continued reply its old text plus the tokens that followed."""
+    at = meta.get("continued_at_token")
+    if content and isinstance(at, int) and not isinstance(at, bool):
+        return content + "".join(texts[at:])
+    return "".join(texts)
+
+
 def _close_crashed_replies(db: sqlite3.Connection) -> None:
     """Replies still ``streaming`` belong to a process that died: mark them and give them their text, once."""
-    rows = db.execute("SELECT id, content FROM messages WHERE state=?", (STREAMING,)).fetchall()
+    rows = db.execute("SELECT id, content, meta FROM messages WHERE state=?", (STREAMING,)).fetchall()
     # Older files marked them without rebuilding the text: rebuild those too.
-    rows += db.execute("SELECT id, content FROM messages WHERE state=? AND content=''", (INTERRUPTED,)).fetchall()
+    rows += db.execute("SELECT id, content, meta FROM messages WHERE state=? AND content=''", (INTERRUPTED,)).fetchall()
     if not rows:
         return
     db.execute("BEGIN")
     try:
         for row in rows:
+            meta = _meta_of(row)
             content = row["content"]
-            if not content:
+            if _is_partial(STREAMING, content, meta):
                 parts = db.execute("SELECT text FROM tokens WHERE message_id=? ORDER BY idx", (row["id"],))
-                content = "".join(str(part[0]) for part in parts)
+                content = _partial_text(content, meta, [str(part[0]) for part in parts])
             db.execute("UPDATE messages SET state=?, content=? WHERE id=?", (INTERRUPTED, content, row["id"]))
         db.execute("COMMIT")
     except BaseException:
         db.execute("ROLLBACK")
         raise
+
+
+def _empty_trash(db: sqlite3.Connection, before: float) -> None:
+    """Delete for good the conversations moved to the trash before ``before``."""
+    db.execute("DELETE FROM conversations WHERE deleted IS NOT NULL AND deleted < ?", (before,))
 
 
 def _problem_of(exc: sqlite3.Error) -> Problem:
@@ -496,9 +893,20 @@ def _problem_of(exc: sqlite3.Error) -> Problem:
 def _stats_line(meta: dict[str, Any]) -> str:
     stats = meta.get("stats", {})
     parts = [f"{stats.get('emitted', 0)} tokens", f"{stats.get('tokens_per_second', 0.0):.1f} tok/s"]
-    drafter = meta.get("drafter")
+    produced = meta.get("produced_by")
+    produced = produced if isinstance(produced, dict) else {}
+    drafter = produced.get("drafter") or meta.get("drafter")
     if drafter:
-        parts.append(f"drafter {drafter}")
+        policy = produced.get("draft_policy")
+        parts.append(f"drafter {drafter}" + (f" ({policy})" if policy and policy != "none" else ""))
     if stats.get("drafted"):
         parts.append(f"acceptance {stats.get('acceptance_rate', 0.0):.0%}")
+    if produced.get("target"):
+        pair = str(produced["target"]) + (f" + {produced['draft']}" if produced.get("draft") else "")
+        parts.append(pair)
+    sampling = produced.get("sampling")
+    if isinstance(sampling, dict) and "temperature" in sampling:
+        parts.append(f"temperature {sampling['temperature']}")
+    if produced.get("seed") is not None:
+        parts.append(f"seed {produced['seed']}")
     return "> " + " · ".join(parts)

@@ -157,7 +157,8 @@ def quick_check(path: Path) -> str:
         return f"SQLite cannot read it ({exc})"
     finally:
         db.close()
-    found = [str(row[0]) for row in rows]
+    # A finding can span lines ("*** in database main ***" then the page): one line for the CLI and the notice.
+    found = [" ".join(str(row[0]).split()) for row in rows]
     return "ok" if found == ["ok"] else "; ".join(found)
 
 

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import TandemError
-from app.engine.store.conversations import SCHEMA
 from app.engine.store.database import HEADER_SIZE, SQLITE_MAGIC, header_damage, page_size_of
+from app.engine.store.schema import SCHEMA
 
 _CHUNK = 256
 # How far past the last readable key to keep probing when the table's maximum cannot be read.
@@ -200,15 +200,19 @@ def _copy_rows(src: sqlite3.Connection, dest: sqlite3.Connection, destination: P
     def skipped() -> None:
         unreadable[0] += 1
 
+    # A v2 file's extra columns come along; a v1 file's linear chats get their parent links below.
+    tree = _has_columns(src, "messages", ("parent_id", "active_child"))
+    chat_extra = ", pinned, settings, active_leaf, deleted" if _has_columns(src, "conversations", ("settings",)) else ""
+    message_extra = ", parent_id, active_child" if tree else ""
     conversations: set[int] = set()
-    for row in _readable(src, "SELECT id, title, created, updated FROM conversations", "id", skipped):
-        dest.execute("INSERT INTO conversations(id, title, created, updated) VALUES (?, ?, ?, ?)", tuple(row))
+    for row in _readable(src, f"SELECT id, title, created, updated{chat_extra} FROM conversations", "id", skipped):
+        marks = ", ".join("?" * len(row))
+        dest.execute(f"INSERT INTO conversations(id, title, created, updated{chat_extra}) VALUES ({marks})", row)
         conversations.add(int(row[0]))
     orphans: int | None = None
     messages: list[tuple[int, str, str]] = []
-    for row in _readable(
-        src, "SELECT id, conversation_id, role, content, state, created, meta FROM messages", "id", skipped
-    ):
+    select = f"SELECT id, conversation_id, role, content, state, created, meta{message_extra} FROM messages"
+    for row in _readable(src, select, "id", skipped):
         values = list(row)
         if int(values[1]) not in conversations:
             if orphans is None:
@@ -220,9 +224,10 @@ def _copy_rows(src: sqlite3.Connection, dest: sqlite3.Connection, destination: P
                 orphans = int(cursor.lastrowid or 0)
                 conversations.add(orphans)
             values[1] = orphans
+        marks = ", ".join("?" * len(values))
         dest.execute(
-            "INSERT INTO messages(id, conversation_id, role, content, state, created, meta) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO messages(id, conversation_id, role, content, state, created, meta{message_extra}) "
+            f"VALUES ({marks})",
             values,
         )
         messages.append((int(values[0]), str(values[2]), str(values[3])))
@@ -241,7 +246,53 @@ def _copy_rows(src: sqlite3.Connection, dest: sqlite3.Connection, destination: P
             n_tokens += 1
         if not content and texts:
             dest.execute("UPDATE messages SET content=? WHERE id=?", ("".join(texts), message_id))
+    _copy_presets(src, dest)
+    _relink(dest, linear=not tree)
     return RecoveryReport(destination, len(conversations), len(messages), n_tokens, unreadable[0])
+
+
+def _has_columns(src: sqlite3.Connection, table: str, columns: tuple[str, ...]) -> bool:
+    try:
+        present = {str(row[1]) for row in src.execute(f"PRAGMA table_info({table})")}
+    except sqlite3.DatabaseError:
+        return False
+    return all(column in present for column in columns)
+
+
+def _copy_presets(src: sqlite3.Connection, dest: sqlite3.Connection) -> None:
+    """Presets and preferences, as far as they can be read (small tables: all or nothing each)."""
+    for table, columns in (("presets", "name, settings, created"), ("preferences", "key, value")):
+        try:
+            rows = src.execute(f"SELECT {columns} FROM {table}").fetchall()
+        except sqlite3.DatabaseError:
+            continue
+        marks = ", ".join("?" * len(columns.split(",")))
+        dest.executemany(f"INSERT OR IGNORE INTO {table}({columns}) VALUES ({marks})", rows)
+
+
+def _relink(dest: sqlite3.Connection, linear: bool) -> None:
+    """Parent links and active branches that hold in the recovered file.
+
+    A v1 file's chats are linear: each message follows the one before it. In
+    a v2 file a message whose parent was lost (or moved to "Recovered
+    messages") follows the nearest earlier message of its conversation, so
+    nothing that came back is unreachable.
+    """
+    previous = (
+        "(SELECT MAX(p.id) FROM messages p WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id)"
+    )
+    if linear:
+        dest.execute(f"UPDATE messages SET parent_id = {previous}")
+    else:
+        dest.execute(
+            f"UPDATE messages SET parent_id = {previous} WHERE parent_id IS NOT NULL AND NOT EXISTS (SELECT 1 "
+            "FROM messages p WHERE p.id = messages.parent_id AND p.conversation_id = messages.conversation_id)"
+        )
+    dest.execute(
+        "UPDATE conversations SET active_leaf = (SELECT MAX(m.id) FROM messages m WHERE m.conversation_id = "
+        "conversations.id) WHERE active_leaf IS NULL OR NOT EXISTS "
+        "(SELECT 1 FROM messages m WHERE m.id = conversations.active_leaf AND m.conversation_id = conversations.id)"
+    )
 
 
 def _readable(

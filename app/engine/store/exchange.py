@@ -1,0 +1,176 @@
+"""Tandem's conversation export as a file format: what version 2 holds, and reading back version 1 or 2.
+
+Version 2 (written since the store holds trees) carries the whole tree:
+every message with its ``id`` and ``parent``, the active leaf, the chat's
+settings and pin, each reply's tokens with origins and probabilities, and its
+metadata (``produced_by`` included). Version 1 was a linear list of messages
+without ids; each one follows the one before it.
+
+:func:`parse_export` checks everything before the store writes anything, so
+a file that is not an export is refused whole with one line saying why
+(:class:`ImportFormatError`) and nothing is half-imported.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.errors import TandemError
+
+FORMAT = "tandem-conversation"
+EXPORT_VERSION = 2
+ROLES = ("user", "assistant", "system")
+STATES = ("done", "streaming", "cancelled", "interrupted", "failed")
+ORIGINS = ("draft", "corrected", "bonus", "target")
+
+
+class ImportFormatError(TandemError):
+    """A file that is not a Tandem conversation export (or a damaged one), in one line."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"not a Tandem conversation export: {reason}")
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedToken:
+    """One token as an export lists it."""
+
+    text: str
+    origin: str
+    p_target: float
+    q_draft: float | None
+    rejected_text: str | None
+    rejected_p: float | None
+    rejected_q: float | None
+
+
+@dataclass(slots=True)
+class ImportedMessage:
+    """One message of an export; ``key`` and ``parent`` are the file's ids, not the store's."""
+
+    key: int
+    parent: int | None
+    role: str
+    content: str
+    state: str
+    created: float
+    meta: dict[str, Any] = field(default_factory=dict)
+    tokens: list[ImportedToken] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ImportedConversation:
+    """A checked export, ready to be written as a new conversation."""
+
+    title: str
+    settings: dict[str, Any]
+    pinned: bool
+    messages: list[ImportedMessage]
+    active_leaf: int | None  # a message key
+
+
+def parse_export(data: object) -> ImportedConversation:
+    """Check an export (v1 or v2) completely; raise :class:`ImportFormatError` naming the first problem."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ImportFormatError(f'no "format": "{FORMAT}" at the top')
+    version = data.get("version")
+    if version not in (1, 2) or isinstance(version, bool):
+        raise ImportFormatError(f"version {version!r} is not one this Tandem reads (1 or 2)")
+    title = data.get("title", "Imported chat")
+    if not isinstance(title, str):
+        raise ImportFormatError('"title" is not text')
+    raw_messages = data.get("messages")
+    if not isinstance(raw_messages, list):
+        raise ImportFormatError('"messages" is not a list')
+    settings = data.get("settings", {})
+    if not isinstance(settings, dict):
+        raise ImportFormatError('"settings" is not an object')
+    messages: list[ImportedMessage] = []
+    seen: set[int] = set()
+    for n, raw in enumerate(raw_messages, start=1):
+        message = _message(raw, n, version, messages[-1].key if messages else None)
+        if message.key in seen:
+            raise ImportFormatError(f"message {n} repeats id {message.key}")
+        if message.parent is not None and message.parent not in seen:
+            raise ImportFormatError(f"message {n} follows id {message.parent}, which no earlier message has")
+        seen.add(message.key)
+        messages.append(message)
+    leaf = data.get("active_leaf", messages[-1].key if messages else None) if version == 2 else None
+    if version == 1 and messages:
+        leaf = messages[-1].key
+    if leaf is not None and leaf not in seen:
+        raise ImportFormatError(f'"active_leaf" {leaf!r} is not the id of one of its messages')
+    return ImportedConversation(title.strip() or "Imported chat", settings, data.get("pinned") is True, messages, leaf)
+
+
+def _message(raw: object, n: int, version: int, previous: int | None) -> ImportedMessage:
+    if not isinstance(raw, dict):
+        raise ImportFormatError(f"message {n} is not an object")
+    key: Any
+    parent: Any
+    if version == 1:
+        key, parent = n, previous
+    else:
+        key, parent = raw.get("id"), raw.get("parent")
+        if not _is_int(key):
+            raise ImportFormatError(f'message {n} has no integer "id"')
+        if parent is not None and not _is_int(parent):
+            raise ImportFormatError(f'message {n} has a "parent" that is not an id')
+    role, content, state = raw.get("role"), raw.get("content"), raw.get("state", "done")
+    if role not in ROLES:
+        raise ImportFormatError(f"message {n} has the role {role!r} (expected user, assistant or system)")
+    if not isinstance(content, str):
+        raise ImportFormatError(f"message {n} has no text content")
+    if state not in STATES:
+        raise ImportFormatError(f"message {n} has the unknown state {state!r}")
+    created = raw.get("created", time.time())
+    if not _is_number(created):
+        raise ImportFormatError(f'message {n} has a "created" time that is not a number')
+    meta = raw.get("meta", {})
+    if not isinstance(meta, dict):
+        raise ImportFormatError(f'message {n} has "meta" that is not an object')
+    raw_tokens = raw.get("tokens", [])
+    if not isinstance(raw_tokens, list):
+        raise ImportFormatError(f'message {n} has "tokens" that is not a list')
+    tokens = [_token(t, n, i) for i, t in enumerate(raw_tokens, start=1)]
+    # Nothing generates an imported reply: one that was streaming when exported was cut off there.
+    state = "interrupted" if state == "streaming" else state
+    return ImportedMessage(int(key), parent, role, content, state, float(created), meta, tokens)
+
+
+def _token(raw: object, n: int, i: int) -> ImportedToken:
+    where = f"token {i} of message {n}"
+    if not isinstance(raw, dict):
+        raise ImportFormatError(f"{where} is not an object")
+    text, origin, p = raw.get("text"), raw.get("origin"), _float(raw.get("p_target"))
+    if not isinstance(text, str) or origin not in ORIGINS or p is None:
+        raise ImportFormatError(f"{where} lacks its text, origin or p_target")
+    q = raw.get("q_draft")
+    if q is not None and not _is_number(q):
+        raise ImportFormatError(f"{where} has a q_draft that is not a number")
+    rejected = raw.get("rejected")
+    if rejected is None:
+        return ImportedToken(text, str(origin), p, _float(q), None, None, None)
+    if not isinstance(rejected, dict) or not isinstance(rejected.get("text"), str):
+        raise ImportFormatError(f"{where} has a rejected proposal without text")
+    rp, rq = rejected.get("p_target"), rejected.get("q_draft")
+    if any(v is not None and not _is_number(v) for v in (rp, rq)):
+        raise ImportFormatError(f"{where} has a rejected proposal whose odds are not numbers")
+    return ImportedToken(text, str(origin), p, _float(q), rejected["text"], _float(rp), _float(rq))
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return (_is_int(value) or isinstance(value, float)) and math.isfinite(value)  # type: ignore[arg-type]
+
+
+def _float(value: object) -> float | None:
+    """A finite number as a float; None for None and for anything that is not one."""
+    return float(value) if _is_number(value) else None  # type: ignore[arg-type]

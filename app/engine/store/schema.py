@@ -1,0 +1,91 @@
+"""The chat database's tables, version by version, and the one road from an empty file to the current version.
+
+Version 1 held linear conversations. Version 2 makes each conversation a
+tree (``parent_id``; the branch on screen is the conversation's
+``active_leaf`` and, at each fork, the parent's ``active_child``), gives each
+chat its settings, a pin and a trash date, adds named presets and a
+full-text index of the messages kept in sync by triggers.
+
+A new file is built exactly as an old one is migrated: the v1 tables, then
+:data:`UPGRADE_TO_V2`, so a fresh database and a migrated one cannot
+drift apart. SQLite's DDL is transactional, so running the upgrade inside
+one transaction leaves a file at v1 or at v2, never between.
+
+The full-text index uses FTS5's ``trigram`` tokenizer: it finds any
+substring of three or more characters, case-insensitively, in any script,
+which is what Japanese and Chinese (no spaces between words) and emoji
+need; unicode61 would only find whole space-separated words there.
+Shorter queries are answered with ``LIKE`` (see :mod:`app.engine.store.search`).
+Only finished text is indexed: a streaming reply's row holds no content until
+:meth:`~app.engine.store.conversations.ChatStore.finish_reply` sets it, and
+that update re-indexes the row.
+"""
+
+from __future__ import annotations
+
+SCHEMA_VERSION = 2
+
+SCHEMA_V1 = """
+CREATE TABLE IF NOT EXISTS conversations (
+    id INTEGER PRIMARY KEY,
+    title TEXT NOT NULL,
+    created REAL NOT NULL,
+    updated REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    id INTEGER PRIMARY KEY,
+    conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+    role TEXT NOT NULL,
+    content TEXT NOT NULL,
+    state TEXT NOT NULL,
+    created REAL NOT NULL,
+    meta TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX IF NOT EXISTS messages_by_conversation ON messages(conversation_id, id);
+CREATE TABLE IF NOT EXISTS tokens (
+    message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+    idx INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    origin TEXT NOT NULL,
+    p_target REAL NOT NULL,
+    q_draft REAL,
+    rejected_text TEXT,
+    rejected_p REAL,
+    rejected_q REAL,
+    PRIMARY KEY (message_id, idx)
+) WITHOUT ROWID;
+"""
+
+# Statements, in order, that take a v1 file (or an empty one with the v1 tables) to v2.
+# parent_id has no foreign key on purpose: a cascade down a long chain would recurse once
+# per message (SQLite stops at 1000 levels); the store deletes a subtree in one statement.
+UPGRADE_TO_V2 = (
+    "ALTER TABLE conversations ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0",
+    "ALTER TABLE conversations ADD COLUMN settings TEXT NOT NULL DEFAULT '{}'",
+    "ALTER TABLE conversations ADD COLUMN active_leaf INTEGER",
+    "ALTER TABLE conversations ADD COLUMN deleted REAL",
+    "ALTER TABLE messages ADD COLUMN parent_id INTEGER",
+    "ALTER TABLE messages ADD COLUMN active_child INTEGER",
+    # v1 conversations are linear: each message's parent is the one before it.
+    "UPDATE messages SET parent_id = (SELECT MAX(p.id) FROM messages p "
+    "WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id)",
+    "CREATE INDEX messages_by_parent ON messages(parent_id, id)",
+    "UPDATE messages SET active_child = (SELECT MAX(c.id) FROM messages c WHERE c.parent_id = messages.id)",
+    "UPDATE conversations SET active_leaf = "
+    "(SELECT MAX(m.id) FROM messages m WHERE m.conversation_id = conversations.id)",
+    "CREATE TABLE presets (name TEXT PRIMARY KEY, settings TEXT NOT NULL, created REAL NOT NULL)",
+    "CREATE TABLE preferences (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "CREATE VIRTUAL TABLE messages_fts USING fts5(content, tokenize='trigram')",
+    "INSERT INTO messages_fts(rowid, content) SELECT id, content FROM messages WHERE content != ''",
+    "CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.content != '' BEGIN "
+    "INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content); END",
+    "CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN "
+    "DELETE FROM messages_fts WHERE rowid = old.id; "
+    "INSERT INTO messages_fts(rowid, content) SELECT new.id, new.content WHERE new.content != ''; END",
+    "CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN "
+    "DELETE FROM messages_fts WHERE rowid = old.id; END",
+    "PRAGMA user_version = 2",
+)
+
+# The whole current schema as one script: the scratch store, recovery's new file, read-only stand-ins.
+SCHEMA = SCHEMA_V1 + "".join(statement + ";\n" for statement in UPGRADE_TO_V2)

@@ -1,0 +1,95 @@
+"""ChatSettings: a round trip through its dict, tolerant reading of anything stored, and a reply's provenance."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from app.core.chat_settings import ChatSettings, reply_provenance
+from app.core.decoding.sampling import SamplingParams
+
+
+def test_round_trip_through_json_keeps_every_field():
+    settings = ChatSettings(
+        system_prompt="Réponds en français 🎉",
+        temperature=0.7,
+        top_k=20,
+        top_p=0.9,
+        min_p=0.0,
+        repeat_penalty=1.1,
+        seed=1234,
+        max_tokens=64,
+        drafter="ngram",
+        draft_length=6,
+        adaptive=False,
+    )
+    assert ChatSettings.from_dict(json.loads(json.dumps(settings.to_dict()))) == settings
+    assert set(settings.to_dict()) == {f for f in ChatSettings.__dataclass_fields__}
+
+
+@pytest.mark.parametrize(
+    ("stored", "field", "expected"),
+    [
+        ({"temperature": -1.0}, "temperature", 0.0),
+        ({"temperature": math.nan}, "temperature", 0.0),
+        ({"temperature": "hot"}, "temperature", 0.0),
+        ({"temperature": 1}, "temperature", 1.0),  # an int is a fine float
+        ({"top_k": 2.5}, "top_k", 40),
+        ({"top_k": True}, "top_k", 40),  # a bool is not a count
+        ({"top_p": 0.0}, "top_p", 0.95),
+        ({"min_p": 1.0}, "min_p", 0.05),
+        ({"repeat_penalty": 0}, "repeat_penalty", 1.0),
+        ({"seed": -2}, "seed", -1),
+        ({"max_tokens": 0}, "max_tokens", 512),
+        ({"drafter": "hybrid"}, "drafter", "model"),
+        ({"draft_length": 0}, "draft_length", 4),
+        ({"draft_length": 1000}, "draft_length", 4),
+        ({"adaptive": "yes"}, "adaptive", True),
+        ({"system_prompt": None}, "system_prompt", ""),
+        ({"system_prompt": ["x"]}, "system_prompt", ""),
+    ],
+)
+def test_bad_stored_values_fall_back_to_defaults_one_by_one(stored, field, expected):
+    settings = ChatSettings.from_dict({"max_tokens": 99, **stored, "unknown_key": object()})
+    assert getattr(settings, field) == expected
+    if field != "max_tokens":
+        assert settings.max_tokens == 99  # the good value beside it is kept
+
+
+@pytest.mark.parametrize("stored", [None, [], "text", 3, {}])
+def test_anything_that_is_not_a_dict_reads_as_defaults(stored):
+    assert ChatSettings.from_dict(stored) == ChatSettings()
+
+
+def test_constructor_refuses_what_from_dict_repairs():
+    with pytest.raises(ValueError, match="top_p"):
+        ChatSettings(top_p=2.0)
+    with pytest.raises(ValueError, match="drafter"):
+        ChatSettings().with_changes(drafter="psychic")
+
+
+def test_sampling_params_and_seed():
+    assert ChatSettings(temperature=0.5, top_k=7, seed=-1).sampling_params() == SamplingParams(0.5, 7, 0.95, 0.05)
+    assert ChatSettings(seed=42).sampling_params().seed == 42
+
+
+def test_draft_policy_in_words():
+    assert ChatSettings().draft_policy() == "adaptive, up to 4"
+    assert ChatSettings(adaptive=False, draft_length=6).draft_policy() == "fixed 6"
+    assert ChatSettings(drafter="none").draft_policy() == "none"
+    assert ChatSettings().draft_policy("none") == "none"
+
+
+def test_reply_provenance_records_what_produced_the_reply():
+    settings = ChatSettings(system_prompt="Be brief.", temperature=0.8, seed=-1)
+    produced = reply_provenance(
+        settings, target="t.gguf", draft="d.gguf", drafter="model", draft_policy="adaptive, up to 4", seed=99
+    )
+    json.dumps(produced)
+    assert produced["target"] == "t.gguf" and produced["draft"] == "d.gguf" and produced["seed"] == 99
+    assert produced["system_prompt"] == "Be brief." and produced["draft_policy"] == "adaptive, up to 4"
+    assert produced["sampling"]["temperature"] == 0.8 and produced["sampling"]["max_tokens"] == 512
+    ngram = reply_provenance(settings, target="t", draft="d", drafter="ngram", draft_policy="fixed 4", seed=None)
+    assert ngram["draft"] is None and ngram["drafter"] == "ngram"  # the draft model did not take part
