@@ -22,7 +22,9 @@ def test_each_chat_keeps_its_own_system_prompt(make_window, small_pair):
     window = _window(make_window, small_pair)
     panel, store, recorder = window.settings_panel, window.store, Recorder(window)
     panel.system_prompt.setPlainText("You are chat A.")
+    assert panel.chat_title.text() == "<b>New chat</b>"
     send(window, "Hello A.", recorder)
+    assert panel.chat_title.text() == "<b>This chat</b>"  # the settings shown are now chat A's
     chat_a = window.controller.conversation_id
     assert store.conversation_settings(chat_a)["system_prompt"] == "You are chat A."
     panel.temperature.setValue(0.5)  # edits chat A, now that it exists

@@ -61,6 +61,8 @@ class ChatSearch(QWidget):
         self.box.setAccessibleName("Search all chats")
         self.results = QListWidget()
         self.results.setWordWrap(True)
+        self.results.setAlternatingRowColors(True)  # where one result ends and the next begins
+        self.results.setSpacing(2)
         self.results.setAccessibleName("Search results")
         self.results.hide()
         self.status = QLabel("")

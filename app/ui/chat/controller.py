@@ -477,6 +477,7 @@ class ChatController(QObject):
         if not self._ready():
             return False
         editing = next((m for m in self.path if m.id == self.editing), None) if self.editing is not None else None
+        created = self.conversation_id is None
         try:
             if self.conversation_id is None:
                 title = " ".join(text.split())[:48] or "New chat"
@@ -492,6 +493,8 @@ class ChatController(QObject):
         self.cancel_edit()
         self.panel.prompt.clear()
         self.panel.banner.hide()
+        if created:  # the settings shown are this chat's from now on
+            self.chat_settings_changed.emit(self.chat_settings())
         self.conversations_changed.emit()
         self._start_reply()
         return True
@@ -981,6 +984,7 @@ class ChatController(QObject):
         self.editing = None
         self.panel.show_editing(False)
         self.panel.view.set_messages([])
+        self.chat_settings_changed.emit(self._pending)
         self.conversations_changed.emit()
 
     def shutdown(self) -> bool:

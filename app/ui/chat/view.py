@@ -848,11 +848,15 @@ class ChatView(QTextBrowser):
         plain = self._plain_format(index, "actions", self._muted)
         plain.setFontPointSize(max(7.0, self.font().pointSizeF() * 0.85))
 
-        def link(action: str, label: str) -> None:
+        switcher = QTextCharFormat(plain)
+        switcher.setFontWeight(QFont.Weight.DemiBold)
+        switcher.setFontPointSize(self.font().pointSizeF())
+
+        def link(action: str, label: str, base: QTextCharFormat = plain) -> None:
             if not self._actions_enabled:
-                cursor.insertText(label, plain)
+                cursor.insertText(label, base)
                 return
-            fmt = QTextCharFormat(plain)
+            fmt = QTextCharFormat(base)
             fmt.setForeground(self.palette().color(QPalette.ColorRole.Link))
             fmt.setAnchor(True)
             fmt.setAnchorHref(f"{MESSAGE_ACTION}?do={action}&message={index}")
@@ -860,15 +864,16 @@ class ChatView(QTextBrowser):
 
         position, count = message.branch
         if count > 1:
+            # The switcher in the body's size and bold: the arrows are small targets otherwise.
             if position > 1:
-                link("previous", "‹")
+                link("previous", " ‹ ", switcher)
             else:
-                cursor.insertText("‹", plain)
-            cursor.insertText(f" {position}/{count} ", plain)
+                cursor.insertText(" ‹ ", switcher)
+            cursor.insertText(f"{position}/{count}", switcher)
             if position < count:
-                link("next", "›")
+                link("next", " › ", switcher)
             else:
-                cursor.insertText("›", plain)
+                cursor.insertText(" › ", switcher)
             if message.actions:
                 cursor.insertText("     ", plain)
         for number, key in enumerate(message.actions):
