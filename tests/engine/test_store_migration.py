@@ -25,6 +25,7 @@ from app.engine.store.conversations import ChatStore
 from app.engine.store.database import Problem, StoreOpenError
 from app.engine.store.migration import TEST_HOOK_PAUSE_ENV, schema_version
 from app.engine.store.schema import SCHEMA_VERSION
+from tests.engine import store_files
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "conversations-v1.sqlite3"
@@ -229,3 +230,24 @@ def test_kill_9_inside_the_migration_leaves_v1_and_the_next_open_migrates(v1_fil
         assert [m.content for m in store.messages(1)][-1] == "Bonjour à toi"
     finally:
         store.close()
+
+
+@pytest.mark.skipif(not store_files.can_mount(), reason="needs a real small filesystem: root with mount rights")
+def test_no_room_for_the_copy_leaves_the_v1_file_and_no_partial_copy(tmp_path):
+    with store_files.tmpfs(tmp_path / "small", "256k") as folder:
+        path = folder / "conversations.sqlite3"
+        shutil.copyfile(FIXTURE, path)
+        before = _plain_rows(path)
+        filler = store_files.fill(folder)
+        with pytest.raises(StoreOpenError) as caught:
+            ChatStore(path)
+        assert "\n" not in str(caught.value)
+        assert sorted(p.name for p in folder.iterdir() if "backup" in p.name) == []
+        assert _plain_rows(path) == before
+        filler.unlink()
+        store = ChatStore(path)  # with room again it migrates
+        try:
+            assert store.migrated_from is not None and store.migrated_from.is_file()
+            assert schema_version(store._db) == SCHEMA_VERSION
+        finally:
+            store.close()

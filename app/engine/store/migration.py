@@ -53,13 +53,17 @@ def keep_copy(db: sqlite3.Connection, path: Path, version: int) -> Path:
     target = backup_name(path, version)
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)  # left by a crash during an earlier copy: never a finished backup
-    copy = sqlite3.connect(partial)
     try:
-        db.backup(copy)
-        copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
-    finally:
-        copy.close()
-    os.replace(partial, target)
+        copy = sqlite3.connect(partial)
+        try:
+            db.backup(copy)
+            copy.execute("PRAGMA journal_mode=DELETE")  # one self-contained file, no -wal beside it
+        finally:
+            copy.close()
+        os.replace(partial, target)
+    except BaseException:  # a full disk, say: no half copy left behind, and the file stays as it was
+        partial.unlink(missing_ok=True)
+        raise
     return target
 
 
