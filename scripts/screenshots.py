@@ -6,8 +6,9 @@ reply (a table and a highlighted code block, with "show speculation anyway" on s
 the draft runs even where it does not pay), then captures: the coloured reply
 with the Model tab and the context gauge, the statistics,
 a token's hover card, rejected drafts as ghost text, the clean reading view,
-the A/B comparison, the temperature sweep, pre-flight, the dark theme and the
-first-run welcome panel. Conversations and settings go to a temporary data
+the A/B comparison, the temperature sweep, pre-flight, the dark theme, the
+first-run welcome panel, the branch switcher after a regenerated reply and a
+search across chats that jumped to a message. Conversations and settings go to a temporary data
 folder; the user's own are never touched.
 """
 
@@ -38,7 +39,7 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=200)
     parser.add_argument("--ab-tokens", type=int, default=48)
     parser.add_argument("--sweep-tokens", type=int, default=24)
-    parser.add_argument("--skip", default="", help="comma-separated steps to skip: ab,sweep,preflight")
+    parser.add_argument("--skip", default="", help="comma-separated steps to skip: ab,sweep,preflight,branches,search")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
 
@@ -168,6 +169,28 @@ def main() -> int:
     window.side.setCurrentIndex(2)
     save(window, "06-settings-tab")
     window.side.setCurrentIndex(1)
+
+    if "branches" not in skip:
+        # Regenerate the reply: a sibling, and the "‹ 2/2 ›" switcher under it.
+        prompt_text = window.chat.prompt.toPlainText()
+        window.chat.prompt.clear()
+        first = window.controller.path[-1].id
+        window.controller.regenerate(first)
+        spin(lambda: window.controller.activity is Activity.GENERATING, 30, "the regenerated reply to start")
+        spin(lambda: window.controller.activity is Activity.IDLE, 3600, "the regenerated reply")
+        bar = view.verticalScrollBar()
+        bar.setValue(bar.maximum())
+        save(window, "13-branch-switcher")
+        window.controller.switch_branch(window.controller.path[-1].id, -1)  # back to the first reply
+        window.chat.prompt.setPlainText(prompt_text)
+
+    if "search" not in skip:
+        window.conversations.search.focus()
+        window.conversations.search.box.setText("palindrome")
+        window.conversations.search.run()
+        window.conversations.search.choose(0)
+        save(window, "14-search")
+        window.conversations.search.clear()
 
     if "ab" not in skip:
         window.settings_panel.max_tokens.setValue(args.ab_tokens)

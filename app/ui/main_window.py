@@ -9,6 +9,11 @@ cannot use is replaced by a store in memory and a notice at the top offers
 the ways out (recover, start fresh, read-only); a second instance opens the
 history read-only and brings the first one forward. Closing always stops the
 engine thread, even when the store fails underneath.
+
+The settings panel edits the open chat's own settings (a new chat starts from
+the default preset, else from what the last new chat was given); the sidebar's
+search jumps to a message on its branch; a deleted chat can be brought back
+from the undo bar.
 """
 
 from __future__ import annotations
@@ -18,9 +23,9 @@ import json
 import random
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -36,7 +41,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.adaptive.controller import DEFAULT_MAX_LENGTH, AdaptiveDraftLength
+from app.core.adaptive.controller import AdaptiveDraftLength
+from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, FinishReason
 from app.core.errors import TandemError
 from app.engine.llama.model import gpu_offload_supported
@@ -48,7 +54,7 @@ from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
 from app.engine.store.recovery import move_aside, recover_in_place
 from app.ui import branding, theme
 from app.ui.background import Background
-from app.ui.chat.controller import Activity, ChatController, info_label, pair_label
+from app.ui.chat.controller import Activity, ChatController, adaptive_max_length, info_label, pair_label
 from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.store_notice import StoreNotice
@@ -67,12 +73,15 @@ from app.ui.tools.preflight_dialog import PreflightDialog
 from app.ui.tools.sweep_dialog import SweepDialog
 from app.ui.worker import LOCAL_ONLY, ComparisonJob, EngineHost, PairInfo, RemoteInfo
 
+if TYPE_CHECKING:
+    from app.engine.store.conversations import SearchHit
+
 SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 
 
 def adaptive_policy(draft_length: int) -> AdaptiveDraftLength:
     """The controller behind Settings' adaptive switch: its draft length is a floor on the maximum, not a fixed K."""
-    return AdaptiveDraftLength(max(draft_length, DEFAULT_MAX_LENGTH))
+    return AdaptiveDraftLength(adaptive_max_length(draft_length))
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -129,7 +138,7 @@ class MainWindow(QMainWindow):
         model_layout.addWidget(self.server_switch)
         model_layout.addStretch(1)
         self.stats = StatsPanel()
-        self.settings_panel = SettingsPanel(gpu_offload_supported())
+        self.settings_panel = SettingsPanel(gpu_offload_supported(), lambda: self.store)
         self.side = QTabWidget()
         self.side.addTab(_scrolled(model_tab), "Model")
         self.side.addTab(_scrolled(self.stats), "Stats")
@@ -156,7 +165,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
         self.splitter.setContentsMargins(6, 6, 6, 0)
 
-        self.controller = ChatController(self.store, self.host, self.chat, self.stats, self.settings_panel.settings)
+        self.controller = ChatController(self.store, self.host, self.chat, self.stats, self.new_chat_settings)
+        self.conversations.search.set_store(lambda: self.store)
         self.pair_status = QLabel("no pair loaded")
         self.statusBar().addPermanentWidget(self.pair_status)
         self._build_actions()
@@ -175,6 +185,9 @@ class MainWindow(QMainWindow):
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
         file_menu.addAction("Export chat as Markdown…", lambda: self.export_current("markdown"))
         file_menu.addAction("Export chat as JSON…", lambda: self.export_current("json"))
+        file_menu.addSeparator()
+        self.find_action = file_menu.addAction("Search all chats…", self.conversations.search.focus)
+        self.find_action.setShortcuts([QKeySequence("Ctrl+K"), QKeySequence(QKeySequence.StandardKey.Find)])
         file_menu.addSeparator()
         quit_action = file_menu.addAction("Quit", self.close)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
@@ -225,6 +238,8 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         generation = self.app_settings.generation()
         self.settings_panel.set_settings(generation)
+        self.settings_panel.set_chat_settings(self.controller.chat_settings())
+        self.settings_panel.show_chat(new=True)
         coloured = self.app_settings.flag("coloured", True)
         ghosts = self.app_settings.flag("ghosts", False)
         self.chat.legend.coloured.setChecked(coloured)
@@ -254,6 +269,12 @@ class MainWindow(QMainWindow):
         self.conversations.new_requested.connect(c.new_conversation)
         self.conversations.rename_requested.connect(self._rename)
         self.conversations.delete_requested.connect(self._delete)
+        self.conversations.pin_requested.connect(self._pin)
+        self.conversations.search.hit_chosen.connect(self.jump_to)
+        c.chat_settings_changed.connect(self._chat_settings_shown)
+        self.settings_panel.chat_changed.connect(self._chat_settings_edited)
+        if self.settings_panel.presets is not None:
+            self.settings_panel.presets.failed.connect(self.chat.banner.show_message)
         self.conversations.export_requested.connect(self.export)
         self.picker.load_requested.connect(self.load_pair)
         self.picker.server.use_requested.connect(self.use_server)
@@ -264,7 +285,8 @@ class MainWindow(QMainWindow):
         self.chat.legend.underlines.toggled.connect(lambda on: self.app_settings.set_flag("underlines", on))
         self.welcome.pair_ready.connect(self._welcome_pair)
         self.welcome.model_added.connect(self._welcome_model)
-        self.host.worker.comparison_finished.connect(lambda: self.controller.set_comparing(False))
+        # A slot of the window, so it runs on the GUI thread (a lambda would run on the engine thread).
+        self.host.worker.comparison_finished.connect(self._comparison_finished)
 
     def _initial_pair(self, autoload: bool) -> None:
         self.picker.server.restore(self.app_settings.remote())  # filled in; connecting stays a click
@@ -346,7 +368,7 @@ class MainWindow(QMainWindow):
         if not messages or messages[-1].role != "user":
             self.statusBar().showMessage("no prompt to rerun in this chat", 6000)
             return None
-        settings = self.settings_panel.settings()
+        settings = self.controller.chat_settings()
         params = settings.sampling_params()
         if params.seed is None:  # both runs must draw the same random numbers
             params = replace(params, seed=random.randrange(2**31))
@@ -379,7 +401,7 @@ class MainWindow(QMainWindow):
         if not self.controller.can_send():
             self.statusBar().showMessage("load a pair first (and wait for the reply to finish)", 6000)
             return None
-        dialog = PreflightDialog(self.host, self.settings_panel.settings().sampling_params(), self)
+        dialog = PreflightDialog(self.host, self.controller.chat_settings().sampling_params(), self)
         dialog.baseline_measured.connect(lambda rate: self._baseline_measured(rate, "pre-flight"))
         return self._start_dialog(dialog)
 
@@ -410,6 +432,10 @@ class MainWindow(QMainWindow):
             # The tools measure the local engine; a server's speed and drafts are its own.
             action.setToolTip(LOCAL_ONLY if remote else action.text())
 
+    @Slot()
+    def _comparison_finished(self) -> None:
+        self.controller.set_comparing(False)
+
     def _pair_loaded(self, info: PairInfo) -> None:
         if info.remote is not None:
             self._server_chosen(info)
@@ -424,7 +450,7 @@ class MainWindow(QMainWindow):
         self.memory.set_state(measured_state(self._estimate, info))
         threads = self.settings_panel.settings().n_threads
         self.stats.set_baseline(self.app_settings.baseline(info.config.target, threads), "measured here")
-        self.stats.reset(info.config.drafter.value, self.settings_panel.settings().adaptive)
+        self.stats.reset(info.config.drafter.value, self.controller.chat_settings().adaptive)
         self._activity_changed(self.controller.activity)
         self.chat.prompt.setFocus()
 
@@ -518,18 +544,79 @@ class MainWindow(QMainWindow):
             self.refresh_conversations()
 
     def _delete(self, conversation_id: int) -> None:
+        """Move a chat to the trash at once; the undo bar brings it back for a few seconds."""
         if self.controller.activity is Activity.GENERATING and conversation_id == self.controller.conversation_id:
             self.statusBar().showMessage("this chat is being written to: stop the reply first", 5000)
             return
-        answer = QMessageBox.question(self, "Delete chat", "Delete this chat and all its messages?")
-        if answer == QMessageBox.StandardButton.Yes:
-            if conversation_id == self.controller.conversation_id:
-                self.controller.new_conversation()
-            try:
-                self.store.delete_conversation(conversation_id)
-            except StoreWriteError as exc:
-                self.chat.banner.show_message(str(exc))
+        try:
+            title = self.store.conversation_title(conversation_id)
+            self.store.delete_conversation(conversation_id)
+        except (StoreWriteError, KeyError) as exc:
+            self.chat.banner.show_message(str(exc) if isinstance(exc, StoreWriteError) else "that chat is gone")
             self.refresh_conversations()
+            return
+        if conversation_id == self.controller.conversation_id:
+            self.controller.new_conversation()
+        self.refresh_conversations()
+        self.conversations.undo.offer(f"Deleted '{title}'", lambda: self._restore_deleted(conversation_id))
+
+    def _restore_deleted(self, conversation_id: int) -> None:
+        try:
+            self.store.restore_conversation(conversation_id)
+        except StoreWriteError as exc:
+            self.chat.banner.show_message(str(exc))
+            return
+        self.refresh_conversations()
+        self.statusBar().showMessage("the chat is back", 4000)
+
+    def _pin(self, conversation_id: int, pinned: bool) -> None:
+        try:
+            self.store.set_pinned(conversation_id, pinned)
+        except StoreWriteError as exc:
+            self.chat.banner.show_message(str(exc))
+        self.refresh_conversations()
+
+    def jump_to(self, hit: SearchHit) -> bool:
+        """Open a search result's chat on the result's branch and highlight the message; False when it cannot."""
+        if self.controller.activity is not Activity.IDLE:
+            self.statusBar().showMessage("wait for the reply to finish (or press Esc) before jumping", 5000)
+            return False
+        try:
+            if not self.store.read_only:
+                self.store.switch_to(hit.message_id)
+        except (StoreWriteError, KeyError) as exc:
+            self.chat.banner.show_message(str(exc) if isinstance(exc, StoreWriteError) else "that message is gone")
+            return False
+        self.stack.setCurrentWidget(self.chat)
+        self.controller.open_conversation(hit.conversation_id, force=True)
+        self.refresh_conversations()
+        index = self.chat.view.message_index_of(hit.message_id)
+        if index is None:
+            self.statusBar().showMessage("that message is on another branch of the chat", 5000)
+            return False
+        self.chat.view.highlight_message(index)
+        return True
+
+    # -- per-chat settings -----------------------------------------------------------------
+
+    def new_chat_settings(self) -> ChatSettings:
+        """What a new chat starts from: the default preset, else what the last new chat was given."""
+        try:
+            default = self.store.default_preset()
+        except Exception:  # a store that cannot answer must not keep a chat from starting
+            default = None
+        if default is not None:
+            return ChatSettings.from_dict(default[1])
+        return self.app_settings.new_chat_settings()
+
+    def _chat_settings_shown(self, settings: ChatSettings) -> None:
+        self.settings_panel.set_chat_settings(settings)
+        self.settings_panel.show_chat(new=self.controller.conversation_id is None)
+
+    def _chat_settings_edited(self, settings: ChatSettings) -> None:
+        if self.controller.conversation_id is None:
+            self.app_settings.set_new_chat_settings(settings)
+        self.controller.set_chat_settings(settings)
 
     def _welcome_pair(self, target: Path, draft: Path) -> None:
         choice = PairChoice(target, draft, DrafterKind.MODEL)

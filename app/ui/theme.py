@@ -110,6 +110,11 @@ def user_background(palette: QPalette) -> QColor:
     return blend(palette.color(QPalette.ColorRole.Highlight), palette.color(QPalette.ColorRole.Base), 0.10)
 
 
+def highlight_background(palette: QPalette) -> QColor:
+    """Behind a message a search jumped to, for a moment: the Okabe-Ito yellow, softened."""
+    return blend(OKABE_ITO["yellow"], palette.color(QPalette.ColorRole.Base), 0.35)
+
+
 def warning_background(palette: QPalette) -> QColor:
     """Behind error banners."""
     return blend(OKABE_ITO["vermillion"], palette.color(QPalette.ColorRole.Window), 0.25)

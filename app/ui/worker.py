@@ -96,6 +96,7 @@ class GenerateJob:
     drafter: DrafterKind | None = None  # None: the loaded pair's own drafter
     adaptive: bool = False
     cancel: threading.Event = field(default_factory=threading.Event)
+    continue_reply: bool = False  # the last message is an unfinished reply that generation goes on with
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +106,8 @@ class PromptInfo:
     n_tokens: int
     dropped_messages: int
     n_ctx: int
+    reused: int = 0  # prompt tokens the target's KV cache already held (not read again)
+    draft_reused: int | None = None  # the same for the draft model's cache (None: no draft model)
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,8 +251,12 @@ class EngineWorker(QObject):
             return
         try:
             pair = self._require_pair()
-            fitted = pair.prompt_tokens(job.messages, reserve=min(job.max_tokens, pair.target.n_ctx // 4))
-            self.prompt_ready.emit(PromptInfo(len(fitted.tokens), fitted.dropped_messages, pair.target.n_ctx))
+            reserve = min(job.max_tokens, pair.target.n_ctx // 4)
+            fitted = pair.prompt_tokens(job.messages, reserve=reserve, continue_reply=job.continue_reply)
+            reused, draft_reused = pair.cached_prefix(fitted.tokens)
+            self.prompt_ready.emit(
+                PromptInfo(len(fitted.tokens), fitted.dropped_messages, pair.target.n_ctx, reused, draft_reused)
+            )
             request = GenerationRequest(fitted.tokens, job.max_tokens, should_stop=job.cancel.is_set)
             for event in self._events(pair, job.params, job.drafter, job.draft_length, job.adaptive, request):
                 if isinstance(event, StepEvent):

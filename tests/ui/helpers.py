@@ -99,3 +99,41 @@ def send(window: MainWindow, text: str, recorder: Recorder | None = None) -> Fin
     assert not recorder.errors, recorder.errors
     wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
     return recorder.finished[-1]
+
+
+def click_action(window: MainWindow, action: str, message_index: int) -> None:
+    """Click a message's action link (Edit, Regenerate, ‹, ›...) where the view draws it, as a user would."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtGui import QTextCursor
+
+    from app.ui.chat.view import MESSAGE_ACTION
+
+    view = window.chat.view
+    href = f"{MESSAGE_ACTION}?do={action}&message={message_index}"
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if fragment.charFormat().anchorHref() == href:
+                cursor = QTextCursor(view.document())
+                cursor.setPosition(fragment.position())
+                view.setTextCursor(cursor)
+                view.ensureCursorVisible()  # scrolled into view first, then measured
+                start = view.cursorRect(cursor)
+                cursor.setPosition(fragment.position() + fragment.length())
+                end = view.cursorRect(cursor)
+                point = QPoint((start.left() + end.left()) // 2, start.center().y())
+                QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
+                return
+            it += 1
+        block = block.next()
+    raise AssertionError(f"no {action!r} link on message {message_index}")
+
+
+def wait_reply(window: MainWindow, recorder: Recorder, before: int) -> FinishedEvent:
+    """Wait for the reply started by an action (Regenerate, Continue) to finish."""
+    wait_until(lambda: len(recorder.finished) > before or bool(recorder.errors), REPLY_TIMEOUT_S, "the reply")
+    assert not recorder.errors, recorder.errors
+    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+    return recorder.finished[-1]

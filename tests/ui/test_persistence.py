@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from app.core.chat_settings import ChatSettings
 from app.engine.paths import data_dir
 from app.engine.store import conversations
 from app.ui.settings.store import AppSettings, GenerationSettings
@@ -27,8 +28,8 @@ def test_conversation_round_trip_and_export(make_window, small_pair, tmp_path):
     assert [c.id for c in listed] == [conversation]
     assert listed[0].title == "Name three colours."
     assert listed[0].message_count == 4
-    assert reopened.conversations.list.count() == 1
-    reopened.conversations.list.setCurrentRow(0)  # what a click does
+    assert reopened.conversations.conversation_ids() == [conversation]
+    reopened.conversations.select(conversation)  # what a click does
     wait_until(lambda: reopened.controller.conversation_id == conversation, 10, "the chat to open")
     view = reopened.chat.view
     assert [m.role for m in view.messages] == ["user", "assistant", "user", "assistant"]
@@ -69,14 +70,20 @@ def test_settings_round_trip(make_window):
     window.chat.legend.coloured.setChecked(False)
     expected = panel.settings()
     assert expected != GenerationSettings()
+    # No chat is open: these are what the next new chat is created with, kept for the next start.
+    expected_chat = panel.chat_settings()
+    assert expected_chat != ChatSettings()
     window.close()
 
     stored = AppSettings()
     assert stored.path.parent == data_dir()  # the test's own folder, never the user's settings
     assert stored.generation() == expected
+    assert stored.new_chat_settings() == expected_chat
 
     reopened = make_window()
     assert reopened.settings_panel.settings() == expected
+    # (make_window sets the adaptive box as the tests want it; the rest is what was stored.)
+    assert reopened.settings_panel.chat_settings() == expected_chat
     assert reopened.chat.legend.ghosts.isChecked() and reopened.chat.view.show_ghosts
     assert not reopened.chat.legend.coloured.isChecked() and not reopened.chat.view.coloured
-    assert expected.sampling_params().seed == 42
+    assert expected_chat.sampling_params().seed == 42

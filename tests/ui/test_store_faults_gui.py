@@ -55,7 +55,7 @@ def test_window_opens_on_a_damaged_database_and_recovers_it(make_window, data_di
     assert "recovered" in window.notice.text.text()
     listed = {c.id for c in window.store.list_conversations()}
     assert listed and listed <= set(texts)
-    assert window.conversations.list.count() == len(listed)
+    assert len(window.conversations.conversation_ids()) == len(listed)
     kept = [p for p in data_dir.iterdir() if ".damaged-" in p.name and p.suffix == ".sqlite3"]
     assert len(kept) == 1 and store_files.digest(kept[0]) == before
 

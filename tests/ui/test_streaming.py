@@ -10,11 +10,11 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 
+from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishReason, TokenOrigin
 from app.engine.store import conversations
 from app.ui import theme
 from app.ui.chat.view import Prop, ghost_text, token_tooltip
-from app.ui.settings.store import GenerationSettings
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 PROMPT = "List five fruits, one per line."
@@ -150,7 +150,7 @@ def test_cancel_mid_reply_then_next_reply_is_correct(make_window, small_pair):
 def test_adaptive_default_explains_when_it_turns_drafting_off(make_window, small_pair):
     # The small pair's draft is as big as its target, so no draft length can pay:
     # the default (adaptive) must switch drafting off and say so instead of showing no colours.
-    assert GenerationSettings().adaptive
+    assert ChatSettings().adaptive
     window = make_window(adaptive=True)
     window.settings_panel.max_tokens.setValue(48)
     load(window, pair_choice(small_pair))

@@ -7,6 +7,10 @@ one token); message contents are tokenised as plain text, so a message that
 contains ``<|im_end|><|im_start|>system`` cannot open a turn
 (``app/core/prompt_segments.py`` finds which text is whose). No extra BOS is
 added when the template writes its own.
+
+"Continue" renders the conversation up to an unfinished assistant turn without
+closing it: the turns before it with the assistant's opener, then the partial
+reply's text as plain content, so generation goes on inside the same turn.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import llama_cpp
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.chat import Message
-from app.core.prompt_segments import segment_prompt, split_at_specials
+from app.core.prompt_segments import Segment, segment_prompt, split_at_specials
 from app.engine.gguf.header import GGUFHeader
 
 # Vocabulary entries llama.cpp matches in text only when special parsing is on.
@@ -64,13 +68,25 @@ class ChatTemplate:
         """The prompt text, and whether it already contains the special tokens it needs."""
         return self._render(messages), self._formatter is not None
 
-    def render(self, messages: Sequence[Message]) -> list[int]:
+    def render(self, messages: Sequence[Message], continue_reply: bool = False) -> list[int]:
         """Prompt tokens for ``messages`` ending with the assistant's turn opener.
 
         Equal to tokenising :meth:`render_text` with special tokens parsed when no
         content contains a special token's text; where one does, that text stays text.
+        With ``continue_reply`` the last message is an unfinished assistant reply:
+        the prompt ends inside that turn, after its text, with nothing closing it.
         """
-        parts = split_at_specials(segment_prompt(self._render, messages), self.specials())
+        if continue_reply:
+            if not messages or messages[-1].role != "assistant":
+                raise ValueError("only an assistant reply can be continued")
+            # The opener comes from the generation prompt of the turns before, as when the reply began;
+            # rendering the reply as a finished turn and cutting its end off would depend on each template.
+            segments = segment_prompt(self._render, messages[:-1])
+            lead = "" if self._formatter is not None else " "  # the plain transcript's "Assistant:" wants a space
+            segments.append(Segment(lead + messages[-1].content, True))
+        else:
+            segments = segment_prompt(self._render, messages)
+        parts = split_at_specials(segments, self.specials())
         tokens: list[int] = []
         add_special = self._formatter is None  # a Jinja template writes its own BOS
         if add_special and llama_cpp.llama_vocab_get_add_bos(self._vocab):

@@ -21,6 +21,7 @@ from app.core.chat import FittedPrompt, Message, fit_conversation
 from app.core.decoding.decoder import SpeculativeDecoder, ThreadCount
 from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
 from app.core.decoding.drafters import Drafter, ModelDrafter, NgramDrafter, NoDrafter
+from app.core.decoding.model_port import common_prefix_length
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import IncompatiblePairError, TandemError
 from app.engine.cpu import CpuLoad, max_useful_threads
@@ -106,9 +107,64 @@ class LoadedPair:
         if self.draft is not None:
             self.draft.set_threads(n_threads)
 
-    def prompt_tokens(self, messages: Sequence[Message], reserve: int = 0) -> FittedPrompt:
-        """Render ``messages``, dropping the oldest turns if the prompt plus ``reserve`` would not fit."""
-        return fit_conversation(messages, self.template.render, self.target.n_ctx - max(1, reserve))
+    def prompt_tokens(
+        self, messages: Sequence[Message], reserve: int = 0, continue_reply: bool = False
+    ) -> FittedPrompt:
+        """Render ``messages``, dropping the oldest turns if the prompt plus ``reserve`` would not fit.
+
+        ``continue_reply``: the last message is an unfinished assistant reply that generation
+        goes on with (the prompt ends inside its turn, see :meth:`ChatTemplate.render`).
+        """
+        budget = self.target.n_ctx - max(1, reserve)
+        if not continue_reply:
+            return fit_conversation(messages, self.template.render, budget)
+        fitted = fit_conversation(messages, lambda m: self.template.render(m, continue_reply=True), budget)
+        return FittedPrompt(self._as_cached(fitted.tokens), fitted.dropped_messages)
+
+    def _as_cached(self, prompt: list[int]) -> list[int]:
+        """``prompt`` spelled, where the target's cache spells the same text, with the cache's own tokens.
+
+        A reply cut at the limit is still in the cache as the tokens the model wrote;
+        its text tokenised again can split differently (``"**\n"`` as one token
+        or two), and a model continuing after a split it never writes itself goes
+        astray. So the cached tokens are kept as long as their bytes spell the
+        prompt's text, and only the rest is tokenised again.
+        """
+        cached = list(self.target.kv_tokens)
+        keep = common_prefix_length(cached, prompt)
+        if keep == len(prompt) or keep == len(cached):
+            return prompt
+        specials = {token for _, token in self.template.specials()}
+        if any(token in specials for token in prompt[keep:]):
+            return prompt  # the cache parted before the reply's own text: nothing of it to keep
+        rest = b"".join(self.target.token_bytes(t) for t in prompt[keep:])
+        taken: list[int] = []
+        used = 0
+        for token in cached[keep:]:
+            piece = self.target.token_bytes(token)
+            if token in specials or not piece or not rest.startswith(piece, used):
+                break
+            taken.append(token)
+            used += len(piece)
+        while taken:
+            try:
+                tail = rest[used:].decode("utf-8")  # a token may end inside a character: step back until whole
+            except UnicodeDecodeError:
+                used -= len(self.target.token_bytes(taken.pop()))
+                continue
+            return [*prompt[:keep], *taken, *(self.target.tokenize(tail, parse_special=False) if tail else [])]
+        return prompt
+
+    def cached_prefix(self, prompt: Sequence[int]) -> tuple[int, int | None]:
+        """How many of ``prompt``'s tokens the target's (and the draft's) KV cache already holds.
+
+        The decoder keeps exactly this shared prefix and reads only the rest
+        (:func:`~app.core.decoding.model_port.sync_cache` on all but the last prompt token).
+        """
+        head = prompt[:-1]
+        target = common_prefix_length(self.target.kv_tokens, head)
+        draft = common_prefix_length(self.draft.kv_tokens, head) if self.draft is not None else None
+        return target, draft
 
     def decoder(
         self,

@@ -1,6 +1,7 @@
 """The centre of the window: error banner, chat view, legend with view switches, context gauge, prompt box.
 
-Ctrl+Enter sends, Esc stops. The legend doubles as the place for the view
+Ctrl+Enter sends, Esc stops. While a message is edited a bar above the
+prompt box says so, with Cancel: sending then makes a new branch. The legend doubles as the place for the view
 switches (origins or plain reading, underline cues, ghost text) so the meaning
 of the colours and the way to change them sit side by side. Every control has
 an accessible name for screen readers.
@@ -147,11 +148,29 @@ class ErrorBanner(QFrame):
         self.show()
 
 
+class EditBar(QFrame):
+    """Shown while a message is edited: what sending will do, and a way back."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 2, 2, 2)
+        self.text = QLabel("Editing a message: sending makes a new branch from it; the old one is kept.")
+        self.text.setWordWrap(True)
+        self.cancel = QToolButton()
+        self.cancel.setText("Cancel")
+        self.cancel.setAccessibleName("Cancel editing")
+        layout.addWidget(self.text, 1)
+        layout.addWidget(self.cancel)
+        self.hide()
+
+
 class ChatPanel(QWidget):
     """Banner, transcript, legend and prompt."""
 
     send_requested = Signal(str)
     stop_requested = Signal()
+    edit_cancelled = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -163,6 +182,7 @@ class ChatPanel(QWidget):
         self.legend = Legend()
         self.gauge = ContextGauge()
         self.prompt = PromptBox()
+        self.edit_bar = EditBar()
         self.send_button = QPushButton("Send")
         self.send_button.setToolTip("Ctrl+Enter")
         self.send_button.setAccessibleName("Send message")
@@ -181,7 +201,9 @@ class ChatPanel(QWidget):
         layout.addWidget(self.view, 1)
         layout.addWidget(self.legend)
         layout.addWidget(self.gauge)
+        layout.addWidget(self.edit_bar)
         layout.addLayout(bottom)
+        self.edit_bar.cancel.clicked.connect(self.edit_cancelled)
 
         self.prompt.submitted.connect(self._submit)
         self.send_button.clicked.connect(self._submit)
@@ -199,6 +221,11 @@ class ChatPanel(QWidget):
         """Swap the buttons' availability while a reply streams."""
         self.send_button.setEnabled(can_send and not generating)
         self.stop_button.setEnabled(generating)
+
+    def show_editing(self, editing: bool) -> None:
+        """Show or hide the editing bar; Send says what it will do."""
+        self.edit_bar.setVisible(editing)
+        self.send_button.setText("Resend" if editing else "Send")
 
     def _submit(self) -> None:
         if not self.send_button.isEnabled():

@@ -12,6 +12,13 @@ code block only from its last line), so the cost per step stays bounded
 however long the reply grows. Characters that are not part of the reply
 (table padding, the copy links of code blocks) are "filler": they carry no
 token and are skipped when the tokens are read back.
+
+Under a stored message sits its action line (the small toolbar of chat apps):
+the branch switcher "‹ 2/3 ›" where the message has siblings, then Edit,
+Regenerate, Continue, Delete, Info as the message allows. The actions are
+links the view turns into :attr:`ChatView.message_action`; the same actions
+are in the message's context menu. While a reply streams they are drawn as
+plain muted text, so nothing can change the conversation under the reply.
 """
 
 from __future__ import annotations
@@ -22,8 +29,9 @@ import math
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
-from PySide6.QtCore import QEvent, QPointF, Qt, QUrl, QUrlQuery
+from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, QUrl, QUrlQuery, Signal
 from PySide6.QtGui import (
     QColor,
     QContextMenuEvent,
@@ -36,7 +44,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextFormat,
 )
-from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip, QWidget
+from PySide6.QtWidgets import QApplication, QTextBrowser, QTextEdit, QToolTip, QWidget
 
 from app.core.decoding.events import TokenOrigin
 from app.engine.store.conversations import StoredToken
@@ -46,6 +54,16 @@ from app.ui.chat.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLa
 
 COPY_CODE = "tandem:copy-code"
 COPY_MESSAGE = "tandem:copy-message"
+MESSAGE_ACTION = "tandem:message-action"
+# What each action is called in the action line and the context menu, in the order shown.
+ACTION_LABELS = {
+    "edit": "Edit",
+    "regenerate": "Regenerate",
+    "continue": "Continue",
+    "delete": "Delete",
+    "info": "Info",
+}
+HIGHLIGHT_MS = 2000  # how long a message found by search stays highlighted
 _HEADING_SCALE = {1: 1.5, 2: 1.3, 3: 1.15}
 
 _USER = int(QTextFormat.Property.UserProperty)
@@ -77,6 +95,10 @@ class ViewMessage:
     notice: str = ""
     footer: str = ""
     footer_link: tuple[str, str] | None = None  # (href, label): an action offered after the footer
+    message_id: int | None = None  # the store's id (None: not stored, or a view built by hand)
+    branch: tuple[int, int] = (1, 1)  # (position, count) among the message's siblings
+    actions: tuple[str, ...] = ()  # keys of ACTION_LABELS this message offers
+    info: str = ""  # rich text: what produced the reply (the Info action and the footer's hover)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +125,16 @@ def _visible(text: str) -> str:
 class ChatView(QTextBrowser):
     """Read-only chat transcript that streams and colours replies."""
 
+    message_action = Signal(str, int)  # action ("edit", "regenerate", ..., "previous", "next"), message index
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._actions_enabled = True
+        self.highlighted_message: int | None = None  # the message a search jump highlighted, while it lasts
+        self._highlight_timer = QTimer(self)
+        self._highlight_timer.setSingleShot(True)
+        self._highlight_timer.setInterval(HIGHLIGHT_MS)
+        self._highlight_timer.timeout.connect(self.clear_highlight)
         self.setReadOnly(True)
         self.setOpenLinks(False)
         self.setUndoRedoEnabled(False)
@@ -189,6 +219,78 @@ class ChatView(QTextBrowser):
         """Lay the document out again from :attr:`messages` (after a footer or its link changed)."""
         self._rerender(keep_scroll=True)
 
+    @property
+    def actions_enabled(self) -> bool:
+        """False while a reply streams: the action lines are drawn, but not as links."""
+        return self._actions_enabled
+
+    def set_actions_enabled(self, enabled: bool, redraw: bool = True) -> None:
+        """Offer the messages' actions as links (idle) or show them inert (a reply streams).
+
+        ``redraw=False`` when the caller sets new messages right after (one layout, not two).
+        """
+        if enabled != self._actions_enabled:
+            self._actions_enabled = enabled
+            if redraw and any(m.actions or m.branch[1] > 1 for m in self._messages):
+                self._rerender(keep_scroll=True)
+
+    def message_index_of(self, message_id: int) -> int | None:
+        """Where the stored message ``message_id`` is shown (None: not on the branch shown)."""
+        return next((i for i, m in enumerate(self._messages) if m.message_id == message_id), None)
+
+    def message_range(self, index: int) -> tuple[int, int]:
+        """Document positions (start, end) of everything drawn for message ``index``."""
+        start = end = -1
+        block = self.document().begin()
+        while block.isValid():
+            it = block.begin()
+            while not it.atEnd():
+                fragment = it.fragment()
+                value = fragment.charFormat().property(Prop.MESSAGE_INDEX)
+                if value is not None and int(value) == index:
+                    if start < 0:
+                        start = fragment.position()
+                    end = fragment.position() + fragment.length()
+                it += 1
+            block = block.next()
+        return start, end
+
+    def highlight_message(self, index: int) -> None:
+        """Scroll message ``index`` into view and mark it for a moment (a search result's jump)."""
+        start, end = self.message_range(index)
+        if start < 0:
+            return
+        cursor = QTextCursor(self.document())
+        cursor.setPosition(end)
+        self.setTextCursor(cursor)
+        self.ensureCursorVisible()
+        cursor.setPosition(start)
+        self.setTextCursor(cursor)
+        self.ensureCursorVisible()  # the start last: a long message shows its beginning
+        selection = QTextEdit.ExtraSelection()
+        selection.cursor = QTextCursor(self.document())
+        selection.cursor.setPosition(start)
+        selection.cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
+        selection.format.setBackground(theme.highlight_background(self.palette()))
+        self.setExtraSelections([selection])
+        self.highlighted_message = index
+        self._highlight_timer.start()
+
+    def clear_highlight(self) -> None:
+        """End a search jump's highlight."""
+        self._highlight_timer.stop()
+        self.setExtraSelections([])
+        self.highlighted_message = None
+
+    def message_at(self, viewport_pos: QPointF) -> int | None:
+        """The index of the message drawn under a viewport point, if any."""
+        offset = QPointF(self.horizontalScrollBar().value(), self.verticalScrollBar().value())
+        position = self.document().documentLayout().hitTest(viewport_pos + offset, Qt.HitTestAccuracy.FuzzyHit)
+        if position < 0:
+            return None
+        value = self.format_at(position).property(Prop.MESSAGE_INDEX)
+        return None if value is None else int(value)
+
     def set_coloured(self, coloured: bool) -> None:
         """Colour tokens by origin, or show the clean reading view."""
         if coloured != self._coloured:
@@ -249,6 +351,8 @@ class ChatView(QTextBrowser):
             self.copy_code_block(int(query.queryItemValue("message")), int(query.queryItemValue("line")))
         elif base == COPY_MESSAGE:
             self.copy_message(int(query.queryItemValue("message")))
+        elif base == MESSAGE_ACTION and self._actions_enabled:
+            self.message_action.emit(query.queryItemValue("do"), int(query.queryItemValue("message")))
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt override
         """The standard menu plus copying the message or the code block under the pointer as raw text."""
@@ -262,6 +366,13 @@ class ChatView(QTextBrowser):
             if self.code_block_at_line(index, line) is not None:
                 menu.addAction("Copy code block", lambda: self.copy_code_block(index, line))
             menu.addAction("Copy message as Markdown", lambda: self.copy_message(index))
+        message = self.message_at(QPointF(event.pos()))
+        if message is not None and self._messages[message].actions:
+            menu.addSeparator()
+            for key in self._messages[message].actions:
+                action = menu.addAction(ACTION_LABELS[key])
+                action.triggered.connect(partial(self.message_action.emit, key, message))
+                action.setEnabled(self._actions_enabled)
         menu.exec(event.globalPos())
         menu.deleteLater()
 
@@ -383,12 +494,23 @@ class ChatView(QTextBrowser):
                 return
         super().keyPressEvent(event)
 
+    def _info_at(self, viewport_pos: QPointF) -> str | None:
+        """A reply's provenance, when hovering its footer or action line."""
+        offset = QPointF(self.horizontalScrollBar().value(), self.verticalScrollBar().value())
+        position = self.document().documentLayout().hitTest(viewport_pos + offset, Qt.HitTestAccuracy.ExactHit)
+        if position < 0:
+            return None
+        fmt = self.format_at(position)
+        if fmt.property(Prop.KIND) not in ("footer", "footer-link", "actions"):
+            return None
+        return self._messages[int(fmt.property(Prop.MESSAGE_INDEX))].info or None
+
     # -- Qt hooks ---------------------------------------------------------------------
 
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 - Qt override
         """Show the token tooltip on hover."""
         if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
-            text = self.tooltip_at(QPointF(event.pos()))
+            text = self.tooltip_at(QPointF(event.pos())) or self._info_at(QPointF(event.pos()))
             if text:
                 QToolTip.showText(event.globalPos(), text, self.viewport())
             else:
@@ -425,6 +547,8 @@ class ChatView(QTextBrowser):
             self._render(cursor, index, message)
             if message.footer:
                 self._insert_footer(cursor, index, message)
+            if message.actions or message.branch[1] > 1:
+                self._insert_actions(cursor, index, message)
         if keep_scroll and not at_bottom:
             bar.setValue(old)
         else:
@@ -718,6 +842,45 @@ class ChatView(QTextBrowser):
             link.setAnchorHref(href)
             link.setProperty(Prop.KIND, "footer-link")
             cursor.insertText(label, link)
+
+    def _insert_actions(self, cursor: QTextCursor, index: int, message: ViewMessage) -> None:
+        """The message's action line: the branch switcher, then its actions (links only while idle)."""
+        self._new_block(cursor, top_margin=2)
+        plain = self._plain_format(index, "actions", self._muted)
+        plain.setFontPointSize(max(7.0, self.font().pointSizeF() * 0.85))
+
+        switcher = QTextCharFormat(plain)
+        switcher.setFontWeight(QFont.Weight.DemiBold)
+        switcher.setFontPointSize(self.font().pointSizeF())
+
+        def link(action: str, label: str, base: QTextCharFormat = plain) -> None:
+            if not self._actions_enabled:
+                cursor.insertText(label, base)
+                return
+            fmt = QTextCharFormat(base)
+            fmt.setForeground(self.palette().color(QPalette.ColorRole.Link))
+            fmt.setAnchor(True)
+            fmt.setAnchorHref(f"{MESSAGE_ACTION}?do={action}&message={index}")
+            cursor.insertText(label, fmt)
+
+        position, count = message.branch
+        if count > 1:
+            # The switcher in the body's size and bold: the arrows are small targets otherwise.
+            if position > 1:
+                link("previous", " ‹ ", switcher)
+            else:
+                cursor.insertText(" ‹ ", switcher)
+            cursor.insertText(f"{position}/{count}", switcher)
+            if position < count:
+                link("next", " › ", switcher)
+            else:
+                cursor.insertText(" › ", switcher)
+            if message.actions:
+                cursor.insertText("     ", plain)
+        for number, key in enumerate(message.actions):
+            if number:
+                cursor.insertText("  ·  ", plain)
+            link(key, ACTION_LABELS[key])
 
 
 @dataclass(slots=True)

@@ -1,15 +1,21 @@
-"""The generation settings panel: sampling, speculation, reply length and loading options.
+"""The settings panel: the current chat's settings with its presets, and this machine's loading options.
 
-Sampling and speculation settings apply to the next reply; context size,
-threads and GPU layers need the models reloaded, which the panel says next
-to them rather than reloading behind the user's back.
+The upper part edits the chat being shown (system prompt, sampling, drafter,
+draft length, reply length): each chat keeps its own, so changing them never
+touches another chat. Presets are named sets of those settings. The lower
+part is per machine (context size, threads, GPU layers) and needs the models
+reloaded, which the panel says next to them rather than reloading behind the
+user's back.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -21,7 +27,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.chat_settings import MAX_DRAFT_LENGTH, ChatSettings
+from app.engine.store.conversations import ChatStore
+from app.ui.settings.presets import PresetBox
 from app.ui.settings.store import GenerationSettings
+
+DRAFTER_CHOICES = (
+    ("model", "Draft model"),
+    ("ngram", "Prompt lookup (n-gram)"),
+    ("none", "None (target only)"),
+)
 
 
 def _double(low: float, high: float, step: float, decimals: int = 2) -> QDoubleSpinBox:
@@ -42,15 +57,43 @@ def _int(low: int, high: int, step: int = 1, special: str = "") -> QSpinBox:
 
 
 class SettingsPanel(QWidget):
-    """Edits a :class:`GenerationSettings`; emits ``changed`` on every edit."""
+    """Edits the current chat's :class:`ChatSettings` (``chat_changed``) and this machine's (``changed``)."""
 
     changed = Signal(object)  # GenerationSettings
+    chat_changed = Signal(object)  # ChatSettings
 
-    def __init__(self, gpu_offload: bool, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, gpu_offload: bool, store: Callable[[], ChatStore] | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self._updating = False
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
+
+        self.chat_title = QLabel("<b>This chat</b>")
+        self.chat_note = QLabel("Kept with the chat: other chats keep their own.")
+        self.chat_note.setWordWrap(True)
+        self.chat_note.setEnabled(False)
+        layout.addWidget(self.chat_title)
+        layout.addWidget(self.chat_note)
+        self.presets: PresetBox | None = None
+        if store is not None:
+            preset_group = QGroupBox("Presets")
+            preset_layout = QVBoxLayout(preset_group)
+            self.presets = PresetBox(store, self.chat_settings)
+            self.presets.applied.connect(lambda s: self.set_chat_settings(s, emit=True))
+            preset_layout.addWidget(self.presets)
+            layout.addWidget(preset_group)
+
+        reply = QGroupBox("Reply")
+        form = QFormLayout(reply)
+        self.system_prompt = QPlainTextEdit()
+        self.system_prompt.setPlaceholderText("optional system prompt for this chat")
+        self.system_prompt.setFixedHeight(64)
+        self.max_tokens = _int(16, 16_384, 16)
+        form.addRow("System", self.system_prompt)
+        form.addRow("Max tokens", self.max_tokens)
+        layout.addWidget(reply)
 
         sampling = QGroupBox("Sampling")
         form = QFormLayout(sampling)
@@ -61,6 +104,7 @@ class SettingsPanel(QWidget):
         self.min_p = _double(0.0, 0.99, 0.01)
         self.repeat_penalty = _double(0.5, 2.0, 0.05)
         self.seed = _int(-1, 2_147_483_647, special="random")
+        self.seed.setToolTip("random: a new seed for every reply (each reply records the one it used)")
         form.addRow("Temperature", self.temperature)
         form.addRow("Top-k", self.top_k)
         form.addRow("Top-p", self.top_p)
@@ -71,28 +115,30 @@ class SettingsPanel(QWidget):
 
         speculation = QGroupBox("Speculation")
         form = QFormLayout(speculation)
-        self.draft_length = _int(0, 16)
-        self.draft_length.setToolTip("tokens the drafter proposes per verify step (0 turns drafting off)")
+        self.drafter = QComboBox()
+        for value, label in DRAFTER_CHOICES:
+            self.drafter.addItem(label, value)
+        self.drafter.setToolTip(
+            "who proposes tokens for the target to verify; a draft model is used when the loaded pair has one "
+            "(otherwise the pair's own drafter)"
+        )
+        self.draft_length = _int(1, MAX_DRAFT_LENGTH)
+        self.draft_length.setToolTip("tokens the drafter proposes per verify step")
         self.adaptive = QCheckBox("Adaptive")
         self.adaptive.setToolTip(
             "choose the draft length every step from the measured costs and acceptance, and turn drafting "
             "off when it loses (the draft length above becomes a floor on the maximum)"
         )
+        form.addRow("Drafter", self.drafter)
         form.addRow("Draft length", self.draft_length)
         form.addRow("", self.adaptive)
         layout.addWidget(speculation)
 
-        reply = QGroupBox("Reply")
-        form = QFormLayout(reply)
-        self.max_tokens = _int(16, 16_384, 16)
-        self.system_prompt = QPlainTextEdit()
-        self.system_prompt.setPlaceholderText("optional system prompt")
-        self.system_prompt.setFixedHeight(64)
-        form.addRow("Max tokens", self.max_tokens)
-        form.addRow("System", self.system_prompt)
-        layout.addWidget(reply)
+        self.reset_button = QPushButton("Reset this chat to defaults")
+        self.reset_button.clicked.connect(lambda: self.set_chat_settings(ChatSettings(), emit=True))
+        layout.addWidget(self.reset_button)
 
-        loading = QGroupBox("Loading (applies on the next load)")
+        loading = QGroupBox("This machine (applies on the next load)")
         form = QFormLayout(loading)
         self.n_ctx = _int(256, 131_072, 256)
         self.n_threads = _int(0, 256, special="Auto")
@@ -112,49 +158,45 @@ class SettingsPanel(QWidget):
             note.setEnabled(False)
             form.addRow(note)
         layout.addWidget(loading)
-
-        self.reset_button = QPushButton("Reset to defaults")
-        self.reset_button.clicked.connect(lambda: self.set_settings(GenerationSettings(), emit=True))
-        layout.addWidget(self.reset_button)
         layout.addStretch(1)
 
         for box in (self.temperature, self.top_p, self.min_p, self.repeat_penalty):
-            box.valueChanged.connect(self._emit)
-        for spin in (
-            self.top_k,
-            self.seed,
-            self.draft_length,
-            self.max_tokens,
-            self.n_ctx,
-            self.n_threads,
-            self.n_gpu_layers,
-            self.n_gpu_layers_draft,
-        ):
+            box.valueChanged.connect(self._emit_chat)
+        for spin in (self.top_k, self.seed, self.draft_length, self.max_tokens):
+            spin.valueChanged.connect(self._emit_chat)
+        self.adaptive.toggled.connect(self._emit_chat)
+        self.drafter.currentIndexChanged.connect(self._emit_chat)
+        self.system_prompt.textChanged.connect(self._emit_chat)
+        for spin in (self.n_ctx, self.n_threads, self.n_gpu_layers, self.n_gpu_layers_draft):
             spin.valueChanged.connect(self._emit)
-        self.adaptive.toggled.connect(self._emit)
-        self.system_prompt.textChanged.connect(self._emit)
 
-    def settings(self) -> GenerationSettings:
-        """What the controls show."""
-        return GenerationSettings(
+    def show_chat(self, new: bool) -> None:
+        """Say whose settings these are: the open chat's, or those the next new chat is created with."""
+        self.chat_title.setText("<b>New chat</b>" if new else "<b>This chat</b>")
+        self.chat_note.setText(
+            "The chat is created with these when you send its first message."
+            if new
+            else "Kept with the chat: other chats keep their own."
+        )
+
+    def chat_settings(self) -> ChatSettings:
+        """The chat settings the controls show."""
+        return ChatSettings(
+            system_prompt=self.system_prompt.toPlainText(),
             temperature=round(self.temperature.value(), 4),
             top_k=self.top_k.value(),
             top_p=round(self.top_p.value(), 4),
             min_p=round(self.min_p.value(), 4),
             repeat_penalty=round(self.repeat_penalty.value(), 4),
             seed=self.seed.value(),
-            draft_length=self.draft_length.value(),
-            adaptive=self.adaptive.isChecked() and self.adaptive.isEnabled(),
             max_tokens=self.max_tokens.value(),
-            n_ctx=self.n_ctx.value(),
-            n_gpu_layers=self.n_gpu_layers.value(),
-            n_gpu_layers_draft=self.n_gpu_layers_draft.value(),
-            n_threads=self.n_threads.value(),
-            system_prompt=self.system_prompt.toPlainText(),
+            drafter=str(self.drafter.currentData()),
+            draft_length=self.draft_length.value(),
+            adaptive=self.adaptive.isChecked(),
         )
 
-    def set_settings(self, s: GenerationSettings, emit: bool = False) -> None:
-        """Show ``s``; ``changed`` fires only when ``emit`` is set."""
+    def set_chat_settings(self, s: ChatSettings, emit: bool = False) -> None:
+        """Show ``s``; ``chat_changed`` fires only when ``emit`` is set."""
         self._updating = True
         try:
             self.temperature.setValue(s.temperature)
@@ -163,15 +205,34 @@ class SettingsPanel(QWidget):
             self.min_p.setValue(s.min_p)
             self.repeat_penalty.setValue(s.repeat_penalty)
             self.seed.setValue(s.seed)
+            self.max_tokens.setValue(s.max_tokens)
+            self.drafter.setCurrentIndex(max(0, self.drafter.findData(s.drafter)))
             self.draft_length.setValue(s.draft_length)
             self.adaptive.setChecked(s.adaptive)
-            self.max_tokens.setValue(s.max_tokens)
+            if self.system_prompt.toPlainText() != s.system_prompt:
+                self.system_prompt.setPlainText(s.system_prompt)
+        finally:
+            self._updating = False
+        if emit:
+            self._emit_chat()
+
+    def settings(self) -> GenerationSettings:
+        """This machine's settings the controls show."""
+        return GenerationSettings(
+            n_ctx=self.n_ctx.value(),
+            n_gpu_layers=self.n_gpu_layers.value(),
+            n_gpu_layers_draft=self.n_gpu_layers_draft.value(),
+            n_threads=self.n_threads.value(),
+        )
+
+    def set_settings(self, s: GenerationSettings, emit: bool = False) -> None:
+        """Show ``s``; ``changed`` fires only when ``emit`` is set."""
+        self._updating = True
+        try:
             self.n_ctx.setValue(s.n_ctx)
             self.n_threads.setValue(s.n_threads)
             self.n_gpu_layers.setValue(s.n_gpu_layers)
             self.n_gpu_layers_draft.setValue(s.n_gpu_layers_draft)
-            if self.system_prompt.toPlainText() != s.system_prompt:
-                self.system_prompt.setPlainText(s.system_prompt)
         finally:
             self._updating = False
         if emit:
@@ -180,3 +241,7 @@ class SettingsPanel(QWidget):
     def _emit(self) -> None:
         if not self._updating:
             self.changed.emit(self.settings())
+
+    def _emit_chat(self) -> None:
+        if not self._updating:
+            self.chat_changed.emit(self.chat_settings())

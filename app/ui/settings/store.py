@@ -3,10 +3,17 @@
 The INI file sits in :func:`~app.engine.paths.data_dir` rather than the
 platform registry, so ``TANDEM_DATA_DIR`` moves it together with the
 conversations: tests and portable installs never touch the user's settings.
+
+Only what belongs to this machine is global (context size, threads, GPU
+layers). What a chat is generated with (system prompt, sampling, drafter) is
+the chat's own, in the chat database; this file keeps only the settings a new
+chat starts from when no default preset is set, which older versions kept as
+the global generation settings (read once from there, so nothing is lost).
 """
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -14,7 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from app.core.decoding.sampling import SamplingParams
+from app.core.chat_settings import ChatSettings
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.paths import data_dir
 
@@ -22,35 +29,29 @@ ORGANISATION = "Tandem"
 APPLICATION = "Tandem"
 
 
+# What older versions kept globally and chats now keep: read once, as the first new chat's settings.
+_LEGACY_CHAT_KEYS = (
+    "system_prompt",
+    "temperature",
+    "top_k",
+    "top_p",
+    "min_p",
+    "repeat_penalty",
+    "seed",
+    "max_tokens",
+    "draft_length",
+    "adaptive",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class GenerationSettings:
-    """Everything the settings panel edits."""
+    """This machine's settings: how the models are loaded (they apply on the next load)."""
 
-    temperature: float = 0.0
-    top_k: int = 40
-    top_p: float = 0.95
-    min_p: float = 0.05
-    repeat_penalty: float = 1.0
-    seed: int = -1  # -1: a fresh random seed for every reply
-    draft_length: int = 4
-    adaptive: bool = True  # the controller turns drafting off where it does not pay
-    max_tokens: int = 512
     n_ctx: int = 4096
     n_gpu_layers: int = 0
     n_gpu_layers_draft: int = 0
     n_threads: int = 0  # 0: auto, measured while decoding (app.core.adaptive.threads)
-    system_prompt: str = ""
-
-    def sampling_params(self) -> SamplingParams:
-        """The sampling part, as the decoder takes it."""
-        return SamplingParams(
-            temperature=self.temperature,
-            top_k=self.top_k,
-            top_p=self.top_p,
-            min_p=self.min_p,
-            repeat_penalty=self.repeat_penalty,
-            seed=None if self.seed < 0 else self.seed,
-        )
 
     def load_settings_differ(self, other: GenerationSettings) -> bool:
         """True when ``other`` needs the models reloaded to take effect."""
@@ -117,6 +118,27 @@ class AppSettings:
         for f in fields(GenerationSettings):
             self._qs.setValue(f"generation/{f.name}", getattr(settings, f.name))
         self._qs.sync()
+
+    def new_chat_settings(self) -> ChatSettings:
+        """What a new chat starts from when no default preset is set (the last new chat's settings)."""
+        raw = self._qs.value("chat/new_chat", None)
+        if raw is None:
+            # Written by an older Tandem as the global generation settings.
+            defaults = ChatSettings().to_dict()
+            legacy = {
+                key: _coerce(self._qs.value(f"generation/{key}"), defaults[key])
+                for key in _LEGACY_CHAT_KEYS
+                if self._qs.contains(f"generation/{key}")
+            }
+            return ChatSettings.from_dict(legacy)
+        try:
+            return ChatSettings.from_dict(json.loads(str(raw)))
+        except ValueError:
+            return ChatSettings()
+
+    def set_new_chat_settings(self, settings: ChatSettings) -> None:
+        """Remember what the next new chat starts from."""
+        self._qs.setValue("chat/new_chat", json.dumps(settings.to_dict()))
 
     def pair(self) -> PairChoice | None:
         """The last pair the user loaded, if it was stored."""

@@ -1,0 +1,197 @@
+"""The preset box: named chat settings kept in the chat database, applied to the current chat.
+
+A preset is a whole :class:`~app.core.chat_settings.ChatSettings` under a
+name (the store keeps them, so the CLI sees the same ones). The box lists
+them; Apply copies one into the current chat; Save as… keeps the current
+chat's settings under a name (an existing name is overwritten after asking);
+Rename… and Delete change the list; Default marks the preset new chats start
+from (the mark is shown as "(default)" in the list).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QInputDialog,
+    QLabel,
+    QMessageBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.chat_settings import ChatSettings
+from app.engine.store.conversations import ChatStore
+from app.engine.store.database import StoreWriteError
+
+_DEFAULT_MARK = "  (default)"
+
+
+class PresetBox(QWidget):
+    """Lists the store's presets and creates, renames, deletes, applies and marks them as the default."""
+
+    applied = Signal(object)  # ChatSettings: the preset chosen, for the current chat
+    failed = Signal(str)  # a store write failed: what to tell the user
+
+    def __init__(
+        self,
+        store: Callable[[], ChatStore],
+        current: Callable[[], ChatSettings],
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._current = current
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        self.combo = QComboBox()
+        self.combo.setAccessibleName("Presets")
+        self.combo.setMinimumContentsLength(10)
+        self.apply_button = self._button("Apply", "use this preset's settings in the current chat")
+        row.addWidget(self.combo, 1)
+        row.addWidget(self.apply_button)
+        layout.addLayout(row)
+        buttons = QHBoxLayout()
+        self.save_button = self._button("Save as…", "keep the current chat's settings as a preset")
+        self.rename_button = self._button("Rename…", "rename the preset")
+        self.delete_button = self._button("Delete", "delete the preset (chats that used it keep their settings)")
+        self.default_button = self._button("Default", "new chats start from this preset (click again to unset)")
+        self.default_button.setCheckable(True)
+        for button in (self.save_button, self.rename_button, self.delete_button, self.default_button):
+            buttons.addWidget(button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
+        self.empty = QLabel("No presets yet: Save as… keeps this chat's settings under a name.")
+        self.empty.setWordWrap(True)
+        self.empty.setEnabled(False)
+        layout.addWidget(self.empty)
+        self.apply_button.clicked.connect(lambda: self.apply())
+        self.save_button.clicked.connect(lambda: self.save_as())
+        self.rename_button.clicked.connect(lambda: self.rename())
+        self.delete_button.clicked.connect(lambda: self.delete())
+        self.default_button.clicked.connect(lambda on: self.set_default(on))
+        self.combo.currentIndexChanged.connect(self._update_buttons)
+        self.refresh()
+
+    def _button(self, text: str, tip: str) -> QToolButton:
+        button = QToolButton()
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAccessibleName(f"Preset: {text.rstrip('…')}")
+        return button
+
+    # -- the list -------------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        """The presets' names, as the store sorts them."""
+        return list(self._store().presets())
+
+    def selected(self) -> str | None:
+        """The preset chosen in the box."""
+        name = self.combo.currentData()
+        return str(name) if name is not None else None
+
+    def select(self, name: str) -> None:
+        """Choose ``name`` in the box."""
+        index = self.combo.findData(name)
+        if index >= 0:
+            self.combo.setCurrentIndex(index)
+
+    def refresh(self, select: str | None = None) -> None:
+        """Read the presets again (keeping the choice, or choosing ``select``)."""
+        keep = select or self.selected()
+        default = self._store().default_preset()
+        default_name = default[0] if default is not None else None
+        self.combo.blockSignals(True)
+        try:
+            self.combo.clear()
+            for name in self.names():
+                self.combo.addItem(name + (_DEFAULT_MARK if name == default_name else ""), name)
+            if keep is not None:
+                index = self.combo.findData(keep)
+                if index >= 0:
+                    self.combo.setCurrentIndex(index)
+        finally:
+            self.combo.blockSignals(False)
+        self._update_buttons()
+
+    def _update_buttons(self) -> None:
+        chosen = self.selected() is not None
+        writable = not self._store().read_only
+        for button in (self.apply_button, self.rename_button, self.delete_button, self.default_button):
+            button.setEnabled(chosen and (writable or button is self.apply_button))
+        self.save_button.setEnabled(writable)
+        default = self._store().default_preset()
+        self.default_button.setChecked(chosen and default is not None and default[0] == self.selected())
+        self.empty.setVisible(self.combo.count() == 0)
+
+    # -- actions ----------------------------------------------------------------------------
+
+    def apply(self, name: str | None = None) -> bool:
+        """Use preset ``name`` (default: the chosen one) in the current chat."""
+        name = name or self.selected()
+        presets = self._store().presets()
+        if name is None or name not in presets:
+            return False
+        self.applied.emit(ChatSettings.from_dict(presets[name]))
+        return True
+
+    def save_as(self, name: str | None = None) -> bool:
+        """Keep the current chat's settings as preset ``name`` (asked for when not given)."""
+        if name is None:
+            name, ok = QInputDialog.getText(self, "Save preset", "Name of the preset", text=self.selected() or "")
+            if not ok:
+                return False
+            if name.strip() in self.names():
+                overwrite = QMessageBox.question(self, "Save preset", f"Replace the preset '{name.strip()}'?")
+                if overwrite != QMessageBox.StandardButton.Yes:
+                    return False
+        name = name.strip()
+        if not name:
+            self.failed.emit("a preset needs a name")
+            return False
+        return self._write(lambda: self._store().save_preset(name, self._current().to_dict()), name)
+
+    def rename(self, new: str | None = None) -> bool:
+        """Rename the chosen preset to ``new`` (asked for when not given)."""
+        old = self.selected()
+        if old is None:
+            return False
+        if new is None:
+            new, ok = QInputDialog.getText(self, "Rename preset", "New name", text=old)
+            if not ok:
+                return False
+        new = new.strip()
+        if not new or new == old:
+            return False
+        if new in self.names():
+            self.failed.emit(f"there is already a preset called '{new}'")
+            return False
+        return self._write(lambda: self._store().rename_preset(old, new), new)
+
+    def delete(self, name: str | None = None) -> bool:
+        """Delete a preset (chats that used it keep their own copy of its settings)."""
+        name = name or self.selected()
+        if name is None:
+            return False
+        return self._write(lambda: self._store().delete_preset(name), None)
+
+    def set_default(self, on: bool) -> bool:
+        """Make the chosen preset the one new chats start from (or no preset, when ``on`` is False)."""
+        name = self.selected()
+        return self._write(lambda: self._store().set_default_preset(name if on else None), name)
+
+    def _write(self, change: Callable[[], None], select: str | None) -> bool:
+        try:
+            change()
+        except (StoreWriteError, KeyError, ValueError) as exc:
+            self.failed.emit(str(exc) if not isinstance(exc, KeyError) else f"no preset called {exc}")
+            self.refresh()
+            return False
+        self.refresh(select)
+        return True

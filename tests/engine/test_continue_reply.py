@@ -1,0 +1,96 @@
+"""Continuing a reply cut at the token limit, on the real SmolLM2 pair.
+
+The prompt for "continue" ends inside the unfinished assistant turn (its text
+appended, nothing closing it), so the model goes on with the same reply; and
+the KV cache keeps the shared prefix, so the prompt is not read again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from app.core.chat import Message
+from app.core.decoding.decoder import GenerationRequest
+from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, first_divergence, top_two_gap
+from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
+from app.core.decoding.sampling import SamplingParams
+from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
+
+GREEDY = SamplingParams(temperature=0)
+QUESTION = [Message("system", "You are brief."), Message("user", "List five fruits and their colours.")]
+
+
+@pytest.fixture(scope="module")
+def pair(small_pair: tuple[Path, Path]) -> Iterator[LoadedPair]:
+    target, draft = small_pair
+    with LoadedPair(PairConfig(target, draft, n_ctx=1024, n_threads=1)) as loaded:
+        yield loaded
+
+
+def _reply(pair: LoadedPair, prompt: list[int], max_tokens: int) -> tuple[list[int], FinishedEvent]:
+    decoder = pair.decoder(GREEDY, drafter=DrafterKind.MODEL, draft_length=3)
+    ids: list[int] = []
+    finished = None
+    for event in decoder.generate(GenerationRequest(prompt, max_tokens=max_tokens)):
+        if isinstance(event, StepEvent):
+            ids.extend(t.id for t in event.tokens)
+        else:
+            finished = event
+    assert isinstance(finished, FinishedEvent)
+    return ids, finished
+
+
+def test_the_continue_prompt_ends_inside_the_assistant_turn(pair: LoadedPair) -> None:
+    partial = "1. Apple: red\n2. Ban"
+    closed = pair.template.render([*QUESTION, Message("assistant", partial), Message("user", "more")])
+    opened = pair.template.render([*QUESTION, Message("assistant", partial)], continue_reply=True)
+    # The same tokens as the finished turn, up to where the template would close it.
+    assert closed[: len(opened)] == opened
+    end_of_turn = pair.target.llama.tokenize(b"<|im_end|>", add_bos=False, special=True)
+    assert closed[len(opened) : len(opened) + len(end_of_turn)] == end_of_turn
+    assert opened[-len(end_of_turn) :] != end_of_turn
+    text = pair.target.llama.detokenize(opened, special=True).decode()
+    assert text.endswith("<|im_start|>assistant\n" + partial)
+    with pytest.raises(ValueError, match="assistant"):
+        pair.template.render(QUESTION, continue_reply=True)
+
+
+def test_a_reply_cut_at_the_limit_goes_on_where_it_stopped(pair: LoadedPair) -> None:
+    prompt = pair.prompt_tokens(QUESTION, reserve=64).tokens
+    first, finished = _reply(pair, prompt, max_tokens=12)
+    assert finished.reason is FinishReason.MAX_TOKENS
+    fitted = pair.prompt_tokens([*QUESTION, Message("assistant", finished.text)], reserve=64, continue_reply=True)
+    assert fitted.tokens == prompt + first  # the prompt, then the reply so far, and nothing closing the turn
+    reused, draft_reused = pair.cached_prefix(fitted.tokens)
+    # The caches still hold the prompt and the reply so far (the newest token or two were never evaluated).
+    assert reused >= len(fitted.tokens) - 2 and draft_reused is not None and draft_reused >= len(fitted.tokens) - 3
+    more, _ = _reply(pair, fitted.tokens, max_tokens=12)
+    whole, _ = _reply(pair, prompt, max_tokens=24)
+    # Greedy: cut and continued is the reply written in one go, up to a near-tie of the target
+    # (llama.cpp's batched and single-token kernels differ in the last bits).
+    at = first_divergence(whole, first + more)
+    if at is not None:
+        assert at > len(first)
+        pair.target.truncate(0)
+        context = prompt + whole[:at]
+        pair.target.decode(context[:-1], "none")
+        assert top_two_gap(pair.target.decode([context[-1]], "last")[0]) < NEAR_TIE_LOGIT_GAP
+
+
+def test_the_cached_spelling_of_the_reply_is_kept(pair: LoadedPair) -> None:
+    """Text tokenised again can split differently from what the model wrote; the cache's tokens win."""
+    opener = pair.template.render(QUESTION)
+    partial = "Apples"
+    letters = [t for ch in partial for t in pair.target.tokenize(ch, parse_special=False)]
+    assert letters != pair.target.tokenize(partial, parse_special=False)  # a spelling the tokenizer would not choose
+    pair.target.truncate(0)
+    pair.target.decode(opener + letters, "none")
+    fitted = pair.prompt_tokens(
+        [*QUESTION, Message("assistant", partial + " are red")], reserve=64, continue_reply=True
+    )
+    assert fitted.tokens[: len(opener) + len(letters)] == opener + letters
+    tail = fitted.tokens[len(opener) + len(letters) :]
+    assert pair.target.llama.detokenize(tail).decode() == " are red"

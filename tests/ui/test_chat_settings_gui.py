@@ -1,0 +1,129 @@
+"""Per-chat settings and presets in the window; every reply records what produced it.
+
+The settings panel edits the open chat's own settings (stored with the
+chat), so one chat's system prompt never reaches another; presets live in
+the chat database. Replies run on the real SmolLM2 pair, 8 tokens each.
+"""
+
+from __future__ import annotations
+
+from app.core.chat_settings import ChatSettings
+from tests.ui.helpers import Recorder, load, pair_choice, send
+
+
+def _window(make_window, small_pair):
+    window = make_window()
+    window.settings_panel.max_tokens.setValue(16)
+    load(window, pair_choice(small_pair))
+    return window
+
+
+def test_each_chat_keeps_its_own_system_prompt(make_window, small_pair):
+    window = _window(make_window, small_pair)
+    panel, store, recorder = window.settings_panel, window.store, Recorder(window)
+    panel.system_prompt.setPlainText("You are chat A.")
+    assert panel.chat_title.text() == "<b>New chat</b>"
+    send(window, "Hello A.", recorder)
+    assert panel.chat_title.text() == "<b>This chat</b>"  # the settings shown are now chat A's
+    chat_a = window.controller.conversation_id
+    assert store.conversation_settings(chat_a)["system_prompt"] == "You are chat A."
+    panel.temperature.setValue(0.5)  # edits chat A, now that it exists
+
+    window.new_action.trigger()
+    assert window.controller.conversation_id is None
+    panel.system_prompt.setPlainText("You are chat B.")
+    send(window, "Hello B.", recorder)
+    chat_b = window.controller.conversation_id
+    reply_b = window.controller.path[-1]
+    assert reply_b.meta["produced_by"]["system_prompt"] == "You are chat B."
+
+    a, b = (
+        ChatSettings.from_dict(store.conversation_settings(chat_a)),
+        ChatSettings.from_dict(store.conversation_settings(chat_b)),
+    )
+    assert (a.system_prompt, a.temperature) == ("You are chat A.", 0.5)
+    assert (b.system_prompt, b.temperature) == ("You are chat B.", 0.0)  # A's later edit did not reach B
+    window.conversations.select(chat_a)
+    assert window.controller.conversation_id == chat_a
+    assert panel.system_prompt.toPlainText() == "You are chat A." and panel.temperature.value() == 0.5
+    # A's next reply is produced with A's prompt, not with the last one typed anywhere.
+    send(window, "Again.", recorder)
+    produced = window.controller.path[-1].meta["produced_by"]
+    assert produced["system_prompt"] == "You are chat A." and produced["sampling"]["temperature"] == 0.5
+    window.conversations.select(chat_b)
+    assert panel.system_prompt.toPlainText() == "You are chat B."
+
+
+def test_a_reply_records_and_shows_what_produced_it(make_window, small_pair):
+    window = _window(make_window, small_pair)
+    window.settings_panel.seed.setValue(-1)
+    send(window, "Say hi.", Recorder(window))
+    reply = window.controller.path[-1]
+    produced = reply.meta["produced_by"]
+    assert produced["target"] == small_pair[0].name and produced["draft"] == small_pair[1].name
+    assert produced["drafter"] == "model" and produced["draft_policy"] == "fixed 4"  # the tests' fixed length
+    assert isinstance(produced["seed"], int)  # "random" still records the seed drawn for this reply
+    assert produced["sampling"]["max_tokens"] == 16
+    shown = window.chat.view.messages[-1]
+    assert "info" in shown.actions and f"{produced['seed']}" in shown.info and small_pair[0].name in shown.info
+    window.controller.show_info(reply.id)
+    assert window.controller.info_box is not None and "Seed" in window.controller.info_box.text()
+    window.controller.info_box.close()
+    exported = window.store.export_json(window.controller.conversation_id)
+    assert any(m.get("meta", {}).get("produced_by") == produced for m in exported["messages"])
+
+
+def test_the_chat_drafter_is_used_when_the_pair_allows_it(make_window, small_pair):
+    window = _window(make_window, small_pair)
+    index = window.settings_panel.drafter.findData("ngram")
+    window.settings_panel.drafter.setCurrentIndex(index)
+    send(window, "Repeat: one two three, one two three.", Recorder(window))
+    reply = window.controller.path[-1]
+    assert reply.meta["drafter"] == "ngram" and reply.meta["produced_by"]["drafter"] == "ngram"
+    assert reply.meta["produced_by"]["draft"] is None
+
+
+def test_presets_create_rename_apply_default_delete(make_window):
+    window = make_window()
+    panel = window.settings_panel
+    presets = panel.presets
+    assert presets is not None and presets.names() == []
+    panel.temperature.setValue(0.7)
+    panel.system_prompt.setPlainText("Answer in one line.")
+    assert presets.save_as("Brief")
+    assert window.store.presets()["Brief"]["system_prompt"] == "Answer in one line."
+    assert presets.rename("Terse") and presets.names() == ["Terse"]
+    assert not presets.save_as("  ")  # a preset needs a name; nothing is written
+    assert presets.names() == ["Terse"]
+
+    panel.reset_button.click()
+    assert panel.temperature.value() == 0.0 and panel.system_prompt.toPlainText() == ""
+    presets.select("Terse")
+    presets.apply_button.click()
+    assert panel.temperature.value() == 0.7 and panel.system_prompt.toPlainText() == "Answer in one line."
+    assert window.controller.chat_settings().system_prompt == "Answer in one line."
+
+    presets.default_button.click()
+    assert window.store.default_preset() is not None and window.store.default_preset()[0] == "Terse"
+    assert "(default)" in presets.combo.currentText()
+    panel.reset_button.click()
+    window.new_action.trigger()  # a new chat starts from the default preset
+    assert panel.system_prompt.toPlainText() == "Answer in one line." and panel.temperature.value() == 0.7
+
+    presets.default_button.click()  # unset
+    assert window.store.default_preset() is None
+    assert presets.delete() and presets.names() == []
+    assert not presets.apply_button.isEnabled()
+
+
+def test_a_second_preset_with_the_same_name_is_refused_on_rename(make_window):
+    window = make_window()
+    presets = window.settings_panel.presets
+    assert presets is not None
+    failures: list[str] = []
+    presets.failed.connect(failures.append)
+    assert presets.save_as("One") and presets.save_as("Two")
+    presets.select("Two")
+    assert not presets.rename("One")
+    assert failures and "already" in failures[-1]
+    assert presets.names() == ["One", "Two"]

@@ -1,0 +1,151 @@
+"""Conversations as trees in the window, on the real SmolLM2 pair: regenerate, switch, edit, continue, delete.
+
+Every action is clicked where the view draws it; the store is read back to
+check what was kept (the old branches too). Replies are short (8-24 tokens).
+"""
+
+from __future__ import annotations
+
+from app.engine.store import conversations
+from tests.ui.helpers import Recorder, click_action, load, pair_choice, send, wait_reply, wait_until
+
+PROMPT = "Name three colours."
+
+
+def _window(make_window, small_pair, max_tokens: int = 12):
+    window = make_window()
+    window.settings_panel.max_tokens.setValue(max_tokens)
+    load(window, pair_choice(small_pair))
+    return window
+
+
+def test_regenerate_makes_a_sibling_and_the_switcher_moves_between_them(make_window, small_pair):
+    window = _window(make_window, small_pair)
+    recorder = Recorder(window)
+    send(window, PROMPT, recorder)
+    store, view = window.store, window.chat.view
+    first = window.controller.path[-1]
+    assert view.messages[-1].actions[:1] == ("regenerate",) and view.messages[-1].branch == (1, 1)
+
+    before = len(recorder.finished)
+    click_action(window, "regenerate", 1)
+    wait_until(lambda: not view.actions_enabled or len(recorder.finished) > before, 60, "the reply to start")
+    wait_reply(window, recorder, before)
+    second = window.controller.path[-1]
+    assert second.id != first.id and second.parent_id == first.parent_id
+    assert store.siblings(second.id) == [first.id, second.id]
+    assert view.messages[-1].branch == (2, 2) and view.messages[-1].message_id == second.id
+    assert len(view.messages) == 2  # the old reply is not shown beside the new one
+    # The caches held the whole prompt: a regenerate reads none of it again.
+    meta = second.meta
+    assert meta["prompt_reused"] == meta["prompt_tokens"] - 1, meta
+    print(
+        f"\nregenerate: prompt {meta['prompt_tokens']} tokens, reused {meta['prompt_reused']}; "
+        f"prefill {first.meta['stats']['prefill_s'] * 1000:.1f} ms first, {meta['stats']['prefill_s'] * 1000:.1f} ms "
+        "regenerated"
+    )
+
+    click_action(window, "previous", 1)
+    assert view.messages[-1].message_id == first.id and view.messages[-1].branch == (1, 2)
+    assert view.messages[-1].text == first.content
+    assert [m.id for m in store.messages(window.controller.conversation_id)][-1] == first.id
+    click_action(window, "next", 1)
+    assert view.messages[-1].message_id == second.id
+
+
+def test_actions_are_inert_while_a_reply_streams(make_window, small_pair):
+    window = _window(make_window, small_pair, max_tokens=24)
+    recorder = Recorder(window)
+    send(window, PROMPT, recorder)
+    before = len(recorder.finished)
+    window.chat.prompt.setPlainText("And three fruits?")
+    window.chat.send_button.click()
+    assert not window.chat.view.actions_enabled
+    reply = window.controller.path[1].id
+    assert not window.controller.regenerate(reply)  # refused while the reply streams
+    assert not window.controller.delete_message(reply, ask=False)
+    wait_reply(window, recorder, before)
+    assert window.chat.view.actions_enabled
+    assert len(window.store.messages(window.controller.conversation_id)) == 4
+
+
+def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(make_window, small_pair):
+    window = _window(make_window, small_pair)
+    recorder = Recorder(window)
+    send(window, PROMPT, recorder)
+    old_user, old_reply = window.controller.path
+
+    click_action(window, "edit", 0)
+    assert window.chat.prompt.toPlainText() == PROMPT and window.chat.edit_bar.isVisible()
+    send(window, "Name three fruits.", recorder)
+    assert not window.chat.edit_bar.isVisible()
+    new_user, new_reply = window.controller.path
+    assert new_user.content == "Name three fruits." and new_user.parent_id is None
+    assert window.store.siblings(new_user.id) == [old_user.id, new_user.id]
+    assert new_reply.parent_id == new_user.id
+    assert window.chat.view.messages[0].branch == (2, 2)
+    # The old branch is kept whole: back to it with the switcher.
+    click_action(window, "previous", 0)
+    assert [m.id for m in window.controller.path] == [old_user.id, old_reply.id]
+    assert window.chat.view.messages[0].text == PROMPT
+    assert len(window.store.all_messages(window.controller.conversation_id)) == 4
+
+
+def test_cancelled_edit_leaves_the_chat_as_it_was(make_window, small_pair):
+    window = _window(make_window, small_pair)
+    send(window, PROMPT, Recorder(window))
+    click_action(window, "edit", 0)
+    window.chat.edit_bar.cancel.click()
+    assert window.controller.editing is None and window.chat.prompt.toPlainText() == ""
+    assert len(window.store.all_messages(window.controller.conversation_id)) == 2
+
+
+def test_continue_grows_the_reply_cut_at_the_limit(make_window, small_pair):
+    window = _window(make_window, small_pair, max_tokens=16)
+    recorder = Recorder(window)
+    finished = send(window, "Count from one to thirty in words, separated by commas.", recorder)
+    assert finished.reason.value == "length"
+    conversation = window.controller.conversation_id
+    cut = window.controller.path[-1]
+    assert "continue" in window.chat.view.messages[-1].actions
+
+    before = len(recorder.finished)
+    click_action(window, "continue", 1)
+    wait_reply(window, recorder, before)
+    stored = window.store.messages(conversation)
+    assert len(stored) == 2 and stored[-1].id == cut.id  # the same message, grown
+    grown = stored[-1]
+    assert grown.content.startswith(cut.content) and len(grown.content) > len(cut.content)
+    assert len(grown.tokens) > len(cut.tokens)
+    assert "".join(t.text for t in grown.tokens) == grown.content
+    assert grown.meta["continued"] == 1 and grown.state == conversations.DONE
+    assert window.chat.view.messages[-1].text == grown.content
+    # The prompt of the continuation was the conversation so far, reply included, all in the cache.
+    assert grown.meta["prompt_reused"] >= grown.meta["prompt_tokens"] - 2
+
+
+def test_delete_a_reply_then_its_question(make_window, small_pair):
+    window = _window(make_window, small_pair, max_tokens=8)
+    recorder = Recorder(window)
+    send(window, PROMPT, recorder)
+    before = len(recorder.finished)
+    click_action(window, "regenerate", 1)
+    wait_reply(window, recorder, before)
+    conversation = window.controller.conversation_id
+    first, _second = window.store.siblings(window.controller.path[-1].id)
+    asked: list[str] = []
+
+    def say_no(title: str, question: str) -> bool:
+        asked.append(question)
+        return False
+
+    window.controller.confirm = say_no
+    click_action(window, "delete", 1)
+    assert asked and len(window.store.all_messages(conversation)) == 3  # "No" keeps it
+
+    window.controller.confirm = lambda title, question: True
+    click_action(window, "delete", 1)
+    assert [m.id for m in window.store.all_messages(conversation)] == [window.controller.path[0].id, first]
+    assert window.chat.view.messages[-1].message_id == first and window.chat.view.messages[-1].branch == (1, 1)
+    click_action(window, "delete", 0)  # the question goes with its replies
+    assert window.store.all_messages(conversation) == [] and window.chat.view.messages == []
