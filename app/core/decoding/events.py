@@ -32,6 +32,8 @@ class EmittedToken:
     origin: TokenOrigin
     p_target: float
     q_draft: float | None = None
+    # Which drafter proposed a DRAFT token ("model" or "lookup"); None for the target's own tokens.
+    source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +79,7 @@ class StepEvent:
     # sum p_target * q_draft (app.core.decoding.acceptance_rules), from the same rows.
     rejection_sampling_expected: tuple[float, ...] = ()
     sample_and_match_expected: tuple[float, ...] = ()
+    draft_source: str | None = None  # which drafter proposed this step's draft ("model", "lookup"); None: no draft
 
     @property
     def text(self) -> str:

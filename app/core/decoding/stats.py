@@ -37,6 +37,8 @@ class GenerationStats:
     rejection_sampling_sum: float = 0.0
     sample_and_match_sum: float = 0.0
     rule_positions: int = 0
+    # Per drafter that proposed ("model", "lookup"): [drafted, accepted], so a hybrid's two sources read apart.
+    by_source: dict[str, list[int]] = field(default_factory=dict)
 
     def record(self, event: StepEvent) -> None:
         """Add one verify step."""
@@ -50,6 +52,9 @@ class GenerationStats:
         self.last_draft_length = event.draft_length
         if event.drafted:
             self.drafting_steps += 1
+            counts = self.by_source.setdefault(event.draft_source or "model", [0, 0])
+            counts[0] += event.drafted
+            counts[1] += event.accepted
         self.rejection_sampling_sum += sum(event.rejection_sampling_expected)
         self.sample_and_match_sum += sum(event.sample_and_match_expected)
         self.rule_positions += len(event.rejection_sampling_expected)
@@ -88,6 +93,11 @@ class GenerationStats:
     def sample_and_match_expected(self) -> float:
         """Mean expected acceptance of sample-and-match, sum p_target * q_draft, on the same positions."""
         return self.sample_and_match_sum / self.rule_positions if self.rule_positions else 0.0
+
+    def source_acceptance(self, source: str) -> float:
+        """Accepted over drafted for the proposals of one drafter (0 when it proposed nothing)."""
+        drafted, accepted = self.by_source.get(source, (0, 0))
+        return accepted / drafted if drafted else 0.0
 
     @property
     def mean_accepted_length(self) -> float:
@@ -142,4 +152,5 @@ class GenerationStats:
             "draft_s": self.draft_s,
             "verify_s": self.verify_s,
             "overhead_ms_per_step": self.overhead_ms_per_step,
+            "by_source": {source: {"drafted": d, "accepted": a} for source, (d, a) in self.by_source.items()},
         }
