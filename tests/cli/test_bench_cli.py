@@ -121,3 +121,34 @@ def test_bench_checking_its_outputs_leaves_no_file_behind(small_pair: tuple[Path
     )
     assert result.returncode == 2 and "--markdown" in result.stderr
     assert sorted(tmp_path.iterdir()) == []
+
+
+def test_bench_runs_the_chosen_prompt_set(small_pair: tuple[Path, Path], tmp_path: Path) -> None:
+    target, draft = small_pair
+    out_json = tmp_path / "b.json"
+    code = main(
+        [
+            "bench",
+            "--target", str(target),
+            "--draft", str(draft),
+            "--set", "tuning",
+            "--categories", "code-edit",
+            "--prompts-per-category", "1",
+            "--repeats", "1",
+            "--max-tokens", "4",
+            "--no-fixed-lengths",
+            "--no-adaptive",
+            "--no-preflight",
+            "--threads", "1",
+            "--ctx", "1024",
+            "--max-wait", "0",
+            "--json", str(out_json),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    report = json.loads(out_json.read_text())
+    assert report["settings"]["prompt_set"] == "tuning"
+    assert report["settings"]["prompts"] == ["code-edit-1"]  # the tuning set's, not the check set's
+    assert report["settings"]["configs"] == ["target"]
+    with pytest.raises(SystemExit):
+        main(["bench", "--set", "holdout"])
