@@ -11,6 +11,7 @@ from typing import TextIO
 from app.cli.common import resolve_pair
 from app.core.bench.report import render_markdown
 from app.core.errors import TandemError
+from app.engine.bench.peer import NGRAM_MODES
 from app.engine.bench.runner import PROMPT_SETS, BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
 from app.engine.paths import resources_dir
 from app.engine.remote.llama_server import find_binary
@@ -31,6 +32,14 @@ def _ints(text: str) -> tuple[int, ...]:
     if any(v < 1 for v in values):
         raise argparse.ArgumentTypeError("draft lengths must be at least 1")
     return values
+
+
+def _modes(text: str) -> tuple[str, ...]:
+    modes = tuple(m.strip() for m in text.split(",") if m.strip())
+    unknown = [m for m in modes if m not in NGRAM_MODES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown n-gram modes {unknown}: choose from {', '.join(NGRAM_MODES)}")
+    return modes
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -93,6 +102,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="also run llama.cpp's llama-server (speculating at the largest --draft-lengths, and target only) "
         "on the same prompts, interleaved (build it with scripts/build_llama_server.sh)",
     )
+    parser.add_argument(
+        "--peer-ngram",
+        type=_modes,
+        default=NGRAM_MODES,
+        help=f"llama-server's n-gram modes for --vs-llama-server (default {','.join(NGRAM_MODES)}; '' for none)",
+    )
     parser.add_argument("--ctx", type=int, default=2048, help="context size (default 2048)")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the JSON report here")
     parser.add_argument("--markdown", type=Path, default=None, metavar="OUT", help="write the Markdown report here")
@@ -130,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
         prompts_per_category=args.prompts_per_category,
         preflight=not args.no_preflight,
         vs_llama_server=args.vs_llama_server,
+        peer_ngram_modes=args.peer_ngram,
     )
     if args.vs_llama_server and find_binary() is None:
         raise TandemError("--vs-llama-server needs llama-server: run `bash scripts/build_llama_server.sh` first")

@@ -85,3 +85,4 @@ def test_hybrid_is_benched_beside_the_model_and_llama_servers_ngram_modes_beside
     assert peer_names(8) == [speculative_name(8), *(ngram_name(m) for m in NGRAM_MODES), PLAIN]
     assert peer_names(8, has_draft=False) == [*(ngram_name(m) for m in NGRAM_MODES), PLAIN]
     assert NGRAM_MODES == ("ngram-simple", "ngram-map-k", "ngram-mod")
+    assert peer_names(8, ngram_modes=("ngram-map-k",)) == [speculative_name(8), ngram_name("ngram-map-k"), PLAIN]

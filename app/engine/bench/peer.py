@@ -13,7 +13,7 @@ ids (``return_tokens``), so greedy runs are compared token for token too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -44,15 +44,20 @@ def ngram_name(mode: str) -> str:
     return f"llama-server {mode}"
 
 
-def peer_names(draft_max: int, has_draft: bool = True) -> list[str]:
+def peer_names(draft_max: int, has_draft: bool = True, ngram_modes: Sequence[str] = NGRAM_MODES) -> list[str]:
     """The configurations ``--vs-llama-server`` adds, in the order they rotate."""
     speculative = [speculative_name(draft_max)] if has_draft else []
-    return [*speculative, *(ngram_name(m) for m in NGRAM_MODES), PLAIN]
+    return [*speculative, *(ngram_name(m) for m in ngram_modes), PLAIN]
 
 
 @contextmanager
 def llama_servers(
-    target: Path, draft: Path | None, draft_max: int, n_ctx: int, threads: int | None
+    target: Path,
+    draft: Path | None,
+    draft_max: int,
+    n_ctx: int,
+    threads: int | None,
+    ngram_modes: Sequence[str] = NGRAM_MODES,
 ) -> Iterator[dict[str, LlamaServerProcess]]:
     """The servers one regime compares with, by configuration name; stopped on exit."""
     n_threads = threads or psutil.cpu_count(logical=False) or 1
@@ -61,7 +66,7 @@ def llama_servers(
         if draft is not None:
             spec = LlamaServerProcess(target, draft, draft_max=draft_max, n_ctx=n_ctx, threads=n_threads)
             servers[speculative_name(draft_max)] = stack.enter_context(spec)
-        for mode in NGRAM_MODES:
+        for mode in ngram_modes:
             lookup = LlamaServerProcess(
                 target, spec_type=mode, draft_max=NGRAM_DRAFT_MAX, n_ctx=n_ctx, threads=n_threads
             )

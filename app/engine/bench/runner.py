@@ -40,7 +40,7 @@ from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, divergence_ex
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
-from app.engine.bench.peer import generate_on_server, llama_servers, peer_names
+from app.engine.bench.peer import NGRAM_MODES, generate_on_server, llama_servers, peer_names
 from app.engine.bench.preflight import apply_to, run_preflight
 from app.engine.bench.probes import (
     CpuWatch,
@@ -118,6 +118,7 @@ class BenchSettings:
     near_tie_threshold: float = BENCH_NEAR_TIE_LOGIT_GAP
     seed: int = 1234
     vs_llama_server: bool = False  # also run llama.cpp's llama-server on the same prompts, interleaved
+    peer_ngram_modes: tuple[str, ...] = NGRAM_MODES  # llama-server's n-gram modes run beside Tandem's lookup
 
 
 @dataclass(slots=True)
@@ -219,7 +220,10 @@ def run_benchmark(
     ]
     if settings.vs_llama_server:  # llama.cpp's runs, served by the processes _run_regime starts
         draft_max = max(settings.draft_lengths, default=4)
-        peers = [BenchConfig(name, DrafterKind.NONE, None) for name in peer_names(draft_max, draft is not None)]
+        peers = [
+            BenchConfig(name, DrafterKind.NONE, None)
+            for name in peer_names(draft_max, draft is not None, settings.peer_ngram_modes)
+        ]
         config_sets = [[*configs, *peers] for configs in config_sets]
     runs_per_config = settings.repeats * len(settings.temperatures) * len(prompts)
     offsets = [runs_per_config * sum(len(c) for c in config_sets[:i]) for i in range(len(regimes) + 1)]
@@ -281,7 +285,9 @@ def _run_regime(
             progress(0, f"{regime.name}: starting llama-server")
             draft_max = max(settings.draft_lengths, default=4)
             servers = stack.enter_context(
-                llama_servers(regime.target, draft, draft_max, settings.n_ctx, settings.n_threads)
+                llama_servers(
+                    regime.target, draft, draft_max, settings.n_ctx, settings.n_threads, settings.peer_ngram_modes
+                )
             )
         info: dict[str, Any] = {
             "name": regime.name,
