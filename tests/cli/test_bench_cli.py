@@ -88,9 +88,12 @@ def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp
     )  # fmt: skip
     assert code == 0
     report = json.loads(out_json.read_text())
-    assert report["settings"]["configs"] == ["target", "draft K=4", "llama-server K=4", "llama-server target"]
+    ngram = ["llama-server ngram-simple", "llama-server ngram-map-k", "llama-server ngram-mod"]
+    expected = ["target", "draft K=4", "llama-server K=4", *ngram, "llama-server target"]
+    assert report["settings"]["configs"] == expected
     rows = {s["config"]: s for s in report["summaries"] if s["category"] == "all"}
-    assert {"target", "draft K=4", "llama-server K=4", "llama-server target"} <= set(rows)
+    assert set(expected) <= set(rows)
+    assert all(rows[name]["tokens_per_s"] > 0 for name in ngram)  # each n-gram server answered
     spec = rows["llama-server K=4"]
     assert spec["tokens_per_s"] > 0 and spec["acceptance_rate"] > 0  # it really speculated
     assert rows["llama-server target"]["acceptance_rate"] == 0
