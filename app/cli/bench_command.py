@@ -11,7 +11,8 @@ from typing import TextIO
 from app.cli.common import add_threads_option, resolve_pair
 from app.core.bench.report import render_markdown
 from app.core.errors import TandemError
-from app.engine.bench.runner import BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
+from app.engine.bench.peer import NGRAM_MODES
+from app.engine.bench.runner import PROMPT_SETS, BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
 from app.engine.paths import resources_dir
 from app.engine.remote.llama_server import find_binary
 
@@ -33,6 +34,14 @@ def _ints(text: str) -> tuple[int, ...]:
     return values
 
 
+def _modes(text: str) -> tuple[str, ...]:
+    modes = tuple(m.strip() for m in text.split(",") if m.strip())
+    unknown = [m for m in modes if m not in NGRAM_MODES]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown n-gram modes {unknown}: choose from {', '.join(NGRAM_MODES)}")
+    return modes
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register `bench`."""
     parser = subparsers.add_parser(
@@ -45,17 +54,37 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--ngram-all-regimes", action="store_true", help="run n-gram in the F16 regime too (default: first regime only)"
     )
+    parser.add_argument(
+        "--no-hybrid", action="store_true", help="leave out hybrid drafting (lookup where trusted, else the model)"
+    )
     parser.add_argument("--no-draft-model", action="store_true", help="bench without the draft model (n-gram only)")
     parser.add_argument("--prompts", type=Path, default=None, help="prompt suite JSON (default: the bundled suite)")
+    parser.add_argument(
+        "--set",
+        dest="prompt_set",
+        choices=PROMPT_SETS,
+        default="check",
+        help="which prompts of the suite: the held-out check set (default, for reports), the tuning set (the only "
+        "one to tune drafting on) or all",
+    )
     parser.add_argument("--categories", default="", help="comma-separated categories to run (default: all)")
     parser.add_argument("--prompts-per-category", type=int, default=None, help="use at most N prompts per category")
     parser.add_argument("--temperatures", type=_floats, default=(0.0,), help="comma-separated (default 0)")
     parser.add_argument("--max-tokens", type=int, default=96, help="tokens per reply (default 96)")
     parser.add_argument("--repeats", type=int, default=3, help="repeats; medians are reported (default 3)")
     parser.add_argument("--draft-lengths", type=_ints, default=(2, 4, 8), help="fixed draft lengths (default 2,4,8)")
+    parser.add_argument(
+        "--no-fixed-lengths",
+        action="store_true",
+        help="leave out Tandem's fixed draft lengths (--vs-llama-server still speculates at the largest one)",
+    )
     parser.add_argument("--no-adaptive", action="store_true", help="leave out the adaptive configurations")
     parser.add_argument("--no-preflight", action="store_true", help="do not run (and seed adaptive with) pre-flight")
-    parser.add_argument("--regimes", action="store_true", help="also bench an F16 copy of the target (memory-bound)")
+    regime = parser.add_mutually_exclusive_group()
+    regime.add_argument("--regimes", action="store_true", help="also bench an F16 copy of the target (memory-bound)")
+    regime.add_argument(
+        "--f16-only", action="store_true", help="bench only the F16 copy of the target (made once, cached)"
+    )
     add_threads_option(parser)
     parser.add_argument(
         "--max-other-cpu",
@@ -72,6 +101,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         action="store_true",
         help="also run llama.cpp's llama-server (speculating at the largest --draft-lengths, and target only) "
         "on the same prompts, interleaved (build it with scripts/build_llama_server.sh)",
+    )
+    parser.add_argument(
+        "--peer-ngram",
+        type=_modes,
+        default=NGRAM_MODES,
+        help=f"llama-server's n-gram modes for --vs-llama-server (default {','.join(NGRAM_MODES)}; '' for none)",
     )
     parser.add_argument("--ctx", type=int, default=2048, help="context size (default 2048)")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the JSON report here")
@@ -95,22 +130,28 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         repeats=args.repeats,
         draft_lengths=args.draft_lengths,
+        fixed_lengths=not args.no_fixed_lengths,
         adaptive=not args.no_adaptive,
         ngram=args.ngram,
         ngram_lengths=args.ngram_lengths,
         ngram_all_regimes=args.ngram_all_regimes,
+        hybrid=not args.no_hybrid,
         max_other_cpu=args.max_other_cpu,
         max_wait_s=args.max_wait,
         n_threads=args.threads,
         n_ctx=args.ctx,
         categories=tuple(c.strip() for c in args.categories.split(",") if c.strip()),
+        prompt_set=args.prompt_set,
         prompts_per_category=args.prompts_per_category,
         preflight=not args.no_preflight,
         vs_llama_server=args.vs_llama_server,
+        peer_ngram_modes=args.peer_ngram,
     )
     if args.vs_llama_server and find_binary() is None:
         raise TandemError("--vs-llama-server needs llama-server: run `bash scripts/build_llama_server.sh` first")
-    regimes: list[Regime] = regimes_for(target, args.regimes)
+    regimes: list[Regime] = regimes_for(target, args.regimes or args.f16_only)
+    if args.f16_only:
+        regimes = regimes[1:]
     bar = ProgressBar(sys.stderr)
     report = run_benchmark(regimes, draft, settings, bar.update)
     bar.close()

@@ -95,12 +95,18 @@ def read_prompt(args: argparse.Namespace) -> str:
 
 
 def drafter_kind(args: argparse.Namespace, draft: object) -> DrafterKind:
-    """Which drafter the options select; an explicit target without a draft uses n-gram lookup."""
+    """Which drafter the options select: hybrid with a draft model, n-gram lookup without one."""
     if args.no_draft:
         return DrafterKind.NONE
+    chosen = getattr(args, "drafter", None)
+    if chosen is not None:
+        kind = DrafterKind(chosen)
+        if kind.uses_draft_model and draft is None:
+            raise TandemError(f"--drafter {chosen} needs a draft model (give --draft, or choose ngram or none)")
+        return kind
     if args.ngram or draft is None:
         return DrafterKind.NGRAM
-    return DrafterKind.MODEL
+    return DrafterKind.HYBRID
 
 
 def run(args: argparse.Namespace) -> int:
@@ -117,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
     target, draft = resolve_pair(args)
     kind = drafter_kind(args, draft)
     config = PairConfig(
-        target, draft if kind is DrafterKind.MODEL else None, kind, args.ctx, args.threads, args.ngl, args.ngld
+        target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
     messages = [Message("system", args.system)] if args.system else []
     messages.append(Message("user", prompt_text))

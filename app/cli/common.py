@@ -11,12 +11,19 @@ from app.engine.models.library import installed_default_pair
 
 
 def add_model_options(parser: argparse.ArgumentParser) -> None:
-    """--target/--draft/--ngram/--no-draft, context size, threads and GPU layers."""
+    """--target/--draft/--ngram/--no-draft/--drafter, context size, threads and GPU layers."""
     parser.add_argument("--target", type=Path, help="target GGUF (default: the demo pair, else the small pair)")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--draft", type=Path, help="draft GGUF sharing the target's vocabulary")
     group.add_argument("--ngram", action="store_true", help="draft by prompt lookup, no second model")
     group.add_argument("--no-draft", action="store_true", help="target only: the baseline, same code path")
+    parser.add_argument(
+        "--drafter",
+        choices=("hybrid", "model", "ngram", "none"),
+        default=None,
+        help="how tokens are drafted when a draft model is given: hybrid (default: prompt lookup where it is "
+        "trusted, the draft model elsewhere), model (the draft model only), ngram, none",
+    )
     parser.add_argument("--ctx", type=int, default=4096, help="context size in tokens (default 4096)")
     add_threads_option(parser)
     parser.add_argument("--ngl", type=int, default=0, help="target layers to offload to the GPU")

@@ -9,7 +9,7 @@ import time
 from app.cli.chat_command import drafter_kind
 from app.cli.common import add_model_options, resolve_pair
 from app.core.errors import TandemError
-from app.engine.llama.session import DrafterKind, PairConfig
+from app.engine.llama.session import PairConfig
 from app.engine.server.http import RunningServer, check_binding
 from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, ServerEngine
 
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     target, draft = resolve_pair(args)
     kind = drafter_kind(args, draft)
     config = PairConfig(
-        target, draft if kind is DrafterKind.MODEL else None, kind, args.ctx, args.threads, args.ngl, args.ngld
+        target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
     engine = ServerEngine(config, args.draft_max, args.queue_limit)
     engine.start()

@@ -296,7 +296,7 @@ class MainWindow(QMainWindow):
         if choice is None:
             default = installed_default_pair()
             if default is not None:
-                choice = PairChoice(default[0], default[1], DrafterKind.MODEL)
+                choice = PairChoice(default[0], default[1], DrafterKind.HYBRID)
         self.picker.refresh(choice)
         if choice is None:
             self.stack.setCurrentWidget(self.welcome)
@@ -619,7 +619,7 @@ class MainWindow(QMainWindow):
         self.controller.set_chat_settings(settings)
 
     def _welcome_pair(self, target: Path, draft: Path) -> None:
-        choice = PairChoice(target, draft, DrafterKind.MODEL)
+        choice = PairChoice(target, draft, DrafterKind.HYBRID)
         self.picker.refresh(choice)
         self.load_pair(choice)
 

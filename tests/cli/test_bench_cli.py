@@ -88,9 +88,12 @@ def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp
     )  # fmt: skip
     assert code == 0
     report = json.loads(out_json.read_text())
-    assert report["settings"]["configs"] == ["target", "draft K=4", "llama-server K=4", "llama-server target"]
+    ngram = ["llama-server ngram-simple", "llama-server ngram-map-k", "llama-server ngram-mod"]
+    expected = ["target", "draft K=4", "llama-server K=4", *ngram, "llama-server target"]
+    assert report["settings"]["configs"] == expected
     rows = {s["config"]: s for s in report["summaries"] if s["category"] == "all"}
-    assert {"target", "draft K=4", "llama-server K=4", "llama-server target"} <= set(rows)
+    assert set(expected) <= set(rows)
+    assert all(rows[name]["tokens_per_s"] > 0 for name in ngram)  # each n-gram server answered
     spec = rows["llama-server K=4"]
     assert spec["tokens_per_s"] > 0 and spec["acceptance_rate"] > 0  # it really speculated
     assert rows["llama-server target"]["acceptance_rate"] == 0
@@ -121,3 +124,34 @@ def test_bench_checking_its_outputs_leaves_no_file_behind(small_pair: tuple[Path
     )
     assert result.returncode == 2 and "--markdown" in result.stderr
     assert sorted(tmp_path.iterdir()) == []
+
+
+def test_bench_runs_the_chosen_prompt_set(small_pair: tuple[Path, Path], tmp_path: Path) -> None:
+    target, draft = small_pair
+    out_json = tmp_path / "b.json"
+    code = main(
+        [
+            "bench",
+            "--target", str(target),
+            "--draft", str(draft),
+            "--set", "tuning",
+            "--categories", "code-edit",
+            "--prompts-per-category", "1",
+            "--repeats", "1",
+            "--max-tokens", "4",
+            "--no-fixed-lengths",
+            "--no-adaptive",
+            "--no-preflight",
+            "--threads", "1",
+            "--ctx", "1024",
+            "--max-wait", "0",
+            "--json", str(out_json),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    report = json.loads(out_json.read_text())
+    assert report["settings"]["prompt_set"] == "tuning"
+    assert report["settings"]["prompts"] == ["code-edit-1"]  # the tuning set's, not the check set's
+    assert report["settings"]["configs"] == ["target"]
+    with pytest.raises(SystemExit):
+        main(["bench", "--set", "holdout"])

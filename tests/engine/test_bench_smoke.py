@@ -49,9 +49,15 @@ def report(small_pair: tuple[Path, Path]) -> dict:
 
 
 def test_every_configuration_ran_every_prompt(report: dict) -> None:
-    assert report["settings"]["configs"] == ["target", "draft K=2", "draft adaptive", "ngram adaptive"]
+    assert report["settings"]["configs"] == [
+        "target",
+        "draft K=2",
+        "draft adaptive",
+        "hybrid adaptive",
+        "ngram adaptive",
+    ]
     runs = report["runs"]
-    assert len(runs) == 2 * 4
+    assert len(runs) == 2 * 5
     assert all(r["tokens"] > 0 and r["steps"] > 0 for r in runs)
     assert all(1 <= r["attempts"] <= 3 and 0.0 <= r["other_cpu_share"] <= 1.0 for r in runs)
     assert report["regimes"][0]["runs_redone"] == sum(r["attempts"] - 1 for r in runs)
@@ -96,7 +102,16 @@ def test_bundled_suite_covers_the_categories() -> None:
     assert {p.category for p in prompts} == {"code-write", "code-edit", "prose", "qa", "math"}
     assert len({p.id for p in prompts}) == len(prompts)
     names = [c.name for c in configurations(BenchSettings(FULL_SUITE, ngram=True, ngram_lengths=(4,)), True)]
-    assert names == ["target", "draft K=2", "draft K=4", "draft K=8", "draft adaptive", "ngram K=4", "ngram adaptive"]
+    assert names == [
+        "target",
+        "draft K=2",
+        "draft K=4",
+        "draft K=8",
+        "draft adaptive",
+        "hybrid adaptive",
+        "ngram K=4",
+        "ngram adaptive",
+    ]
 
 
 def test_batched_and_single_token_logits_are_close(small_pair: tuple[Path, Path]) -> None:

@@ -23,6 +23,15 @@ calibrated against what verification accepted, falls below the acceptance at
 which one more draft token pays for itself. The estimators live in
 :mod:`app.core.adaptive.estimators`.
 
+Prompt lookup proposes at no model cost, with its own per-token confidence
+(:mod:`app.core.decoding.lookup`), so it is not switched on or off by the plan:
+:meth:`AdaptiveDraftLength.lookup_length` keeps, step by step, the prefix of
+its proposals that beats the best alternative (a plain step, or for the hybrid
+drafter the draft model's plan) under the measured verify costs. A miss only
+lowers that match's trust; the next trusted match is proposed again. Lookup
+steps under a hybrid drafter teach the verify costs, never the draft model's
+cost or acceptance.
+
 Costs belong to the machine and the pair, not to one reply, so they live in a
 :class:`PairProfile` that every generation of a loaded pair shares.
 """
@@ -32,7 +41,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from app.core.adaptive.cost_model import StepCosts, best_case_speedup, expected_tokens, plan_with_streaks
+from app.core.adaptive.cost_model import (
+    StepCosts,
+    best_case_speedup,
+    best_lookup_length,
+    expected_tokens,
+    plan_with_streaks,
+)
 from app.core.adaptive.estimators import (
     PRIOR_ACCEPTANCE,
     AcceptanceEstimator,
@@ -41,6 +56,7 @@ from app.core.adaptive.estimators import (
     VerifyCostEstimator,
 )
 from app.core.decoding.events import StepEvent
+from app.core.decoding.lookup import trusted_prefix
 
 DEFAULT_MAX_LENGTH = 12
 _EXPLORE_LENGTH = 4
@@ -66,6 +82,9 @@ _MEASURE_ONE_TOKEN_EVERY = 8
 # One draft in this many may go one calibration bin below the confidence floor.
 _EXPLORE_FLOOR_EVERY = 6
 _RECENT_DECAY = 0.9  # the achieved rate looks back ~10 steps
+# Before any verify cost is known, a lookup proposal is sent while its estimated acceptance is at least this.
+_LOOKUP_FLOOR_UNMEASURED = 0.5
+_LOOKUP_SOURCE = "lookup"
 
 
 @dataclass(slots=True)
@@ -151,6 +170,7 @@ class AdaptiveDraftLength:
         self._last_requested = -1
         self._recent_tokens = 0.0
         self._recent_s = 0.0
+        self._planned_rate = 0.0  # tokens/s of the draft model's plan for the coming step (0: none)
 
     @property
     def attached(self) -> bool:
@@ -198,7 +218,8 @@ class AdaptiveDraftLength:
             self._chosen = min(_EXPLORE_LENGTH, self.max_length)  # measure what a draft costs first
             return self._chosen
         costs = self.costs()
-        best_k, _ = self._best(costs)
+        best_k, rate = self._best(costs)
+        self._planned_rate = rate if best_k > 0 else 0.0
         if best_k > 0 and not self.profile.verify.one_token_measured:
             # Every cost is kept relative to a one-token step, and that was only guessed
             # from a batch: take a plain step now and then to measure it.
@@ -224,6 +245,27 @@ class AdaptiveDraftLength:
         self._chosen = max(range(1, self.max_length + 1), key=lambda k: expected_tokens(rates, k) / costs.step_time(k))
         return self._chosen
 
+    def lookup_length(self, confidences: Sequence[float]) -> int:
+        """How many of a lookup's proposals to send, given each one's estimated acceptance (given the ones before).
+
+        The prefix that maximises expected tokens per second under the measured
+        verify costs (a lookup costs no model time), if that beats the best
+        alternative for this step: a plain step, or the draft model's plan.
+        """
+        verify = self.profile.verify
+        if not confidences:
+            return 0
+        if not verify.known:
+            return trusted_prefix(confidences, _LOOKUP_FLOOR_UNMEASURED)
+        costs = StepCosts(
+            tuple(verify.predict(n) for n in range(1, len(confidences) + 2)), 0.0, self.profile.draft.fixed_s
+        )
+        rival = 1.0 / costs.step_time(0)
+        if self.profile.key[0] != "ngram":  # a hybrid: the draft model's plan is the alternative
+            rival = max(rival, self._planned_rate)
+        rival *= 1.0 + _SWITCH_MARGIN
+        return best_lookup_length(costs, confidences, rival)
+
     def observe(self, event: StepEvent) -> None:
         """Learn costs and acceptance from the step that just ran."""
         timings = event.timings
@@ -231,6 +273,14 @@ class AdaptiveDraftLength:
         factor = verify.observe(event.drafted + 1, timings.verify_s)
         if factor != 1.0:
             self.profile.draft.rescale(factor)
+        self._recent_tokens = self._recent_tokens * _RECENT_DECAY + event.accepted + 1
+        self._recent_s = self._recent_s * _RECENT_DECAY + timings.total_s
+        if event.draft_source == _LOOKUP_SOURCE and self.profile.key[0] != "ngram":
+            # A hybrid's lookup step: it says nothing about the draft model's cost or acceptance,
+            # and the model's next draft first catches its cache up (not its per-token cost).
+            self._last_requested = 0
+            self._streak = False
+            return
         requested = event.draft_length
         if requested == 0:
             self.profile.draft.observe(0, timings.total_s - timings.verify_s, verify.one_token_s)
@@ -240,9 +290,6 @@ class AdaptiveDraftLength:
             decodes = min(event.drafted + 1, requested)
             self.profile.draft.observe(decodes, timings.total_s - timings.verify_s, verify.one_token_s)
         self._last_requested = requested
-        # The rate actually achieved lately prices a draft token (see min_confidence).
-        self._recent_tokens = self._recent_tokens * _RECENT_DECAY + event.accepted + 1
-        self._recent_s = self._recent_s * _RECENT_DECAY + timings.total_s
         if event.drafted:
             estimator = self._estimators[self._streak]  # the state this step was chosen in
             estimator.observe(event.drafted, event.accepted)

@@ -80,6 +80,20 @@ def expected_tokens(acceptance: Sequence[float], k: int) -> float:
     return total
 
 
+def best_lookup_length(costs: StepCosts, confidences: Sequence[float], rival_tokens_per_s: float) -> int:
+    """The number of lookup proposals that maximises tokens/s, or 0 unless that beats ``rival_tokens_per_s``.
+
+    ``confidences[i]`` is the estimated acceptance of proposal i given that the
+    ones before it were accepted, so they serve as the ``a_i`` of the model.
+    """
+    best_k, best_rate = 0, rival_tokens_per_s
+    for k in range(1, len(confidences) + 1):
+        rate = expected_tokens(confidences, k) / costs.step_time(k)
+        if rate > best_rate:
+            best_k, best_rate = k, rate
+    return best_k
+
+
 def predict(costs: StepCosts, acceptance: Sequence[float], max_k: int) -> list[Prediction]:
     """Predictions for K = 0..max_k (index K)."""
     base_rate = 1.0 / costs.step_time(0)

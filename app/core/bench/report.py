@@ -32,7 +32,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{report.get('created', '')}; {machine.get('cpu', '?')}, {machine.get('logical_cpus', '?')} logical CPUs, "
         f"{settings.get('n_threads') or 'auto'} threads; llama-cpp-python {machine.get('llama_cpp_python', '?')}.",
         f"{settings.get('repeats')} repeats, {settings.get('max_tokens')} tokens per reply, temperature "
-        f"{', '.join(f'{t:g}' for t in settings.get('temperatures', []))}, suite `{settings.get('suite')}`. "
+        f"{', '.join(f'{t:g}' for t in settings.get('temperatures', []))}, suite `{settings.get('suite')}` "
+        f"({settings.get('prompt_set', 'all')} set). "
         "Speedup: median over repeats of the configuration's tokens/s over target-only's in the same repeat "
         "(tokens/s in brackets, prompt processing excluded).",
         f"Near-tie threshold: a greedy divergence is explained when the target's top-two logit gap there is below "

@@ -164,8 +164,16 @@ class SpeculativeDecoder:
         step_start = time.perf_counter()
         remaining = request.max_tokens - n_emitted
         want = self.policy.next_length()
-        k = max(0, min(want, room, remaining - 1))
-        draft = self.drafter.propose(context, k, self.policy.confidence_floor()) if k > 0 else Draft()
+        cap = max(0, min(room, remaining - 1))
+        k = min(want, cap)
+        # A lookup costs no model time: a drafter that has one is asked even when the policy drafts nothing.
+        lookup = min(self.drafter.lookup_length, cap)
+        if k > 0:
+            draft = self.drafter.propose(context, k, self.policy.confidence_floor(), lookup)
+        elif lookup > 0:
+            draft = self.drafter.propose(context, 0, None, lookup)
+        else:
+            draft = Draft()
         drafted_at = time.perf_counter()
 
         rows = self.target.decode([context[-1], *draft.tokens], "all")
@@ -188,7 +196,9 @@ class SpeculativeDecoder:
             is_draft = i < verdict.n_accepted
             origin = TokenOrigin.DRAFT if is_draft else verdict.next_origin
             q = draft.q_draft[i].prob_of(token) if i < len(draft) else None
-            tokens.append(EmittedToken(token, self._detokenizer.piece(token), origin, p_target[i].prob_of(token), q))
+            source = draft.source if is_draft else None
+            piece = self._detokenizer.piece(token)
+            tokens.append(EmittedToken(token, piece, origin, p_target[i].prob_of(token), q, source))
             context.append(token)
             if len(tokens) >= remaining:
                 break
@@ -218,7 +228,7 @@ class SpeculativeDecoder:
             tuple(tokens),
             len(draft),
             verdict.n_accepted,
-            k,
+            max(k, len(draft)),
             rejected,
             timings,
             tuple(draft.confidence),
@@ -226,6 +236,7 @@ class SpeculativeDecoder:
             match,
             threads.threads if threads is not None else 0,
             threads is not None and threads.auto,
+            draft.source if draft.tokens else None,
         )
         return event, finished
 
@@ -238,6 +249,6 @@ def _cut_at_text(event: StepEvent, cut: int) -> StepEvent:
         if used >= cut:
             break
         piece = token.text[: cut - used]
-        kept.append(EmittedToken(token.id, piece, token.origin, token.p_target, token.q_draft))
+        kept.append(replace(token, text=piece))
         used += len(token.text)
     return replace(event, tokens=tuple(kept))

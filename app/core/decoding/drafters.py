@@ -2,23 +2,43 @@
 
 * :class:`ModelDrafter` runs a small language model autoregressively and keeps
   each proposal's distribution ``q_draft`` for rejection sampling.
-* :class:`NgramDrafter` (prompt lookup) copies what followed the latest earlier
-  occurrence of the context's last n-gram; its ``q_draft`` is one-hot.
+* :class:`NgramDrafter` (prompt lookup) copies what followed the earlier place
+  that the context's end repeats longest, with a per-token confidence from
+  :mod:`app.core.decoding.lookup`; its ``q_draft`` is one-hot.
+* :class:`HybridDrafter` uses a trustworthy lookup when there is one and the
+  draft model otherwise, step by step.
 * :class:`NoDrafter` proposes nothing: plain target decoding through the same loop.
+
+Every draft says which drafter made it (``source``: "model" or "lookup"), so the
+tokens, the statistics and the view can tell the two apart.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
 from app.core.decoding.distribution import TokenDistribution
+from app.core.decoding.lookup import (
+    LookupMatch,
+    LookupRecord,
+    continuation,
+    find_match,
+    trusted_prefix,
+)
 from app.core.decoding.model_port import CausalLM, sync_cache
 from app.core.decoding.sampling import LogitsWarper
+
+MODEL_SOURCE = "model"
+LOOKUP_SOURCE = "lookup"
+
+# How many of a lookup's proposals to keep, given their confidences (each conditional on
+# the ones before): the draft-length policy's judgement of what pays for its verify slots.
+LookupJudge = Callable[[Sequence[float]], int]
 
 
 @dataclass(slots=True)
@@ -30,8 +50,10 @@ class Draft:
     # Seconds inside the draft model's decode calls; the drafter's own Python
     # work (sampling, lookups) is step overhead, not draft-model time.
     model_s: float = 0.0
-    # The drafter's top probability before each proposal, when it measures one.
+    # The drafter's top probability before each proposal, when it measures one
+    # (for a lookup: its estimated acceptance of each proposal given the ones before).
     confidence: list[float] = field(default_factory=list)
+    source: str = MODEL_SOURCE  # which drafter proposed these tokens
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -41,13 +63,18 @@ class Drafter(Protocol):
     """What the decoder asks of any drafter."""
 
     kind: str
+    # How many tokens a prompt lookup may propose in one step (0: this drafter does no lookup).
+    # A lookup costs no model time, so the decoder asks for it even when the policy drafts nothing.
+    lookup_length: int
 
     def begin(self, prompt: Sequence[int]) -> None:
         """Prepare for a generation that continues ``prompt``."""
         ...
 
-    def propose(self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None) -> Draft:
-        """Up to ``max_tokens`` proposals that continue ``context``.
+    def propose(
+        self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
+    ) -> Draft:
+        """Up to ``max_tokens`` model proposals (or up to ``lookup_tokens`` looked-up ones) that continue ``context``.
 
         ``min_confidence`` is the policy's early-stop floor for this draft (see
         :meth:`~app.core.decoding.draft_policy.DraftLengthPolicy.confidence_floor`);
@@ -64,11 +91,14 @@ class NoDrafter:
     """Proposes nothing, so every step is one plain target token."""
 
     kind = "none"
+    lookup_length = 0
 
     def begin(self, prompt: Sequence[int]) -> None:
         """Nothing to prepare."""
 
-    def propose(self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None) -> Draft:
+    def propose(
+        self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
+    ) -> Draft:
         """An empty draft."""
         return Draft()
 
@@ -85,6 +115,7 @@ class ModelDrafter:
     """
 
     kind = "model"
+    lookup_length = 0
 
     def __init__(self, model: CausalLM, warper: LogitsWarper, rng: np.random.Generator) -> None:
         self.model = model
@@ -100,7 +131,9 @@ class ModelDrafter:
         """Prefill everything but the last prompt token (the first draft step feeds it)."""
         sync_cache(self.model, prompt[:-1])
 
-    def propose(self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None) -> Draft:
+    def propose(
+        self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
+    ) -> Draft:
         """Sample up to ``max_tokens`` tokens, stopping early where the draft's top probability < ``min_confidence``."""
         draft = Draft()
         if max_tokens <= 0:
@@ -152,46 +185,122 @@ class ModelDrafter:
 
 
 class NgramDrafter:
-    """Prompt-lookup drafting: no second model, proposals copied from the context.
+    """Prompt-lookup drafting: no second model, proposals copied from the context (prompt and reply so far).
 
-    The longest suffix n-gram (``max_ngram`` down to ``min_ngram`` tokens) that
-    occurred earlier is looked up; the tokens that followed its latest earlier
-    occurrence are proposed. Code edits and quoted text repeat their input, so
-    this drafter shines there and costs almost nothing elsewhere.
+    The earlier place whose preceding tokens agree longest with the context's
+    end (at least ``min_ngram`` tokens, counted up to ``max_ngram``) is found by
+    :func:`~app.core.decoding.lookup.find_match`, and what followed it is
+    proposed with a confidence per token: the match's trust (its key's hit
+    record, else its length) for the first, the copy's run length after that.
+    How many proposals to send is decided by ``judge`` when one is given (the
+    adaptive policy weighs them against verify costs); otherwise proposals
+    below ``min_confidence`` (the policy's floor, when set) are dropped and a
+    match whose trust is under ``min_trust`` proposes nothing.
+
+    ``lookup_length`` > 0 makes it propose on every step where it trusts a match,
+    even when the policy chose not to draft: a quiet lookup costs nothing.
     """
 
     kind = "ngram"
 
-    def __init__(self, max_ngram: int = 3, min_ngram: int = 1) -> None:
+    def __init__(
+        self,
+        max_ngram: int = 3,
+        min_ngram: int = 1,
+        *,
+        min_trust: float = 0.0,
+        lookup_length: int = 0,
+        judge: LookupJudge | None = None,
+    ) -> None:
         if not 1 <= min_ngram <= max_ngram:
             raise ValueError("need 1 <= min_ngram <= max_ngram")
         self.max_ngram = max_ngram
         self.min_ngram = min_ngram
+        self.min_trust = min_trust
+        self.lookup_length = lookup_length
+        self.judge = judge
+        self.record = LookupRecord()
+        self._pending: tuple[LookupMatch, int] | None = None  # the last proposal's match and length
 
     def begin(self, prompt: Sequence[int]) -> None:
-        """Nothing to prepare: the context is searched afresh each step."""
+        """A new reply: the hit record starts afresh (it describes one context)."""
+        self.record.clear()
+        self._pending = None
 
-    def propose(self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None) -> Draft:
-        """The continuation of the latest earlier match of the context's tail."""
-        draft = Draft()
-        if max_tokens <= 0 or len(context) < self.min_ngram + 1:
+    def propose(
+        self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
+    ) -> Draft:
+        """The continuation of the best earlier match of the context's tail, as far as it is trusted."""
+        draft = Draft(source=LOOKUP_SOURCE)
+        self._pending = None
+        limit = max(max_tokens, lookup_tokens)
+        if limit <= 0 or len(context) < self.min_ngram + 1:
             return draft
-        continuation = self._continuation(np.asarray(context, dtype=np.int64), max_tokens)
-        draft.tokens = [int(t) for t in continuation]
+        tokens = np.asarray(context, dtype=np.int64)
+        match = find_match(tokens, self.min_ngram, self.max_ngram)
+        if match is None:
+            return draft
+        proposal = continuation(tokens, match.start, limit)
+        confidence = self.record.confidences(match, len(proposal))
+        if self.judge is not None:
+            keep = self.judge(confidence)
+        elif confidence[0] < self.min_trust:
+            keep = 0
+        else:
+            keep = trusted_prefix(confidence, min_confidence) if min_confidence else len(confidence)
+        if keep <= 0:
+            return draft
+        self._pending = (match, keep)
+        draft.tokens = proposal[:keep]
         draft.q_draft = [TokenDistribution.one_hot(t) for t in draft.tokens]
+        draft.confidence = confidence[:keep]
         return draft
 
-    def _continuation(self, tokens: np.ndarray, max_tokens: int) -> np.ndarray:
-        size = tokens.size
-        for n in range(min(self.max_ngram, size - 1), self.min_ngram - 1, -1):
-            pattern = tokens[size - n :]
-            # Windows end before the last token, so every match has a continuation.
-            windows = np.lib.stride_tricks.sliding_window_view(tokens[: size - 1], n)
-            starts = np.flatnonzero((windows == pattern).all(axis=1))
-            if starts.size:
-                follow = int(starts[-1]) + n
-                return tokens[follow : follow + max_tokens]
-        return tokens[:0]
+    def accept(self, n_accepted: int) -> None:
+        """Record how much of the last proposal was kept."""
+        if self._pending is not None:
+            match, proposed = self._pending
+            self.record.observe(match, proposed, n_accepted)
+            self._pending = None
+
+
+class HybridDrafter:
+    """Prompt lookup where it is trusted, the draft model everywhere else, decided step by step.
+
+    Each step first asks the lookup (whose judge keeps only the proposals that
+    pay for their verify slots); when it stays quiet and the policy drafts, the
+    draft model proposes. The model's cache catches up on the tokens it skipped
+    the next time it drafts.
+    """
+
+    kind = "hybrid"
+
+    def __init__(self, model: ModelDrafter, lookup: NgramDrafter) -> None:
+        self.model = model
+        self.lookup = lookup
+        self.lookup_length = lookup.lookup_length
+        self._last: Drafter | None = None
+
+    def begin(self, prompt: Sequence[int]) -> None:
+        """Prepare both drafters."""
+        self.model.begin(prompt)
+        self.lookup.begin(prompt)
+        self._last = None
+
+    def propose(
+        self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
+    ) -> Draft:
+        """The lookup's trusted proposals if any, else the model's draft of up to ``max_tokens``."""
+        if lookup_tokens > 0 or max_tokens > 0:
+            draft = self.lookup.propose(context, 0, None, max(lookup_tokens, max_tokens))
+            if draft.tokens:
+                self._last = self.lookup
+                return draft
+        self._last = self.model
+        return self.model.propose(context, max_tokens, min_confidence)
 
     def accept(self, n_accepted: int) -> None:
-        """Stateless: nothing to roll back."""
+        """Tell the drafter that proposed the last draft what was kept."""
+        if self._last is not None:
+            self._last.accept(n_accepted)
+            self._last = None

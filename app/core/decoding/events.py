@@ -32,6 +32,8 @@ class EmittedToken:
     origin: TokenOrigin
     p_target: float
     q_draft: float | None = None
+    # Which drafter proposed a DRAFT token ("model" or "lookup"); None for the target's own tokens.
+    source: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,7 @@ class StepEvent:
     # The CPU threads the step ran with (0: not known) and whether a policy chose them by measurement.
     threads: int = 0
     threads_auto: bool = False
+    draft_source: str | None = None  # which drafter proposed this step's draft ("model", "lookup"); None: no draft
 
     @property
     def text(self) -> str:

@@ -39,6 +39,8 @@ class GenerationStats:
     rule_positions: int = 0
     threads: int = 0  # CPU threads of the latest step (0: not known, e.g. a model without threads)
     threads_auto: bool = False  # chosen by measurement (app.core.adaptive.threads), not forced
+    # Per drafter that proposed ("model", "lookup"): [drafted, accepted], so a hybrid's two sources read apart.
+    by_source: dict[str, list[int]] = field(default_factory=dict)
 
     def record(self, event: StepEvent) -> None:
         """Add one verify step."""
@@ -55,6 +57,9 @@ class GenerationStats:
             self.threads_auto = event.threads_auto
         if event.drafted:
             self.drafting_steps += 1
+            counts = self.by_source.setdefault(event.draft_source or "model", [0, 0])
+            counts[0] += event.drafted
+            counts[1] += event.accepted
         self.rejection_sampling_sum += sum(event.rejection_sampling_expected)
         self.sample_and_match_sum += sum(event.sample_and_match_expected)
         self.rule_positions += len(event.rejection_sampling_expected)
@@ -93,6 +98,11 @@ class GenerationStats:
     def sample_and_match_expected(self) -> float:
         """Mean expected acceptance of sample-and-match, sum p_target * q_draft, on the same positions."""
         return self.sample_and_match_sum / self.rule_positions if self.rule_positions else 0.0
+
+    def source_acceptance(self, source: str) -> float:
+        """Accepted over drafted for the proposals of one drafter (0 when it proposed nothing)."""
+        drafted, accepted = self.by_source.get(source, (0, 0))
+        return accepted / drafted if drafted else 0.0
 
     @property
     def mean_accepted_length(self) -> float:
@@ -149,4 +159,5 @@ class GenerationStats:
             "overhead_ms_per_step": self.overhead_ms_per_step,
             "threads": self.threads,
             "threads_auto": self.threads_auto,
+            "by_source": {source: {"drafted": d, "accepted": a} for source, (d, a) in self.by_source.items()},
         }

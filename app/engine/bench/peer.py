@@ -1,8 +1,10 @@
 """llama.cpp's own speculative decoding as a benchmark configuration, run in the same benchmark as Tandem's.
 
-``bench --vs-llama-server`` starts llama-server twice per regime with the same
-models and threads (speculating with the draft at a fixed draft length, and
-the target alone), and each prompt goes to them between Tandem's own runs,
+``bench --vs-llama-server`` starts llama-server several times per regime with
+the same models and threads: the target alone, speculating with the draft
+model at a fixed draft length (``draft-simple``), and with each of llama.cpp's
+n-gram modes (:data:`NGRAM_MODES`, its own defaults: the peers of Tandem's
+prompt lookup and hybrid drafting). Each prompt goes to them between Tandem's own runs,
 in the same rotation: the report then shows both implementations' tokens/s
 and acceptance from one run of one machine. The server gets the very prompt
 tokens Tandem decodes (``/completion`` takes token ids) and returns its token
@@ -11,7 +13,7 @@ ids (``return_tokens``), so greedy runs are compared token for token too.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
@@ -24,6 +26,12 @@ from app.core.errors import TandemError
 from app.engine.remote.llama_server import LlamaServerProcess
 
 PLAIN = "llama-server target"
+# The n-gram speculative types of the vendored llama-server (0.3.36) that need no draft model,
+# as `llama-server --help` lists them; ngram-map-k4v and ngram-cache are left out (ngram-map-k
+# stands for the map family; ngram-cache needs cache files prepared ahead).
+NGRAM_MODES = ("ngram-simple", "ngram-map-k", "ngram-mod")
+# llama-server's longest n-gram draft per step: as many as Tandem's lookup may propose.
+NGRAM_DRAFT_MAX = 16
 
 
 def speculative_name(draft_max: int) -> str:
@@ -31,25 +39,38 @@ def speculative_name(draft_max: int) -> str:
     return f"llama-server K={draft_max}"
 
 
-def peer_names(draft_max: int) -> list[str]:
+def ngram_name(mode: str) -> str:
+    """An n-gram mode's configuration name in the report."""
+    return f"llama-server {mode}"
+
+
+def peer_names(draft_max: int, has_draft: bool = True, ngram_modes: Sequence[str] = NGRAM_MODES) -> list[str]:
     """The configurations ``--vs-llama-server`` adds, in the order they rotate."""
-    return [speculative_name(draft_max), PLAIN]
+    speculative = [speculative_name(draft_max)] if has_draft else []
+    return [*speculative, *(ngram_name(m) for m in ngram_modes), PLAIN]
 
 
 @contextmanager
 def llama_servers(
-    target: Path, draft: Path | None, draft_max: int, n_ctx: int, threads: int | None
+    target: Path,
+    draft: Path | None,
+    draft_max: int,
+    n_ctx: int,
+    threads: int | None,
+    ngram_modes: Sequence[str] = NGRAM_MODES,
 ) -> Iterator[dict[str, LlamaServerProcess]]:
     """The servers one regime compares with, by configuration name; stopped on exit."""
     n_threads = threads or psutil.cpu_count(logical=False) or 1
     with ExitStack() as stack:
         servers = {PLAIN: stack.enter_context(LlamaServerProcess(target, n_ctx=n_ctx, threads=n_threads))}
-        # Without a draft model Tandem drafts by prompt lookup, so llama-server does too.
-        spec_type = None if draft is not None else "ngram-simple"
-        spec = LlamaServerProcess(
-            target, draft, spec_type=spec_type, draft_max=draft_max, n_ctx=n_ctx, threads=n_threads
-        )
-        servers[speculative_name(draft_max)] = stack.enter_context(spec)
+        if draft is not None:
+            spec = LlamaServerProcess(target, draft, draft_max=draft_max, n_ctx=n_ctx, threads=n_threads)
+            servers[speculative_name(draft_max)] = stack.enter_context(spec)
+        for mode in ngram_modes:
+            lookup = LlamaServerProcess(
+                target, spec_type=mode, draft_max=NGRAM_DRAFT_MAX, n_ctx=n_ctx, threads=n_threads
+            )
+            servers[ngram_name(mode)] = stack.enter_context(lookup)
         yield servers
 
 

@@ -40,7 +40,7 @@ from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, divergence_ex
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
-from app.engine.bench.peer import generate_on_server, llama_servers, peer_names
+from app.engine.bench.peer import NGRAM_MODES, generate_on_server, llama_servers, peer_names
 from app.engine.bench.preflight import apply_to, run_preflight
 from app.engine.bench.probes import (
     CpuWatch,
@@ -52,11 +52,9 @@ from app.engine.bench.probes import (
 )
 from app.engine.llama.quantize import requantize
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
-from app.engine.paths import models_dir
-from app.engine.remote.llama_server import LlamaServerProcess
+from app.engine.remote.llama_server import LlamaServerProcess, cache_dir
 
 Progress = Callable[[int, int, str], None]  # (runs done, runs in all, what is running)
-
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +65,12 @@ class BenchPrompt:
     category: str
     text: str
     system: str | None = None
+    # "tuning" or "check"; None in a suite that is not split (it belongs to every set).
+    set: str | None = None
+
+
+# Tune drafting on the tuning set only; report the check set, which nobody tuned for.
+PROMPT_SETS = ("tuning", "check", "all")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,21 +100,25 @@ class BenchSettings:
     max_tokens: int = 96
     repeats: int = 3
     draft_lengths: tuple[int, ...] = (2, 4, 8)
+    fixed_lengths: bool = True  # Tandem at each of draft_lengths (llama-server's speculation uses the largest anyway)
     adaptive: bool = True
     ngram: bool = False
     ngram_lengths: tuple[int, ...] = ()
     ngram_all_regimes: bool = False  # n-gram runs in the first regime only unless set
+    hybrid: bool = True  # with a draft model and adaptive: lookup where trusted, the model elsewhere (the default)
     max_other_cpu: float = 0.1  # redo a run when other processes took more of the CPUs than this
     max_attempts: int = 3
     max_wait_s: float = 600.0  # how long to wait for other processes to calm down before a run
     n_threads: int | None = None
     n_ctx: int = 2048
     categories: tuple[str, ...] = ()
+    prompt_set: str = "check"  # one of PROMPT_SETS
     prompts_per_category: int | None = None
     preflight: bool = True
     near_tie_threshold: float = BENCH_NEAR_TIE_LOGIT_GAP
     seed: int = 1234
     vs_llama_server: bool = False  # also run llama.cpp's llama-server on the same prompts, interleaved
+    peer_ngram_modes: tuple[str, ...] = NGRAM_MODES  # llama-server's n-gram modes run beside Tandem's lookup
 
 
 @dataclass(slots=True)
@@ -123,23 +131,31 @@ class _RegimeResult:
 
 
 def load_suite(path: Path) -> list[BenchPrompt]:
-    """The prompts of a suite file: ``{"prompts": [{"id", "category", "prompt", "system"?}]}``."""
+    """The prompts of a suite file: ``{"prompts": [{"id", "category", "prompt", "system"?, "set"?}]}``."""
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         prompts = [
-            BenchPrompt(str(p["id"]), str(p["category"]), str(p["prompt"]), p.get("system")) for p in data["prompts"]
+            BenchPrompt(str(p["id"]), str(p["category"]), str(p["prompt"]), p.get("system"), p.get("set"))
+            for p in data["prompts"]
         ]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise TandemError(f"cannot read the prompt suite {path}: {exc}") from exc
     if not prompts:
         raise TandemError(f"the prompt suite {path} has no prompts")
+    unknown = sorted({p.set for p in prompts if p.set is not None and p.set not in PROMPT_SETS[:2]})
+    if unknown:
+        raise TandemError(f"the prompt suite {path} names unknown sets {unknown}: use 'tuning' or 'check'")
     return prompts
 
 
 def select_prompts(prompts: Sequence[BenchPrompt], settings: BenchSettings) -> list[BenchPrompt]:
     """The prompts the settings ask for, in suite order."""
+    if settings.prompt_set not in PROMPT_SETS:
+        raise TandemError(f"unknown prompt set {settings.prompt_set!r}: choose one of {', '.join(PROMPT_SETS)}")
     chosen, per_category = [], dict[str, int]()
     for p in prompts:
+        if settings.prompt_set != "all" and p.set is not None and p.set != settings.prompt_set:
+            continue
         if settings.categories and p.category not in settings.categories:
             continue
         if (
@@ -150,7 +166,7 @@ def select_prompts(prompts: Sequence[BenchPrompt], settings: BenchSettings) -> l
         per_category[p.category] = per_category.get(p.category, 0) + 1
         chosen.append(p)
     if not chosen:
-        raise TandemError("no prompt of the suite matches the chosen categories")
+        raise TandemError(f"no prompt of the suite's {settings.prompt_set!r} set matches the chosen categories")
     return chosen
 
 
@@ -158,9 +174,12 @@ def configurations(settings: BenchSettings, has_draft: bool, with_ngram: bool = 
     """Target-only first, then the draft model at fixed lengths and adaptively, then n-gram."""
     configs = [BenchConfig(BASELINE, DrafterKind.NONE, 0)]
     if has_draft:
-        configs += [BenchConfig(f"draft K={k}", DrafterKind.MODEL, k) for k in settings.draft_lengths]
+        if settings.fixed_lengths:
+            configs += [BenchConfig(f"draft K={k}", DrafterKind.MODEL, k) for k in settings.draft_lengths]
         if settings.adaptive:
             configs.append(BenchConfig("draft adaptive", DrafterKind.MODEL, None))
+            if settings.hybrid:
+                configs.append(BenchConfig("hybrid adaptive", DrafterKind.HYBRID, None))
     if (settings.ngram and with_ngram) or not has_draft:
         configs += [BenchConfig(f"ngram K={k}", DrafterKind.NGRAM, k) for k in settings.ngram_lengths]
         if settings.adaptive or not settings.ngram_lengths:
@@ -169,8 +188,11 @@ def configurations(settings: BenchSettings, has_draft: bool, with_ngram: bool = 
 
 
 def f16_copy(target: Path, folder: Path | None = None) -> Path:
-    """An F16 re-quantisation of ``target``, made once and cached in the models folder."""
-    destination = (folder or models_dir()) / f"{target.stem}.F16.gguf"
+    """An F16 re-quantisation of ``target``, made once and cached (in ``~/.cache/tandem`` unless told otherwise).
+
+    Not in the models folder: the 3 GB stand-in would show up in the library as a model to chat with.
+    """
+    destination = (folder or cache_dir()) / f"{target.stem}.F16.gguf"
     if not destination.is_file():
         requantize(target, destination, "F16")
     return destination
@@ -198,7 +220,10 @@ def run_benchmark(
     ]
     if settings.vs_llama_server:  # llama.cpp's runs, served by the processes _run_regime starts
         draft_max = max(settings.draft_lengths, default=4)
-        peers = [BenchConfig(name, DrafterKind.NONE, None) for name in peer_names(draft_max)]
+        peers = [
+            BenchConfig(name, DrafterKind.NONE, None)
+            for name in peer_names(draft_max, draft is not None, settings.peer_ngram_modes)
+        ]
         config_sets = [[*configs, *peers] for configs in config_sets]
     runs_per_config = settings.repeats * len(settings.temperatures) * len(prompts)
     offsets = [runs_per_config * sum(len(c) for c in config_sets[:i]) for i in range(len(regimes) + 1)]
@@ -248,7 +273,7 @@ def _run_regime(
     settings: BenchSettings,
     progress: Callable[[int, str], None],
 ) -> _RegimeResult:
-    kind = DrafterKind.MODEL if draft is not None else DrafterKind.NGRAM
+    kind = DrafterKind.HYBRID if draft is not None else DrafterKind.NGRAM
     config = PairConfig(regime.target, draft, kind, settings.n_ctx, settings.n_threads)
     progress(0, f"{regime.name}: loading")
     started = time.perf_counter()
@@ -260,7 +285,9 @@ def _run_regime(
             progress(0, f"{regime.name}: starting llama-server")
             draft_max = max(settings.draft_lengths, default=4)
             servers = stack.enter_context(
-                llama_servers(regime.target, draft, draft_max, settings.n_ctx, settings.n_threads)
+                llama_servers(
+                    regime.target, draft, draft_max, settings.n_ctx, settings.n_threads, settings.peer_ngram_modes
+                )
             )
         info: dict[str, Any] = {
             "name": regime.name,

@@ -20,7 +20,7 @@ from app.core.adaptive.threads import AdaptiveThreads, FixedThreads, candidate_c
 from app.core.chat import FittedPrompt, Message, fit_conversation
 from app.core.decoding.decoder import SpeculativeDecoder, ThreadCount
 from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
-from app.core.decoding.drafters import Drafter, ModelDrafter, NgramDrafter, NoDrafter
+from app.core.decoding.drafters import Drafter, HybridDrafter, ModelDrafter, NgramDrafter, NoDrafter
 from app.core.decoding.model_port import common_prefix_length
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import IncompatiblePairError, TandemError
@@ -35,8 +35,24 @@ class DrafterKind(enum.StrEnum):
     """Which drafter proposes tokens."""
 
     MODEL = "model"
+    HYBRID = "hybrid"  # prompt lookup where it is trusted, the draft model elsewhere (the default with a draft)
     NGRAM = "ngram"
     NONE = "none"
+
+    @property
+    def uses_draft_model(self) -> bool:
+        """Whether this kind needs a draft model loaded."""
+        return self in (DrafterKind.MODEL, DrafterKind.HYBRID)
+
+
+# Prompt lookup: matches of at least three tokens (one- and two-token matches guess wrong
+# most of the time), agreement counted back up to 32 tokens (a long repeat earns a long
+# proposal), and up to 16 proposals a step when the policy judges them worth it.
+_LOOKUP_MIN_NGRAM = 3
+_LOOKUP_MAX_NGRAM = 32
+_LOOKUP_LENGTH = 16
+# Without an adaptive policy to weigh them, a lookup proposes only matches it trusts this much.
+_LOOKUP_MIN_TRUST = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,15 +61,17 @@ class PairConfig:
 
     target: Path
     draft: Path | None = None
-    drafter: DrafterKind = DrafterKind.MODEL
+    drafter: DrafterKind = DrafterKind.HYBRID
     n_ctx: int = 4096
     n_threads: int | None = None  # None: chosen and re-checked while decoding (app.core.adaptive.threads)
     n_gpu_layers: int = 0
     n_gpu_layers_draft: int = 0
 
     def __post_init__(self) -> None:
-        if self.drafter is DrafterKind.MODEL and self.draft is None:
-            raise TandemError("a draft model is needed for model drafting (or choose the n-gram drafter or none)")
+        if self.drafter.uses_draft_model and self.draft is None:
+            raise TandemError(
+                f"a draft model is needed for {self.drafter.value} drafting (or choose the n-gram drafter or none)"
+            )
 
 
 class LoadedPair:
@@ -65,7 +83,7 @@ class LoadedPair:
         cpu_load = CpuLoad() if config.n_threads is None else None
         target_header = read_header(config.target)
         draft_header = None
-        if config.drafter is DrafterKind.MODEL and config.draft is not None:
+        if config.drafter.uses_draft_model and config.draft is not None:
             draft_header = read_header(config.draft)
             report = check_files(target_header, draft_header)
             if not report.compatible:
@@ -80,7 +98,7 @@ class LoadedPair:
         )
         self.draft: LlamaModel | None = None
         try:
-            if config.drafter is DrafterKind.MODEL and config.draft is not None:
+            if config.drafter.uses_draft_model and config.draft is not None:
                 self.draft = LlamaModel(
                     config.draft,
                     LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=config.n_gpu_layers_draft),
@@ -192,17 +210,22 @@ class LoadedPair:
                 policy = AdaptiveDraftLength()
             else:
                 policy = FixedDraftLength(4)
-        if isinstance(policy, AdaptiveDraftLength) and not policy.attached:
-            policy.attach(self.profile.for_drafter(kind.value, params.greedy, remember=kind is DrafterKind.MODEL))
+        adaptive_policy = policy if isinstance(policy, AdaptiveDraftLength) else None
+        if adaptive_policy is not None and not adaptive_policy.attached:
+            # The hybrid's controller plans the draft model, so it shares the model's profile (and pre-flight).
+            profile_kind = "model" if kind.uses_draft_model else kind.value
+            adaptive_policy.attach(
+                self.profile.for_drafter(profile_kind, params.greedy, remember=kind.uses_draft_model)
+            )
         chosen: Drafter
-        if kind is DrafterKind.MODEL:
+        if kind.uses_draft_model:
             if self.draft is None:
                 raise TandemError("no draft model is loaded")
             chosen = ModelDrafter(self.draft, LogitsWarper(params, self.draft.n_vocab), rng)
+            if kind is DrafterKind.HYBRID:
+                chosen = HybridDrafter(chosen, _lookup(adaptive_policy))
         elif kind is DrafterKind.NGRAM:
-            # Matches of three or more tokens: on a CPU a wrong proposal costs a real verify
-            # slot, and one- or two-token matches guess wrong most of the time.
-            chosen = NgramDrafter(max_ngram=6, min_ngram=3)
+            chosen = _lookup(adaptive_policy)
         else:
             chosen = NoDrafter()
         return SpeculativeDecoder(self.target, chosen, params, policy, rng, self.threads)
@@ -218,3 +241,12 @@ class LoadedPair:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _lookup(policy: AdaptiveDraftLength | None) -> NgramDrafter:
+    """Prompt lookup: judged step by step by an adaptive policy, or limited to trusted matches at a fixed length."""
+    if policy is not None:
+        return NgramDrafter(
+            _LOOKUP_MAX_NGRAM, _LOOKUP_MIN_NGRAM, lookup_length=_LOOKUP_LENGTH, judge=policy.lookup_length
+        )
+    return NgramDrafter(_LOOKUP_MAX_NGRAM, _LOOKUP_MIN_NGRAM, min_trust=_LOOKUP_MIN_TRUST)

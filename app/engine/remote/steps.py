@@ -112,6 +112,7 @@ def tandem_step(extension: Mapping[str, Any]) -> StepEvent:
             TokenOrigin(t.get("origin", TokenOrigin.TARGET.value)),
             float(t["p_target"]) if t.get("p_target") is not None else UNKNOWN_P,
             float(t["q_draft"]) if t.get("q_draft") is not None else None,
+            str(t["source"]) if t.get("source") is not None else None,  # absent from older servers
         )
         for t in extension.get("tokens") or ()
     )

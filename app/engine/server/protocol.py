@@ -231,9 +231,16 @@ def usage(stats: GenerationStats) -> dict[str, int]:
 
 
 def token_origins(tokens: Sequence[EmittedToken]) -> list[dict[str, Any]]:
-    """Each token with its origin and probabilities: the ``tandem.tokens`` extension."""
+    """Each token with its origin, probabilities and drafter ("model", "lookup", or null): ``tandem.tokens``."""
     return [
-        {"id": t.id, "text": t.text, "origin": t.origin.value, "p_target": t.p_target, "q_draft": t.q_draft}
+        {
+            "id": t.id,
+            "text": t.text,
+            "origin": t.origin.value,
+            "p_target": t.p_target,
+            "q_draft": t.q_draft,
+            "source": t.source,
+        }
         for t in tokens
     ]
 

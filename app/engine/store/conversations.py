@@ -82,6 +82,9 @@ class StoredToken:
     rejected_text: str | None = None
     rejected_p: float | None = None
     rejected_q: float | None = None
+    # Which drafter proposed an accepted draft token ("model", "lookup"): kept in memory for the
+    # live reply's hover card only, not written to the database (its schema is unchanged).
+    source: str | None = None
 
     @staticmethod
     def from_emitted(token: EmittedToken, rejected: RejectedProposal | None = None) -> StoredToken:
@@ -94,6 +97,7 @@ class StoredToken:
             rejected.text if rejected else None,
             float(rejected.p_target) if rejected else None,
             float(rejected.q_draft) if rejected else None,
+            token.source,
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -147,7 +147,7 @@ class Activity(enum.Enum):
 def pair_label(config: PairConfig) -> str:
     """Short description of a pair for headers and the status bar."""
     target = config.target.stem
-    if config.drafter is DrafterKind.MODEL and config.draft is not None:
+    if config.drafter.uses_draft_model and config.draft is not None:
         return f"{target} + {config.draft.stem}"
     return f"{target} + n-gram" if config.drafter is DrafterKind.NGRAM else f"{target}, target only"
 

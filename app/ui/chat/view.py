@@ -82,6 +82,7 @@ class Prop(enum.IntEnum):
     TOKEN_INDEX = _USER + 8
     MESSAGE_INDEX = _USER + 9
     TOKEN_TEXT = _USER + 10
+    SOURCE = _USER + 11  # which drafter proposed a draft token: "model" or "lookup"
 
 
 @dataclass(slots=True)
@@ -774,6 +775,8 @@ class ChatView(QTextBrowser):
         fmt.setProperty(Prop.P_TARGET, token.p_target)
         if token.q_draft is not None:
             fmt.setProperty(Prop.Q_DRAFT, token.q_draft)
+        if token.source is not None:
+            fmt.setProperty(Prop.SOURCE, token.source)
         if token.rejected_text is not None:
             fmt.setProperty(Prop.REJECTED_TEXT, token.rejected_text)
             fmt.setProperty(Prop.REJECTED_P, token.rejected_p)
@@ -926,6 +929,9 @@ def _code(text: str) -> str:
     return f"<code>{html.escape(_visible(text))}</code>"
 
 
+_SOURCE_LABELS = {"model": "the draft model", "lookup": "prompt lookup (copied from earlier text)"}
+
+
 def token_tooltip(fmt: QTextCharFormat) -> str | None:
     """Rich-text hover card for a token's format, or ``None`` for anything that is not a token."""
     kind = fmt.property(Prop.KIND)
@@ -947,6 +953,9 @@ def token_tooltip(fmt: QTextCharFormat) -> str | None:
             rows.append(_row("token", _code(str(token))))
         p = float(fmt.property(Prop.P_TARGET))
         rows.append(_row("target p", "not reported by the server" if math.isnan(p) else f"{p:.3f}"))
+        source = fmt.property(Prop.SOURCE)
+        if source is not None:
+            rows.append(_row("proposed by", _SOURCE_LABELS.get(str(source), str(source))))
         q = fmt.property(Prop.Q_DRAFT)
         if q is not None:
             rows.append(_row("draft q", f"{float(q):.3f}"))

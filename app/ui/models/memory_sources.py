@@ -15,7 +15,6 @@ from dataclasses import replace
 from app.core.memory.estimate import MemoryBreakdown
 from app.core.memory.verdict import MemoryVerdict, judge
 from app.core.units import format_bytes
-from app.engine.llama.session import DrafterKind
 from app.engine.memory.hardware import HardwareBudget, probe_hardware
 from app.engine.memory.plan import plan_pair
 from app.ui.models.memory_meter import DeviceBar, MeterState
@@ -48,7 +47,7 @@ def _state(breakdown: MemoryBreakdown, budget: HardwareBudget, verdict: MemoryVe
 
 def estimate_state(choice: PairChoice, settings: GenerationSettings) -> MeterState:
     """What the chosen pair should need with these settings, against what this machine has."""
-    draft = choice.draft if choice.drafter is DrafterKind.MODEL else None
+    draft = choice.draft if choice.drafter.uses_draft_model else None
     plan = plan_pair(choice.target, draft, settings.n_ctx, settings.n_gpu_layers, settings.n_gpu_layers_draft)
     state = _state(plan.breakdown, plan.hardware, plan.verdict, "estimate")
     return replace(state, notes=(*plan.notes, *state.notes))

@@ -93,6 +93,11 @@ class PairPicker(QWidget):
         self.kind_group = QButtonGroup(self)
         self.kind_buttons: dict[DrafterKind, QRadioButton] = {}
         for kind, text, tip in (
+            (
+                DrafterKind.HYBRID,
+                "Hybrid",
+                "prompt lookup where the reply copies earlier text, the draft model everywhere else",
+            ),
             (DrafterKind.MODEL, "Draft model", "a small model with the same vocabulary proposes tokens"),
             (DrafterKind.NGRAM, "N-gram", "proposes continuations found earlier in the conversation; no second model"),
             (DrafterKind.NONE, "None", "target only: the baseline"),
@@ -103,7 +108,7 @@ class PairPicker(QWidget):
             self.kind_buttons[kind] = button
             kinds.addWidget(button)
         kinds.addStretch(1)
-        self.kind_buttons[DrafterKind.MODEL].setChecked(True)
+        self.kind_buttons[DrafterKind.HYBRID].setChecked(True)
         form.addRow("Drafter", kinds)
 
         self.draft = QComboBox()
@@ -150,7 +155,7 @@ class PairPicker(QWidget):
             return None
         kind = self.drafter_kind()
         option = self._current_option()
-        draft = option.path if kind is DrafterKind.MODEL and option is not None else None
+        draft = option.path if kind.uses_draft_model and option is not None else None
         return PairChoice(Path(target), draft, kind)
 
     def drafter_kind(self) -> DrafterKind:
@@ -158,7 +163,7 @@ class PairPicker(QWidget):
         for kind, button in self.kind_buttons.items():
             if button.isChecked():
                 return kind
-        return DrafterKind.MODEL
+        return DrafterKind.HYBRID
 
     @property
     def report(self) -> CompatibilityReport | None:
@@ -190,9 +195,9 @@ class PairPicker(QWidget):
 
         def added(registered: Path) -> None:
             if as_draft and current is not None:
-                self.refresh(PairChoice(current.target, registered, DrafterKind.MODEL))
+                self.refresh(PairChoice(current.target, registered, DrafterKind.HYBRID))
             else:
-                kind = DrafterKind.MODEL if current and current.draft else DrafterKind.NGRAM
+                kind = DrafterKind.HYBRID if current and current.draft else DrafterKind.NGRAM
                 self.refresh(PairChoice(registered, current.draft if current else None, kind))
 
         self.status.setText(f"reading {path.name}…")
@@ -280,7 +285,7 @@ class PairPicker(QWidget):
             index = compatible[0] if compatible else (0 if options else -1)
         self.draft.setCurrentIndex(index)
         self.draft.blockSignals(False)
-        if not compatible and self.drafter_kind() is DrafterKind.MODEL:
+        if not compatible and self.drafter_kind().uses_draft_model:
             # Nothing can draft for this target: n-gram lookup still can.
             self.kind_buttons[DrafterKind.NGRAM].setChecked(True)
         self._draft_changed()
@@ -289,7 +294,7 @@ class PairPicker(QWidget):
         target = self.target.currentData(_PATH_ROLE)
         option = self._current_option()
         self._report = None
-        if target is None or option is None or self.drafter_kind() is not DrafterKind.MODEL:
+        if target is None or option is None or not self.drafter_kind().uses_draft_model:
             self._show_verdict()
             self.choice_changed.emit(self.choice())
             return
@@ -315,7 +320,7 @@ class PairPicker(QWidget):
 
     def _kind_toggled(self, button: QRadioButton, checked: bool) -> None:
         if checked:
-            self.draft.setEnabled(self.drafter_kind() is DrafterKind.MODEL)
+            self.draft.setEnabled(self.drafter_kind().uses_draft_model)
             self._draft_changed()
 
     def _show_verdict(self) -> None:
@@ -360,7 +365,7 @@ class PairPicker(QWidget):
             return False
         if self._target_error is not None:
             return False
-        if self.drafter_kind() is DrafterKind.MODEL:
+        if self.drafter_kind().uses_draft_model:
             option = self._current_option()
             if option is not None and option.path is None:
                 return option.compatible
@@ -369,7 +374,7 @@ class PairPicker(QWidget):
 
     def _request_load(self) -> None:
         option = self._current_option()
-        if self.drafter_kind() is DrafterKind.MODEL and option is not None and option.path is None:
+        if self.drafter_kind().uses_draft_model and option is not None and option.path is None:
             self._download(option)
             return
         choice = self.choice()
@@ -392,7 +397,7 @@ class PairPicker(QWidget):
         def finished(path: Path) -> None:
             self._download_cancel = None
             self.status.setText(f"downloaded {path.name}")
-            self.refresh(PairChoice(target, path, DrafterKind.MODEL))
+            self.refresh(PairChoice(target, path, DrafterKind.HYBRID))
 
         def failed(exc: Exception) -> None:
             self._download_cancel = None

@@ -71,7 +71,7 @@ class PairChoice:
         """A loadable configuration with the context, thread and GPU settings applied."""
         return PairConfig(
             self.target,
-            self.draft if self.drafter is DrafterKind.MODEL else None,
+            self.draft if self.drafter.uses_draft_model else None,
             self.drafter,
             n_ctx=settings.n_ctx,
             n_threads=settings.n_threads or None,
@@ -147,10 +147,10 @@ class AppSettings:
             return None
         draft = str(self._qs.value("pair/draft", "") or "")
         try:
-            kind = DrafterKind(str(self._qs.value("pair/drafter", DrafterKind.MODEL.value)))
+            kind = DrafterKind(str(self._qs.value("pair/drafter", DrafterKind.HYBRID.value)))
         except ValueError:
-            kind = DrafterKind.MODEL
-        if kind is DrafterKind.MODEL and not draft:
+            kind = DrafterKind.HYBRID
+        if kind.uses_draft_model and not draft:
             kind = DrafterKind.NGRAM
         return PairChoice(Path(target), Path(draft) if draft else None, kind)
 

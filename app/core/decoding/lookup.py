@@ -1,0 +1,188 @@
+"""Prompt lookup's judgement: where the context repeats itself, and how far to trust the repeat.
+
+Three small pieces, each tested with hand-built token sequences:
+
+* :func:`find_match` finds the earlier place in the context (prompt and reply so
+  far) whose preceding tokens agree longest with the context's end, and how many
+  other places agree as far but continue differently;
+* :class:`LookupRecord` remembers, per n-gram, how often the continuations
+  proposed after it were accepted (llama.cpp's ``ngram-map`` keeps hit counts,
+  SuffixDecoding weights its suffix tree by frequency: the same idea, learned
+  from verification instead of from occurrences);
+* :func:`continuation_confidence` turns a match into a per-token estimate of
+  acceptance, each conditional on the tokens before it having been accepted.
+
+The drafter (:class:`~app.core.decoding.drafters.NgramDrafter`) proposes the
+continuation with these confidences; how many of them pay for their verify
+slots is the draft-length policy's call (they cost no model time).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+# Before a key has been proposed after, its trust comes from the match's length:
+# a repeat of L tokens is taken to continue with probability L / (L + _LENGTH_PRIOR_SHIFT).
+# With 3 that is 0.5 for a 3-token match, 0.8 for 12 and 0.89 for 24.
+_LENGTH_PRIOR_SHIFT = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class LookupMatch:
+    """An earlier place in the context that the context's end repeats."""
+
+    start: int  # index of the first token after the earlier occurrence: the proposal starts here
+    length: int  # how many tokens before ``start`` agree with the context's last tokens
+    rivals: int  # other places that agree as far but continue with a different token
+    key: tuple[int, ...]  # the context's last ``min_n`` tokens: what the record is kept under
+
+
+def find_match(tokens: npt.NDArray[np.int64], min_n: int, max_extent: int) -> LookupMatch | None:
+    """The earlier occurrence of the context's tail that agrees longest (up to ``max_extent`` tokens).
+
+    Candidates are the places whose ``min_n`` preceding tokens equal the last
+    ``min_n`` tokens; each is extended backwards while it keeps agreeing. The
+    longest wins, the latest among equals (recent text is the likelier copy).
+    The match ends before the last token, so it always has a continuation.
+    """
+    size = int(tokens.size)
+    if min_n < 1 or size < min_n + 1:
+        return None
+    tail = tokens[size - min_n :]
+    # Window i covers tokens[i : i + min_n]; it must end before the last token.
+    windows = np.lib.stride_tricks.sliding_window_view(tokens[: size - 1], min_n)
+    starts = np.flatnonzero((windows == tail).all(axis=1)) + min_n
+    if starts.size == 0:
+        return None
+    lengths = np.full(starts.size, min_n, dtype=np.int64)
+    alive = np.ones(starts.size, dtype=bool)
+    for extent in range(min_n + 1, max_extent + 1):
+        back = starts - extent
+        alive &= back >= 0
+        if not alive.any():
+            break
+        agree = np.zeros(starts.size, dtype=bool)
+        agree[alive] = tokens[back[alive]] == tokens[size - extent]
+        alive &= agree
+        lengths[alive] = extent
+    best = int(lengths.max())
+    tied = starts[lengths == best]
+    start = int(tied[-1])
+    rivals = int(np.count_nonzero(tokens[tied] != tokens[start]))
+    return LookupMatch(start, best, rivals, tuple(int(t) for t in tail))
+
+
+def continuation(tokens: npt.NDArray[np.int64], start: int, count: int) -> list[int]:
+    """The ``count`` tokens that follow ``start``, continuing periodically past the context's end.
+
+    A match close to the end (a repeating pattern) would otherwise propose only
+    the few tokens left before the end; a copy that has repeated with period
+    ``size - start`` is taken to go on repeating.
+    """
+    size = int(tokens.size)
+    if not 0 <= start < size:
+        return []
+    out = [int(t) for t in tokens[start : start + count]]
+    while len(out) < count:
+        out.append(out[len(out) - (size - start)])
+    return out
+
+
+def length_prior(length: int) -> float:
+    """Acceptance expected of a match of ``length`` tokens before anything is known about its key."""
+    return length / (length + _LENGTH_PRIOR_SHIFT)
+
+
+def continuation_confidence(first: float, length: int, count: int) -> list[float]:
+    """Estimated acceptance of each of ``count`` proposed tokens, each given that the ones before were accepted.
+
+    The first token gets ``first`` (the match's trust). Once it is accepted the
+    copy has run ``length + 1`` tokens, and so on: by Laplace's rule of
+    succession a run of ``r`` agreeing tokens continues with probability
+    ``(r + 1) / (r + 2)``, so a long repeat earns a long proposal and a short
+    one a cautious start.
+    """
+    out = [first] if count > 0 else []
+    for j in range(1, count):
+        run = length + j
+        out.append((run + 1) / (run + 2))
+    return out
+
+
+class LookupRecord:
+    """What verification has shown of this context's lookups: per n-gram, per match length, and for copies once begun.
+
+    * per key (the n-gram the match ended on): how often the first proposed
+      token was accepted, so an n-gram that recurs with many continuations
+      (``    return``) falls quiet while a copied block keeps proposing;
+    * per match-length band: the same for first tokens, the prior of a key
+      seen for the first time (starting from :func:`length_prior`);
+    * once a copy has begun (proposal positions after the first, given the
+      ones before were accepted): the prior of :func:`continuation_confidence`,
+      pulled toward what this reply's copies actually did.
+
+    Counts decay a little with every observation, so a key that missed on one
+    stretch can earn trust back on the next: one miss lowers trust but never
+    switches lookup off for the rest of a reply.
+    """
+
+    def __init__(self, prior_weight: float = 2.0, decay: float = 0.98) -> None:
+        self.prior_weight = prior_weight
+        self.decay = decay
+        self._keys: dict[tuple[int, ...], list[float]] = {}  # key -> [hits, trials]
+        self._bands: dict[int, list[float]] = {}  # length band -> [hits, trials]
+        self._follow = [0.0, 0.0]  # positions after the first: [hits, trials]
+
+    @staticmethod
+    def _band(length: int) -> int:
+        """Match lengths 1, 2-3, 4-7, 8-15, 16-31, ...: one band per doubling."""
+        return max(1, length).bit_length()
+
+    def _mean(self, counts: Sequence[float] | None, prior: float, weight: float) -> float:
+        hits, trials = counts if counts is not None else (0.0, 0.0)
+        return (hits + weight * prior) / (trials + weight)
+
+    def trust(self, match: LookupMatch) -> float:
+        """Estimated acceptance of the first token proposed from ``match``."""
+        band = self._mean(self._bands.get(self._band(match.length)), length_prior(match.length), self.prior_weight)
+        return self._mean(self._keys.get(match.key), band / (1 + match.rivals), self.prior_weight)
+
+    def confidences(self, match: LookupMatch, count: int) -> list[float]:
+        """Estimated acceptance of each of ``count`` proposals from ``match``, each given the ones before."""
+        prior = continuation_confidence(self.trust(match), match.length, count)
+        # A copy's later positions are pulled toward what this reply's copies did (weight: 8 positions).
+        return prior[:1] + [self._mean(self._follow, p, 8.0) for p in prior[1:]]
+
+    def observe(self, match: LookupMatch, proposed: int, accepted: int) -> None:
+        """``proposed`` tokens from ``match`` were verified and the first ``accepted`` kept."""
+        if proposed <= 0:
+            return
+        first = 1.0 if accepted > 0 else 0.0
+        for counts in (
+            self._keys.setdefault(match.key, [0.0, 0.0]),
+            self._bands.setdefault(self._band(match.length), [0.0, 0.0]),
+        ):
+            counts[0] = counts[0] * self.decay + first
+            counts[1] = counts[1] * self.decay + 1.0
+        # Position i >= 1 was verified when all before it were accepted.
+        for i in range(1, min(proposed, accepted + 1)):
+            self._follow[0] = self._follow[0] * self.decay + (1.0 if i < accepted else 0.0)
+            self._follow[1] = self._follow[1] * self.decay + 1.0
+
+    def clear(self) -> None:
+        """Forget everything (a new reply, a new context)."""
+        self._keys.clear()
+        self._bands.clear()
+        self._follow = [0.0, 0.0]
+
+
+def trusted_prefix(confidences: Sequence[float], floor: float) -> int:
+    """How many leading proposals have a confidence of at least ``floor``."""
+    for i, confidence in enumerate(confidences):
+        if confidence < floor:
+            return i
+    return len(confidences)
