@@ -59,10 +59,10 @@ def run(args: argparse.Namespace) -> int:
         raise TandemError("--repeats and --max-tokens must be >= 1, --background-load >= 0 and --ctx >= 256")
     target, draft = resolve_pair(args)
     kind = DrafterKind(args.drafter)
-    if kind is DrafterKind.MODEL and draft is None:
-        raise TandemError("--drafter model needs a draft model: pass --draft")
+    if kind.uses_draft_model and draft is None:
+        raise TandemError(f"--drafter {kind.value} needs a draft model: pass --draft")
     fixed = args.fixed or tuple(range(max_useful_threads(), 0, -1))
-    config = PairConfig(target, draft if kind is DrafterKind.MODEL else None, kind, args.ctx, None)
+    config = PairConfig(target, draft if kind.uses_draft_model else None, kind, args.ctx, None)
     with LoadedPair(config) as pair:
         if not isinstance(pair.threads, AdaptiveThreads):  # pragma: no cover - n_threads None always means auto
             raise TandemError("the pair did not load with auto threads")

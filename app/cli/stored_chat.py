@@ -68,7 +68,7 @@ def run_stored_chat(args: argparse.Namespace, store: ChatStore, conversation_id:
     target, draft = resolve_pair(args)
     kind = _drafter(settings, draft)
     config = PairConfig(
-        target, draft if kind is DrafterKind.MODEL else None, kind, args.ctx, args.threads, args.ngl, args.ngld
+        target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
     history = [
         Message(m.role, m.content)
@@ -119,12 +119,12 @@ def _drafter(settings: ChatSettings, draft: object) -> DrafterKind:
         return DrafterKind.NONE
     if settings.drafter == "ngram" or draft is None:
         return DrafterKind.NGRAM
-    return DrafterKind.MODEL
+    return DrafterKind(settings.drafter)  # "hybrid" or "model", both with the draft file
 
 
 def _label(config: PairConfig) -> str:
     target = config.target.stem
-    if config.drafter is DrafterKind.MODEL and config.draft is not None:
+    if config.drafter.uses_draft_model and config.draft is not None:
         return f"{target} + {config.draft.stem}"
     return f"{target} + n-gram" if config.drafter is DrafterKind.NGRAM else f"{target}, target only"
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from app.core.decoding.sampling import SamplingParams
 
-DRAFTERS = ("model", "ngram", "none")
+DRAFTERS = ("hybrid", "model", "ngram", "none")
 MAX_DRAFT_LENGTH = 32
 
 
@@ -67,7 +67,7 @@ class ChatSettings:
     repeat_penalty: float = 1.0
     seed: int = -1
     max_tokens: int = 512
-    drafter: str = "model"  # "model" | "ngram" | "none"
+    drafter: str = "hybrid"  # "hybrid" (lookup where trusted, else the draft model) | "model" | "ngram" | "none"
     draft_length: int = 4  # fixed length, or the adaptive controller's upper bound
     adaptive: bool = True
 
@@ -137,7 +137,7 @@ def reply_provenance(
     """
     return {
         "target": target,
-        "draft": draft if drafter == "model" else None,
+        "draft": draft if drafter in ("model", "hybrid") else None,
         "drafter": drafter,
         "draft_policy": draft_policy,
         "sampling": {

@@ -93,7 +93,7 @@ def test_command_line_options_override_for_one_reply_and_leave_the_chat_settings
     assert produced["sampling"]["temperature"] == 0.7 and produced["sampling"]["max_tokens"] == 4
     store = ChatStore(path, read_only=True)
     try:
-        assert ChatSettings.from_dict(store.conversation_settings(cid)) == ChatSettings(max_tokens=40)
+        assert ChatSettings.from_dict(store.conversation_settings(cid)) == ChatSettings(max_tokens=40, drafter="model")
     finally:
         store.close()
 

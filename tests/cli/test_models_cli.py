@@ -161,7 +161,13 @@ def test_catalog_and_download(capsys: pytest.CaptureFixture[str], private: Path,
         hub.add(model.repo_id, model.filename, write_gguf(tmp_path / f"{n}.gguf", n_layers=n + 1).read_bytes())
     code, out, err = _run(capsys, "download", pair.id)
     assert code == 0, err
-    assert out == f"target: {private / pair.target.filename}\ndraft:  {private / pair.draft.filename}\n"
+    # The catalog's approximate sizes were wrong for these files: said once, then kept corrected.
+    sizes = {m.filename: (private / m.filename).stat().st_size for m in (pair.target, pair.draft)}
+    corrections = [f"catalog size corrected: {name} is {size:,}" for name, size in sizes.items()]
+    lines = out.splitlines()
+    assert [line.split(" bytes")[0] for line in lines[:2]] == corrections
+    assert lines[2:] == [f"target: {private / pair.target.filename}", f"draft:  {private / pair.draft.filename}"]
+    assert bundled_catalog().pair(pair.id).download_size == sum(sizes.values())
     # A pair whose draft is missing on the server: one clear line, exit 2.
     hub.add(pair.draft.repo_id, "README.md", b"the repo still exists")
     hub.files.pop((pair.draft.repo_id, pair.draft.filename))

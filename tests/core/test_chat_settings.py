@@ -43,7 +43,7 @@ def test_round_trip_through_json_keeps_every_field():
         ({"repeat_penalty": 0}, "repeat_penalty", 1.0),
         ({"seed": -2}, "seed", -1),
         ({"max_tokens": 0}, "max_tokens", 512),
-        ({"drafter": "hybrid"}, "drafter", "model"),
+        ({"drafter": "speculative"}, "drafter", "hybrid"),
         ({"draft_length": 0}, "draft_length", 4),
         ({"draft_length": 1000}, "draft_length", 4),
         ({"adaptive": "yes"}, "adaptive", True),

@@ -61,7 +61,7 @@ def test_a_reply_records_and_shows_what_produced_it(make_window, small_pair):
     reply = window.controller.path[-1]
     produced = reply.meta["produced_by"]
     assert produced["target"] == small_pair[0].name and produced["draft"] == small_pair[1].name
-    assert produced["drafter"] == "model" and produced["draft_policy"] == "fixed 4"  # the tests' fixed length
+    assert produced["drafter"] == "hybrid" and produced["draft_policy"] == "fixed 4"  # a new chat drafts hybrid
     assert isinstance(produced["seed"], int)  # "random" still records the seed drawn for this reply
     assert produced["sampling"]["max_tokens"] == 16
     shown = window.chat.view.messages[-1]

@@ -160,7 +160,7 @@ def info_label(info: PairInfo, drafter: DrafterKind | None = None) -> str:
     config = info.config
     if drafter is None or drafter is config.drafter:
         return pair_label(config)
-    return pair_label(replace(config, drafter=drafter, draft=config.draft if drafter is DrafterKind.MODEL else None))
+    return pair_label(replace(config, drafter=drafter, draft=config.draft if drafter.uses_draft_model else None))
 
 
 def drafter_words(info: PairInfo, drafter: DrafterKind) -> str:
@@ -185,6 +185,8 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
     if adaptive and steps and drafting < steps and s.get("last_draft_length", 1) == 0:
         if drafter == "ngram":
             why = "lookup off for now: recent proposals were rejected or nothing repeated"
+        elif drafter == "hybrid":
+            why = "draft off: it would slow this machine down, and no trusted repeat to look up"
         else:
             why = "draft off: it would slow this machine down"
         if drafted:
@@ -265,7 +267,7 @@ def offers_demo(meta: dict[str, Any]) -> bool:
     """True for a finished reply in which the adaptive controller kept a model draft off at the end."""
     stats = meta.get("stats") or {}
     return (
-        meta.get("drafter") == "model"
+        meta.get("drafter") in ("model", "hybrid")
         and bool(meta.get("adaptive"))
         and not meta.get("demo_length")
         and int(stats.get("steps", 0)) > 0
@@ -639,7 +641,7 @@ class ChatController(QObject):
         """The drafter a reply uses: the chat's, unless it wants a draft model the loaded pair lacks."""
         assert self.pair is not None
         wanted = DrafterKind(settings.drafter)
-        if wanted is DrafterKind.MODEL and self.pair.draft_name is None:
+        if wanted.uses_draft_model and self.pair.draft_name is None:
             return self.pair.config.drafter  # the pair was loaded without one: n-gram or target only
         return wanted
 

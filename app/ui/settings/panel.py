@@ -33,6 +33,7 @@ from app.ui.settings.presets import PresetBox
 from app.ui.settings.store import GenerationSettings
 
 DRAFTER_CHOICES = (
+    ("hybrid", "Hybrid (prompt lookup where trusted, else the draft model)"),
     ("model", "Draft model"),
     ("ngram", "Prompt lookup (n-gram)"),
     ("none", "None (target only)"),
