@@ -9,15 +9,13 @@ new messages land in the store on the chat's active branch with
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from app.core.chat_settings import ChatSettings
 from app.engine.store.conversations import ChatStore
+from tests.cli.store_holder import held_by_another_process
 from tests.cli.test_chats_cli import _one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -131,29 +129,12 @@ def test_bad_chat_ids_are_one_line_before_any_model_loads(data_dir, small_pair):
         store.close()
 
 
-_HOLD = (
-    "import sys; from pathlib import Path; from app.engine.store.conversations import ChatStore; "
-    "store = ChatStore(Path(sys.argv[1])); print('holding', flush=True); sys.stdin.read()"
-)
-
-
 def test_a_chat_another_process_writes_is_one_line(data_dir, small_pair):
     path = data_dir / "conversations.sqlite3"
     cid, _ = _seed_chat(path, ChatSettings())
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLD, str(path)],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "TANDEM_DATA_DIR": str(data_dir)},
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+    with held_by_another_process(path, data_dir):
         result = run_cli("chat", "--chat", str(cid), *_pair(small_pair), "hi", data=data_dir)
         _one_line_error(result, "another Tandem")
-    finally:
-        holder.communicate("", timeout=60)
 
 
 @pytest.mark.parametrize("bad", [["--max-tokens", "0"], ["--draft-max", "-1"], ["--top-p", "3"]])

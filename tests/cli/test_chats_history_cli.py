@@ -8,14 +8,13 @@ database another process writes) gets one line on stderr and exit code 2.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from app.engine.store.conversations import ChatStore, StoredToken
+from tests.cli.store_holder import held_by_another_process
 from tests.cli.test_chats_cli import _one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -158,33 +157,15 @@ def test_empty_search_and_bad_limit_are_one_line(data_dir, history):
     _one_line_error(run_cli("chats", "search", "x", "--limit", "0", data=data_dir), "--limit")
 
 
-_HOLD = (
-    "import sys; from pathlib import Path; from app.engine.store.conversations import ChatStore; "
-    "store = ChatStore(Path(sys.argv[1])); print('holding', flush=True); sys.stdin.read()"
-)
-
-
 def test_a_database_another_process_writes_refuses_writes_in_one_line_and_still_reads(data_dir, history, tmp_path):
     export = tmp_path / "export.json"
     _ok(run_cli("chats", "export", str(history["colours"]), "--format", "json", "--out", str(export), data=data_dir))
-    holder = subprocess.Popen(
-        [sys.executable, "-c", _HOLD, str(data_dir / "conversations.sqlite3")],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "TANDEM_DATA_DIR": str(data_dir)},
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+    with held_by_another_process(data_dir / "conversations.sqlite3", data_dir):
         for command in (("import", str(export)), ("delete", str(history["colours"]))):
             _one_line_error(run_cli("chats", *command, data=data_dir), "another Tandem")
         assert len(json.loads(_ok(run_cli("chats", "list", "--json", data=data_dir)))) == 2  # reading still works
         assert "Vermilion" in _ok(run_cli("chats", "show", str(history["colours"]), data=data_dir))
         assert _ok(run_cli("chats", "search", "Vermilion", data=data_dir))
-    finally:
-        holder.communicate("", timeout=60)
-    assert holder.returncode == 0
     assert _ok(run_cli("chats", "import", str(export), data=data_dir)).startswith("imported chat ")
 
 
