@@ -15,7 +15,6 @@ from app.core.decoding.events import FinishedEvent, StepEvent, StepTimings, Toke
 from app.core.decoding.lookup import (
     LookupMatch,
     LookupRecord,
-    continuation,
     continuation_confidence,
     find_match,
     length_prior,
@@ -61,13 +60,6 @@ def test_no_match_when_the_tail_never_occurred_or_the_context_is_short() -> None
     assert _match([1, 2, 3, 4, 5]) is None
     assert _match([1, 2]) is None
     assert _match([1, 1, 1]) == LookupMatch(2, 2, 0, (1, 1))  # overlapping repeats still continue
-
-
-def test_a_continuation_near_the_end_repeats_its_period() -> None:
-    tokens = np.asarray([4, 1, 9, 1, 9], dtype=np.int64)
-    assert continuation(tokens, 3, 5) == [1, 9, 1, 9, 1]  # period 2
-    assert continuation(tokens, 1, 3) == [1, 9, 1]  # enough tokens before the end: a plain slice
-    assert continuation(tokens, 5, 3) == []
 
 
 # -- trust and confidence --------------------------------------------------------

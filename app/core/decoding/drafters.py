@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
+import numpy.typing as npt
 
+from app.core.decoding.copy_tracking import REPEAT, Anchor, CopyState, CopyTracker
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.lookup import (
+    COPY_ORIGIN,
     LookupMatch,
     LookupRecord,
-    continuation,
     find_match,
     trusted_prefix,
 )
@@ -187,15 +189,19 @@ class ModelDrafter:
 class NgramDrafter:
     """Prompt-lookup drafting: no second model, proposals copied from the context (prompt and reply so far).
 
-    The earlier place whose preceding tokens agree longest with the context's
-    end (at least ``min_ngram`` tokens, counted up to ``max_ngram``) is found by
-    :func:`~app.core.decoding.lookup.find_match`, and what followed it is
-    proposed with a confidence per token: the match's trust (its key's hit
-    record, else its length) for the first, the copy's run length after that.
-    How many proposals to send is decided by ``judge`` when one is given (the
-    adaptive policy weighs them against verify costs); otherwise proposals
-    below ``min_confidence`` (the policy's floor, when set) are dropped and a
-    match whose trust is under ``min_trust`` proposes nothing.
+    A :class:`~app.core.decoding.copy_tracking.CopyTracker` follows the copy the
+    reply is making. When there is none, it is anchored at the earlier place
+    whose preceding tokens agree longest with the context's end (at least
+    ``min_ngram`` tokens, counted up to ``max_ngram``, found by
+    :func:`~app.core.decoding.lookup.find_match`) or, just after an edit, where
+    the reply's latest tokens occur again next to the source it left, whichever
+    the record trusts more. What the copy predicts next (with the edits learned
+    so far applied) is proposed with a confidence per token: the anchor's trust
+    (its key's hit record, else its evidence) for the first, the copy's run
+    length after that. How many proposals to send is decided by ``judge`` when
+    one is given (the adaptive policy weighs them against verify costs);
+    otherwise proposals below ``min_confidence`` (the policy's floor, when set)
+    are dropped and a copy whose trust is under ``min_trust`` proposes nothing.
 
     ``lookup_length`` > 0 makes it propose on every step where it trusts a match,
     even when the policy chose not to draft: a quiet lookup costs nothing.
@@ -220,27 +226,43 @@ class NgramDrafter:
         self.lookup_length = lookup_length
         self.judge = judge
         self.record = LookupRecord()
+        self.tracker = CopyTracker()
         self._pending: tuple[LookupMatch, int] | None = None  # the last proposal's match and length
 
     def begin(self, prompt: Sequence[int]) -> None:
-        """A new reply: the hit record starts afresh (it describes one context)."""
+        """A new reply: the hit record and the copy start afresh (they describe one context)."""
         self.record.clear()
+        self.tracker.begin(len(prompt))
         self._pending = None
 
     def propose(
         self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
     ) -> Draft:
-        """The continuation of the best earlier match of the context's tail, as far as it is trusted."""
+        """What the copy the reply is making predicts next, as far as it is trusted."""
         draft = Draft(source=LOOKUP_SOURCE)
         self._pending = None
+        tokens = np.asarray(context, dtype=np.int64)
+        tracker = self.tracker
+        tracker.follow(tokens)
         limit = max(max_tokens, lookup_tokens)
         if limit <= 0 or len(context) < self.min_ngram + 1:
             return draft
-        tokens = np.asarray(context, dtype=np.int64)
-        match = find_match(tokens, self.min_ngram, self.max_ngram)
-        if match is None:
+        key = tuple(int(t) for t in tokens[tokens.size - self.min_ngram :])
+        origin = COPY_ORIGIN
+        if tracker.state is None:
+            anchors = [a for a in (self._repeat(tokens), tracker.realign(tokens)) if a is not None]
+            if not anchors:
+                return draft
+            # Ties go to the realignment (listed last): it was found next to the edit.
+            anchor = max(anchors, key=lambda a: self.record.trust(self._match(a, key)))
+            tracker.start(anchor)
+            origin = anchor.origin
+        prediction = tracker.predict(tokens, limit)
+        if not prediction.tokens:
             return draft
-        proposal = continuation(tokens, match.start, limit)
+        assert tracker.state is not None
+        match = LookupMatch(tracker.state.source, tracker.evidence, tracker.rivals, key, origin)
+        proposal = prediction.tokens
         confidence = self.record.confidences(match, len(proposal))
         if self.judge is not None:
             keep = self.judge(confidence)
@@ -256,8 +278,19 @@ class NgramDrafter:
         draft.confidence = confidence[:keep]
         return draft
 
+    def _repeat(self, tokens: npt.NDArray[np.int64]) -> Anchor | None:
+        """An anchor where the context's tail occurred before."""
+        found = find_match(tokens, self.min_ngram, self.max_ngram)
+        if found is None:
+            return None
+        return Anchor(CopyState(found.start), found.length, REPEAT, found.rivals)
+
+    @staticmethod
+    def _match(anchor: Anchor, key: tuple[int, ...]) -> LookupMatch:
+        return LookupMatch(anchor.state.source, anchor.evidence, anchor.rivals, key, anchor.origin)
+
     def accept(self, n_accepted: int) -> None:
-        """Record how much of the last proposal was kept."""
+        """Record how much of the last proposal was kept (the copy itself follows the context)."""
         if self._pending is not None:
             match, proposed = self._pending
             self.record.observe(match, proposed, n_accepted)

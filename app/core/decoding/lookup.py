@@ -12,8 +12,10 @@ Three small pieces, each tested with hand-built token sequences:
 * :func:`continuation_confidence` turns a match into a per-token estimate of
   acceptance, each conditional on the tokens before it having been accepted.
 
-The drafter (:class:`~app.core.decoding.drafters.NgramDrafter`) proposes the
-continuation with these confidences; how many of them pay for their verify
+The copy itself, once found, is followed through the reply's edits by
+:mod:`app.core.decoding.copy_tracking`. The drafter
+(:class:`~app.core.decoding.drafters.NgramDrafter`) proposes what the copy
+predicts with these confidences; how many of them pay for their verify
 slots is the draft-length policy's call (they cost no model time).
 """
 
@@ -30,6 +32,8 @@ import numpy.typing as npt
 # With 3 that is 0.5 for a 3-token match, 0.8 for 12 and 0.89 for 24.
 _LENGTH_PRIOR_SHIFT = 3.0
 
+COPY_ORIGIN = "copy"  # a LookupMatch's origin for a copy carried over from an earlier step
+
 
 @dataclass(frozen=True, slots=True)
 class LookupMatch:
@@ -39,6 +43,11 @@ class LookupMatch:
     length: int  # how many tokens before ``start`` agree with the context's last tokens
     rivals: int  # other places that agree as far but continue with a different token
     key: tuple[int, ...]  # the context's last ``min_n`` tokens: what the record is kept under
+    # How the copy was found: "repeat" (find_match) or "realign" (next to where an edit left the
+    # source, see app.core.decoding.copy_tracking), kept apart by the record; or "copy": a copy
+    # found on an earlier step that the reply has gone on following, whose every proposal,
+    # the first included, is the continuation of a run.
+    origin: str = "repeat"
 
 
 def find_match(tokens: npt.NDArray[np.int64], min_n: int, max_extent: int) -> LookupMatch | None:
@@ -76,22 +85,6 @@ def find_match(tokens: npt.NDArray[np.int64], min_n: int, max_extent: int) -> Lo
     return LookupMatch(start, best, rivals, tuple(int(t) for t in tail))
 
 
-def continuation(tokens: npt.NDArray[np.int64], start: int, count: int) -> list[int]:
-    """The ``count`` tokens that follow ``start``, continuing periodically past the context's end.
-
-    A match close to the end (a repeating pattern) would otherwise propose only
-    the few tokens left before the end; a copy that has repeated with period
-    ``size - start`` is taken to go on repeating.
-    """
-    size = int(tokens.size)
-    if not 0 <= start < size:
-        return []
-    out = [int(t) for t in tokens[start : start + count]]
-    while len(out) < count:
-        out.append(out[len(out) - (size - start)])
-    return out
-
-
 def length_prior(length: int) -> float:
     """Acceptance expected of a match of ``length`` tokens before anything is known about its key."""
     return length / (length + _LENGTH_PRIOR_SHIFT)
@@ -119,10 +112,11 @@ class LookupRecord:
     * per key (the n-gram the match ended on): how often the first proposed
       token was accepted, so an n-gram that recurs with many continuations
       (``    return``) falls quiet while a copied block keeps proposing;
-    * per match-length band: the same for first tokens, the prior of a key
+    * per origin and match-length band: the same for first tokens, the prior of a key
       seen for the first time (starting from :func:`length_prior`);
     * once a copy has begun (proposal positions after the first, given the
-      ones before were accepted): the prior of :func:`continuation_confidence`,
+      ones before were accepted, and every position of a copy carried over
+      from an earlier step): the prior of :func:`continuation_confidence`,
       pulled toward what this reply's copies actually did.
 
     Counts decay a little with every observation, so a key that missed on one
@@ -134,13 +128,13 @@ class LookupRecord:
         self.prior_weight = prior_weight
         self.decay = decay
         self._keys: dict[tuple[int, ...], list[float]] = {}  # key -> [hits, trials]
-        self._bands: dict[int, list[float]] = {}  # length band -> [hits, trials]
+        self._bands: dict[tuple[str, int], list[float]] = {}  # (origin, length band) -> [hits, trials]
         self._follow = [0.0, 0.0]  # positions after the first: [hits, trials]
 
     @staticmethod
-    def _band(length: int) -> int:
-        """Match lengths 1, 2-3, 4-7, 8-15, 16-31, ...: one band per doubling."""
-        return max(1, length).bit_length()
+    def _band(match: LookupMatch) -> tuple[str, int]:
+        """Per origin, match lengths 1, 2-3, 4-7, 8-15, 16-31, ...: one band per doubling."""
+        return match.origin, max(1, match.length).bit_length()
 
     def _mean(self, counts: Sequence[float] | None, prior: float, weight: float) -> float:
         hits, trials = counts if counts is not None else (0.0, 0.0)
@@ -148,11 +142,14 @@ class LookupRecord:
 
     def trust(self, match: LookupMatch) -> float:
         """Estimated acceptance of the first token proposed from ``match``."""
-        band = self._mean(self._bands.get(self._band(match.length)), length_prior(match.length), self.prior_weight)
+        band = self._mean(self._bands.get(self._band(match)), length_prior(match.length), self.prior_weight)
         return self._mean(self._keys.get(match.key), band / (1 + match.rivals), self.prior_weight)
 
     def confidences(self, match: LookupMatch, count: int) -> list[float]:
         """Estimated acceptance of each of ``count`` proposals from ``match``, each given the ones before."""
+        if match.origin == COPY_ORIGIN:  # a run going on: its first proposal is one more step of it
+            prior = continuation_confidence((match.length + 1) / (match.length + 2), match.length, count)
+            return [self._mean(self._follow, p, 8.0) for p in prior]
         prior = continuation_confidence(self.trust(match), match.length, count)
         # A copy's later positions are pulled toward what this reply's copies did (weight: 8 positions).
         return prior[:1] + [self._mean(self._follow, p, 8.0) for p in prior[1:]]
@@ -162,14 +159,15 @@ class LookupRecord:
         if proposed <= 0:
             return
         first = 1.0 if accepted > 0 else 0.0
-        for counts in (
-            self._keys.setdefault(match.key, [0.0, 0.0]),
-            self._bands.setdefault(self._band(match.length), [0.0, 0.0]),
-        ):
-            counts[0] = counts[0] * self.decay + first
-            counts[1] = counts[1] * self.decay + 1.0
-        # Position i >= 1 was verified when all before it were accepted.
-        for i in range(1, min(proposed, accepted + 1)):
+        if match.origin != COPY_ORIGIN:
+            for counts in (
+                self._keys.setdefault(match.key, [0.0, 0.0]),
+                self._bands.setdefault(self._band(match), [0.0, 0.0]),
+            ):
+                counts[0] = counts[0] * self.decay + first
+                counts[1] = counts[1] * self.decay + 1.0
+        # Position i >= 1 (and a carried-over copy's first) was verified when all before it were accepted.
+        for i in range(0 if match.origin == COPY_ORIGIN else 1, min(proposed, accepted + 1)):
             self._follow[0] = self._follow[0] * self.decay + (1.0 if i < accepted else 0.0)
             self._follow[1] = self._follow[1] * self.decay + 1.0
 
