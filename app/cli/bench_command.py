@@ -108,6 +108,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         default=NGRAM_MODES,
         help=f"llama-server's n-gram modes for --vs-llama-server (default {','.join(NGRAM_MODES)}; '' for none)",
     )
+    parser.add_argument(
+        "--peer-draft-lengths",
+        type=_ints,
+        default=(),
+        help="draft lengths llama-server speculates at for --vs-llama-server, e.g. 4,8,16 "
+        "(default: the largest --draft-lengths; 0: none)",
+    )
     parser.add_argument("--ctx", type=int, default=2048, help="context size (default 2048)")
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the JSON report here")
     parser.add_argument("--markdown", type=Path, default=None, metavar="OUT", help="write the Markdown report here")
@@ -146,6 +153,7 @@ def run(args: argparse.Namespace) -> int:
         preflight=not args.no_preflight,
         vs_llama_server=args.vs_llama_server,
         peer_ngram_modes=args.peer_ngram,
+        peer_draft_lengths=args.peer_draft_lengths,
     )
     if args.vs_llama_server and find_binary() is None:
         raise TandemError("--vs-llama-server needs llama-server: run `bash scripts/build_llama_server.sh` first")

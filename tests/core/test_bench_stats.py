@@ -366,34 +366,55 @@ def row(
 
 def test_targets_on_hand_made_summaries() -> None:
     summaries = [
-        row("f16", "code-write", BASELINE, 1.0),
-        row("f16", "code-write", "draft K=4", 2.0),  # exactly at the 2x bar: met
-        row("f16", "code-write", "draft adaptive", 1.89, divergences=2, explained=1),  # 0.95 * 2.0 = 1.9: missed
-        row("f16", "code-edit", "draft K=2", 1.5),
-        row("f16", "code-edit", "ngram n=3", 3.0),  # prompt lookup is not "speculative >= 2x"
-        row("f16", ALL_CATEGORIES, "draft K=4", 5.0),
+        row("f16", "code-edit", BASELINE, 1.0),
+        row("f16", "code-edit", "hybrid adaptive", 2.3, divergences=2, explained=1),  # the default is checked
+        row("f16", "code-edit", "draft adaptive", 1.5),
+        row("f16", "code-edit", "llama-server K=4", 1.9),
+        row("f16", "code-edit", "llama-server K=8", 2.0),  # llama.cpp's best: 2.3 / 2.0 = 1.15, exactly met
+        row("f16", "code-write", "draft K=4", 2.0),
+        row("f16", "code-write", "draft adaptive", 1.79),  # without the hybrid, the draft model alone
+        row("f16", "code-write", "llama-server K=8", 1.6),
+        row("f16", ALL_CATEGORIES, "hybrid adaptive", 5.0),
         # Sampled runs are ignored however good they look.
-        row("f16", "code-write", "draft K=8", 9.0, temperature=0.7, divergences=5),
+        row("f16", "code-write", "draft adaptive", 9.0, temperature=0.7, divergences=5),
         row("q4", "code-write", "draft K=4", 1.0),
         row("q4", "code-write", "draft adaptive", 0.97),  # exactly at 0.97x: met
-        row("q4", "code-edit", "draft adaptive", 0.96),
-        row("q4", "code-edit", "ngram n=3", 1.3, divergences=1, explained=1),  # exactly at 1.3x: met
-        row("q4", "chat", "ngram n=3", 0.5),  # the 1.3x bar is for code edits only
+        row("q4", "code-edit", "hybrid adaptive", 0.96),
+        row("q4", "code-edit", "ngram adaptive", 1.15, divergences=1, explained=1),  # exactly at 1.15x: met
+        row("q4", "code-edit", "llama-server ngram-simple", 1.05),
+        row("q4", "code-edit", "llama-server ngram-mod", 1.15),  # equal is not above
+        row("q4", "prose", "ngram K=4", 0.5),  # only the adaptive lookup is held to the bars
         row("q4", ALL_CATEGORIES, "draft adaptive", 0.5, divergences=3),  # "all" repeats the categories
     ]
     assert check_targets(summaries) == [
-        TargetCheck("f16 code-write: speculative >= 2.0x", "best draft K=4 2.00x, adaptive 1.89x", True),
-        TargetCheck("f16 code-edit: speculative >= 2.0x", "best draft K=2 1.50x", False),
-        TargetCheck("q4 code-write: draft adaptive >= 0.97x", "0.97x", True),
-        TargetCheck("q4 code-edit: draft adaptive >= 0.97x", "0.96x", False),
-        TargetCheck("q4 code-edit: ngram n=3 >= 1.3x", "1.30x", True),
+        TargetCheck("f16 code-edit: hybrid adaptive >= 2.0x", "2.30x", True),
         TargetCheck(
-            "f16 code-write: adaptive within 5% of the best fixed length", "adaptive 1.89x vs draft K=4 2.00x", False
+            "f16 code-edit: hybrid adaptive >= 1.15x llama.cpp's best draft length",
+            "1.15x (2.30x vs llama-server K=8 2.00x)",
+            True,
+        ),
+        TargetCheck("f16 code-write: draft adaptive >= 1.8x", "1.79x", False),
+        TargetCheck(
+            "f16 code-write: draft adaptive >= 1.15x llama.cpp's best draft length",
+            "1.12x (1.79x vs llama-server K=8 1.60x)",
+            False,
+        ),
+        TargetCheck("q4 code-write: draft adaptive >= 0.97x", "0.97x", True),
+        TargetCheck("q4 code-edit: hybrid adaptive >= 0.97x", "0.96x", False),
+        TargetCheck("q4 code-edit: ngram adaptive >= 0.97x", "1.15x", True),
+        TargetCheck("q4 code-edit: ngram adaptive >= 1.15x", "1.15x", True),
+        TargetCheck(
+            "q4 code-edit: ngram adaptive above llama.cpp's best n-gram mode",
+            "1.15x vs llama-server ngram-mod 1.15x",
+            False,
+        ),
+        TargetCheck(
+            "f16 code-write: adaptive within 5% of the best fixed length", "adaptive 1.79x vs draft K=4 2.00x", False
         ),
         TargetCheck(
             "q4 code-write: adaptive within 5% of the best fixed length", "adaptive 0.97x vs draft K=4 1.00x", True
         ),
-        # f16 code-write's 2 (1 explained) and q4 code-edit's 1 (1 explained).
+        # f16 code-edit's 2 (1 explained) and q4 code-edit's 1 (1 explained).
         TargetCheck("every greedy divergence is a near-tie", "2/3 explained", False),
     ]
 

@@ -86,3 +86,7 @@ def test_hybrid_is_benched_beside_the_model_and_llama_servers_ngram_modes_beside
     assert peer_names(8, has_draft=False) == [*(ngram_name(m) for m in NGRAM_MODES), PLAIN]
     assert NGRAM_MODES == ("ngram-simple", "ngram-map-k", "ngram-mod")
     assert peer_names(8, ngram_modes=("ngram-map-k",)) == [speculative_name(8), ngram_name("ngram-map-k"), PLAIN]
+    assert peer_names((4, 16), ngram_modes=()) == [speculative_name(4), speculative_name(16), PLAIN]
+    assert BenchSettings(FULL_SUITE).peer_lengths() == (8,)  # the largest of Tandem's fixed lengths
+    assert BenchSettings(FULL_SUITE, peer_draft_lengths=(4, 16)).peer_lengths() == (4, 16)
+    assert BenchSettings(FULL_SUITE, peer_draft_lengths=(0,)).peer_lengths() == ()

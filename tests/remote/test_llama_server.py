@@ -88,3 +88,18 @@ def test_a_killed_server_leaves_the_partial_reply(small_pair: tuple[Path, Path])
                     if len(text) > 20:
                         doomed.kill()
     assert info.value.partial.startswith(text) and len(info.value.partial) >= len(text) > 20
+
+
+def test_a_restarted_server_is_a_new_process_on_a_new_port(small_pair: tuple[Path, Path]) -> None:
+    """What the benchmark does between prompts so that llama.cpp's n-gram pool forgets the earlier ones."""
+    with LlamaServerProcess(small_pair[0], spec_type="ngram-mod", draft_max=8, n_ctx=512, threads=1) as lookup:
+        assert lookup.process is not None
+        old_pid, old_url = lookup.process.pid, lookup.url
+        lookup.restart()
+        assert lookup.process.pid != old_pid and lookup.url != old_url
+        assert str(lookup.port) in lookup.command
+        engine = RemoteEngine(lookup.url)
+        steps, finished = _run(engine, max_tokens=8)
+        assert steps and finished.text
+        with pytest.raises(RemoteError):
+            list(RemoteEngine(old_url).generate(ASK, GREEDY, 4))

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx2
 import psutil
 
-from app.core.bench.stats import RunRecord
+from app.core.bench.stats import PEER_NGRAM, PEER_SPECULATIVE, RunRecord
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
 from app.engine.remote.llama_server import LlamaServerProcess
@@ -36,7 +36,7 @@ NGRAM_DRAFT_MAX = 16
 
 def speculative_name(draft_max: int) -> str:
     """The configuration's name in the report."""
-    return f"llama-server K={draft_max}"
+    return f"{PEER_SPECULATIVE}{draft_max}"
 
 
 def ngram_name(mode: str) -> str:
@@ -44,9 +44,12 @@ def ngram_name(mode: str) -> str:
     return f"llama-server {mode}"
 
 
-def peer_names(draft_max: int, has_draft: bool = True, ngram_modes: Sequence[str] = NGRAM_MODES) -> list[str]:
-    """The configurations ``--vs-llama-server`` adds, in the order they rotate."""
-    speculative = [speculative_name(draft_max)] if has_draft else []
+def peer_names(
+    draft_lengths: int | Sequence[int], has_draft: bool = True, ngram_modes: Sequence[str] = NGRAM_MODES
+) -> list[str]:
+    """The configurations ``--vs-llama-server`` adds, in the order they rotate (one per draft length given)."""
+    lengths = [draft_lengths] if isinstance(draft_lengths, int) else list(draft_lengths)
+    speculative = [speculative_name(k) for k in lengths] if has_draft else []
     return [*speculative, *(ngram_name(m) for m in ngram_modes), PLAIN]
 
 
@@ -54,7 +57,7 @@ def peer_names(draft_max: int, has_draft: bool = True, ngram_modes: Sequence[str
 def llama_servers(
     target: Path,
     draft: Path | None,
-    draft_max: int,
+    draft_lengths: Sequence[int],
     n_ctx: int,
     threads: int | None,
     ngram_modes: Sequence[str] = NGRAM_MODES,
@@ -63,7 +66,7 @@ def llama_servers(
     n_threads = threads or psutil.cpu_count(logical=False) or 1
     with ExitStack() as stack:
         servers = {PLAIN: stack.enter_context(LlamaServerProcess(target, n_ctx=n_ctx, threads=n_threads))}
-        if draft is not None:
+        for draft_max in draft_lengths if draft is not None else ():
             spec = LlamaServerProcess(target, draft, draft_max=draft_max, n_ctx=n_ctx, threads=n_threads)
             servers[speculative_name(draft_max)] = stack.enter_context(spec)
         for mode in ngram_modes:
@@ -72,6 +75,18 @@ def llama_servers(
             )
             servers[ngram_name(mode)] = stack.enter_context(lookup)
         yield servers
+
+
+def forget_lookups(servers: dict[str, LlamaServerProcess]) -> None:
+    """Restart the n-gram servers, so that a prompt meets a lookup that has not seen it (or its reply) before.
+
+    ``ngram-mod`` keeps its pool of n-grams across requests: without a restart
+    each repeat of a prompt would draft from the previous repeat's reply, which
+    is not what a fresh prompt gets. Tandem's lookup starts afresh every reply.
+    """
+    for name, server in servers.items():
+        if name.startswith(PEER_NGRAM):
+            server.restart()
 
 
 def generate_on_server(

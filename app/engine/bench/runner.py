@@ -40,7 +40,7 @@ from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, divergence_ex
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
-from app.engine.bench.peer import NGRAM_MODES, generate_on_server, llama_servers, peer_names
+from app.engine.bench.peer import NGRAM_MODES, forget_lookups, generate_on_server, llama_servers, peer_names
 from app.engine.bench.preflight import apply_to, run_preflight
 from app.engine.bench.probes import (
     CpuWatch,
@@ -119,6 +119,14 @@ class BenchSettings:
     seed: int = 1234
     vs_llama_server: bool = False  # also run llama.cpp's llama-server on the same prompts, interleaved
     peer_ngram_modes: tuple[str, ...] = NGRAM_MODES  # llama-server's n-gram modes run beside Tandem's lookup
+    # llama-server's draft lengths (none given: the largest of draft_lengths; only 0: no speculative peer)
+    peer_draft_lengths: tuple[int, ...] = ()
+
+    def peer_lengths(self) -> tuple[int, ...]:
+        """The draft lengths llama-server speculates at with the draft model."""
+        if not self.peer_draft_lengths:
+            return (max(self.draft_lengths, default=4),)
+        return tuple(k for k in self.peer_draft_lengths if k > 0)
 
 
 @dataclass(slots=True)
@@ -219,10 +227,9 @@ def run_benchmark(
         configurations(settings, draft is not None, settings.ngram_all_regimes or i == 0) for i in range(len(regimes))
     ]
     if settings.vs_llama_server:  # llama.cpp's runs, served by the processes _run_regime starts
-        draft_max = max(settings.draft_lengths, default=4)
         peers = [
             BenchConfig(name, DrafterKind.NONE, None)
-            for name in peer_names(draft_max, draft is not None, settings.peer_ngram_modes)
+            for name in peer_names(settings.peer_lengths(), draft is not None, settings.peer_ngram_modes)
         ]
         config_sets = [[*configs, *peers] for configs in config_sets]
     runs_per_config = settings.repeats * len(settings.temperatures) * len(prompts)
@@ -283,10 +290,14 @@ def _run_regime(
         servers: dict[str, LlamaServerProcess] = {}
         if settings.vs_llama_server:
             progress(0, f"{regime.name}: starting llama-server")
-            draft_max = max(settings.draft_lengths, default=4)
             servers = stack.enter_context(
                 llama_servers(
-                    regime.target, draft, draft_max, settings.n_ctx, settings.n_threads, settings.peer_ngram_modes
+                    regime.target,
+                    draft,
+                    settings.peer_lengths(),
+                    settings.n_ctx,
+                    settings.n_threads,
+                    settings.peer_ngram_modes,
                 )
             )
         info: dict[str, Any] = {
@@ -311,6 +322,7 @@ def _run_regime(
             for temperature in settings.temperatures:
                 for p_index, prompt in enumerate(prompts):
                     _empty_caches(pair)  # the first run of this prompt prefills; the others reuse it
+                    forget_lookups(servers)
                     shift = repeat + p_index  # rotate the order: no configuration always runs first
                     for c_index in range(len(configs)):
                         bench_config = configs[(c_index + shift) % len(configs)]

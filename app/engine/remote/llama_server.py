@@ -97,6 +97,14 @@ class LlamaServerProcess:
         self.stop()
         raise TandemError(f"llama-server did not become ready within {timeout_s:.0f} s")
 
+    def restart(self, timeout_s: float = 300.0) -> LlamaServerProcess:
+        """Stop and start again on a fresh port: a new process that remembers nothing of earlier requests."""
+        self.stop()
+        old = str(self.port)
+        self.port = free_port()
+        self.command = [str(self.port) if part == old else part for part in self.command]
+        return self.start(timeout_s)
+
     def kill(self) -> None:
         """SIGKILL, as a crash would."""
         if self.process is not None and self.process.poll() is None:

@@ -206,6 +206,4 @@ class ServerEngine:
         self._durations.append(ended - started)
         if finished is not None:
             stats = finished.stats
-            self.served.append(
-                ServedRecord(started, ended, stats.prompt_tokens, stats.emitted, finished.reason.value)
-            )
+            self.served.append(ServedRecord(started, ended, stats.prompt_tokens, stats.emitted, finished.reason.value))
