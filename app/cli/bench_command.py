@@ -34,6 +34,11 @@ def _ints(text: str) -> tuple[int, ...]:
     return values
 
 
+def _peer_lengths(text: str) -> tuple[int, ...]:
+    """Like the draft lengths, but "0" alone means no speculative llama-server at all."""
+    return (0,) if text.strip() == "0" else _ints(text)
+
+
 def _modes(text: str) -> tuple[str, ...]:
     modes = tuple(m.strip() for m in text.split(",") if m.strip())
     unknown = [m for m in modes if m not in NGRAM_MODES]
@@ -110,7 +115,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--peer-draft-lengths",
-        type=_ints,
+        type=_peer_lengths,
         default=(),
         help="draft lengths llama-server speculates at for --vs-llama-server, e.g. 4,8,16 "
         "(default: the largest --draft-lengths; 0: none)",

@@ -60,6 +60,8 @@ def test_bench_rejects_malformed_lists() -> None:
         main(["bench", "--temperatures", "hot"])
     with pytest.raises(SystemExit):
         main(["bench", "--draft-lengths", "0"])
+    with pytest.raises(SystemExit):
+        main(["bench", "--peer-draft-lengths", "0,8"])  # 0 only alone: "no speculative peer"
 
 
 def test_preflight_prints_json(small_pair: tuple[Path, Path], capsys) -> None:
@@ -83,13 +85,13 @@ def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp
             "bench", "--target", str(target), "--draft", str(draft), "--prompts", str(SMOKE_SUITE),
             "--categories", "code-edit", "--repeats", "1", "--max-tokens", "16", "--draft-lengths", "4",
             "--no-adaptive", "--no-preflight", "--threads", "1", "--ctx", "512", "--max-wait", "0",
-            "--vs-llama-server", "--json", str(out_json),
+            "--vs-llama-server", "--peer-draft-lengths", "2,4", "--json", str(out_json),
         ]
     )  # fmt: skip
     assert code == 0
     report = json.loads(out_json.read_text())
     ngram = ["llama-server ngram-simple", "llama-server ngram-map-k", "llama-server ngram-mod"]
-    expected = ["target", "draft K=4", "llama-server K=4", *ngram, "llama-server target"]
+    expected = ["target", "draft K=4", "llama-server K=2", "llama-server K=4", *ngram, "llama-server target"]
     assert report["settings"]["configs"] == expected
     rows = {s["config"]: s for s in report["summaries"] if s["category"] == "all"}
     assert set(expected) <= set(rows)

@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+import time
 from collections import Counter
 from pathlib import Path
 
+import psutil
 import pytest
 
 from app.core.errors import TandemError
+from app.engine.bench import probes
 from app.engine.bench.peer import NGRAM_MODES, PLAIN, ngram_name, peer_names, speculative_name
+from app.engine.bench.probes import CpuWatch
 from app.engine.bench.runner import BenchSettings, configurations, load_suite, select_prompts
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
@@ -90,3 +96,21 @@ def test_hybrid_is_benched_beside_the_model_and_llama_servers_ngram_modes_beside
     assert BenchSettings(FULL_SUITE).peer_lengths() == (8,)  # the largest of Tandem's fixed lengths
     assert BenchSettings(FULL_SUITE, peer_draft_lengths=(4, 16)).peer_lengths() == (4, 16)
     assert BenchSettings(FULL_SUITE, peer_draft_lengths=(0,)).peer_lengths() == ()
+
+
+def test_the_cpu_watch_counts_its_own_children_as_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A llama-server peer is the benchmark's own work: its CPU time must not make a run look disturbed."""
+    busy = "import time\nend = time.process_time() + 3\nwhile time.process_time() < end: pass\n"
+    child = subprocess.Popen([sys.executable, "-c", busy])
+    try:
+        watch = CpuWatch()
+        time.sleep(1.0)  # the child is still busy, alive and not reaped
+        counted = watch.other_share()
+        monkeypatch.setattr(probes, "_children_cpu", lambda process: {})
+        ignored = watch.other_share()  # what the watch said before it knew of live children
+    finally:
+        child.kill()
+        child.wait()
+    cpu_seconds = (psutil.cpu_count() or 1) * (time.perf_counter() - watch._started)
+    # Read back to back, the two differ by the child's CPU time during the watch: most of a second.
+    assert (ignored - counted) * cpu_seconds > 0.4

@@ -81,20 +81,42 @@ def batch_numerics(target: LlamaModel, prompt: Sequence[int], width: int = 5) ->
 
 
 class CpuWatch:
-    """How much of the machine's CPU time other processes took while the benchmark ran."""
+    """How much of the machine's CPU time other processes took while the benchmark ran.
+
+    This process's children (the llama-server peers) count as its own: their
+    work is the benchmark's, and while they live the kernel's ``children_*``
+    times do not include them yet.
+    """
 
     def __init__(self) -> None:
         self._process = psutil.Process()
         self._started = time.perf_counter()
         self._system = _busy(psutil.cpu_times())
         self._own = _own_cpu(self._process)
+        self._children = _children_cpu(self._process)
 
     def other_share(self) -> float:
         """Share of all CPUs' time (0..1) busy with other processes since the watch started."""
         wall = time.perf_counter() - self._started
         cpus = psutil.cpu_count() or 1
-        others = (_busy(psutil.cpu_times()) - self._system) - (_own_cpu(self._process) - self._own)
+        own = _own_cpu(self._process) - self._own
+        children = sum(
+            seconds - self._children.get(pid, 0.0) for pid, seconds in _children_cpu(self._process).items()
+        )
+        others = (_busy(psutil.cpu_times()) - self._system) - own - children
         return max(0.0, others / (wall * cpus)) if wall > 0 else 0.0
+
+
+def _children_cpu(process: psutil.Process) -> dict[int, float]:
+    """CPU seconds of each live child process (recursively), by pid."""
+    out: dict[int, float] = {}
+    for child in process.children(recursive=True):
+        try:
+            times = child.cpu_times()
+        except psutil.Error:  # it ended meanwhile
+            continue
+        out[child.pid] = float(times.user + times.system)
+    return out
 
 
 def _busy(times: Any) -> float:
