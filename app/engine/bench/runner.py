@@ -40,7 +40,7 @@ from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, divergence_ex
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
-from app.engine.bench.peer import NGRAM_MODES, forget_lookups, generate_on_server, llama_servers, peer_names
+from app.engine.bench.peer import NGRAM_MODES, generate_on_server, llama_servers, peer_names
 from app.engine.bench.preflight import apply_to, run_preflight
 from app.engine.bench.probes import (
     CpuWatch,
@@ -322,7 +322,6 @@ def _run_regime(
             for temperature in settings.temperatures:
                 for p_index, prompt in enumerate(prompts):
                     _empty_caches(pair)  # the first run of this prompt prefills; the others reuse it
-                    forget_lookups(servers)
                     shift = repeat + p_index  # rotate the order: no configuration always runs first
                     for c_index in range(len(configs)):
                         bench_config = configs[(c_index + shift) % len(configs)]
