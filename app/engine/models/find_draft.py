@@ -21,8 +21,8 @@ Signals, in the order they are used:
 The compatible ones are ranked by the speedup the cost model
 (:mod:`app.core.adaptive.cost_model`) predicts before anything is measured:
 a draft token costs its file size over the target's (weights read per
-token: the benchmark in ``docs/bench/bench.md`` measured 44% for the 0.5B
-draft of the 1.5B Qwen target, whose file sizes are 44% apart), verifying n
+token: the benchmark in ``docs/bench/history/2026-11-30-tuning-suite.md``
+measured 44% for the 0.5B draft of the 1.5B Qwen target, whose file sizes are 44% apart), verifying n
 tokens costs ``1 + slope * (n - 1)`` target tokens with the slope measured
 here on the CPU (5 tokens at 2.7x one: 0.43) or a typical GPU one, and the
 acceptance is a prior that falls for drafts far smaller than the ideal band
@@ -48,7 +48,8 @@ from app.engine.hub.listing import RepoGGUF, RepoResult
 from app.engine.hub.progress import DownloadError
 from app.engine.models.remote import RemoteSpec, describe_remote, is_remote, parse_remote_spec
 
-CPU_VERIFY_SLOPE = 0.43  # docs/bench/bench.md: verifying 5 tokens cost 2.7x one on two CPU cores
+# docs/bench/history/2026-11-30-tuning-suite.md: verifying 5 tokens cost 2.7x one on two CPU cores
+CPU_VERIFY_SLOPE = 0.43
 GPU_VERIFY_SLOPE = 0.10  # a GPU is memory-bound: the batch is almost free
 ACCEPTANCE_PRIOR = 0.65  # per position, a same-tokenizer draft inside the ideal size band
 MAX_K = 8
