@@ -26,7 +26,6 @@ import numpy.typing as npt
 from app.core.decoding.copy_tracking import REPEAT, Anchor, CopyState, CopyTracker
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.lookup import (
-    COPY_ORIGIN,
     LookupMatch,
     LookupRecord,
     find_match,
@@ -248,7 +247,6 @@ class NgramDrafter:
         if limit <= 0 or len(context) < self.min_ngram + 1:
             return draft
         key = tuple(int(t) for t in tokens[tokens.size - self.min_ngram :])
-        origin = COPY_ORIGIN
         if tracker.state is None:
             anchors = [a for a in (self._repeat(tokens), tracker.realign(tokens)) if a is not None]
             if not anchors:
@@ -256,12 +254,11 @@ class NgramDrafter:
             # Ties go to the realignment (listed last): it was found next to the edit.
             anchor = max(anchors, key=lambda a: self.record.trust(self._match(a, key)))
             tracker.start(anchor)
-            origin = anchor.origin
         prediction = tracker.predict(tokens, limit)
         if not prediction.tokens:
             return draft
         assert tracker.state is not None
-        match = LookupMatch(tracker.state.source, tracker.evidence, tracker.rivals, key, origin)
+        match = LookupMatch(tracker.state.source, tracker.evidence, tracker.rivals, key, tracker.origin)
         proposal = prediction.tokens
         confidence = self.record.confidences(match, len(proposal))
         if self.judge is not None:

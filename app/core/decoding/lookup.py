@@ -32,8 +32,6 @@ import numpy.typing as npt
 # With 3 that is 0.5 for a 3-token match, 0.8 for 12 and 0.89 for 24.
 _LENGTH_PRIOR_SHIFT = 3.0
 
-COPY_ORIGIN = "copy"  # a LookupMatch's origin for a copy carried over from an earlier step
-
 
 @dataclass(frozen=True, slots=True)
 class LookupMatch:
@@ -44,9 +42,8 @@ class LookupMatch:
     rivals: int  # other places that agree as far but continue with a different token
     key: tuple[int, ...]  # the context's last ``min_n`` tokens: what the record is kept under
     # How the copy was found: "repeat" (find_match) or "realign" (next to where an edit left the
-    # source, see app.core.decoding.copy_tracking), kept apart by the record; or "copy": a copy
-    # found on an earlier step that the reply has gone on following, whose every proposal,
-    # the first included, is the continuation of a run.
+    # source, see app.core.decoding.copy_tracking); the record keeps each apart. A copy the reply
+    # has gone on following since counts every token it followed in ``length``.
     origin: str = "repeat"
 
 
@@ -115,8 +112,7 @@ class LookupRecord:
     * per origin and match-length band: the same for first tokens, the prior of a key
       seen for the first time (starting from :func:`length_prior`);
     * once a copy has begun (proposal positions after the first, given the
-      ones before were accepted, and every position of a copy carried over
-      from an earlier step): the prior of :func:`continuation_confidence`,
+      ones before were accepted): the prior of :func:`continuation_confidence`,
       pulled toward what this reply's copies actually did.
 
     Counts decay a little with every observation, so a key that missed on one
@@ -147,9 +143,6 @@ class LookupRecord:
 
     def confidences(self, match: LookupMatch, count: int) -> list[float]:
         """Estimated acceptance of each of ``count`` proposals from ``match``, each given the ones before."""
-        if match.origin == COPY_ORIGIN:  # a run going on: its first proposal is one more step of it
-            prior = continuation_confidence((match.length + 1) / (match.length + 2), match.length, count)
-            return [self._mean(self._follow, p, 8.0) for p in prior]
         prior = continuation_confidence(self.trust(match), match.length, count)
         # A copy's later positions are pulled toward what this reply's copies did (weight: 8 positions).
         return prior[:1] + [self._mean(self._follow, p, 8.0) for p in prior[1:]]
@@ -159,15 +152,14 @@ class LookupRecord:
         if proposed <= 0:
             return
         first = 1.0 if accepted > 0 else 0.0
-        if match.origin != COPY_ORIGIN:
-            for counts in (
-                self._keys.setdefault(match.key, [0.0, 0.0]),
-                self._bands.setdefault(self._band(match), [0.0, 0.0]),
-            ):
-                counts[0] = counts[0] * self.decay + first
-                counts[1] = counts[1] * self.decay + 1.0
-        # Position i >= 1 (and a carried-over copy's first) was verified when all before it were accepted.
-        for i in range(0 if match.origin == COPY_ORIGIN else 1, min(proposed, accepted + 1)):
+        for counts in (
+            self._keys.setdefault(match.key, [0.0, 0.0]),
+            self._bands.setdefault(self._band(match), [0.0, 0.0]),
+        ):
+            counts[0] = counts[0] * self.decay + first
+            counts[1] = counts[1] * self.decay + 1.0
+        # Position i >= 1 was verified when all before it were accepted.
+        for i in range(1, min(proposed, accepted + 1)):
             self._follow[0] = self._follow[0] * self.decay + (1.0 if i < accepted else 0.0)
             self._follow[1] = self._follow[1] * self.decay + 1.0
 
