@@ -251,7 +251,7 @@ class NgramDrafter:
             anchors = [a for a in (self._repeat(tokens), tracker.realign(tokens)) if a is not None]
             if not anchors:
                 return draft
-            # Ties go to the realignment (listed last): it was found next to the edit.
+            # max() keeps the first of equals: on a tie the repeat (listed first) wins.
             anchor = max(anchors, key=lambda a: self.record.trust(self._match(a, key)))
             tracker.start(anchor)
         prediction = tracker.predict(tokens, limit)
