@@ -62,6 +62,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--no-hybrid", action="store_true", help="leave out hybrid drafting (lookup where trusted, else the model)"
     )
+    parser.add_argument(
+        "--cheaper-draft",
+        action="store_true",
+        help="also run the default with the cheaper draft pre-flight offers (a Q4_0 copy, made once in the models "
+        "folder), and with --vs-llama-server llama.cpp speculating with that copy too",
+    )
     parser.add_argument("--no-draft-model", action="store_true", help="bench without the draft model (n-gram only)")
     parser.add_argument("--prompts", type=Path, default=None, help="prompt suite JSON (default: the bundled suite)")
     parser.add_argument(
@@ -148,6 +154,7 @@ def run(args: argparse.Namespace) -> int:
         ngram_lengths=args.ngram_lengths,
         ngram_all_regimes=args.ngram_all_regimes,
         hybrid=not args.no_hybrid,
+        cheaper_draft=args.cheaper_draft,
         max_other_cpu=args.max_other_cpu,
         max_wait_s=args.max_wait,
         n_threads=args.threads,

@@ -101,6 +101,48 @@ def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp
     assert rows["llama-server target"]["acceptance_rate"] == 0
 
 
+def test_bench_runs_the_cheaper_draft_beside_the_default_and_gives_llama_server_the_same_file(
+    small_pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from app.engine.remote.llama_server import find_binary
+
+    if find_binary() is None:
+        pytest.skip("llama-server is not built (scripts/setup.sh builds it)")
+    monkeypatch.setenv("TANDEM_MODELS_DIR", str(tmp_path / "models"))  # where the copy is made, once
+    target, draft = small_pair
+    out_json = tmp_path / "b.json"
+    code = main(
+        [
+            "bench", "--target", str(target), "--draft", str(draft), "--prompts", str(SMOKE_SUITE),
+            "--categories", "code-edit", "--repeats", "1", "--max-tokens", "16", "--no-fixed-lengths",
+            "--cheaper-draft", "--threads", "2", "--ctx", "512", "--max-wait", "0",
+            "--vs-llama-server", "--peer-ngram", "", "--peer-draft-lengths", "4", "--json", str(out_json),
+        ]
+    )  # fmt: skip
+    assert code == 0
+    copies = list((tmp_path / "models").glob("*.gguf"))
+    assert [c.name for c in copies] == [draft.name.removesuffix(".gguf") + ".requantized-Q4_0-output-Q4_0.gguf"]
+    report = json.loads(out_json.read_text())
+    regime = report["regimes"][0]
+    assert regime["cheaper_draft"] == copies[0].name
+    # Each pair was measured by its own pre-flight, with its own draft.
+    assert regime["preflight"]["draft"] == draft.name and regime["preflight_cheaper_draft"]["draft"] == copies[0].name
+    expected = [
+        "target",
+        "draft adaptive",
+        "hybrid adaptive",
+        "hybrid adaptive (cheaper draft)",
+        "llama-server K=4",
+        "llama-server K=4 (cheaper draft)",
+        "llama-server target",
+    ]
+    assert report["settings"]["configs"] == expected
+    rows = {s["config"]: s for s in report["summaries"] if s["category"] == "all"}
+    assert rows["llama-server K=4 (cheaper draft)"]["acceptance_rate"] > 0  # it speculated with the copy
+    assert rows["hybrid adaptive (cheaper draft)"]["tokens_per_s"] > 0
+    assert rows["hybrid adaptive (cheaper draft)"]["match_rate"] is not None  # compared with the target alone
+
+
 @pytest.mark.parametrize("option", ["--json", "--markdown"])
 @pytest.mark.parametrize("where", ["missing folder", "a folder"])
 def test_bench_refuses_an_unwritable_output_before_running(

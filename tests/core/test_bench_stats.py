@@ -419,6 +419,34 @@ def test_targets_on_hand_made_summaries() -> None:
     ]
 
 
+def test_the_cheaper_draft_is_held_to_the_same_bars_against_llama_cpp_with_the_same_file() -> None:
+    cheaper = " (cheaper draft)"
+    summaries = [
+        row("f16", "code-edit", BASELINE, 1.0),
+        row("f16", "code-edit", "hybrid adaptive", 1.8),
+        row("f16", "code-edit", "hybrid adaptive" + cheaper, 2.4),
+        row("f16", "code-edit", "llama-server K=4", 1.5),
+        row("f16", "code-edit", "llama-server K=4" + cheaper, 2.2),  # not the default draft's peer
+        row("f16", "code-edit", "llama-server K=8" + cheaper, 2.0),
+        row("q4", "code-edit", "hybrid adaptive" + cheaper, 0.96),  # an adaptive configuration like the others
+    ]
+    assert check_targets(summaries)[:5] == [
+        TargetCheck("f16 code-edit: hybrid adaptive >= 2.0x", "1.80x", False),
+        TargetCheck(
+            "f16 code-edit: hybrid adaptive >= 1.15x llama.cpp's best draft length",
+            "1.20x (1.80x vs llama-server K=4 1.50x)",
+            True,
+        ),
+        TargetCheck("f16 code-edit: hybrid adaptive (cheaper draft) >= 2.0x", "2.40x", True),
+        TargetCheck(
+            "f16 code-edit: hybrid adaptive (cheaper draft) >= 1.15x llama.cpp's best draft length",
+            "1.09x (2.40x vs llama-server K=4 (cheaper draft) 2.20x)",
+            False,
+        ),
+        TargetCheck("q4 code-edit: hybrid adaptive (cheaper draft) >= 0.97x", "0.96x", False),
+    ]
+
+
 def test_targets_without_data() -> None:
     # This pins what the code does: a target with no rows is left out, although the
     # docstring says absent data is "reported, not passed"; only the divergence line

@@ -18,6 +18,7 @@ from app.engine.bench import probes
 from app.engine.bench.peer import NGRAM_MODES, PLAIN, ngram_name, peer_names, speculative_name
 from app.engine.bench.probes import CpuWatch
 from app.engine.bench.runner import BenchSettings, configurations, load_suite, select_prompts
+from app.engine.llama.session import DrafterKind
 
 RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 FULL_SUITE = RESOURCES / "bench_prompts.json"
@@ -93,6 +94,26 @@ def test_hybrid_is_benched_beside_the_model_and_llama_servers_ngram_modes_beside
     assert NGRAM_MODES == ("ngram-simple", "ngram-map-k", "ngram-mod")
     assert peer_names(8, ngram_modes=("ngram-map-k",)) == [speculative_name(8), ngram_name("ngram-map-k"), PLAIN]
     assert peer_names((4, 16), ngram_modes=()) == [speculative_name(4), speculative_name(16), PLAIN]
+
+
+def test_the_cheaper_draft_runs_beside_the_default_and_llama_cpp_gets_the_same_file() -> None:
+    configs = configurations(BenchSettings(FULL_SUITE, fixed_lengths=False, cheaper_draft=True), True)
+    assert [(c.name, c.drafter, c.cheaper_draft) for c in configs] == [
+        ("target", DrafterKind.NONE, False),
+        ("draft adaptive", DrafterKind.MODEL, False),
+        ("hybrid adaptive", DrafterKind.HYBRID, False),
+        ("hybrid adaptive (cheaper draft)", DrafterKind.HYBRID, True),
+    ]
+    without_hybrid = BenchSettings(FULL_SUITE, fixed_lengths=False, hybrid=False, cheaper_draft=True)
+    assert [c.name for c in configurations(without_hybrid, True)][-1] == "draft adaptive (cheaper draft)"
+    assert peer_names((4, 8), ngram_modes=(), cheaper_draft=True) == [
+        speculative_name(4),
+        speculative_name(8),
+        "llama-server K=4 (cheaper draft)",
+        "llama-server K=8 (cheaper draft)",
+        PLAIN,
+    ]
+    assert speculative_name(4, cheaper=True) == "llama-server K=4 (cheaper draft)"
     assert BenchSettings(FULL_SUITE).peer_lengths() == (8,)  # the largest of Tandem's fixed lengths
     assert BenchSettings(FULL_SUITE, peer_draft_lengths=(4, 16)).peer_lengths() == (4, 16)
     assert BenchSettings(FULL_SUITE, peer_draft_lengths=(0,)).peer_lengths() == ()

@@ -80,7 +80,8 @@ def render_markdown(report: dict[str, Any]) -> str:
             "",
             f"## {name}: {regime.get('label', '')}",
             "",
-            f"Target `{regime['target']}`, draft `{regime['draft']}`.",
+            f"Target `{regime['target']}`, draft `{regime['draft']}`"
+            + (f", cheaper draft `{regime['cheaper_draft']}`." if regime.get("cheaper_draft") else "."),
         ]
         if regime.get("numerics"):
             n = regime["numerics"]
@@ -97,6 +98,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         if regime.get("preflight"):
             p = regime["preflight"]
             lines.append(f"Pre-flight ({p['wall_s']:.0f} s): {p['recommendation']}")
+            if p.get("cheaper_draft"):
+                lines.append(f"Pre-flight on the cheaper draft: {p['cheaper_draft']['text']}")
+        if regime.get("preflight_cheaper_draft"):
+            p = regime["preflight_cheaper_draft"]
+            lines.append(f"Pre-flight with the cheaper draft loaded ({p['wall_s']:.0f} s): {p['recommendation']}")
         for temperature in sorted({s["temperature"] for s in summaries if s["regime"] == name}):
             rows = [s for s in summaries if s["regime"] == name and s["temperature"] == temperature]
             configs = list(dict.fromkeys(s["config"] for s in rows))

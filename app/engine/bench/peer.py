@@ -13,6 +13,7 @@ ids (``return_tokens``), so greedy runs are compared token for token too.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -20,7 +21,7 @@ from pathlib import Path
 import httpx2
 import psutil
 
-from app.core.bench.stats import PEER_NGRAM, PEER_SPECULATIVE, RunRecord
+from app.core.bench.stats import CHEAPER_DRAFT, PEER_NGRAM, PEER_SPECULATIVE, RunRecord
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
 from app.engine.remote.llama_server import LlamaServerProcess
@@ -34,9 +35,9 @@ NGRAM_MODES = ("ngram-simple", "ngram-map-k", "ngram-mod")
 NGRAM_DRAFT_MAX = 16
 
 
-def speculative_name(draft_max: int) -> str:
-    """The configuration's name in the report."""
-    return f"{PEER_SPECULATIVE}{draft_max}"
+def speculative_name(draft_max: int, cheaper: bool = False) -> str:
+    """The configuration's name in the report (``cheaper``: speculating with the cheaper draft)."""
+    return f"{PEER_SPECULATIVE}{draft_max}{CHEAPER_DRAFT if cheaper else ''}"
 
 
 def ngram_name(mode: str) -> str:
@@ -45,11 +46,18 @@ def ngram_name(mode: str) -> str:
 
 
 def peer_names(
-    draft_lengths: int | Sequence[int], has_draft: bool = True, ngram_modes: Sequence[str] = NGRAM_MODES
+    draft_lengths: int | Sequence[int],
+    has_draft: bool = True,
+    ngram_modes: Sequence[str] = NGRAM_MODES,
+    cheaper_draft: bool = False,
 ) -> list[str]:
-    """The configurations ``--vs-llama-server`` adds, in the order they rotate (one per draft length given)."""
+    """The configurations ``--vs-llama-server`` adds, in the order they rotate (one per draft length given).
+
+    ``cheaper_draft``: each draft length once more with the cheaper draft.
+    """
     lengths = [draft_lengths] if isinstance(draft_lengths, int) else list(draft_lengths)
-    speculative = [speculative_name(k) for k in lengths] if has_draft else []
+    variants = (False, True) if cheaper_draft else (False,)
+    speculative = [speculative_name(k, cheaper) for cheaper in variants for k in lengths] if has_draft else []
     return [*speculative, *(ngram_name(m) for m in ngram_modes), PLAIN]
 
 
@@ -61,14 +69,19 @@ def llama_servers(
     n_ctx: int,
     threads: int | None,
     ngram_modes: Sequence[str] = NGRAM_MODES,
+    cheaper_draft: Path | None = None,
 ) -> Iterator[dict[str, LlamaServerProcess]]:
-    """The servers one regime compares with, by configuration name; stopped on exit."""
+    """The servers one regime compares with, by configuration name; stopped on exit.
+
+    With ``cheaper_draft``, llama.cpp also speculates with that file at every draft length.
+    """
     n_threads = threads or psutil.cpu_count(logical=False) or 1
+    drafts = [(d, d == cheaper_draft) for d in (draft, cheaper_draft) if d is not None]
     with ExitStack() as stack:
         servers = {PLAIN: stack.enter_context(LlamaServerProcess(target, n_ctx=n_ctx, threads=n_threads))}
-        for draft_max in draft_lengths if draft is not None else ():
-            spec = LlamaServerProcess(target, draft, draft_max=draft_max, n_ctx=n_ctx, threads=n_threads)
-            servers[speculative_name(draft_max)] = stack.enter_context(spec)
+        for (file, cheaper), draft_max in itertools.product(drafts, draft_lengths):
+            spec = LlamaServerProcess(target, file, draft_max=draft_max, n_ctx=n_ctx, threads=n_threads)
+            servers[speculative_name(draft_max, cheaper)] = stack.enter_context(spec)
         for mode in ngram_modes:
             lookup = LlamaServerProcess(
                 target, spec_type=mode, draft_max=NGRAM_DRAFT_MAX, n_ctx=n_ctx, threads=n_threads

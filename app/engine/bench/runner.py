@@ -33,7 +33,7 @@ from typing import Any
 
 import psutil
 
-from app.core.bench.stats import BASELINE, DivergenceCheck, RunRecord, check_targets, summarize
+from app.core.bench.stats import BASELINE, CHEAPER_DRAFT, DivergenceCheck, RunRecord, check_targets, summarize
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, divergence_explained, first_divergence
@@ -50,7 +50,7 @@ from app.engine.bench.probes import (
     overhead_table,
     wait_for_quiet,
 )
-from app.engine.llama.quantize import requantize
+from app.engine.llama.quantize import make_cheaper_draft, requantize
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.remote.llama_server import LlamaServerProcess, cache_dir
 
@@ -80,6 +80,7 @@ class BenchConfig:
     name: str
     drafter: DrafterKind
     draft_length: int | None
+    cheaper_draft: bool = False  # drafts with the cheaper re-quantised copy of the draft
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,9 @@ class BenchSettings:
     peer_ngram_modes: tuple[str, ...] = NGRAM_MODES  # llama-server's n-gram modes run beside Tandem's lookup
     # llama-server's draft lengths (none given: the largest of draft_lengths; only 0: no speculative peer)
     peer_draft_lengths: tuple[int, ...] = ()
+    # Also the default (hybrid adaptive) with the cheaper draft pre-flight offers (a Q4_0 copy, made once),
+    # and llama-server speculating with that copy: the same file on both sides.
+    cheaper_draft: bool = False
 
     def peer_lengths(self) -> tuple[int, ...]:
         """The draft lengths llama-server speculates at with the draft model."""
@@ -188,6 +192,10 @@ def configurations(settings: BenchSettings, has_draft: bool, with_ngram: bool = 
             configs.append(BenchConfig("draft adaptive", DrafterKind.MODEL, None))
             if settings.hybrid:
                 configs.append(BenchConfig("hybrid adaptive", DrafterKind.HYBRID, None))
+            if settings.cheaper_draft:
+                kind = DrafterKind.HYBRID if settings.hybrid else DrafterKind.MODEL
+                name = ("hybrid" if settings.hybrid else "draft") + " adaptive" + CHEAPER_DRAFT
+                configs.append(BenchConfig(name, kind, None, cheaper_draft=True))
     if (settings.ngram and with_ngram) or not has_draft:
         configs += [BenchConfig(f"ngram K={k}", DrafterKind.NGRAM, k) for k in settings.ngram_lengths]
         if settings.adaptive or not settings.ngram_lengths:
@@ -222,6 +230,8 @@ def run_benchmark(
 ) -> dict[str, Any]:
     """Run every configuration on every selected prompt in every regime; returns the JSON-ready report."""
     prompts = select_prompts(load_suite(settings.suite), settings)
+    # Made once in the models folder (atomically), as the pre-flight window offers it.
+    cheaper = make_cheaper_draft(draft) if settings.cheaper_draft and draft is not None else None
     # Prompt lookup does not care how the target is stored, so by default it runs in the first regime only.
     config_sets = [
         configurations(settings, draft is not None, settings.ngram_all_regimes or i == 0) for i in range(len(regimes))
@@ -229,7 +239,9 @@ def run_benchmark(
     if settings.vs_llama_server:  # llama.cpp's runs, served by the processes _run_regime starts
         peers = [
             BenchConfig(name, DrafterKind.NONE, None)
-            for name in peer_names(settings.peer_lengths(), draft is not None, settings.peer_ngram_modes)
+            for name in peer_names(
+                settings.peer_lengths(), draft is not None, settings.peer_ngram_modes, settings.cheaper_draft
+            )
         ]
         config_sets = [[*configs, *peers] for configs in config_sets]
     runs_per_config = settings.repeats * len(settings.temperatures) * len(prompts)
@@ -245,7 +257,7 @@ def run_benchmark(
         def step(done: int, label: str, offset: int = offsets[index]) -> None:
             tick(offset + done, total, label)
 
-        results.append(_run_regime(regime, draft, prompts, config_sets[index], settings, step))
+        results.append(_run_regime(regime, draft, prompts, config_sets[index], settings, step, cheaper))
     other_share = watch.other_share()
     records = [r for res in results for r in res.records]
     checks = [c for res in results for c in res.checks]
@@ -279,6 +291,7 @@ def _run_regime(
     configs: Sequence[BenchConfig],
     settings: BenchSettings,
     progress: Callable[[int, str], None],
+    cheaper_draft: Path | None = None,
 ) -> _RegimeResult:
     kind = DrafterKind.HYBRID if draft is not None else DrafterKind.NGRAM
     config = PairConfig(regime.target, draft, kind, settings.n_ctx, settings.n_threads)
@@ -287,6 +300,11 @@ def _run_regime(
     watch = CpuWatch()
     with ExitStack() as stack:
         pair = stack.enter_context(LoadedPair(config))
+        # The same target beside the cheaper draft: a second pair, so each keeps its own learned costs.
+        # llama.cpp maps the target file, so the two share its pages.
+        pairs = {False: pair}
+        if cheaper_draft is not None:
+            pairs[True] = stack.enter_context(LoadedPair(replace(config, draft=cheaper_draft)))
         servers: dict[str, LlamaServerProcess] = {}
         if settings.vs_llama_server:
             progress(0, f"{regime.name}: starting llama-server")
@@ -298,6 +316,7 @@ def _run_regime(
                     settings.n_ctx,
                     settings.n_threads,
                     settings.peer_ngram_modes,
+                    cheaper_draft,
                 )
             )
         info: dict[str, Any] = {
@@ -305,6 +324,7 @@ def _run_regime(
             "label": regime.label,
             "target": regime.target.name,
             "draft": draft.name if draft is not None else None,
+            "cheaper_draft": cheaper_draft.name if cheaper_draft is not None else None,
             "load_s": time.perf_counter() - started,
         }
         rendered = {p.id: pair.template.render(_messages(p)) for p in prompts}
@@ -315,13 +335,19 @@ def _run_regime(
             report = run_preflight(pair)
             apply_to(pair, report)
             info["preflight"] = report.to_dict()
+            if cheaper_draft is not None:
+                wait_for_quiet(settings.max_other_cpu, settings.max_wait_s)
+                cheaper_report = run_preflight(pairs[True])
+                apply_to(pairs[True], cheaper_report)
+                info["preflight_cheaper_draft"] = cheaper_report.to_dict()
         result = _RegimeResult(info)
         done = 0
         redone = 0
         for repeat in range(settings.repeats):
             for temperature in settings.temperatures:
                 for p_index, prompt in enumerate(prompts):
-                    _empty_caches(pair)  # the first run of this prompt prefills; the others reuse it
+                    for each in pairs.values():
+                        _empty_caches(each)  # the first run of this prompt prefills; the others reuse it
                     shift = repeat + p_index  # rotate the order: no configuration always runs first
                     for c_index in range(len(configs)):
                         bench_config = configs[(c_index + shift) % len(configs)]
@@ -345,7 +371,7 @@ def _run_regime(
                         else:
                             run = partial(
                                 _generate,
-                                pair,
+                                pairs[bench_config.cheaper_draft],
                                 regime.name,
                                 prompt,
                                 rendered[prompt.id],
