@@ -403,7 +403,20 @@ class MainWindow(QMainWindow):
             return None
         dialog = PreflightDialog(self.host, self.controller.chat_settings().sampling_params(), self)
         dialog.baseline_measured.connect(lambda rate: self._baseline_measured(rate, "pre-flight"))
+        dialog.use_draft.connect(self.use_draft)
         return self._start_dialog(dialog)
+
+    def use_draft(self, draft: Path) -> None:
+        """Load the loaded pair again with ``draft`` in place of its draft (pre-flight's cheaper copy)."""
+        pair = self.controller.pair
+        if pair is None or pair.remote is not None:
+            self.statusBar().showMessage("load a local pair first", 6000)
+            return
+        config = pair.config
+        drafter = config.drafter if config.drafter.uses_draft_model else DrafterKind.HYBRID
+        choice = PairChoice(config.target, draft, drafter)
+        self.picker.refresh(choice)  # the new file is listed and chosen
+        self.load_pair(choice)
 
     def _start_dialog(self, dialog: Any) -> Any:
         self._dialog = dialog

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.engine.gguf.header import read_header
+from app.ui.chat.controller import Activity
 from tests.ui.helpers import load, pair_choice, send, wait_until
 
 
@@ -42,4 +43,20 @@ def test_preflight_offers_and_makes_the_cheaper_draft(
     assert read_header(made[0]).get("general.file_type") == 2  # LLAMA_FTYPE_MOSTLY_Q4_0
     assert "Made " in dialog.cheaper.text() and not dialog.make_cheaper.isVisibleTo(dialog)
     assert sorted(p.name for p in folder.iterdir()) == [made[0].name]  # no temporary file left beside it
-    dialog.close()
+
+    # One click loads the same pair with the copy as its draft, and the dialog closes.
+    assert dialog.use_cheaper.isVisibleTo(dialog)
+    target = window.controller.pair.config.target
+    dialog.use_cheaper.click()
+    assert not dialog.isVisible()
+    wait_until(
+        lambda: window.controller.activity is Activity.IDLE
+        and window.controller.pair is not None
+        and window.controller.pair.config.draft == made[0],
+        300,
+        "the pair with the cheaper draft",
+    )
+    assert window.controller.pair.config.target == target
+    reply = send(window, "Say hello.")
+    assert reply.text  # it answers, with the copy as its draft
+    assert window.app_settings.pair().draft == made[0]  # and it is the pair tried at the next start

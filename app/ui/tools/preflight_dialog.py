@@ -3,7 +3,9 @@
 When pre-flight predicts that a Q4_0 copy of the draft (output layer included)
 would be faster here, the dialog offers to make it: llama.cpp's quantiser runs
 on a pool thread (it reads files and never touches the loaded models), and
-the copy lands in the models folder, where the pair picker lists it.
+the copy lands in the models folder, where the pair picker lists it. Once it
+is made, "Use it as the draft" asks the window to load the same pair with
+the copy in the draft's place (and closes the dialog).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ class PreflightDialog(QDialog):
 
     baseline_measured = Signal(float)  # the predicted target-only tokens/s
     cheaper_draft_made = Signal(object)  # the Path of the new draft file
+    use_draft = Signal(object)  # the Path of a draft to load in place of the pair's (the cheaper copy)
 
     def __init__(self, host: EngineHost, params: SamplingParams, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -64,12 +67,17 @@ class PreflightDialog(QDialog):
         self.make_cheaper.setToolTip("re-quantise the draft to Q4_0 (its output layer too) into the models folder")
         self.make_cheaper.setVisible(False)
         self.make_cheaper.clicked.connect(self._make_cheaper_draft)
+        self.use_cheaper = QPushButton("Use it as the draft")
+        self.use_cheaper.setToolTip("load this pair again with the cheaper copy as its draft")
+        self.use_cheaper.setVisible(False)
+        self.use_cheaper.clicked.connect(self._use_cheaper_draft)
         # The window's pool when there is one: a quantise outlives a closed dialog and still finishes (atomically).
         shared = getattr(parent, "background", None)
         self._background = shared if isinstance(shared, Background) else Background(self, workers=1)
         self._closed = False
         self.made_path: Path | None = None
-        for widget in (self.progress_label, self.progress, self.recommendation, self.cheaper, self.make_cheaper):
+        widgets = (self.progress_label, self.progress, self.recommendation, self.cheaper, self.make_cheaper)
+        for widget in (*widgets, self.use_cheaper):
             layout.addWidget(widget)
         layout.addWidget(self.details, 1)
         layout.addWidget(buttons)
@@ -107,6 +115,8 @@ class PreflightDialog(QDialog):
             self.make_cheaper.setVisible(verdict.pays and not made and report.draft_path is not None)
             if made:
                 self.cheaper.setText(f"{verdict.text} It is already made: {Path(verdict.path).name}.")
+                self.made_path = Path(verdict.path)
+                self.use_cheaper.setVisible(report.draft_path is not None and Path(report.draft_path) != self.made_path)
 
     def _make_cheaper_draft(self) -> None:
         from app.engine.llama.quantize import make_cheaper_draft  # imports llama_cpp: only when asked
@@ -127,10 +137,16 @@ class PreflightDialog(QDialog):
         self.made_path = path
         self.make_cheaper.setVisible(False)
         self.cheaper.setText(
-            f"Made {path.name} ({format_bytes(path.stat().st_size)}) in the models folder. Choose it as the draft "
-            "in the pair picker and run pre-flight again to measure it."
+            f"Made {path.name} ({format_bytes(path.stat().st_size)}) in the models folder. Use it as the draft "
+            "(or choose it in the pair picker later) and run pre-flight again to measure it."
         )
+        self.use_cheaper.setVisible(True)
         self.cheaper_draft_made.emit(path)
+
+    def _use_cheaper_draft(self) -> None:
+        if self.made_path is not None:
+            self.use_draft.emit(self.made_path)
+            self.accept()
 
     def _on_make_failed(self, exc: Exception) -> None:
         if self._closed:
