@@ -7,8 +7,10 @@ real replies from the SmolLM2 pair.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -199,8 +201,19 @@ def test_real_full_disk_during_a_reply_is_saved_by_itself_once_space_is_freed(
         load(window, pair_choice(small_pair))
         send(window, "Say hello.")
         conversation = window.controller.conversation_id
+        # SQLite writes into its -wal file from the start again once a checkpoint has emptied it, so
+        # a WAL grown by the first reply could hold the second without asking the disk for a byte
+        # (saved, nothing lost, but no full disk met). Another connection folds it away first, and
+        # the disk fills once the reply is under way: its question and its first words are stored.
+        with contextlib.closing(sqlite3.connect(folder / "conversations.sqlite3")) as other:
+            assert other.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0] == 0  # not blocked
+        shown_before = len(window.chat.view.messages)
+        window.chat.prompt.setPlainText("Write a long story about a lighthouse keeper.")
+        window.chat.send_button.click()
+        view = window.chat.view
+        wait_until(lambda: len(view.messages) == shown_before + 2 and view.messages[-1].text, 60, "the first words")
         filler = store_files.fill(folder)
-        _send_until_idle(window, "Write a long story about a lighthouse keeper.")
+        wait_until(lambda: window.controller.activity is Activity.IDLE, 300, "the window to go idle")
         unsaved = window.controller.unsaved
         assert unsaved is not None and "free on its disk" in window.notice.text.text()
         filler.unlink()
