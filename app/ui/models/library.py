@@ -18,6 +18,7 @@ from pathlib import Path
 from app.core.pairing.catalog import CatalogModel
 from app.core.pairing.compatibility import CompatibilityReport
 from app.core.units import format_bytes, format_rate
+from app.engine.llama.quantize import is_cheaper_draft
 from app.engine.models import library as model_library
 from app.engine.models.library import DownloadProgress
 from app.engine.paths import models_dir
@@ -59,10 +60,12 @@ def local_models() -> list[LocalModel]:
     out: list[LocalModel] = []
     for model in model_library.list_local_models():
         if model.ok:
-            label = f"{model.name}  ·  {model.quant}  ·  {format_bytes(model.file_size)}"
+            label = _model_label(model.name, model.quant, format_bytes(model.file_size), model.path)
         else:
             label = f"✗ {model.path.name} (unreadable)"
         out.append(LocalModel(model.path, label, model.file_size, model.error))
+    labels = _distinct([m.label for m in out], [m.path for m in out])
+    out = [LocalModel(m.path, label, m.size, m.error) for m, label in zip(out, labels, strict=True)]
     return sorted(out, key=lambda m: (m.error is not None, -m.size, m.path.name))
 
 
@@ -71,13 +74,34 @@ def draft_options(target: Path) -> list[DraftOption]:
     options: list[DraftOption] = []
     for candidate in model_library.compatible_drafts(target, include_incompatible=True):
         if candidate.path is not None:
-            label = f"{candidate.name}  ·  {candidate.quant}  ·  {format_bytes(candidate.file_size)}"
+            label = _model_label(candidate.name, candidate.quant, format_bytes(candidate.file_size), candidate.path)
         else:
             label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  download {format_bytes(candidate.file_size)}"
         options.append(
             DraftOption(label, candidate.compatible, candidate.reason, candidate.path, candidate.catalog_model)
         )
-    return options
+    labels = _distinct([o.label for o in options], [o.path for o in options])
+    return [
+        DraftOption(label, o.compatible, o.reason, o.path, o.catalog_model)
+        for o, label in zip(options, labels, strict=True)
+    ]
+
+
+def _model_label(name: str, quant: str, size: str, path: Path) -> str:
+    """Name, quantisation and size; pre-flight's cheaper copy says so (it shares its source's name)."""
+    copy = "  ·  cheaper copy" if is_cheaper_draft(path) else ""
+    return f"{name}  ·  {quant}{copy}  ·  {size}"
+
+
+def _distinct(labels: list[str], paths: list[Path | None]) -> list[str]:
+    """The labels, with the file name added to each that another entry also shows (two copies of one model)."""
+    seen: dict[str, int] = {}
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+    return [
+        f"{label}  ·  {path.name}" if seen[label] > 1 and path is not None else label
+        for label, path in zip(labels, paths, strict=True)
+    ]
 
 
 def check_pair(target: Path, draft: Path) -> CompatibilityReport:
