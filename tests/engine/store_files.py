@@ -57,9 +57,7 @@ def token_pages(path: Path) -> list[int]:
     """The 1-based numbers of the pages holding reply tokens (found by their records: text then origin)."""
     data = path.read_bytes()
     return [
-        n + 1
-        for n in range(len(data) // PAGE)
-        if re.search(rb" w\d+\.\d+\.\d+draft", data[n * PAGE : (n + 1) * PAGE])
+        n + 1 for n in range(len(data) // PAGE) if re.search(rb" w\d+\.\d+\.\d+draft", data[n * PAGE : (n + 1) * PAGE])
     ]
 
 

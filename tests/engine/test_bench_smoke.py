@@ -83,6 +83,7 @@ def test_summaries_are_finite_and_paired_with_target_only(report: dict) -> None:
 def test_divergences_carry_a_near_tie_verdict(report: dict) -> None:
     for d in report["divergences"]:
         assert d["gap"] >= 0 and isinstance(d["explained"], bool) and len(d["top_two"]) == 2
+        assert d["spread"] >= d["gap"] - 1e-6 and d["explained"] == (d["spread"] < report["near_tie_threshold"])
     numerics = report["regimes"][0]["numerics"]
     assert _finite(numerics["max_abs_diff"]) and numerics["rows"] > 0
 

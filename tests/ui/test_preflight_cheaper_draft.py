@@ -50,9 +50,11 @@ def test_preflight_offers_and_makes_the_cheaper_draft(
     dialog.use_cheaper.click()
     assert not dialog.isVisible()
     wait_until(
-        lambda: window.controller.activity is Activity.IDLE
-        and window.controller.pair is not None
-        and window.controller.pair.config.draft == made[0],
+        lambda: (
+            window.controller.activity is Activity.IDLE
+            and window.controller.pair is not None
+            and window.controller.pair.config.draft == made[0]
+        ),
         300,
         "the pair with the cheaper draft",
     )

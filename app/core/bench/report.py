@@ -135,7 +135,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     if divergences:
         lines += ["", "## Greedy divergences", ""]
         lines += _table(
-            ["regime", "config", "prompt", "repeat", "position", "top-two gap", "near-tie"],
+            ["regime", "config", "prompt", "repeat", "position", "top-two gap", "chosen behind best", "near-tie"],
             (
                 [
                     d["regime"],
@@ -144,6 +144,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                     str(d["repeat"]),
                     str(d["position"]),
                     f"{d['gap']:.3f}",
+                    f"{d['spread']:.3f}" if d.get("spread") is not None else "-",
                     "yes" if d["explained"] else "**no**",
                 ]
                 for d in divergences

@@ -73,7 +73,10 @@ class DivergenceCheck:
     gap: float  # target's top-two logit gap there, from a fresh single-token evaluation
     top_two: tuple[int, int]
     tokens: tuple[int | None, int | None]  # target-only's and this run's token (None: it ended there)
-    explained: bool
+    explained: bool  # both tokens within the near-tie threshold of the best logit
+    # How far below the best logit the lower of the two tokens lies (the gap when they are the top two;
+    # more when a third token, as close, won in one run). None in reports written before it was kept.
+    spread: float | None = None
 
 
 @dataclass(slots=True)

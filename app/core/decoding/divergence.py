@@ -6,7 +6,10 @@ of K+1 tokens and one token at a time, so where the target's two best
 logits are nearly tied the argmax can flip. A divergence is *explained*
 when the target's top-two gap at that position is below a near-tie
 threshold and both runs chose one of those two tokens: numerics, not the
-algorithm (see docs/architecture.md, "Exactness").
+algorithm (see docs/architecture.md, "Exactness"). Where three or more
+tokens are that close, the batched argmax can land on any of them, so the
+benchmark asks the general question (:func:`choice_spread`): how far below
+the best logit is the lower of the two runs' tokens.
 
 This module is the one place that finds where two runs part and judges
 whether the parting is a near-tie; the self-test, the benchmark, the A/B
@@ -76,3 +79,25 @@ def divergence_explained(
     """
     ends_allowed = any(is_end(t) for t in best_two)
     return gap < threshold and all(ends_allowed if t is None else t in best_two for t in chosen)
+
+
+def choice_spread(logits: npt.ArrayLike, chosen: Sequence[int | None], is_end: Callable[[int], bool]) -> float:
+    """How far below the best logit the least likely of the runs' tokens lies (0 when all chose the best).
+
+    A run that ended there (``None``) chose the best end-of-generation token
+    among the eight most likely; if none of those ends, the spread is infinite.
+    A divergence is numerics when this is under the near-tie threshold: every
+    run's token was within it of the best, so batched arithmetic could flip
+    the argmax among them. With the two best tokens chosen, it is their gap.
+    """
+    row = np.asarray(logits, dtype=np.float64)
+    best = float(row.max())
+    top = np.argsort(row)[::-1][:8]
+    spread = 0.0
+    for token in chosen:
+        if token is None:
+            ends = [int(t) for t in top if is_end(int(t))]
+            spread = max(spread, best - float(row[ends[0]]) if ends else float("inf"))
+        else:
+            spread = max(spread, best - float(row[token]))
+    return spread

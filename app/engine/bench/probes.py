@@ -4,7 +4,7 @@
   threads wait on each other, so a little competition distorts a run.
 * :func:`batch_numerics`: how far a verify batch's logits drift from
   single-token ones, the basis of the near-tie threshold.
-* :func:`fresh_top_two`: the target's top-two gap after a prefix, for the
+* :func:`fresh_logits`: the target's logits after a prefix, for the
   near-tie check at a greedy divergence.
 * :func:`overhead_table`: the decoder's Python overhead per step at Qwen's
   vocabulary, with synthetic models.
@@ -23,9 +23,9 @@ from typing import Any
 
 import llama_cpp
 import numpy as np
+import numpy.typing as npt
 import psutil
 
-from app.core.decoding.divergence import top_two
 from app.engine.bench.overhead import QWEN_VOCAB, measure_overhead
 from app.engine.llama.model import LlamaModel
 
@@ -51,11 +51,11 @@ def overhead_table(temperatures: Sequence[float] = (0.0,), tokens: int = 200) ->
     return rows
 
 
-def fresh_top_two(target: LlamaModel, prefix: Sequence[int]) -> tuple[float, tuple[int, int]]:
-    """The target's top-two logit gap after ``prefix``, its last token evaluated on its own."""
+def fresh_logits(target: LlamaModel, prefix: Sequence[int]) -> npt.NDArray[np.float32]:
+    """The target's logits after ``prefix``, from empty caches, its last token evaluated on its own."""
     target.truncate(0)
     target.decode(prefix[:-1], "none")
-    return top_two(target.decode([prefix[-1]], "last")[0])
+    return np.array(target.decode([prefix[-1]], "last")[0], copy=True)
 
 
 def batch_numerics(target: LlamaModel, prompt: Sequence[int], width: int = 5) -> dict[str, Any]:
@@ -100,9 +100,7 @@ class CpuWatch:
         wall = time.perf_counter() - self._started
         cpus = psutil.cpu_count() or 1
         own = _own_cpu(self._process) - self._own
-        children = sum(
-            seconds - self._children.get(pid, 0.0) for pid, seconds in _children_cpu(self._process).items()
-        )
+        children = sum(seconds - self._children.get(pid, 0.0) for pid, seconds in _children_cpu(self._process).items())
         others = (_busy(psutil.cpu_times()) - self._system) - own - children
         return max(0.0, others / (wall * cpus)) if wall > 0 else 0.0
 

@@ -31,12 +31,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 import psutil
 
 from app.core.bench.stats import BASELINE, CHEAPER_DRAFT, DivergenceCheck, RunRecord, check_targets, summarize
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
-from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, divergence_explained, first_divergence
+from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, choice_spread, first_divergence, top_two
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
@@ -45,7 +47,7 @@ from app.engine.bench.preflight import apply_to, run_preflight
 from app.engine.bench.probes import (
     CpuWatch,
     batch_numerics,
-    fresh_top_two,
+    fresh_logits,
     machine_info,
     overhead_table,
     wait_for_quiet,
@@ -472,7 +474,7 @@ def _check_divergences(
 ) -> list[DivergenceCheck]:
     """Near-tie check at the first divergence of every greedy run from target-only."""
     base = {(r.prompt_id, r.repeat): r for r in records if r.config == BASELINE and r.temperature <= 0}
-    gaps: dict[tuple[int, ...], tuple[float, tuple[int, int]]] = {}
+    rows: dict[tuple[int, ...], npt.NDArray[np.float32]] = {}
     checks = []
     for r in records:
         reference = base.get((r.prompt_id, r.repeat))
@@ -482,13 +484,18 @@ def _check_divergences(
         if at is None:
             continue
         prefix = (*rendered[r.prompt_id], *reference.tokens[:at])
-        if prefix not in gaps:
-            gaps[prefix] = fresh_top_two(pair.target, prefix)
-        gap, top_two = gaps[prefix]
+        if prefix not in rows:
+            rows[prefix] = fresh_logits(pair.target, prefix)
+        row = rows[prefix]
+        gap, best_two = top_two(row)
         first, second = (run.tokens[at] if at < len(run.tokens) else None for run in (reference, r))
         chosen = (first, second)
-        explained = divergence_explained(gap, top_two, chosen, pair.target.is_eog, threshold)
-        checks.append(DivergenceCheck(r.regime, r.config, r.prompt_id, r.repeat, at, gap, top_two, chosen, explained))
+        spread = choice_spread(row, chosen, pair.target.is_eog)
+        checks.append(
+            DivergenceCheck(
+                r.regime, r.config, r.prompt_id, r.repeat, at, gap, best_two, chosen, spread < threshold, spread
+            )
+        )
     pair.target.truncate(0)
     return checks
 
