@@ -266,7 +266,9 @@ class PairPicker(QWidget):
         model = self.draft.model()
         for row, option in enumerate(options):
             self.draft.addItem(option.label if option.compatible else f"✗ {option.label}")
-            self.draft.setItemData(row, option.reason, Qt.ItemDataRole.ToolTipRole)
+            # The closed box elides long labels: the tooltip names the file too.
+            tip = f"{option.path.name}: {option.reason}" if option.path is not None else option.reason
+            self.draft.setItemData(row, tip, Qt.ItemDataRole.ToolTipRole)
             if not option.compatible and isinstance(model, QStandardItemModel):
                 item = model.item(row)
                 if item is not None:
