@@ -11,6 +11,7 @@ use. Everything here reads files or the network: call it through
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,9 +96,7 @@ def _model_label(name: str, quant: str, size: str, path: Path) -> str:
 
 def _distinct(labels: list[str], paths: list[Path | None]) -> list[str]:
     """The labels, with the file name added to each that another entry also shows (two copies of one model)."""
-    seen: dict[str, int] = {}
-    for label in labels:
-        seen[label] = seen.get(label, 0) + 1
+    seen = Counter(labels)
     return [
         f"{label}  ·  {path.name}" if seen[label] > 1 and path is not None else label
         for label, path in zip(labels, paths, strict=True)
