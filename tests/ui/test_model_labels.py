@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -17,20 +18,33 @@ from app.ui.settings.store import PairChoice
 from tests.ui.helpers import wait_until
 
 
-def test_copies_of_one_model_and_the_cheaper_draft_get_labels_of_their_own(
-    small_pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path
-) -> None:
-    target, draft = small_pair
-    folder = tmp_path / "models"
-    folder.mkdir()
-    for path in (target, draft):
-        shutil.copy(path, folder / path.name)
-    twin = folder / f"backup-{draft.name}"
-    shutil.copy(draft, twin)  # the same model, quant and size under another name
-    cheaper = make_cheaper_draft(folder / target.name, folder)  # a Q4_0 copy, like the plain draft
-    monkeypatch.setenv("TANDEM_MODELS_DIR", str(folder))
+@dataclass(frozen=True)
+class Folder:
+    """A models folder with the small pair, a second copy of its draft and pre-flight's cheaper copy."""
 
-    labels = {m.path.name: m.label for m in local_models() if m.path.parent == folder}
+    path: Path
+    target: Path
+    draft: Path
+    twin: Path  # the same model, quant and size as ``draft`` under another name
+    cheaper: Path  # a Q4_0 copy, like the plain draft
+
+
+@pytest.fixture
+def folder(small_pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, data_dir: Path) -> Folder:
+    root = tmp_path / "models"
+    root.mkdir()
+    for path in small_pair:
+        shutil.copy(path, root / path.name)
+    twin = root / f"backup-{small_pair[1].name}"
+    shutil.copy(small_pair[1], twin)
+    cheaper = make_cheaper_draft(root / small_pair[0].name, root)
+    monkeypatch.setenv("TANDEM_MODELS_DIR", str(root))
+    return Folder(root, root / small_pair[0].name, root / small_pair[1].name, twin, cheaper)
+
+
+def test_copies_of_one_model_and_the_cheaper_draft_get_labels_of_their_own(folder: Folder) -> None:
+    target, draft, twin, cheaper = folder.target, folder.draft, folder.twin, folder.cheaper
+    labels = {m.path.name: m.label for m in local_models() if m.path.parent == folder.path}
     assert set(labels) == {target.name, draft.name, twin.name, cheaper.name}
     assert len(set(labels.values())) == 4, labels
     assert twin.name in labels[twin.name] and draft.name in labels[draft.name]  # only the file names differ
@@ -38,7 +52,7 @@ def test_copies_of_one_model_and_the_cheaper_draft_get_labels_of_their_own(
     assert cheaper.name not in labels[cheaper.name]  # already told apart: no file name needed
     assert not any("cheaper copy" in labels[n] for n in (target.name, draft.name, twin.name))
 
-    options = [o for o in draft_options(folder / target.name) if o.path is not None and o.path.parent == folder]
+    options = [o for o in draft_options(target) if o.path is not None and o.path.parent == folder.path]
     shown = {o.path.name: o.label for o in options if o.path is not None}
     assert {draft.name, twin.name, cheaper.name} <= set(shown)
     assert len({shown[n] for n in (draft.name, twin.name, cheaper.name)}) == 3, shown
@@ -46,27 +60,15 @@ def test_copies_of_one_model_and_the_cheaper_draft_get_labels_of_their_own(
 
 
 def test_the_picker_lists_them_apart_and_names_each_file_in_its_tooltip(
-    make_window: Callable[..., MainWindow],
-    small_pair: tuple[Path, Path],
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    make_window: Callable[..., MainWindow], folder: Folder
 ) -> None:
-    target, draft = small_pair
-    folder = tmp_path / "models"
-    folder.mkdir()
-    for path in (target, draft):
-        shutil.copy(path, folder / path.name)
-    twin = folder / f"backup-{draft.name}"
-    shutil.copy(draft, twin)
-    cheaper = make_cheaper_draft(folder / target.name, folder)
-    monkeypatch.setenv("TANDEM_MODELS_DIR", str(folder))
     window = make_window()
-    window.picker.refresh(PairChoice(folder / target.name, twin, DrafterKind.HYBRID))
+    window.picker.refresh(PairChoice(folder.target, folder.twin, DrafterKind.HYBRID))
     box = window.picker.draft
     wait_until(lambda: box.count() >= 3, 60, "the draft list")
     texts = [box.itemText(i) for i in range(box.count())]
     tips = [str(box.itemData(i, Qt.ItemDataRole.ToolTipRole)) for i in range(box.count())]
     assert len(set(texts)) == len(texts), texts
-    for name in (draft.name, twin.name, cheaper.name):
+    for name in (folder.draft.name, folder.twin.name, folder.cheaper.name):
         assert any(tip.startswith(f"{name}: ") for tip in tips), tips
-    assert twin.name in box.currentText()  # the copy asked for is the one selected
+    assert folder.twin.name in box.currentText()  # the copy asked for is the one selected
