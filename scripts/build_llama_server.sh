@@ -14,7 +14,9 @@ version=$(sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | h
 [ -n "$version" ] || { echo "build_llama_server: no llama-cpp-python pin in pyproject.toml" >&2; exit 2; }
 cache=${TANDEM_CACHE:-$HOME/.cache/tandem}
 out="$cache/llama-server-$version"
-if [ -x "$out/llama-server" ]; then
+# The CPU options it was built with are kept beside it: a binary built with others is built again.
+cpu_args=$(bash scripts/llama_wheel.sh --cmake-args)
+if [ -x "$out/llama-server" ] && [ "$(cat "$out/cmake-args.txt" 2>/dev/null)" = "$cpu_args" ]; then
   echo "$out/llama-server"
   exit 0
 fi
@@ -28,14 +30,16 @@ echo "build_llama_server: fetching the llama-cpp-python $version sources" >&2
 tar -xzf "$work"/llama_cpp_python-"$version".tar.gz -C "$work"
 src="$work/llama_cpp_python-$version/vendor/llama.cpp"
 echo "build_llama_server: building llama-server (minutes)" >&2
-cmake -S "$src" -B "$work/build" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
+# The same CPU options as the Python bindings' wheel (scripts/llama_wheel.sh: no AMX).
+eval "cmake -S \"\$src\" -B \"\$work/build\" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
   -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF \
-  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=ON >"$work/cmake.log" 2>&1 \
+  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=ON $cpu_args" >"$work/cmake.log" 2>&1 \
   || { tail -n 30 "$work/cmake.log" >&2; exit 1; }
 cmake --build "$work/build" --target llama-server -j "$(nproc)" >"$work/build.log" 2>&1 \
   || { tail -n 30 "$work/build.log" >&2; exit 1; }
 mkdir -p "$out.partial"
 cp "$work/build/bin/llama-server" "$out.partial/llama-server"
+printf '%s\n' "$cpu_args" >"$out.partial/cmake-args.txt"
 rm -rf "$out"
 mv "$out.partial" "$out"  # atomic: a cut build never leaves a binary that looks finished
 echo "$out/llama-server"

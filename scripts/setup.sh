@@ -4,8 +4,8 @@
 # does what is missing.
 #
 # llama-cpp-python is compiled from source on first install (about 6 minutes
-# on two cores). pip keeps the built wheel in its cache (~/.cache/pip), so later
-# runs and fresh virtual environments reuse it: do not pass --no-cache-dir.
+# on two cores) into ~/.cache/tandem/wheels (scripts/llama_wheel.sh), so later
+# runs and fresh virtual environments reuse it.
 #
 # Options (environment): PYTHON (default python3.11, else python3),
 # TANDEM_VENV (default .venv), TANDEM_SKIP_MODELS=1 to skip model installs,
@@ -22,11 +22,17 @@ if [ ! -x "$venv/bin/python" ]; then
   "$python_bin" -m venv "$venv"
 fi
 stamp="$venv/.tandem-installed"
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "setup: installing dependencies (first llama-cpp-python build takes minutes)"
+# llama-cpp-python comes from Tandem's own wheel cache, built once per version and options
+# (scripts/llama_wheel.sh says why pip's cache is not enough); the stamp names that wheel,
+# so a venv made with another build gets this one.
+wheels=$(bash scripts/llama_wheel.sh "$venv/bin/python")
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$(cat "$stamp")" != "$wheels" ]; then
+  echo "setup: installing dependencies"
   "$venv/bin/python" -m pip install --quiet --upgrade pip
-  "$venv/bin/python" -m pip install --quiet -e '.[test]'
-  touch "$stamp"
+  "$venv/bin/python" -m pip install --quiet --find-links "$wheels" -e '.[test]'
+  "$venv/bin/python" -m pip install --quiet --no-deps --force-reinstall --no-index --find-links "$wheels" \
+    "$(ls "$wheels"/llama_cpp_python-*.whl)"
+  echo "$wheels" >"$stamp"
 fi
 if [ "${TANDEM_SKIP_LLAMA_SERVER:-0}" != 1 ]; then
   # llama.cpp's own server, for the remote-engine tests and `bench --vs-llama-server`;
