@@ -13,10 +13,13 @@ from app.cli.common import add_model_options, add_sampling_options, resolve_pair
 from app.cli.remote_chat import add_options as add_remote_options
 from app.cli.remote_chat import run_remote
 from app.core.chat import Message
-from app.core.decoding.decoder import GenerationRequest
+from app.core.chat_settings import ChatSettings
+from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
-from app.core.errors import PromptTooLongError, TandemError
-from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
+from app.core.errors import TandemError
+from app.core.reply.plan import PromptPolicy
+from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.reply import ReplyPlan, ReplyRequest, chat_messages, plan_reply, run_reply
 
 # ANSI styles per origin; the CLI is a view, so it owns its colours.
 _STYLE = {
@@ -118,24 +121,50 @@ def run(args: argparse.Namespace) -> int:
         return run_remote(args)
     if args.max_tokens < 1 or (args.draft_max is not None and args.draft_max < 0) or args.ctx < 16:
         raise TandemError("--max-tokens must be >= 1, --draft-max >= 0 and --ctx >= 16")
-    params = sampling_params(args)
+    sampling_params(args)  # a bad value is reported before anything loads
     prompt_text = read_prompt(args)
     target, draft = resolve_pair(args)
     kind = drafter_kind(args, draft)
+    settings = settings_from_options(args, ChatSettings(drafter=kind.value))
     config = PairConfig(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
-    messages = [Message("system", args.system)] if args.system else []
-    messages.append(Message("user", prompt_text))
+    # One prompt, not a chat: an oversized one is refused rather than cut.
+    request = ReplyRequest(
+        settings,
+        chat_messages(settings, [Message("user", prompt_text)]),
+        PromptPolicy.REFUSE,
+        stop=tuple(args.stop),
+    )
     with LoadedPair(config) as pair:
-        prompt = pair.template.render(messages)
-        if len(prompt) >= pair.target.n_ctx:
-            raise PromptTooLongError(len(prompt), pair.target.n_ctx)
-        decoder = pair.decoder(params, draft_length=args.draft_max)
-        request = GenerationRequest(prompt, max_tokens=args.max_tokens, stop_strings=tuple(args.stop))
+        plan = plan_reply(pair, request)
+        events = run_reply(pair, plan)
         if args.json:
-            return _run_json(decoder.generate(request), kind, prompt, sys.stdout)
-        return _run_stream(decoder.generate(request), kind, sys.stdout)
+            return _run_json(events, plan, sys.stdout)
+        return _run_stream(events, plan.drafter, sys.stdout)
+
+
+def settings_from_options(args: argparse.Namespace, base: ChatSettings) -> ChatSettings:
+    """``base`` with whatever the command line gave explicitly laid over it (for ``--chat``: this reply only)."""
+    given = {name: getattr(args, name) for name in SAMPLING_OPTIONS}
+    changes: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
+    if args.max_tokens is not None:
+        changes["max_tokens"] = args.max_tokens
+    if args.system is not None:
+        changes["system_prompt"] = args.system
+    if args.no_draft:
+        changes["drafter"] = DrafterKind.NONE.value
+    elif args.ngram:
+        changes["drafter"] = DrafterKind.NGRAM.value
+    if args.draft_max is not None:
+        if args.draft_max == 0:
+            changes["drafter"] = DrafterKind.NONE.value
+        else:
+            changes.update(adaptive=False, draft_length=args.draft_max)
+    try:
+        return base.with_changes(**changes)
+    except ValueError as exc:
+        raise TandemError(f"{exc} (from the command line)") from exc
 
 
 def _fill_defaults(args: argparse.Namespace) -> None:
@@ -178,17 +207,16 @@ def reply_json(
     return {"text": text, "tokens": tokens, "finish_reason": reason, "drafter": drafter, "stats": stats}
 
 
-def _run_json(
-    events: Any, kind: DrafterKind, prompt: list[int], out: TextIO, extra: dict[str, Any] | None = None
-) -> int:
+def _run_json(events: Any, plan: ReplyPlan, out: TextIO, extra: dict[str, Any] | None = None) -> int:
     """Print the reply as one JSON object (``extra`` keys added) once it is finished."""
     tokens: list[dict[str, Any]] = []
     for event in events:
         if isinstance(event, StepEvent):
             tokens.extend(token_json(event))
         elif isinstance(event, FinishedEvent):
-            payload = reply_json(event.text, tokens, event.reason.value, kind.value, event.stats.to_dict())
-            payload["prompt_tokens"] = prompt
+            payload = reply_json(event.text, tokens, event.reason.value, plan.drafter.value, event.stats.to_dict())
+            payload["prompt_tokens"] = plan.prompt.tokens
+            payload["produced_by"] = plan.provenance.to_dict()
             payload.update(extra or {})
             json.dump(payload, out, ensure_ascii=False)
             out.write("\n")

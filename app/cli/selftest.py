@@ -40,6 +40,7 @@ from app.core.decoding.model_port import CausalLM, sync_cache
 from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats
 from app.core.errors import TandemError
+from app.core.reply.plan import DraftPlan
 
 if TYPE_CHECKING:
     from app.engine.llama.session import DrafterKind, LoadedPair
@@ -120,7 +121,9 @@ def analyse_divergence(
 
 
 def _generate(pair: LoadedPair, prompt: list[int], max_tokens: int, drafter: DrafterKind) -> RunResult:
-    decoder = pair.decoder(SamplingParams(temperature=0.0), drafter=drafter, draft_length=DRAFT_LENGTH)
+    decoder = pair.decoder(
+        SamplingParams(temperature=0.0), DraftPlan.for_run(drafter, DRAFT_LENGTH).policy(), drafter=drafter
+    )
     tokens: list[int] = []
     for event in decoder.generate(GenerationRequest(prompt, max_tokens=max_tokens)):
         if isinstance(event, StepEvent):

@@ -1,4 +1,4 @@
-"""What one chat is generated with: its system prompt, sampling settings and drafter, and what a reply records.
+"""What one chat is generated with: its system prompt, sampling settings and drafter.
 
 A chat's settings belong to the chat (stored with the conversation as the
 dict of :meth:`ChatSettings.to_dict`), so changing them for one chat never
@@ -7,9 +7,9 @@ database, an import or an older Tandem left there and never raises: an
 unknown key is ignored, and a missing, mistyped or out-of-range value falls
 back to its default, because a chat must always open.
 
-:func:`reply_provenance` is the one description of what produced a reply,
-stored under ``meta["produced_by"]`` by the window and the CLI alike, so
-every reply answers "which pair, which drafter, which settings, which seed".
+What a reply records of what produced it is :mod:`app.core.reply.record`'s
+(:class:`~app.core.reply.record.Provenance`), planned from these settings by
+:mod:`app.engine.reply`.
 """
 
 from __future__ import annotations
@@ -110,44 +110,3 @@ class ChatSettings:
             repeat_penalty=self.repeat_penalty,
             seed=None if self.seed == -1 else self.seed,
         )
-
-    def draft_policy(self, drafter: str | None = None) -> str:
-        """The draft-length policy in words, for ``drafter`` (default: this chat's): "adaptive, up to 4"..."""
-        if (drafter or self.drafter) == "none":
-            return "none"
-        if self.adaptive:
-            return f"adaptive, up to {self.draft_length}"
-        return f"fixed {self.draft_length}"
-
-
-def reply_provenance(
-    settings: ChatSettings,
-    *,
-    target: str,
-    draft: str | None,
-    drafter: str,
-    draft_policy: str,
-    seed: int | None,
-) -> dict[str, Any]:
-    """What produced a reply, for ``meta["produced_by"]``: the pair, the drafter used, sampling, prompt, seed.
-
-    ``drafter`` and ``draft_policy`` are what was actually used (a chat set
-    to the draft model may run without one when none is loaded); ``seed`` is
-    the seed actually used, None when the run drew from fresh entropy.
-    """
-    return {
-        "target": target,
-        "draft": draft if drafter in ("model", "hybrid") else None,
-        "drafter": drafter,
-        "draft_policy": draft_policy,
-        "sampling": {
-            "temperature": settings.temperature,
-            "top_k": settings.top_k,
-            "top_p": settings.top_p,
-            "min_p": settings.min_p,
-            "repeat_penalty": settings.repeat_penalty,
-            "max_tokens": settings.max_tokens,
-        },
-        "system_prompt": settings.system_prompt,
-        "seed": seed,
-    }

@@ -41,7 +41,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, FinishReason
 from app.core.errors import TandemError
@@ -54,7 +53,7 @@ from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
 from app.engine.store.recovery import move_aside, recover_in_place
 from app.ui import branding, theme
 from app.ui.background import Background
-from app.ui.chat.controller import Activity, ChatController, adaptive_max_length, info_label, pair_label
+from app.ui.chat.controller import Activity, ChatController, info_label, pair_label
 from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.store_notice import StoreNotice
@@ -77,11 +76,6 @@ if TYPE_CHECKING:
     from app.engine.store.conversations import SearchHit
 
 SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
-
-
-def adaptive_policy(draft_length: int) -> AdaptiveDraftLength:
-    """The controller behind Settings' adaptive switch: its draft length is a floor on the maximum, not a fixed K."""
-    return AdaptiveDraftLength(adaptive_max_length(draft_length))
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -107,7 +101,7 @@ class MainWindow(QMainWindow):
         self.raise_requests = 0
         self.store = store if store is not None else self._open_store()
         self.background = Background(self)
-        self.host = EngineHost(self, adaptive_policy)
+        self.host = EngineHost(self)
         self._loading: PairChoice | None = None  # the pair being loaded, saved as the default once it has loaded
         self._estimate: MeterState | None = None
         self._estimate_generation = 0

@@ -12,19 +12,15 @@ choosing a server) switches the local server off, since what it announced in
 
 from __future__ import annotations
 
-import queue
-
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
-from app.core.decoding.events import FinishedEvent, FinishReason
-from app.core.decoding.stats import GenerationStats
 from app.core.errors import TandemError
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.server.http import RunningServer
 from app.engine.server.protocol import CompletionRequest, RequestError
-from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, ServerEngine, Ticket
+from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, RequestQueue, ServedRecord, Ticket, serve_ticket
 from app.ui.worker import EngineHost
 
 DEFAULT_PORT = 8080  # serve's default, so a client set up for the CLI finds the window too
@@ -35,8 +31,12 @@ SWITCH_TIP = (
 _REFRESH_MS = 500
 
 
-class SharedServerEngine(ServerEngine):
-    """``serve``'s queue in front of the window's engine thread and its loaded pair (no second copy)."""
+class SharedServerEngine:
+    """``serve``'s queue in front of the window's engine thread and its loaded pair (no second copy).
+
+    It composes the same :class:`RequestQueue` and answers each ticket with the
+    same :func:`serve_ticket` as ``serve``'s own engine; only the thread differs.
+    """
 
     def __init__(
         self,
@@ -45,52 +45,62 @@ class SharedServerEngine(ServerEngine):
         draft_length: int | None = None,
         queue_limit: int = DEFAULT_QUEUE_LIMIT,
     ) -> None:
-        super().__init__(config, draft_length, queue_limit)
+        self.config = config
+        self.draft_length = draft_length  # None: adaptive drafting
+        self.requests = RequestQueue(queue_limit)
         self._host = host
         self._current: Ticket | None = None
+
+    @property
+    def model_name(self) -> str:
+        """The name clients see in ``/v1/models``: the target file's stem."""
+        return self.config.target.stem
+
+    @property
+    def served(self) -> list[ServedRecord]:
+        """What each finished request did."""
+        return self.requests.served
+
+    @property
+    def waiting(self) -> int:
+        """Requests queued behind the one being generated."""
+        return max(0, self.requests.pending - 1)
 
     def start(self) -> None:
         """Nothing to load: the window's engine thread holds the pair already."""
 
     def submit(self, request: CompletionRequest) -> Ticket:
         """Queue ``request`` (429 past the limit) and ask the engine thread to serve the next one in line."""
-        ticket = super().submit(request)
+        ticket = self.requests.submit(request)
         self._host.run_on_engine(self._serve_next)
         return ticket
 
     @property
     def queued(self) -> int:
         """Requests waiting for the engine thread (for the chat or for an earlier request)."""
-        with self._lock:
-            return max(0, self._pending - (1 if self._current is not None else 0))
+        return max(0, self.requests.pending - (1 if self._current is not None else 0))
 
     def close(self) -> None:
         """Stop the request being generated at its next verify step, refuse those waiting."""
         current = self._current
         if current is not None:
             current.cancel.set()
-        super().close()
+        self.requests.close()
 
     def _serve_next(self, pair: LoadedPair | None) -> None:
         """On the engine thread: the oldest waiting request, with the pair the chat uses."""
-        try:
-            job = self._jobs.get_nowait()
-        except queue.Empty:  # close() took it back and answered it
-            return
-        if job is None:
+        job = self.requests.take(block=False)
+        if job is None:  # close() took it back and answered it
             return
         try:
-            if job.cancel.is_set():  # the client left while waiting
-                job.items.put(FinishedEvent(FinishReason.CANCELLED, "", GenerationStats()))
-            elif pair is None or pair.config != self.config:
+            if pair is None or pair.config != self.config:
                 job.items.put(RequestError("the window no longer has this pair loaded", 503, kind="server_error"))
             else:
                 self._current = job
-                self._serve(pair, job)
+                serve_ticket(pair, job, self.draft_length, self.requests)
         finally:
-            with self._lock:
-                self._current = None
-                self._pending = max(0, self._pending - 1)
+            self._current = None
+            self.requests.done()
 
 
 class ServerSwitch(QWidget):

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -30,14 +30,16 @@ from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
-from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
+from app.core.decoding.events import FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import ContextSettingError, TandemError
 from app.core.memory.estimate import MemoryBreakdown
+from app.core.reply.plan import DraftPlan
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.memory.measure import capture_load_log, measured_breakdown, process_memory
 from app.engine.remote.client import RemoteEngine, RemoteError, ServerKind
 from app.engine.remote.steps import plain_step
+from app.engine.reply import ReplyPlan, ReplyRequest, plan_remote_reply, plan_reply, reply_reserve, run_reply
 
 # How replies and footers name a remote server's "drafter", by what it reports.
 _SERVER_NAMES = {
@@ -87,16 +89,10 @@ class PairInfo:
 
 @dataclass(frozen=True, slots=True)
 class GenerateJob:
-    """One reply to generate."""
+    """One reply to generate: what the chat asks for (planned on the engine thread, which has the pair)."""
 
-    messages: tuple[Message, ...]
-    params: SamplingParams
-    max_tokens: int = 512
-    draft_length: int = 4
-    drafter: DrafterKind | None = None  # None: the loaded pair's own drafter
-    adaptive: bool = False
+    request: ReplyRequest
     cancel: threading.Event = field(default_factory=threading.Event)
-    continue_reply: bool = False  # the last message is an unfinished reply that generation goes on with
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +104,7 @@ class PromptInfo:
     n_ctx: int
     reused: int = 0  # prompt tokens the target's KV cache already held (not read again)
     draft_reused: int | None = None  # the same for the draft model's cache (None: no draft model)
+    plan: ReplyPlan | None = None  # a reply's plan (None for a count of the context gauge)
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,8 +131,6 @@ class ComparisonJob:
     temperatures: tuple[float, ...] = ()  # empty: an A/B run
     cancel: threading.Event = field(default_factory=threading.Event)
 
-
-PolicyFactory = Callable[[int], Any]
 
 # How the window's errors name the context-size setting (the CLI says --ctx).
 CONTEXT_SETTING = '"Context size" in the Settings tab'
@@ -194,12 +189,11 @@ class EngineWorker(QObject):
     preflight_done = Signal(object)  # app.engine.bench.preflight.PreflightReport
     closed = Signal()
 
-    def __init__(self, policy_factory: PolicyFactory | None = None) -> None:
+    def __init__(self) -> None:
         super().__init__()
         self._pair: LoadedPair | None = None
         self._remote: RemoteEngine | None = None
-        self._remote_n_ctx = 0  # the server's context size, where it says
-        self._policy_factory = policy_factory
+        self._remote_info: RemoteInfo | None = None
 
     # -- slots (queued from the GUI thread) -------------------------------------------
 
@@ -231,7 +225,7 @@ class EngineWorker(QObject):
         """Free the local pair and answer from ``engine`` instead (``loaded`` carries ``info``)."""
         self._unload()
         self._remote = engine
-        self._remote_n_ctx = info.n_ctx
+        self._remote_info = info
         config = PairConfig(Path(info.model), None, DrafterKind.NONE, n_ctx=info.n_ctx)
         self.loaded.emit(PairInfo(config, info.model, None, info.n_ctx, 0, 0.0, remote=info))
 
@@ -251,14 +245,14 @@ class EngineWorker(QObject):
             return
         try:
             pair = self._require_pair()
-            reserve = min(job.max_tokens, pair.target.n_ctx // 4)
-            fitted = pair.prompt_tokens(job.messages, reserve=reserve, continue_reply=job.continue_reply)
-            reused, draft_reused = pair.cached_prefix(fitted.tokens)
+            plan = plan_reply(pair, job.request)
+            fitted = plan.prompt
             self.prompt_ready.emit(
-                PromptInfo(len(fitted.tokens), fitted.dropped_messages, pair.target.n_ctx, reused, draft_reused)
+                PromptInfo(
+                    len(fitted.tokens), fitted.dropped_messages, plan.n_ctx, plan.reused, plan.draft_reused, plan
+                )
             )
-            request = GenerationRequest(fitted.tokens, job.max_tokens, should_stop=job.cancel.is_set)
-            for event in self._events(pair, job.params, job.drafter, job.draft_length, job.adaptive, request):
+            for event in run_reply(pair, plan, job.cancel.is_set):
                 if isinstance(event, StepEvent):
                     self.step.emit(event)
                 else:
@@ -270,16 +264,21 @@ class EngineWorker(QObject):
         """One reply from the server; on a failure, what had arrived is shown and kept before the error."""
         shown = ""
         started = False
-        n_ctx = self._remote_n_ctx
+        info = self._remote_info
+        n_ctx = info.n_ctx if info is not None else 0
+        kind = info.kind if info is not None else ServerKind.PLAIN
+        plan = plan_remote_reply(job.request, engine.model or "", _SERVER_NAMES[kind])
 
         def begin() -> None:
             nonlocal started
             if not started:  # only once the server answers: a refused connection leaves no empty reply behind
                 started = True
-                self.prompt_ready.emit(PromptInfo(0, 0, n_ctx))
+                self.prompt_ready.emit(PromptInfo(0, 0, n_ctx, plan=plan))
 
         try:
-            for event in engine.generate(job.messages, job.params, job.max_tokens, should_stop=job.cancel.is_set):
+            request = job.request
+            events = engine.generate(request.messages, plan.params, plan.max_tokens, should_stop=job.cancel.is_set)
+            for event in events:
                 begin()
                 if isinstance(event, StepEvent):
                     shown += event.text
@@ -304,7 +303,7 @@ class EngineWorker(QObject):
             return
         try:
             pair = self._pair
-            fitted = pair.prompt_tokens(messages, reserve=min(max_tokens, pair.target.n_ctx // 4))
+            fitted = pair.prompt_tokens(messages, reserve=reply_reserve(max_tokens, pair.target.n_ctx))
             self.prompt_counted.emit(PromptInfo(len(fitted.tokens), fitted.dropped_messages, pair.target.n_ctx))
         except Exception:  # a count that fails only leaves the gauge as it was; sending reports the error
             return
@@ -314,7 +313,7 @@ class EngineWorker(QObject):
         """A/B (target-only, then the drafter) or a temperature sweep; one ``comparison_run`` per run."""
         try:
             pair = self._require_pair()
-            fitted = pair.prompt_tokens(job.messages, reserve=min(job.max_tokens, pair.target.n_ctx // 4))
+            fitted = pair.prompt_tokens(job.messages, reserve=reply_reserve(job.max_tokens, pair.target.n_ctx))
             runs: list[tuple[DrafterKind, SamplingParams]]
             drafter = pair.config.drafter if pair.config.drafter is not DrafterKind.NONE else DrafterKind.NGRAM
             if job.temperatures:
@@ -330,7 +329,8 @@ class EngineWorker(QObject):
                 )
                 request = GenerationRequest(fitted.tokens, job.max_tokens, should_stop=job.cancel.is_set)
                 ids: list[int] = []
-                for event in self._events(pair, params, kind, job.draft_length, job.adaptive, request):
+                policy = DraftPlan.for_chat(kind, job.draft_length, job.adaptive).policy()
+                for event in pair.decoder(params, policy, drafter=kind).generate(request):
                     if isinstance(event, StepEvent):
                         ids.extend(t.id for t in event.tokens)
                     elif event.reason is not FinishReason.CANCELLED:
@@ -386,22 +386,6 @@ class EngineWorker(QObject):
             raise TandemError("no model pair is loaded yet: pick one and press Load")
         return self._pair
 
-    def _events(
-        self,
-        pair: LoadedPair,
-        params: SamplingParams,
-        drafter: DrafterKind | None,
-        draft_length: int,
-        adaptive: bool,
-        request: GenerationRequest,
-    ) -> Iterator[StepEvent | FinishedEvent]:
-        kind = drafter or pair.config.drafter
-        policy = None
-        if adaptive and self._policy_factory is not None and kind is not DrafterKind.NONE:
-            policy = self._policy_factory(draft_length)
-        decoder = pair.decoder(params, policy=policy, drafter=kind, draft_length=draft_length)
-        return decoder.generate(request)
-
     def _unload(self) -> None:
         if self._pair is not None:
             pair, self._pair = self._pair, None
@@ -426,11 +410,11 @@ class EngineHost(QObject):
     _close = Signal()
     thread: QThread  # type: ignore[assignment]  # the engine thread shadows QObject.thread(); callers and tests read host.thread
 
-    def __init__(self, parent: QObject | None = None, policy_factory: PolicyFactory | None = None) -> None:
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.thread = QThread()
         self.thread.setObjectName("tandem-engine")
-        self.worker = EngineWorker(policy_factory)
+        self.worker = EngineWorker()
         self.worker.moveToThread(self.thread)
         self._load.connect(self.worker.load)
         self._use_remote.connect(self.worker.use_remote)

@@ -62,7 +62,8 @@ def test_chat_continues_on_the_active_branch_with_the_stored_settings(data_dir, 
         produced = reply.meta["produced_by"]
         assert produced == payload["produced_by"]
         assert produced["system_prompt"] == LONG_SYSTEM and produced["sampling"]["max_tokens"] == 12
-        assert produced["drafter"] == "model" and produced["draft_policy"] == "adaptive, up to 3"
+        # The chat's draft length 3 is a floor on the adaptive controller's maximum, as in the window.
+        assert produced["drafter"] == "model" and produced["draft_policy"] == "adaptive, up to 12"
         assert produced["target"] == small_pair[0].name and produced["draft"] == small_pair[1].name
         assert isinstance(produced["seed"], int)
         assert reply.meta["stats"]["emitted"] == payload["stats"]["emitted"]

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from app.core.chat_settings import ChatSettings, reply_provenance
+from app.core.chat_settings import ChatSettings
 from app.core.decoding.sampling import SamplingParams
 
 
@@ -73,23 +73,3 @@ def test_constructor_refuses_what_from_dict_repairs():
 def test_sampling_params_and_seed():
     assert ChatSettings(temperature=0.5, top_k=7, seed=-1).sampling_params() == SamplingParams(0.5, 7, 0.95, 0.05)
     assert ChatSettings(seed=42).sampling_params().seed == 42
-
-
-def test_draft_policy_in_words():
-    assert ChatSettings().draft_policy() == "adaptive, up to 4"
-    assert ChatSettings(adaptive=False, draft_length=6).draft_policy() == "fixed 6"
-    assert ChatSettings(drafter="none").draft_policy() == "none"
-    assert ChatSettings().draft_policy("none") == "none"
-
-
-def test_reply_provenance_records_what_produced_the_reply():
-    settings = ChatSettings(system_prompt="Be brief.", temperature=0.8, seed=-1)
-    produced = reply_provenance(
-        settings, target="t.gguf", draft="d.gguf", drafter="model", draft_policy="adaptive, up to 4", seed=99
-    )
-    json.dumps(produced)
-    assert produced["target"] == "t.gguf" and produced["draft"] == "d.gguf" and produced["seed"] == 99
-    assert produced["system_prompt"] == "Be brief." and produced["draft_policy"] == "adaptive, up to 4"
-    assert produced["sampling"]["temperature"] == 0.8 and produced["sampling"]["max_tokens"] == 512
-    ngram = reply_provenance(settings, target="t", draft="d", drafter="ngram", draft_policy="fixed 4", seed=None)
-    assert ngram["draft"] is None and ngram["drafter"] == "ngram"  # the draft model did not take part

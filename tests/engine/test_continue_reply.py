@@ -15,6 +15,7 @@ import pytest
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, first_divergence, top_two_gap
+from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
@@ -31,7 +32,7 @@ def pair(small_pair: tuple[Path, Path]) -> Iterator[LoadedPair]:
 
 
 def _reply(pair: LoadedPair, prompt: list[int], max_tokens: int) -> tuple[list[int], FinishedEvent]:
-    decoder = pair.decoder(GREEDY, drafter=DrafterKind.MODEL, draft_length=3)
+    decoder = pair.decoder(GREEDY, FixedDraftLength(3), drafter=DrafterKind.MODEL)
     ids: list[int] = []
     finished = None
     for event in decoder.generate(GenerationRequest(prompt, max_tokens=max_tokens)):

@@ -6,9 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import first_divergence
+from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.decoding.drafters import LOOKUP_SOURCE, MODEL_SOURCE, HybridDrafter, NgramDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
@@ -23,7 +25,7 @@ EDIT = "Rename x to y and return the code:\n\ndef f(x):\n    return x + 1\n\ndef
 def _run(pair: LoadedPair, kind: DrafterKind | None) -> tuple[list[StepEvent], FinishedEvent]:
     """A reply that copies its input; at a fixed length, so what is drafted does not depend on measured costs."""
     prompt = pair.template.render([Message("user", EDIT)])
-    decoder = pair.decoder(GREEDY, drafter=kind, draft_length=4)
+    decoder = pair.decoder(GREEDY, FixedDraftLength(4), drafter=kind)
     events = list(decoder.generate(GenerationRequest(prompt, max_tokens=48)))
     finished = events[-1]
     assert isinstance(finished, FinishedEvent)
@@ -35,8 +37,8 @@ def test_hybrid_is_the_default_and_tags_every_draft_token(small_pair: tuple[Path
     config = PairConfig(target, draft, n_ctx=512, n_threads=1)
     assert config.drafter is DrafterKind.HYBRID
     with LoadedPair(config) as pair:
-        assert isinstance(pair.decoder(GREEDY).drafter, HybridDrafter)
-        assert isinstance(pair.decoder(GREEDY, drafter=DrafterKind.NGRAM).drafter, NgramDrafter)
+        assert isinstance(pair.decoder(GREEDY, AdaptiveDraftLength()).drafter, HybridDrafter)
+        assert isinstance(pair.decoder(GREEDY, AdaptiveDraftLength(), drafter=DrafterKind.NGRAM).drafter, NgramDrafter)
         steps, finished = _run(pair, None)
         baseline, _ = _run(pair, DrafterKind.NONE)
     tokens = [t for s in steps for t in s.tokens]

@@ -11,6 +11,7 @@ import pytest
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, first_divergence, top_two_gap
+from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import IncompatiblePairError
@@ -37,7 +38,7 @@ def pair(small_pair: tuple[Path, Path]) -> Iterator[LoadedPair]:
 
 
 def generate(pair: LoadedPair, prompt: list[int], kind: DrafterKind, max_tokens: int = 64, **kw: object):
-    decoder = pair.decoder(kw.pop("params", GREEDY), drafter=kind, draft_length=4)  # type: ignore[arg-type]
+    decoder = pair.decoder(kw.pop("params", GREEDY), FixedDraftLength(4), drafter=kind)  # type: ignore[arg-type]
     steps: list[StepEvent] = []
     finished = None
     for event in decoder.generate(GenerationRequest(prompt, max_tokens=max_tokens, **kw)):  # type: ignore[arg-type]
@@ -58,7 +59,7 @@ def fresh_next_logits(model: LlamaModel, prefix: list[int]) -> np.ndarray:
 
 def test_kv_cache_after_each_step_equals_a_fresh_evaluation(pair: LoadedPair) -> None:
     prompt = pair.template.render([Message("user", PROMPTS[0])])
-    decoder = pair.decoder(GREEDY, drafter=DrafterKind.MODEL, draft_length=5)
+    decoder = pair.decoder(GREEDY, FixedDraftLength(5), drafter=DrafterKind.MODEL)
     committed = list(prompt)
     checked = 0
     target = pair.target

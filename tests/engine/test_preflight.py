@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from app.core.adaptive.controller import AdaptiveDraftLength
+from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.decoding.sampling import SamplingParams
 from app.engine.bench.preflight import (
     CHEAPER_DRAFT_MARGIN,
@@ -66,7 +67,7 @@ def test_predictions_follow_the_cost_model(report: PreflightReport) -> None:
 
 def test_apply_to_seeds_the_adaptive_controller(pair: LoadedPair, report: PreflightReport) -> None:
     apply_to(pair, report)
-    decoder = pair.decoder(SamplingParams(temperature=0.0))
+    decoder = pair.decoder(SamplingParams(temperature=0.0), AdaptiveDraftLength())
     policy = decoder.policy
     assert isinstance(policy, AdaptiveDraftLength) and policy.attached
     costs = policy.costs()
@@ -87,10 +88,11 @@ def test_apply_to_seeds_the_adaptive_controller(pair: LoadedPair, report: Prefli
     assert (policy.next_length() > 0) == expected or report.best.speedup < 1.1
 
 
-def test_fixed_length_still_wins_over_adaptive_default(pair: LoadedPair) -> None:
-    decoder = pair.decoder(SamplingParams(temperature=0.0), draft_length=3)
+def test_the_decoder_runs_the_policy_it_is_given(pair: LoadedPair) -> None:
+    decoder = pair.decoder(SamplingParams(temperature=0.0), FixedDraftLength(3))
     assert decoder.policy.next_length() == 3
-    assert not isinstance(pair.decoder(SamplingParams(), adaptive=False).policy, AdaptiveDraftLength)
+    adaptive = AdaptiveDraftLength(7)
+    assert pair.decoder(SamplingParams(), adaptive).policy is adaptive and adaptive.attached
 
 
 def test_a_cheaper_draft_is_estimated_then_measured(pair: LoadedPair, report: PreflightReport, tmp_path: Path) -> None:

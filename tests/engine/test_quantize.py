@@ -9,6 +9,7 @@ from typing import Any
 import llama_cpp
 import pytest
 
+from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.errors import TandemError
 from app.engine.gguf.header import ModelFileError, read_header
 from app.engine.llama.quantize import cheaper_draft_path, make_cheaper_draft, requantize
@@ -56,7 +57,7 @@ def test_the_cheaper_draft_drafts_for_the_target(small_pair: tuple[Path, Path], 
 
     with LoadedPair(PairConfig(small_pair[0], cheaper, DrafterKind.MODEL, n_ctx=512, n_threads=1)) as pair:
         prompt = pair.template.render([Message("user", "Name three colours.")])
-        decoder = pair.decoder(SamplingParams(temperature=0), draft_length=3)
+        decoder = pair.decoder(SamplingParams(temperature=0), FixedDraftLength(3))
         *_, finished = decoder.generate(GenerationRequest(prompt, max_tokens=24))
     assert isinstance(finished, FinishedEvent)
     assert finished.stats.drafted > 0 and finished.stats.accepted > 0

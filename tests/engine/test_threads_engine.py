@@ -15,6 +15,7 @@ from app.core.adaptive.threads import AdaptiveThreads, FixedThreads
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, first_divergence, top_two_gap
+from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.engine.cpu import CpuLoad, max_useful_threads, usable_cpus
@@ -34,7 +35,7 @@ def pair(small_pair: tuple[Path, Path]) -> Iterator[LoadedPair]:
 def generate(pair: LoadedPair, kind: DrafterKind, max_tokens: int = 48) -> tuple[list[int], list[int], FinishedEvent]:
     """Token ids, the count each step's statistics reported, and the finished event."""
     prompt = pair.template.render([Message("user", PROMPT)])
-    decoder = pair.decoder(GREEDY, drafter=kind, draft_length=3)
+    decoder = pair.decoder(GREEDY, FixedDraftLength(3), drafter=kind)
     ids: list[int] = []
     counts: list[int] = []
     for event in decoder.generate(GenerationRequest(prompt, max_tokens=max_tokens)):

@@ -11,7 +11,8 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 
-from app.ui.chat.controller import DEMO_DRAFT_LENGTH, footer_text
+from app.core.reply.plan import DEMO_DRAFT_LENGTH
+from app.ui.chat.controller import footer_text
 from app.ui.chat.view import ChatView, Prop
 from tests.ui.helpers import Recorder, load, pair_choice, send
 

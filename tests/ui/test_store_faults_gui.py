@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
+from app.core.reply.record import STORE_ERROR_REASON
 from app.engine.store import conversations
 from app.engine.store.conversations import ChatStore
-from app.ui.chat.controller import STORE_ERROR_REASON, Activity, view_message
+from app.ui.chat.controller import Activity, view_message
 from tests.engine import store_files
 from tests.ui.helpers import load, pair_choice, send, wait_until
 

@@ -15,6 +15,7 @@ tokens, the statistics and the view can tell the two apart.
 
 from __future__ import annotations
 
+import enum
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,21 @@ from app.core.decoding.sampling import LogitsWarper
 
 MODEL_SOURCE = "model"
 LOOKUP_SOURCE = "lookup"
+
+
+class DrafterKind(enum.StrEnum):
+    """Which drafter proposes tokens: the one spelling of the names settings, records and options use."""
+
+    MODEL = "model"
+    HYBRID = "hybrid"  # prompt lookup where it is trusted, the draft model elsewhere (the default with a draft)
+    NGRAM = "ngram"
+    NONE = "none"
+
+    @property
+    def uses_draft_model(self) -> bool:
+        """Whether this kind needs a draft model loaded."""
+        return self in (DrafterKind.MODEL, DrafterKind.HYBRID)
+
 
 # How many of a lookup's proposals to keep, given their confidences (each conditional on
 # the ones before): the draft-length policy's judgement of what pays for its verify slots.

@@ -31,6 +31,7 @@ from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest, ThreadCount
 from app.core.decoding.events import FinishedEvent
 from app.core.decoding.sampling import SamplingParams
+from app.core.reply.plan import DraftPlan
 from app.engine.llama.session import LoadedPair
 
 AUTO = "auto"
@@ -167,7 +168,7 @@ def run_busy_bench(
 
 
 def _generate(pair: LoadedPair, params: SamplingParams, prompt: list[int], max_tokens: int) -> FinishedEvent:
-    decoder = pair.decoder(params)
+    decoder = pair.decoder(params, DraftPlan.for_run(pair.config.drafter, None).policy())
     for event in decoder.generate(GenerationRequest(prompt, max_tokens=max_tokens)):
         if isinstance(event, FinishedEvent):
             return event

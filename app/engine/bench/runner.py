@@ -42,6 +42,7 @@ from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, choice_spread
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
+from app.core.reply.plan import DraftPlan
 from app.engine.bench.peer import NGRAM_MODES, generate_on_server, llama_servers, peer_names
 from app.engine.bench.preflight import apply_to, run_preflight
 from app.engine.bench.probes import (
@@ -429,7 +430,9 @@ def _generate(
     settings: BenchSettings,
 ) -> RunRecord:
     """One generation (the caches keep the prompt's prefill from the previous run), with statistics and memory."""
-    decoder = pair.decoder(params, drafter=config.drafter, draft_length=config.draft_length)
+    decoder = pair.decoder(
+        params, DraftPlan.for_run(config.drafter, config.draft_length).policy(), drafter=config.drafter
+    )
     process = psutil.Process()
     peak = process.memory_info().rss
     out: list[int] = []

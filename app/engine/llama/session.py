@@ -8,7 +8,6 @@ baseline and the speculative runs always share the same code.
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +18,8 @@ from app.core.adaptive.controller import AdaptiveDraftLength, PairProfile
 from app.core.adaptive.threads import AdaptiveThreads, FixedThreads, candidate_counts
 from app.core.chat import FittedPrompt, Message, fit_conversation
 from app.core.decoding.decoder import SpeculativeDecoder, ThreadCount
-from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
-from app.core.decoding.drafters import Drafter, HybridDrafter, ModelDrafter, NgramDrafter, NoDrafter
+from app.core.decoding.draft_policy import DraftLengthPolicy
+from app.core.decoding.drafters import Drafter, DrafterKind, HybridDrafter, ModelDrafter, NgramDrafter, NoDrafter
 from app.core.decoding.model_port import common_prefix_length
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import IncompatiblePairError, TandemError
@@ -29,21 +28,6 @@ from app.engine.gguf.header import read_header
 from app.engine.gguf.vocab import check_files
 from app.engine.llama.chat_template import ChatTemplate
 from app.engine.llama.model import LlamaModel, LoadOptions
-
-
-class DrafterKind(enum.StrEnum):
-    """Which drafter proposes tokens."""
-
-    MODEL = "model"
-    HYBRID = "hybrid"  # prompt lookup where it is trusted, the draft model elsewhere (the default with a draft)
-    NGRAM = "ngram"
-    NONE = "none"
-
-    @property
-    def uses_draft_model(self) -> bool:
-        """Whether this kind needs a draft model loaded."""
-        return self in (DrafterKind.MODEL, DrafterKind.HYBRID)
-
 
 # Prompt lookup: matches of at least three tokens (one- and two-token matches guess wrong
 # most of the time), agreement counted back up to 32 tokens (a long repeat earns a long
@@ -185,31 +169,16 @@ class LoadedPair:
         return target, draft
 
     def decoder(
-        self,
-        params: SamplingParams,
-        policy: DraftLengthPolicy | None = None,
-        drafter: DrafterKind | None = None,
-        draft_length: int | None = None,
-        adaptive: bool = True,
+        self, params: SamplingParams, policy: DraftLengthPolicy, drafter: DrafterKind | None = None
     ) -> SpeculativeDecoder:
-        """A decoder for one generation; ``drafter`` may override the configured kind (A/B runs).
+        """A decoder for one generation with draft-length ``policy``; ``drafter`` may override the configured kind.
 
-        The draft length comes from ``policy`` when given, else is fixed at
-        ``draft_length`` when given, else is chosen each step by the adaptive
-        controller (``adaptive=False`` falls back to a fixed 4). An adaptive
-        policy is attached to this pair's shared :attr:`profile`.
+        The policy is the caller's decision (:class:`app.core.reply.plan.DraftPlan`
+        makes it for replies); an adaptive one is attached here to this pair's shared
+        :attr:`profile`, so what one reply learns about costs serves the next.
         """
         kind = drafter or self.config.drafter
         rng = np.random.default_rng(params.seed)
-        if policy is None:
-            if kind is DrafterKind.NONE:
-                policy = FixedDraftLength(0)
-            elif draft_length is not None:
-                policy = FixedDraftLength(draft_length)
-            elif adaptive:
-                policy = AdaptiveDraftLength()
-            else:
-                policy = FixedDraftLength(4)
         adaptive_policy = policy if isinstance(policy, AdaptiveDraftLength) else None
         if adaptive_policy is not None and not adaptive_policy.attached:
             # The hybrid's controller plans the draft model, so it shares the model's profile (and pre-flight).

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import psutil
 
+from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.memory.estimate import Device, Kind, MemoryBreakdown, estimate_pair, weight_placement
 from app.engine.memory.hardware import cpu_repack_types, process_gpu_bytes
 from app.engine.memory.shape import shape_from_header
@@ -323,7 +324,7 @@ def _measure_here(args: argparse.Namespace) -> Measurement:
             _fill_contexts(pair)
         messages = [Message("user", "Write a Python function that returns the n-th Fibonacci number.")]
         prompt = pair.template.render(messages)
-        decoder = pair.decoder(SamplingParams(), draft_length=4)
+        decoder = pair.decoder(SamplingParams(), FixedDraftLength(4))
         for _event in decoder.generate(GenerationRequest(prompt, max_tokens=args.max_tokens)):
             pass
         now = process_memory()

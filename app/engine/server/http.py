@@ -33,7 +33,7 @@ from app.engine.server.protocol import (
     parse_chat_request,
     parse_completion_request,
 )
-from app.engine.server.scheduler import PromptAccepted, QueueFullError, ServerEngine, Ticket
+from app.engine.server.scheduler import Engine, PromptAccepted, QueueFullError, Ticket
 
 MAX_BODY_BYTES = 16 * 2**20  # a long pasted document fits; a runaway upload does not
 
@@ -58,12 +58,12 @@ def check_binding(host: str, api_key: str | None) -> None:
 
 
 class TandemHTTPServer(ThreadingHTTPServer):
-    """One listening socket, a thread per connection, one :class:`ServerEngine` behind them."""
+    """One listening socket, a thread per connection, one engine behind them (:class:`.scheduler.Engine`)."""
 
     daemon_threads = True
     block_on_close = False
 
-    def __init__(self, address: tuple[str, int], engine: ServerEngine, api_key: str | None = None) -> None:
+    def __init__(self, address: tuple[str, int], engine: Engine, api_key: str | None = None) -> None:
         self.engine = engine
         self.api_key = api_key
         self.requests_served = 0
@@ -297,9 +297,7 @@ class _Handler(BaseHTTPRequestHandler):
 class RunningServer:
     """A server listening on a thread: start it, read ``url``, stop it (tests and the window use this)."""
 
-    def __init__(
-        self, engine: ServerEngine, host: str = "127.0.0.1", port: int = 0, api_key: str | None = None
-    ) -> None:
+    def __init__(self, engine: Engine, host: str = "127.0.0.1", port: int = 0, api_key: str | None = None) -> None:
         check_binding(host, api_key)
         self.engine = engine
         self.httpd = TandemHTTPServer((host, port), engine, api_key)

@@ -18,11 +18,16 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Protocol
 
-from app.core.decoding.decoder import GenerationRequest
+from app.core.chat_settings import ChatSettings
+from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
+from app.core.errors import PromptTooLongError
+from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.reply import ReplyRequest, plan_reply, run_reply
 from app.engine.server.protocol import CompletionRequest, RequestError
 
 DEFAULT_QUEUE_LIMIT = 8  # requests waiting behind the one being generated
@@ -78,36 +83,51 @@ class ServedRecord:
     reason: str
 
 
-class ServerEngine:
-    """The loaded pair on its own thread, serving :class:`Ticket` s in arrival order."""
+class RequestQueue:
+    """The bounded first-come, first-served queue in front of one engine, and what it served.
 
-    def __init__(
-        self, config: PairConfig, draft_length: int | None = None, queue_limit: int = DEFAULT_QUEUE_LIMIT
-    ) -> None:
-        self.config = config
-        self.draft_length = draft_length  # None: adaptive drafting
-        self.queue_limit = queue_limit
+    Both engines compose it: ``serve``'s own thread (:class:`ServerEngine`)
+    and the window's engine thread (``app.ui.server_switch.SharedServerEngine``).
+    """
+
+    def __init__(self, limit: int = DEFAULT_QUEUE_LIMIT) -> None:
+        self.limit = limit
         self.served: list[ServedRecord] = []
         self._jobs: queue.Queue[Ticket | None] = queue.Queue()
         self._lock = threading.Lock()
         self._pending = 0  # submitted and not finished: the one generating plus those waiting
         self._durations: deque[float] = deque(maxlen=8)
-        self._ready = threading.Event()
-        self._load_error: BaseException | None = None
-        self._pair: LoadedPair | None = None
-        self._thread = threading.Thread(target=self._run, name="tandem-server-engine", daemon=True)
 
-    # -- lifetime -------------------------------------------------------------------------
+    @property
+    def pending(self) -> int:
+        """Requests submitted and not finished (the one generating and those waiting)."""
+        with self._lock:
+            return self._pending
 
-    def start(self) -> None:
-        """Load the pair on the engine thread; re-raise what loading raised."""
-        self._thread.start()
-        self._ready.wait()
-        if self._load_error is not None:
-            raise self._load_error
+    def submit(self, request: CompletionRequest) -> Ticket:
+        """Queue ``request``; :class:`QueueFullError` when the queue is at its limit."""
+        with self._lock:
+            if self._pending > self.limit:  # one generating, `limit` waiting
+                raise QueueFullError(self._pending - 1, self._retry_after())
+            self._pending += 1
+            ticket = Ticket(request)
+            self._jobs.put(ticket)
+        return ticket
+
+    def take(self, block: bool = True) -> Ticket | None:
+        """The oldest waiting ticket; None when the queue is closed (or, not blocking, empty)."""
+        try:
+            return self._jobs.get(block)
+        except queue.Empty:
+            return None
+
+    def done(self) -> None:
+        """The ticket taken last has been answered."""
+        with self._lock:
+            self._pending = max(0, self._pending - 1)
 
     def close(self) -> None:
-        """Finish the request in progress, drop the waiting ones, free the models."""
+        """Refuse every waiting ticket with 503 and wake the taker with the end mark."""
         with self._lock:
             pending = []
             while True:
@@ -121,10 +141,139 @@ class ServerEngine:
         for job in pending:
             job.items.put(RequestError("the server is shutting down", status=503, kind="server_error"))
         self._jobs.put(None)
+
+    def record(self, record: ServedRecord) -> None:
+        """Keep what a request did (and its duration, for the next Retry-After)."""
+        self._durations.append(record.finished - record.started)
+        self.served.append(record)
+
+    def _retry_after(self) -> int:
+        """Seconds until a place is likely to free up: the recent mean reply time per waiting request."""
+        mean = sum(self._durations) / len(self._durations) if self._durations else 5.0
+        return max(1, math.ceil(mean))
+
+
+class Engine(Protocol):
+    """What the HTTP side needs of the engine behind it."""
+
+    config: PairConfig
+    draft_length: int | None  # None: adaptive drafting
+
+    @property
+    def model_name(self) -> str:
+        """The name clients see in ``/v1/models``."""
+        ...
+
+    @property
+    def waiting(self) -> int:
+        """Requests queued behind the one being generated."""
+        ...
+
+    @property
+    def served(self) -> list[ServedRecord]:
+        """What each finished request did."""
+        ...
+
+    def submit(self, request: CompletionRequest) -> Ticket:
+        """Queue ``request`` (:class:`QueueFullError` past the limit)."""
+        ...
+
+    def close(self) -> None:
+        """Stop serving."""
+        ...
+
+
+def reply_request(request: CompletionRequest, drafter: DrafterKind, draft_length: int | None) -> ReplyRequest:
+    """A request as the reply planner takes it: the request's sampling, the server's drafting.
+
+    ``draft_length`` is ``serve --draft-max`` (None: adaptive; 0: no drafting).
+    The client owns its context, so an oversized prompt is refused, never cut.
+    """
+    params = request.params
+    settings = ChatSettings(
+        temperature=params.temperature,
+        top_k=params.top_k,
+        top_p=params.top_p,
+        min_p=params.min_p,
+        repeat_penalty=params.repeat_penalty,
+        seed=params.seed if params.seed is not None else -1,
+        max_tokens=request.max_tokens,
+        drafter=(DrafterKind.NONE if draft_length == 0 else drafter).value,
+        draft_length=draft_length or ChatSettings().draft_length,
+        adaptive=draft_length is None,
+    )
+    return ReplyRequest(
+        settings,
+        request.messages,
+        PromptPolicy.REFUSE,
+        stop=request.stop,
+        raw_prompt=None if request.chat else request.prompt,
+    )
+
+
+def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, requests: RequestQueue) -> None:
+    """Answer one ticket with ``pair`` on the calling (engine) thread; every outcome ends up in ``job.items``."""
+    request = job.request
+    if job.cancel.is_set():  # the client left while waiting
+        job.items.put(FinishedEvent(FinishReason.CANCELLED, "", GenerationStats()))
+        return
+    started = time.perf_counter()
+    try:
+        try:
+            plan = plan_reply(pair, reply_request(request, pair.config.drafter, draft_length))
+        except PromptTooLongError as exc:
+            job.items.put(RequestError(exc.worded("--ctx"), param="messages" if request.chat else "prompt"))
+            return
+        job.items.put(PromptAccepted(len(plan.prompt.tokens)))
+        finished: FinishedEvent | None = None
+        for event in run_reply(pair, plan, job.cancel.is_set):
+            job.items.put(event)
+            if isinstance(event, FinishedEvent):
+                finished = event
+    except Exception as exc:  # one bad request must not stop the engine for the next ones
+        job.items.put(RequestError(f"generation failed: {exc}", status=500, kind="server_error"))
+        return
+    if finished is not None:
+        stats = finished.stats
+        ended = time.perf_counter()
+        requests.record(ServedRecord(started, ended, stats.prompt_tokens, stats.emitted, finished.reason.value))
+
+
+class ServerEngine:
+    """``serve``'s engine: the loaded pair on its own thread, serving :class:`Ticket` s in arrival order."""
+
+    def __init__(
+        self, config: PairConfig, draft_length: int | None = None, queue_limit: int = DEFAULT_QUEUE_LIMIT
+    ) -> None:
+        self.config = config
+        self.draft_length = draft_length  # None: adaptive drafting
+        self.requests = RequestQueue(queue_limit)
+        self._ready = threading.Event()
+        self._load_error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="tandem-server-engine", daemon=True)
+
+    @property
+    def queue_limit(self) -> int:
+        """Requests that may wait behind the one being generated."""
+        return self.requests.limit
+
+    @property
+    def served(self) -> list[ServedRecord]:
+        """What each finished request did."""
+        return self.requests.served
+
+    def start(self) -> None:
+        """Load the pair on the engine thread; re-raise what loading raised."""
+        self._thread.start()
+        self._ready.wait()
+        if self._load_error is not None:
+            raise self._load_error
+
+    def close(self) -> None:
+        """Finish the request in progress, drop the waiting ones, free the models."""
+        self.requests.close()
         if self._thread.is_alive():
             self._thread.join()
-
-    # -- requests -------------------------------------------------------------------------
 
     @property
     def model_name(self) -> str:
@@ -134,76 +283,25 @@ class ServerEngine:
     @property
     def waiting(self) -> int:
         """Requests queued behind the one being generated."""
-        with self._lock:
-            return max(0, self._pending - 1)
+        return max(0, self.requests.pending - 1)
 
     def submit(self, request: CompletionRequest) -> Ticket:
         """Queue ``request``; :class:`QueueFullError` when the queue is at its limit."""
-        with self._lock:
-            if self._pending > self.queue_limit:  # one generating, queue_limit waiting
-                raise QueueFullError(self._pending - 1, self._retry_after())
-            self._pending += 1
-            ticket = Ticket(request)
-            self._jobs.put(ticket)
-        return ticket
-
-    def _retry_after(self) -> int:
-        """Seconds until a place is likely to free up: the recent mean reply time per waiting request."""
-        mean = sum(self._durations) / len(self._durations) if self._durations else 5.0
-        return max(1, math.ceil(mean))
-
-    # -- the engine thread ------------------------------------------------------------------
+        return self.requests.submit(request)
 
     def _run(self) -> None:
         try:
-            self._pair = LoadedPair(self.config)
+            pair = LoadedPair(self.config)
         except BaseException as exc:  # reported to start(), which re-raises it on the caller's thread
             self._load_error = exc
             self._ready.set()
             return
         self._ready.set()
         try:
-            while (job := self._jobs.get()) is not None:
-                if job.cancel.is_set():  # the client left while waiting
-                    job.items.put(FinishedEvent(FinishReason.CANCELLED, "", GenerationStats()))
-                else:
-                    self._serve(self._pair, job)
-                with self._lock:
-                    self._pending = max(0, self._pending - 1)
+            while (job := self.requests.take()) is not None:
+                try:
+                    serve_ticket(pair, job, self.draft_length, self.requests)
+                finally:
+                    self.requests.done()
         finally:
-            self._pair.close()
-
-    def _serve(self, pair: LoadedPair, job: Ticket) -> None:
-        request = job.request
-        started = time.perf_counter()
-        try:
-            if request.chat:
-                prompt = pair.template.render(list(request.messages))
-            else:
-                prompt = pair.target.tokenize(request.prompt, add_special=True, parse_special=True)
-            n_ctx = pair.target.n_ctx
-            if len(prompt) >= n_ctx:
-                job.items.put(
-                    RequestError(
-                        f"the prompt is {len(prompt)} tokens but the context holds {n_ctx}: "
-                        "shorten it or start the server with a larger --ctx",
-                        param="messages" if request.chat else "prompt",
-                    )
-                )
-                return
-            job.items.put(PromptAccepted(len(prompt)))
-            decoder = pair.decoder(request.params, draft_length=self.draft_length)
-            generation = GenerationRequest(prompt, request.max_tokens, request.stop, job.cancel.is_set)
-            finished: FinishedEvent | None = None
-            for event in decoder.generate(generation):
-                job.items.put(event)
-                if isinstance(event, FinishedEvent):
-                    finished = event
-        except Exception as exc:  # one bad request must not stop the engine for the next ones
-            job.items.put(RequestError(f"generation failed: {exc}", status=500, kind="server_error"))
-            return
-        ended = time.perf_counter()
-        self._durations.append(ended - started)
-        if finished is not None:
-            stats = finished.stats
-            self.served.append(ServedRecord(started, ended, stats.prompt_tokens, stats.emitted, finished.reason.value))
+            pair.close()

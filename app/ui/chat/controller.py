@@ -1,281 +1,66 @@
 """The chat's flow: send, stream, stop, save, load; between the engine thread, the view and the store.
 
+A reply is asked for as a :class:`~app.engine.reply.ReplyRequest` (the chat's
+settings, its active branch, the demo switch) and planned on the engine thread
+by :mod:`app.engine.reply`, the planner every front end uses; the controller
+keeps only what is the window's: the view, the live statistics, the context
+gauge, the footer's words and the "show speculation anyway" switch.
+
 Every step event goes three ways: into the view (coloured tokens), into the
-live statistics, and into a small buffer that is committed to SQLite a few
-times a second and when the reply ends, so a crash loses at most the tail of
-the reply in flight. The user's message is committed before generation starts.
+live statistics, and into :class:`~app.ui.chat.reply_saving.ReplySaver`, which
+commits it to SQLite a few times a second and keeps the whole reply when the
+store refuses it. The user's message is committed before generation starts.
 
-When the store cannot take a write (full disk, I/O error, read-only file) the
-reply is stopped, kept whole in memory (:class:`UnsavedReply`) and written
-as soon as a retry succeeds; the controller goes back to idle at once and
-:attr:`ChatController.store_failed` tells the window to say so.
+The footer says in words what drafting did in the reply
+(:mod:`app.ui.chat.reply_words`). Where the adaptive controller kept the
+draft off, a footer link "show speculation anyway" makes the chat's next
+replies draft at a fixed length for a demonstration; the choice is kept in
+each reply's metadata, so a reopened chat remembers it.
 
-The footer says in words what drafting did in the reply. Where the adaptive
-controller kept the draft off, a footer link "show speculation anyway" makes
-the chat's next replies draft at a fixed length for a demonstration; the
-choice is kept in each reply's metadata, so a reopened chat remembers it.
-
-A conversation is a tree (the store keeps every branch): Regenerate starts a
-sibling of a reply, Edit sends a sibling of a user message, Continue grows a
-reply cut at the token limit in place, Delete removes a message with what
-follows it, and the branch switcher moves between siblings. The view always
-shows the active branch, reloaded from the store after every change.
-
-Each chat has its own settings (:class:`~app.core.chat_settings.ChatSettings`:
-system prompt, sampling, drafter, draft length); a chat not created yet holds
-them until its first message creates it. Every reply records what produced it
-under ``meta["produced_by"]``, with the seed actually used (a random seed is
-drawn here, so even a "random" reply can be reproduced).
+The conversation tree's actions (regenerate, edit, continue, delete, the
+branch switcher) are :mod:`app.ui.chat.tree_actions`'. Each chat has its own
+settings (:class:`~app.core.chat_settings.ChatSettings`); a chat not created
+yet holds them until its first message creates it.
 """
 
 from __future__ import annotations
 
-import enum
-import random
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import QObject, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox
 
-from app.core.adaptive.controller import DEFAULT_MAX_LENGTH
 from app.core.chat import Message
-from app.core.chat_settings import ChatSettings, reply_provenance
+from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
-from app.engine.llama.session import DrafterKind, PairConfig
+from app.core.reply.plan import DEMO_DRAFT_LENGTH
+from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
+from app.engine.llama.session import PairConfig
+from app.engine.reply import ReplyRequest, chat_messages, finished_state, pair_label, record_end, record_start
 from app.engine.store import conversations
-from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage, StoredToken, tokens_of_step
+from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage, tokens_of_step
 from app.engine.store.database import StoreWriteError
+from app.ui.chat.activity import Activity
 from app.ui.chat.panel import ChatPanel
-from app.ui.chat.reply_info import provenance_html
+from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
+from app.ui.chat.reply_words import drafter_words, footer_text, info_label, message_actions, view_message
+from app.ui.chat.tree_actions import TreeActions
 from app.ui.chat.view import ViewMessage
 from app.ui.stats_panel import StatsPanel
 from app.ui.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
 
-_FLUSH_MS = 300
-_RETRY_MS = 5000  # how often an unsaved reply tries the store again
-STORE_ERROR_REASON = "store-error"
 _COUNT_MS = 250  # typing pause before the context gauge recounts
-_REASONS = {
-    FinishReason.EOG: "",
-    FinishReason.STOP_STRING: "",
-    FinishReason.MAX_TOKENS: "stopped at the token limit",
-    FinishReason.CONTEXT_FULL: "the context is full: start a new chat or raise the context size",
-    FinishReason.CANCELLED: "stopped",
-}
-_STATES = {FinishReason.CANCELLED: conversations.CANCELLED}
 
 
-@dataclass(slots=True)
-class UnsavedReply:
-    """The reply in flight, and whatever of it the store has not taken yet."""
-
-    conversation_id: int
-    meta: dict[str, Any]
-    reply_id: int | None = None  # None until the store has a row for it
-    parent_id: int | None = ACTIVE_LEAF  # what the reply answers (a regenerated reply: the same user message)
-    prefix: str = ""  # a continued reply: its text before this generation
-    unsaved: list[StoredToken] = field(default_factory=list)
-    texts: list[str] = field(default_factory=list)  # every token's text so far, saved or not
-    ending: tuple[str, str, dict[str, Any]] | None = None  # content, state, meta once the reply ended
-
-    @property
-    def text(self) -> str:
-        """The reply so far."""
-        return "".join(self.texts)
-
-    def pending(self) -> bool:
-        """Something is still to be written."""
-        return self.reply_id is None or bool(self.unsaved) or self.ending is not None
-
-
-# The fixed draft length of "show speculation anyway": long enough to show runs
-# of accepted drafts and corrections, short enough to waste little when rejected.
-DEMO_DRAFT_LENGTH = 4
 DEMO_ON = "tandem:speculation-demo-on"
 DEMO_OFF = "tandem:speculation-demo-off"
 
 
-# Replies that can be continued: cut at the token limit, stopped by the user, or cut by a crash.
-_CONTINUABLE_REASONS = (FinishReason.MAX_TOKENS.value, FinishReason.CANCELLED.value)
-
-
-def adaptive_max_length(draft_length: int) -> int:
-    """The adaptive controller's upper bound for a chat's draft length (a floor on the maximum, not a fixed K)."""
-    return max(draft_length, DEFAULT_MAX_LENGTH)
-
-
-def draft_policy_words(settings: ChatSettings, drafter: DrafterKind, demo: bool) -> str:
-    """The draft-length policy a reply actually ran with, in words, for its provenance."""
-    if drafter is DrafterKind.NONE:
-        return "none"
-    if demo:
-        return f"fixed {DEMO_DRAFT_LENGTH} (speculation demo)"
-    if settings.adaptive:
-        return f"adaptive, up to {adaptive_max_length(settings.draft_length)}"
-    return f"fixed {settings.draft_length}"
-
-
-def message_actions(message: StoredMessage, last: bool) -> tuple[str, ...]:
-    """What a stored message offers in its action line (keys of :data:`app.ui.chat.view.ACTION_LABELS`)."""
-    if message.role == "user":
-        return ("edit", "delete")
-    if message.role != "assistant":
-        return ("delete",)
-    actions: list[str] = ["regenerate"]
-    meta = message.meta
-    if last and (meta.get("finish_reason") in _CONTINUABLE_REASONS or message.state == conversations.INTERRUPTED):
-        actions.append("continue")
-    actions.append("delete")
-    if isinstance(meta.get("produced_by"), dict):
-        actions.append("info")
-    return tuple(actions)
-
-
-class Activity(enum.Enum):
-    """What the engine thread is doing for us."""
-
-    IDLE = "idle"
-    LOADING = "loading"
-    GENERATING = "generating"
-    COMPARING = "comparing"
-
-
-def pair_label(config: PairConfig) -> str:
-    """Short description of a pair for headers and the status bar."""
-    target = config.target.stem
-    if config.drafter.uses_draft_model and config.draft is not None:
-        return f"{target} + {config.draft.stem}"
-    return f"{target} + n-gram" if config.drafter is DrafterKind.NGRAM else f"{target}, target only"
-
-
-def info_label(info: PairInfo, drafter: DrafterKind | None = None) -> str:
-    """What answers, for headers, the status bar and a reply's record: a server's model and address, or the pair
-    as ``drafter`` used it (a chat may draft with n-gram lookup on a pair loaded with a draft model)."""
-    if info.remote is not None:
-        return info.remote.label
-    config = info.config
-    if drafter is None or drafter is config.drafter:
-        return pair_label(config)
-    return pair_label(replace(config, drafter=drafter, draft=config.draft if drafter.uses_draft_model else None))
-
-
-def drafter_words(info: PairInfo, drafter: DrafterKind) -> str:
-    """The drafter as a reply records it: a server's kind, else the drafter the chat used."""
-    return info.drafter_name if info.remote is not None else drafter.value
-
-
-def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length: int) -> list[str]:
-    """What drafting did in a reply, in words (the footer's middle), from its statistics summary."""
-    drafted = int(s.get("drafted", 0))
-    numbers = [
-        f"acceptance {s.get('acceptance_rate', 0.0):.0%}",
-        f"mean accepted {s.get('mean_accepted_length', 0.0):.2f}",
-    ]
-    if drafter in ("none", ""):
-        return ["target only"]
-    if drafter.startswith("server"):  # a remote server: only what it reported
-        return [*numbers, drafter] if drafted else [f"{drafter}: no draft statistics reported"]
-    if demo_length:
-        return [f"speculation demo: {demo_length} drafted tokens every step", *numbers]
-    steps, drafting = int(s.get("steps", 0)), int(s.get("drafting_steps", drafted > 0))
-    if adaptive and steps and drafting < steps and s.get("last_draft_length", 1) == 0:
-        if drafter == "ngram":
-            why = "lookup off for now: recent proposals were rejected or nothing repeated"
-        elif drafter == "hybrid":
-            why = "draft off: it would slow this machine down, and no trusted repeat to look up"
-        else:
-            why = "draft off: it would slow this machine down"
-        if drafted:
-            return [why, f"measured in {drafting} of {steps} steps, acceptance {s.get('acceptance_rate', 0.0):.0%}"]
-        return [why]
-    if not drafted:
-        return ["no drafts in this reply" + (" (draft length 0 in Settings)" if not adaptive else "")]
-    return [*numbers, f"drafter: {drafter}"]
-
-
-def footer_text(
-    stats: GenerationStats | dict[str, Any],
-    reason: FinishReason | str,
-    drafter: str,
-    adaptive: bool = False,
-    demo_length: int = 0,
-) -> str:
-    """The line under a reply."""
-    s = stats.to_dict() if isinstance(stats, GenerationStats) else stats
-    if isinstance(stats, GenerationStats):
-        s["last_draft_length"] = stats.last_draft_length
-    parts = [f"{s.get('emitted', 0)} tokens", f"{s.get('tokens_per_second', 0.0):.1f} tok/s"]
-    parts += drafting_words(s, drafter, adaptive, demo_length)
-    try:
-        why = _REASONS.get(FinishReason(reason), "")
-    except ValueError:
-        why = str(reason)
-    if why:
-        parts.append(why)
-    return "  ·  ".join(parts)
-
-
-def view_message(
-    message: StoredMessage, branch: tuple[int, int] = (1, 1), actions: tuple[str, ...] = ()
-) -> ViewMessage:
-    """A stored turn as the view shows it; ``branch`` is its (position, count) among its siblings."""
-    meta = message.meta
-    notice = ""
-    if meta.get("dropped_messages"):
-        notice = f"{meta['dropped_messages']} older messages did not fit in the context and were left out of this reply"
-    footer = ""
-    if message.role == "assistant":
-        if message.state == conversations.INTERRUPTED:
-            footer = "interrupted: the app closed while this reply was being written"
-        elif meta.get("finish_reason") == STORE_ERROR_REASON:
-            footer = f"stopped: {meta.get('error', 'the chat could not be saved')}"
-        elif message.state == conversations.FAILED:
-            footer = f"failed: {meta.get('error', 'unknown error')}"
-        elif "stats" in meta:
-            footer = footer_text(
-                meta["stats"],
-                meta.get("finish_reason", ""),
-                meta.get("drafter", ""),
-                bool(meta.get("adaptive", False)),
-                int(meta.get("demo_length", 0)),
-            )
-    tokens = message.tokens
-    if message.role == "assistant" and not tokens and message.content:
-        tokens = [StoredToken(message.content, "target", 1.0)]
-    if meta.get("continued") and footer:
-        footer += "  ·  continued" + (f" {meta['continued']} times" if int(meta["continued"]) > 1 else "")
-    produced_by = meta.get("produced_by")
-    return ViewMessage(
-        message.role,
-        message.content,
-        list(tokens),
-        str(meta.get("pair", "")),
-        notice=notice,
-        footer=footer,
-        message_id=message.id,
-        branch=branch,
-        actions=actions,
-        info=provenance_html(produced_by, meta) if isinstance(produced_by, dict) else "",
-    )
-
-
-def offers_demo(meta: dict[str, Any]) -> bool:
-    """True for a finished reply in which the adaptive controller kept a model draft off at the end."""
-    stats = meta.get("stats") or {}
-    return (
-        meta.get("drafter") in ("model", "hybrid")
-        and bool(meta.get("adaptive"))
-        and not meta.get("demo_length")
-        and int(stats.get("steps", 0)) > 0
-        and stats.get("last_draft_length", 1) == 0
-    )
-
-
-class ChatController(QObject):
+class ChatController(QObject, TreeActions):
     """Owns the conversation flow; the window only wires widgets to it."""
 
     activity_changed = Signal(object)  # Activity
@@ -310,25 +95,18 @@ class ChatController(QObject):
         self.editing: int | None = None  # the user message being edited (its text is in the prompt box)
         self._continuing: StoredMessage | None = None  # the reply being continued
         self._reply: UnsavedReply | None = None  # the reply being generated
-        self.unsaved: UnsavedReply | None = None  # a finished reply the store has not taken yet
-        self.store_error: StoreWriteError | None = None
+        self.saver = ReplySaver(store, lambda: self._reply is not None, self)
+        self.saver.failed.connect(self._store_failed)
+        self.saver.saved_late.connect(self._saved_late)
         self._closed = False  # after shutdown, late events from the engine thread are ignored
         self._live = GenerationStats()
         self._job: GenerateJob | None = None
-        self._provenance: dict[str, Any] = {}
         self._parent_id: int | None = ACTIVE_LEAF
         self.info_box: QMessageBox | None = None
         # Asks before a message is deleted; the tests answer for the user.
         self.confirm: Callable[[str, str], bool] = self._ask
         # Per chat: "show speculation anyway" is on (a chat not yet created is None).
         self._demo: dict[int | None, bool] = {}
-        self._flush_timer = QTimer(self)
-        self._flush_timer.setSingleShot(True)
-        self._flush_timer.setInterval(_FLUSH_MS)
-        self._flush_timer.timeout.connect(self._flush)
-        self._retry_timer = QTimer(self)
-        self._retry_timer.setInterval(_RETRY_MS)
-        self._retry_timer.timeout.connect(self.retry_save)
         self._prompt_tokens = 0
         self._count_timer = QTimer(self)
         self._count_timer.setSingleShot(True)
@@ -418,7 +196,7 @@ class ChatController(QObject):
         self.reload()
         replies = [m for m in self.path if m.role == "assistant" and "stats" in m.meta]
         if conversation_id not in self._demo and replies:
-            self._demo[conversation_id] = bool(replies[-1].meta.get("demo_length"))
+            self._demo[conversation_id] = bool(ReplyRecord.from_meta(replies[-1].meta).demo_length)
             self._offer_demo_links(self.path)
         self.panel.banner.hide()
         self.chat_settings_changed.emit(self.chat_settings())
@@ -446,18 +224,15 @@ class ChatController(QObject):
     def history(self, conversation_id: int, upto_last_user: bool = False) -> list[Message]:
         """The conversation's active branch as chat messages for the prompt (the chat's system prompt first)."""
         stored = self.store.messages(conversation_id, with_tokens=False)
-        messages = self._messages_of(stored, ChatSettings.from_dict(self.store.conversation_settings(conversation_id)))
+        settings = ChatSettings.from_dict(self.store.conversation_settings(conversation_id))
+        messages = list(self._messages_of(stored, settings))
         if upto_last_user:
             while messages and messages[-1].role != "user":
                 messages.pop()
         return messages
 
-    def _messages_of(self, stored: list[StoredMessage], settings: ChatSettings) -> list[Message]:
-        messages = [
-            Message(m.role, m.content) for m in stored if m.content and m.role in ("user", "assistant", "system")
-        ]
-        system = settings.system_prompt.strip()
-        return ([Message("system", system)] if system else []) + messages
+    def _messages_of(self, stored: list[StoredMessage], settings: ChatSettings) -> tuple[Message, ...]:
+        return chat_messages(settings, [Message(m.role, m.content) for m in stored])
 
     # -- a reply ------------------------------------------------------------------------
 
@@ -500,7 +275,7 @@ class ChatController(QObject):
             else:
                 self.store.add_message(self.conversation_id, "user", text)
         except StoreWriteError as exc:
-            self._store_failed(exc)
+            self.saver.refused(exc)
             return False  # nothing was sent: the prompt stays in the box
         self.cancel_edit()
         self.panel.prompt.clear()
@@ -510,140 +285,6 @@ class ChatController(QObject):
         self.conversations_changed.emit()
         self._start_reply()
         return True
-
-    def regenerate(self, message_id: int) -> bool:
-        """A new reply to the same message as the reply ``message_id`` (its sibling; the old one is kept)."""
-        index = self._index(message_id)
-        if index is None or self.path[index].role != "assistant" or not self._ready():
-            return False
-        self.cancel_edit()
-        self._start_reply(upto=index, parent_id=self.path[index].parent_id)
-        return True
-
-    def continue_reply(self, message_id: int) -> bool:
-        """Let the reply ``message_id`` (the last of its branch) grow where it stopped: the same message."""
-        index = self._index(message_id)
-        if index is None or index != len(self.path) - 1 or self.path[index].role != "assistant" or not self._ready():
-            return False
-        reply = self.path[index]
-        try:
-            self.store.reopen_reply(reply.id)
-        except StoreWriteError as exc:
-            self._store_failed(exc)
-            return False
-        self.cancel_edit()
-        self._start_reply(continuing=reply)
-        return True
-
-    def start_edit(self, message_id: int) -> None:
-        """Put a user message's text in the prompt box; sending it makes a new branch from that message."""
-        index = self._index(message_id)
-        if index is None or self.path[index].role != "user" or self.activity is not Activity.IDLE:
-            return
-        self.editing = message_id
-        self.panel.show_editing(True)
-        self.panel.prompt.setPlainText(self.path[index].content)
-        self.panel.prompt.setFocus()
-        self.status.emit("editing: send makes a new branch, the old one is kept (Cancel leaves it as it was)")
-
-    def cancel_edit(self) -> None:
-        """Leave editing (the prompt box is cleared only when it still holds the edited text)."""
-        if self.editing is None:
-            return
-        original = next((m.content for m in self.path if m.id == self.editing), None)
-        self.editing = None
-        self.panel.show_editing(False)
-        if original is not None and self.panel.prompt.toPlainText() == original:
-            self.panel.prompt.clear()
-
-    def delete_message(self, message_id: int, ask: bool = True) -> bool:
-        """Delete a message with everything that follows it on its branches (after asking)."""
-        index = self._index(message_id)
-        if index is None or self.activity is not Activity.IDLE or self.store.read_only:
-            return False
-        following = len(self.path) - index - 1
-        what = "this message" + (f" and the {following} after it on this branch" if following else "")
-        others = " (and on every branch that grew from it)" if following else ""
-        if ask and not self.confirm("Delete message", f"Delete {what}{others}? This cannot be undone."):
-            return False
-        self.cancel_edit()
-        try:
-            self.store.delete_message(message_id)
-        except StoreWriteError as exc:
-            self._store_failed(exc)
-            return False
-        self.reload()
-        self.conversations_changed.emit()
-        self.count_context()
-        return True
-
-    def switch_branch(self, message_id: int, step: int) -> bool:
-        """Show the sibling ``step`` places before or after message ``message_id`` (‹ and ›)."""
-        if self.activity is not Activity.IDLE:
-            return False
-        siblings = self.store.siblings(message_id)
-        if message_id not in siblings:
-            return False
-        position = siblings.index(message_id) + step
-        if not 0 <= position < len(siblings):
-            return False
-        self.cancel_edit()
-        try:
-            self.store.switch_to(siblings[position])
-        except StoreWriteError as exc:
-            self._store_failed(exc)
-            return False
-        self.reload()
-        self.count_context()
-        return True
-
-    def show_info(self, message_id: int) -> None:
-        """Show what produced a reply (pair, drafter, draft length, sampling, system prompt, seed)."""
-        index = self._index(message_id)
-        if index is None:
-            return
-        message = self.path[index]
-        produced_by = message.meta.get("produced_by")
-        if not isinstance(produced_by, dict):
-            return
-        box = QMessageBox(QMessageBox.Icon.Information, "What produced this reply", "", parent=self.panel)
-        box.setTextFormat(Qt.TextFormat.RichText)
-        box.setText(provenance_html(produced_by, message.meta))
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        self.info_box = box
-
-    def _index(self, message_id: int) -> int | None:
-        return next((i for i, m in enumerate(self.path) if m.id == message_id), None)
-
-    def _on_message_action(self, action: str, index: int) -> None:
-        if not 0 <= index < len(self.path) or self.activity is not Activity.IDLE:
-            return
-        message_id = self.path[index].id
-        if action == "regenerate":
-            self.regenerate(message_id)
-        elif action == "continue":
-            self.continue_reply(message_id)
-        elif action == "edit":
-            self.start_edit(message_id)
-        elif action == "delete":
-            self.delete_message(message_id)
-        elif action == "info":
-            self.show_info(message_id)
-        elif action in ("previous", "next"):
-            self.switch_branch(message_id, -1 if action == "previous" else 1)
-
-    def _ask(self, title: str, question: str) -> bool:
-        answer = QMessageBox.question(self.panel, title, question)
-        return answer == QMessageBox.StandardButton.Yes
-
-    def _drafter(self, settings: ChatSettings) -> DrafterKind:
-        """The drafter a reply uses: the chat's, unless it wants a draft model the loaded pair lacks."""
-        assert self.pair is not None
-        wanted = DrafterKind(settings.drafter)
-        if wanted.uses_draft_model and self.pair.draft_name is None:
-            return self.pair.config.drafter  # the pair was loaded without one: n-gram or target only
-        return wanted
 
     def _start_reply(
         self, upto: int | None = None, parent_id: int | None = ACTIVE_LEAF, continuing: StoredMessage | None = None
@@ -658,32 +299,18 @@ class ChatController(QObject):
         if continuing is not None:
             shown[-1].footer, shown[-1].footer_link, shown[-1].actions = "", None, ()
         self.panel.view.set_messages(shown)
-        kind = self._drafter(settings)
-        demo = self.demo_speculation and kind is not DrafterKind.NONE
-        seed = settings.seed if settings.seed >= 0 else random.randrange(2**31)
-        params = replace(settings.sampling_params(), seed=seed)
-        self._job = GenerateJob(
-            tuple(self._messages_of(context, settings)),
-            params,
-            max_tokens=settings.max_tokens,
-            draft_length=DEMO_DRAFT_LENGTH if demo else settings.draft_length,
-            drafter=kind,
-            adaptive=settings.adaptive and not demo,
+        # What the reply runs with is decided on the engine thread, by the one planner every front end uses.
+        request = ReplyRequest(
+            settings,
+            self._messages_of(context, settings),
+            demo=self.demo_speculation,
             continue_reply=continuing is not None,
         )
-        self._provenance = reply_provenance(
-            settings,
-            target=self.pair.target_name,
-            draft=self.pair.draft_name,
-            drafter=drafter_words(self.pair, kind),
-            draft_policy=draft_policy_words(settings, kind, demo),
-            seed=seed,
-        )
+        self._job = GenerateJob(request)
         self._parent_id = parent_id
         self._continuing = continuing
         self._reply = None
         self._live = GenerationStats()
-        self.stats_panel.reset(drafter_words(self.pair, kind), self._job.adaptive)
         self._set_activity(Activity.GENERATING)
         self.status.emit("thinking…")
         self.host.generate(self._job)
@@ -703,32 +330,25 @@ class ChatController(QObject):
             return
         if self.activity is not Activity.GENERATING or self.conversation_id is None or self.pair is None:
             return
-        job = self._job
-        kind = job.drafter if job is not None and job.drafter is not None else self.pair.config.drafter
-        label = info_label(self.pair, kind)
-        meta = {
-            "pair": label,
-            "drafter": drafter_words(self.pair, kind),
-            "prompt_tokens": info.n_tokens,
-            "prompt_reused": info.reused,
-            "dropped_messages": info.dropped_messages,
-            "adaptive": bool(job and job.adaptive),
-            "demo_length": job.draft_length if job and self.demo_speculation else 0,
-            "produced_by": self._provenance,
-        }
-        if info.draft_reused is not None:
-            meta["draft_prompt_reused"] = info.draft_reused
+        plan = info.plan
+        if plan is None:
+            return
+        label = info_label(self.pair, plan.drafter)
+        drafter = drafter_words(self.pair, plan.drafter)
+        record = record_start(plan, label, drafter)
+        if self.pair.remote is not None:  # the server fits the prompt: no numbers of ours to keep
+            record = replace(record, prompt_tokens=info.n_tokens)
+        self.stats_panel.reset(drafter, record.adaptive)
         continuing = self._continuing
         if continuing is not None:
             # The reply's row exists: it grows, its tokens continue after the stored ones.
-            meta["continued"] = int(continuing.meta.get("continued", 0)) + 1
-            self._reply = UnsavedReply(
-                self.conversation_id, {**continuing.meta, **meta}, continuing.id, texts=[continuing.content]
-            )
+            previous = ReplyRecord.from_meta(continuing.meta)
+            meta = replace(record, continued=previous.continued + 1, extra=previous.extra).to_meta()
+            self._reply = UnsavedReply(self.conversation_id, meta, continuing.id, texts=[continuing.content])
             self._reply.prefix = continuing.content
         else:
-            self._reply = UnsavedReply(self.conversation_id, meta, parent_id=self._parent_id)
-            self._write(self._reply)
+            self._reply = UnsavedReply(self.conversation_id, record.to_meta(), parent_id=self._parent_id)
+            self.saver.write(self._reply)
         notice = ""
         if info.dropped_messages:
             notice = (
@@ -750,96 +370,63 @@ class ChatController(QObject):
         self.panel.view.append_tokens(tokens)
         self._reply.unsaved.extend(tokens)
         self._reply.texts.extend(t.text for t in tokens)
-        if not self._flush_timer.isActive() and self.store_error is None:
-            self._flush_timer.start()
+        self.saver.flush_soon(self._reply)
         self._live.record(event)
         self.stats_panel.update_stats(self._live)
         gauge = self.panel.gauge
         gauge.set_counts(self._prompt_tokens + self._live.emitted, gauge.total, gauge.dropped, streaming=True)
 
-    def _flush(self) -> None:
-        if self._reply is not None and self.store_error is None:
-            self._write(self._reply)
+    @property
+    def store_error(self) -> StoreWriteError | None:
+        """Why the store refused the last write (None while it takes them)."""
+        return self.saver.error
 
-    def _write(self, reply: UnsavedReply) -> bool:
-        """Give the store what it has not got of ``reply``; on failure keep it all and say so."""
-        try:
-            if reply.reply_id is None:
-                reply.reply_id = self.store.begin_reply(reply.conversation_id, reply.meta, parent_id=reply.parent_id)
-            if reply.unsaved:
-                self.store.append_tokens(reply.reply_id, reply.unsaved)
-                reply.unsaved = []
-            if reply.ending is not None:
-                self.store.finish_reply(reply.reply_id, *reply.ending)
-                reply.ending = None
-        except StoreWriteError as exc:
-            self._store_failed(exc)
-            return False
-        return True
+    @property
+    def unsaved(self) -> UnsavedReply | None:
+        """A finished reply the store has not taken yet."""
+        return self.saver.waiting
 
     def _store_failed(self, error: StoreWriteError) -> None:
-        self.store_error = error
         if self.activity is Activity.GENERATING:
             # What cannot be saved should not grow: stop the reply; it stays whole in memory.
             self.host.cancel()
         self.status.emit("not saved: " + str(error))
-        if not self._retry_timer.isActive():
-            self._retry_timer.start()
         self.store_failed.emit(error)
 
     def retry_save(self) -> bool:
         """Try the store again with the reply that waits; True when nothing waits any more."""
-        if self._reply is not None:
-            return False  # a reply is still ending: it is written (or kept) when it has ended
-        waiting = self.unsaved
-        if waiting is None:
-            self.store_error = None
-            self._retry_timer.stop()
-            return True
-        if self.store.read_only:
-            return False
-        self.store_error = None
-        if not self._write(waiting):
-            return False
-        self.unsaved = None
-        self._retry_timer.stop()
+        return self.saver.retry()
+
+    def _saved_late(self) -> None:
         self.status.emit("the reply that could not be saved is now saved")
         self.conversations_changed.emit()
         self.store_recovered.emit()
-        return True
 
     def unsaved_markdown(self) -> str:
         """The reply the store has not taken, as Markdown for an export (empty when there is none)."""
-        reply = self.unsaved or self._reply
-        if reply is None or not reply.pending():
-            return ""
-        return f"### Assistant _(not saved)_\n\n{reply.text.rstrip()}\n"
+        return self.saver.markdown(self._reply)
 
     def _on_finished(self, event: FinishedEvent) -> None:
         if self._closed:
             return
         if self.activity is not Activity.GENERATING:
             return
-        self._flush_timer.stop()
-        drafter = self._reply.meta.get("drafter", "") if self._reply is not None else ""
         reply_meta = self._reply.meta if self._reply is not None else {}
-        adaptive, demo_length = bool(reply_meta.get("adaptive")), int(reply_meta.get("demo_length", 0))
-        footer = footer_text(event.stats, event.reason, drafter, adaptive, demo_length)
-        stats = {**event.stats.to_dict(), "last_draft_length": event.stats.last_draft_length}
-        meta: dict[str, Any] = {"stats": stats, "finish_reason": event.reason.value}
+        started = ReplyRecord.from_meta(reply_meta)
+        footer = footer_text(event.stats, event.reason, started.drafter, started.adaptive, started.demo_length)
+        meta: dict[str, Any] = record_end(event)
         if self._reply is not None and self._continuing is not None:
             # The grown reply's metadata describes its last part (its statistics, what produced it).
             meta = {**reply_meta, **meta}
         if self._reply is not None:
-            state = _STATES.get(event.reason, conversations.DONE)
+            state = finished_state(event.reason)
             if self.store_error is not None:
                 why = str(self.store_error)
                 meta.update(finish_reason=STORE_ERROR_REASON, error=why)
                 state = conversations.FAILED
                 footer = f"stopped: {why}"
             self._reply.ending = (self._reply.prefix + event.text, state, meta)
-            if self.store_error is not None or not self._write(self._reply):
-                self.unsaved = self._reply
+            self.saver.finish(self._reply)
         if self.panel.view.messages:
             self.panel.view.messages[-1].footer_link = self._demo_link({**reply_meta, **meta})
         self.panel.view.end_reply(footer)
@@ -864,11 +451,10 @@ class ChatController(QObject):
         if self._closed:
             return
         if self.activity is Activity.GENERATING:
-            self._flush_timer.stop()
+            self.saver.stop_flushing()
             if self._reply is not None:
                 self._reply.ending = (self._reply.text, conversations.FAILED, {"error": message})
-                if self.store_error is not None or not self._write(self._reply):
-                    self.unsaved = self._reply
+                self.saver.finish(self._reply)
                 self.panel.view.end_reply(f"failed: {message}")
             self._reply = None
             self._job = None
@@ -890,9 +476,7 @@ class ChatController(QObject):
             index = self._index(self.editing)
             stored = stored[:index] if index is not None else stored
         messages = self._messages_of(stored, self.chat_settings())
-        if typed:
-            messages.append(Message("user", typed))
-        return tuple(messages)
+        return (*messages, Message("user", typed)) if typed else messages
 
     def count_context(self) -> None:
         """Ask the engine thread for the size of the next prompt (only while it is free)."""
@@ -941,9 +525,10 @@ class ChatController(QObject):
         )
 
     def _demo_link(self, meta: dict[str, Any]) -> tuple[str, str] | None:
-        if meta.get("demo_length"):
+        record = ReplyRecord.from_meta(meta)
+        if record.demo_length:
             return (DEMO_OFF, "back to adaptive") if self.demo_speculation else None
-        if offers_demo(meta):
+        if record.offers_demo():
             if self.demo_speculation:
                 return DEMO_OFF, "next reply drafts anyway (undo)"
             return DEMO_ON, "show speculation anyway"
@@ -988,9 +573,7 @@ class ChatController(QObject):
     def set_store(self, store: ChatStore) -> None:
         """Use another store (after recovery, a fresh start or read-only); call only while idle."""
         self.store = store
-        self.unsaved = None  # its ids belonged to the other file
-        self.store_error = None
-        self._retry_timer.stop()
+        self.saver.reset(store)  # what waited had its ids in the other file
         self.conversation_id = None
         self.path = []
         self.editing = None
@@ -1005,8 +588,7 @@ class ChatController(QObject):
         Never raises; False when a reply could not be saved (the window then offers to export it).
         """
         self._closed = True
-        self._flush_timer.stop()
-        self._retry_timer.stop()
+        self.saver.stop()
         self._count_timer.stop()
         if self.activity is Activity.GENERATING and self._reply is not None:
             # One reply waits at most: send() refuses to start another while one does.
@@ -1018,6 +600,6 @@ class ChatController(QObject):
                     {"finish_reason": STORE_ERROR_REASON, "error": str(self.store_error)},
                 )
             else:
-                reply.ending = (reply.text, conversations.CANCELLED, {"finish_reason": "cancelled"})
-            self.unsaved = reply
+                reply.ending = (reply.text, conversations.CANCELLED, {"finish_reason": FinishReason.CANCELLED.value})
+            self.saver.waiting = reply
         return self.retry_save()

@@ -1,0 +1,212 @@
+"""One reply, planned, run and recorded in one place: every front end's road to a reply.
+
+The window (through its engine thread), ``chat``, ``chat --chat`` and
+``serve`` all describe what they want as a :class:`ReplyRequest` (a chat's
+settings, its messages, and the few things only a front end knows: the demo
+switch, continuing a reply, whether an oversized prompt may lose old turns).
+:func:`plan_reply` turns it and a loaded pair into a :class:`ReplyPlan`:
+the drafter that will run, the draft-length policy, the sampling parameters
+with a concrete seed, the fitted prompt and the provenance the reply records.
+:func:`run_reply` runs the plan; :func:`record_start` and :func:`record_end`
+say what the store keeps of it, and :func:`saving` stores a run as it goes
+for the front ends without a store guard of their own (the CLI).
+
+The decisions without a model (the adaptive bound, the drafter fallback, the
+seed) are pure and live in :mod:`app.core.reply.plan`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from app.core.chat import FittedPrompt, Message
+from app.core.chat_settings import ChatSettings
+from app.core.decoding.decoder import GenerationRequest
+from app.core.decoding.drafters import DrafterKind
+from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
+from app.core.decoding.sampling import SamplingParams
+from app.core.errors import PromptTooLongError
+from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
+from app.core.reply.record import Provenance, ReplyRecord, SamplingRecord, stats_record
+from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.store import conversations
+from app.engine.store.conversations import ChatStore, tokens_of_step
+
+ReplyEvent = StepEvent | FinishedEvent
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyRequest:
+    """What a front end asks for: a chat's settings and messages, and how to treat them.
+
+    ``messages`` are the turns in order (the system prompt first, when the
+    chat has one: :func:`chat_messages` builds them). ``raw_prompt`` instead
+    is a text completion's prompt, tokenised as it is (``serve``'s
+    ``/v1/completions``).
+    """
+
+    settings: ChatSettings
+    messages: tuple[Message, ...] = ()
+    prompt_policy: PromptPolicy = PromptPolicy.DROP_OLDEST
+    demo: bool = False  # the window's "show speculation anyway"
+    continue_reply: bool = False  # the last message is an unfinished reply that generation goes on with
+    stop: tuple[str, ...] = ()
+    raw_prompt: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReplyPlan:
+    """Everything one reply runs with, decided before its first token."""
+
+    drafter: DrafterKind
+    draft: DraftPlan
+    params: SamplingParams  # with the concrete seed the reply records
+    max_tokens: int
+    prompt: FittedPrompt
+    n_ctx: int
+    reused: int  # prompt tokens the target's KV cache already holds
+    draft_reused: int | None  # the same for the draft model (None: no draft model)
+    provenance: Provenance
+    stop: tuple[str, ...] = ()
+
+
+def chat_messages(settings: ChatSettings, turns: Sequence[Message]) -> tuple[Message, ...]:
+    """A chat's prompt messages: its own system prompt (when it has one), then its turns."""
+    system = settings.system_prompt.strip()
+    kept = [m for m in turns if m.content and m.role in ("user", "assistant", "system")]
+    return (*([Message("system", system)] if system else []), *kept)
+
+
+def reply_reserve(max_tokens: int, n_ctx: int) -> int:
+    """Tokens kept free for the reply when fitting a chat: its limit, but never more than a quarter of the context.
+
+    A chat's limit (512 by default) would otherwise push most of the
+    conversation out of a small context; a reply that needs more room than
+    the reserve stops with "the context is full" and can be continued.
+    """
+    return min(max_tokens, n_ctx // 4)
+
+
+def provenance_of(
+    settings: ChatSettings, params: SamplingParams, target: str, draft_file: str | None, drafter: str, plan: DraftPlan
+) -> Provenance:
+    """What the reply records as having produced it."""
+    return Provenance(
+        target=target,
+        draft=draft_file,
+        drafter=drafter,
+        draft_policy=plan.words(),
+        sampling=SamplingRecord(
+            temperature=params.temperature,
+            top_k=params.top_k,
+            top_p=params.top_p,
+            min_p=params.min_p,
+            repeat_penalty=params.repeat_penalty,
+            max_tokens=settings.max_tokens,
+        ),
+        system_prompt=settings.system_prompt,
+        seed=params.seed,
+    )
+
+
+def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
+    """Decide the reply: drafter, draft length, seed, prompt; raises :class:`PromptTooLongError` when it cannot fit."""
+    settings = request.settings
+    drafter = effective_drafter(DrafterKind(settings.drafter), pair.draft is not None, pair.config.drafter)
+    draft = DraftPlan.for_chat(drafter, settings.draft_length, settings.adaptive, request.demo)
+    params = dataclasses.replace(settings.sampling_params(), seed=concrete_seed(settings.sampling_params().seed))
+    n_ctx = pair.target.n_ctx
+    if request.raw_prompt is not None:
+        fitted = FittedPrompt(pair.target.tokenize(request.raw_prompt, add_special=True, parse_special=True), 0)
+    elif request.prompt_policy is PromptPolicy.REFUSE:
+        fitted = FittedPrompt(pair.template.render(list(request.messages)), 0)
+    else:
+        reserve = reply_reserve(settings.max_tokens, n_ctx)
+        fitted = pair.prompt_tokens(request.messages, reserve=reserve, continue_reply=request.continue_reply)
+    if len(fitted.tokens) >= n_ctx:
+        raise PromptTooLongError(len(fitted.tokens), n_ctx)
+    reused, draft_reused = pair.cached_prefix(fitted.tokens)
+    config = pair.config
+    draft_name = config.draft.name if drafter.uses_draft_model and config.draft is not None else None
+    provenance = provenance_of(settings, params, config.target.name, draft_name, drafter.value, draft)
+    return ReplyPlan(
+        drafter, draft, params, settings.max_tokens, fitted, n_ctx, reused, draft_reused, provenance, request.stop
+    )
+
+
+def plan_remote_reply(request: ReplyRequest, model: str, drafter: str) -> ReplyPlan:
+    """The plan of a reply a remote server generates: its settings and seed; the server fits the prompt."""
+    settings = request.settings
+    params = dataclasses.replace(settings.sampling_params(), seed=concrete_seed(settings.sampling_params().seed))
+    draft = DraftPlan.none()
+    provenance = provenance_of(settings, params, model, None, drafter, draft)
+    return ReplyPlan(
+        DrafterKind.NONE, draft, params, settings.max_tokens, FittedPrompt([], 0), 0, 0, None, provenance, request.stop
+    )
+
+
+def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool] | None = None) -> Iterator[ReplyEvent]:
+    """The reply's events: a :class:`StepEvent` per verify step, then one :class:`FinishedEvent`."""
+    decoder = pair.decoder(plan.params, plan.draft.policy(), drafter=plan.drafter)
+    generation = GenerationRequest(plan.prompt.tokens, plan.max_tokens, plan.stop, should_stop or _never)
+    return decoder.generate(generation)
+
+
+def _never() -> bool:
+    return False
+
+
+def pair_label(config: PairConfig, drafter: DrafterKind | None = None) -> str:
+    """What answers, for headers, the status bar and a reply's record: the pair as ``drafter`` uses it."""
+    kind = drafter or config.drafter
+    target = config.target.stem
+    if kind.uses_draft_model and config.draft is not None:
+        return f"{target} + {config.draft.stem}"
+    return f"{target} + n-gram" if kind is DrafterKind.NGRAM else f"{target}, target only"
+
+
+def record_start(plan: ReplyPlan, label: str, drafter: str | None = None) -> ReplyRecord:
+    """What the store keeps of a reply when it begins (``drafter``: how it is worded, default the plan's)."""
+    return ReplyRecord(
+        pair=label,
+        drafter=drafter if drafter is not None else plan.drafter.value,
+        produced_by=plan.provenance,
+        prompt_tokens=len(plan.prompt.tokens),
+        prompt_reused=plan.reused,
+        draft_prompt_reused=plan.draft_reused,
+        dropped_messages=plan.prompt.dropped_messages,
+        adaptive=plan.draft.is_adaptive,
+        demo_length=plan.draft.length if plan.draft.demo else 0,
+    )
+
+
+def finished_state(reason: FinishReason) -> str:
+    """The stored state of a reply that ended for ``reason``."""
+    return conversations.CANCELLED if reason is FinishReason.CANCELLED else conversations.DONE
+
+
+def record_end(event: FinishedEvent) -> dict[str, object]:
+    """The metadata a finished reply adds to what it recorded at the start (statistics, finish reason)."""
+    return {"stats": stats_record(event.stats), "finish_reason": event.reason.value}
+
+
+def saving(events: Iterator[ReplyEvent], store: ChatStore, reply_id: int) -> Iterator[ReplyEvent]:
+    """``events`` passed on, each step's tokens stored as it passes and the reply finished at the end.
+
+    A Ctrl+C leaves the reply saved as cancelled with what it had.
+    """
+    text: list[str] = []
+    try:
+        for event in events:
+            if isinstance(event, StepEvent):
+                store.append_tokens(reply_id, tokens_of_step(event))
+                text.extend(token.text for token in event.tokens)
+            else:
+                store.finish_reply(reply_id, event.text, finished_state(event.reason), record_end(event))
+            yield event
+    except KeyboardInterrupt:
+        cancelled = FinishReason.CANCELLED.value
+        store.finish_reply(reply_id, "".join(text), conversations.CANCELLED, {"finish_reason": cancelled})
+        raise

@@ -1,0 +1,150 @@
+"""How a stored reply reads on screen: its footer, its action line, its header label and its Info.
+
+Pure functions of a message and its typed record
+(:class:`~app.core.reply.record.ReplyRecord`), so the view, the controller and
+the tests all word a reply the same way. The footer says in words what
+drafting did: the acceptance and mean accepted length, why the adaptive
+controller kept the draft off, or that a server reported nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.core.decoding.drafters import DrafterKind
+from app.core.decoding.events import FinishReason
+from app.core.decoding.stats import GenerationStats
+from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
+from app.engine.reply import pair_label
+from app.engine.store import conversations
+from app.engine.store.conversations import StoredMessage, StoredToken
+from app.ui.chat.reply_info import provenance_html
+from app.ui.chat.view import ViewMessage
+from app.ui.worker import PairInfo
+
+_REASONS = {
+    FinishReason.EOG: "",
+    FinishReason.STOP_STRING: "",
+    FinishReason.MAX_TOKENS: "stopped at the token limit",
+    FinishReason.CONTEXT_FULL: "the context is full: start a new chat or raise the context size",
+    FinishReason.CANCELLED: "stopped",
+}
+
+
+def message_actions(message: StoredMessage, last: bool) -> tuple[str, ...]:
+    """What a stored message offers in its action line (keys of :data:`app.ui.chat.view.ACTION_LABELS`)."""
+    if message.role == "user":
+        return ("edit", "delete")
+    if message.role != "assistant":
+        return ("delete",)
+    actions: list[str] = ["regenerate"]
+    record = ReplyRecord.from_meta(message.meta)
+    if last and (record.continuable or message.state == conversations.INTERRUPTED):
+        actions.append("continue")
+    actions.append("delete")
+    if record.produced_by is not None:
+        actions.append("info")
+    return tuple(actions)
+
+
+def info_label(info: PairInfo, drafter: DrafterKind | None = None) -> str:
+    """What answers, for headers, the status bar and a reply's record: a server's model and address, or the pair
+    as ``drafter`` used it (a chat may draft with n-gram lookup on a pair loaded with a draft model)."""
+    if info.remote is not None:
+        return info.remote.label
+    return pair_label(info.config, drafter)
+
+
+def drafter_words(info: PairInfo, drafter: DrafterKind) -> str:
+    """The drafter as a reply records it: a server's kind, else the drafter the chat used."""
+    return info.drafter_name if info.remote is not None else drafter.value
+
+
+def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length: int) -> list[str]:
+    """What drafting did in a reply, in words (the footer's middle), from its statistics summary."""
+    drafted = int(s.get("drafted", 0))
+    numbers = [
+        f"acceptance {s.get('acceptance_rate', 0.0):.0%}",
+        f"mean accepted {s.get('mean_accepted_length', 0.0):.2f}",
+    ]
+    if drafter in ("none", ""):
+        return ["target only"]
+    if drafter.startswith("server"):  # a remote server: only what it reported
+        return [*numbers, drafter] if drafted else [f"{drafter}: no draft statistics reported"]
+    if demo_length:
+        return [f"speculation demo: {demo_length} drafted tokens every step", *numbers]
+    steps, drafting = int(s.get("steps", 0)), int(s.get("drafting_steps", drafted > 0))
+    if adaptive and steps and drafting < steps and s.get("last_draft_length", 1) == 0:
+        if drafter == "ngram":
+            why = "lookup off for now: recent proposals were rejected or nothing repeated"
+        elif drafter == "hybrid":
+            why = "draft off: it would slow this machine down, and no trusted repeat to look up"
+        else:
+            why = "draft off: it would slow this machine down"
+        if drafted:
+            return [why, f"measured in {drafting} of {steps} steps, acceptance {s.get('acceptance_rate', 0.0):.0%}"]
+        return [why]
+    if not drafted:
+        return ["no drafts in this reply" + (" (draft length 0 in Settings)" if not adaptive else "")]
+    return [*numbers, f"drafter: {drafter}"]
+
+
+def footer_text(
+    stats: GenerationStats | dict[str, Any],
+    reason: FinishReason | str,
+    drafter: str,
+    adaptive: bool = False,
+    demo_length: int = 0,
+) -> str:
+    """The line under a reply."""
+    s = stats.to_dict() if isinstance(stats, GenerationStats) else stats
+    if isinstance(stats, GenerationStats):
+        s["last_draft_length"] = stats.last_draft_length
+    parts = [f"{s.get('emitted', 0)} tokens", f"{s.get('tokens_per_second', 0.0):.1f} tok/s"]
+    parts += drafting_words(s, drafter, adaptive, demo_length)
+    try:
+        why = _REASONS.get(FinishReason(reason), "")
+    except ValueError:
+        why = str(reason)
+    if why:
+        parts.append(why)
+    return "  ·  ".join(parts)
+
+
+def view_message(
+    message: StoredMessage, branch: tuple[int, int] = (1, 1), actions: tuple[str, ...] = ()
+) -> ViewMessage:
+    """A stored turn as the view shows it; ``branch`` is its (position, count) among its siblings."""
+    record = ReplyRecord.from_meta(message.meta)
+    notice = ""
+    if record.dropped_messages:
+        notice = f"{record.dropped_messages} older messages did not fit in the context and were left out of this reply"
+    footer = ""
+    if message.role == "assistant":
+        if message.state == conversations.INTERRUPTED:
+            footer = "interrupted: the app closed while this reply was being written"
+        elif record.finish_reason == STORE_ERROR_REASON:
+            footer = f"stopped: {record.error or 'the chat could not be saved'}"
+        elif message.state == conversations.FAILED:
+            footer = f"failed: {record.error or 'unknown error'}"
+        elif record.stats is not None:
+            footer = footer_text(
+                dict(record.stats), record.finish_reason or "", record.drafter, record.adaptive, record.demo_length
+            )
+    tokens = message.tokens
+    if message.role == "assistant" and not tokens and message.content:
+        tokens = [StoredToken(message.content, "target", 1.0)]
+    if record.continued and footer:
+        footer += "  ·  continued" + (f" {record.continued} times" if record.continued > 1 else "")
+    return ViewMessage(
+        message.role,
+        message.content,
+        list(tokens),
+        record.pair,
+        notice=notice,
+        footer=footer,
+        message_id=message.id,
+        branch=branch,
+        actions=actions,
+        info=provenance_html(record) if record.produced_by is not None else "",
+    )

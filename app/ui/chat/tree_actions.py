@@ -1,0 +1,179 @@
+"""The conversation tree's actions on the active branch: Regenerate, Continue, Edit, Delete, the switcher, Info.
+
+A conversation is a tree (the store keeps every branch): Regenerate starts a
+sibling of a reply, Edit sends a sibling of a user message, Continue grows a
+reply cut at the token limit in place, Delete removes a message with what
+follows it, and the branch switcher moves between siblings. The view always
+shows the active branch, reloaded from the store after every change.
+
+:class:`TreeActions` is part of :class:`~app.ui.chat.controller.ChatController`
+(mixed in), kept here so the reply's flow and the tree's actions each read
+in one sitting; what it uses of the controller is declared below for the
+type checker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, SignalInstance
+from PySide6.QtWidgets import QMessageBox
+
+from app.core.reply.record import ReplyRecord
+from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
+from app.engine.store.database import StoreWriteError
+from app.ui.chat.activity import Activity
+from app.ui.chat.reply_info import provenance_html
+
+if TYPE_CHECKING:
+    from app.ui.chat.panel import ChatPanel
+    from app.ui.chat.reply_saving import ReplySaver
+
+
+class TreeActions:
+    """The tree's actions, for the chat controller they are mixed into."""
+
+    if TYPE_CHECKING:  # what the actions use of the controller
+        store: ChatStore
+        saver: ReplySaver
+        panel: ChatPanel
+        path: list[StoredMessage]
+        editing: int | None
+        activity: Activity
+        info_box: QMessageBox | None
+        confirm: Callable[[str, str], bool]
+        status: SignalInstance
+        conversations_changed: SignalInstance
+
+        def _ready(self) -> bool: ...
+        def _start_reply(
+            self, upto: int | None = None, parent_id: int | None = ACTIVE_LEAF, continuing: StoredMessage | None = None
+        ) -> None: ...
+        def reload(self) -> None: ...
+        def count_context(self) -> None: ...
+
+    def regenerate(self, message_id: int) -> bool:
+        """A new reply to the same message as the reply ``message_id`` (its sibling; the old one is kept)."""
+        index = self._index(message_id)
+        if index is None or self.path[index].role != "assistant" or not self._ready():
+            return False
+        self.cancel_edit()
+        self._start_reply(upto=index, parent_id=self.path[index].parent_id)
+        return True
+
+    def continue_reply(self, message_id: int) -> bool:
+        """Let the reply ``message_id`` (the last of its branch) grow where it stopped: the same message."""
+        index = self._index(message_id)
+        if index is None or index != len(self.path) - 1 or self.path[index].role != "assistant" or not self._ready():
+            return False
+        reply = self.path[index]
+        try:
+            self.store.reopen_reply(reply.id)
+        except StoreWriteError as exc:
+            self.saver.refused(exc)
+            return False
+        self.cancel_edit()
+        self._start_reply(continuing=reply)
+        return True
+
+    def start_edit(self, message_id: int) -> None:
+        """Put a user message's text in the prompt box; sending it makes a new branch from that message."""
+        index = self._index(message_id)
+        if index is None or self.path[index].role != "user" or self.activity is not Activity.IDLE:
+            return
+        self.editing = message_id
+        self.panel.show_editing(True)
+        self.panel.prompt.setPlainText(self.path[index].content)
+        self.panel.prompt.setFocus()
+        self.status.emit("editing: send makes a new branch, the old one is kept (Cancel leaves it as it was)")
+
+    def cancel_edit(self) -> None:
+        """Leave editing (the prompt box is cleared only when it still holds the edited text)."""
+        if self.editing is None:
+            return
+        original = next((m.content for m in self.path if m.id == self.editing), None)
+        self.editing = None
+        self.panel.show_editing(False)
+        if original is not None and self.panel.prompt.toPlainText() == original:
+            self.panel.prompt.clear()
+
+    def delete_message(self, message_id: int, ask: bool = True) -> bool:
+        """Delete a message with everything that follows it on its branches (after asking)."""
+        index = self._index(message_id)
+        if index is None or self.activity is not Activity.IDLE or self.store.read_only:
+            return False
+        following = len(self.path) - index - 1
+        what = "this message" + (f" and the {following} after it on this branch" if following else "")
+        others = " (and on every branch that grew from it)" if following else ""
+        if ask and not self.confirm("Delete message", f"Delete {what}{others}? This cannot be undone."):
+            return False
+        self.cancel_edit()
+        try:
+            self.store.delete_message(message_id)
+        except StoreWriteError as exc:
+            self.saver.refused(exc)
+            return False
+        self.reload()
+        self.conversations_changed.emit()
+        self.count_context()
+        return True
+
+    def switch_branch(self, message_id: int, step: int) -> bool:
+        """Show the sibling ``step`` places before or after message ``message_id`` (‹ and ›)."""
+        if self.activity is not Activity.IDLE:
+            return False
+        siblings = self.store.siblings(message_id)
+        if message_id not in siblings:
+            return False
+        position = siblings.index(message_id) + step
+        if not 0 <= position < len(siblings):
+            return False
+        self.cancel_edit()
+        try:
+            self.store.switch_to(siblings[position])
+        except StoreWriteError as exc:
+            self.saver.refused(exc)
+            return False
+        self.reload()
+        self.count_context()
+        return True
+
+    def show_info(self, message_id: int) -> None:
+        """Show what produced a reply (pair, drafter, draft length, sampling, system prompt, seed)."""
+        index = self._index(message_id)
+        if index is None:
+            return
+        record = ReplyRecord.from_meta(self.path[index].meta)
+        if record.produced_by is None:
+            return
+        box = QMessageBox(QMessageBox.Icon.Information, "What produced this reply", "", parent=self.panel)
+        box.setTextFormat(Qt.TextFormat.RichText)
+        box.setText(provenance_html(record))
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self.info_box = box
+
+    def _index(self, message_id: int) -> int | None:
+        return next((i for i, m in enumerate(self.path) if m.id == message_id), None)
+
+    def _on_message_action(self, action: str, index: int) -> None:
+        if not 0 <= index < len(self.path) or self.activity is not Activity.IDLE:
+            return
+        message_id = self.path[index].id
+        if action == "regenerate":
+            self.regenerate(message_id)
+        elif action == "continue":
+            self.continue_reply(message_id)
+        elif action == "edit":
+            self.start_edit(message_id)
+        elif action == "delete":
+            self.delete_message(message_id)
+        elif action == "info":
+            self.show_info(message_id)
+        elif action in ("previous", "next"):
+            self.switch_branch(message_id, -1 if action == "previous" else 1)
+
+    def _ask(self, title: str, question: str) -> bool:
+        answer = QMessageBox.question(self.panel, title, question)
+        return answer == QMessageBox.StandardButton.Yes
