@@ -1,16 +1,35 @@
-"""Chat messages and fitting a conversation into the context window."""
+"""Chat messages, who speaks and how far a reply got, and fitting a conversation into the context window."""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+
+class Role(enum.StrEnum):
+    """Who speaks a turn: a StrEnum, so a member equals the text kept in the database and in exports."""
+
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+class MessageState(enum.StrEnum):
+    """How far a stored message got (the store's ``state`` column, and an export's)."""
+
+    DONE = "done"  # complete: every user or system turn, and a reply that ended by itself
+    STREAMING = "streaming"  # a reply this process is generating now
+    CANCELLED = "cancelled"  # a reply the user stopped
+    INTERRUPTED = "interrupted"  # a reply cut short by a crash (found still streaming when the store opened)
+    FAILED = "failed"  # a reply ended by an error (the model's, the server's or the store's)
 
 
 @dataclass(frozen=True, slots=True)
 class Message:
     """One turn of a conversation."""
 
-    role: str  # "system", "user" or "assistant"
+    role: str  # a Role
     content: str
 
     def as_dict(self) -> dict[str, str]:
@@ -36,13 +55,13 @@ def fit_conversation(
     The system message and the newest message always stay; if those alone do
     not fit, the caller gets the oversized prompt and reports it.
     """
-    system = [m for m in messages[:1] if m.role == "system"]
+    system = [m for m in messages[:1] if m.role == Role.SYSTEM]
     turns = list(messages[len(system) :])
     dropped = 0
     tokens = render([*system, *turns])
     while len(tokens) > budget and len(turns) > 1:
         # Drop a user turn together with the assistant reply that followed it.
-        cut = 2 if len(turns) > 2 and turns[0].role == "user" and turns[1].role == "assistant" else 1
+        cut = 2 if len(turns) > 2 and turns[0].role == Role.USER and turns[1].role == Role.ASSISTANT else 1
         turns = turns[cut:]
         dropped += cut
         tokens = render([*system, *turns])

@@ -8,6 +8,8 @@ import math
 
 import pytest
 
+from app.core.chat import MessageState, Role
+from app.core.decoding.events import TokenOrigin
 from app.engine.store import conversations
 from app.engine.store.conversations import ChatStore, ImportFormatError, StoredToken
 
@@ -116,6 +118,35 @@ def test_a_v1_export_imports_as_a_linear_chat(store):
     assert stored[1].tokens == [StoredToken("hello", "draft", 0.9, 0.8)]
 
 
+def test_an_import_reads_roles_states_and_origins_as_members_and_a_missing_state_as_done(store):
+    old = {
+        "format": "tandem-conversation",
+        "version": 1,
+        "messages": [
+            {"role": "system", "content": "Be brief."},  # no state, no created: an early export
+            {"role": "user", "content": "hi", "state": "done"},
+            {
+                "role": "assistant",
+                "content": "hel",
+                "state": "cancelled",
+                "tokens": [{"text": "hel", "origin": "corrected", "p_target": 0.4, "q_draft": 0.2}],
+            },
+        ],
+    }
+    stored = store.messages(store.import_json(old))
+    assert [m.role for m in stored] == [Role.SYSTEM, Role.USER, Role.ASSISTANT]
+    assert [type(m.role) for m in stored] == [Role] * 3 and [type(m.state) for m in stored] == [MessageState] * 3
+    assert [m.state for m in stored] == [MessageState.DONE, MessageState.DONE, MessageState.CANCELLED]
+    assert stored[2].tokens[0].origin is TokenOrigin.CORRECTED
+    exported = json.loads(json.dumps(store.export_json(stored[0].conversation_id)))  # members write as plain text
+    assert [(m["role"], m["state"]) for m in exported["messages"]] == [
+        ("system", "done"),
+        ("user", "done"),
+        ("assistant", "cancelled"),
+    ]
+    assert exported["messages"][2]["tokens"][0]["origin"] == "corrected"
+
+
 def _valid(store: ChatStore) -> dict:
     return store.export_json(_tree(store))
 
@@ -131,13 +162,17 @@ def _valid(store: ChatStore) -> dict:
         (lambda d: {**d, "settings": []}, "settings"),
         (lambda d: {**d, "active_leaf": 424242}, "active_leaf"),
         (lambda d: _edit(d, 1, role="robot"), "message 2 has the role 'robot'"),
+        (lambda d: _edit(d, 1, role=5), "message 2 has the role 5 (expected system, user or assistant)"),
+        (lambda d: _edit(d, 1, role="User"), "role 'User'"),  # the stored spelling only
         (lambda d: _edit(d, 1, content=None), "message 2 has no text"),
         (lambda d: _edit(d, 1, state="lost"), "unknown state"),
+        (lambda d: _edit(d, 1, state=None), "unknown state None"),
         (lambda d: _edit(d, 1, id="x"), "integer"),
         (lambda d: _edit(d, 1, parent=987654), "no earlier message"),
         (lambda d: _edit(d, 1, id=d["messages"][0]["id"]), "repeats id"),
         (lambda d: _edit(d, 2, tokens=[{"text": "x"}]), "token 1 of message 3"),
         (lambda d: _edit(d, 2, tokens=[{"text": "x", "origin": "draft", "p_target": "high"}]), "p_target"),
+        (lambda d: _edit(d, 2, tokens=[{"text": "x", "origin": "psychic", "p_target": 0.5}]), "origin"),
         (lambda d: _edit(d, 2, meta=[]), "meta"),
     ],
 )

@@ -7,7 +7,14 @@
 - ``migration``: an older file brought to the current schema in place (a kept copy, then one transaction);
 - ``search``: full-text search across chats (the trigram index, a scan for short terms, marked snippets);
 - ``exchange``: the JSON export format, version 2, and checking an export (v1 or v2) before importing it;
-- ``conversations``: the store itself (conversations as trees of messages, their tokens, settings, presets, exports).
+- ``connection``: the store's connection: opening (lock, checks, migration, crashed replies, old trash), transactions;
+- ``chats``: conversations as rows (titles, pins, per-chat settings, the trash);
+- ``presets``: named settings and the default one;
+- ``tree``: a conversation's messages as a tree, and the branch on screen;
+- ``replies``: a reply written as it streams, and finished;
+- ``tokens``: a reply's tokens as stored, and the text of a cut-off reply rebuilt from them;
+- ``exports``: a conversation out as JSON or Markdown, an export in as a new conversation;
+- ``conversations``: :class:`ChatStore`, the one object callers use, built from the parts above.
 
 The original of a damaged file is never written to: recovery reads a copy, and
 starting fresh renames the file aside.

@@ -13,19 +13,21 @@ a file that is not an export is refused whole with one line saying why
 
 from __future__ import annotations
 
+import enum
 import math
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
+from app.core.chat import MessageState, Role
+from app.core.decoding.events import TokenOrigin
 from app.core.errors import TandemError
 from app.engine.store.schema import UNKNOWN_P_STORED
 
 FORMAT = "tandem-conversation"
 EXPORT_VERSION = 2
-ROLES = ("user", "assistant", "system")
-STATES = ("done", "streaming", "cancelled", "interrupted", "failed")
-ORIGINS = ("draft", "corrected", "bonus", "target")
+
+_E = TypeVar("_E", bound=enum.StrEnum)
 
 
 class ImportFormatError(TandemError):
@@ -41,7 +43,7 @@ class ImportedToken:
     """One token as an export lists it."""
 
     text: str
-    origin: str
+    origin: TokenOrigin
     p_target: float
     q_draft: float | None
     rejected_text: str | None
@@ -55,9 +57,9 @@ class ImportedMessage:
 
     key: int
     parent: int | None
-    role: str
+    role: Role
     content: str
-    state: str
+    state: MessageState
     created: float
     meta: dict[str, Any] = field(default_factory=dict)
     tokens: list[ImportedToken] = field(default_factory=list)
@@ -121,13 +123,15 @@ def _message(raw: object, n: int, version: int, previous: int | None) -> Importe
             raise ImportFormatError(f'message {n} has no integer "id"')
         if parent is not None and not _is_int(parent):
             raise ImportFormatError(f'message {n} has a "parent" that is not an id')
-    role, content, state = raw.get("role"), raw.get("content"), raw.get("state", "done")
-    if role not in ROLES:
-        raise ImportFormatError(f"message {n} has the role {role!r} (expected user, assistant or system)")
+    raw_role, content, raw_state = raw.get("role"), raw.get("content"), raw.get("state", MessageState.DONE)
+    role = _member(Role, raw_role)
+    if role is None:
+        raise ImportFormatError(f"message {n} has the role {raw_role!r} (expected {_spelled(Role)})")
     if not isinstance(content, str):
         raise ImportFormatError(f"message {n} has no text content")
-    if state not in STATES:
-        raise ImportFormatError(f"message {n} has the unknown state {state!r}")
+    state = _member(MessageState, raw_state)
+    if state is None:
+        raise ImportFormatError(f"message {n} has the unknown state {raw_state!r} (expected {_spelled(MessageState)})")
     created = raw.get("created", time.time())
     if not _is_number(created):
         raise ImportFormatError(f'message {n} has a "created" time that is not a number')
@@ -139,7 +143,7 @@ def _message(raw: object, n: int, version: int, previous: int | None) -> Importe
         raise ImportFormatError(f'message {n} has "tokens" that is not a list')
     tokens = [_token(t, n, i) for i, t in enumerate(raw_tokens, start=1)]
     # Nothing generates an imported reply: one that was streaming when exported was cut off there.
-    state = "interrupted" if state == "streaming" else state
+    state = MessageState.INTERRUPTED if state is MessageState.STREAMING else state
     return ImportedMessage(int(key), parent, role, content, state, float(created), meta, tokens)
 
 
@@ -147,23 +151,39 @@ def _token(raw: object, n: int, i: int) -> ImportedToken:
     where = f"token {i} of message {n}"
     if not isinstance(raw, dict):
         raise ImportFormatError(f"{where} is not an object")
-    text, origin, p = raw.get("text"), raw.get("origin"), _float(raw.get("p_target"))
+    text, origin, p = raw.get("text"), _member(TokenOrigin, raw.get("origin")), _float(raw.get("p_target"))
     if p is None and "p_target" in raw and raw["p_target"] is None:
         p = UNKNOWN_P_STORED  # exported as null: a server that did not say (stored as the store keeps it)
-    if not isinstance(text, str) or origin not in ORIGINS or p is None:
+    if not isinstance(text, str) or origin is None or p is None:
         raise ImportFormatError(f"{where} lacks its text, origin or p_target")
     q = raw.get("q_draft")
     if q is not None and not _is_number(q):
         raise ImportFormatError(f"{where} has a q_draft that is not a number")
     rejected = raw.get("rejected")
     if rejected is None:
-        return ImportedToken(text, str(origin), p, _float(q), None, None, None)
+        return ImportedToken(text, origin, p, _float(q), None, None, None)
     if not isinstance(rejected, dict) or not isinstance(rejected.get("text"), str):
         raise ImportFormatError(f"{where} has a rejected proposal without text")
     rp, rq = rejected.get("p_target"), rejected.get("q_draft")
     if any(v is not None and not _is_number(v) for v in (rp, rq)):
         raise ImportFormatError(f"{where} has a rejected proposal whose odds are not numbers")
-    return ImportedToken(text, str(origin), p, _float(q), rejected["text"], _float(rp), _float(rq))
+    return ImportedToken(text, origin, p, _float(q), rejected["text"], _float(rp), _float(rq))
+
+
+def _member(kind: type[_E], value: object) -> _E | None:
+    """The member of ``kind`` an export's text names; None for any other value (not text, or unknown)."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return kind(value)
+    except ValueError:
+        return None
+
+
+def _spelled(kind: type[enum.StrEnum]) -> str:
+    """The values of ``kind`` as a sentence's list: "a, b or c"."""
+    values = [member.value for member in kind]
+    return ", ".join(values[:-1]) + " or " + values[-1]
 
 
 def _is_int(value: object) -> bool:

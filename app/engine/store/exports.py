@@ -1,0 +1,109 @@
+"""A conversation written out (Tandem's JSON export, a Markdown transcript) and an export read in as a new chat.
+
+The JSON format itself, and the checks an export passes before anything is
+written, are :mod:`app.engine.store.exchange`'s; this module is the store's
+side: every branch, token and setting out, and one transaction in.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from app.core.chat import MessageState, Role
+from app.engine.store.connection import json_dict
+from app.engine.store.exchange import EXPORT_VERSION, FORMAT, parse_export
+from app.engine.store.tokens import write_tokens
+from app.engine.store.tree import MessageTree
+
+# How the Markdown transcript names each speaker (an unknown role is shown as it is written).
+_SPEAKERS: dict[str, str] = {Role.USER: "You", Role.ASSISTANT: "Assistant", Role.SYSTEM: "System"}
+
+
+class Exports(MessageTree):
+    """Export to JSON and Markdown, import from JSON."""
+
+    def export_json(self, conversation_id: int) -> dict[str, Any]:
+        """The whole conversation (every branch), tokens, origins, settings and metadata included: version 2."""
+        row = self._conversation_row(conversation_id)
+        return {
+            "format": FORMAT,
+            "version": EXPORT_VERSION,
+            "title": str(row["title"]),
+            "created": row["created"],
+            "updated": row["updated"],
+            "pinned": bool(row["pinned"]),
+            "settings": json_dict(row["settings"]),
+            "active_leaf": self._leaf(conversation_id, row["active_leaf"]),
+            "messages": [m.to_dict() for m in self.all_messages(conversation_id)],
+        }
+
+    def import_json(self, data: object) -> int:
+        """A new conversation from Tandem's own JSON export (version 1 or 2); returns its id.
+
+        Raises :class:`~app.engine.store.exchange.ImportFormatError` (one line)
+        for anything else, before writing anything.
+        """
+        parsed = parse_export(data)
+        now = time.time()
+        new_ids: dict[int, int] = {}
+        with self._transaction():
+            cursor = self._db.execute(
+                "INSERT INTO conversations(title, created, updated, pinned, settings) VALUES (?, ?, ?, ?, ?)",
+                (parsed.title, now, now, int(parsed.pinned), json.dumps(parsed.settings)),
+            )
+            conversation_id = int(cursor.lastrowid or 0)
+            for message in parsed.messages:
+                cursor = self._db.execute(
+                    "INSERT INTO messages(conversation_id, role, content, state, created, meta, parent_id) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        conversation_id,
+                        message.role,
+                        message.content,
+                        message.state,
+                        message.created,
+                        json.dumps(message.meta),
+                        None if message.parent is None else new_ids[message.parent],
+                    ),
+                )
+                new_ids[message.key] = int(cursor.lastrowid or 0)
+                write_tokens(self._db, new_ids[message.key], 0, message.tokens)
+            if parsed.active_leaf is not None:
+                self._activate(conversation_id, self._descend(new_ids[parsed.active_leaf]))
+        return conversation_id
+
+    def export_markdown(self, conversation_id: int) -> str:
+        """A readable transcript; replies keep their text exactly, code fences included."""
+        lines = [f"# {self._conversation_row(conversation_id)['title']}", ""]
+        for message in self.messages(conversation_id, with_tokens=False):
+            who = _SPEAKERS.get(message.role, message.role)
+            note = "" if message.state == MessageState.DONE else f" _({message.state})_"
+            lines += [f"### {who}{note}", "", message.content.rstrip(), ""]
+            stats = message.meta.get("stats") if message.role == Role.ASSISTANT else None
+            if isinstance(stats, dict) and stats.get("emitted"):
+                lines += [_stats_line(message.meta), ""]
+        return "\n".join(lines).rstrip() + "\n"
+
+
+def _stats_line(meta: dict[str, Any]) -> str:
+    stats = meta.get("stats", {})
+    parts = [f"{stats.get('emitted', 0)} tokens", f"{stats.get('tokens_per_second', 0.0):.1f} tok/s"]
+    produced = meta.get("produced_by")
+    produced = produced if isinstance(produced, dict) else {}
+    drafter = produced.get("drafter") or meta.get("drafter")
+    if drafter:
+        policy = produced.get("draft_policy")
+        parts.append(f"drafter {drafter}" + (f" ({policy})" if policy and policy != "none" else ""))
+    if stats.get("drafted"):
+        parts.append(f"acceptance {stats.get('acceptance_rate', 0.0):.0%}")
+    if produced.get("target"):
+        pair = str(produced["target"]) + (f" + {produced['draft']}" if produced.get("draft") else "")
+        parts.append(pair)
+    sampling = produced.get("sampling")
+    if isinstance(sampling, dict) and "temperature" in sampling:
+        parts.append(f"temperature {sampling['temperature']}")
+    if produced.get("seed") is not None:
+        parts.append(f"seed {produced['seed']}")
+    return "> " + " · ".join(parts)
