@@ -18,6 +18,7 @@ from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.errors import TandemError
 from app.core.reply.plan import PromptPolicy
+from app.core.reply.token_record import step_records
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyPlan, ReplyRequest, chat_messages, plan_reply, run_reply
 
@@ -196,8 +197,8 @@ def _run_chat(args: argparse.Namespace) -> int:
 
 
 def token_json(event: StepEvent) -> list[dict[str, Any]]:
-    """A step's tokens as `chat --json` lists them."""
-    return [{"id": t.id, "text": t.text, "origin": t.origin.value} for t in event.tokens]
+    """A step's tokens as `chat --json` lists them (the token record every JSON format shares)."""
+    return [record.to_json() for record in step_records(event)]
 
 
 def reply_json(

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from app.core.chat import MessageState
 from app.core.decoding.events import EmittedToken, RejectedProposal, StepEvent, TokenOrigin
+from app.core.reply.token_record import RejectedRecord, TokenRecord
 from app.engine.store.schema import UNKNOWN_P_STORED
 
 # The columns of one token row after (message_id, idx), in StoredToken's field order.
@@ -59,14 +60,11 @@ class StoredToken:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (absent values left out)."""
-        p = None if math.isnan(self.p_target) else self.p_target  # JSON has no NaN
-        out: dict[str, Any] = {"text": self.text, "origin": str(self.origin), "p_target": p}
-        if self.q_draft is not None:
-            out["q_draft"] = self.q_draft
+        """JSON-ready form: the token record every JSON format shares (:mod:`app.core.reply.token_record`)."""
+        rejected = None
         if self.rejected_text is not None:
-            out["rejected"] = {"text": self.rejected_text, "p_target": self.rejected_p, "q_draft": self.rejected_q}
-        return out
+            rejected = RejectedRecord(self.rejected_text, self.rejected_p, self.rejected_q)
+        return TokenRecord(self.text, self.origin, self.p_target, self.q_draft, rejected=rejected).to_json()
 
 
 def tokens_of_step(event: StepEvent) -> list[StoredToken]:
