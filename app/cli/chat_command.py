@@ -16,6 +16,7 @@ from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.errors import PromptTooLongError, TandemError
+from app.core.terminal_text import visible
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 
 # ANSI styles per origin; the CLI is a view, so it owns its colours.
@@ -206,7 +207,7 @@ def _run_stream(events: Any, kind: DrafterKind, out: TextIO) -> int:
         if isinstance(event, StepEvent):
             for token in event.tokens:
                 style = _STYLE[token.origin] if colour else ""
-                out.write(f"{style}{token.text}{_RESET if style else ''}")
+                out.write(f"{style}{visible(token.text)}{_RESET if style else ''}")  # its controls shown, not obeyed
             out.flush()
         elif isinstance(event, FinishedEvent):
             stats = event.stats
