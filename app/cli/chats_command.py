@@ -217,8 +217,10 @@ def _search(args: argparse.Namespace) -> int:
     start, end = (_BOLD, _RESET) if bold else ("[", "]")
     for hit in hits:
         # The markers are control characters themselves: the text between them is made visible, then marked.
-        shown = "".join(f"{start}{visible(piece)}{end}" if matched else visible(piece)
-            for piece, matched in snippet_parts(hit.snippet))
+        shown = "".join(
+            f"{start}{visible(piece)}{end}" if matched else visible(piece)
+            for piece, matched in snippet_parts(hit.snippet)
+        )
         where = visible(f"{hit.title} · {hit.role}")
         print(f"{hit.conversation_id:5d} {hit.message_id:6d}  {_when(hit.created)}  {where}: {shown}")
     return 0
