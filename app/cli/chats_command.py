@@ -265,6 +265,8 @@ def _import(args: argparse.Namespace) -> int:
     with writing() as store:
         try:
             new_id = store.import_json(data)
+        except ImportFormatError as exc:
+            raise TandemError(f"{args.file} is {exc}") from exc
         except TandemError as exc:
             raise TandemError(f"{args.file}: {exc}") from exc
         summary = store.conversation(new_id)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -114,8 +115,8 @@ def read_export_file(path: Path) -> object:
         raise ImportFormatError(f"not JSON (line {exc.lineno})") from exc
     except RecursionError:  # json's parser stops at Python's recursion limit (about 1,000 levels)
         raise ImportFormatError(f"nested deeper than {MAX_DEPTH} levels") from None
-    except ValueError as exc:  # int() of more than 4,300 digits (Python 3.11's limit against slow conversions)
-        raise ImportFormatError(f"a number with too many digits ({str(exc).split(':')[0]})") from None
+    except ValueError:  # int() of more than 4,300 digits (Python 3.11's limit against slow conversions)
+        raise ImportFormatError(f"a number with more than {sys.get_int_max_str_digits()} digits") from None
 
 
 def check_document(data: object) -> None:
