@@ -40,7 +40,7 @@ ORIGINS = ("draft", "corrected", "bonus", "target")
 MAX_EXPORT_BYTES = 128 * 1024 * 1024
 # Nesting an export may have: its own structure is 6 deep; a reply's metadata adds a few levels.
 MAX_DEPTH = 64
-_INT_LIMIT = 2**63  # SQLite's integers, and what any JSON reader keeps exactly
+_INT_LIMIT = 2**63  # SQLite's integers: a bigger one could only be stored as text or a float
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
