@@ -49,6 +49,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as exc:
         return _incomplete_install(exc, "selftest failed" if "--selftest" in args_list else "error")
     from app.core.errors import ContextSettingError, TandemError
+    from app.core.terminal_text import visible
 
     args = parser.parse_args(args_list)
     try:
@@ -78,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc.worded('--ctx')}", file=sys.stderr)
         return 2
     except TandemError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {visible(str(exc))}", file=sys.stderr)  # it may quote a server's or a file's text
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

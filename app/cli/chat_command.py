@@ -19,6 +19,7 @@ from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.errors import TandemError
 from app.core.reply.plan import PromptPolicy
 from app.core.reply.token_record import step_records
+from app.core.terminal_text import visible
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyPlan, ReplyRequest, chat_messages, plan_reply, run_reply
 
@@ -235,7 +236,7 @@ def _run_stream(events: Any, kind: DrafterKind, out: TextIO) -> int:
         if isinstance(event, StepEvent):
             for token in event.tokens:
                 style = _STYLE[token.origin] if colour else ""
-                out.write(f"{style}{token.text}{_RESET if style else ''}")
+                out.write(f"{style}{visible(token.text)}{_RESET if style else ''}")  # its controls shown, not obeyed
             out.flush()
         elif isinstance(event, FinishedEvent):
             stats = event.stats

@@ -11,6 +11,13 @@ damaged file into a new one and moves the original aside unchanged.
 Every subcommand takes ``--json`` for scripts. An unusable database, an
 unknown chat id or a file that is not an export is a
 :class:`~app.core.errors.TandemError`: one line on stderr and exit code 2.
+
+What a chat holds is data, never terminal commands: titles, messages and
+snippets are printed through :func:`~app.core.terminal_text.visible` (an ESC
+shows as ``\\x1b``), ``--json`` output has the raw controls JSON allows escaped
+too, and ``export`` writes its stored text unchanged only to a file or a pipe.
+``export --out`` never replaces a link, a folder or a device, and replaces an
+existing file only with ``--force`` (:mod:`app.engine.safe_files`).
 """
 
 from __future__ import annotations
@@ -26,10 +33,13 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import TandemError
+from app.core.terminal_text import visible, visible_json
+from app.engine.safe_files import Refusal, UnsafeTargetError, write_text_safely
 from app.engine.store.conversations import ChatStore, ConversationSummary, default_path
 from app.engine.store.database import Problem, StoreOpenError, check_file, check_folder
+from app.engine.store.exchange import ImportFormatError, read_export_file
 from app.engine.store.recovery import recover_in_place
-from app.engine.store.search import MATCH_END, MATCH_START, snippet_parts
+from app.engine.store.search import snippet_parts
 
 _BOLD, _RESET = "\x1b[1m", "\x1b[0m"
 
@@ -56,6 +66,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("id", metavar="ID")
     export.add_argument("--format", choices=("md", "json"), default="md", help="md (default) or json")
     export.add_argument("--out", type=Path, default=None, metavar="FILE", help="write to FILE instead of stdout")
+    export.add_argument("--force", action="store_true", help="replace FILE if it exists (never a link or a device)")
     importing = action("import", _import, "a conversation from a Tandem JSON export (a new chat)")
     importing.add_argument("file", type=Path, metavar="FILE")
     delete = action("delete", _delete, "move a conversation to the trash (kept a week; see restore)")
@@ -124,8 +135,7 @@ def _summary_json(c: ConversationSummary) -> dict[str, Any]:
 
 
 def _print_json(value: object) -> None:
-    json.dump(value, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
+    sys.stdout.write(visible_json(json.dumps(value, ensure_ascii=False)) + "\n")
 
 
 def _when(seconds: float) -> str:
@@ -142,7 +152,7 @@ def _list(args: argparse.Namespace) -> int:
         print("the trash is empty" if args.trash else "no saved chats")
     for c in conversations:
         pin = "*" if c.pinned else " "
-        print(f"{c.id:5d}{pin} {_when(c.updated)}  {c.message_count:4d} messages  {c.title}")
+        print(f"{c.id:5d}{pin} {_when(c.updated)}  {c.message_count:4d} messages  {visible(c.title)}")
     return 0
 
 
@@ -161,14 +171,14 @@ def _show(args: argparse.Namespace) -> int:
             listed.append(entry)
         _print_json({**_summary_json(summary), "settings": settings, "messages": listed})
         return 0
-    print(f"# {summary.title}  (chat {summary.id}, {len(messages)} messages on this branch)")
+    print(f"# {visible(summary.title)}  (chat {summary.id}, {len(messages)} messages on this branch)")
     for message, count, position in zip(messages, branches, positions, strict=True):
         who = {"user": "You", "assistant": "Assistant", "system": "System"}.get(message.role, message.role)
         notes = [f"‹ {position}/{count} ›"] if count > 1 else []
         if message.state != "done":
             notes.append(message.state)
-        print(f"\n## {who} [{message.id}]" + (f"  ({', '.join(notes)})" if notes else ""))
-        print(message.content.rstrip())
+        print(visible(f"\n## {who} [{message.id}]" + (f"  ({', '.join(notes)})" if notes else "")))
+        print(visible(message.content.rstrip()))
     return 0
 
 
@@ -206,8 +216,13 @@ def _search(args: argparse.Namespace) -> int:
     bold = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     start, end = (_BOLD, _RESET) if bold else ("[", "]")
     for hit in hits:
-        shown = hit.snippet.replace(MATCH_START, start).replace(MATCH_END, end)
-        print(f"{hit.conversation_id:5d} {hit.message_id:6d}  {_when(hit.created)}  {hit.title} · {hit.role}: {shown}")
+        # The markers are control characters themselves: the text between them is made visible, then marked.
+        shown = "".join(
+            f"{start}{visible(piece)}{end}" if matched else visible(piece)
+            for piece, matched in snippet_parts(hit.snippet)
+        )
+        where = visible(f"{hit.title} · {hit.role}")
+        print(f"{hit.conversation_id:5d} {hit.message_id:6d}  {_when(hit.created)}  {where}: {shown}")
     return 0
 
 
@@ -221,11 +236,17 @@ def _export(args: argparse.Namespace) -> int:
     if args.out is None:
         if args.json and args.format == "md":
             _print_json({"id": summary.id, "format": "md", "markdown": text})
-        else:
-            sys.stdout.write(text)
+        elif args.format == "json":
+            sys.stdout.write(visible_json(text))
+        else:  # the export itself, unchanged for a file or a pipe; a terminal shows its controls
+            sys.stdout.write(visible(text) if sys.stdout.isatty() else text)
         return 0
-    _write_new_text(args.out, text)
-    size = len(text.encode())
+    try:
+        size = write_text_safely(args.out, text, overwrite=args.force)
+    except UnsafeTargetError as exc:
+        if exc.refusal is Refusal.EXISTS:
+            raise TandemError(f"{args.out} already exists: add --force to replace it") from exc
+        raise
     if args.json:
         _print_json({"id": summary.id, "format": args.format, "path": str(args.out), "bytes": size})
     else:
@@ -233,42 +254,26 @@ def _export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_new_text(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all (a temporary file renamed into place)."""
-    partial = path.with_name(path.name + ".partial")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    except OSError as exc:
-        partial.unlink(missing_ok=True)
-        raise TandemError(f"cannot write {path}: {exc.strerror or exc}") from exc
-
-
 # -- writing ----------------------------------------------------------------------
 
 
 def _import(args: argparse.Namespace) -> int:
     try:
-        raw = args.file.read_bytes()
-    except OSError as exc:
-        raise TandemError(f"cannot read {args.file}: {exc.strerror or exc}") from exc
-    refused = f"{args.file} is not a Tandem conversation export"
-    try:
-        data = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise TandemError(f"{refused}: not UTF-8 text (byte {exc.start})") from exc
-    except json.JSONDecodeError as exc:
-        raise TandemError(f"{refused}: not JSON (line {exc.lineno})") from exc
+        data = read_export_file(args.file)
+    except ImportFormatError as exc:
+        raise TandemError(f"{args.file} is {exc}") from exc
     with writing() as store:
         try:
             new_id = store.import_json(data)
+        except ImportFormatError as exc:
+            raise TandemError(f"{args.file} is {exc}") from exc
         except TandemError as exc:
             raise TandemError(f"{args.file}: {exc}") from exc
         summary = store.conversation(new_id)
     if args.json:
         _print_json(_summary_json(summary))
     else:
-        print(f"imported chat {summary.id}: {summary.title} ({summary.message_count} messages)")
+        print(f"imported chat {summary.id}: {visible(summary.title)} ({summary.message_count} messages)")
     return 0
 
 
@@ -279,10 +284,10 @@ def _delete(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"id": summary.id, "title": summary.title, "deleted": "permanently" if args.permanent else "trash"})
     elif args.permanent:
-        print(f"deleted chat {summary.id} for good: {summary.title}")
+        print(f"deleted chat {summary.id} for good: {visible(summary.title)}")
     else:
         print(
-            f"moved chat {summary.id} to the trash: {summary.title} "
+            f"moved chat {summary.id} to the trash: {visible(summary.title)} "
             f"(`tandem chats restore {summary.id}` brings it back; the trash is emptied after a week)"
         )
     return 0
@@ -297,7 +302,7 @@ def _restore(args: argparse.Namespace) -> int:
     if args.json:
         _print_json({"id": summary.id, "title": summary.title, "restored": True})
     else:
-        print(f"restored chat {summary.id}: {summary.title}")
+        print(f"restored chat {summary.id}: {visible(summary.title)}")
     return 0
 
 

@@ -35,7 +35,7 @@ def data_dir() -> Path:
     override = os.environ.get("TANDEM_DATA_DIR")
     root = Path(override).expanduser() if override else Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
     with contextlib.suppress(OSError):
-        root.mkdir(parents=True, exist_ok=True)
+        root.mkdir(parents=True, exist_ok=True, mode=0o700)  # chats, settings, keys: this user's only
     return root
 
 

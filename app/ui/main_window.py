@@ -48,6 +48,7 @@ from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.session import DrafterKind
 from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
+from app.engine.safe_files import write_text_safely
 from app.engine.store.conversations import ChatStore, default_path
 from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
 from app.engine.store.recovery import move_aside, recover_in_place
@@ -343,10 +344,14 @@ class MainWindow(QMainWindow):
                 return None
             path = Path(chosen)
         if kind == "markdown":
-            path.write_text(self.store.export_markdown(conversation_id), encoding="utf-8")
+            text = self.store.export_markdown(conversation_id)
         else:
-            data = self.store.export_json(conversation_id)
-            path.write_text(json.dumps(data, ensure_ascii=False, indent=2), encoding="utf-8")
+            text = json.dumps(self.store.export_json(conversation_id), ensure_ascii=False, indent=2)
+        try:  # the dialog asked before replacing a file; a link, folder or device is still never replaced
+            write_text_safely(path, text, overwrite=True)
+        except TandemError as exc:
+            self.statusBar().showMessage(f"not exported: {exc}", 8000)
+            return None
         self.statusBar().showMessage(f"exported to {path}", 6000)
         return path
 
@@ -771,9 +776,9 @@ class MainWindow(QMainWindow):
                 return None
             path = Path(chosen)
         try:
-            path.write_text(text, encoding="utf-8")
-        except OSError as exc:
-            self.statusBar().showMessage(f"could not write {path}: {exc.strerror or exc}", 8000)
+            write_text_safely(path, text, overwrite=True)
+        except TandemError as exc:
+            self.statusBar().showMessage(f"not exported: {exc}", 8000)
             return None
         self.statusBar().showMessage(f"exported to {path}", 6000)
         return path

@@ -6,7 +6,7 @@ without a Secret Service its choice is the "fail" backend (or keyrings.alt's
 plain-text file, which is no safer than ours and hides where the key is), so
 only keyring's own system backends count as a keyring here. Otherwise keys
 go to ``remote-keys.json`` in the data folder, created with mode 0600 so
-only this user can read it, and :attr:`CredentialStore.where` says so in
+only this user can read it (tightened to 0600 when found looser), and :attr:`CredentialStore.where` says so in
 words the window shows. Keys are filed under the server's base URL.
 """
 
@@ -26,6 +26,7 @@ from keyring.backends import chainer, fail
 
 from app.core.errors import TandemError
 from app.engine.paths import data_dir
+from app.engine.safe_files import make_private_folder, tighten
 
 SERVICE = "Tandem remote server"
 KEY_FILE = "remote-keys.json"
@@ -116,6 +117,7 @@ class CredentialStore:
             self._write_file(keys)
 
     def _read_file(self) -> dict[str, Any]:
+        tighten(self.path)  # a key file someone (or a copy) left readable by others is made private again
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
@@ -128,7 +130,7 @@ class CredentialStore:
         # Written whole to a 0600 temporary file beside it, then renamed: the key is never
         # readable by others, not even for a moment, and a crash leaves the old file intact.
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            make_private_folder(self.path.parent)
             fd, temporary = tempfile.mkstemp(prefix=".remote-keys-", dir=self.path.parent)  # mkstemp: mode 0600
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -9,6 +9,10 @@ sound. Any "no" becomes a :class:`StoreOpenError` naming the
 fresh, read-only) and the CLI can print one line. Nothing here ever writes to
 a file it found damaged.
 
+The writer makes the file and its ``-wal``/``-shm`` companions private to
+this user (0600, the data folder 0700 when it creates it): chats are
+nobody else's business on a shared machine.
+
 Errors during writes become :class:`StoreWriteError`, whose message says what
 happened (full disk, I/O error, read-only) and, for a full disk, how much room
 is free and about how much more is needed.
@@ -27,6 +31,7 @@ from urllib.parse import quote
 
 from app.core.errors import TandemError
 from app.core.units import format_bytes
+from app.engine.safe_files import make_private, make_private_folder, tighten
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 HEADER_SIZE = 100
@@ -82,7 +87,7 @@ class StoreWriteError(TandemError):
 def check_folder(folder: Path) -> None:
     """Raise :class:`StoreOpenError` unless ``folder`` exists (or can be made) and can be written."""
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        make_private_folder(folder)
     except OSError as exc:
         raise StoreOpenError(Problem.UNUSABLE_FOLDER, folder, _os_reason(exc) + _DATA_DIR_ADVICE) from exc
     if not folder.is_dir():
@@ -92,6 +97,19 @@ def check_folder(folder: Path) -> None:
 
 
 _DATA_DIR_ADVICE = "; set TANDEM_DATA_DIR to a folder you can write, or unset it"
+
+
+def make_files_private(path: Path) -> None:
+    """Make the database readable by this user only: created 0600 if missing, else tightened with its companions.
+
+    Called by the writer before SQLite opens the file. SQLite gives the
+    ``-wal`` and ``-shm`` files it creates the main file's mode, so a 0600
+    database keeps them 0600 too; ones left looser by an older Tandem are
+    tightened here. An empty file is a sound new database (see :func:`check_file`).
+    """
+    make_private(path)
+    for suffix in ("-wal", "-shm"):
+        tighten(path.with_name(path.name + suffix))
 
 
 def check_file(path: Path) -> None:

@@ -9,14 +9,24 @@ without ids; each one follows the one before it.
 :func:`parse_export` checks everything before the store writes anything, so
 a file that is not an export is refused whole with one line saying why
 (:class:`ImportFormatError`) and nothing is half-imported.
+
+A file is hostile input: :func:`read_export_file` reads at most
+:data:`MAX_EXPORT_BYTES`, and a document nested deeper than :data:`MAX_DEPTH`,
+a number of more digits than Python converts (4,300) or beyond SQLite's
+64-bit integers, or a lone UTF-16 surrogate (``"\\ud800"``, which no UTF-8
+file or SQLite text can hold) is refused in one line like any other mistake.
 """
 
 from __future__ import annotations
 
 import enum
+import json
 import math
+import re
+import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from app.core.chat import MessageState, Role
@@ -28,6 +38,12 @@ FORMAT = "tandem-conversation"
 EXPORT_VERSION = 2
 
 _E = TypeVar("_E", bound=enum.StrEnum)
+# The biggest export read: far beyond a long chat with every token (about 100 bytes per token), far below memory.
+MAX_EXPORT_BYTES = 128 * 1024 * 1024
+# Nesting an export may have: its own structure is 6 deep; a reply's metadata adds a few levels.
+MAX_DEPTH = 64
+_INT_LIMIT = 2**63  # SQLite's integers: a bigger one could only be stored as text or a float
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class ImportFormatError(TandemError):
@@ -76,8 +92,66 @@ class ImportedConversation:
     active_leaf: int | None  # a message key
 
 
+def read_export_file(path: Path) -> object:
+    """The JSON document in ``path``, read within the limits above; one-line errors for anything else.
+
+    :class:`ImportFormatError` for a file that is not readable JSON (too big,
+    not UTF-8, not JSON, too deep, a number too long); a plain
+    :class:`~app.core.errors.TandemError` when the file cannot be read at all.
+    """
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_EXPORT_BYTES + 1)  # bounded even for /dev/zero or a file still growing
+    except OSError as exc:
+        raise TandemError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    if len(raw) > MAX_EXPORT_BYTES:
+        raise ImportFormatError(f"the file is larger than {MAX_EXPORT_BYTES // (1024 * 1024)} MiB")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ImportFormatError(f"not UTF-8 text (byte {exc.start})") from exc
+    del raw
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportFormatError(f"not JSON (line {exc.lineno})") from exc
+    except RecursionError:  # json's parser stops at Python's recursion limit (about 1,000 levels)
+        raise ImportFormatError(f"nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError:  # int() of more than 4,300 digits (Python 3.11's limit against slow conversions)
+        raise ImportFormatError(f"a number with more than {sys.get_int_max_str_digits()} digits") from None
+
+
+def check_document(data: object) -> None:
+    """Raise :class:`ImportFormatError` for a nesting, number or text that nothing may store.
+
+    Walks the whole document once without recursion (a deep one cannot
+    exhaust the stack): nesting up to :data:`MAX_DEPTH`, integers within
+    SQLite's 64 bits, text without lone surrogates, keys included.
+    """
+    pending: list[tuple[object, int]] = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_DEPTH:
+                raise ImportFormatError(f"nested deeper than {MAX_DEPTH} levels")
+            if isinstance(value, dict):
+                pending.extend((key, depth) for key in value)
+                pending.extend((item, depth + 1) for item in value.values())
+            else:
+                pending.extend((item, depth + 1) for item in value)
+        elif isinstance(value, str):
+            found = _SURROGATE.search(value)
+            if found:
+                raise ImportFormatError(
+                    f"text holds a lone surrogate (\\u{ord(found.group(0)):04x}), which is not a character"
+                )
+        elif isinstance(value, int) and not isinstance(value, bool) and not -_INT_LIMIT <= value < _INT_LIMIT:
+            raise ImportFormatError(f"a number ({len(str(abs(value)))} digits) is larger than 64 bits")
+
+
 def parse_export(data: object) -> ImportedConversation:
     """Check an export (v1 or v2) completely; raise :class:`ImportFormatError` naming the first problem."""
+    check_document(data)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ImportFormatError(f'no "format": "{FORMAT}" at the top')
     version = data.get("version")

@@ -9,6 +9,10 @@ layers). What a chat is generated with (system prompt, sampling, drafter) is
 the chat's own, in the chat database; this file keeps only the settings a new
 chat starts from when no default preset is set, which older versions kept as
 the global generation settings (read once from there, so nothing is lost).
+
+The file is this user's alone (0600): created empty with that mode before
+QSettings first reads it, and tightened if an older Tandem left it looser.
+QSettings rewrites it through QSaveFile, which keeps the mode it finds.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from PySide6.QtCore import QByteArray, QSettings
 from app.core.chat_settings import ChatSettings
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.paths import data_dir
+from app.engine.safe_files import make_private
 
 ORGANISATION = "Tandem"
 APPLICATION = "Tandem"
@@ -98,6 +103,7 @@ class AppSettings:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or settings_path()
+        make_private(self.path)  # before QSettings writes it with the default 0644
         self._qs = QSettings(str(self.path), QSettings.Format.IniFormat)
 
     def generation(self) -> GenerationSettings:

@@ -1,0 +1,178 @@
+"""Files Tandem writes for the user, written without clobbering, and its own files kept private.
+
+:func:`write_text_safely` is the one way an export reaches the disk (``tandem
+chats export --out`` and the window's Export): the text goes to a fresh,
+randomly named temporary file beside the target (``mkstemp``: created
+exclusively, so nothing planted there is followed), is flushed to disk, then
+takes the target's name in one step. Only a missing path or an existing
+regular file can be that target: a symbolic link, a folder, a device node
+(``/dev/full``), a FIFO or a socket is refused, since a rename would replace the
+thing itself (and following a link would write wherever it points). An
+existing regular file is replaced only when the caller says so (the CLI's
+``--force``; the window's save dialog has already asked).
+
+:func:`make_private` and :func:`tighten` keep what holds the user's chats,
+settings and keys readable only by them (0600, folders 0700): created that
+way, and tightened when found looser. Both are no-ops on Windows, where
+POSIX modes do not describe who may read a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+import errno
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from app.core.errors import TandemError
+
+PRIVATE_FILE = 0o600
+PRIVATE_FOLDER = 0o700
+_POSIX = os.name != "nt"
+_OTHERS = 0o077  # the group's and everyone else's permission bits
+
+
+class Refusal(enum.Enum):
+    """Why a path cannot be written as an export."""
+
+    EXISTS = "exists"  # a regular file is there and replacing it was not asked for
+    NOT_A_FILE = "not-a-file"  # a folder, device, FIFO or socket
+    SYMLINK = "symlink"  # a symbolic link (to anything, or to nothing)
+
+
+class UnsafeTargetError(TandemError):
+    """The path holds something an export must not replace; ``refusal`` says what."""
+
+    def __init__(self, path: Path, refusal: Refusal, what: str) -> None:
+        words = {
+            Refusal.EXISTS: "already exists",
+            Refusal.NOT_A_FILE: f"is {what}, not a regular file: Tandem does not replace it",
+            Refusal.SYMLINK: "is a symbolic link: Tandem does not replace links; give the real file's path",
+        }[refusal]
+        super().__init__(f"{path} {words}")
+        self.path = path
+        self.refusal = refusal
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def check_target(path: Path, *, overwrite: bool) -> os.stat_result | None:
+    """The status of the regular file at ``path`` (None when nothing is there), or :class:`UnsafeTargetError`."""
+    try:
+        status = os.lstat(path)  # lstat: a link is judged as the link, never as what it points to
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(status.st_mode):
+        raise UnsafeTargetError(path, Refusal.SYMLINK, "a symbolic link")
+    if not stat.S_ISREG(status.st_mode):
+        raise UnsafeTargetError(path, Refusal.NOT_A_FILE, _kind(status.st_mode))
+    if not overwrite:
+        raise UnsafeTargetError(path, Refusal.EXISTS, "a file")
+    return status
+
+
+def write_text_safely(path: Path, text: str, *, overwrite: bool = False) -> int:
+    """Write ``text`` (UTF-8) to ``path`` whole or not at all; returns the bytes written.
+
+    Raises :class:`UnsafeTargetError` for a target it must not replace and
+    :class:`~app.core.errors.TandemError` (one line) when the write fails; a
+    failed write leaves the target as it was and no temporary file behind.
+    A replaced file keeps its mode; a new one is 0600, private like the chats it holds.
+    """
+    data = text.encode("utf-8")
+    existing = check_target(path, overwrite=overwrite)
+    folder = path.parent
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=folder)
+    except OSError as exc:
+        raise TandemError(f"cannot write {path}: {exc.strerror or exc}") from exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if existing is not None and _POSIX:
+            os.chmod(temporary, stat.S_IMODE(existing.st_mode))
+        _move_into_place(temporary, path, overwrite=overwrite)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        if isinstance(exc, OSError):
+            raise TandemError(f"cannot write {path}: {exc.strerror or exc}") from exc
+        raise
+    return len(data)
+
+
+def _move_into_place(temporary: str, path: Path, *, overwrite: bool) -> None:
+    """Give the written file its name; without ``overwrite``, never over something that appeared meanwhile."""
+    if overwrite:
+        check_target(path, overwrite=True)  # looked at again just before: a link swapped in is still refused
+        os.replace(temporary, path)  # rename replaces the name itself, never what a link points to
+        return
+    try:
+        os.link(temporary, path)  # fails if anything holds the name now: no check-then-write race
+    except FileExistsError:
+        check_target(path, overwrite=False)  # names what is there (a link, a folder, a file)
+        raise
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+        # A file system without hard links (FAT, some network shares): check once more, then rename.
+        check_target(path, overwrite=False)
+        os.replace(temporary, path)
+        return
+    os.unlink(temporary)
+
+
+# -- private files ------------------------------------------------------------------
+
+
+def tighten(path: Path) -> None:
+    """Take away the group's and others' access to the file or folder ``path`` if it has any.
+
+    A link, a device or a missing path is left untouched. Best effort: a file
+    this user does not own cannot be changed, and the caller's own open
+    reports anything that matters.
+    """
+    if not _POSIX:
+        return
+    with contextlib.suppress(OSError):
+        status = os.lstat(path)
+        mode = stat.S_IMODE(status.st_mode)
+        if (stat.S_ISREG(status.st_mode) or stat.S_ISDIR(status.st_mode)) and mode & _OTHERS:
+            os.chmod(path, mode & ~_OTHERS)
+
+
+def make_private(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 if nothing is there, else :func:`tighten` it."""
+    if _POSIX:
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
+        except FileExistsError:
+            if path.is_file() and not path.is_symlink():
+                tighten(path)
+            return
+        except OSError:
+            return  # whoever opens it next reports why it cannot be made
+        os.close(fd)
+
+
+def make_private_folder(folder: Path) -> None:
+    """Create ``folder`` (and its missing parents) with the last one 0700; an existing folder is left as it is.
+
+    Raises :class:`OSError` when it cannot be made, as ``Path.mkdir`` does.
+    """
+    folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER)
