@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 from app.core.chat import MessageState, Role
 from app.core.decoding.events import TokenOrigin
 from app.core.errors import TandemError
+from app.core.reply.token_record import TokenRecord
 from app.engine.store.schema import UNKNOWN_P_STORED
 
 FORMAT = "tandem-conversation"
@@ -222,26 +223,23 @@ def _message(raw: object, n: int, version: int, previous: int | None) -> Importe
 
 
 def _token(raw: object, n: int, i: int) -> ImportedToken:
+    """One exported token, read by the token record every JSON format shares; an export must give its origin and p."""
     where = f"token {i} of message {n}"
-    if not isinstance(raw, dict):
-        raise ImportFormatError(f"{where} is not an object")
-    text, origin, p = raw.get("text"), _member(TokenOrigin, raw.get("origin")), _float(raw.get("p_target"))
-    if p is None and "p_target" in raw and raw["p_target"] is None:
-        p = UNKNOWN_P_STORED  # exported as null: a server that did not say (stored as the store keeps it)
-    if not isinstance(text, str) or origin is None or p is None:
+    if isinstance(raw, dict) and not {"text", "origin", "p_target"} <= raw.keys():
         raise ImportFormatError(f"{where} lacks its text, origin or p_target")
-    q = raw.get("q_draft")
-    if q is not None and not _is_number(q):
-        raise ImportFormatError(f"{where} has a q_draft that is not a number")
-    rejected = raw.get("rejected")
-    if rejected is None:
-        return ImportedToken(text, origin, p, _float(q), None, None, None)
-    if not isinstance(rejected, dict) or not isinstance(rejected.get("text"), str):
-        raise ImportFormatError(f"{where} has a rejected proposal without text")
-    rp, rq = rejected.get("p_target"), rejected.get("q_draft")
-    if any(v is not None and not _is_number(v) for v in (rp, rq)):
-        raise ImportFormatError(f"{where} has a rejected proposal whose odds are not numbers")
-    return ImportedToken(text, origin, p, _float(q), rejected["text"], _float(rp), _float(rq))
+    try:
+        record = TokenRecord.from_json(raw, where)
+    except ValueError as exc:
+        raise ImportFormatError(str(exc)) from None
+    assert isinstance(record.origin, TokenOrigin)  # from_json refuses an unknown one
+    # Exported as null: a server that did not say (stored as the store keeps it).
+    p = UNKNOWN_P_STORED if math.isnan(record.p_target) else record.p_target
+    proposal = record.rejected
+    if proposal is None:
+        return ImportedToken(record.text, record.origin, p, record.q_draft, None, None, None)
+    return ImportedToken(
+        record.text, record.origin, p, record.q_draft, proposal.text, proposal.p_target, proposal.q_draft
+    )
 
 
 def _member(kind: type[_E], value: object) -> _E | None:
