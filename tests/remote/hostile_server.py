@@ -42,7 +42,7 @@ class Connection:
         head, _, rest = data.partition(b"\r\n\r\n")
         self.request_head = head.decode("latin-1")
         lines = self.request_head.split("\r\n")
-        method, path = (lines[0].split(" ") + ["", ""])[:2]
+        method, path = [*lines[0].split(" "), "", ""][:2]
         length = 0
         for line in lines[1:]:
             name, _, value = line.partition(":")
@@ -58,9 +58,7 @@ class Connection:
     @property
     def alive(self) -> bool:
         """Within the budgets and not told to stop."""
-        return (
-            not self.stop.is_set() and self.sent < BUDGET_BYTES and time.monotonic() - self.started < BUDGET_S
-        )
+        return not self.stop.is_set() and self.sent < BUDGET_BYTES and time.monotonic() - self.started < BUDGET_S
 
     def send(self, data: bytes) -> bool:
         """Write ``data``; False once the client has gone (or a budget is spent)."""
@@ -241,4 +239,3 @@ def events(items: list[Any], done: bool = True) -> Script:
         return None
 
     return script
-

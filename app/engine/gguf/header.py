@@ -161,7 +161,12 @@ class _Cursor:
     def plausible(self, count: int, each: int, what: str) -> None:
         """``count`` items of at least ``each`` bytes must fit in what is left of the file."""
         left = self.file_size - self.pos
-        if count > MAX_ARRAY_ELEMENTS or count * each > left:
+        if count > MAX_ARRAY_ELEMENTS:
+            raise ModelFileError(
+                f"{self.path.name} has an implausible header: it claims {count:,} {what} "
+                f"(no model has more than {MAX_ARRAY_ELEMENTS:,}): corrupt file"
+            )
+        if count * each > left:
             raise ModelFileError(
                 f"{self.path.name} has an implausible header: it claims {count:,} {what} "
                 f"(at least {count * each:,} bytes) with {left:,} bytes left in the file: corrupt file"
@@ -208,7 +213,8 @@ class _Cursor:
         etype = self.u32()
         start = self.pos
         count = self.u64()
-        self.plausible(count, _MIN_ELEMENT_BYTES.get(etype, _SCALARS.get(etype, ("", 1))[1]), "array elements")
+        what = "strings" if etype == _STRING else "array elements"
+        self.plausible(count, _MIN_ELEMENT_BYTES.get(etype, _SCALARS.get(etype, ("", 1))[1]), what)
         if etype in _NUMPY_TYPES:
             itemsize = np.dtype(_NUMPY_TYPES[etype]).itemsize
             self._need(count * itemsize)
@@ -216,9 +222,10 @@ class _Cursor:
             self.pos += count * itemsize
             return values
         if etype == _STRING:
-            self.pos = start
-            self.skip_string_array()  # first the whole array is known to lie in the buffer, then it is decoded
-            self.pos = start + 8
+            if len(self.buf) < self.file_size:  # a prefix (a remote header): it may end inside the array
+                self.pos = start
+                self.skip_string_array()  # first the whole array is known to lie in the buffer, then decoded
+                self.pos = start + 8
             return [self.string() for _ in range(count)]
         self.depth += 1  # arrays of arrays: bounded, so a file of nested arrays is an error, not a RecursionError
         if self.depth > 8:
