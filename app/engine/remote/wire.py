@@ -138,7 +138,9 @@ def loads(data: bytes | str, max_bytes: int) -> Any:
         raise WireError("JSON nested too deeply") from None
     except (ValueError, UnicodeDecodeError) as exc:
         shown = data[:80] if isinstance(data, str) else data[:80].decode("utf-8", "replace")
-        raise WireError(f"malformed JSON {shown!r} ({type(exc).__name__})") from None
+        # A syntax error says enough with the text; another (a number of 5,000 digits) says what it was.
+        why = "" if isinstance(exc, json.JSONDecodeError) else f" ({str(exc)[:80]})"
+        raise WireError(f"malformed JSON {shown!r}{why}") from None
 
 
 def parse_event(data: bytes | str, max_bytes: int) -> StreamEvent:
