@@ -32,7 +32,7 @@ from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats
 from app.core.errors import TandemError
-from app.engine.remote.limits import RemoteLimits
+from app.engine.remote.limits import MAX_MODELS_BYTES, RemoteLimits
 from app.engine.remote.steps import LlamaServerSteps, plain_step, stats_from_vllm, tandem_step
 from app.engine.remote.wire import (
     Counters,
@@ -197,7 +197,7 @@ class RemoteEngine:
             ):
                 if response.status_code >= 400:
                     _raise_for_status(response.status_code, _read_error_body(response), self.base_url)
-                body = _read_capped(response, self.limits.max_response_bytes, url)
+                body = _read_capped(response, min(self.limits.max_response_bytes, MAX_MODELS_BYTES), url)
         except httpx2.HTTPError as exc:
             if self._expired.is_set():
                 raise RemoteError(f"{url} did not send its model list within {2 * self.limits.idle_s:g} s") from None
@@ -207,7 +207,7 @@ class RemoteEngine:
         finally:
             self._socket = None
         try:
-            return [RemoteModel(m.id, m.owned_by, m.entry) for m in parse_models(body, self.limits.max_response_bytes)]
+            return [RemoteModel(m.id, m.owned_by, m.entry) for m in parse_models(body, MAX_MODELS_BYTES)]
         except WireError as exc:
             raise RemoteError(f"{url} did not answer with a model list: {exc}") from None
 

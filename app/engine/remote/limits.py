@@ -17,7 +17,8 @@ from app.core.errors import TandemError
 DEFAULT_DEADLINE_S = 3600.0  # a whole reply: 16k tokens at 5 tokens/s take under an hour
 DEFAULT_IDLE_S = 300.0  # a long prompt's prefill on a busy server sends nothing for a while
 DEFAULT_MAX_EVENT_BYTES = 1 << 20  # one SSE line / event (a vLLM usage chunk with per-step lists is ~100 KB)
-DEFAULT_MAX_RESPONSE_BYTES = 64 << 20  # one reply's stream, or one /v1/models answer
+DEFAULT_MAX_RESPONSE_BYTES = 64 << 20  # one reply's stream
+MAX_MODELS_BYTES = 16 << 20  # one /v1/models answer (a list of hundreds of models with descriptions is ~1 MB)
 
 
 @dataclass(frozen=True, slots=True)
