@@ -34,20 +34,18 @@ from app.core.decoding.stats import GenerationStats
 from app.core.errors import TandemError
 from app.engine.remote.limits import MAX_MODELS_BYTES, RemoteLimits
 from app.engine.remote.steps import LlamaServerSteps, plain_step, stats_from_vllm, tandem_step
+from app.engine.remote.stream import ERROR_BODY_BYTES, EventStream, StreamLimitError, read_capped, read_error_body
 from app.engine.remote.wire import (
     Counters,
-    StreamEvent,
     VllmSpec,
     WireError,
     check_base_url,
     error_text,
     loads,
-    parse_event,
     parse_models,
 )
 
 CONNECT_TIMEOUT_S = 10.0
-ERROR_BODY_BYTES = 64 * 1024  # of an error answer, only the start is read: its text is shown in one line
 
 
 class ServerKind(enum.StrEnum):
@@ -196,14 +194,16 @@ class RemoteEngine:
                 client.stream("GET", url, headers=self._headers(), extensions={"trace": self._trace}) as response,
             ):
                 if response.status_code >= 400:
-                    _raise_for_status(response.status_code, _read_error_body(response), self.base_url)
-                body = _read_capped(response, min(self.limits.max_response_bytes, MAX_MODELS_BYTES), url)
+                    _raise_for_status(response.status_code, read_error_body(response), self.base_url)
+                body = read_capped(response, min(self.limits.max_response_bytes, MAX_MODELS_BYTES), url)
         except httpx2.HTTPError as exc:
             if self._expired.is_set():
                 raise RemoteError(f"{url} did not send its model list within {2 * self.limits.idle_s:g} s") from None
             raise RemoteError(_transport_message(self.base_url, exc)) from None
         except httpx2.InvalidURL as exc:
             raise RemoteError(f"{self.base_url!r} is not a usable server URL: {exc}") from None
+        except StreamLimitError as exc:
+            raise RemoteError(str(exc)) from None
         finally:
             self._socket = None
         try:
@@ -317,8 +317,8 @@ class RemoteEngine:
                     reason = FinishReason.CANCELLED
                     raise _CancelledError
                 if response.status_code >= 400:
-                    _raise_for_status(response.status_code, _read_error_body(response), self.base_url)
-                stream = _EventStream(response, limits, stopping, self._expired.is_set)
+                    _raise_for_status(response.status_code, read_error_body(response), self.base_url)
+                stream = EventStream(response, limits, stopping, self._expired.is_set)
                 for chunk in stream:
                     if stopping():
                         reason = FinishReason.CANCELLED
@@ -383,12 +383,12 @@ class RemoteEngine:
             if not stopping():
                 raise RemoteError(f"{exc}: the partial reply is kept", reply.text, stats) from None
             reason = FinishReason.CANCELLED
-        except RemoteError as exc:
+        except (RemoteError, StreamLimitError) as exc:
             if stopping():  # a stream cut by cancel() reads as broken: it was stopped
                 reason = FinishReason.CANCELLED
             elif self._expired.is_set():
                 raise self._deadline_error(reply.text, stats) from None
-            elif exc.partial or not reply.text:
+            elif isinstance(exc, RemoteError) and (exc.partial or not reply.text):
                 raise
             else:
                 raise RemoteError(str(exc), reply.text, stats) from None  # the error, with what had arrived
@@ -458,89 +458,6 @@ class _TooManyTokensError(Exception):
 
 class _CancelledError(Exception):
     """Internal: the reply was cancelled before its stream began."""
-
-
-class _EventStream:
-    """The checked events of a server-sent event stream, until ``data: [DONE]`` (``done`` says whether it came).
-
-    Bytes are split into lines here, not by httpx, so that no line (and so no
-    event) grows past ``limits.max_event_bytes``; the reply's bytes in all are
-    capped by ``limits.max_response_bytes``; keep-alive comments do not count
-    as activity for the idle time-out; and the cancel and deadline flags are
-    checked after every read, so Stop ends even a stream of comments at once.
-    """
-
-    def __init__(
-        self,
-        response: httpx2.Response,
-        limits: RemoteLimits,
-        stopping: Callable[[], bool],
-        expired: Callable[[], bool],
-    ) -> None:
-        self._response = response
-        self._limits = limits
-        self._stopping = stopping
-        self._expired = expired
-        self.done = False
-
-    def _lines(self) -> Iterator[bytes]:
-        limits = self._limits
-        buffer = bytearray()
-        total = 0
-        last_event = time.monotonic()
-        for chunk in self._response.iter_raw():
-            if self._stopping():
-                return
-            if self._expired():
-                raise RemoteError("the deadline passed")  # generate() words it
-            total += len(chunk)
-            if total > limits.max_response_bytes:
-                raise RemoteError(f"the server sent more than {limits.max_response_bytes:,} bytes in one reply")
-            buffer += chunk
-            start = 0
-            while (end := buffer.find(b"\n", start)) >= 0:
-                line = bytes(buffer[start:end]).rstrip(b"\r")
-                start = end + 1
-                if line.startswith(b"data:"):
-                    last_event = time.monotonic()
-                yield line
-            del buffer[:start]
-            if len(buffer) > limits.max_event_bytes:
-                raise WireError(f"an event of more than {limits.max_event_bytes:,} bytes")
-            if time.monotonic() - last_event > limits.idle_s:
-                raise RemoteError(f"the server sent no event for {limits.idle_s:g} s (only keep-alives or a trickle)")
-        if buffer:
-            yield bytes(buffer)
-
-    def __iter__(self) -> Iterator[StreamEvent]:
-        for line in self._lines():
-            if not line.startswith(b"data:"):
-                continue  # comments, event names, keep-alives
-            data = line[5:].strip()
-            if data == b"[DONE]":
-                self.done = True
-                return
-            yield parse_event(data, self._limits.max_event_bytes)
-
-
-def _read_capped(response: httpx2.Response, cap: int, url: str) -> bytes:
-    """The whole body, or RemoteError as soon as it passes ``cap`` bytes."""
-    body = bytearray()
-    for chunk in response.iter_raw():
-        body += chunk
-        if len(body) > cap:
-            raise RemoteError(f"{url}: the server sent more than {cap:,} bytes in one answer")
-    return bytes(body)
-
-
-def _read_error_body(response: httpx2.Response) -> str:
-    """The start of an error answer (the rest is not read: an error's text is one line)."""
-    body = bytearray()
-    for chunk in response.iter_raw():
-        body += chunk
-        if len(body) >= ERROR_BODY_BYTES:
-            break
-    return bytes(body[:ERROR_BODY_BYTES]).decode("utf-8", "replace")
 
 
 def _raise_for_status(status: int, text: str, base_url: str) -> None:
