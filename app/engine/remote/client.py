@@ -185,7 +185,6 @@ class RemoteEngine:
         """The models the server offers (the whole answer within twice the idle time-out and the response cap)."""
         self._check_url()
         url = f"{self.base_url}/models"
-        self._cancelled.clear()
         self._expired.clear()
         try:
             with (
@@ -271,6 +270,8 @@ class RemoteEngine:
         should_stop: Callable[[], bool] = lambda: False,
     ) -> Iterator[StepEvent | FinishedEvent]:
         """Stream one reply: step events as they arrive, then a finished event."""
+        self._cancelled.clear()  # before the model list is asked for: a Stop from then on counts
+        self._expired.clear()
         self._check_url()
         body: dict[str, Any] = {
             "model": self.resolve_model(),
@@ -291,7 +292,6 @@ class RemoteEngine:
         if stop:
             body["stop"] = list(stop)
         self.last = RemoteReply()
-        self._cancelled.clear()
         self._expired.clear()
         limits = self.limits
         stopping = lambda: self._cancelled.is_set() or should_stop()  # noqa: E731 - one short predicate
