@@ -373,7 +373,7 @@ class RemoteEngine:
             reason = FinishReason.MAX_TOKENS  # the reply is as long as asked for: stop reading
         except (httpx2.HTTPError, httpx2.StreamError) as exc:
             if self._expired.is_set():
-                raise self._deadline_error(reply.text, stats) from None
+                raise self._deadline_error(limits.deadline_s, reply.text, stats) from None
             if not stopping():
                 raise RemoteError(_transport_message(self.base_url, exc, bool(reply.text)), reply.text, stats) from None
             reason = FinishReason.CANCELLED  # cancel() shut the socket under the read
@@ -387,7 +387,7 @@ class RemoteEngine:
             if stopping():  # a stream cut by cancel() reads as broken: it was stopped
                 reason = FinishReason.CANCELLED
             elif self._expired.is_set():
-                raise self._deadline_error(reply.text, stats) from None
+                raise self._deadline_error(limits.deadline_s, reply.text, stats) from None
             elif isinstance(exc, RemoteError) and (exc.partial or not reply.text):
                 raise
             else:
@@ -407,9 +407,9 @@ class RemoteEngine:
         self._fold_server_stats(stats)
         yield FinishedEvent(reason, reply.text, stats)
 
-    def _deadline_error(self, text: str, stats: GenerationStats) -> RemoteError:
+    def _deadline_error(self, deadline_s: float, text: str, stats: GenerationStats) -> RemoteError:
         return RemoteError(
-            f"{self.base_url} did not finish the reply within the {self.limits.deadline_s:g} s deadline: "
+            f"{self.base_url} did not finish the reply within the {deadline_s:g} s deadline: "
             "the partial reply is kept",
             text,
             stats,
