@@ -409,8 +409,7 @@ class RemoteEngine:
 
     def _deadline_error(self, deadline_s: float, text: str, stats: GenerationStats) -> RemoteError:
         return RemoteError(
-            f"{self.base_url} did not finish the reply within the {deadline_s:g} s deadline: "
-            "the partial reply is kept",
+            f"{self.base_url} did not finish the reply within the {deadline_s:g} s deadline: the partial reply is kept",
             text,
             stats,
         )
