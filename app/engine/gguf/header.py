@@ -159,17 +159,21 @@ class _Cursor:
         return int(self.scalar(10))
 
     def plausible(self, count: int, each: int, what: str) -> None:
-        """``count`` items of at least ``each`` bytes must fit in what is left of the file."""
-        left = self.file_size - self.pos
+        """``count`` items of at least ``each`` bytes: a count no model has is corrupt, else it must fit the file."""
         if count > MAX_ARRAY_ELEMENTS:
             raise ModelFileError(
                 f"{self.path.name} has an implausible header: it claims {count:,} {what} "
                 f"(no model has more than {MAX_ARRAY_ELEMENTS:,}): corrupt file"
             )
-        if count * each > left:
+        self.fits(count * each, f"{count:,} {what}")
+
+    def fits(self, n_bytes: int, claim: str) -> None:
+        """What the header claims (at least ``n_bytes`` more) must fit in what is left of the file."""
+        left = self.file_size - self.pos
+        if n_bytes > left:
             raise ModelFileError(
-                f"{self.path.name} has an implausible header: it claims {count:,} {what} "
-                f"(at least {count * each:,} bytes) with {left:,} bytes left in the file: corrupt file"
+                f"{self.path.name} is truncated: its header ends early (it claims {claim}, at least "
+                f"{n_bytes:,} bytes, and {left:,} are left in the file)"
             )
 
     def string(self) -> str:
@@ -295,8 +299,7 @@ def _parse(buf: mmap.mmap | bytes | bytearray, path: Path, size: int, skipped: f
     n_kv = cursor.u64()
     if n_tensors > 1_000_000 or n_kv > 1_000_000:
         raise ModelFileError(f"{path.name} has an implausible header ({n_tensors} tensors, {n_kv} keys): corrupt file")
-    counted = f"keys ({n_kv:,}) and tensors ({n_tensors:,})"
-    cursor.plausible(1, n_kv * _MIN_KV_BYTES + n_tensors * _MIN_TENSOR_BYTES, counted)
+    cursor.fits(n_kv * _MIN_KV_BYTES + n_tensors * _MIN_TENSOR_BYTES, f"{n_kv:,} keys and {n_tensors:,} tensors")
     header = GGUFHeader(path, version, size)
     for _ in range(n_kv):
         key = cursor.string()
