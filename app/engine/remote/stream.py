@@ -61,11 +61,12 @@ class EventStream:
             total += len(chunk)
             if total > limits.max_response_bytes:
                 raise StreamLimitError(f"the server sent more than {limits.max_response_bytes:,} bytes in one reply")
+            scan = len(buffer)  # what the buffer held has no newline: look only in the new bytes
             buffer += chunk
             start = 0
-            while (end := buffer.find(b"\n", start)) >= 0:
+            while (end := buffer.find(b"\n", scan)) >= 0:
                 line = bytes(buffer[start:end]).rstrip(b"\r")
-                start = end + 1
+                start = scan = end + 1
                 if line.startswith(b"data:"):
                     last_event = time.monotonic()
                 yield line
