@@ -114,6 +114,21 @@ def test_the_server_status_shows_a_servers_error_text_as_plain_text(window: Main
     assert choice.status.textFormat() is Qt.TextFormat.PlainText
     assert "<h1>Session expired</h1>" in choice.status.text()  # shown as the characters it is
 
+    def rich_error_on_reply(c: hs.Connection) -> None:
+        if c.method == "GET":
+            c.models()
+        else:
+            rich_error(c)
+
+    with hs.HostileServer(rich_error_on_reply) as server:
+        use(window, server.url)
+        recorder = Recorder(window)
+        start_reply(window)
+        wait_until(lambda: bool(recorder.errors), 20, "the error")
+        wait_until(lambda: window.controller.activity is Activity.IDLE, 10, "the window to go idle")
+    banner = window.chat.banner.text
+    assert banner.textFormat() is Qt.TextFormat.PlainText and "<h1>Session expired</h1>" in banner.text()
+
 
 def test_a_hostile_vllm_summary_ends_the_reply_at_once_in_one_line(window: MainWindow) -> None:
     # Before: lists of 10^8 entries were built after the stream, and Stop stayed at "stopping…" meanwhile.
