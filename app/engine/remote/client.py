@@ -342,18 +342,18 @@ class RemoteEngine:
                             if reply.tokens >= max_tokens:  # the server keeps sending past the client's own limit
                                 raise _TooManyTokensError
                             first_token_at = first_token_at or time.perf_counter()
-                            reply.add(piece)
+                            # The step is built first: a piece whose event cannot be read is not kept.
                             if extension is not None and extension.tokens:
+                                events, n_tokens = [tandem_step(extension)], len(extension.tokens)
                                 self.last.kind = ServerKind.TANDEM
-                                events = [tandem_step(extension)]
-                                reply.tokens += len(extension.tokens)
                             elif timings is not None and timings.raw:
                                 before = steps.tokens_seen
                                 events = steps.feed(piece, timings)
-                                reply.tokens += steps.tokens_seen - before
+                                n_tokens = steps.tokens_seen - before
                             else:
-                                events = [plain_step(piece)]
-                                reply.tokens += 1
+                                events, n_tokens = [plain_step(piece)], 1
+                            reply.add(piece)
+                            reply.tokens += n_tokens
                             for event in events:
                                 stats.record(event)
                                 yield event
