@@ -48,6 +48,7 @@ from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.session import DrafterKind
 from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
+from app.engine.remote.limits import RemoteLimits
 from app.engine.safe_files import write_text_safely
 from app.engine.store.conversations import ChatStore, default_path
 from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
@@ -103,6 +104,7 @@ class MainWindow(QMainWindow):
         self.store = store if store is not None else self._open_store()
         self.background = Background(self)
         self.host = EngineHost(self)
+        self._server_engine: RemoteEngine | None = None  # the server chosen last (Settings' time-outs reach it)
         self._loading: PairChoice | None = None  # the pair being loaded, saved as the default once it has loaded
         self._estimate: MeterState | None = None
         self._estimate_generation = 0
@@ -233,6 +235,7 @@ class MainWindow(QMainWindow):
     def _restore(self) -> None:
         generation = self.app_settings.generation()
         self.settings_panel.set_settings(generation)
+        self.settings_panel.remote.set_limits(self.app_settings.remote_limits())
         self.settings_panel.set_chat_settings(self.controller.chat_settings())
         self.settings_panel.show_chat(new=True)
         coloured = self.app_settings.flag("coloured", True)
@@ -275,6 +278,7 @@ class MainWindow(QMainWindow):
         self.picker.server.use_requested.connect(self.use_server)
         self.picker.choice_changed.connect(self._estimate_memory)
         self.settings_panel.changed.connect(self._settings_changed)
+        self.settings_panel.remote.changed.connect(self._remote_limits_changed)
         self.chat.legend.coloured.toggled.connect(lambda on: self.app_settings.set_flag("coloured", on))
         self.chat.legend.ghosts.toggled.connect(lambda on: self.app_settings.set_flag("ghosts", on))
         self.chat.legend.underlines.toggled.connect(lambda on: self.app_settings.set_flag("underlines", on))
@@ -320,7 +324,14 @@ class MainWindow(QMainWindow):
         self.server_switch.set_pair(None, "a server is chosen: the local server serves a local pair")
         self.app_settings.set_remote(RemoteChoice(info.base_url, info.model))
         self.pair_status.setText(f"switching to {info.label}…")
+        engine.limits = self.app_settings.remote_limits()
+        self._server_engine = engine  # Settings' remote time-outs apply to it from its next reply
         self.host.use_remote(engine, info)
+
+    def _remote_limits_changed(self, limits: RemoteLimits) -> None:
+        self.app_settings.set_remote_limits(limits)
+        if self._server_engine is not None:
+            self._server_engine.limits = limits
 
     def refresh_conversations(self) -> None:
         """Reload the sidebar."""

@@ -129,7 +129,7 @@ def test_a_plain_server_says_it_reports_no_draft_statistics() -> None:
 @pytest.mark.parametrize(
     ("events", "done", "message"),
     [
-        ([chat_chunk("Hel"), "{not json"], True, "malformed event"),
+        ([chat_chunk("Hel"), "{not json"], True, "cannot read: malformed JSON '{not json'"),
         ([chat_chunk("Hel"), chat_chunk("lo")], False, "ended before the reply did"),
         ([chat_chunk("Hel"), {"error": {"message": "out of memory"}}], True, "out of memory"),
     ],

@@ -282,7 +282,9 @@ def test_a_malformed_event_ends_the_reply_with_all_its_text_kept(make_window: Ca
         start_reply(window, "Count.")
         wait_until(lambda: bool(recorder.errors), 30, "the malformed event to be reported")
         wait_until(lambda: window.controller.activity is Activity.IDLE, 10, "the window to go idle")
-    assert recorder.errors == ["the server sent a malformed event: '{not json'"]
+    assert recorder.errors == [
+        "the server sent an event Tandem cannot read: malformed JSON '{not json': the partial reply is kept"
+    ]
     stored = last_reply(window)
     assert stored.state == conversations.FAILED and stored.content == "One two"  # the held-back text too
     assert [(t.text, t.origin) for t in stored.tokens] == [("One", "target"), (" two", "target")]

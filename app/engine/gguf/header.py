@@ -55,6 +55,14 @@ _NUMPY_TYPES = {
 _STRING, _ARRAY = 8, 9
 # Large string arrays nobody reads; parsing them was half the header time.
 _SKIPPED_KEYS = frozenset({"tokenizer.ggml.merges"})
+# What a header's counts may claim: over 60 times the largest vocabulary or merge list of any model
+# (Gemma's 262k tokens), and a single string far past any chat template. A claim beyond these, or beyond
+# the bytes left in the file, is a corrupt or hostile file, told at once rather than read up to.
+MAX_ARRAY_ELEMENTS = 1 << 24
+MAX_STRING_BYTES = 1 << 24
+_MIN_KV_BYTES = 8 + 4 + 1  # key length, value type, the smallest value
+_MIN_TENSOR_BYTES = 8 + 4 + 4 + 8  # name length, dimensions, type, offset
+_MIN_ELEMENT_BYTES = {_STRING: 8, _ARRAY: 12}
 
 
 class ModelFileError(TandemError):
@@ -123,9 +131,10 @@ class GGUFHeader:
 class _Cursor:
     """Bounds-checked little-endian reads from a buffer."""
 
-    def __init__(self, buf: mmap.mmap | bytes, path: Path, file_size: int) -> None:
+    def __init__(self, buf: mmap.mmap | bytes | bytearray, path: Path, file_size: int) -> None:
         self.buf = buf
         self.pos = 0
+        self.depth = 0  # arrays open inside arrays
         self.path = path
         self.file_size = file_size  # larger than len(buf) when buf is only the file's first bytes
 
@@ -149,8 +158,30 @@ class _Cursor:
     def u64(self) -> int:
         return int(self.scalar(10))
 
+    def plausible(self, count: int, each: int, what: str) -> None:
+        """``count`` items of at least ``each`` bytes: a count no model has is corrupt, else it must fit the file."""
+        if count > MAX_ARRAY_ELEMENTS:
+            raise ModelFileError(
+                f"{self.path.name} has an implausible header: it claims {count:,} {what} "
+                f"(no model has more than {MAX_ARRAY_ELEMENTS:,}): corrupt file"
+            )
+        self.fits(count * each, f"{count:,} {what}")
+
+    def fits(self, n_bytes: int, claim: str) -> None:
+        """What the header claims (at least ``n_bytes`` more) must fit in what is left of the file."""
+        left = self.file_size - self.pos
+        if n_bytes > left:
+            raise ModelFileError(
+                f"{self.path.name} is truncated: its header ends early (it claims {claim}, at least "
+                f"{n_bytes:,} bytes, and {left:,} are left in the file)"
+            )
+
     def string(self) -> str:
         length = self.u64()
+        if length > MAX_STRING_BYTES or length > self.file_size - self.pos:
+            raise ModelFileError(
+                f"{self.path.name} has an implausible header: a string of {length:,} bytes at byte {self.pos:,}"
+            )
         self._need(length)
         raw = bytes(self.buf[self.pos : self.pos + length])
         self.pos += length
@@ -166,17 +197,28 @@ class _Cursor:
         return self.scalar(vtype)
 
     def skip_string_array(self) -> int:
-        """Step over an array of strings without decoding it; returns its length."""
+        """Step over an array of strings without decoding it; returns its length.
+
+        Also the first pass of :meth:`array` over strings: nothing is decoded
+        until the whole array is known to lie in the buffer, so a prefix that
+        ends inside it costs no Python objects.
+        """
         count = self.u64()
+        self.plausible(count, 8, "strings")
         for _ in range(count):
             length = self.u64()
+            if length > MAX_STRING_BYTES:
+                raise ModelFileError(f"{self.path.name} has an implausible header: a string of {length:,} bytes")
+            self._need(length)
             self.pos += length
-        self._need(0)
         return count
 
     def array(self) -> Any:
         etype = self.u32()
+        start = self.pos
         count = self.u64()
+        what = "strings" if etype == _STRING else "array elements"
+        self.plausible(count, _MIN_ELEMENT_BYTES.get(etype, _SCALARS.get(etype, ("", 1))[1]), what)
         if etype in _NUMPY_TYPES:
             itemsize = np.dtype(_NUMPY_TYPES[etype]).itemsize
             self._need(count * itemsize)
@@ -184,8 +226,18 @@ class _Cursor:
             self.pos += count * itemsize
             return values
         if etype == _STRING:
+            if len(self.buf) < self.file_size:  # a prefix (a remote header): it may end inside the array
+                self.pos = start
+                self.skip_string_array()  # first the whole array is known to lie in the buffer, then decoded
+                self.pos = start + 8
             return [self.string() for _ in range(count)]
-        return [self.value(etype) for _ in range(count)]
+        self.depth += 1  # arrays of arrays: bounded, so a file of nested arrays is an error, not a RecursionError
+        if self.depth > 8:
+            raise ModelFileError(f"{self.path.name} nests arrays more than 8 deep: corrupt file")
+        try:
+            return [self.value(etype) for _ in range(count)]
+        finally:
+            self.depth -= 1
 
 
 def tensor_nbytes(ggml_type: int, shape: tuple[int, ...]) -> int:
@@ -218,7 +270,7 @@ def read_header(path: str | Path, keep_merges: bool = False) -> GGUFHeader:
         raise ModelFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
 
 
-def parse_header_bytes(data: bytes, name: str, file_size: int, keep_merges: bool = False) -> GGUFHeader:
+def parse_header_bytes(data: bytes | bytearray, name: str, file_size: int, keep_merges: bool = False) -> GGUFHeader:
     """Parse a header from ``data``, the first bytes of a file of ``file_size`` bytes (a remote file's prefix).
 
     Raises :class:`HeaderIncompleteError` when ``data`` ends inside the header
@@ -234,7 +286,7 @@ def parse_header_bytes(data: bytes, name: str, file_size: int, keep_merges: bool
     return _parse(data, path, file_size, frozenset() if keep_merges else _SKIPPED_KEYS)
 
 
-def _parse(buf: mmap.mmap | bytes, path: Path, size: int, skipped: frozenset[str]) -> GGUFHeader:
+def _parse(buf: mmap.mmap | bytes | bytearray, path: Path, size: int, skipped: frozenset[str]) -> GGUFHeader:
     magic = bytes(buf[:4])
     if magic != GGUF_MAGIC:
         raise ModelFileError(f"{path.name} is not a GGUF model file (it starts with {magic!r}, not b'GGUF')")
@@ -247,6 +299,7 @@ def _parse(buf: mmap.mmap | bytes, path: Path, size: int, skipped: frozenset[str
     n_kv = cursor.u64()
     if n_tensors > 1_000_000 or n_kv > 1_000_000:
         raise ModelFileError(f"{path.name} has an implausible header ({n_tensors} tensors, {n_kv} keys): corrupt file")
+    cursor.fits(n_kv * _MIN_KV_BYTES + n_tensors * _MIN_TENSOR_BYTES, f"{n_kv:,} keys and {n_tensors:,} tensors")
     header = GGUFHeader(path, version, size)
     for _ in range(n_kv):
         key = cursor.string()

@@ -32,7 +32,10 @@ from app.engine.hub.download import hub_endpoint, metadata_error, offline_mode
 from app.engine.hub.progress import DownloadError
 
 FIRST_READ_BYTES = 1 << 20
-MAX_HEADER_BYTES = 512 << 20  # far above any real vocabulary; a header claiming more is corrupt
+# The reader's last resort: 20 times the largest real header (Gemma's 262k tokens, ~6 MB). The parser
+# refuses most hostile headers long before, from their own counts against the bytes left in the file
+# (app.engine.gguf.header.Cursor.plausible), so this is reached only by one that really sends its bytes.
+MAX_HEADER_BYTES = 128 << 20
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
@@ -91,7 +94,7 @@ class _Prefix:
 
     def __init__(self, file: RemoteFile, first_read: int) -> None:
         self.file = file
-        self.data = b""
+        self.data = bytearray()  # grown in place: one copy of the prefix in memory, not two
         self.goal = min(first_read, file.size)
         self.received = 0
         self.requests = 0
@@ -103,7 +106,9 @@ class _Prefix:
         except HeaderIncompleteError as exc:
             if len(self.data) >= MAX_HEADER_BYTES:
                 raise ModelFileError(f"{self.file.spec} claims a header over {MAX_HEADER_BYTES:,} bytes") from exc
-            self.goal = min(self.file.size, max(2 * len(self.data), exc.needed))
+            # Doubling, not a jump to what the header claims it needs: a claim is data, not a size to fetch.
+            grown = max(2 * len(self.data), min(exc.needed, 4 * len(self.data)))
+            self.goal = min(self.file.size, MAX_HEADER_BYTES, grown)
             return None
 
     def fetch(self, headers: dict[str, str]) -> GGUFHeader | None:
@@ -120,26 +125,30 @@ class _Prefix:
         ) as response:
             hf_raise_for_status(response)
             if response.status_code == 206:
-                chunk = response.read()
-                self.received += len(chunk)
-                if not chunk:
+                # Only the bytes asked for are kept, and reading stops there: a server that sends more
+                # than its Range (without end, even) costs no more memory than the range.
+                want, got = self.goal - len(self.data), 0
+                for chunk in response.iter_bytes(chunk_size=256 * 1024):
+                    self.received += len(chunk)
+                    take = chunk[: want - got]
+                    self.data += take
+                    got += len(take)
+                    if got >= want:
+                        break
+                if not got:
                     raise DownloadError(f"the server sent no bytes of {self.file.spec} at {len(self.data):,}")
-                self.data += chunk
                 return self.try_parse()
             # A 200 carries the whole file from byte 0 (the server ignored Range): keep
             # reading this one stream, parsing each time the goal is reached, and hang
             # up as soon as the header is complete.
-            self.data = b""
-            buffer = bytearray()
+            self.data = bytearray()
             for chunk in response.iter_bytes(chunk_size=256 * 1024):
-                buffer += chunk
+                self.data += chunk
                 self.received += len(chunk)
-                if len(buffer) >= self.goal:
-                    self.data = bytes(buffer)
+                if len(self.data) >= self.goal:
                     header = self.try_parse()
                     if header is not None:
                         return header
-            self.data = bytes(buffer)
             header = self.try_parse()
             if header is None:
                 raise DownloadError(f"the server stopped sending {self.file.spec} at byte {len(self.data):,}")
@@ -178,4 +187,4 @@ def read_remote_header(
             raise DownloadError(f"the Hub answered {status} while reading the header of {file.spec}") from exc
         except (httpx2.TransportError, OSError) as exc:
             raise DownloadError(f"cannot read the header of {file.spec}: {exc}") from exc
-    return RemoteHeader(file, header, prefix.data[: header.header_size], prefix.received, prefix.requests)
+    return RemoteHeader(file, header, bytes(prefix.data[: header.header_size]), prefix.received, prefix.requests)

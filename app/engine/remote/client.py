@@ -16,8 +16,8 @@ lost.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import enum
-import json
 import socket
 import threading
 import time
@@ -32,10 +32,20 @@ from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats
 from app.core.errors import TandemError
+from app.engine.remote.limits import MAX_MODELS_BYTES, RemoteLimits
 from app.engine.remote.steps import LlamaServerSteps, plain_step, stats_from_vllm, tandem_step
+from app.engine.remote.stream import ERROR_BODY_BYTES, EventStream, StreamLimitError, read_capped, read_error_body
+from app.engine.remote.wire import (
+    Counters,
+    VllmSpec,
+    WireError,
+    check_base_url,
+    error_text,
+    loads,
+    parse_models,
+)
 
 CONNECT_TIMEOUT_S = 10.0
-READ_TIMEOUT_S = 300.0  # a long prompt's prefill on a busy server sends nothing for a while
 
 
 class ServerKind(enum.StrEnum):
@@ -121,43 +131,84 @@ class RemoteReply:
 
 
 class RemoteEngine:
-    """A server at ``base_url`` (``http://host:port/v1``), with an optional API key."""
+    """A server at ``base_url`` (``http://host:port/v1``), with an optional API key.
+
+    Every read is bounded by ``limits`` (:class:`~app.engine.remote.limits.RemoteLimits`):
+    bytes per event and per reply, an idle time-out and an overall deadline;
+    ``limits`` may be replaced between replies (the window's Settings do).
+    """
 
     def __init__(
         self,
         base_url: str,
         api_key: str | None = None,
         model: str | None = None,
-        read_timeout_s: float = READ_TIMEOUT_S,
+        read_timeout_s: float | None = None,
+        limits: RemoteLimits | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.read_timeout_s = read_timeout_s
+        self.base_url = base_url.strip().rstrip("/")
         if not self.base_url.endswith("/v1"):
             self.base_url += "/v1"
+        self.limits = limits or RemoteLimits()
+        if read_timeout_s is not None:
+            self.limits = dataclasses.replace(self.limits, idle_s=read_timeout_s)
         self.api_key = api_key
         self.model = model
         self.last = RemoteReply()
         self._cancelled = threading.Event()
+        self._expired = threading.Event()  # the deadline passed: the watchdog shut the socket
         self._socket: socket.socket | None = None  # the open stream's socket, for cancel()
+        self._counters: Counters | None = None  # the last timings of the reply being read
+        self._vllm: VllmSpec | None = None  # vLLM's summary of it
+
+    @property
+    def read_timeout_s(self) -> float:
+        """The idle time-out: the longest the server may send nothing (a long prefill sends nothing)."""
+        return self.limits.idle_s
 
     def _headers(self) -> dict[str, str]:
-        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        headers = {"Accept-Encoding": "identity"}  # the byte caps count what the server sent, not a decompressed bomb
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        return headers
 
     def _timeout(self) -> httpx2.Timeout:
-        return httpx2.Timeout(self.read_timeout_s, connect=CONNECT_TIMEOUT_S)
+        return httpx2.Timeout(self.limits.idle_s, connect=CONNECT_TIMEOUT_S)
+
+    def _check_url(self) -> None:
+        try:
+            check_base_url(self.base_url)
+        except TandemError as exc:
+            raise RemoteError(str(exc)) from None
 
     def list_models(self) -> list[RemoteModel]:
-        """The models the server offers."""
+        """The models the server offers (the whole answer within twice the idle time-out and the response cap)."""
+        self._check_url()
+        url = f"{self.base_url}/models"
+        self._expired.clear()
         try:
-            response = httpx2.get(f"{self.base_url}/models", headers=self._headers(), timeout=self._timeout())
+            with (
+                self._watchdog(2 * self.limits.idle_s),  # a silent server is the read time-out's, a trickle this
+                httpx2.Client(timeout=self._timeout()) as client,
+                client.stream("GET", url, headers=self._headers(), extensions={"trace": self._trace}) as response,
+            ):
+                if response.status_code >= 400:
+                    _raise_for_status(response.status_code, read_error_body(response), self.base_url)
+                body = read_capped(response, min(self.limits.max_response_bytes, MAX_MODELS_BYTES), url)
         except httpx2.HTTPError as exc:
+            if self._expired.is_set():
+                raise RemoteError(f"{url} did not send its model list within {2 * self.limits.idle_s:g} s") from None
             raise RemoteError(_transport_message(self.base_url, exc)) from None
-        _raise_for_status(response.status_code, response.text, self.base_url)
+        except httpx2.InvalidURL as exc:
+            raise RemoteError(f"{self.base_url!r} is not a usable server URL: {exc}") from None
+        except StreamLimitError as exc:
+            raise RemoteError(str(exc)) from None
+        finally:
+            self._socket = None
         try:
-            data = response.json().get("data") or []
-            return [RemoteModel(str(m["id"]), str(m.get("owned_by", "")), dict(m)) for m in data]
-        except (ValueError, AttributeError, KeyError, TypeError):
-            raise RemoteError(f"{self.base_url}/models did not answer with a model list") from None
+            return [RemoteModel(m.id, m.owned_by, m.entry) for m in parse_models(body, MAX_MODELS_BYTES)]
+        except WireError as exc:
+            raise RemoteError(f"{url} did not answer with a model list: {exc}") from None
 
     def resolve_model(self) -> str:
         """The model to ask for: the one given, else the server's first."""
@@ -172,22 +223,41 @@ class RemoteEngine:
     def cancel(self) -> None:
         """Stop the reply being streamed now, from any thread, even while the server sends nothing.
 
-        ``should_stop`` is checked only when a chunk arrives; a server busy with a
+        ``should_stop`` is checked only when bytes arrive; a server busy with a
         long prompt sends none for minutes, so the socket is shut down under the
         read, which then ends at once and the reply finishes as cancelled.
         """
         self._cancelled.set()
+        self._shut()
+
+    def _shut(self) -> None:
         sock = self._socket
         if sock is not None:
             with contextlib.suppress(OSError):  # already closed: the stream is over anyway
                 sock.shutdown(socket.SHUT_RDWR)
+
+    def _expire(self) -> None:
+        """The watchdog's alarm: the deadline passed, cut the read wherever it is."""
+        self._expired.set()
+        self._shut()
+
+    @contextlib.contextmanager
+    def _watchdog(self, seconds: float) -> Iterator[None]:
+        """Shut the socket after ``seconds`` however the server paces its bytes (the overall deadline)."""
+        timer = threading.Timer(seconds, self._expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            yield
+        finally:
+            timer.cancel()
 
     def _trace(self, event: str, info: dict[str, Any]) -> None:
         """httpcore's trace hook: keep the connection's socket, so cancel() can cut even a wait for headers."""
         if event.endswith("connect_tcp.complete"):
             stream = info.get("return_value")
             self._socket = stream.get_extra_info("socket") if stream is not None else None
-            if self._cancelled.is_set() and self._socket is not None:
+            if (self._cancelled.is_set() or self._expired.is_set()) and self._socket is not None:
                 with contextlib.suppress(OSError):
                     self._socket.shutdown(socket.SHUT_RDWR)
 
@@ -200,6 +270,9 @@ class RemoteEngine:
         should_stop: Callable[[], bool] = lambda: False,
     ) -> Iterator[StepEvent | FinishedEvent]:
         """Stream one reply: step events as they arrive, then a finished event."""
+        self._cancelled.clear()  # before the model list is asked for: a Stop from then on counts
+        self._expired.clear()
+        self._check_url()
         body: dict[str, Any] = {
             "model": self.resolve_model(),
             "messages": [m.as_dict() for m in messages],
@@ -219,16 +292,18 @@ class RemoteEngine:
         if stop:
             body["stop"] = list(stop)
         self.last = RemoteReply()
-        self._cancelled.clear()
+        self._expired.clear()
+        limits = self.limits
         stopping = lambda: self._cancelled.is_set() or should_stop()  # noqa: E731 - one short predicate
         stats = GenerationStats()
-        text = ""
+        reply = _Reply()
         steps = LlamaServerSteps()
         reason = FinishReason.MAX_TOKENS
         started = time.perf_counter()
         first_token_at: float | None = None
         try:
             with (
+                self._watchdog(limits.deadline_s),
                 httpx2.Client(timeout=self._timeout()) as client,
                 client.stream(
                     "POST",
@@ -242,60 +317,85 @@ class RemoteEngine:
                     reason = FinishReason.CANCELLED
                     raise _CancelledError
                 if response.status_code >= 400:
-                    _raise_for_status(response.status_code, response.read().decode("utf-8", "replace"), self.base_url)
-                stream = _EventStream(response.iter_lines())
+                    _raise_for_status(response.status_code, read_error_body(response), self.base_url)
+                stream = EventStream(response, limits, stopping, self._expired.is_set)
                 for chunk in stream:
                     if stopping():
                         reason = FinishReason.CANCELLED
                         break
-                    if "error" in chunk:
-                        raise RemoteError(f"the server reported an error: {_error_text(chunk)}", text, stats)
-                    timings = chunk.get("timings")
-                    if isinstance(timings, dict):
-                        self.last.timings = timings
-                        if "draft_n" in timings and self.last.kind is ServerKind.PLAIN:
+                    if chunk.error is not None:
+                        raise RemoteError(f"the server reported an error: {chunk.error}", reply.text, stats)
+                    timings = chunk.timings
+                    if timings is not None:
+                        self.last.timings = timings.raw
+                        self._counters = timings
+                        if timings.draft_n is not None and self.last.kind is ServerKind.PLAIN:
                             self.last.kind = ServerKind.LLAMA_SERVER
-                    metrics = chunk.get("metrics")
-                    if isinstance(metrics, dict) and metrics.get("speculative_decoding"):
-                        self.last.metrics = metrics
+                    if chunk.vllm is not None:
+                        self.last.metrics = chunk.vllm.raw
+                        self._vllm = chunk.vllm
                         self.last.kind = ServerKind.VLLM
-                    extension = chunk.get("tandem")
-                    for choice in chunk.get("choices") or []:
-                        piece = (choice.get("delta") or {}).get("content") or ""
+                    extension = chunk.tandem
+                    for choice in chunk.choices:
+                        piece = choice.content
                         if piece:
+                            if reply.tokens >= max_tokens:  # the server keeps sending past the client's own limit
+                                raise _TooManyTokensError
                             first_token_at = first_token_at or time.perf_counter()
-                            text += piece
-                            if isinstance(extension, dict) and extension.get("tokens"):
+                            # The step is built first: a piece whose event cannot be read is not kept.
+                            if extension is not None and extension.tokens:
+                                events, n_tokens = [tandem_step(extension)], len(extension.tokens)
                                 self.last.kind = ServerKind.TANDEM
-                                events = [tandem_step(extension)]
-                            elif isinstance(timings, dict) and timings:
+                            elif timings is not None and timings.raw:
+                                before = steps.tokens_seen
                                 events = steps.feed(piece, timings)
+                                n_tokens = steps.tokens_seen - before
                             else:
-                                events = [plain_step(piece)]
+                                events, n_tokens = [plain_step(piece)], 1
+                            reply.add(piece)
+                            reply.tokens += n_tokens
                             for event in events:
                                 stats.record(event)
                                 yield event
-                        if choice.get("finish_reason"):
-                            reason = FinishReason.EOG if choice["finish_reason"] == "stop" else FinishReason.MAX_TOKENS
+                        if choice.finish_reason:
+                            reason = FinishReason.EOG if choice.finish_reason == "stop" else FinishReason.MAX_TOKENS
+                if stopping():
+                    reason = FinishReason.CANCELLED
                 if not stream.done and reason is not FinishReason.CANCELLED:
                     raise RemoteError(
                         f"the stream from {self.base_url} ended before the reply did: the partial reply is kept",
-                        text,
+                        reply.text,
                         stats,
                     )
         except _CancelledError:
             pass
-        except httpx2.HTTPError as exc:
+        except _TooManyTokensError:
+            reason = FinishReason.MAX_TOKENS  # the reply is as long as asked for: stop reading
+        except (httpx2.HTTPError, httpx2.StreamError) as exc:
+            if self._expired.is_set():
+                raise self._deadline_error(limits.deadline_s, reply.text, stats) from None
             if not stopping():
-                raise RemoteError(_transport_message(self.base_url, exc, bool(text)), text, stats) from None
+                raise RemoteError(_transport_message(self.base_url, exc, bool(reply.text)), reply.text, stats) from None
             reason = FinishReason.CANCELLED  # cancel() shut the socket under the read
-        except RemoteError as exc:
+        except httpx2.InvalidURL as exc:
+            raise RemoteError(f"{self.base_url!r} is not a usable server URL: {exc}") from None
+        except WireError as exc:
+            if not stopping():
+                raise RemoteError(f"{exc}: the partial reply is kept", reply.text, stats) from None
+            reason = FinishReason.CANCELLED
+        except (RemoteError, StreamLimitError) as exc:
             if stopping():  # a stream cut by cancel() reads as broken: it was stopped
                 reason = FinishReason.CANCELLED
-            elif exc.partial or not text:
+            elif self._expired.is_set():
+                raise self._deadline_error(limits.deadline_s, reply.text, stats) from None
+            elif isinstance(exc, RemoteError) and (exc.partial or not reply.text):
                 raise
             else:
-                raise RemoteError(str(exc), text, stats) from None  # the error, with what had arrived
+                raise RemoteError(str(exc), reply.text, stats) from None  # the error, with what had arrived
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            # The checks in app.engine.remote.wire should leave nothing for here; if a value slips past
+            # them the reply still ends as one line with the partial reply, never as a traceback.
+            raise RemoteError(f"{WireError.PREFIX}{type(exc).__name__}: {exc}", reply.text, stats) from None
         finally:
             self._socket = None
         for event in steps.finish():
@@ -305,66 +405,67 @@ class RemoteEngine:
         stats.prefill_s = (first_token_at or ended) - started
         stats.total_s = ended - (first_token_at or started)
         self._fold_server_stats(stats)
-        yield FinishedEvent(reason, text, stats)
+        yield FinishedEvent(reason, reply.text, stats)
+
+    def _deadline_error(self, deadline_s: float, text: str, stats: GenerationStats) -> RemoteError:
+        return RemoteError(
+            f"{self.base_url} did not finish the reply within the {deadline_s:g} s deadline: the partial reply is kept",
+            text,
+            stats,
+        )
 
     def _fold_server_stats(self, stats: GenerationStats) -> None:
         """Prefer the server's own totals where it sent them; say what it could not tell."""
-        timings = self.last.timings
-        if timings.get("prompt_n") is not None:
-            stats.prompt_tokens = int(timings["prompt_n"])
-        if self.last.kind in (ServerKind.LLAMA_SERVER, ServerKind.TANDEM):
-            stats.drafted = int(timings.get("draft_n", stats.drafted))
-            stats.accepted = int(timings.get("draft_n_accepted", stats.accepted))
-            stats.emitted = int(timings.get("predicted_n", stats.emitted))
-        elif self.last.kind is ServerKind.VLLM:
-            stats_from_vllm(self.last.metrics, stats)
+        counters, self._counters = self._counters, None
+        spec, self._vllm = self._vllm, None
+        if counters is not None and counters.prompt_n is not None:
+            stats.prompt_tokens = counters.prompt_n
+        if self.last.kind in (ServerKind.LLAMA_SERVER, ServerKind.TANDEM) and counters is not None:
+            stats.drafted = counters.draft_n if counters.draft_n is not None else stats.drafted
+            stats.accepted = counters.draft_n_accepted if counters.draft_n_accepted is not None else stats.accepted
+            stats.emitted = counters.predicted_n if counters.predicted_n is not None else stats.emitted
+        elif self.last.kind is ServerKind.VLLM and spec is not None:
+            stats_from_vllm(spec, stats)
             self.last.note = VLLM_NOTE
-        else:
+        elif self.last.kind is ServerKind.PLAIN:
             self.last.note = NO_STATS_NOTE
+
+
+class _Reply:
+    """The reply's text as it arrives (pieces joined once, not a string grown piece by piece) and its tokens."""
+
+    def __init__(self) -> None:
+        self._pieces: list[str] = []
+        self._text: str | None = ""
+        self.tokens = 0
+
+    def add(self, piece: str) -> None:
+        self._pieces.append(piece)
+        self._text = None
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = "".join(self._pieces)
+            self._pieces = [self._text]
+        return self._text
+
+
+class _TooManyTokensError(Exception):
+    """Internal: the server sent more tokens than ``max_tokens`` asked for."""
 
 
 class _CancelledError(Exception):
     """Internal: the reply was cancelled before its stream began."""
 
 
-class _EventStream:
-    """The JSON objects of an event stream, until ``data: [DONE]`` (``done`` says whether it came)."""
-
-    def __init__(self, lines: Iterator[str]) -> None:
-        self._lines = lines
-        self.done = False
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        for line in self._lines:
-            if not line.startswith("data:"):
-                continue  # comments, event names, keep-alives
-            data = line[5:].strip()
-            if data == "[DONE]":
-                self.done = True
-                return
-            try:
-                chunk = json.loads(data)
-            except json.JSONDecodeError:
-                raise RemoteError(f"the server sent a malformed event: {data[:80]!r}") from None
-            if not isinstance(chunk, dict):
-                raise RemoteError(f"the server sent an event that is not an object: {data[:80]!r}")
-            yield chunk
-
-
-def _error_text(payload: Any) -> str:
-    error = payload.get("error") if isinstance(payload, dict) else None
-    if isinstance(error, dict):
-        return str(error.get("message") or error)
-    return str(error or payload)
-
-
 def _raise_for_status(status: int, text: str, base_url: str) -> None:
     if status < 400:
         return
     try:
-        detail = _error_text(json.loads(text))
-    except ValueError:
-        detail = text.strip()[:200]
+        detail = error_text(loads(text, ERROR_BODY_BYTES))
+    except WireError:
+        detail = " ".join(text.split())[:200]
     if status in (401, 403):
         raise RemoteError(f"{base_url} refused the API key ({status}): {detail}")
     if status == 404:
@@ -372,7 +473,7 @@ def _raise_for_status(status: int, text: str, base_url: str) -> None:
     raise RemoteError(f"{base_url} answered {status}: {detail}")
 
 
-def _transport_message(base_url: str, exc: httpx2.HTTPError, mid_stream: bool = False) -> str:
+def _transport_message(base_url: str, exc: httpx2.HTTPError | httpx2.StreamError, mid_stream: bool = False) -> str:
     if isinstance(exc, httpx2.ConnectError):
         text = str(exc).lower()
         if "name or service" in text or "nodename" in text or "resolve" in text:

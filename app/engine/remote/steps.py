@@ -25,6 +25,7 @@ from typing import Any
 
 from app.core.decoding.events import EmittedToken, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.stats import GenerationStats
+from app.engine.remote.wire import MAX_STEP_DRAFT, Counters, TandemStep, VllmSpec, WireError, parse_tandem
 
 UNKNOWN_ID = -1  # remote servers stream text, not token ids
 UNKNOWN_P = float("nan")  # nor probabilities: tokens from a verify step carry none
@@ -69,28 +70,39 @@ class _OpenStep:
 
 
 class LlamaServerSteps:
-    """Feeds llama-server chunks in, gets whole verify steps out."""
+    """Feeds llama-server chunks in, gets whole verify steps out.
+
+    The counters are the server's data, never sizes: a step is at most
+    :data:`~app.engine.remote.wire.MAX_STEP_DRAFT` drafts, and a chunk stands
+    for at most as many tokens as its text has bytes (a token is at least one).
+    """
 
     def __init__(self) -> None:
         self._predicted = 0
         self._drafted = 0
         self._accepted = 0
         self._open: _OpenStep | None = None
+        self.tokens_seen = 0  # tokens the chunks stood for so far (what max_tokens is held to)
 
-    def feed(self, text: str, timings: Mapping[str, Any]) -> list[StepEvent]:
+    def feed(self, text: str, timings: Counters) -> list[StepEvent]:
         """One content chunk and its running ``timings``; returns the steps it closed."""
-        predicted = int(timings.get("predicted_n", self._predicted + 1))
-        drafted = int(timings.get("draft_n", self._drafted))
-        accepted = int(timings.get("draft_n_accepted", self._accepted))
+        predicted = timings.predicted_n if timings.predicted_n is not None else self._predicted + 1
+        drafted = timings.draft_n if timings.draft_n is not None else self._drafted
+        accepted = timings.draft_n_accepted if timings.draft_n_accepted is not None else self._accepted
         new_tokens = max(predicted - self._predicted, 1 if text else 0)
+        new_tokens = min(new_tokens, max(len(text.encode("utf-8", "replace")), 1), MAX_STEP_DRAFT + 1)
         closed: list[StepEvent] = []
         if drafted > self._drafted or accepted > self._accepted:  # the counters moved: a new verify step
+            step_drafted, step_accepted = drafted - self._drafted, max(accepted - self._accepted, 0)
+            if step_drafted > MAX_STEP_DRAFT:
+                raise WireError(f"a verify step of {step_drafted:,} drafted tokens (at most {MAX_STEP_DRAFT:,})")
             closed += self._close()
-            self._open = _OpenStep(drafted - self._drafted, accepted - self._accepted)
+            self._open = _OpenStep(max(step_drafted, step_accepted), step_accepted)
         elif self._open is None or not self._open.expects_more():  # a step without a draft
             closed += self._close()
             self._open = _OpenStep(0, 0)
         self._open.pieces.append((text, new_tokens))
+        self.tokens_seen += new_tokens
         self._predicted, self._drafted, self._accepted = predicted, drafted, accepted
         return closed
 
@@ -103,21 +115,28 @@ class LlamaServerSteps:
         return [step.event()] if step is not None and step.pieces else []
 
 
-def tandem_step(extension: Mapping[str, Any]) -> StepEvent:
-    """One chunk of another Tandem's ``serve``: a whole verify step with each token's origin and p, q."""
+def tandem_step(extension: TandemStep | Mapping[str, Any]) -> StepEvent:
+    """One chunk of another Tandem's ``serve``: a whole verify step with each token's origin and p, q.
+
+    ``extension`` is the checked record, or the raw ``tandem`` object (checked
+    here: :class:`~app.engine.remote.wire.WireError` when it is malformed).
+    """
+    step = extension if isinstance(extension, TandemStep) else parse_tandem(dict(extension))
     emitted = tuple(
         EmittedToken(
-            int(t.get("id", UNKNOWN_ID)),
-            str(t.get("text", "")),
-            TokenOrigin(t.get("origin", TokenOrigin.TARGET.value)),
-            float(t["p_target"]) if t.get("p_target") is not None else UNKNOWN_P,
-            float(t["q_draft"]) if t.get("q_draft") is not None else None,
-            str(t["source"]) if t.get("source") is not None else None,  # absent from older servers
+            t.id,
+            t.text,
+            t.origin,
+            t.p_target if t.p_target is not None else UNKNOWN_P,
+            t.q_draft,
+            t.source,  # absent from older servers
         )
-        for t in extension.get("tokens") or ()
+        for t in step.tokens
     )
-    accepted = int(extension.get("accepted", sum(1 for t in emitted if t.origin is TokenOrigin.DRAFT)))
-    drafted = int(extension.get("drafted", accepted))
+    accepted = step.accepted if step.accepted is not None else sum(1 for t in emitted if t.origin is TokenOrigin.DRAFT)
+    drafted = step.drafted if step.drafted is not None else accepted
+    if drafted > MAX_STEP_DRAFT or accepted > drafted:
+        raise WireError(f"a verify step of {drafted:,} drafted and {accepted:,} accepted tokens")
     return StepEvent(emitted, drafted, accepted, drafted, None, StepTimings(0.0, 0.0, 0.0))
 
 
@@ -126,26 +145,43 @@ def plain_step(text: str) -> StepEvent:
     return StepEvent((remote_token(text, TokenOrigin.TARGET),), 0, 0, 0, None, StepTimings(0.0, 0.0, 0.0))
 
 
-def stats_from_vllm(metrics: Mapping[str, Any], stats: GenerationStats) -> GenerationStats:
+def _suffix_sums(values: list[int], width: int) -> list[int]:
+    """``out[i] = sum(values[i + 1:])`` for ``i < width``, in one pass from the end."""
+    out = [0] * width
+    running = 0
+    for i in range(len(values) - 1, 0, -1):
+        running += values[i]
+        if i - 1 < width:
+            out[i - 1] = running
+    return out
+
+
+def stats_from_vllm(spec: VllmSpec, stats: GenerationStats) -> GenerationStats:
     """``metrics.speculative_decoding`` of vLLM's final usage chunk, folded into ``stats``.
 
     ``acceptance_histogram[j]`` counts steps that accepted exactly *j* drafts,
     so position *i* was accepted in every step with *j* > *i*; with
     ``detailed`` metrics the per-step lists say how far each step drafted.
+    Both are read in linear time; their lengths were bounded when the event was
+    read (:mod:`app.engine.remote.wire`).
     """
-    spec = metrics.get("speculative_decoding") or {}
-    if not spec:
-        return stats
-    stats.steps = int(spec.get("num_spec_steps", stats.steps))
-    stats.drafted = int(spec.get("num_draft_tokens", stats.drafted))
-    stats.accepted = int(spec.get("num_accepted_draft_tokens", stats.accepted))
-    histogram = [int(x) for x in spec.get("acceptance_histogram") or []]
-    per_step_drafted = [int(x) for x in spec.get("per_step_drafted") or []]
-    width = max(len(histogram) - 1, max(per_step_drafted, default=0), int(spec.get("num_spec_tokens", 0) or 0))
+    if spec.num_spec_steps is not None:
+        stats.steps = spec.num_spec_steps
+    if spec.num_draft_tokens is not None:
+        stats.drafted = spec.num_draft_tokens
+    if spec.num_accepted_draft_tokens is not None:
+        stats.accepted = spec.num_accepted_draft_tokens
+    histogram = list(spec.acceptance_histogram)
+    per_step = spec.per_step_drafted
+    width = max(len(histogram) - 1, max(per_step, default=0), spec.num_spec_tokens)
     if histogram and width:
-        stats.position_hits = [sum(histogram[j] for j in range(i + 1, len(histogram))) for i in range(width)]
-        if per_step_drafted:
-            stats.position_attempts = [sum(1 for d in per_step_drafted if d > i) for i in range(width)]
+        stats.position_hits = _suffix_sums(histogram, width)
+        if per_step:
+            # steps that drafted exactly d, then position i was attempted by every step with d > i
+            by_length = [0] * (width + 1)
+            for d in per_step:
+                by_length[d] += 1
+            stats.position_attempts = _suffix_sums(by_length, width)
         else:
             stats.position_attempts = [stats.steps] * width
     return stats

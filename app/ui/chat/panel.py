@@ -129,6 +129,7 @@ class ErrorBanner(QFrame):
         layout.setContentsMargins(10, 6, 6, 6)
         self.text = QLabel("")
         self.text.setWordWrap(True)
+        self.text.setTextFormat(Qt.TextFormat.PlainText)  # messages carry server and file text: never rich text
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         close = QToolButton()
         close.setText("✕")

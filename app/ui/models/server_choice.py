@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -118,6 +118,8 @@ class ServerChoice(QWidget):
         self.use_button.clicked.connect(self._use)
         self.status = QLabel("")
         self.status.setWordWrap(True)
+        # It shows what the server sent (its error text): never as rich text (no headings, images or links).
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
         buttons.addWidget(self.use_button)
         buttons.addWidget(self.status, 1)
         layout.addLayout(buttons)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from app.core.chat_settings import MAX_DRAFT_LENGTH, ChatSettings
 from app.engine.store.conversations import ChatStore
 from app.ui.settings.presets import PresetBox
+from app.ui.settings.remote_box import RemoteTimeoutBox
 from app.ui.settings.store import GenerationSettings
 
 DRAFTER_CHOICES = (
@@ -159,6 +160,8 @@ class SettingsPanel(QWidget):
             note.setEnabled(False)
             form.addRow(note)
         layout.addWidget(loading)
+        self.remote = RemoteTimeoutBox()  # its own signal (changed): the window applies it to the server in use
+        layout.addWidget(self.remote)
         layout.addStretch(1)
 
         for box in (self.temperature, self.top_p, self.min_p, self.repeat_penalty):

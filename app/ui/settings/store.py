@@ -26,8 +26,10 @@ from typing import Any
 from PySide6.QtCore import QByteArray, QSettings
 
 from app.core.chat_settings import ChatSettings
+from app.core.errors import TandemError
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.paths import data_dir
+from app.engine.remote.limits import RemoteLimits
 from app.engine.safe_files import make_private
 
 ORGANISATION = "Tandem"
@@ -182,6 +184,22 @@ class AppSettings:
         """Remember the server and model (never the API key: see app.engine.remote.credentials)."""
         self._qs.setValue("remote/base_url", choice.base_url)
         self._qs.setValue("remote/model", choice.model)
+        self._qs.sync()
+
+    def remote_limits(self) -> RemoteLimits:
+        """The remote reply's deadline and idle time-out set on this machine (defaults where unset or malformed)."""
+        defaults = RemoteLimits()
+        deadline = _coerce(self._qs.value("remote/deadline_s", defaults.deadline_s), defaults.deadline_s)
+        idle = _coerce(self._qs.value("remote/idle_s", defaults.idle_s), defaults.idle_s)
+        try:
+            return RemoteLimits(deadline_s=float(deadline), idle_s=float(idle))
+        except TandemError:
+            return defaults
+
+    def set_remote_limits(self, limits: RemoteLimits) -> None:
+        """Store the remote reply's deadline and idle time-out."""
+        self._qs.setValue("remote/deadline_s", limits.deadline_s)
+        self._qs.setValue("remote/idle_s", limits.idle_s)
         self._qs.sync()
 
     def flag(self, key: str, default: bool) -> bool:
