@@ -148,7 +148,7 @@ def test_bench_runs_the_cheaper_draft_beside_the_default_and_gives_llama_server_
 def test_bench_refuses_an_unwritable_output_before_running(
     small_pair: tuple[Path, Path], tmp_path: Path, option: str, where: str
 ) -> None:
-    from tests.cli.test_chat_cli import run_cli
+    from tests.cli.helpers import run_cli
 
     out = tmp_path / "no-such-folder" / "report.out" if where == "missing folder" else tmp_path
     target, draft = small_pair
@@ -160,7 +160,7 @@ def test_bench_refuses_an_unwritable_output_before_running(
 
 
 def test_bench_checking_its_outputs_leaves_no_file_behind(small_pair: tuple[Path, Path], tmp_path: Path) -> None:
-    from tests.cli.test_chat_cli import run_cli
+    from tests.cli.helpers import run_cli
 
     # A good --json and a bad --markdown: refused, and the check's probe of the good one is removed.
     result = run_cli(

@@ -9,7 +9,7 @@ import psutil
 import pytest
 
 from app.engine.bench.busy_machine import SPIN_MARKER, background_load
-from tests.cli.test_chat_cli import run_cli
+from tests.cli.helpers import run_cli
 
 
 def _spinners() -> list[psutil.Process]:

@@ -15,8 +15,8 @@ import pytest
 
 from app.core.chat_settings import ChatSettings
 from app.engine.store.conversations import ChatStore
+from tests.cli.helpers import one_line_error, run_cli
 from tests.cli.store_holder import held_by_another_process
-from tests.cli.test_chats_cli import _one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 LONG_SYSTEM = "You are a ship's cook who answers in short sentences. " * 12
@@ -115,14 +115,14 @@ def test_bad_chat_ids_are_one_line_before_any_model_loads(data_dir, small_pair):
     path = data_dir / "conversations.sqlite3"
     cid, _ = _seed_chat(path, ChatSettings())
     for bad, words in (("999", "no chat with id 999"), ("soup", "not a chat id")):
-        _one_line_error(run_cli("chat", "--chat", bad, *_pair(small_pair), "hi", data=data_dir), words)
-    _one_line_error(
+        one_line_error(run_cli("chat", "--chat", bad, *_pair(small_pair), "hi", data=data_dir), words)
+    one_line_error(
         run_cli("chat", "--chat", str(cid), "--remote", "http://127.0.0.1:9/v1", "hi", data=data_dir), "--remote"
     )
     store = ChatStore(path)
     store.delete_conversation(cid)
     store.close()
-    _one_line_error(run_cli("chat", "--chat", str(cid), *_pair(small_pair), "hi", data=data_dir), "in the trash")
+    one_line_error(run_cli("chat", "--chat", str(cid), *_pair(small_pair), "hi", data=data_dir), "in the trash")
     store = ChatStore(path, read_only=True)
     try:
         assert len(store.all_messages(cid)) == 3  # nothing was added
@@ -135,10 +135,10 @@ def test_a_chat_another_process_writes_is_one_line(data_dir, small_pair):
     cid, _ = _seed_chat(path, ChatSettings())
     with held_by_another_process(path, data_dir):
         result = run_cli("chat", "--chat", str(cid), *_pair(small_pair), "hi", data=data_dir)
-        _one_line_error(result, "another Tandem")
+        one_line_error(result, "another Tandem")
 
 
 @pytest.mark.parametrize("bad", [["--max-tokens", "0"], ["--draft-max", "-1"], ["--top-p", "3"]])
 def test_invalid_overrides_are_one_line(data_dir, small_pair, bad):
     cid, _ = _seed_chat(data_dir / "conversations.sqlite3", ChatSettings())
-    _one_line_error(run_cli("chat", "--chat", str(cid), *_pair(small_pair), *bad, "hi", data=data_dir), "")
+    one_line_error(run_cli("chat", "--chat", str(cid), *_pair(small_pair), *bad, "hi", data=data_dir), "")

@@ -2,37 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
+from tests.cli.helpers import one_line_error, run_cli
 from tests.engine import store_files
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def run_cli(*args: str, data: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=ROOT,
-        env={**os.environ, "TANDEM_DATA_DIR": str(data)},
-        check=False,
-    )
-
-
-def _one_line_error(result: subprocess.CompletedProcess[str], *words: str) -> None:
-    assert result.returncode == 2, result.stderr
-    assert result.stdout == ""
-    assert result.stderr.count("\n") == 1 and result.stderr.startswith("error: "), result.stderr
-    assert "Traceback" not in result.stderr
-    for word in words:
-        assert word in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -46,7 +19,7 @@ def test_damaged_database_is_one_line_then_recovered(data_dir, damage):
     damage(path)
     before = store_files.digest(path)
     for command in (("chats", "check"), ("chats", "list")):
-        _one_line_error(run_cli(*command, data=data_dir), "damaged")
+        one_line_error(run_cli(*command, data=data_dir), "damaged")
     assert "chats recover" in run_cli("chats", "check", data=data_dir).stderr
     assert store_files.digest(path) == before
 
@@ -62,11 +35,11 @@ def test_damaged_database_is_one_line_then_recovered(data_dir, damage):
 
 def test_folder_in_place_and_unusable_data_folder_are_one_line(data_dir, tmp_path):
     (data_dir / "conversations.sqlite3").mkdir()
-    _one_line_error(run_cli("chats", "check", data=data_dir), "not a file")
+    one_line_error(run_cli("chats", "check", data=data_dir), "not a file")
     blocker = tmp_path / "a-file"
     blocker.write_text("x")
-    _one_line_error(run_cli("chats", "check", data=blocker / "data"), "TANDEM_DATA_DIR")
-    _one_line_error(run_cli("chats", "list", data=blocker / "data"), "TANDEM_DATA_DIR")
+    one_line_error(run_cli("chats", "check", data=blocker / "data"), "TANDEM_DATA_DIR")
+    one_line_error(run_cli("chats", "list", data=blocker / "data"), "TANDEM_DATA_DIR")
 
 
 def test_sound_database_checks_ok_and_lists(data_dir):

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from app.engine.store.conversations import ChatStore
-from tests.cli.test_chats_cli import _one_line_error, run_cli
+from tests.cli.helpers import one_line_error, run_cli
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="POSIX links, FIFOs and device nodes")
 
@@ -60,7 +60,7 @@ def test_an_existing_file_needs_force(data_dir, chats, tmp_path):
     first = out.read_text(encoding="utf-8")
     assert "Vermilion" in first
     refused = run_cli("chats", "export", cid, "--format", "json", "--out", str(out), data=data_dir)
-    _one_line_error(refused, "already exists", "--force")
+    one_line_error(refused, "already exists", "--force")
     assert out.read_text(encoding="utf-8") == first
     forced = run_cli("chats", "export", cid, "--format", "json", "--out", str(out), "--force", data=data_dir)
     assert forced.returncode == 0, forced.stderr
@@ -76,7 +76,7 @@ def test_a_symlink_is_refused_and_what_it_points_to_untouched(data_dir, chats, t
     link = tmp_path / "chat.md"
     link.symlink_to(victim)
     extra = ["--force"] if force else []
-    _one_line_error(
+    one_line_error(
         run_cli("chats", "export", str(chats["plain"]), "--out", str(link), *extra, data=data_dir), "symbolic link"
     )
     assert link.is_symlink() and victim.read_text() == "precious\n"
@@ -99,7 +99,7 @@ def test_folders_fifos_and_device_nodes_are_refused_even_with_force(data_dir, ch
         before = os.lstat(target)
         for extra in ([], ["--force"]):
             result = run_cli("chats", "export", str(chats["plain"]), "--out", str(target), *extra, data=data_dir)
-            _one_line_error(result, word, "not a regular file")
+            one_line_error(result, word, "not a regular file")
         after = os.lstat(target)
         assert (after.st_ino, after.st_mode, after.st_rdev) == (before.st_ino, before.st_mode, before.st_rdev)
 
@@ -142,14 +142,14 @@ def test_a_hostile_file_is_one_line_and_nothing_is_imported(data_dir, chats, tmp
     path = tmp_path / f"{case}.json"
     path.write_text(content, encoding="utf-8")
     before = _count(data_dir)
-    _one_line_error(run_cli("chats", "import", str(path), data=data_dir), word, "not a Tandem conversation export")
+    one_line_error(run_cli("chats", "import", str(path), data=data_dir), word, "not a Tandem conversation export")
     assert _count(data_dir) == before
 
 
 @posix_only
 def test_an_endless_file_is_read_only_up_to_the_cap(data_dir, chats):
     before = _count(data_dir)
-    _one_line_error(run_cli("chats", "import", "/dev/zero", data=data_dir), "larger than 128 MiB")
+    one_line_error(run_cli("chats", "import", "/dev/zero", data=data_dir), "larger than 128 MiB")
     assert _count(data_dir) == before
 
 

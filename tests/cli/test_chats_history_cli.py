@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from app.engine.store.conversations import ChatStore, StoredToken
+from tests.cli.helpers import one_line_error, run_cli
 from tests.cli.store_holder import held_by_another_process
-from tests.cli.test_chats_cli import _one_line_error, run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -114,10 +114,10 @@ def test_delete_moves_to_the_trash_and_restore_brings_it_back(data_dir, history)
     assert json.loads(_ok(run_cli("chats", "search", "Vermilion", "--json", data=data_dir))) == []
     trash = json.loads(_ok(run_cli("chats", "list", "--trash", "--json", data=data_dir)))
     assert [c["id"] for c in trash] == [history["colours"]] and "deleted" in trash[0]
-    _one_line_error(run_cli("chats", "delete", cid, data=data_dir), "in the trash", f"chats restore {cid}")
+    one_line_error(run_cli("chats", "delete", cid, data=data_dir), "in the trash", f"chats restore {cid}")
     assert json.loads(_ok(run_cli("chats", "restore", cid, "--json", data=data_dir)))["restored"] is True
     assert len(json.loads(_ok(run_cli("chats", "list", "--json", data=data_dir)))) == 2
-    _one_line_error(run_cli("chats", "restore", cid, data=data_dir), "not in the trash")
+    one_line_error(run_cli("chats", "restore", cid, data=data_dir), "not in the trash")
     gone = json.loads(_ok(run_cli("chats", "delete", cid, "--permanent", "--json", data=data_dir)))
     assert gone["deleted"] == "permanently"
     assert run_cli("chats", "list", "--trash", data=data_dir).stdout == "the trash is empty\n"
@@ -126,7 +126,7 @@ def test_delete_moves_to_the_trash_and_restore_brings_it_back(data_dir, history)
 @pytest.mark.parametrize("command", ["show", "export", "delete", "restore"])
 @pytest.mark.parametrize("bad", ["424242", "abc"])
 def test_an_unknown_or_malformed_id_is_one_line(data_dir, history, command, bad):
-    _one_line_error(run_cli("chats", command, bad, data=data_dir), bad, "chats list")
+    one_line_error(run_cli("chats", command, bad, data=data_dir), bad, "chats list")
 
 
 def test_a_file_that_is_not_an_export_is_one_line_and_nothing_is_imported(data_dir, history, tmp_path):
@@ -148,13 +148,13 @@ def test_a_file_that_is_not_an_export_is_one_line_and_nothing_is_imported(data_d
         path = tmp_path / name
         if content is not None:
             path.write_bytes(content)
-        _one_line_error(run_cli("chats", "import", str(path), data=data_dir), words[name])
+        one_line_error(run_cli("chats", "import", str(path), data=data_dir), words[name])
     assert len(json.loads(_ok(run_cli("chats", "list", "--json", data=data_dir)))) == 2
 
 
 def test_empty_search_and_bad_limit_are_one_line(data_dir, history):
-    _one_line_error(run_cli("chats", "search", "  ", data=data_dir), "empty")
-    _one_line_error(run_cli("chats", "search", "x", "--limit", "0", data=data_dir), "--limit")
+    one_line_error(run_cli("chats", "search", "  ", data=data_dir), "empty")
+    one_line_error(run_cli("chats", "search", "x", "--limit", "0", data=data_dir), "--limit")
 
 
 def test_a_database_another_process_writes_refuses_writes_in_one_line_and_still_reads(data_dir, history, tmp_path):
@@ -162,7 +162,7 @@ def test_a_database_another_process_writes_refuses_writes_in_one_line_and_still_
     _ok(run_cli("chats", "export", str(history["colours"]), "--format", "json", "--out", str(export), data=data_dir))
     with held_by_another_process(data_dir / "conversations.sqlite3", data_dir):
         for command in (("import", str(export)), ("delete", str(history["colours"]))):
-            _one_line_error(run_cli("chats", *command, data=data_dir), "another Tandem")
+            one_line_error(run_cli("chats", *command, data=data_dir), "another Tandem")
         assert len(json.loads(_ok(run_cli("chats", "list", "--json", data=data_dir)))) == 2  # reading still works
         assert "Vermilion" in _ok(run_cli("chats", "show", str(history["colours"]), data=data_dir))
         assert _ok(run_cli("chats", "search", "Vermilion", data=data_dir))

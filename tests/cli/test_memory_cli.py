@@ -95,7 +95,7 @@ def test_bad_context_is_an_error(small_pair: tuple[Path, Path], capsys: pytest.C
 
 
 def test_does_not_fit_exits_1_and_advises_no_context_beyond_the_trained_one(small_pair: tuple[Path, Path]):
-    from tests.cli.test_chat_cli import run_cli
+    from tests.cli.helpers import run_cli
 
     # 100M positions of SmolLM2's KV cache are terabytes: no machine fits them.
     result = run_cli("memory", "--target", str(small_pair[0]), "--no-draft", "--ctx", "100000000", "--json")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.cli.test_chat_cli import run_cli
+from tests.cli.helpers import run_cli
 
 
 def test_cheaper_draft_is_made_in_the_models_folder_and_measured(small_pair: tuple[Path, Path], tmp_path: Path) -> None:

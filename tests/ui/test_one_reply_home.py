@@ -21,7 +21,7 @@ from app.core.reply.record import ReplyRecord
 from app.engine.store.conversations import ChatStore, default_path
 from app.ui.chat.controller import Activity
 from app.ui.settings.store import PairChoice
-from tests.cli.test_chats_cli import run_cli
+from tests.cli.helpers import run_cli
 from tests.ui.helpers import load
 
 SETTINGS = ChatSettings(
