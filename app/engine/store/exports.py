@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from app.core.chat import MessageState, Role
+from app.core.reply.record import ReplyRecord
 from app.engine.store.connection import json_dict
 from app.engine.store.exchange import EXPORT_VERSION, FORMAT, parse_export
 from app.engine.store.tokens import write_tokens
@@ -81,29 +82,26 @@ class Exports(MessageTree):
             who = _SPEAKERS.get(message.role, message.role)
             note = "" if message.state == MessageState.DONE else f" _({message.state})_"
             lines += [f"### {who}{note}", "", message.content.rstrip(), ""]
-            stats = message.meta.get("stats") if message.role == Role.ASSISTANT else None
-            if isinstance(stats, dict) and stats.get("emitted"):
-                lines += [_stats_line(message.meta), ""]
+            record = ReplyRecord.from_meta(message.meta)
+            if message.role == Role.ASSISTANT and record.stat("emitted"):
+                lines += [_stats_line(record), ""]
         return "\n".join(lines).rstrip() + "\n"
 
 
-def _stats_line(meta: dict[str, Any]) -> str:
-    stats = meta.get("stats", {})
-    parts = [f"{stats.get('emitted', 0)} tokens", f"{stats.get('tokens_per_second', 0.0):.1f} tok/s"]
-    produced = meta.get("produced_by")
-    produced = produced if isinstance(produced, dict) else {}
-    drafter = produced.get("drafter") or meta.get("drafter")
+def _stats_line(record: ReplyRecord) -> str:
+    """A reply's numbers and what produced it, as the transcript's quoted line under it."""
+    parts = [f"{int(record.stat('emitted'))} tokens", f"{record.stat('tokens_per_second'):.1f} tok/s"]
+    produced = record.produced_by
+    drafter = (produced.drafter if produced is not None else "") or record.drafter
     if drafter:
-        policy = produced.get("draft_policy")
+        policy = produced.draft_policy if produced is not None else ""
         parts.append(f"drafter {drafter}" + (f" ({policy})" if policy and policy != "none" else ""))
-    if stats.get("drafted"):
-        parts.append(f"acceptance {stats.get('acceptance_rate', 0.0):.0%}")
-    if produced.get("target"):
-        pair = str(produced["target"]) + (f" + {produced['draft']}" if produced.get("draft") else "")
-        parts.append(pair)
-    sampling = produced.get("sampling")
-    if isinstance(sampling, dict) and "temperature" in sampling:
-        parts.append(f"temperature {sampling['temperature']}")
-    if produced.get("seed") is not None:
-        parts.append(f"seed {produced['seed']}")
+    if record.stat("drafted"):
+        parts.append(f"acceptance {record.stat('acceptance_rate'):.0%}")
+    if produced is not None and produced.target:
+        parts.append(produced.target + (f" + {produced.draft}" if produced.draft else ""))
+    if produced is not None and produced.sampling is not None:
+        parts.append(f"temperature {produced.sampling.temperature}")
+    if produced is not None and produced.seed is not None:
+        parts.append(f"seed {produced.seed}")
     return "> " + " · ".join(parts)
