@@ -280,3 +280,12 @@ def test_each_request_has_one_log_line(server: RunningServer, log: list[str]) ->
     assert re.fullmatch(r"\S+Z 127\.0\.0\.1 GET /v1/nothing 404 - tokens \d+ ms", lines[1])
     exchange(server, b"GET /\x1b]52;c;aGk=\x07 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     assert "\x1b" not in log[-1] and "\\x1b]52" in log[-1]  # control bytes from a client never reach a terminal
+
+
+def test_stopping_the_server_ends_its_keep_alive_connections(small_pair: tuple[Path, Path]) -> None:
+    running = start(small_pair, EdgeLimits(idle_timeout=60.0))
+    with connect(running) as sock:
+        sock.sendall(request_bytes("GET", "/health"))
+        assert read_reply(sock).status == 200
+        running.stop()  # the window's switch turned off: an editor's open connection must not outlive it
+        assert seconds_until_closed(sock, 10) < 3

@@ -96,8 +96,9 @@ class EdgeServer(ThreadingHTTPServer):
         self._lingerer.close(sock)
 
     def server_close(self) -> None:
-        """Close the listening socket and the refused connections still lingering."""
+        """Close the listening socket, end the live connections and the refused ones still lingering."""
         super().server_close()
+        self.slots.close_all()
         self._lingerer.stop()
 
     def handle_error(self, request: Any, client_address: Any) -> None:

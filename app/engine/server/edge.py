@@ -142,6 +142,14 @@ class ConnectionSlots:
             self._live.discard(sock)
             self._idle.pop(sock, None)
 
+    def close_all(self) -> None:
+        """End every live connection (the server stops): each thread sees end-of-file or a failed write."""
+        with self._lock:
+            live = list(self._live)
+        for sock in live:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
     def set_idle(self, sock: socket.socket) -> None:
         """``sock`` waits for its next request: it may be closed for a newcomer."""
         with self._lock:
