@@ -20,7 +20,7 @@ import openai
 import pytest
 
 from app.engine.llama.session import DrafterKind, PairConfig
-from app.engine.server.edge import EdgeLimits
+from app.engine.server.edge import ConnectionSlots, EdgeLimits
 from app.engine.server.http import RunningServer
 from app.engine.server.scheduler import ServerEngine
 from tests.server.raw_http import (
@@ -289,3 +289,30 @@ def test_stopping_the_server_ends_its_keep_alive_connections(small_pair: tuple[P
         assert read_reply(sock).status == 200
         running.stop()  # the window's switch turned off: an editor's open connection must not outlive it
         assert seconds_until_closed(sock, 10) < 3
+
+
+def test_one_network_address_holds_at_most_half_the_slots() -> None:
+    slots = ConnectionSlots(cap=4, evict_after=60.0)
+    pairs = [socket.socketpair() for _ in range(6)]
+    try:
+        ours = [a for a, _ in pairs]
+        assert slots.admit(ours[0], "192.168.1.9") and slots.admit(ours[1], "192.168.1.9")
+        assert not slots.admit(ours[2], "192.168.1.9")  # its half is taken, and busy
+        assert slots.admit(ours[2], "192.168.1.10") and slots.admit(ours[3], "192.168.1.10")
+        assert not slots.admit(ours[4], "127.0.0.1") and len(slots) == 4  # the cap itself
+        slots.release(ours[0])
+        assert slots.admit(ours[4], "127.0.0.1")
+        assert not slots.admit(ours[5], "127.0.0.1")
+        short = ConnectionSlots(cap=4, evict_after=0.0)
+        assert short.admit(ours[0], "127.0.0.1") and short.admit(ours[1], "127.0.0.1")
+        short.set_idle(ours[0])  # the longest idle of all
+        assert short.admit(ours[2], "10.0.0.2") and short.admit(ours[3], "10.0.0.2")
+        short.set_idle(ours[2])
+        assert short.admit(pairs[0][1], "10.0.0.2")  # over its share: its own idle connection made room
+        ours[2].settimeout(5)
+        assert ours[2].recv(1) == b""  # closed for the newcomer (end-of-file on its side)
+        assert short.set_busy(ours[0])  # the other client's idle connection was left alone
+    finally:
+        for a, b in pairs:
+            a.close()
+            b.close()

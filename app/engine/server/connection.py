@@ -70,7 +70,7 @@ class EdgeServer(ThreadingHTTPServer):
 
     def process_request(self, request: Any, client_address: Any) -> None:
         """A thread for the connection if there is a slot; else a 503 from this thread, without reading."""
-        if not self.slots.admit(request):
+        if not self.slots.admit(request, str(client_address[0])):
             self.refused_busy += 1
             self._refuse_busy(request)
             return

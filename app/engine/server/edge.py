@@ -99,47 +99,67 @@ class DeadlineReader(io.RawIOBase):
 
 
 class ConnectionSlots:
-    """The live connections, at most ``cap``; an idle one may be closed to make room for a newcomer.
+    """The live connections, at most ``cap`` (and half of them per remote address); idle ones make room.
 
     A connection is idle while it waits for the first byte of a request (a new
     connection, or keep-alive between requests). Closing one is what HTTP lets
     a server do at any time, and a client reusing it retries on a new one. A
     connection busy with a request is never closed here: past the cap with no
-    idle one old enough, the newcomer gets a 503 at once.
+    idle one old enough, the newcomer gets a 503 at once. One address on the
+    network may hold at most half the slots, so a single host sending headers
+    slowly cannot lock out the others (on loopback every client shares one
+    address, so the share does not apply there).
     """
 
     def __init__(self, cap: int, evict_after: float) -> None:
         self._cap = cap
+        self._share = max(1, cap // 2)
         self._evict_after = evict_after
         self._lock = threading.Lock()
-        self._live: set[socket.socket] = set()
+        self._live: dict[socket.socket, str] = {}  # each connection's remote address
         self._idle: dict[socket.socket, float] = {}  # insertion order: the longest idle first
 
     def __len__(self) -> int:
         with self._lock:
             return len(self._live)
 
-    def admit(self, sock: socket.socket) -> bool:
-        """Take a slot for ``sock`` (closing the longest-idle connection if need be); False when full."""
+    def admit(self, sock: socket.socket, client: str = "") -> bool:
+        """Take a slot for ``sock`` from ``client`` (closing an idle connection if need be); False when full."""
         victim: socket.socket | None = None
         with self._lock:
-            if len(self._live) >= self._cap:
-                oldest = next(iter(self._idle.items()), None)
-                if oldest is None or time.monotonic() - oldest[1] < self._evict_after:
+            shared = not _is_loopback_address(client)
+            mine = [s for s, owner in self._live.items() if owner == client] if shared else []
+            if len(mine) >= self._share:
+                victim = self._evictable(set(mine))
+                if victim is None:
                     return False
-                victim = oldest[0]
+            elif len(self._live) >= self._cap:
+                victim = self._evictable(None)
+                if victim is None:
+                    return False
+            if victim is not None:
                 del self._idle[victim]
-                self._live.discard(victim)
-            self._live.add(sock)
+                del self._live[victim]
+            self._live[sock] = client
         if victim is not None:
             with contextlib.suppress(OSError):  # its thread, blocked reading, sees end-of-file; only it closes it
                 victim.shutdown(socket.SHUT_RDWR)
         return True
 
+    def _evictable(self, among: set[socket.socket] | None) -> socket.socket | None:
+        """The longest-idle connection (of ``among``, if given) idle for ``evict_after`` at least."""
+        now = time.monotonic()
+        for sock, since in self._idle.items():
+            if now - since < self._evict_after:
+                return None  # the rest are younger still
+            if among is None or sock in among:
+                return sock
+        return None
+
     def release(self, sock: socket.socket) -> None:
         """The connection has ended."""
         with self._lock:
-            self._live.discard(sock)
+            self._live.pop(sock, None)
             self._idle.pop(sock, None)
 
     def close_all(self) -> None:
@@ -288,6 +308,13 @@ def _host_name(header: str) -> str | None:
     if parts.path or parts.query or parts.fragment or parts.username is not None or not parts.hostname:
         return None
     return parts.hostname.rstrip(".")
+
+
+def _is_loopback_address(address: str) -> bool:
+    try:
+        return ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        return address == ""  # a test's own call without an address
 
 
 def _is_ip(name: str) -> bool:
