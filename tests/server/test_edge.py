@@ -149,13 +149,13 @@ def test_idle_connections_past_the_cap_make_room_and_threads_stay_bounded(server
 
 
 def test_busy_connections_at_the_cap_mean_503_at_once(small_pair: tuple[Path, Path]) -> None:
-    limits = EdgeLimits(max_connections=8, header_timeout=20.0, idle_timeout=20.0, evict_after=0.5)
+    limits = EdgeLimits(max_connections=8, body_timeout=20.0, idle_timeout=20.0, evict_after=0.5)
     running = start(small_pair, limits)
     socks: list[socket.socket] = []
     try:
-        for _ in range(limits.max_connections):  # half-sent headers: busy, never closed for a newcomer
+        for _ in range(limits.max_connections):  # bodies still arriving: busy, never closed for a newcomer
             sock = connect(running)
-            sock.sendall(b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            sock.sendall(request_bytes("POST", CHAT, b"x" * 1000)[:-990])
             socks.append(sock)
         time.sleep(limits.evict_after + 0.2)
         for _ in range(20):
@@ -174,6 +174,28 @@ def test_busy_connections_at_the_cap_mean_503_at_once(small_pair: tuple[Path, Pa
         while len(running.httpd.slots) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert exchange(running, request_bytes("GET", "/health")).status == 200
+    finally:
+        for sock in socks:
+            sock.close()
+        running.stop()
+
+
+def test_slowloris_connections_at_the_cap_make_room_for_a_real_client(small_pair: tuple[Path, Path]) -> None:
+    limits = EdgeLimits(max_connections=8, header_timeout=30.0, evict_after=0.5)
+    running = start(small_pair, limits)
+    socks: list[socket.socket] = []
+    try:
+        for _ in range(limits.max_connections):  # heads that never end
+            sock = connect(running)
+            sock.sendall(b"GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            socks.append(sock)
+        time.sleep(limits.evict_after + 0.2)
+        started = time.monotonic()
+        for _ in range(3):
+            assert exchange(running, request_bytes("GET", "/v1/models")).status == 200
+        assert time.monotonic() - started < 5  # not after the 30 s header deadline
+        time.sleep(0.2)
+        assert sum(is_closed(sock) for sock in socks) >= 1 and running.httpd.refused_busy == 0  # the oldest made room
     finally:
         for sock in socks:
             sock.close()

@@ -168,7 +168,7 @@ class EdgeHandler(BaseHTTPRequestHandler):
             waiting = self._buffered.peek(1)
         except (OSError, ValueError):  # idle too long (TimeoutError is an OSError), reset, or closed for a newcomer
             waiting = b""
-        if not self.server.slots.set_busy(self.connection) or not waiting:
+        if not waiting:
             self.close_connection = True
             return
         started = time.monotonic()
@@ -200,6 +200,9 @@ class EdgeHandler(BaseHTTPRequestHandler):
         if len(words) == 3 and words[2].startswith(b"HTTP/") and words[2] not in (b"HTTP/1.0", b"HTTP/1.1"):
             raise RequestError(f"{words[2].decode('ascii', 'replace')[:20]} is not supported: use HTTP/1.1", 505)
         if not self.parse_request():  # answered already (send_error)
+            return
+        if not self.server.slots.set_busy(self.connection):  # closed for a newcomer while its head trickled in
+            self.close_connection = True
             return
         route = self.route(self.command)
         if route is None:

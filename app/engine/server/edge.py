@@ -56,7 +56,7 @@ class EdgeLimits:
     body_timeout: float = 60.0  # the whole body, once the headers are in (16 MiB at ~300 kB/s)
     idle_timeout: float = 15.0  # a keep-alive connection waiting for its next request
     write_timeout: float = 60.0  # a client that reads nothing for this long is dropped
-    evict_after: float = 1.0  # an idle connection this old may be closed to admit a new one
+    evict_after: float = 2.0  # a connection idle (or still sending its head) this long may make room for a new one
     max_body_bytes: int = MAX_BODY_BYTES
     max_json_depth: int = 64  # an OpenAI request nests about 5 deep
     max_number_chars: int = 40  # a 64-bit seed has 20 digits; a 5,000-digit one costs CPU to convert
@@ -101,11 +101,13 @@ class DeadlineReader(io.RawIOBase):
 class ConnectionSlots:
     """The live connections, at most ``cap`` (and half of them per remote address); idle ones make room.
 
-    A connection is idle while it waits for the first byte of a request (a new
-    connection, or keep-alive between requests). Closing one is what HTTP lets
-    a server do at any time, and a client reusing it retries on a new one. A
-    connection busy with a request is never closed here: past the cap with no
-    idle one old enough, the newcomer gets a 503 at once. One address on the
+    A connection is idle from its start (or the end of its last response)
+    until the head of its next request is in. Closing an idle one is what HTTP
+    lets a server do at any time (a client reusing it retries on a new one),
+    and one still sending its head after ``evict_after`` seconds under a full
+    house is slow or hostile (slowloris). A connection whose request is being
+    read or served is never closed here: past the cap with no idle one old
+    enough, the newcomer gets a 503 at once. One address on the
     network may hold at most half the slots, so a single host sending headers
     slowly cannot lock out the others (on loopback every client shares one
     address, so the share does not apply there).
@@ -178,7 +180,7 @@ class ConnectionSlots:
                 self._idle[sock] = time.monotonic()
 
     def set_busy(self, sock: socket.socket) -> bool:
-        """A request has begun on ``sock``; False if it was closed for a newcomer meanwhile."""
+        """The head of a request on ``sock`` is in; False if it was closed for a newcomer meanwhile."""
         with self._lock:
             self._idle.pop(sock, None)
             return sock in self._live
