@@ -294,6 +294,9 @@ def test_each_request_has_one_log_line(server: RunningServer, log: list[str]) ->
     reply = client.chat.completions.create(model="m", messages=ASK["messages"], max_tokens=8, temperature=0)  # type: ignore[arg-type]
     assert httpx2.get(server.url + "/nothing", timeout=30).status_code == 404
     assert reply.usage is not None
+    deadline = time.monotonic() + 10
+    while len(log) < before + 2 and time.monotonic() < deadline:  # each line is written once its answer went out
+        time.sleep(0.02)
     lines = log[before:]
     assert len(lines) == 2, lines
     pattern = r"\S+Z 127\.0\.0\.1 POST /v1/chat/completions 200 (\d+) tokens \d+ ms"
@@ -301,6 +304,8 @@ def test_each_request_has_one_log_line(server: RunningServer, log: list[str]) ->
     assert match and int(match.group(1)) == reply.usage.completion_tokens
     assert re.fullmatch(r"\S+Z 127\.0\.0\.1 GET /v1/nothing 404 - tokens \d+ ms", lines[1])
     exchange(server, b"GET /\x1b]52;c;aGk=\x07 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    while len(log) < before + 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert "\x1b" not in log[-1] and "\\x1b]52" in log[-1]  # control bytes from a client never reach a terminal
 
 
