@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
+from pathlib import Path
 
 from app.cli.chat_command import drafter_kind
 from app.cli.common import add_model_options, resolve_pair
 from app.core.errors import TandemError
 from app.engine.llama.session import PairConfig
+from app.engine.server.edge import EdgeLimits, parse_origins
 from app.engine.server.http import RunningServer, check_binding
 from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, ServerEngine
 
@@ -23,7 +26,31 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--draft-max", type=int, default=None, metavar="K", help="draft exactly K tokens per step (default: adaptive)"
     )
-    parser.add_argument("--api-key", default=None, metavar="KEY", help="require 'Authorization: Bearer KEY'")
+    keys = parser.add_mutually_exclusive_group()
+    keys.add_argument(
+        "--api-key",
+        default=None,
+        metavar="KEY",
+        help="require 'Authorization: Bearer KEY' (other users see it in ps: prefer --api-key-file or TANDEM_API_KEY)",
+    )
+    keys.add_argument(
+        "--api-key-file", type=Path, default=None, metavar="FILE", help="read the key from FILE (its first line)"
+    )
+    parser.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="let web pages from ORIGIN (e.g. http://localhost:3000) call the API; repeatable (default: none)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=EdgeLimits().max_connections,
+        metavar="N",
+        help=f"connections served at once; more get HTTP 503 (default {EdgeLimits().max_connections})",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no log line per request on standard error")
     parser.add_argument(
         "--queue-limit",
         type=int,
@@ -40,7 +67,14 @@ def run(args: argparse.Namespace) -> int:
         raise TandemError("--port must be from 0 to 65535")
     if args.queue_limit < 0 or (args.draft_max is not None and args.draft_max < 0) or args.ctx < 16:
         raise TandemError("--queue-limit and --draft-max must be >= 0 and --ctx >= 16")
-    check_binding(args.host, args.api_key)  # before minutes of loading, not after
+    if args.max_connections < 1:
+        raise TandemError("--max-connections must be >= 1")
+    api_key = api_key_of(args)
+    try:
+        origins = parse_origins(args.cors_origin)
+    except ValueError as exc:
+        raise TandemError(f"--cors-origin: {exc}") from None
+    check_binding(args.host, api_key)  # before minutes of loading, not after
     target, draft = resolve_pair(args)
     kind = drafter_kind(args, draft)
     config = PairConfig(
@@ -49,13 +83,23 @@ def run(args: argparse.Namespace) -> int:
     engine = ServerEngine(config, args.draft_max, args.queue_limit)
     engine.start()
     try:
-        server = RunningServer(engine, args.host, args.port, args.api_key)
+        server = RunningServer(
+            engine,
+            args.host,
+            args.port,
+            api_key,
+            cors_origins=origins,
+            limits=EdgeLimits(max_connections=args.max_connections),
+            log=None if args.quiet else _log,
+        )
     except OSError as exc:
         engine.close()
         raise TandemError(f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}") from None
     policy = f"K={args.draft_max}" if args.draft_max is not None else "adaptive"
     print(f"serving {engine.model_name} ({kind.value} drafter, {policy}) at {server.url}", flush=True)
-    print("OpenAI clients: base_url=" + server.url + (" with the API key" if args.api_key else ""), flush=True)
+    print("OpenAI clients: base_url=" + server.url + (" with the API key" if api_key else ""), flush=True)
+    if origins:
+        print("web pages allowed from: " + ", ".join(origins), flush=True)
     with server:
         try:
             while True:
@@ -63,3 +107,26 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print(f"\nstopped after {server.httpd.requests_served} requests", file=sys.stderr)
     return 0
+
+
+def api_key_of(args: argparse.Namespace) -> str | None:
+    """The key from --api-key, else --api-key-file, else $TANDEM_API_KEY (None: no key)."""
+    if args.api_key is not None:
+        key = args.api_key.strip()
+        if not key:
+            raise TandemError("--api-key is empty")
+        return key
+    if args.api_key_file is not None:
+        try:
+            lines = args.api_key_file.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise TandemError(f"cannot read --api-key-file {args.api_key_file}: {exc}") from None
+        key = lines[0].strip() if lines else ""
+        if not key:
+            raise TandemError(f"--api-key-file {args.api_key_file} is empty")
+        return key
+    return os.environ.get("TANDEM_API_KEY", "").strip() or None
+
+
+def _log(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)

@@ -8,16 +8,23 @@ request waits while the chat writes a reply and a reply waits while a request
 is served; both see the same adaptive controller. Loading another pair (or
 choosing a server) switches the local server off, since what it announced in
 ``/v1/models`` no longer holds; so does closing the window.
+
+Web pages may not call it (their requests carry an ``Origin``) unless the
+user lists their origin in the switch's field, as ``serve --cors-origin``
+does; a log line per request goes to standard error only when asked for.
 """
 
 from __future__ import annotations
 
+import sys
+
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox, QToolButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
 from app.core.errors import TandemError
 from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.server.edge import parse_origins
 from app.engine.server.http import RunningServer
 from app.engine.server.protocol import CompletionRequest, RequestError
 from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, RequestQueue, ServedRecord, Ticket, serve_ticket
@@ -28,7 +35,15 @@ SWITCH_TIP = (
     "an OpenAI-compatible API on this machine only (127.0.0.1), for editors and scripts; "
     "it shares the loaded models with the chat, one request or reply at a time"
 )
+ORIGINS_TIP = (
+    "web pages are refused unless their origin is listed here (commas between them), "
+    "e.g. http://localhost:3000 for a chat page you run yourself; leave empty for editors and scripts"
+)
 _REFRESH_MS = 500
+
+
+def _log_to_stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 class SharedServerEngine:
@@ -128,6 +143,16 @@ class ServerSwitch(QWidget):
         row.addWidget(self.port)
         row.addStretch(1)
         layout.addLayout(row)
+        origin_row = QHBoxLayout()
+        origin_row.addWidget(QLabel("Web pages allowed from"))
+        self.origins = QLineEdit()
+        self.origins.setPlaceholderText("none")
+        self.origins.setToolTip(ORIGINS_TIP)
+        origin_row.addWidget(self.origins, 1)
+        layout.addLayout(origin_row)
+        self.log_requests = QCheckBox("Log each request to standard error")
+        self.log_requests.setToolTip("one line per request: method, path, status, tokens, milliseconds")
+        layout.addWidget(self.log_requests)
         url_row = QHBoxLayout()
         self.url = QLabel("")
         self.url.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -174,7 +199,8 @@ class ServerSwitch(QWidget):
             server.stop()
         self.url.setText("")
         self.copy_button.setEnabled(False)
-        self.port.setEnabled(True)
+        for widget in (self.port, self.origins, self.log_requests):
+            widget.setEnabled(True)
         if message:
             self.counts.setText(message)
         self.toggle.blockSignals(True)
@@ -208,9 +234,15 @@ class ServerSwitch(QWidget):
         if self._config is None:
             self.stop("load a local pair to serve it")
             return
-        engine = SharedServerEngine(self._host, self._config)
         try:
-            server = RunningServer(engine, "127.0.0.1", self.port.value()).start()
+            origins = parse_origins([self.origins.text()])
+        except ValueError as exc:
+            self.stop(f"not started: {exc}")
+            return
+        engine = SharedServerEngine(self._host, self._config)
+        log = _log_to_stderr if self.log_requests.isChecked() else None
+        try:
+            server = RunningServer(engine, "127.0.0.1", self.port.value(), cors_origins=origins, log=log).start()
         except (OSError, TandemError) as exc:
             text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             self.stop(f"cannot listen on port {self.port.value()}: {text} (choose another, or 0 for any free one)")
@@ -218,7 +250,8 @@ class ServerSwitch(QWidget):
         self.server = server
         self.url.setText(server.url)
         self.copy_button.setEnabled(True)
-        self.port.setEnabled(False)
+        for widget in (self.port, self.origins, self.log_requests):
+            widget.setEnabled(False)  # they take effect at the next start
         self._timer.start()
         self.refresh()
         self.running_changed.emit(True)

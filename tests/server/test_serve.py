@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -116,7 +117,8 @@ def test_bad_requests_get_openai_error_objects(server: RunningServer, client: op
         client.chat.completions.create(model="m", messages=[])
     with pytest.raises(openai.BadRequestError, match="context holds 512"):
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "word " * 2000}])
-    raw = httpx2.post(server.url + "/chat/completions", content=b"{not json", timeout=30)
+    json_type = {"Content-Type": "application/json"}
+    raw = httpx2.post(server.url + "/chat/completions", content=b"{not json", headers=json_type, timeout=30)
     assert raw.status_code == 400 and raw.json()["error"]["type"] == "invalid_request_error"
     assert httpx2.get(server.url + "/nothing", timeout=30).status_code == 404
     # The server keeps serving after all of that.
@@ -146,7 +148,7 @@ def test_a_client_that_disconnects_cancels_its_generation(server: RunningServer)
     body = {"model": "m", "messages": LONG, "max_tokens": 400, "stream": True, "temperature": 0}
     with socket.create_connection(("127.0.0.1", int(server.url.rsplit(":", 1)[1].split("/")[0]))) as sock:
         data = json.dumps(body).encode()
-        head = f"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: {len(data)}\r\n"
+        head = f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: {len(data)}\r\n"
         sock.sendall(head.encode() + b"Content-Type: application/json\r\n\r\n" + data)
         received = b""
         while received.count(b"data: ") < 2:
@@ -188,6 +190,7 @@ def test_the_cli_refuses_a_public_address_without_a_key() -> None:
     done = subprocess.run(
         [sys.executable, "main.py", "serve", "--host", "0.0.0.0", "--port", "0"],
         cwd=ROOT,
+        env={k: v for k, v in os.environ.items() if k != "TANDEM_API_KEY"},  # a key there would let it listen
         capture_output=True,
         text=True,
         timeout=120,

@@ -11,6 +11,7 @@ from typing import Any
 
 import httpx2
 import openai
+import pytest
 from PySide6.QtWidgets import QApplication
 
 from app.engine.llama.session import DrafterKind, PairConfig
@@ -128,3 +129,38 @@ def test_a_port_in_use_is_said_and_the_switch_stays_off(
         assert f"cannot listen on port {port}" in switch.counts.text()
     switch.set_pair(None, "nothing to serve")
     assert not switch.toggle.isEnabled() and switch.counts.text() == "nothing to serve"
+
+
+def test_the_switch_refuses_other_origins_allows_the_listed_one_and_logs_when_asked(
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], capfd: pytest.CaptureFixture[str]
+) -> None:
+    window = make_window()
+    switch = window.server_switch
+    assert not switch.log_requests.isChecked() and switch.origins.text() == ""  # off by default: no log, no pages
+    switch.set_pair(PairConfig(small_pair[0], small_pair[1], DrafterKind.MODEL))
+    switch.port.setValue(0)
+    switch.origins.setText("localhost:3000")
+    switch.toggle.setChecked(True)
+    assert switch.server is None and "'localhost:3000' is not a web origin" in switch.counts.text()
+    switch.origins.setText("http://localhost:3000, http://127.0.0.1:5173")
+    switch.toggle.setChecked(True)
+    assert switch.server is not None
+    assert not switch.origins.isEnabled() and not switch.log_requests.isEnabled()
+    base = switch.url.text()[:-3]
+
+    def preflight(origin: str) -> httpx2.Response:
+        headers = {"Origin": origin, "Access-Control-Request-Method": "POST"}
+        return httpx2.request("OPTIONS", base + "/v1/chat/completions", headers=headers, timeout=30)
+
+    allowed = preflight("http://127.0.0.1:5173")
+    assert allowed.status_code == 204 and allowed.headers["access-control-allow-origin"] == "http://127.0.0.1:5173"
+    assert preflight("http://evil.example").status_code == 403
+    assert httpx2.get(base + "/v1/models", headers={"Host": "evil.example"}, timeout=30).status_code == 403
+    assert " tokens " not in capfd.readouterr().err  # the log is off unless asked for
+    switch.toggle.setChecked(False)
+    assert switch.origins.isEnabled()
+    switch.log_requests.setChecked(True)
+    switch.toggle.setChecked(True)
+    assert httpx2.get(switch.url.text() + "/models", timeout=30).status_code == 200
+    wait_until(lambda: " GET /v1/models 200 - tokens " in capfd.readouterr().err, 10, "the log line")
+    switch.toggle.setChecked(False)

@@ -7,35 +7,44 @@ fits threads naturally: each connection has a thread that queues its request
 for the one engine thread (:mod:`app.engine.server.scheduler`) and then
 relays that request's events. While it waits it watches its socket, so a
 client that disconnects cancels its generation before the next verify step.
+
+A thread per connection is only safe under the edge rules (issue 25) that
+:mod:`app.engine.server.connection` applies before any route here runs: a
+cap on live connections, deadlines on every read, the ``Host`` and ``Origin``
+checks, the API key before the body, bounded JSON, and every failure
+answered in JSON. One log line per request goes to ``log`` when one is given.
 """
 
 from __future__ import annotations
 
-import hmac
 import ipaddress
 import json
+import re
 import select
 import socket
 import threading
 import time
+from collections.abc import Callable, Iterable
 from http import HTTPStatus
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import app
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.errors import TandemError
+from app.engine.server.connection import EdgeHandler, EdgeServer, RequestLog
+from app.engine.server.edge import MAX_BODY_BYTES, EdgeLimits, parse_json_object
 from app.engine.server.protocol import (
     CompletionRequest,
     RequestError,
     ResponseShape,
-    parse_body,
     parse_chat_request,
     parse_completion_request,
 )
 from app.engine.server.scheduler import Engine, PromptAccepted, QueueFullError, Ticket
 
-MAX_BODY_BYTES = 16 * 2**20  # a long pasted document fits; a runaway upload does not
+__all__ = ["MAX_BODY_BYTES", "EdgeLimits", "RunningServer", "TandemHTTPServer", "check_binding", "is_loopback"]
+
+_TOKEN_LIST = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*")
 
 
 def is_loopback(host: str) -> bool:
@@ -43,7 +52,7 @@ def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
 
@@ -53,21 +62,26 @@ def check_binding(host: str, api_key: str | None) -> None:
     if not is_loopback(host) and not api_key:
         raise TandemError(
             f"refusing to listen on {host} without --api-key: anyone who can reach this address could use "
-            "the models; pass --api-key KEY, or keep the default --host 127.0.0.1"
+            "the models; give a key (--api-key-file FILE, TANDEM_API_KEY or --api-key KEY), or keep the default "
+            "--host 127.0.0.1"
         )
 
 
-class TandemHTTPServer(ThreadingHTTPServer):
-    """One listening socket, a thread per connection, one engine behind them (:class:`.scheduler.Engine`)."""
+class TandemHTTPServer(EdgeServer):
+    """One listening socket, a thread per admitted connection, one engine behind them (:class:`.scheduler.Engine`)."""
 
-    daemon_threads = True
-    block_on_close = False
-
-    def __init__(self, address: tuple[str, int], engine: Engine, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        address: tuple[str, int],
+        engine: Engine,
+        api_key: str | None = None,
+        cors_origins: Iterable[str] = (),
+        limits: EdgeLimits | None = None,
+        log: RequestLog | None = None,
+    ) -> None:
         self.engine = engine
-        self.api_key = api_key
         self.requests_served = 0
-        super().__init__(address, _Handler)
+        super().__init__(address, _Handler, api_key, cors_origins, limits, log)
 
     @property
     def url(self) -> str:
@@ -78,20 +92,21 @@ class TandemHTTPServer(ThreadingHTTPServer):
         return f"http://{shown}:{port}/v1"
 
 
-class _Handler(BaseHTTPRequestHandler):
-    """Routes one connection's requests."""
+class _Handler(EdgeHandler):
+    """OpenAI's routes and the relay of a request's events."""
 
-    protocol_version = "HTTP/1.1"
     server_version = f"Tandem/{app.version()}"
     server: TandemHTTPServer
 
-    def log_message(self, format: str, *args: Any) -> None:
-        """Quiet: the CLI prints its own one line per request."""
+    def route(self, method: str) -> Callable[[], None] | None:
+        """GET, POST and the CORS preflight."""
+        return {"GET": self._get, "POST": self._post, "OPTIONS": self._options}.get(method)
 
     # -- routing ----------------------------------------------------------------------------
 
-    def do_GET(self) -> None:
+    def _get(self) -> None:
         """``/v1/models`` and a health check."""
+        self._reject_body_on_get()
         path = self.path.split("?", 1)[0].rstrip("/")
         if path in ("/health", "/v1/health"):
             self._json(HTTPStatus.OK, {"status": "ok"})
@@ -101,22 +116,26 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/v1/models":
             self._json(HTTPStatus.OK, self._models())
         else:
-            self._error(RequestError(f"no route {self.path}", status=404, kind="not_found_error"))
+            self._error(RequestError(f"no route {self.path[:200]}", status=404, kind="not_found_error"))
 
-    def do_POST(self) -> None:
-        """The two generation endpoints."""
+    def _post(self) -> None:
+        """The two generation endpoints: key, content type, length, then the body."""
         path = self.path.split("?", 1)[0].rstrip("/")
         if path not in ("/v1/chat/completions", "/v1/completions"):
-            self._discard_body()
-            self._error(RequestError(f"no route {self.path}", status=404, kind="not_found_error"))
+            self._reject(RequestError(f"no route {self.path[:200]}", status=404, kind="not_found_error"))
             return
         if not self._authorised():
-            self._discard_body()
             return
+        media = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
+        if media != "application/json":
+            shown = media[:60] or "none"
+            self._reject(RequestError(f"the body must be sent as Content-Type: application/json (got {shown})", 415))
+            return
+        raw = self._read_body()  # its own refusals (411, 413) close the connection
         try:
-            body = parse_body(self._read_body())
+            body = parse_json_object(raw, self.server.limits)
             request = parse_chat_request(body) if path == "/v1/chat/completions" else parse_completion_request(body)
-        except RequestError as exc:
+        except RequestError as exc:  # the body was read whole: the connection may go on
             self._error(exc)
             return
         try:
@@ -125,6 +144,22 @@ class _Handler(BaseHTTPRequestHandler):
             self._error(RequestError(str(exc), status=429, kind="rate_limit_error"), {"Retry-After": exc.retry_after})
             return
         self._generate(request, ticket)
+
+    def _options(self) -> None:
+        """CORS preflight: reached only with no Origin or an allowed one (the policy refused the rest)."""
+        self._reject_body_on_get()
+        headers: dict[str, Any] = {"Allow": "GET, POST, OPTIONS", "Content-Length": 0}
+        if self._cors is not None:
+            asked = self.headers.get("Access-Control-Request-Headers", "").strip()
+            headers["Access-Control-Allow-Methods"] = "GET, POST, OPTIONS"
+            headers["Access-Control-Allow-Headers"] = (
+                asked if asked and len(asked) < 2000 and _TOKEN_LIST.fullmatch(asked) else "authorization, content-type"
+            )
+            headers["Access-Control-Max-Age"] = 600
+        self.send_response(HTTPStatus.NO_CONTENT)
+        for name, value in headers.items():
+            self.send_header(name, str(value))
+        self.end_headers()
 
     # -- generation -------------------------------------------------------------------------
 
@@ -135,6 +170,7 @@ class _Handler(BaseHTTPRequestHandler):
         started = False
         tokens: list[Any] = []
         drafted = accepted = 0
+        self._tokens = 0
         for item in ticket.events():
             if item is None:
                 if self._client_gone():
@@ -157,9 +193,10 @@ class _Handler(BaseHTTPRequestHandler):
                 if self._client_gone():  # checked every step too: while steps flow, the wait above never idles
                     ticket.cancel.set()
                     return
+                tokens.extend(item.tokens)
+                self._tokens = len(tokens)
                 if request.stream:
-                    chunk = shape.chunk(item, first=not tokens)
-                    tokens.extend(item.tokens)
+                    chunk = shape.chunk(item, first=len(tokens) == len(item.tokens))
                     drafted += item.drafted
                     accepted += item.accepted
                     if request.timings_per_token:  # running counts, as llama-server sends them
@@ -171,8 +208,6 @@ class _Handler(BaseHTTPRequestHandler):
                     if not self._send_event(chunk):
                         ticket.cancel.set()
                         return
-                else:
-                    tokens.extend(item.tokens)
                 continue
             assert isinstance(item, FinishedEvent)
             self.server.requests_served += 1
@@ -207,49 +242,14 @@ class _Handler(BaseHTTPRequestHandler):
         return self._send_raw(b"data: " + json.dumps(payload, ensure_ascii=False).encode("utf-8") + b"\n\n")
 
     def _send_raw(self, data: bytes) -> bool:
-        """Write and flush; False when the client has gone."""
+        """Write and flush; False when the client has gone (or read nothing for the write time-out)."""
         try:
             self.wfile.write(data)
             self.wfile.flush()
-        except OSError:  # BrokenPipe, ConnectionReset: the client went away mid-stream
+        except OSError:  # BrokenPipe, ConnectionReset, TimeoutError: the client went away mid-stream
+            self.close_connection = True
             return False
         return True
-
-    # -- plumbing ---------------------------------------------------------------------------
-
-    def _authorised(self) -> bool:
-        key = self.server.api_key
-        if not key:
-            return True
-        given = self.headers.get("Authorization", "")
-        token = given[7:] if given.lower().startswith("bearer ") else ""
-        if hmac.compare_digest(token.encode(), key.encode()):
-            return True
-        self._error(RequestError("invalid or missing API key", status=401, kind="authentication_error"))
-        return False
-
-    def _read_body(self) -> bytes:
-        length = self.headers.get("Content-Length")
-        if length is None:
-            raise RequestError("a request body with Content-Length is required", status=411)
-        try:
-            n = int(length)
-        except ValueError:
-            raise RequestError("Content-Length is not a number") from None
-        if n < 0 or n > MAX_BODY_BYTES:
-            self.close_connection = True
-            raise RequestError(f"the request body must be at most {MAX_BODY_BYTES // 2**20} MiB", status=413)
-        return self.rfile.read(n)
-
-    def _discard_body(self) -> None:
-        try:
-            n = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            n = 0
-        if 0 < n <= MAX_BODY_BYTES:
-            self.rfile.read(n)
-        elif n:
-            self.close_connection = True
 
     def _models(self) -> dict[str, Any]:
         engine = self.server.engine
@@ -277,30 +277,24 @@ class _Handler(BaseHTTPRequestHandler):
             ],
         }
 
-    def _json(self, status: HTTPStatus | int, payload: dict[str, Any], headers: dict[str, Any] | None = None) -> None:
-        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-        try:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, str(value))
-            self.end_headers()
-            self.wfile.write(data)
-        except OSError:  # the client left before the answer
-            self.close_connection = True
-
-    def _error(self, error: RequestError, headers: dict[str, Any] | None = None) -> None:
-        self._json(error.status, error.body(), headers)
-
 
 class RunningServer:
     """A server listening on a thread: start it, read ``url``, stop it (tests and the window use this)."""
 
-    def __init__(self, engine: Engine, host: str = "127.0.0.1", port: int = 0, api_key: str | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        api_key: str | None = None,
+        *,
+        cors_origins: Iterable[str] = (),
+        limits: EdgeLimits | None = None,
+        log: RequestLog | None = None,
+    ) -> None:
         check_binding(host, api_key)
         self.engine = engine
-        self.httpd = TandemHTTPServer((host, port), engine, api_key)
+        self.httpd = TandemHTTPServer((host, port), engine, api_key, cors_origins, limits, log)
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="tandem-server-http", daemon=True)
 
     @property
