@@ -65,7 +65,14 @@ class _OpenStep:
             for k in range(max(n, 1)):
                 tokens.append(remote_token(text if k == 0 else "", origin_at(position, self.drafted, self.accepted)))
                 position += 1
-        return StepEvent(tuple(tokens), self.drafted, self.accepted, self.drafted, None, StepTimings(0.0, 0.0, 0.0))
+        return StepEvent(
+            tokens=tuple(tokens),
+            drafted=self.drafted,
+            accepted=self.accepted,
+            draft_length=self.drafted,
+            rejected=None,
+            timings=StepTimings(0.0, 0.0, 0.0),
+        )
 
 
 class LlamaServerSteps:
@@ -118,12 +125,16 @@ def tandem_step(extension: Mapping[str, Any]) -> StepEvent:
     )
     accepted = int(extension.get("accepted", sum(1 for t in emitted if t.origin is TokenOrigin.DRAFT)))
     drafted = int(extension.get("drafted", accepted))
-    return StepEvent(emitted, drafted, accepted, drafted, None, StepTimings(0.0, 0.0, 0.0))
+    return StepEvent(
+        tokens=emitted, drafted=drafted, accepted=accepted, draft_length=drafted, rejected=None, timings=StepTimings(0.0, 0.0, 0.0)
+    )
 
 
 def plain_step(text: str) -> StepEvent:
     """A chunk from a server that reports no draft statistics: target tokens, as far as anyone can tell."""
-    return StepEvent((remote_token(text, TokenOrigin.TARGET),), 0, 0, 0, None, StepTimings(0.0, 0.0, 0.0))
+    return StepEvent(
+        tokens=(remote_token(text, TokenOrigin.TARGET),), drafted=0, accepted=0, draft_length=0, rejected=None, timings=StepTimings(0.0, 0.0, 0.0)
+    )
 
 
 def stats_from_vllm(metrics: Mapping[str, Any], stats: GenerationStats) -> GenerationStats:
