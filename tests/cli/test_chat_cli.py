@@ -106,9 +106,33 @@ def test_prompt_that_does_not_fit_the_context(small_pair: tuple[Path, Path]) -> 
     assert_clean_failure(result, "context")
 
 
-@pytest.mark.parametrize("bad", [["--temperature", "-1", "--top-p", "0"], ["--max-tokens", "0"]])
-def test_invalid_options(small_pair: tuple[Path, Path], bad: list[str]) -> None:
-    assert_clean_failure(run_cli("chat", *pair_args(small_pair), *bad, "hi"), "")
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        (["--temperature", "-1"], "argument --temperature: temperature must be a number from 0 to 2 (0 is greedy"),
+        (["--temperature", "2.5"], "temperature must be a number from 0 to 2"),
+        (["--top-p", "1.5"], "argument --top-p: top_p must be a number from 0 to 1 "),
+        (["--top-k", "2.5"], "argument --top-k: top_k must be a whole number from 0 to 1000000"),
+        (["--repeat-penalty", "0"], "repeat_penalty must be a number from 0.01 to 10"),
+        (["--seed", "-2"], "argument --seed: seed must be a whole number from -1 to 9223372036854775807"),
+        (["--max-tokens", "0"], "argument --max-tokens: max_tokens must be a whole number from 1 to 1000000"),
+    ],
+)
+def test_invalid_options_are_refused_with_the_field_and_its_range(
+    small_pair: tuple[Path, Path], bad: list[str], words: str
+) -> None:
+    result = run_cli("chat", *pair_args(small_pair), *bad, "hi")
+    assert result.returncode == 2 and result.stdout == ""
+    assert words in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_help_gives_each_options_range_and_the_one_default_reply_length() -> None:
+    result = run_cli("chat", "--help")
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())  # argparse wraps the help
+    assert "the most tokens a reply may have (a whole number from 1 to 1000000; default 512)" in text
+    assert "(a number from 0 to 2; default 0)" in text
 
 
 @pytest.mark.parametrize(("value", "expected_auto"), [("auto", True), ("1", False)])
