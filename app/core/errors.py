@@ -9,6 +9,21 @@ class TandemError(Exception):
     """Base of every error whose ``str`` is a complete, user-readable sentence."""
 
 
+# What to do about memory running out, in the same words wherever it is said.
+OUT_OF_MEMORY_HINT = "close other programs, or choose a smaller model or context size"
+
+
+class OutOfMemoryError(TandemError):
+    """Loading a model or making its context ran out of memory; raised where llama.cpp fails, said by every front end."""
+
+    def __init__(self, what: str = "") -> None:
+        super().__init__(what)
+        self.what = what  # what could not get its memory, "loading model.gguf"; empty when not known
+
+    def __str__(self) -> str:
+        return f"out of memory{' ' + self.what if self.what else ''}: {OUT_OF_MEMORY_HINT}"
+
+
 class ContextSettingError(TandemError, metaclass=abc.ABCMeta):
     """An error whose remedy is the context size; each front end names its own setting.
 
@@ -55,8 +70,8 @@ class ContextSizeError(ContextSettingError):
     def _message(self, setting: str) -> str:
         if self.n_ctx_train and self.n_ctx > self.n_ctx_train:
             reason = f"; the model was trained for {self.n_ctx_train}: set {setting} to {self.n_ctx_train} or less"
-        else:
-            reason = f": lower {setting} (most often its cache does not fit in memory)"
+        else:  # llama.cpp refuses a size it can hold only when the cache's memory cannot be had
+            reason = f": most likely out of memory for its cache: close other programs, or lower {setting} or choose a smaller model"
         return f"a context of {self.n_ctx} tokens could not be created for {self.model}{reason}"
 
 

@@ -12,6 +12,7 @@ one thread; the GUI's worker thread owns all models.
 from __future__ import annotations
 
 import ctypes
+import errno
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.core.decoding.model_port import Outputs
-from app.core.errors import ContextSizeError, TandemError
+from app.core.errors import ContextSizeError, OutOfMemoryError, TandemError
 from app.engine.cpu import max_useful_threads
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 
@@ -48,6 +49,14 @@ class LoadOptions:
     n_threads: int | None = None
     n_gpu_layers: int = 0
     flash_attn: bool = False
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """Whether a failed load says it ran out of memory (ENOMEM, or an allocation failure in its words)."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
+        return True
+    text = str(exc).lower()
+    return "out of memory" in text or "failed to allocate" in text or "cannot allocate memory" in text
 
 
 def default_threads() -> int:
@@ -78,11 +87,15 @@ class LlamaModel:
                     logits_all=False,
                     verbose=False,
                 )
+        except MemoryError as exc:  # Python's own allocations while loading (the binding's buffers)
+            raise OutOfMemoryError(f"loading {self.path.name}") from exc
         except (ValueError, RuntimeError, OSError) as exc:
             if "llama_context" in str(exc):  # the weights loaded; the context of this size could not be made
                 trained = self.header.get(f"{self.header.architecture}.context_length")
                 n_ctx_train = int(trained) if isinstance(trained, int) and trained > 0 else None
                 raise ContextSizeError(self.path.name, self.options.n_ctx, n_ctx_train) from exc
+            if _out_of_memory(exc):
+                raise OutOfMemoryError(f"loading {self.path.name}") from exc
             raise ModelFileError(f"llama.cpp could not load {self.path.name}: {exc}") from exc
         self._ctx = self._llm.ctx
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
