@@ -14,7 +14,7 @@ OUT_OF_MEMORY_HINT = "close other programs, or choose a smaller model or context
 
 
 class OutOfMemoryError(TandemError):
-    """Loading a model or making its context ran out of memory; raised where llama.cpp fails, said by every front end."""
+    """Loading a model or making its context ran out of memory: raised where llama.cpp fails, for every front end."""
 
     def __init__(self, what: str = "") -> None:
         super().__init__(what)
@@ -59,20 +59,28 @@ class PromptTooLongError(ContextSettingError):
 
 
 class ContextSizeError(ContextSettingError):
-    """llama.cpp could not create a context of the size asked for."""
+    """llama.cpp could not create a context of the size asked for.
 
-    def __init__(self, model: str, n_ctx: int, n_ctx_train: int | None) -> None:
-        super().__init__(model, n_ctx, n_ctx_train)
+    ``out_of_memory`` is set when llama.cpp said so (an allocation failed);
+    without that word from it, a size the model was trained for most likely
+    failed for memory too, and a larger one is advised down to the trained size.
+    """
+
+    def __init__(self, model: str, n_ctx: int, n_ctx_train: int | None, out_of_memory: bool = False) -> None:
+        super().__init__(model, n_ctx, n_ctx_train, out_of_memory)
         self.model = model
         self.n_ctx = n_ctx
         self.n_ctx_train = n_ctx_train
+        self.out_of_memory = out_of_memory
 
     def _message(self, setting: str) -> str:
+        head = f"a context of {self.n_ctx} tokens could not be created for {self.model}"
         if self.n_ctx_train and self.n_ctx > self.n_ctx_train:
-            reason = f"; the model was trained for {self.n_ctx_train}: set {setting} to {self.n_ctx_train} or less"
-        else:  # llama.cpp refuses a size it can hold only when the cache's memory cannot be had
-            reason = f": most likely out of memory for its cache: close other programs, or lower {setting} or choose a smaller model"
-        return f"a context of {self.n_ctx} tokens could not be created for {self.model}{reason}"
+            cause = ": out of memory" if self.out_of_memory else ""
+            trained = self.n_ctx_train
+            return f"{head}{cause}; the model was trained for {trained}: set {setting} to {trained} or less"
+        cause = "out of memory" if self.out_of_memory else "most likely out of memory"
+        return f"{head}: {cause}: close other programs, or lower {setting}, or choose a smaller model"
 
 
 class IncompatiblePairError(TandemError):

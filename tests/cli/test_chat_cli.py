@@ -118,10 +118,9 @@ def test_prompt_that_does_not_fit_the_context(small_pair: tuple[Path, Path]) -> 
         (["--max-tokens", "0"], "argument --max-tokens: max_tokens must be a whole number from 1 to 1000000"),
     ],
 )
-def test_invalid_options_are_refused_with_the_field_and_its_range(
-    small_pair: tuple[Path, Path], bad: list[str], words: str
-) -> None:
-    result = run_cli("chat", *pair_args(small_pair), *bad, "hi")
+def test_invalid_options_are_refused_with_the_field_and_its_range(tmp_path: Path, bad: list[str], words: str) -> None:
+    # Refused while the options are parsed: the model files are never opened.
+    result = run_cli("chat", *pair_args((tmp_path / "t.gguf", tmp_path / "d.gguf")), *bad, "hi")
     assert result.returncode == 2 and result.stdout == ""
     assert words in result.stderr, result.stderr
     assert "Traceback" not in result.stderr
@@ -153,3 +152,38 @@ def test_a_bad_thread_count_is_refused_with_the_choices(small_pair: tuple[Path, 
     assert result.returncode == 2
     assert "expected 'auto' or a whole number of threads >= 1" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def run_limited(mode: str, model: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command line under an address-space limit (tests/cli/memory_limit_helper.py), one thread, one arena."""
+    return subprocess.run(
+        [sys.executable, "-m", "tests.cli.memory_limit_helper", mode, str(model), *args, "--threads", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env={**os.environ, "MALLOC_ARENA_MAX": "1"},  # each malloc arena reserves address space of its own
+        check=False,
+    )
+
+
+def test_weights_that_do_not_fit_in_memory_give_the_out_of_memory_hint(small_pair: tuple[Path, Path]) -> None:
+    draft = small_pair[1]  # Q4_0: llama.cpp keeps a repacked CPU copy beside the mapped file
+    result = run_limited("weights", draft, "chat", "--no-draft", "--ctx", "256", "--max-tokens", "1", "hi")
+    if result.returncode == 0:
+        pytest.skip("this CPU runs Q4_0 from the mapped file: no weight buffer to run out of memory for")
+    assert_clean_failure(
+        result, f"out of memory loading {draft.name}: close other programs, or choose a smaller model or context size"
+    )
+
+
+@pytest.mark.parametrize("command", ["chat", "serve"])
+def test_a_context_whose_cache_does_not_fit_says_out_of_memory(small_pair: tuple[Path, Path], command: str) -> None:
+    # 8192 is SmolLM2's trained length, so only memory can refuse it: its cache needs about 190 MB.
+    args = ["--no-draft", "--ctx", "8192", *(["--max-tokens", "1", "hi"] if command == "chat" else ["--port", "0"])]
+    result = run_limited("context", small_pair[0], command, *args)
+    assert_clean_failure(
+        result,
+        f"a context of 8192 tokens could not be created for {small_pair[0].name}: out of memory: "
+        "close other programs, or lower --ctx, or choose a smaller model",
+    )

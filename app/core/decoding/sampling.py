@@ -116,7 +116,9 @@ class SamplingField(Generic[N]):
 TEMPERATURE: Final[SamplingField[float]] = SamplingField(
     "temperature", FieldKind.FLOAT, 0.0, 0.0, 2.0, "0 is greedy: exactly the target's own greedy reply"
 )
-TOP_K: Final[SamplingField[int]] = SamplingField("top_k", FieldKind.INT, 40, 0, 1_000_000, "keep the k most likely tokens; 0 = off")
+TOP_K: Final[SamplingField[int]] = SamplingField(
+    "top_k", FieldKind.INT, 40, 0, 1_000_000, "keep the k most likely tokens; 0 = off"
+)
 TOP_P: Final[SamplingField[float]] = SamplingField(
     "top_p", FieldKind.FLOAT, 0.95, 0.0, 1.0, "keep the most likely tokens that hold this much probability; 1 = off"
 )
@@ -130,8 +132,12 @@ REPEAT_LAST_N: Final[SamplingField[int]] = SamplingField(
     "repeat_last_n", FieldKind.INT, 64, 0, 1_000_000, "how many recent tokens the repeat penalty looks at"
 )
 # -1 is how a setting says "a fresh random seed"; SamplingParams says it with None.
-SEED: Final[SamplingField[int]] = SamplingField("seed", FieldKind.INT, -1, -1, 2**63 - 1, "-1 = a fresh random seed for every reply")
-MAX_TOKENS: Final[SamplingField[int]] = SamplingField("max_tokens", FieldKind.INT, 512, 1, 1_000_000, "the most tokens a reply may have")
+SEED: Final[SamplingField[int]] = SamplingField(
+    "seed", FieldKind.INT, -1, -1, 2**63 - 1, "-1 = a fresh random seed for every reply"
+)
+MAX_TOKENS: Final[SamplingField[int]] = SamplingField(
+    "max_tokens", FieldKind.INT, 512, 1, 1_000_000, "the most tokens a reply may have"
+)
 
 # The fields SamplingParams holds with the same meaning (seed differs: None there, -1 in a setting).
 _PARAM_FIELDS: Final = (TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY, REPEAT_LAST_N)
@@ -163,7 +169,9 @@ class SamplingParams:
             spec.check(getattr(self, spec.name))
         # numpy's generators take any non-negative seed; -1 (a setting's "random") must become None first.
         if self.seed is not None and not (SEED.accepts(self.seed) and self.seed >= 0):
-            raise ValueError(f"seed must be None (random) or a whole number from 0 to {SEED.maximum}, not {self.seed!r}")
+            raise ValueError(
+                f"seed must be None (random) or a whole number from 0 to {SEED.maximum}, not {self.seed!r}"
+            )
 
     @property
     def greedy(self) -> bool:

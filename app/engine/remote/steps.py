@@ -126,14 +126,24 @@ def tandem_step(extension: Mapping[str, Any]) -> StepEvent:
     accepted = int(extension.get("accepted", sum(1 for t in emitted if t.origin is TokenOrigin.DRAFT)))
     drafted = int(extension.get("drafted", accepted))
     return StepEvent(
-        tokens=emitted, drafted=drafted, accepted=accepted, draft_length=drafted, rejected=None, timings=StepTimings(0.0, 0.0, 0.0)
+        tokens=emitted,
+        drafted=drafted,
+        accepted=accepted,
+        draft_length=drafted,
+        rejected=None,
+        timings=StepTimings(0.0, 0.0, 0.0),
     )
 
 
 def plain_step(text: str) -> StepEvent:
     """A chunk from a server that reports no draft statistics: target tokens, as far as anyone can tell."""
     return StepEvent(
-        tokens=(remote_token(text, TokenOrigin.TARGET),), drafted=0, accepted=0, draft_length=0, rejected=None, timings=StepTimings(0.0, 0.0, 0.0)
+        tokens=(remote_token(text, TokenOrigin.TARGET),),
+        drafted=0,
+        accepted=0,
+        draft_length=0,
+        rejected=None,
+        timings=StepTimings(0.0, 0.0, 0.0),
     )
 
 
