@@ -88,12 +88,12 @@ def option_help(spec: SamplingField[Any]) -> str:
 
 
 # The options add_sampling_options adds, each with the field it stands for (dest = the field's name).
-SAMPLING_FIELDS: tuple[SamplingField[Any], ...] = (TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY, SEED)
+SAMPLING_OPTION_FIELDS: tuple[SamplingField[Any], ...] = (TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY, SEED)
 
 
 def add_sampling_options(parser: argparse.ArgumentParser) -> None:
     """Temperature, truncation, penalty and seed, with the defaults and ranges of their sampling fields."""
-    for spec in SAMPLING_FIELDS:
+    for spec in SAMPLING_OPTION_FIELDS:
         parser.add_argument(
             f"--{spec.name.replace('_', '-')}",
             dest=spec.name,

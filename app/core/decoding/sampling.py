@@ -41,7 +41,7 @@ _TOP_K_SAMPLE = 2048
 _CONFIDENCE_WINDOW = 15.0
 
 
-N = TypeVar("N", int, float)
+_N = TypeVar("_N", int, float)
 
 
 class FieldKind(enum.StrEnum):
@@ -52,7 +52,7 @@ class FieldKind(enum.StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class SamplingField(Generic[N]):
+class SamplingField(Generic[_N]):
     """One generation setting as every front end shows and checks it: a closed range and a default.
 
     The range is the one the sampling code handles (and what OpenAI's API and
@@ -63,9 +63,9 @@ class SamplingField(Generic[N]):
 
     name: str
     kind: FieldKind
-    default: N
-    minimum: N
-    maximum: N
+    default: _N
+    minimum: _N
+    maximum: _N
     help: str
 
     def accepts(self, value: object) -> bool:
@@ -78,7 +78,7 @@ class SamplingField(Generic[N]):
             return False
         return self.minimum <= float(value) <= self.maximum
 
-    def coerce(self, value: object) -> N | None:
+    def coerce(self, value: object) -> _N | None:
         """``value`` as this field's type when acceptable, else None; never raises (for stored data)."""
         try:
             if not self.accepts(value):
@@ -86,7 +86,7 @@ class SamplingField(Generic[N]):
             number = int(cast(Any, value)) if self.kind is FieldKind.INT else float(cast(Any, value))
         except (TypeError, ValueError, OverflowError):
             return None
-        return cast(N, number)
+        return cast(_N, number)
 
     def range_text(self) -> str:
         """The range in words: "a number from 0 to 2", "a whole number from 1 to 1000000"."""
@@ -103,14 +103,14 @@ class SamplingField(Generic[N]):
         if not self.accepts(value):
             raise ValueError(self.problem(value))
 
-    def parse(self, text: str) -> N:
+    def parse(self, text: str) -> _N:
         """A value from text (a command-line option); :class:`ValueError` with :meth:`problem` otherwise."""
         try:
             value: object = int(text) if self.kind is FieldKind.INT else float(text)
         except ValueError:
             value = text
         self.check(value)
-        return cast(N, value)
+        return cast(_N, value)
 
 
 TEMPERATURE: Final[SamplingField[float]] = SamplingField(
