@@ -9,13 +9,21 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.cli.common import add_model_options, add_sampling_options, resolve_pair, sampling_params
+from app.cli.common import (
+    add_model_options,
+    add_sampling_options,
+    option_help,
+    option_type,
+    resolve_pair,
+    sampling_params,
+)
 from app.cli.remote_chat import add_options as add_remote_options
 from app.cli.remote_chat import run_remote
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
+from app.core.decoding.sampling import MAX_TOKENS
 from app.core.errors import TandemError
 from app.core.reply.plan import PromptPolicy
 from app.core.reply.token_record import step_records
@@ -31,7 +39,7 @@ _STYLE = {
     TokenOrigin.TARGET: "",  # plain: target-only step
 }
 _RESET = "\x1b[0m"
-_MAX_TOKENS = 256  # without --chat; a stored chat has its own limit
+_MAX_TOKENS = MAX_TOKENS.default  # without --chat (a stored chat has its own limit): the same default everywhere
 # Sampling options that, given with --chat, override the chat's stored setting of the same name.
 SAMPLING_OPTIONS = ("temperature", "top_k", "top_p", "min_p", "repeat_penalty", "seed")
 _LEGEND = {
@@ -47,7 +55,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("chat", help="generate one reply in the terminal")
     add_model_options(parser)
     add_sampling_options(parser)
-    parser.add_argument("--max-tokens", type=int, default=None, help=f"reply length limit (default {_MAX_TOKENS})")
+    parser.add_argument("--max-tokens", type=option_type(MAX_TOKENS), default=None, help=option_help(MAX_TOKENS))
     parser.add_argument(
         "--draft-max",
         type=int,

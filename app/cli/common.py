@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from app.core.decoding.sampling import SamplingParams
+from app.core.decoding.sampling import (
+    MIN_P,
+    REPEAT_PENALTY,
+    SEED,
+    TEMPERATURE,
+    TOP_K,
+    TOP_P,
+    FieldKind,
+    SamplingField,
+    SamplingParams,
+    seed_from_setting,
+)
 from app.core.errors import TandemError
 from app.engine.models.library import installed_default_pair
 
@@ -55,18 +68,44 @@ def add_threads_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def option_type(spec: SamplingField[Any]) -> Callable[[str], Any]:
+    """An argparse ``type`` for one sampling field: its kind and range, refused in the field's own words."""
+
+    def parse(text: str) -> Any:
+        try:
+            return spec.parse(text)
+        except ValueError as exc:  # argparse shows an ArgumentTypeError's message as it is
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    parse.__name__ = spec.name  # what argparse names in its own messages
+    return parse
+
+
+def option_help(spec: SamplingField[Any]) -> str:
+    """The option's help: what the field does, its range and its default."""
+    default = f"{spec.default:g}" if spec.kind is FieldKind.FLOAT else str(spec.default)
+    return f"{spec.help} ({spec.range_text()}; default {default})"
+
+
+# The options add_sampling_options adds, each with the field it stands for (dest = the field's name).
+SAMPLING_OPTION_FIELDS: tuple[SamplingField[Any], ...] = (TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY, SEED)
+
+
 def add_sampling_options(parser: argparse.ArgumentParser) -> None:
-    """Temperature, truncation, penalty and seed."""
-    parser.add_argument("--temperature", type=float, default=0.0, help="0 = greedy (default)")
-    parser.add_argument("--top-k", type=int, default=40)
-    parser.add_argument("--top-p", type=float, default=0.95)
-    parser.add_argument("--min-p", type=float, default=0.05)
-    parser.add_argument("--repeat-penalty", type=float, default=1.0)
-    parser.add_argument("--seed", type=int, default=None)
+    """Temperature, truncation, penalty and seed, with the defaults and ranges of their sampling fields."""
+    for spec in SAMPLING_OPTION_FIELDS:
+        parser.add_argument(
+            f"--{spec.name.replace('_', '-')}",
+            dest=spec.name,
+            type=option_type(spec),
+            default=spec.default,
+            metavar="N" if spec.kind is FieldKind.INT else "X",
+            help=option_help(spec),
+        )
 
 
 def sampling_params(args: argparse.Namespace) -> SamplingParams:
-    """SamplingParams from parsed options, with a readable error for bad values."""
+    """SamplingParams from parsed options (seed -1: a fresh random seed), with a readable error for bad values."""
     try:
         return SamplingParams(
             temperature=args.temperature,
@@ -74,7 +113,7 @@ def sampling_params(args: argparse.Namespace) -> SamplingParams:
             top_p=args.top_p,
             min_p=args.min_p,
             repeat_penalty=args.repeat_penalty,
-            seed=args.seed,
+            seed=seed_from_setting(args.seed),
         )
     except ValueError as exc:
         raise TandemError(str(exc)) from exc

@@ -15,40 +15,41 @@ What a reply records of what produced it is :mod:`app.core.reply.record`'s
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.decoding.sampling import SamplingParams
+from app.core.decoding.sampling import (
+    MAX_TOKENS,
+    MIN_P,
+    REPEAT_PENALTY,
+    SEED,
+    TEMPERATURE,
+    TOP_K,
+    TOP_P,
+    SamplingField,
+    SamplingParams,
+    seed_from_setting,
+)
 
 DRAFTERS = ("hybrid", "model", "ngram", "none")
 MAX_DRAFT_LENGTH = 32
+
+# The chat's numeric generation settings, each with its one range and default (app.core.decoding.sampling).
+SAMPLING_FIELDS: tuple[SamplingField[Any], ...] = (TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY, SEED, MAX_TOKENS)
 
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _is_number(value: object) -> bool:
-    return (_is_int(value) or isinstance(value, float)) and math.isfinite(float(value))  # type: ignore[arg-type]
-
-
-# Each field's test of a value; a value that fails it is replaced by the default.
+# The other fields' tests of a value; a value that fails its test is replaced by the default.
 _VALID: dict[str, Callable[[Any], bool]] = {
     "system_prompt": lambda v: isinstance(v, str),
-    "temperature": lambda v: _is_number(v) and 0.0 <= float(v) <= 100.0,
-    "top_k": lambda v: _is_int(v) and v >= 0,
-    "top_p": lambda v: _is_number(v) and 0.0 < float(v) <= 1.0,
-    "min_p": lambda v: _is_number(v) and 0.0 <= float(v) < 1.0,
-    "repeat_penalty": lambda v: _is_number(v) and 0.0 < float(v) <= 100.0,
-    "seed": lambda v: _is_int(v) and -1 <= v < 2**63,
-    "max_tokens": lambda v: _is_int(v) and v >= 1,
     "drafter": lambda v: v in DRAFTERS,
     "draft_length": lambda v: _is_int(v) and 1 <= v <= MAX_DRAFT_LENGTH,
     "adaptive": lambda v: isinstance(v, bool),
 }
-_FLOATS = frozenset({"temperature", "top_p", "min_p", "repeat_penalty"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,18 +61,20 @@ class ChatSettings:
     """
 
     system_prompt: str = ""
-    temperature: float = 0.0
-    top_k: int = 40
-    top_p: float = 0.95
-    min_p: float = 0.05
-    repeat_penalty: float = 1.0
-    seed: int = -1
-    max_tokens: int = 512
+    temperature: float = TEMPERATURE.default
+    top_k: int = TOP_K.default
+    top_p: float = TOP_P.default
+    min_p: float = MIN_P.default
+    repeat_penalty: float = REPEAT_PENALTY.default
+    seed: int = SEED.default
+    max_tokens: int = MAX_TOKENS.default
     drafter: str = "hybrid"  # "hybrid" (lookup where trusted, else the draft model) | "model" | "ngram" | "none"
     draft_length: int = 4  # fixed length, or the adaptive controller's upper bound
     adaptive: bool = True
 
     def __post_init__(self) -> None:
+        for spec in SAMPLING_FIELDS:
+            spec.check(getattr(self, spec.name))
         for name, valid in _VALID.items():
             if not valid(getattr(self, name)):
                 raise ValueError(f"invalid chat setting {name}={getattr(self, name)!r}")
@@ -86,6 +89,10 @@ class ChatSettings:
         if not isinstance(data, Mapping):
             return cls()
         values: dict[str, Any] = {}
+        for spec in SAMPLING_FIELDS:
+            number = spec.coerce(data.get(spec.name))  # None when missing, mistyped or out of range
+            if number is not None:
+                values[spec.name] = number
         for name, valid in _VALID.items():
             value: Any = data.get(name)
             try:
@@ -93,7 +100,7 @@ class ChatSettings:
             except (TypeError, ValueError, OverflowError):
                 ok = False
             if ok:
-                values[name] = float(value) if name in _FLOATS else value
+                values[name] = value
         return cls(**values)
 
     def with_changes(self, **changes: Any) -> ChatSettings:
@@ -108,5 +115,5 @@ class ChatSettings:
             top_p=self.top_p,
             min_p=self.min_p,
             repeat_penalty=self.repeat_penalty,
-            seed=None if self.seed == -1 else self.seed,
+            seed=seed_from_setting(self.seed),
         )

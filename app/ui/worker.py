@@ -32,7 +32,7 @@ from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.events import FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
-from app.core.errors import ContextSettingError, TandemError
+from app.core.errors import ContextSettingError, OutOfMemoryError, TandemError
 from app.core.memory.estimate import MemoryBreakdown
 from app.core.reply.plan import DraftPlan
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
@@ -141,13 +141,10 @@ def _describe(exc: BaseException) -> str:
     """A sentence for the user; TandemError already is one."""
     if isinstance(exc, ContextSettingError):
         return exc.worded(CONTEXT_SETTING)
-    if isinstance(exc, TandemError):
-        text = str(exc)
-        if "Failed to create llama_context" in text or "failed to allocate" in text.lower():
-            text += " (this usually means there is not enough memory: try a smaller context size or fewer GPU layers)"
-        return text
-    if isinstance(exc, MemoryError):
-        return "out of memory: close other programs, or choose a smaller model or context size"
+    if isinstance(exc, TandemError):  # the engine words its own failures, memory included (OutOfMemoryError)
+        return str(exc)
+    if isinstance(exc, MemoryError):  # Python's own allocations outside the engine's loads
+        return str(OutOfMemoryError())
     return f"unexpected {type(exc).__name__}: {exc}"
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import run_cli
+from tests.cli.helpers import ROOT, run_cli
 
 
 def pair_args(pair: tuple[Path, Path]) -> list[str]:
@@ -93,9 +94,32 @@ def test_prompt_that_does_not_fit_the_context(small_pair: tuple[Path, Path]) -> 
     assert_clean_failure(result, "context")
 
 
-@pytest.mark.parametrize("bad", [["--temperature", "-1", "--top-p", "0"], ["--max-tokens", "0"]])
-def test_invalid_options(small_pair: tuple[Path, Path], bad: list[str]) -> None:
-    assert_clean_failure(run_cli("chat", *pair_args(small_pair), *bad, "hi"), "")
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        (["--temperature", "-1"], "argument --temperature: temperature must be a number from 0 to 2 (0 is greedy"),
+        (["--temperature", "2.5"], "temperature must be a number from 0 to 2"),
+        (["--top-p", "1.5"], "argument --top-p: top_p must be a number from 0 to 1 "),
+        (["--top-k", "2.5"], "argument --top-k: top_k must be a whole number from 0 to 1000000"),
+        (["--repeat-penalty", "0"], "repeat_penalty must be a number from 0.01 to 10"),
+        (["--seed", "-2"], "argument --seed: seed must be a whole number from -1 to 9223372036854775807"),
+        (["--max-tokens", "0"], "argument --max-tokens: max_tokens must be a whole number from 1 to 1000000"),
+    ],
+)
+def test_invalid_options_are_refused_with_the_field_and_its_range(tmp_path: Path, bad: list[str], words: str) -> None:
+    # Refused while the options are parsed: the model files are never opened.
+    result = run_cli("chat", *pair_args((tmp_path / "t.gguf", tmp_path / "d.gguf")), *bad, "hi")
+    assert result.returncode == 2 and result.stdout == ""
+    assert words in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_help_gives_each_options_range_and_the_one_default_reply_length() -> None:
+    result = run_cli("chat", "--help")
+    assert result.returncode == 0, result.stderr
+    text = " ".join(result.stdout.split())  # argparse wraps the help
+    assert "the most tokens a reply may have (a whole number from 1 to 1000000; default 512)" in text
+    assert "(a number from 0 to 2; default 0)" in text
 
 
 @pytest.mark.parametrize(("value", "expected_auto"), [("auto", True), ("1", False)])
@@ -116,3 +140,49 @@ def test_a_bad_thread_count_is_refused_with_the_choices(small_pair: tuple[Path, 
     assert result.returncode == 2
     assert "expected 'auto' or a whole number of threads >= 1" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def run_limited(mode: str, model: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command line under an address-space limit (tests/cli/memory_limit_helper.py), one thread, one arena."""
+    return subprocess.run(
+        [sys.executable, "-m", "tests.cli.memory_limit_helper", mode, str(model), *args, "--threads", "1"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=ROOT,
+        env={**os.environ, "MALLOC_ARENA_MAX": "1"},  # each malloc arena reserves address space of its own
+        check=False,
+    )
+
+
+def repacks_weights(model: Path) -> bool:
+    """Whether llama.cpp keeps a repacked copy of the weights beside the mapped file here (AMX, AVX2 kernels)."""
+    from app.engine.llama.model import LlamaModel, LoadOptions
+    from app.engine.memory.measure import capture_load_log
+
+    with capture_load_log() as log:
+        LlamaModel(model, LoadOptions(n_ctx=64, n_threads=1)).close()
+    buffers = [line for line in log.lines if "model buffer size" in line]
+    return any("CPU_Mapped" not in line for line in buffers)
+
+
+def test_weights_that_do_not_fit_in_memory_give_the_out_of_memory_hint(small_pair: tuple[Path, Path]) -> None:
+    draft = small_pair[1]  # Q4_0: llama.cpp keeps a repacked CPU copy beside the mapped file
+    if not repacks_weights(draft):
+        pytest.skip("this CPU runs Q4_0 from the mapped file: no weight buffer to run out of memory for")
+    result = run_limited("weights", draft, "chat", "--no-draft", "--ctx", "256", "--max-tokens", "1", "hi")
+    assert_clean_failure(
+        result, f"out of memory loading {draft.name}: close other programs, or choose a smaller model or context size"
+    )
+
+
+@pytest.mark.parametrize("command", ["chat", "serve"])
+def test_a_context_whose_cache_does_not_fit_says_out_of_memory(small_pair: tuple[Path, Path], command: str) -> None:
+    # 8192 is SmolLM2's trained length, so only memory can refuse it: its cache needs about 190 MB.
+    args = ["--no-draft", "--ctx", "8192", *(["--max-tokens", "1", "hi"] if command == "chat" else ["--port", "0"])]
+    result = run_limited("context", small_pair[0], command, *args)
+    assert_clean_failure(
+        result,
+        f"a context of 8192 tokens could not be created for {small_pair[0].name}: out of memory: "
+        "close other programs, or lower --ctx, or choose a smaller model",
+    )

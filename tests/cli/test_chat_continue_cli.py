@@ -138,7 +138,21 @@ def test_a_chat_another_process_writes_is_one_line(data_dir, small_pair):
         one_line_error(result, "another Tandem")
 
 
-@pytest.mark.parametrize("bad", [["--max-tokens", "0"], ["--draft-max", "-1"], ["--top-p", "3"]])
-def test_invalid_overrides_are_one_line(data_dir, small_pair, bad):
+def test_invalid_overrides_are_one_line(data_dir, small_pair):
     cid, _ = _seed_chat(data_dir / "conversations.sqlite3", ChatSettings())
-    one_line_error(run_cli("chat", "--chat", str(cid), *_pair(small_pair), *bad, "hi", data=data_dir), "")
+    one_line_error(run_cli("chat", "--chat", str(cid), *_pair(small_pair), "--draft-max", "-1", "hi", data=data_dir))
+
+
+@pytest.mark.parametrize(
+    ("bad", "words"),
+    [
+        (["--max-tokens", "0"], "argument --max-tokens: max_tokens must be a whole number from 1 to 1000000"),
+        (["--top-p", "3"], "argument --top-p: top_p must be a number from 0 to 1 "),
+    ],
+)
+def test_out_of_range_sampling_overrides_are_refused_while_parsing(data_dir, small_pair, bad, words):
+    # The sampling fields' own ranges, checked by argparse: its usage line, then the field and its range.
+    cid, _ = _seed_chat(data_dir / "conversations.sqlite3", ChatSettings())
+    result = run_cli("chat", "--chat", str(cid), *_pair(small_pair), *bad, "hi", data=data_dir)
+    assert result.returncode == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    assert words in result.stderr.strip().splitlines()[-1], result.stderr

@@ -52,7 +52,14 @@ def test_a_blank_prompt_from_stdin_is_refused(small_pair: tuple[Path, Path]) -> 
 
 
 def test_a_negative_temperature_is_refused(small_pair: tuple[Path, Path]) -> None:
-    assert_refused(run_cli("chat", *pair_args(small_pair), "--temperature", "-0.5", "Hello"), "temperature")
+    # Refused while the options are parsed, so in argparse's form: usage, then "tandem chat: error: ...".
+    result = run_cli("chat", *pair_args(small_pair), "--temperature", "-0.5", "Hello")
+    assert result.returncode == 2 and result.stdout == ""
+    line = result.stderr.strip().splitlines()[-1]
+    assert line.endswith(
+        "error: argument --temperature: temperature must be a number from 0 to 2 "
+        "(0 is greedy: exactly the target's own greedy reply), not -0.5"
+    )
 
 
 def test_a_missing_prompt_file_is_refused(small_pair: tuple[Path, Path], tmp_path: Path) -> None:

@@ -33,7 +33,14 @@ def step(k: int, accepted: int, costs: StepCosts, drafted: int | None = None) ->
     drafted = k if drafted is None else drafted
     draft_s = costs.draft_per_token_s * min(drafted + 1, k) if k else 0.0
     verify_s = costs.verify(drafted + 1)
-    return StepEvent((), drafted, accepted, k, None, StepTimings(draft_s, verify_s, draft_s + verify_s + 0.0005))
+    return StepEvent(
+        tokens=(),
+        drafted=drafted,
+        accepted=accepted,
+        draft_length=k,
+        rejected=None,
+        timings=StepTimings(draft_s, verify_s, draft_s + verify_s + 0.0005),
+    )
 
 
 def run_policy(policy: AdaptiveDraftLength, costs: StepCosts, accept: float, steps: int, seed: int = 0) -> list[int]:
@@ -141,7 +148,14 @@ def test_catch_up_step_after_an_off_stretch_does_not_count_as_draft_cost() -> No
     policy = seeded(MEMORY_BOUND)
     policy.observe(step(0, 0, MEMORY_BOUND))
     slow = step(4, 4, MEMORY_BOUND)
-    slow = StepEvent((), 4, 4, 4, None, StepTimings(5.0, slow.timings.verify_s, 5.0 + slow.timings.verify_s))
+    slow = StepEvent(
+        tokens=(),
+        drafted=4,
+        accepted=4,
+        draft_length=4,
+        rejected=None,
+        timings=StepTimings(5.0, slow.timings.verify_s, 5.0 + slow.timings.verify_s),
+    )
     policy.observe(slow)
     assert policy.costs().draft_per_token_s == pytest.approx(MEMORY_BOUND.draft_per_token_s)
 
@@ -260,7 +274,16 @@ def test_costs_scale_together_when_the_machine_slows_down() -> None:
     for _ in range(100):
         policy.next_length()
         slow = COMPUTE_BOUND.verify(1) * 1.4
-        policy.observe(StepEvent((), 0, 0, 0, None, StepTimings(0.0, slow, slow + 0.0005)))
+        policy.observe(
+            StepEvent(
+                tokens=(),
+                drafted=0,
+                accepted=0,
+                draft_length=0,
+                rejected=None,
+                timings=StepTimings(0.0, slow, slow + 0.0005),
+            )
+        )
     costs = policy.costs()
     assert costs.verify(1) == pytest.approx(COMPUTE_BOUND.verify(1) * 1.4, rel=0.02)
     assert costs.verify(5) / costs.verify(1) == pytest.approx(

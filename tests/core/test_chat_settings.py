@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from app.core.chat_settings import ChatSettings
+from app.core.chat_settings import SAMPLING_FIELDS, ChatSettings
 from app.core.decoding.sampling import SamplingParams
 
 
@@ -38,11 +38,17 @@ def test_round_trip_through_json_keeps_every_field():
         ({"temperature": 1}, "temperature", 1.0),  # an int is a fine float
         ({"top_k": 2.5}, "top_k", 40),
         ({"top_k": True}, "top_k", 40),  # a bool is not a count
-        ({"top_p": 0.0}, "top_p", 0.95),
-        ({"min_p": 1.0}, "min_p", 0.05),
+        ({"temperature": 2.5}, "temperature", 0.0),  # above the one range (0..2): an old Tandem allowed 100
+        ({"top_p": -0.5}, "top_p", 0.95),
+        ({"top_p": 0.0}, "top_p", 0.0),  # the closed end: only the best token
+        ({"min_p": 1.5}, "min_p", 0.05),
         ({"repeat_penalty": 0}, "repeat_penalty", 1.0),
+        ({"repeat_penalty": 50.0}, "repeat_penalty", 1.0),
         ({"seed": -2}, "seed", -1),
+        ({"seed": 2**63}, "seed", -1),
         ({"max_tokens": 0}, "max_tokens", 512),
+        ({"max_tokens": 10**7}, "max_tokens", 512),
+        ({"max_tokens": 99.0}, "max_tokens", 512),  # a float is not a count
         ({"drafter": "speculative"}, "drafter", "hybrid"),
         ({"draft_length": 0}, "draft_length", 4),
         ({"draft_length": 1000}, "draft_length", 4),
@@ -61,6 +67,24 @@ def test_bad_stored_values_fall_back_to_defaults_one_by_one(stored, field, expec
 @pytest.mark.parametrize("stored", [None, [], "text", 3, {}])
 def test_anything_that_is_not_a_dict_reads_as_defaults(stored):
     assert ChatSettings.from_dict(stored) == ChatSettings()
+
+
+def test_defaults_and_ranges_are_the_sampling_fields():
+    defaults = ChatSettings()
+    for spec in SAMPLING_FIELDS:
+        assert getattr(defaults, spec.name) == spec.default
+        for edge in (spec.minimum, spec.maximum):
+            assert getattr(ChatSettings.from_dict({spec.name: edge}), spec.name) == edge
+            ChatSettings(**{spec.name: edge})
+        step = 1 if spec.kind == "int" else 0.001
+        assert getattr(ChatSettings.from_dict({spec.name: spec.maximum + step}), spec.name) == spec.default
+        with pytest.raises(ValueError, match=f"^{spec.name} must be"):
+            ChatSettings(**{spec.name: spec.maximum + step})
+
+
+def test_an_old_database_row_with_every_field_out_of_range_still_opens():
+    stored = {"temperature": 50.0, "top_k": -3, "top_p": 7, "min_p": -1, "repeat_penalty": 99.0, "seed": "x"}
+    assert ChatSettings.from_dict({**stored, "max_tokens": 2**70, "draft_length": 4}) == ChatSettings()
 
 
 def test_constructor_refuses_what_from_dict_repairs():

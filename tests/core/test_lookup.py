@@ -170,7 +170,17 @@ def test_one_miss_does_not_switch_lookup_off_for_the_rest_of_the_reply() -> None
     policy = _controller()
     for _ in range(6):  # a run of misses drives the lookup's acceptance estimate down
         policy.next_length()
-        policy.observe(StepEvent((), 4, 0, 4, None, StepTimings(0.0, 0.1, 0.1), draft_source=LOOKUP_SOURCE))
+        policy.observe(
+            StepEvent(
+                tokens=(),
+                drafted=4,
+                accepted=0,
+                draft_length=4,
+                rejected=None,
+                timings=StepTimings(0.0, 0.1, 0.1),
+                draft_source=LOOKUP_SOURCE,
+            )
+        )
     assert policy.next_length() == 0
     assert policy.lookup_length(continuation_confidence(0.95, 30, 16)) > 0
 
@@ -201,7 +211,17 @@ def test_a_hybrid_lookup_step_teaches_neither_the_model_cost_nor_its_acceptance(
     policy = AdaptiveDraftLength(8, DrafterProfile(verify, draft, key=("model", True)))
     before = (draft.per_token_s(0.04), policy.rates(False))
     policy.next_length()
-    policy.observe(StepEvent((), 12, 0, 12, None, StepTimings(0.0, 0.05, 0.0501), draft_source=LOOKUP_SOURCE))
+    policy.observe(
+        StepEvent(
+            tokens=(),
+            drafted=12,
+            accepted=0,
+            draft_length=12,
+            rejected=None,
+            timings=StepTimings(0.0, 0.05, 0.0501),
+            draft_source=LOOKUP_SOURCE,
+        )
+    )
     assert (draft.per_token_s(0.04), policy.rates(False)) == before
 
 

@@ -5,7 +5,18 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.core.decoding.sampling import LogitsWarper, SamplingParams
+from app.core.decoding.sampling import (
+    MAX_TOKENS,
+    MIN_P,
+    REPEAT_PENALTY,
+    SEED,
+    TEMPERATURE,
+    TOP_K,
+    TOP_P,
+    LogitsWarper,
+    SamplingParams,
+    seed_from_setting,
+)
 
 
 def warp(logits: list[float] | np.ndarray, history: list[int] | tuple[int, ...] = (), **params: float) -> np.ndarray:
@@ -85,14 +96,79 @@ def test_top_probability_is_the_temperature_one_maximum() -> None:
 @pytest.mark.parametrize(
     "bad",
     [
-        {"top_p": 0.0},
-        {"min_p": 1.0},
+        {"top_p": -0.01},
+        {"top_p": 1.01},
+        {"min_p": 1.5},
         {"top_k": -1},
+        {"top_k": 2.0},
         {"repeat_penalty": 0.0},
+        {"repeat_penalty": 10.5},
         {"temperature": -0.1},
+        {"temperature": 2.01},
         {"temperature": float("nan")},
+        {"temperature": float("inf")},
+        {"repeat_last_n": -1},
+        {"seed": -1},  # a setting's "random" must arrive as None
+        {"seed": 2**63},
     ],
 )
-def test_invalid_parameters_are_refused(bad: dict[str, float]) -> None:
-    with pytest.raises(ValueError):
+def test_invalid_parameters_are_refused_naming_the_field(bad: dict[str, float]) -> None:
+    (name,) = bad
+    with pytest.raises(ValueError, match=f"^{name} must be"):
         SamplingParams(**bad)
+
+
+def test_defaults_are_the_fields_defaults() -> None:
+    params = SamplingParams()
+    assert (params.temperature, params.top_k, params.top_p, params.min_p, params.repeat_penalty) == (
+        TEMPERATURE.default,
+        TOP_K.default,
+        TOP_P.default,
+        MIN_P.default,
+        REPEAT_PENALTY.default,
+    )
+    assert params.seed is None and MAX_TOKENS.default == 512
+
+
+@pytest.mark.parametrize("spec", [TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY])
+def test_both_ends_of_every_range_are_accepted_and_just_past_them_refused(spec) -> None:
+    for edge in (spec.minimum, spec.maximum):
+        SamplingParams(**{spec.name: edge})
+    past = 1 if spec.kind == "int" else 1e-6
+    for outside in (spec.minimum - past, spec.maximum + past):
+        with pytest.raises(ValueError, match=spec.name):
+            SamplingParams(**{spec.name: outside})
+
+
+def test_top_p_zero_and_min_p_one_keep_only_the_best_token() -> None:
+    # The closed ends of both ranges are what OpenAI and llama-server accept: one token survives.
+    np.testing.assert_array_equal(warp([0.5, 2.0, 1.9], temperature=1, top_k=0, top_p=0.0, min_p=0), [0, 1, 0])
+    np.testing.assert_array_equal(warp([0.5, 2.0, 1.9], temperature=1, top_k=0, top_p=1, min_p=1.0), [0, 1, 0])
+
+
+def test_a_field_accepts_its_kind_only() -> None:
+    assert TEMPERATURE.accepts(1) and TEMPERATURE.accepts(np.float32(0.5)) and TOP_K.accepts(np.int64(3))
+    assert not TEMPERATURE.accepts(True) and not TOP_K.accepts(True)  # a bool is neither a number nor a count
+    assert not TOP_K.accepts(2.0) and not TEMPERATURE.accepts("1") and not TEMPERATURE.accepts(None)
+    assert SEED.accepts(2**63 - 1) and not SEED.accepts(2**63) and SEED.accepts(-1) and not SEED.accepts(-2)
+
+
+def test_coerce_gives_the_fields_type_or_none_and_never_raises() -> None:
+    assert TEMPERATURE.coerce(1) == 1.0 and isinstance(TEMPERATURE.coerce(1), float)
+    assert TOP_K.coerce(np.int64(7)) == 7 and type(TOP_K.coerce(np.int64(7))) is int
+    for bad in (None, "x", [], {}, object(), float("nan"), 3.0, 10**30):
+        assert TOP_K.coerce(bad) is None
+
+
+def test_parse_reads_text_and_refuses_in_the_fields_words() -> None:
+    assert TEMPERATURE.parse("0.7") == 0.7 and TOP_K.parse("12") == 12 and SEED.parse("-1") == -1
+    with pytest.raises(ValueError, match=r"^temperature must be a number from 0 to 2 \(0 is greedy.*not 3.0$"):
+        TEMPERATURE.parse("3")
+    with pytest.raises(ValueError, match=r"^top_k must be a whole number from 0 to 1000000 .*not '1.5'$"):
+        TOP_K.parse("1.5")
+    with pytest.raises(ValueError, match="not 'hot'"):
+        TEMPERATURE.parse("hot")
+
+
+def test_seed_from_setting() -> None:
+    assert seed_from_setting(-1) is None and seed_from_setting(0) == 0 and seed_from_setting(9) == 9

@@ -21,7 +21,9 @@ ONE_BUSY = {1: 16.0, 2: 8.5}
 
 def step_event(tokens: int, seconds: float) -> StepEvent:
     emitted = tuple(EmittedToken(1, "x", TokenOrigin.TARGET, 1.0) for _ in range(tokens))
-    return StepEvent(emitted, 0, 0, 0, None, StepTimings(0.0, seconds, seconds))
+    return StepEvent(
+        tokens=emitted, drafted=0, accepted=0, draft_length=0, rejected=None, timings=StepTimings(0.0, seconds, seconds)
+    )
 
 
 class Machine:

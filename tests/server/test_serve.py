@@ -113,6 +113,11 @@ def test_bad_requests_get_openai_error_objects(server: RunningServer, client: op
     with pytest.raises(openai.BadRequestError) as info:
         client.chat.completions.create(model="m", messages=PROMPT, temperature=-1)
     assert "temperature" in str(info.value)
+    # The one range of each sampling field (app.core.decoding.sampling), refused with the field named.
+    for extra, name in (({"temperature": 2.5}, "temperature"), ({"extra_body": {"top_k": -1}}, "top_k")):
+        with pytest.raises(openai.BadRequestError) as info:
+            client.chat.completions.create(model="m", messages=PROMPT, **extra)
+        assert info.value.param == name and "must be" in info.value.message
     with pytest.raises(openai.BadRequestError, match="messages"):
         client.chat.completions.create(model="m", messages=[])
     with pytest.raises(openai.BadRequestError, match="context holds 512"):

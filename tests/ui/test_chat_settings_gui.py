@@ -8,6 +8,8 @@ the chat database. Replies run on the real SmolLM2 pair, 8 tokens each.
 from __future__ import annotations
 
 from app.core.chat_settings import ChatSettings
+from app.core.decoding.sampling import MAX_TOKENS, MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P
+from app.ui.settings.panel import SettingsPanel
 from tests.ui.helpers import Recorder, load, pair_choice, send
 
 
@@ -127,3 +129,27 @@ def test_a_second_preset_with_the_same_name_is_refused_on_rename(make_window):
     assert not presets.rename("One")
     assert failures and "already" in failures[-1]
     assert presets.names() == ["One", "Two"]
+
+
+def test_the_panels_boxes_span_each_sampling_fields_one_range(qtbot):
+    panel = SettingsPanel(gpu_offload=False)
+    qtbot.addWidget(panel)
+    boxes = {
+        TEMPERATURE: panel.temperature,
+        TOP_K: panel.top_k,
+        TOP_P: panel.top_p,
+        MIN_P: panel.min_p,
+        REPEAT_PENALTY: panel.repeat_penalty,
+        MAX_TOKENS: panel.max_tokens,
+    }
+    for spec, box in boxes.items():
+        assert (box.minimum(), box.maximum()) == (spec.minimum, spec.maximum), spec.name
+    assert (panel.seed.minimum(), panel.seed.maximum()) == (SEED.minimum, 2**31 - 1)  # a spin box holds a C int
+    # Whatever the boxes can show is a valid chat setting, at both ends of every range.
+    for end in ("minimum", "maximum"):
+        for box in (*boxes.values(), panel.seed):
+            box.setValue(getattr(box, end)())
+        shown = panel.chat_settings()
+        assert shown.temperature == getattr(TEMPERATURE, end) and shown.max_tokens == getattr(MAX_TOKENS, end)
+    panel.set_chat_settings(ChatSettings())
+    assert panel.chat_settings() == ChatSettings()

@@ -225,18 +225,18 @@ class SpeculativeDecoder:
         timings = StepTimings(draft.model_s, verified_at - drafted_at, done_at - step_start)
         threads = self.threads
         event = StepEvent(
-            tuple(tokens),
-            len(draft),
-            verdict.n_accepted,
-            max(k, len(draft)),
-            rejected,
-            timings,
-            tuple(draft.confidence),
-            exact,
-            match,
-            threads.threads if threads is not None else 0,
-            threads is not None and threads.auto,
-            draft.source if draft.tokens else None,
+            tokens=tuple(tokens),
+            drafted=len(draft),
+            accepted=verdict.n_accepted,
+            draft_length=max(k, len(draft)),
+            rejected=rejected,
+            timings=timings,
+            draft_confidence=tuple(draft.confidence),
+            rejection_sampling_expected=exact,
+            sample_and_match_expected=match,
+            threads=threads.threads if threads is not None else 0,
+            threads_auto=threads is not None and threads.auto,
+            draft_source=draft.source if draft.tokens else None,
         )
         return event, finished
 

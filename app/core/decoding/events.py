@@ -61,9 +61,9 @@ class StepTimings:
         return max(0.0, self.total_s - self.draft_s - self.verify_s)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class StepEvent:
-    """Everything one draft-and-verify step produced."""
+    """Everything one draft-and-verify step produced; built with keywords only (twelve fields, several alike)."""
 
     tokens: tuple[EmittedToken, ...]
     drafted: int
@@ -91,13 +91,32 @@ class StepEvent:
 
 
 class FinishReason(enum.StrEnum):
-    """Why generation ended."""
+    """Why generation ended; :meth:`to_openai` and :meth:`from_openai` are the one mapping to OpenAI's words."""
 
     EOG = "eog"  # the target produced an end-of-generation token
     STOP_STRING = "stop"
     MAX_TOKENS = "length"
     CONTEXT_FULL = "context"
     CANCELLED = "cancelled"
+
+    def to_openai(self) -> str:
+        """OpenAI's ``finish_reason``: "length" when a limit cut the reply (the context is one), else "stop".
+
+        OpenAI has no word for a cancelled reply; the client that cancelled knows,
+        and "stop" is what llama-server sends for it too.
+        """
+        return "length" if self in (FinishReason.MAX_TOKENS, FinishReason.CONTEXT_FULL) else "stop"
+
+    @classmethod
+    def from_openai(cls, text: str) -> FinishReason:
+        """Our reason for an OpenAI ``finish_reason``: "length" is the token limit, anything else the model's end.
+
+        The way back loses what OpenAI's words do not say: a stop string and
+        the model's own end both arrive as "stop" and read as EOG, a full
+        context as "length". "tool_calls", "content_filter" and unknown words
+        mean the server ended the reply itself, which reads as EOG too.
+        """
+        return cls.MAX_TOKENS if text == "length" else cls.EOG
 
 
 @dataclass(frozen=True, slots=True)

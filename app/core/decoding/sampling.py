@@ -5,13 +5,22 @@ from the *same* transform, so both models go through :class:`LogitsWarper`.
 The order follows llama.cpp's default chain: repetition penalty, top-k,
 top-p, min-p, then temperature. Truncation is decided on the temperature-1
 distribution and temperature reshapes what survives.
+
+The module also holds each setting's one specification (:class:`SamplingField`:
+name, default, range, kind, help): :class:`SamplingParams` checks against it,
+and the chat settings, the command-line options, the server's request parsing
+and the settings panel take their defaults and ranges from it, so a value one
+front end accepts is accepted by all of them.
 """
 
 from __future__ import annotations
 
+import enum
+import math
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Generic, TypeVar, cast
 
 import numpy as np
 import numpy.typing as npt
@@ -32,29 +41,137 @@ _TOP_K_SAMPLE = 2048
 _CONFIDENCE_WINDOW = 15.0
 
 
+_N = TypeVar("_N", int, float)
+
+
+class FieldKind(enum.StrEnum):
+    """What a setting's values are: whole numbers or any finite number."""
+
+    INT = "int"
+    FLOAT = "float"
+
+
+@dataclass(frozen=True, slots=True)
+class SamplingField(Generic[_N]):
+    """One generation setting as every front end shows and checks it: a closed range and a default.
+
+    The range is the one the sampling code handles (and what OpenAI's API and
+    llama-server accept where they bound it); front ends derive their checks
+    from :meth:`accepts` and their words from :meth:`range_text`, never their
+    own numbers.
+    """
+
+    name: str
+    kind: FieldKind
+    default: _N
+    minimum: _N
+    maximum: _N
+    help: str
+
+    def accepts(self, value: object) -> bool:
+        """True when ``value`` has this field's kind (an int is a fine float; a bool is neither) and range."""
+        if isinstance(value, bool):
+            return False
+        if self.kind is FieldKind.INT:
+            return isinstance(value, numbers.Integral) and self.minimum <= int(value) <= self.maximum
+        if not isinstance(value, numbers.Real) or not math.isfinite(float(value)):  # refuses NaN and infinities
+            return False
+        return self.minimum <= float(value) <= self.maximum
+
+    def coerce(self, value: object) -> _N | None:
+        """``value`` as this field's type when acceptable, else None; never raises (for stored data)."""
+        try:
+            if not self.accepts(value):
+                return None
+            number = int(cast(Any, value)) if self.kind is FieldKind.INT else float(cast(Any, value))
+        except (TypeError, ValueError, OverflowError):
+            return None
+        return cast(_N, number)
+
+    def range_text(self) -> str:
+        """The range in words: "a number from 0 to 2", "a whole number from 1 to 1000000"."""
+        if self.kind is FieldKind.INT:
+            return f"a whole number from {self.minimum} to {self.maximum}"
+        return f"a number from {self.minimum:g} to {self.maximum:g}"
+
+    def problem(self, value: object) -> str:
+        """The sentence that refuses ``value``, naming the field."""
+        return f"{self.name} must be {self.range_text()} ({self.help}), not {value!r}"
+
+    def check(self, value: object) -> None:
+        """Raise :class:`ValueError` naming the field unless :meth:`accepts` ``value``."""
+        if not self.accepts(value):
+            raise ValueError(self.problem(value))
+
+    def parse(self, text: str) -> _N:
+        """A value from text (a command-line option); :class:`ValueError` with :meth:`problem` otherwise."""
+        try:
+            value: object = int(text) if self.kind is FieldKind.INT else float(text)
+        except ValueError:
+            value = text
+        self.check(value)
+        return cast(_N, value)
+
+
+TEMPERATURE: Final[SamplingField[float]] = SamplingField(
+    "temperature", FieldKind.FLOAT, 0.0, 0.0, 2.0, "0 is greedy: exactly the target's own greedy reply"
+)
+TOP_K: Final[SamplingField[int]] = SamplingField(
+    "top_k", FieldKind.INT, 40, 0, 1_000_000, "keep the k most likely tokens; 0 = off"
+)
+TOP_P: Final[SamplingField[float]] = SamplingField(
+    "top_p", FieldKind.FLOAT, 0.95, 0.0, 1.0, "keep the most likely tokens that hold this much probability; 1 = off"
+)
+MIN_P: Final[SamplingField[float]] = SamplingField(
+    "min_p", FieldKind.FLOAT, 0.05, 0.0, 1.0, "drop tokens less likely than this share of the most likely; 0 = off"
+)
+REPEAT_PENALTY: Final[SamplingField[float]] = SamplingField(
+    "repeat_penalty", FieldKind.FLOAT, 1.0, 0.01, 10.0, "above 1 makes recent tokens less likely; 1 = off"
+)
+REPEAT_LAST_N: Final[SamplingField[int]] = SamplingField(
+    "repeat_last_n", FieldKind.INT, 64, 0, 1_000_000, "how many recent tokens the repeat penalty looks at"
+)
+# -1 is how a setting says "a fresh random seed"; SamplingParams says it with None.
+SEED: Final[SamplingField[int]] = SamplingField(
+    "seed", FieldKind.INT, -1, -1, 2**63 - 1, "-1 = a fresh random seed for every reply"
+)
+MAX_TOKENS: Final[SamplingField[int]] = SamplingField(
+    "max_tokens", FieldKind.INT, 512, 1, 1_000_000, "the most tokens a reply may have"
+)
+
+# The fields SamplingParams holds with the same meaning (seed differs: None there, -1 in a setting).
+_PARAM_FIELDS: Final = (TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY, REPEAT_LAST_N)
+
+
+def seed_from_setting(seed: int) -> int | None:
+    """A setting's seed as :class:`SamplingParams` takes it: -1 (random) becomes None."""
+    return None if seed == -1 else seed
+
+
 @dataclass(frozen=True, slots=True)
 class SamplingParams:
-    """User-facing sampling settings; ``temperature == 0`` means greedy (a negative one is refused)."""
+    """User-facing sampling settings; ``temperature == 0`` means greedy, ``seed=None`` a fresh random seed.
 
-    temperature: float = 0.0
-    top_k: int = 40
-    top_p: float = 0.95
-    min_p: float = 0.05
-    repeat_penalty: float = 1.0
-    repeat_last_n: int = 64
+    Every value is checked against its :class:`SamplingField`; a value out of
+    range raises :class:`ValueError` naming the field.
+    """
+
+    temperature: float = TEMPERATURE.default
+    top_k: int = TOP_K.default
+    top_p: float = TOP_P.default
+    min_p: float = MIN_P.default
+    repeat_penalty: float = REPEAT_PENALTY.default
+    repeat_last_n: int = REPEAT_LAST_N.default
     seed: int | None = None
 
     def __post_init__(self) -> None:
-        if not self.temperature >= 0.0:  # also refuses NaN
-            raise ValueError("temperature must be 0 (greedy) or positive")
-        if self.top_k < 0:
-            raise ValueError("top_k must be 0 (off) or positive")
-        if not 0.0 < self.top_p <= 1.0:
-            raise ValueError("top_p must be in (0, 1]")
-        if not 0.0 <= self.min_p < 1.0:
-            raise ValueError("min_p must be in [0, 1)")
-        if self.repeat_penalty <= 0:
-            raise ValueError("repeat_penalty must be positive")
+        for spec in _PARAM_FIELDS:
+            spec.check(getattr(self, spec.name))
+        # numpy's generators take any non-negative seed; -1 (a setting's "random") must become None first.
+        if self.seed is not None and not (SEED.accepts(self.seed) and self.seed >= 0):
+            raise ValueError(
+                f"seed must be None (random) or a whole number from 0 to {SEED.maximum}, not {self.seed!r}"
+            )
 
     @property
     def greedy(self) -> bool:

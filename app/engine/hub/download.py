@@ -48,6 +48,7 @@ from huggingface_hub.utils import build_hf_headers, hf_raise_for_status, http_st
 
 from app.core.units import format_bytes
 from app.engine.gguf.header import ModelFileError, read_header
+from app.engine.hub.cache import hf_cache_dir
 from app.engine.hub.progress import (
     CHUNK_BYTES,
     DownloadCancelledError,
@@ -55,7 +56,6 @@ from app.engine.hub.progress import (
     ProgressCallback,
     ProgressMeter,
 )
-from app.engine.models.local import hf_cache_dir
 from app.engine.paths import models_dir
 
 MAX_RETRIES = 5  # consecutive network failures without new bytes before giving up

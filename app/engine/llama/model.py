@@ -12,6 +12,7 @@ one thread; the GUI's worker thread owns all models.
 from __future__ import annotations
 
 import ctypes
+import errno
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.core.decoding.model_port import Outputs
-from app.core.errors import ContextSizeError, TandemError
+from app.core.errors import ContextSizeError, OutOfMemoryError, TandemError
 from app.engine.cpu import max_useful_threads
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 
@@ -50,6 +51,57 @@ class LoadOptions:
     flash_attn: bool = False
 
 
+# How llama.cpp and ggml say an allocation failed: a CPU or GPU buffer ("failed to allocate buffer",
+# "cudaMalloc failed: out of memory"), or the weights' mapping ("mmap failed: Cannot allocate memory").
+_OUT_OF_MEMORY_WORDS = (
+    "out of memory",
+    "insufficient memory",
+    "failed to allocate",
+    "unable to allocate",
+    "cannot allocate memory",
+)
+# ggml.h's GGML_LOG_LEVEL_ERROR (NONE, DEBUG, INFO, WARN, ERROR, CONT); llama-cpp-python's own table is older.
+_GGML_LOG_LEVEL_ERROR = 4
+
+
+def _out_of_memory(exc: BaseException, log_errors: Sequence[str]) -> bool:
+    """Whether a failed load ran out of memory: ENOMEM, or an allocation failure in the error or llama.cpp's log."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOMEM:
+        return True
+    text = " ".join([str(exc), *log_errors]).lower()
+    return any(words in text for words in _OUT_OF_MEMORY_WORDS)
+
+
+class _ErrorLog:
+    """llama.cpp's error lines during one load, every line still passed on to the callback set before.
+
+    llama.cpp's log callback is process-global and others listen too (the
+    window records the load log to measure memory); this one chains to
+    whatever it found and puts it back afterwards, so it nests inside them.
+    Used under ``_LOAD_LOCK``: the swap itself is not thread-safe.
+    """
+
+    def __init__(self) -> None:
+        self.errors: list[str] = []
+        self._previous = llama_cpp.llama_log_callback()
+        self._user_data = ctypes.c_void_p()
+        self._record = llama_cpp.llama_log_callback(self._line)  # kept referenced while llama.cpp holds it
+
+    def _line(self, level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+        if level == _GGML_LOG_LEVEL_ERROR:
+            self.errors.append(text.decode("utf-8", errors="replace"))
+        if self._previous:
+            self._previous(level, text, user_data)
+
+    def __enter__(self) -> _ErrorLog:
+        llama_cpp.llama_log_get(ctypes.byref(self._previous), ctypes.byref(self._user_data))
+        llama_cpp.llama_log_set(self._record, self._user_data)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        llama_cpp.llama_log_set(self._previous, self._user_data)
+
+
 def default_threads() -> int:
     """Physical cores, the best thread count for llama.cpp's CPU kernels on a quiet machine."""
     return max_useful_threads()
@@ -64,8 +116,9 @@ class LlamaModel:
         # A caller that already read the header (to check a pair) passes it on: Qwen's takes a second to parse.
         self.header: GGUFHeader = header if header is not None else read_header(self.path)
         threads = self.options.n_threads or default_threads()
+        log = _ErrorLog()
         try:
-            with _LOAD_LOCK:
+            with _LOAD_LOCK, log:
                 self._llm = llama_cpp.Llama(
                     model_path=str(self.path),
                     n_ctx=self.options.n_ctx,
@@ -78,11 +131,17 @@ class LlamaModel:
                     logits_all=False,
                     verbose=False,
                 )
+        except MemoryError as exc:  # Python's own allocations while loading (the binding's buffers)
+            raise OutOfMemoryError(f"loading {self.path.name}") from exc
         except (ValueError, RuntimeError, OSError) as exc:
+            # The binding's exception says only which step failed; llama.cpp's log says why.
+            out_of_memory = _out_of_memory(exc, log.errors)
             if "llama_context" in str(exc):  # the weights loaded; the context of this size could not be made
                 trained = self.header.get(f"{self.header.architecture}.context_length")
                 n_ctx_train = int(trained) if isinstance(trained, int) and trained > 0 else None
-                raise ContextSizeError(self.path.name, self.options.n_ctx, n_ctx_train) from exc
+                raise ContextSizeError(self.path.name, self.options.n_ctx, n_ctx_train, out_of_memory) from exc
+            if out_of_memory:
+                raise OutOfMemoryError(f"loading {self.path.name}") from exc
             raise ModelFileError(f"llama.cpp could not load {self.path.name}: {exc}") from exc
         self._ctx = self._llm.ctx
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)

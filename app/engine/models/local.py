@@ -24,6 +24,7 @@ from app.core.errors import TandemError
 from app.core.pairing.catalog import Catalog, CatalogModel
 from app.engine.gguf.header import ModelFileError
 from app.engine.gguf.inspection import ModelInspection
+from app.engine.hub.cache import hf_cache_dir
 from app.engine.models.cache import describe_file
 from app.engine.models.catalog import bundled_catalog
 from app.engine.paths import data_dir, models_dir
@@ -69,17 +70,6 @@ class LocalModel:
     def quant(self) -> str:
         """The quantisation, or ``"?"`` for unreadable files."""
         return self.inspection.quant if self.inspection else "?"
-
-
-def hf_cache_dir() -> Path:
-    """The Hugging Face hub cache, resolved from the environment at call time as huggingface_hub does."""
-    for variable in ("HF_HUB_CACHE", "HUGGINGFACE_HUB_CACHE"):
-        if os.environ.get(variable):
-            return Path(os.environ[variable]).expanduser()
-    if os.environ.get("HF_HOME"):
-        return Path(os.environ["HF_HOME"]).expanduser() / "hub"
-    cache_home = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(cache_home).expanduser() / "huggingface" / "hub"
 
 
 def discovery_roots() -> list[tuple[str, Path]]:

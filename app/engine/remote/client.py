@@ -358,7 +358,7 @@ class RemoteEngine:
                                 stats.record(event)
                                 yield event
                         if choice.finish_reason:
-                            reason = FinishReason.EOG if choice.finish_reason == "stop" else FinishReason.MAX_TOKENS
+                            reason = FinishReason.from_openai(choice.finish_reason)
                 if stopping():
                     reason = FinishReason.CANCELLED
                 if not stream.done and reason is not FinishReason.CANCELLED:

@@ -66,7 +66,14 @@ class _OpenStep:
             for k in range(max(n, 1)):
                 tokens.append(remote_token(text if k == 0 else "", origin_at(position, self.drafted, self.accepted)))
                 position += 1
-        return StepEvent(tuple(tokens), self.drafted, self.accepted, self.drafted, None, StepTimings(0.0, 0.0, 0.0))
+        return StepEvent(
+            tokens=tuple(tokens),
+            drafted=self.drafted,
+            accepted=self.accepted,
+            draft_length=self.drafted,
+            rejected=None,
+            timings=StepTimings(0.0, 0.0, 0.0),
+        )
 
 
 class LlamaServerSteps:
@@ -137,12 +144,26 @@ def tandem_step(extension: TandemStep | Mapping[str, Any]) -> StepEvent:
     drafted = step.drafted if step.drafted is not None else accepted
     if drafted > MAX_STEP_DRAFT or accepted > drafted:
         raise WireError(f"a verify step of {drafted:,} drafted and {accepted:,} accepted tokens")
-    return StepEvent(emitted, drafted, accepted, drafted, None, StepTimings(0.0, 0.0, 0.0))
+    return StepEvent(
+        tokens=emitted,
+        drafted=drafted,
+        accepted=accepted,
+        draft_length=drafted,
+        rejected=None,
+        timings=StepTimings(0.0, 0.0, 0.0),
+    )
 
 
 def plain_step(text: str) -> StepEvent:
     """A chunk from a server that reports no draft statistics: target tokens, as far as anyone can tell."""
-    return StepEvent((remote_token(text, TokenOrigin.TARGET),), 0, 0, 0, None, StepTimings(0.0, 0.0, 0.0))
+    return StepEvent(
+        tokens=(remote_token(text, TokenOrigin.TARGET),),
+        drafted=0,
+        accepted=0,
+        draft_length=0,
+        rejected=None,
+        timings=StepTimings(0.0, 0.0, 0.0),
+    )
 
 
 def _suffix_sums(values: list[int], width: int) -> list[int]:

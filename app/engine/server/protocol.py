@@ -20,21 +20,23 @@ from typing import Any
 
 from app.core.chat import Message
 from app.core.decoding.events import EmittedToken, FinishReason, StepEvent
-from app.core.decoding.sampling import SamplingParams
+from app.core.decoding.sampling import (
+    MAX_TOKENS,
+    MIN_P,
+    REPEAT_PENALTY,
+    SEED,
+    TEMPERATURE,
+    TOP_K,
+    TOP_P,
+    SamplingField,
+    SamplingParams,
+    seed_from_setting,
+)
 from app.core.decoding.stats import GenerationStats
 
 ROLES = ("system", "user", "assistant")
 MAX_STOP_STRINGS = 4  # OpenAI's own limit
-DEFAULT_MAX_TOKENS = 512
-
-# Our finish reasons in OpenAI's words; "context" is a length limit too.
-_FINISH = {
-    FinishReason.EOG: "stop",
-    FinishReason.STOP_STRING: "stop",
-    FinishReason.MAX_TOKENS: "length",
-    FinishReason.CONTEXT_FULL: "length",
-    FinishReason.CANCELLED: "stop",
-}
+DEFAULT_MAX_TOKENS = MAX_TOKENS.default
 
 
 class RequestError(Exception):
@@ -126,22 +128,19 @@ def _message(raw: Any, index: int) -> Message:
     return Message(role, content)
 
 
-def _number(body: Mapping[str, Any], name: str, default: float, low: float, high: float) -> float:
-    value = body.get(name, default)
-    if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
-        raise RequestError(f"'{name}' must be a number from {low:g} to {high:g}", param=name)
-    return float(value)
+def _field(body: Mapping[str, Any], spec: SamplingField[Any], name: str | None = None) -> Any:
+    """The request's value of one sampling field (absent or null: the field's default); 400 naming it otherwise.
 
-
-def _integer(body: Mapping[str, Any], name: str, default: int | None, low: int, high: int) -> int | None:
-    value = body.get(name, default)
+    ``name`` is the wire name when it differs from the field's (``max_completion_tokens``).
+    """
+    wire = name or spec.name
+    value = body.get(wire)
     if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise RequestError(f"'{name}' must be an integer from {low} to {high}", param=name)
-    return value
+        return spec.default
+    number = spec.coerce(value)
+    if number is None:
+        raise RequestError(f"'{wire}' must be {spec.range_text()} ({spec.help}), not {value!r}", param=wire)
+    return number
 
 
 def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
@@ -163,25 +162,24 @@ def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
     options = body.get("stream_options") or {}
     if not isinstance(options, dict):
         raise RequestError("'stream_options' must be an object", param="stream_options")
-    max_tokens = _integer(body, "max_completion_tokens", None, 1, 1_000_000)
-    if max_tokens is None:
-        max_tokens = _integer(body, "max_tokens", DEFAULT_MAX_TOKENS, 1, 1_000_000)
-    seed = _integer(body, "seed", None, -(2**63), 2**64 - 1)
-    try:
-        params = SamplingParams(
-            temperature=_number(body, "temperature", 0.0, 0.0, 5.0),
-            top_k=int(_integer(body, "top_k", 40, 0, 1_000_000) or 0),
-            top_p=_number(body, "top_p", 0.95, 0.0, 1.0),
-            min_p=_number(body, "min_p", 0.05, 0.0, 0.999),
-            repeat_penalty=_number(body, "repeat_penalty", 1.0, 0.01, 10.0),
-            seed=None if seed is None else seed % 2**32,
-        )
-    except ValueError as exc:
-        raise RequestError(str(exc)) from None
+    # OpenAI's newer name wins over the older one when both are given.
+    if body.get("max_completion_tokens") is not None:
+        max_tokens = _field(body, MAX_TOKENS, "max_completion_tokens")
+    else:
+        max_tokens = _field(body, MAX_TOKENS)
+    # Each value was checked against the same SamplingField that SamplingParams checks, so this cannot raise.
+    params = SamplingParams(
+        temperature=_field(body, TEMPERATURE),
+        top_k=_field(body, TOP_K),
+        top_p=_field(body, TOP_P),
+        min_p=_field(body, MIN_P),
+        repeat_penalty=_field(body, REPEAT_PENALTY),
+        seed=seed_from_setting(_field(body, SEED)),  # -1, as llama-server reads it: a fresh random seed
+    )
     model = body.get("model", "")
     return CompletionRequest(
         params=params,
-        max_tokens=int(max_tokens or DEFAULT_MAX_TOKENS),
+        max_tokens=max_tokens,
         stop=stops,
         stream=stream,
         include_usage=bool(options.get("include_usage", False)),
@@ -200,8 +198,8 @@ def new_id(chat: bool) -> str:
 
 
 def finish_reason(reason: FinishReason) -> str:
-    """Our reason in OpenAI's words."""
-    return _FINISH[reason]
+    """Our reason in OpenAI's words (:meth:`FinishReason.to_openai`)."""
+    return reason.to_openai()
 
 
 def timings(stats: GenerationStats) -> dict[str, Any]:

@@ -11,6 +11,7 @@ user's back.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -28,6 +29,16 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.chat_settings import MAX_DRAFT_LENGTH, ChatSettings
+from app.core.decoding.sampling import (
+    MAX_TOKENS,
+    MIN_P,
+    REPEAT_PENALTY,
+    SEED,
+    TEMPERATURE,
+    TOP_K,
+    TOP_P,
+    SamplingField,
+)
 from app.engine.store.conversations import ChatStore
 from app.ui.settings.presets import PresetBox
 from app.ui.settings.remote_box import RemoteTimeoutBox
@@ -41,11 +52,29 @@ DRAFTER_CHOICES = (
 )
 
 
+# A QSpinBox holds a C int: a field whose range goes further (the seed) shows the part that fits.
+_SPIN_MAX = 2**31 - 1
+
+
 def _double(low: float, high: float, step: float, decimals: int = 2) -> QDoubleSpinBox:
     box = QDoubleSpinBox()
     box.setRange(low, high)
     box.setSingleStep(step)
     box.setDecimals(decimals)
+    return box
+
+
+def _double_for(spec: SamplingField[Any], step: float, decimals: int = 2) -> QDoubleSpinBox:
+    """A spin box over the field's one range, its help as the tooltip."""
+    box = _double(float(spec.minimum), float(spec.maximum), step, decimals)
+    box.setToolTip(spec.help)
+    return box
+
+
+def _int_for(spec: SamplingField[Any], step: int = 1, special: str = "") -> QSpinBox:
+    """A spin box over the field's one range (cut to what a spin box holds), its help as the tooltip."""
+    box = _int(int(spec.minimum), min(int(spec.maximum), _SPIN_MAX), step, special)
+    box.setToolTip(spec.help)
     return box
 
 
@@ -92,20 +121,19 @@ class SettingsPanel(QWidget):
         self.system_prompt = QPlainTextEdit()
         self.system_prompt.setPlaceholderText("optional system prompt for this chat")
         self.system_prompt.setFixedHeight(64)
-        self.max_tokens = _int(16, 16_384, 16)
+        self.max_tokens = _int_for(MAX_TOKENS, 16)
         form.addRow("System", self.system_prompt)
         form.addRow("Max tokens", self.max_tokens)
         layout.addWidget(reply)
 
         sampling = QGroupBox("Sampling")
         form = QFormLayout(sampling)
-        self.temperature = _double(0.0, 2.0, 0.05)
-        self.temperature.setToolTip("0 is greedy: the reply is exactly the target's own greedy reply")
-        self.top_k = _int(0, 500, special="off")
-        self.top_p = _double(0.01, 1.0, 0.01)
-        self.min_p = _double(0.0, 0.99, 0.01)
-        self.repeat_penalty = _double(0.5, 2.0, 0.05)
-        self.seed = _int(-1, 2_147_483_647, special="random")
+        self.temperature = _double_for(TEMPERATURE, 0.05)
+        self.top_k = _int_for(TOP_K, special="off")
+        self.top_p = _double_for(TOP_P, 0.01)
+        self.min_p = _double_for(MIN_P, 0.01)
+        self.repeat_penalty = _double_for(REPEAT_PENALTY, 0.05)
+        self.seed = _int_for(SEED, special="random")
         self.seed.setToolTip("random: a new seed for every reply (each reply records the one it used)")
         form.addRow("Temperature", self.temperature)
         form.addRow("Top-k", self.top_k)
