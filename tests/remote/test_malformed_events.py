@@ -155,7 +155,7 @@ def nested(depth: int) -> str:
         ('{"choices": [{"delta": {"content": "x"}}], "timings": {"predicted_n": "abc"}}', "timings.predicted_n as str"),
         (
             '{"choices": [{"delta": {"content": "x"}}], "tandem": {"tokens": [{"text": "x", "origin": "alien"}]}}',
-            "an unknown token origin 'alien'",
+            "has the origin 'alien', not one of",
         ),
         (nested(100_000), "JSON nested too deeply"),
         ('{"choices": [], "timings": {"prompt_n": ' + "9" * 5000 + "}}", "malformed JSON"),

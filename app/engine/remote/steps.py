@@ -129,17 +129,7 @@ def tandem_step(extension: TandemStep | Mapping[str, Any]) -> StepEvent:
     here: :class:`~app.engine.remote.wire.WireError` when it is malformed).
     """
     step = extension if isinstance(extension, TandemStep) else parse_tandem(dict(extension))
-    emitted = tuple(
-        EmittedToken(
-            t.id,
-            t.text,
-            t.origin,
-            t.p_target if t.p_target is not None else UNKNOWN_P,
-            t.q_draft,
-            t.source,  # absent from older servers
-        )
-        for t in step.tokens
-    )
+    emitted = tuple(t.emitted(UNKNOWN_ID) for t in step.tokens)  # id and source are absent from older servers
     accepted = step.accepted if step.accepted is not None else sum(1 for t in emitted if t.origin is TokenOrigin.DRAFT)
     drafted = step.drafted if step.drafted is not None else accepted
     if drafted > MAX_STEP_DRAFT or accepted > drafted:

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from app.core.decoding.events import TokenOrigin
 from app.core.errors import TandemError
+from app.core.reply.token_record import TokenRecord
 
 # A verify step drafts a few tokens (Tandem at most 32, llama-server's --draft-max 16 by default);
 # a step or a vLLM histogram claiming more than this is not a real server's.
@@ -42,22 +42,10 @@ class WireError(TandemError):
 
 
 @dataclass(frozen=True, slots=True)
-class WireToken:
-    """One token of another Tandem's ``tandem.tokens``."""
-
-    id: int
-    text: str
-    origin: TokenOrigin
-    p_target: float | None
-    q_draft: float | None
-    source: str | None
-
-
-@dataclass(frozen=True, slots=True)
 class TandemStep:
     """The ``tandem`` extension of one chunk: a verify step's tokens with their origins."""
 
-    tokens: tuple[WireToken, ...]
+    tokens: tuple[TokenRecord, ...]  # the token record every JSON format shares
     drafted: int | None
     accepted: int | None
 
@@ -303,18 +291,6 @@ def _vllm(value: Any) -> VllmSpec | None:
     )
 
 
-def _probability(token: dict[str, Any], key: str) -> float | None:
-    value = token.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise WireError(f"tandem.tokens[].{key} as {type(value).__name__}, not a number")
-    value = float(value)
-    if not math.isnan(value) and not 0.0 <= value <= 1.0:
-        raise WireError(f"tandem.tokens[].{key} = {value} (a probability)")
-    return value
-
-
 def parse_tandem(value: dict[str, Any]) -> TandemStep:
     """A ``tandem`` object checked (:class:`WireError` when it is malformed)."""
     step = _tandem(value)
@@ -335,23 +311,16 @@ def _tandem(value: Any) -> TandemStep | None:
         raise WireError(f"a step of {len(raw_tokens):,} tokens (at most {MAX_STEP_DRAFT + 1:,})")
     tokens = []
     for t in raw_tokens:
-        if not isinstance(t, dict):
-            raise WireError(f"a tandem token that is {type(t).__name__}, not an object")
-        token_id = t.get("id", -1)
-        if not isinstance(token_id, int) or isinstance(token_id, bool) or not -1 <= token_id < 1 << 31:
-            raise WireError(f"a tandem token id {_show(token_id)}")
-        text = t.get("text", "")
-        if not isinstance(text, str):
-            raise WireError(f"a tandem token's text as {type(text).__name__}")
-        origin = t.get("origin", TokenOrigin.TARGET.value)
         try:
-            known = TokenOrigin(origin)
-        except ValueError:
-            raise WireError(f"an unknown token origin {_show(origin)}") from None
-        source = t.get("source")
-        if source is not None and not isinstance(source, str):
-            raise WireError(f"a tandem token's source as {type(source).__name__}")
-        tokens.append(WireToken(token_id, text, known, _probability(t, "p_target"), _probability(t, "q_draft"), source))
+            record = TokenRecord.from_json(t, "a tandem token")
+        except ValueError as exc:
+            raise WireError(str(exc)) from None
+        if record.id is not None and not -1 <= record.id < 1 << 31:
+            raise WireError(f"a tandem token id {_show(record.id)}")
+        for key, p in (("p_target", record.p_target), ("q_draft", record.q_draft)):
+            if p is not None and not math.isnan(p) and not 0.0 <= p <= 1.0:
+                raise WireError(f"tandem.tokens[].{key} = {p} (a probability)")
+        tokens.append(record)
     drafted = _count(value, "drafted", "tandem", MAX_COUNT)
     accepted = _count(value, "accepted", "tandem", MAX_COUNT)
     return TandemStep(tuple(tokens), drafted, accepted)

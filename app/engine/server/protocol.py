@@ -33,6 +33,7 @@ from app.core.decoding.sampling import (
     seed_from_setting,
 )
 from app.core.decoding.stats import GenerationStats
+from app.core.reply.token_record import TokenRecord
 
 ROLES = ("system", "user", "assistant")
 MAX_STOP_STRINGS = 4  # OpenAI's own limit
@@ -229,18 +230,8 @@ def usage(stats: GenerationStats) -> dict[str, int]:
 
 
 def token_origins(tokens: Sequence[EmittedToken]) -> list[dict[str, Any]]:
-    """Each token with its origin, probabilities and drafter ("model", "lookup", or null): ``tandem.tokens``."""
-    return [
-        {
-            "id": t.id,
-            "text": t.text,
-            "origin": t.origin.value,
-            "p_target": t.p_target,
-            "q_draft": t.q_draft,
-            "source": t.source,
-        }
-        for t in tokens
-    ]
+    """Each token with its origin, probabilities and drafter: ``tandem.tokens``, in the shared token record."""
+    return [TokenRecord.of(t).to_json() for t in tokens]
 
 
 def tandem_summary(stats: GenerationStats, drafter: str) -> dict[str, Any]:
