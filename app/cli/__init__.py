@@ -1,7 +1,8 @@
 """Command-line entry: the GUI by default, headless subcommands otherwise.
 
-Each subcommand lives in its own module with an ``add_parser`` function that
-registers it and a ``run`` function that returns the process exit code.
+Each subcommand lives in its own module (a family in a sub-package: ``chat/``,
+``bench/``) with an ``add_parser`` function that registers it and a ``run``
+function that returns the process exit code.
 Errors meant for the user (:class:`~app.core.errors.TandemError`) become one
 line on stderr and exit code 2; nothing is printed to stdout in that case.
 An installation that cannot import one of its libraries (a frozen bundle
@@ -18,8 +19,17 @@ from collections.abc import Sequence
 
 import app
 
-# Subcommand modules, in the order `--help` lists them.
-_COMMANDS = ("chat", "chats", "models", "memory", "bench", "bench_threads", "preflight", "serve")
+# Subcommand modules (under app.cli), in the order `--help` lists them.
+_COMMANDS = (
+    "chat",
+    "chats_command",
+    "models_command",
+    "memory_command",
+    "bench.benchmark",
+    "bench.threads",
+    "bench.preflight",
+    "serve_command",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -37,7 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--probe-gui", action="store_true", help=argparse.SUPPRESS)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
-        importlib.import_module(f"app.cli.{name}_command").add_parser(subparsers)
+        importlib.import_module(f"app.cli.{name}").add_parser(subparsers)
     return parser
 
 

@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from app.cli.chat_command import drafter_kind
+from app.cli.chat.options import drafter_kind
 from app.cli.common import add_model_options, resolve_pair
 from app.core.errors import TandemError
 from app.engine.llama.session import PairConfig

@@ -34,7 +34,8 @@ def main() -> int:
     """Measure, limit, run the CLI; its exit code is this process's."""
     mode, target, command, *args = sys.argv[1:]
     # Everything the command imports is imported before the limit, so only its allocations count.
-    import app.cli.chat_command
+    import app.cli.chat.local
+    import app.cli.chat.stored
     import app.cli.serve_command  # noqa: F401
     from app.cli import main as cli_main
     from app.engine.llama.model import LlamaModel, LoadOptions

@@ -18,7 +18,7 @@ from tests.remote.replay_server import ReplayHandler, ReplayServer, chat_chunk
 
 ROOT = Path(__file__).resolve().parents[2]
 OBEYED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-TANDEM_STYLES = re.compile("\x1b\\[(?:32|31|34|0)m")  # app.cli.chat_command's colours and reset
+TANDEM_STYLES = re.compile("\x1b\\[(?:32|31|34|0)m")  # app.cli.chat.printing's colours and reset
 PIECES = ["Hello \x1b", "]52;c;cm0gLXJmIH4=\x07 ", "\x1b]0;pwned\x07 \x9b2J ", "\x1b[31mfake red\x1b[0m", " end"]
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import build_parser
-from app.cli.chat_command import drafter_kind
+from app.cli.chat.options import drafter_kind
 from app.core.errors import TandemError
 from app.engine.llama.session import DrafterKind
 

@@ -22,11 +22,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.chat_command import _run_json, _run_stream, settings_from_options
+from app.cli.chat.options import settings_from_options
+from app.cli.chat.printing import run_json, run_stream
+from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
+from app.core.errors import TandemError
 from app.core.reply.plan import effective_drafter
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, chat_messages, pair_label, plan_reply, record_start, run_reply, saving
@@ -55,5 +58,21 @@ def run_stored_chat(args: argparse.Namespace, store: ChatStore, conversation_id:
         events = saving(run_reply(pair, plan), store, reply_id)
         if args.json:
             ids = {"conversation_id": conversation_id, "user_message_id": user_id, "reply_message_id": reply_id}
-            return _run_json(events, plan, sys.stdout, extra=ids)
-        return _run_stream(events, plan.drafter, sys.stdout)
+            return run_json(events, plan, sys.stdout, extra=ids)
+        return run_stream(events, plan.drafter, sys.stdout)
+
+
+def run_chat(args: argparse.Namespace) -> int:
+    """`chat --chat ID`: the next turn of a saved conversation ."""
+    from app.cli.chats_command import chat_id, writing
+
+    if args.remote:
+        raise TandemError("--chat continues a saved chat with the local pair; it cannot be combined with --remote")
+    if (args.max_tokens is not None and args.max_tokens < 1) or (args.draft_max is not None and args.draft_max < 0):
+        raise TandemError("--max-tokens must be >= 1 and --draft-max >= 0")
+    if args.ctx < 16:
+        raise TandemError("--ctx must be >= 16")
+    prompt_text = read_prompt(args)
+    with writing() as store:
+        conversation = chat_id(args.chat, store)
+        return run_stored_chat(args, store, conversation.id, prompt_text)

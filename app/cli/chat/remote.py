@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from app.cli.chat.printing import reply_json, run_stream, token_json
+from app.cli.chat.prompt import read_prompt
 from app.cli.common import sampling_params
 from app.core.chat import Message
 from app.core.decoding.events import FinishedEvent, StepEvent
@@ -88,8 +90,6 @@ def run_remote(args: argparse.Namespace) -> int:
     """Stream the reply from ``args.remote``; the partial reply is printed before any error."""
     if args.max_tokens < 1:
         raise TandemError("--max-tokens must be >= 1")
-    from app.cli.chat_command import read_prompt  # chat_command imports this module at its top
-
     prompt = read_prompt(args)
     engine = RemoteEngine(args.remote, api_key(args), args.model, limits=limits(args))
     messages = [Message("system", args.system)] if args.system else []
@@ -97,10 +97,8 @@ def run_remote(args: argparse.Namespace) -> int:
     events = engine.generate(messages, sampling_params(args), args.max_tokens, tuple(args.stop))
     if args.json:
         return _json(engine, events)
-    from app.cli.chat_command import _run_stream  # the local chat's printer: same colours, same legend
-
     try:
-        code = _run_stream(events, DrafterKind.MODEL, sys.stdout)
+        code = run_stream(events, DrafterKind.MODEL, sys.stdout)
     except RemoteError as exc:
         if exc.partial:  # keep the partial reply on its own lines, the error follows on stderr
             sys.stdout.write("\n")
@@ -111,8 +109,6 @@ def run_remote(args: argparse.Namespace) -> int:
 
 
 def _json(engine: RemoteEngine, events: Any) -> int:
-    from app.cli.chat_command import reply_json, token_json
-
     tokens: list[dict[str, Any]] = []
     payload: dict[str, Any] = {}
     try:

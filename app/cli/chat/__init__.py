@@ -1,0 +1,36 @@
+"""`tandem chat`: one reply in the terminal, from the local pair, a saved chat or a remote server.
+
+:mod:`.options` reads the command line into a chat's settings, :mod:`.local`
+answers one prompt, :mod:`.stored` continues a saved chat (``--chat ID``),
+:mod:`.remote` asks a remote server (``--remote URL``); all print through
+:mod:`.printing`. The local replies are planned by :mod:`app.engine.reply`,
+as the window's are.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from app.cli.chat.options import add_parser as _add_parser
+from app.cli.chat.options import fill_defaults
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Register `chat`."""
+    _add_parser(subparsers, run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The reply the options ask for: a saved chat's next turn, a remote server's, or the local pair's."""
+    if args.chat is not None:
+        from app.cli.chat.stored import run_chat
+
+        return run_chat(args)
+    fill_defaults(args)
+    if args.remote:
+        from app.cli.chat.remote import run_remote
+
+        return run_remote(args)
+    from app.cli.chat.local import run_local
+
+    return run_local(args)

@@ -1,0 +1,110 @@
+"""`tandem chat`'s options: the parser, the prompt, the drafter they choose, and the settings they give.
+
+The options are read into a :class:`~app.core.chat_settings.ChatSettings`
+(:func:`settings_from_options`), so a one-off prompt, a stored chat
+continued with ``--chat`` and the window all hand the reply planner
+(:mod:`app.engine.reply`) the same kind of record.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from app.cli.chat.remote import add_options as add_remote_options
+from app.cli.common import add_model_options, add_sampling_options, option_help, option_type
+from app.core.chat_settings import ChatSettings
+from app.core.decoding.drafters import DrafterKind
+from app.core.decoding.sampling import MAX_TOKENS
+from app.core.errors import TandemError
+
+_MAX_TOKENS = MAX_TOKENS.default  # without --chat (a stored chat has its own limit): the same default everywhere
+# Sampling options that, given with --chat, override the chat's stored setting of the same name.
+SAMPLING_OPTIONS = ("temperature", "top_k", "top_p", "min_p", "repeat_penalty", "seed")
+
+
+def add_parser(subparsers: argparse._SubParsersAction, run: Callable[[argparse.Namespace], int]) -> None:
+    """Register `chat`."""
+    parser = subparsers.add_parser("chat", help="generate one reply in the terminal")
+    add_model_options(parser)
+    add_sampling_options(parser)
+    parser.add_argument("--max-tokens", type=option_type(MAX_TOKENS), default=None, help=option_help(MAX_TOKENS))
+    parser.add_argument(
+        "--draft-max",
+        type=int,
+        default=None,
+        metavar="K",
+        help="draft exactly K tokens per step (default: adaptive, chosen each step from measured costs)",
+    )
+    parser.add_argument("--system", default=None, help="system prompt")
+    parser.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
+    parser.add_argument(
+        "--prompt-file",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="read the user message from FILE (UTF-8; - for standard input), for prompts too long for the command line",
+    )
+    parser.add_argument(
+        "--chat",
+        default=None,
+        metavar="ID",
+        help="continue saved chat ID on its active branch, with its system prompt and settings (options given "
+        "here override them for this reply); both messages are saved",
+    )
+    parser.add_argument("prompt", nargs="?", help="the user message (- reads it from standard input)")
+    add_remote_options(parser)
+    # Sampling options default to "not given", so --chat can tell them from the chat's own settings.
+    parser.set_defaults(run=run, **dict.fromkeys(SAMPLING_OPTIONS))
+
+
+def drafter_kind(args: argparse.Namespace, draft: object) -> DrafterKind:
+    """Which drafter the options select: hybrid with a draft model, n-gram lookup without one."""
+    if args.no_draft:
+        return DrafterKind.NONE
+    chosen = getattr(args, "drafter", None)
+    if chosen is not None:
+        kind = DrafterKind(chosen)
+        if kind.uses_draft_model and draft is None:
+            raise TandemError(f"--drafter {chosen} needs a draft model (give --draft, or choose ngram or none)")
+        return kind
+    if args.ngram or draft is None:
+        return DrafterKind.NGRAM
+    return DrafterKind.HYBRID
+
+
+def settings_from_options(args: argparse.Namespace, base: ChatSettings) -> ChatSettings:
+    """``base`` with whatever the command line gave explicitly laid over it (for ``--chat``: this reply only)."""
+    given = {name: getattr(args, name) for name in SAMPLING_OPTIONS}
+    changes: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
+    if args.max_tokens is not None:
+        changes["max_tokens"] = args.max_tokens
+    if args.system is not None:
+        changes["system_prompt"] = args.system
+    if args.no_draft:
+        changes["drafter"] = DrafterKind.NONE.value
+    elif args.ngram:
+        changes["drafter"] = DrafterKind.NGRAM.value
+    if args.draft_max is not None:
+        if args.draft_max == 0:
+            changes["drafter"] = DrafterKind.NONE.value
+        else:
+            changes.update(adaptive=False, draft_length=args.draft_max)
+    try:
+        return base.with_changes(**changes)
+    except ValueError as exc:
+        raise TandemError(f"{exc} (from the command line)") from exc
+
+
+def fill_defaults(args: argparse.Namespace) -> None:
+    """Options not given take their usual defaults (they are None only so that --chat can tell)."""
+    defaults = argparse.ArgumentParser()
+    add_sampling_options(defaults)
+    for name, value in vars(defaults.parse_args([])).items():
+        if getattr(args, name, None) is None:
+            setattr(args, name, value)
+    if args.max_tokens is None:
+        args.max_tokens = _MAX_TOKENS
