@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QApplication
 from app.core.decoding.events import TokenOrigin
 from app.engine.store.conversations import StoredToken
 from app.ui import theme
-from app.ui.chat.view import ChatView, Prop, ViewMessage
+from app.ui.chat.token_painter import Prop
+from app.ui.chat.view import ChatView, ViewMessage
 
 REPLY = (
     "## Fruit\n"

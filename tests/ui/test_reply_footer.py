@@ -12,7 +12,8 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 
 from app.ui.chat.controller import DEMO_DRAFT_LENGTH, footer_text
-from app.ui.chat.view import ChatView, Prop
+from app.ui.chat.token_painter import Prop
+from app.ui.chat.view import ChatView
 from tests.ui.helpers import Recorder, load, pair_choice, send
 
 PROMPT = "List five fruits, one per line."
