@@ -58,7 +58,7 @@ def main() -> int:
     from app.engine.models.packaged import demo_pair_paths, small_pair_paths
     from app.ui import theme
     from app.ui.chat.controller import Activity
-    from app.ui.chat.view import Prop
+    from app.ui.chat.token_painter import Prop
     from app.ui.launch import make_application
     from app.ui.main_window import MainWindow
     from app.ui.settings.store import PairChoice
@@ -194,7 +194,7 @@ def main() -> int:
 
     if "ab" not in skip:
         window.settings_panel.max_tokens.setValue(args.ab_tokens)
-        dialog = window.run_ab()
+        dialog = window.tools.run_ab()
         if dialog is not None:
             spin(lambda: dialog.complete, 3600, "the A/B runs")
             save(dialog, "07-ab-comparison")
@@ -203,7 +203,7 @@ def main() -> int:
             save(window, "08-stats-with-baseline")
 
     if "sweep" not in skip:
-        sweep = window.run_sweep((0.0, 0.4, 0.8, 1.2, 1.6), max_tokens=args.sweep_tokens)
+        sweep = window.tools.run_sweep((0.0, 0.4, 0.8, 1.2, 1.6), max_tokens=args.sweep_tokens)
         if sweep is not None:
             spin(lambda: sweep.complete, 3600, "the sweep")
             save(sweep, "09-temperature-sweep")
@@ -211,7 +211,7 @@ def main() -> int:
             spin(lambda: window.controller.activity is Activity.IDLE, 60, "idle")
 
     if "preflight" not in skip:
-        preflight = window.run_preflight()
+        preflight = window.tools.run_preflight()
         if preflight is not None:
             spin(lambda: preflight.complete, 3600, "pre-flight")
             save(preflight, "10-preflight")

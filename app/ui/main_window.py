@@ -3,36 +3,29 @@
 The window builds the widgets, restores settings and wires signals; the
 chat flow itself lives in :class:`~app.ui.chat.controller.ChatController`,
 the models on the engine thread behind :class:`~app.ui.worker.EngineHost`.
+Three helpers carry out what the window offers: the chat database and its
+ways out (:class:`~app.ui.store_guard.StoreGuard`), the sidebar's requests
+(:class:`~app.ui.chat.sidebar_actions.SidebarActions`) and the Tools menu
+(:class:`~app.ui.tools.launcher.ToolsLauncher`).
 
-The window always opens, whatever state the chat database is in: a file it
-cannot use is replaced by a store in memory and a notice at the top offers
-the ways out (recover, start fresh, read-only); a second instance opens the
-history read-only and brings the first one forward. Closing always stops the
-engine thread, even when the store fails underneath.
+The window always opens, whatever state the chat database is in (the store
+guard sees to it); a second instance opens the history read-only and brings
+the first one forward. Closing always stops the engine thread, even when the
+store fails underneath.
 
 The settings panel edits the open chat's own settings (a new chat starts from
-the default preset, else from what the last new chat was given); the sidebar's
-search jumps to a message on its branch; a deleted chat can be brought back
-from the undo bar.
+the default preset, else from what the last new chat was given).
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import random
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QFileDialog,
-    QInputDialog,
     QLabel,
     QMainWindow,
-    QMessageBox,
     QScrollArea,
     QSplitter,
     QStackedWidget,
@@ -43,21 +36,18 @@ from PySide6.QtWidgets import (
 
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, FinishReason
-from app.core.errors import TandemError
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.session import DrafterKind
 from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
 from app.engine.remote.limits import RemoteLimits
-from app.engine.safe_files import write_text_safely
 from app.engine.store.conversations import ChatStore, default_path
-from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
-from app.engine.store.recovery import move_aside, recover_in_place
 from app.ui import branding, theme
 from app.ui.background import Background
 from app.ui.chat.controller import Activity, ChatController, info_label, pair_label
 from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
+from app.ui.chat.sidebar_actions import SidebarActions
 from app.ui.chat.store_notice import StoreNotice
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
@@ -69,15 +59,9 @@ from app.ui.settings.panel import SettingsPanel
 from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice, RemoteChoice
 from app.ui.single_instance import InstanceBeacon
 from app.ui.stats_panel import StatsPanel
-from app.ui.tools.ab_dialog import ABDialog
-from app.ui.tools.preflight_dialog import PreflightDialog
-from app.ui.tools.sweep_dialog import SweepDialog
-from app.ui.worker import LOCAL_ONLY, ComparisonJob, EngineHost, PairInfo, RemoteInfo
-
-if TYPE_CHECKING:
-    from app.engine.store.conversations import SearchHit
-
-SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+from app.ui.store_guard import StoreGuard
+from app.ui.tools.launcher import ToolsLauncher
+from app.ui.worker import EngineHost, PairInfo, RemoteInfo
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -101,14 +85,13 @@ class MainWindow(QMainWindow):
         self.beacon = InstanceBeacon((store.path if store is not None else default_path()).parent, self)
         self.beacon.raise_requested.connect(self._raised_by_another)
         self.raise_requests = 0
-        self.store = store if store is not None else self._open_store()
+        self.store_guard = StoreGuard(self, self.notice, self.beacon, store)
         self.background = Background(self)
         self.host = EngineHost(self)
         self._server_engine: RemoteEngine | None = None  # the server chosen last (Settings' time-outs reach it)
         self._loading: PairChoice | None = None  # the pair being loaded, saved as the default once it has loaded
         self._estimate: MeterState | None = None
         self._estimate_generation = 0
-        self._dialog: ABDialog | SweepDialog | None = None
         self._closed = False
 
         self.conversations = ConversationList()
@@ -163,15 +146,28 @@ class MainWindow(QMainWindow):
         self.splitter.setContentsMargins(6, 6, 6, 0)
 
         self.controller = ChatController(self.store, self.host, self.chat, self.stats, self.new_chat_settings)
+        self.sidebar = SidebarActions(
+            self, lambda: self.store, self.controller, self.conversations, self.chat, self._show_chat
+        )
+        self.store_guard.attach(self.controller, self.sidebar.refresh)
+        self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
         self.conversations.search.set_store(lambda: self.store)
         self.pair_status = QLabel("no pair loaded")
         self.statusBar().addPermanentWidget(self.pair_status)
         self._build_actions()
         self._restore()
         self._wire()
-        self.refresh_conversations()
+        self.sidebar.refresh()
         self._initial_pair(autoload)
         self._activity_changed(self.controller.activity)
+
+    @property
+    def store(self) -> ChatStore:
+        """The chat database in use (the store guard swaps it when a way out of a bad file is chosen)."""
+        return self.store_guard.store
+
+    def _show_chat(self) -> None:
+        self.stack.setCurrentWidget(self.chat)
 
     # -- construction --------------------------------------------------------------------
 
@@ -180,8 +176,8 @@ class MainWindow(QMainWindow):
         file_menu = menu.addMenu("&File")
         self.new_action = file_menu.addAction("New chat", self.controller.new_conversation)
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
-        file_menu.addAction("Export chat as Markdown…", lambda: self.export_current("markdown"))
-        file_menu.addAction("Export chat as JSON…", lambda: self.export_current("json"))
+        file_menu.addAction("Export chat as Markdown…", lambda: self.sidebar.export_current("markdown"))
+        file_menu.addAction("Export chat as JSON…", lambda: self.sidebar.export_current("json"))
         file_menu.addSeparator()
         self.find_action = file_menu.addAction("Search all chats…", self.conversations.search.focus)
         self.find_action.setShortcuts([QKeySequence("Ctrl+K"), QKeySequence(QKeySequence.StandardKey.Find)])
@@ -209,10 +205,7 @@ class MainWindow(QMainWindow):
             action.setChecked(self.app_settings.text("view/theme", "system") == name)
 
         tools = menu.addMenu("&Tools")
-        self.ab_action = tools.addAction("A/B: rerun the last prompt target-only and with the drafter", self.run_ab)
-        self.ab_action.setShortcut(QKeySequence("Ctrl+B"))
-        self.sweep_action = tools.addAction("Temperature sweep…", lambda: self.run_sweep())
-        self.preflight_action = tools.addAction("Pre-flight: will speculation pay here?", self.run_preflight)
+        tools.addActions(list(self.tools.actions))
         tools.addSeparator()
         tools.addAction("Get models…", lambda: self.stack.setCurrentWidget(self.welcome))
         help_menu = menu.addMenu("&Help")
@@ -225,12 +218,9 @@ class MainWindow(QMainWindow):
         self.stop_action = toolbar.addAction("Stop", self.controller.stop)
         self.stop_action.setToolTip("stop the reply (Esc)")
         toolbar.addSeparator()
-        toolbar.addAction(self.ab_action)
-        self.ab_action.setIconText("A/B")
-        toolbar.addAction(self.sweep_action)
-        self.sweep_action.setIconText("Sweep")
-        toolbar.addAction(self.preflight_action)
-        self.preflight_action.setIconText("Pre-flight")
+        for action, short in zip(self.tools.actions, ("A/B", "Sweep", "Pre-flight"), strict=True):
+            toolbar.addAction(action)
+            action.setIconText(short)
 
     def _restore(self) -> None:
         generation = self.app_settings.generation()
@@ -259,21 +249,12 @@ class MainWindow(QMainWindow):
         c.status.connect(self.statusBar().showMessage)
         c.activity_changed.connect(self._activity_changed)
         c.pair_loaded.connect(self._pair_loaded)
-        c.conversations_changed.connect(self.refresh_conversations)
+        c.conversations_changed.connect(self.sidebar.refresh)
         c.reply_finished.connect(self._reply_finished)
-        c.store_failed.connect(self._store_write_failed)
-        c.store_recovered.connect(self.notice.hide)
-        self.conversations.opened.connect(self._open_conversation)
-        self.conversations.new_requested.connect(c.new_conversation)
-        self.conversations.rename_requested.connect(self._rename)
-        self.conversations.delete_requested.connect(self._delete)
-        self.conversations.pin_requested.connect(self._pin)
-        self.conversations.search.hit_chosen.connect(self.jump_to)
         c.chat_settings_changed.connect(self._chat_settings_shown)
         self.settings_panel.chat_changed.connect(self._chat_settings_edited)
         if self.settings_panel.presets is not None:
             self.settings_panel.presets.failed.connect(self.chat.banner.show_message)
-        self.conversations.export_requested.connect(self.export)
         self.picker.load_requested.connect(self.load_pair)
         self.picker.server.use_requested.connect(self.use_server)
         self.picker.choice_changed.connect(self._estimate_memory)
@@ -284,8 +265,6 @@ class MainWindow(QMainWindow):
         self.chat.legend.underlines.toggled.connect(lambda on: self.app_settings.set_flag("underlines", on))
         self.welcome.pair_ready.connect(self._welcome_pair)
         self.welcome.model_added.connect(self._welcome_model)
-        # A slot of the window, so it runs on the GUI thread (a lambda would run on the engine thread).
-        self.host.worker.comparison_finished.connect(self._comparison_finished)
 
     def _initial_pair(self, autoload: bool) -> None:
         self.picker.server.restore(self.app_settings.remote())  # filled in; connecting stays a click
@@ -333,89 +312,6 @@ class MainWindow(QMainWindow):
         if self._server_engine is not None:
             self._server_engine.limits = limits
 
-    def refresh_conversations(self) -> None:
-        """Reload the sidebar."""
-        self.conversations.set_conversations(self.store.list_conversations(), self.controller.conversation_id)
-
-    def export_current(self, kind: str) -> None:
-        """Export the open conversation."""
-        if self.controller.conversation_id is None:
-            self.statusBar().showMessage("nothing to export yet", 4000)
-            return
-        self.export(self.controller.conversation_id, kind)
-
-    def export(self, conversation_id: int, kind: str, path: Path | None = None) -> Path | None:
-        """Write a conversation as Markdown or JSON (asks where unless ``path`` is given)."""
-        suffix = ".md" if kind == "markdown" else ".json"
-        if path is None:
-            title = self.store.conversation_title(conversation_id)
-            safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in title).strip() or "chat"
-            chosen, _ = QFileDialog.getSaveFileName(self, "Export chat", str(Path.home() / f"{safe}{suffix}"))
-            if not chosen:
-                return None
-            path = Path(chosen)
-        if kind == "markdown":
-            text = self.store.export_markdown(conversation_id)
-        else:
-            text = json.dumps(self.store.export_json(conversation_id), ensure_ascii=False, indent=2)
-        try:  # the dialog asked before replacing a file; a link, folder or device is still never replaced
-            write_text_safely(path, text, overwrite=True)
-        except TandemError as exc:
-            self.statusBar().showMessage(f"not exported: {exc}", 8000)
-            return None
-        self.statusBar().showMessage(f"exported to {path}", 6000)
-        return path
-
-    def comparison_job(
-        self, temperatures: tuple[float, ...] = (), max_tokens: int | None = None
-    ) -> ComparisonJob | None:
-        """A job for the last prompt of the open chat, or None (with a message) when there is none."""
-        cid = self.controller.conversation_id
-        if not self.controller.can_send() or cid is None:
-            self.statusBar().showMessage("load a pair and send a prompt first (and wait for the reply)", 6000)
-            return None
-        messages = self.controller.history(cid, upto_last_user=True)
-        if not messages or messages[-1].role != "user":
-            self.statusBar().showMessage("no prompt to rerun in this chat", 6000)
-            return None
-        settings = self.controller.chat_settings()
-        params = settings.sampling_params()
-        if params.seed is None:  # both runs must draw the same random numbers
-            params = replace(params, seed=random.randrange(2**31))
-        limit = max_tokens or min(settings.max_tokens, 256)
-        return ComparisonJob(tuple(messages), params, limit, settings.draft_length, settings.adaptive, temperatures)
-
-    def run_ab(self) -> ABDialog | None:
-        """Open the A/B dialog and start it."""
-        job = self.comparison_job()
-        if job is None:
-            return None
-        dialog = ABDialog(self.host, job, self)
-        dialog.baseline_measured.connect(self._baseline_measured)
-        return self._start_dialog(dialog)
-
-    def run_sweep(
-        self, temperatures: tuple[float, ...] = SWEEP_TEMPERATURES, max_tokens: int = 64
-    ) -> SweepDialog | None:
-        """Open the temperature sweep and start it."""
-        job = self.comparison_job(temperatures, max_tokens=max_tokens)
-        if job is None:
-            return None
-        # The sweep measures acceptance, which needs drafts at every temperature: an adaptive
-        # controller that (rightly) switches drafting off on a CPU would measure nothing.
-        job = replace(job, adaptive=False, draft_length=max(1, job.draft_length))
-        return self._start_dialog(SweepDialog(self.host, job, self))
-
-    def run_preflight(self) -> PreflightDialog | None:
-        """Measure this machine with the loaded pair (seeds the adaptive controller and the speedup baseline)."""
-        if not self.controller.can_send():
-            self.statusBar().showMessage("load a pair first (and wait for the reply to finish)", 6000)
-            return None
-        dialog = PreflightDialog(self.host, self.controller.chat_settings().sampling_params(), self)
-        dialog.baseline_measured.connect(lambda rate: self._baseline_measured(rate, "pre-flight"))
-        dialog.use_draft.connect(self.use_draft)
-        return self._start_dialog(dialog)
-
     def use_draft(self, draft: Path) -> None:
         """Load the loaded pair again with ``draft`` in place of its draft (pre-flight's cheaper copy)."""
         pair = self.controller.pair
@@ -427,14 +323,6 @@ class MainWindow(QMainWindow):
         choice = PairChoice(config.target, draft, drafter)
         self.picker.refresh(choice)  # the new file is listed and chosen
         self.load_pair(choice)
-
-    def _start_dialog(self, dialog: Any) -> Any:
-        self._dialog = dialog
-        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        self.controller.set_comparing(True)
-        dialog.show()
-        dialog.start()
-        return dialog
 
     # -- reactions ----------------------------------------------------------------------------
 
@@ -448,16 +336,7 @@ class MainWindow(QMainWindow):
         busy = activity is not Activity.IDLE
         self.picker.set_busy(busy)
         self.stop_action.setEnabled(activity in (Activity.GENERATING, Activity.COMPARING))
-        pair = self.controller.pair
-        remote = pair is not None and pair.remote is not None
-        for action in (self.ab_action, self.sweep_action, self.preflight_action):
-            action.setEnabled(not busy and pair is not None and not remote)
-            # The tools measure the local engine; a server's speed and drafts are its own.
-            action.setToolTip(LOCAL_ONLY if remote else action.text())
-
-    @Slot()
-    def _comparison_finished(self) -> None:
-        self.controller.set_comparing(False)
+        self.tools.set_available(busy, self.controller.pair)
 
     def _pair_loaded(self, info: PairInfo) -> None:
         if info.remote is not None:
@@ -547,79 +426,6 @@ class MainWindow(QMainWindow):
             if self.controller.pair is not None:
                 self.statusBar().showMessage("context, threads and GPU layers apply when the pair is reloaded", 6000)
 
-    def _open_conversation(self, conversation_id: int) -> None:
-        if self.controller.activity is Activity.GENERATING:
-            self.statusBar().showMessage("wait for the reply to finish (or press Esc) before switching chats", 5000)
-            self.refresh_conversations()  # put the selection back on the chat being written
-            return
-        self.stack.setCurrentWidget(self.chat)
-        self.controller.open_conversation(conversation_id)
-
-    def _rename(self, conversation_id: int) -> None:
-        title, ok = QInputDialog.getText(
-            self, "Rename chat", "Title", text=self.store.conversation_title(conversation_id)
-        )
-        if ok and title.strip():
-            try:
-                self.store.rename_conversation(conversation_id, title.strip())
-            except StoreWriteError as exc:
-                self.chat.banner.show_message(str(exc))
-            self.refresh_conversations()
-
-    def _delete(self, conversation_id: int) -> None:
-        """Move a chat to the trash at once; the undo bar brings it back for a few seconds."""
-        if self.controller.activity is Activity.GENERATING and conversation_id == self.controller.conversation_id:
-            self.statusBar().showMessage("this chat is being written to: stop the reply first", 5000)
-            return
-        try:
-            title = self.store.conversation_title(conversation_id)
-            self.store.delete_conversation(conversation_id)
-        except (StoreWriteError, KeyError) as exc:
-            self.chat.banner.show_message(str(exc) if isinstance(exc, StoreWriteError) else "that chat is gone")
-            self.refresh_conversations()
-            return
-        if conversation_id == self.controller.conversation_id:
-            self.controller.new_conversation()
-        self.refresh_conversations()
-        self.conversations.undo.offer(f"Deleted '{title}'", lambda: self._restore_deleted(conversation_id))
-
-    def _restore_deleted(self, conversation_id: int) -> None:
-        try:
-            self.store.restore_conversation(conversation_id)
-        except StoreWriteError as exc:
-            self.chat.banner.show_message(str(exc))
-            return
-        self.refresh_conversations()
-        self.statusBar().showMessage("the chat is back", 4000)
-
-    def _pin(self, conversation_id: int, pinned: bool) -> None:
-        try:
-            self.store.set_pinned(conversation_id, pinned)
-        except StoreWriteError as exc:
-            self.chat.banner.show_message(str(exc))
-        self.refresh_conversations()
-
-    def jump_to(self, hit: SearchHit) -> bool:
-        """Open a search result's chat on the result's branch and highlight the message; False when it cannot."""
-        if self.controller.activity is not Activity.IDLE:
-            self.statusBar().showMessage("wait for the reply to finish (or press Esc) before jumping", 5000)
-            return False
-        try:
-            if not self.store.read_only:
-                self.store.switch_to(hit.message_id)
-        except (StoreWriteError, KeyError) as exc:
-            self.chat.banner.show_message(str(exc) if isinstance(exc, StoreWriteError) else "that message is gone")
-            return False
-        self.stack.setCurrentWidget(self.chat)
-        self.controller.open_conversation(hit.conversation_id, force=True)
-        self.refresh_conversations()
-        index = self.chat.view.message_index_of(hit.message_id)
-        if index is None:
-            self.statusBar().showMessage("that message is on another branch of the chat", 5000)
-            return False
-        self.chat.view.highlight_message(index)
-        return True
-
     # -- per-chat settings -----------------------------------------------------------------
 
     def new_chat_settings(self) -> ChatSettings:
@@ -651,148 +457,7 @@ class MainWindow(QMainWindow):
         self.side.setCurrentIndex(0)
         self.stack.setCurrentWidget(self.chat)
 
-    # -- the chat database -------------------------------------------------------------------
-
-    def _open_store(self) -> ChatStore:
-        """The store on the data folder's file, or (with a notice saying why) a read-only or in-memory one."""
-        try:
-            store = ChatStore()
-        except StoreOpenError as exc:
-            return self._store_unusable(exc)
-        self.beacon.listen()
-        return store
-
-    def _store_unusable(self, exc: StoreOpenError) -> ChatStore:
-        path = default_path()
-        if exc.problem is Problem.IN_USE:
-            reached = self.beacon.call_first()
-            try:
-                store = ChatStore(read_only=True)
-            except StoreOpenError:
-                store = ChatStore.scratch()
-            self.notice.show_notice(
-                f"Tandem is already open on this data folder ({path.parent})"
-                + (": that window was brought to the front. " if reached else ". ")
-                + "This window shows your chats read-only; nothing new is saved here.",
-                [("Close this window", self.close)],
-            )
-            return store
-        kept = "Until you choose, chats in this window are not kept."
-        actions: list[tuple[str, Any]] = []
-        if exc.problem is Problem.DAMAGED:
-            advice = (
-                "Tandem has not changed it. You can recover what can still be read into a new file "
-                "(the damaged one is kept beside it), move it aside and start with an empty history, "
-                "or open it read-only to look."
-            )
-            actions = [
-                ("Recover what can be read", self.recover_store),
-                ("Move it aside and start fresh", self.start_fresh),
-                ("Open read-only", self.open_read_only),
-            ]
-        elif exc.problem is Problem.NOT_A_FILE:
-            advice = "You can move it aside (nothing in it is deleted) and start with an empty history."
-            actions = [("Move it aside and start fresh", self.start_fresh)]
-        elif exc.problem is Problem.READ_ONLY:
-            advice = "You can open your chats read-only, or make the file and its folder writable and restart."
-            if path.is_file():
-                actions = [("Open read-only", self.open_read_only)]
-        else:
-            advice = "Set TANDEM_DATA_DIR to a folder you can write (or unset it) and restart."
-        self.notice.show_notice(f"Your chats could not be opened: {exc}. {advice} {kept}", actions)
-        return ChatStore.scratch()
-
-    def recover_store(self) -> None:
-        """Read what can be read from the damaged file into a new one, which takes its place."""
-        if not self._can_swap_store():
-            return
-        path = default_path()
-        self.store.close()  # a scratch store: nothing to keep
-        try:
-            report = recover_in_place(path)
-            store = ChatStore(path)
-        except TandemError as exc:
-            self._use_store(ChatStore.scratch())
-            self.notice.show_notice(
-                f"Recovery did not work: {exc}. The original file was not changed.",
-                [("Move it aside and start fresh", self.start_fresh), ("Open read-only", self.open_read_only)],
-            )
-            return
-        self._use_store(store)
-        self.beacon.listen()
-        self.notice.show_notice("Your chats were recovered: " + report.summary() + ".", [("OK", self.notice.hide)])
-
-    def start_fresh(self) -> None:
-        """Move the unusable file (or folder) aside, unchanged, and start an empty history."""
-        if not self._can_swap_store():
-            return
-        path = default_path()
-        try:
-            aside = move_aside(path)
-            store = ChatStore(path)
-        except TandemError as exc:
-            self.notice.show_notice(f"Could not start fresh: {exc}.", [("Open read-only", self.open_read_only)])
-            return
-        self.store.close()
-        self._use_store(store)
-        self.beacon.listen()
-        where = f" The old one is kept as {aside}." if aside is not None else ""
-        self.notice.show_notice(f"Started with an empty history.{where}", [("OK", self.notice.hide)])
-
-    def open_read_only(self) -> None:
-        """Show the chats in the file without ever writing to it."""
-        if not self._can_swap_store():
-            return
-        try:
-            store = ChatStore(default_path(), read_only=True)
-        except StoreOpenError as exc:
-            self.notice.show_notice(
-                f"It cannot be opened read-only either: {exc}.",
-                [("Recover what can be read", self.recover_store), ("Move it aside and start fresh", self.start_fresh)],
-            )
-            return
-        self.store.close()
-        self._use_store(store)
-        self.notice.show_notice(
-            "Your chats are shown read-only: nothing new is saved. Restart Tandem to repair the file or start fresh.",
-            [("OK", self.notice.hide)],
-        )
-
-    def _can_swap_store(self) -> bool:
-        if self.controller.activity is not Activity.IDLE:
-            self.statusBar().showMessage("wait for the reply to finish first", 5000)
-            return False
-        return True
-
-    def _use_store(self, store: ChatStore) -> None:
-        self.store = store
-        self.controller.set_store(store)
-        self.refresh_conversations()
-
-    def _store_write_failed(self, error: StoreWriteError) -> None:
-        self.notice.show_notice(
-            str(error),
-            [("Retry saving", self.controller.retry_save), ("Export the reply…", lambda: self.export_unsaved())],
-        )
-
-    def export_unsaved(self, path: Path | None = None) -> Path | None:
-        """Write the reply the store could not take to a Markdown file (asks where unless ``path`` is given)."""
-        text = self.controller.unsaved_markdown()
-        if not text:
-            self.statusBar().showMessage("nothing is waiting to be saved", 4000)
-            return None
-        if path is None:
-            chosen, _ = QFileDialog.getSaveFileName(self, "Export the unsaved reply", str(Path.home() / "reply.md"))
-            if not chosen:
-                return None
-            path = Path(chosen)
-        try:
-            write_text_safely(path, text, overwrite=True)
-        except TandemError as exc:
-            self.statusBar().showMessage(f"not exported: {exc}", 8000)
-            return None
-        self.statusBar().showMessage(f"exported to {path}", 6000)
-        return path
+    # -- a second instance -------------------------------------------------------------------
 
     def _raised_by_another(self) -> None:
         self.raise_requests += 1
@@ -819,12 +484,10 @@ class MainWindow(QMainWindow):
                 self.app_settings.set_geometry("splitter", self.splitter.saveState())
                 self.app_settings.set_generation(self.settings_panel.settings())
                 self.app_settings.sync()
-                if self._dialog is not None:
-                    with contextlib.suppress(RuntimeError):  # the dialog may already be deleted
-                        self._dialog.close()
+                self.tools.close_dialog()
                 self.server_switch.stop()  # before the engine thread goes: its request stops at the next step
                 if not self.controller.shutdown():
-                    self._offer_unsaved_export()
+                    self.store_guard.offer_unsaved_export()
             finally:
                 try:
                     self.host.shutdown()
@@ -833,12 +496,3 @@ class MainWindow(QMainWindow):
                     self.beacon.close()
                     self.store.close()
         super().closeEvent(event)
-
-    def _offer_unsaved_export(self) -> None:
-        answer = QMessageBox.question(
-            self,
-            "A reply was not saved",
-            f"{self.controller.store_error or 'The chat could not be saved.'}\n\nExport the reply before quitting?",
-        )
-        if answer == QMessageBox.StandardButton.Yes:
-            self.export_unsaved()

@@ -106,7 +106,7 @@ def click_action(window: MainWindow, action: str, message_index: int) -> None:
     from PySide6.QtCore import QPoint
     from PySide6.QtGui import QTextCursor
 
-    from app.ui.chat.view import MESSAGE_ACTION
+    from app.ui.chat.message_lines import MESSAGE_ACTION
 
     view = window.chat.view
     href = f"{MESSAGE_ACTION}?do={action}&message={message_index}"

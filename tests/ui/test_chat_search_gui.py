@@ -31,7 +31,7 @@ def test_search_jumps_to_a_message_on_another_branch_and_highlights_it(make_wind
     second = store.messages(chat)[-1].id
     store.finish_reply(second, "A canoe.")
     _chat(store, "日本語", [("user", "東京は日本の首都です"), ("assistant", "はい 🚀")])
-    window.refresh_conversations()
+    window.sidebar.refresh()
 
     search = window.conversations.search
     window.find_action.trigger()
@@ -67,7 +67,7 @@ def test_pinned_chats_come_first_in_their_own_group(make_window):
     store = window.store
     older, _ = _chat(store, "Older", [("user", "first")])
     newer, _ = _chat(store, "Newer", [("user", "second")])
-    window.refresh_conversations()
+    window.sidebar.refresh()
     assert window.conversations.groups() == {"Today": [newer, older]}
     window.conversations.pin_requested.emit(older, True)  # what the context menu's Pin does
     assert window.conversations.groups() == {"Pinned": [older], "Today": [newer]}
@@ -85,7 +85,7 @@ def test_the_sidebar_is_grouped_by_date(make_window, data_dir):
     with sqlite3.connect(data_dir / "conversations.sqlite3") as db:  # as if written on those days
         for name, days in ages.items():
             db.execute("UPDATE conversations SET updated=? WHERE id=?", (noon - days * DAY, ids[name]))
-    window.refresh_conversations()
+    window.sidebar.refresh()
     groups = window.conversations.groups()
     assert list(groups) == ["Today", "Yesterday", "Previous 7 days", "Previous 30 days", "Older"]
     assert groups["Older"] == [ids["long ago"]] and groups["Yesterday"] == [ids["yesterday"]]
@@ -114,7 +114,7 @@ def test_a_deleted_chat_can_be_brought_back_from_the_undo_bar(make_window):
     store = window.store
     keep, _ = _chat(store, "Keep", [("user", "stay")])
     gone, _ = _chat(store, "Gone soon", [("user", "a kayak"), ("assistant", "on the river")])
-    window.refresh_conversations()
+    window.sidebar.refresh()
     window.conversations.select(gone)
     assert window.controller.conversation_id == gone
 

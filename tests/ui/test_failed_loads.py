@@ -116,7 +116,7 @@ def test_a_stopped_sweep_run_is_no_data_point_and_the_window_returns_to_idle(mak
     window.settings_panel.max_tokens.setValue(16)
     load(window, pair_choice(small_pair))
     send(window, "Count from one to ten.")
-    sweep = window.run_sweep((0.0, 0.5, 1.0), max_tokens=400)
+    sweep = window.tools.run_sweep((0.0, 0.5, 1.0), max_tokens=400)
     assert sweep is not None
     wait_until(lambda: sweep.progress_label.text().startswith("run 1 of 3"), 120, "the first run to start")
     sweep.stop_button.click()

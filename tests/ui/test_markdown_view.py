@@ -18,7 +18,9 @@ from PySide6.QtWidgets import QApplication
 from app.core.decoding.events import TokenOrigin
 from app.engine.store.conversations import StoredToken
 from app.ui import theme
-from app.ui.chat.view import ChatView, Prop, ViewMessage
+from app.ui.chat import reply_drawing
+from app.ui.chat.token_painter import Prop
+from app.ui.chat.view import ChatView, ViewMessage
 
 REPLY = (
     "## Fruit\n"
@@ -257,13 +259,13 @@ def test_each_step_draws_a_bounded_number_of_lines_however_long_the_reply(qapp, 
     tokens = _tokens(_long_reply(40), seed=3)
     view = ChatView()
     drawn: list[int] = [0]
-    original = ChatView._draw_line
+    original = reply_drawing._draw_line
 
-    def counting(self, *args, **kwargs):
+    def counting(*args, **kwargs):
         drawn[-1] += 1
-        return original(self, *args, **kwargs)
+        return original(*args, **kwargs)
 
-    monkeypatch.setattr(ChatView, "_draw_line", counting)
+    monkeypatch.setattr(reply_drawing, "_draw_line", counting)
     view.set_messages([ViewMessage("user", "go")])
     view.begin_reply("pair")
     per_step: list[int] = []
@@ -274,6 +276,7 @@ def test_each_step_draws_a_bounded_number_of_lines_however_long_the_reply(qapp, 
     assert len("".join(t.text for t in tokens).splitlines()) > 500
     # The last leaf block is redrawn (a heading, a list item, a code block's last line), never the reply.
     assert max(per_step) <= 4, max(per_step)
+    assert min(per_step) >= 1  # every step draws its open line again: the count sees the drawing
     monkeypatch.undo()
     once = ChatView()
     once.set_messages([ViewMessage("user", "go"), ViewMessage("assistant", tokens=tokens, header="pair")])

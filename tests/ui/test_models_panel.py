@@ -74,7 +74,7 @@ def test_first_run_welcome_then_a_local_model(make_window, small_pair, monkeypat
 def test_preflight_sets_the_baseline(make_window, small_pair):
     window = make_window()
     load(window, pair_choice(small_pair))
-    dialog = window.run_preflight()
+    dialog = window.tools.run_preflight()
     assert dialog is not None
     wait_until(lambda: dialog.complete, 600, "pre-flight")
     assert dialog.report is not None

@@ -36,13 +36,13 @@ def test_conversation_round_trip_and_export(make_window, small_pair, tmp_path):
     assert [(s.message_index, s.text, s.origin) for s in view.token_spans()] == spans_before
     assert [m.text for m in view.messages if m.role == "assistant"] == texts
 
-    markdown = reopened.export(conversation, "markdown", tmp_path / "chat.md")
+    markdown = reopened.sidebar.export(conversation, "markdown", tmp_path / "chat.md")
     assert markdown is not None
     content = markdown.read_text(encoding="utf-8")
     assert "# Name three colours." in content and "### You" in content and "### Assistant" in content
     assert texts[0].strip() in content
 
-    exported = reopened.export(conversation, "json", tmp_path / "chat.json")
+    exported = reopened.sidebar.export(conversation, "json", tmp_path / "chat.json")
     assert exported is not None
     data = json.loads(exported.read_text(encoding="utf-8"))
     replies = [m for m in data["messages"] if m["role"] == "assistant"]

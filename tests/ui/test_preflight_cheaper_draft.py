@@ -25,7 +25,7 @@ def test_preflight_offers_and_makes_the_cheaper_draft(
     folder = tmp_path / "models"
     folder.mkdir()
     monkeypatch.setenv("TANDEM_MODELS_DIR", str(folder))  # the copy goes here, not to the real models folder
-    dialog = window.run_preflight()
+    dialog = window.tools.run_preflight()
     assert dialog is not None
     wait_until(lambda: dialog.complete, 600, "pre-flight")
     verdict = dialog.report.cheaper_draft

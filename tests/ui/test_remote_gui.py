@@ -155,7 +155,7 @@ def test_a_reply_from_tandem_serve_streams_with_origins_and_is_stored(
     use(window, connect(window, tandem_server.url, KEY))
     assert window.pair_status.text() == window.controller.pair.remote.label  # type: ignore[union-attr]
     # The local-only tools are off while a server answers, and say why.
-    for action in (window.ab_action, window.sweep_action, window.preflight_action):
+    for action in (window.tools.ab_action, window.tools.sweep_action, window.tools.preflight_action):
         assert not action.isEnabled() and action.toolTip() == LOCAL_ONLY
     assert not window.memory.isEnabled()
     recorder = Recorder(window)

@@ -13,7 +13,8 @@ from PySide6.QtTest import QTest
 
 from app.core.reply.plan import DEMO_DRAFT_LENGTH
 from app.ui.chat.controller import footer_text
-from app.ui.chat.view import ChatView, Prop
+from app.ui.chat.token_painter import Prop
+from app.ui.chat.view import ChatView
 from tests.ui.helpers import Recorder, load, pair_choice, send
 
 PROMPT = "List five fruits, one per line."

@@ -153,7 +153,7 @@ def test_full_database_during_a_reply_stops_it_keeps_it_and_saves_it_later(make_
     assert shown.footer.startswith("stopped: the chat could not be saved")
     assert unsaved.text == shown.text and unsaved.text
 
-    exported = window.export_unsaved(tmp_path / "reply.md")
+    exported = window.store_guard.export_unsaved(tmp_path / "reply.md")
     assert exported is not None and unsaved.text.rstrip() in exported.read_text(encoding="utf-8")
 
     window.notice.buttons["Retry saving"].click()  # still full: still kept

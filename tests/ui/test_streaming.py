@@ -14,7 +14,8 @@ from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishReason, TokenOrigin
 from app.engine.store import conversations
 from app.ui import theme
-from app.ui.chat.view import Prop, ghost_text, token_tooltip
+from app.ui.chat.token_cards import token_tooltip
+from app.ui.chat.token_painter import Prop, ghost_text
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 PROMPT = "List five fruits, one per line."

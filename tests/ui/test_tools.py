@@ -15,10 +15,10 @@ def test_ab_and_sweep(make_window, small_pair):
     window = make_window()
     window.settings_panel.max_tokens.setValue(24)
     load(window, pair_choice(small_pair))
-    assert window.run_ab() is None  # nothing to rerun yet
+    assert window.tools.run_ab() is None  # nothing to rerun yet
     send(window, "Count from one to ten.")
 
-    dialog = window.run_ab()
+    dialog = window.tools.run_ab()
     assert dialog is not None
     assert window.controller.activity is Activity.COMPARING
     assert not window.chat.send_button.isEnabled()
@@ -39,7 +39,7 @@ def test_ab_and_sweep(make_window, small_pair):
 
     # With the adaptive default on, the sweep still drafts at a fixed length: it measures acceptance.
     window.settings_panel.adaptive.setChecked(True)
-    sweep = window.run_sweep((0.0, 1.0), max_tokens=16)
+    sweep = window.tools.run_sweep((0.0, 1.0), max_tokens=16)
     assert sweep is not None
     wait_until(lambda: sweep.complete, 600, "the sweep")
     points = sweep.points()
