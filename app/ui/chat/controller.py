@@ -12,13 +12,10 @@ commits it to SQLite a few times a second and keeps the whole reply when the
 store refuses it. The user's message is committed before generation starts.
 
 The footer says in words what drafting did in the reply
-(:mod:`app.ui.chat.reply_words`). Where the adaptive controller kept the
-draft off, a footer link "show speculation anyway" makes the chat's next
-replies draft at a fixed length for a demonstration; the choice is kept in
-each reply's metadata, so a reopened chat remembers it.
-
-The conversation tree's actions (regenerate, edit, continue, delete, the
-branch switcher) are :mod:`app.ui.chat.tree_actions`'. Each chat has its own
+(:mod:`app.ui.chat.reply_words`); the context gauge and the "show speculation
+anyway" switch are :mod:`app.ui.chat.chat_extras`', the conversation tree's
+actions (regenerate, edit, continue, delete, the branch switcher)
+:mod:`app.ui.chat.tree_actions`'. Each chat has its own
 settings (:class:`~app.core.chat_settings.ChatSettings`); a chat not created
 yet holds them until its first message creates it.
 """
@@ -29,15 +26,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, QUrl, Signal
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
-from app.core.reply.plan import DEMO_DRAFT_LENGTH
 from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
 from app.engine.llama.session import PairConfig
 from app.engine.reply import ReplyRequest, chat_messages, finished_state, pair_label, record_end, record_start
@@ -45,6 +40,7 @@ from app.engine.store import conversations
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage, tokens_of_step
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
+from app.ui.chat.chat_extras import ChatExtras
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
 from app.ui.chat.reply_words import drafter_words, footer_text, info_label, message_actions, view_message
@@ -56,11 +52,7 @@ from app.ui.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
 _COUNT_MS = 250  # typing pause before the context gauge recounts
 
 
-DEMO_ON = "tandem:speculation-demo-on"
-DEMO_OFF = "tandem:speculation-demo-off"
-
-
-class ChatController(QObject, TreeActions):
+class ChatController(QObject, TreeActions, ChatExtras):
     """Owns the conversation flow; the window only wires widgets to it."""
 
     activity_changed = Signal(object)  # Activity
@@ -465,98 +457,6 @@ class ChatController(QObject, TreeActions):
         self.status.emit("error: " + message)
         if self.activity is not Activity.COMPARING:
             self._set_activity(Activity.IDLE)
-
-    # -- the context gauge ----------------------------------------------------------------
-
-    def context_messages(self) -> tuple[Message, ...]:
-        """What the next reply's prompt would hold: the chat so far and the text in the prompt box."""
-        typed = self.panel.prompt.toPlainText().strip()
-        stored = self.path
-        if self.editing is not None:  # the edited message's new text replaces it and what followed
-            index = self._index(self.editing)
-            stored = stored[:index] if index is not None else stored
-        messages = self._messages_of(stored, self.chat_settings())
-        return (*messages, Message("user", typed)) if typed else messages
-
-    def count_context(self) -> None:
-        """Ask the engine thread for the size of the next prompt (only while it is free)."""
-        self._count_timer.stop()
-        if self._closed:  # the store is closed: a timer that fired late has nothing to count
-            return
-        if self.pair is None:
-            self.panel.gauge.clear()
-            return
-        if self.activity is not Activity.IDLE:
-            return
-        messages = self.context_messages()
-        if not messages:
-            self.panel.gauge.set_counts(0, self.pair.n_ctx)
-            return
-        self.host.count_prompt(messages, self.chat_settings().max_tokens)
-
-    def _on_counted(self, info: PromptInfo) -> None:
-        if self.activity is Activity.IDLE and not self._closed:
-            self._show_gauge(info, streaming=False)
-
-    def _show_gauge(self, info: PromptInfo, streaming: bool) -> None:
-        first = ""
-        if info.dropped_messages:
-            turns = [m for m in self.context_messages() if m.role != "system"]
-            if turns:
-                first = " ".join(turns[0].content.split()[:6]) + ("…" if len(turns[0].content.split()) > 6 else "")
-        self.panel.gauge.set_counts(info.n_tokens, info.n_ctx, info.dropped_messages, first, streaming)
-
-    # -- "show speculation anyway" -------------------------------------------------------
-
-    @property
-    def demo_speculation(self) -> bool:
-        """Whether this chat's replies draft at :data:`DEMO_DRAFT_LENGTH` whatever the controller would say."""
-        return self._demo.get(self.conversation_id, False)
-
-    def set_demo_speculation(self, on: bool) -> None:
-        """Turn the demonstration drafting on or off for this chat (from its next reply on)."""
-        self._demo[self.conversation_id] = on
-        if self.conversation_id is not None:
-            self._offer_demo_links(self.store.messages(self.conversation_id, with_tokens=False))
-        self.status.emit(
-            f"this chat's next replies draft {DEMO_DRAFT_LENGTH} tokens every step, to show speculation"
-            if on
-            else "this chat's replies let the adaptive controller choose the draft length again"
-        )
-
-    def _demo_link(self, meta: dict[str, Any]) -> tuple[str, str] | None:
-        record = ReplyRecord.from_meta(meta)
-        if record.demo_length:
-            return (DEMO_OFF, "back to adaptive") if self.demo_speculation else None
-        if record.offers_demo():
-            if self.demo_speculation:
-                return DEMO_OFF, "next reply drafts anyway (undo)"
-            return DEMO_ON, "show speculation anyway"
-        return None
-
-    def _offer_demo_links(self, stored: list[StoredMessage]) -> None:
-        """Put the demo link on the footers of the shown replies that qualify, as the chat's mode says."""
-        view = self.panel.view
-        assistant = [m for m in stored if m.role == "assistant"]
-        shown = [m for m in view.messages if m.role == "assistant"]
-        changed = False
-        for message, shown_message in zip(assistant, shown, strict=False):
-            link = self._demo_link(message.meta) if "stats" in message.meta else None
-            if link != shown_message.footer_link:
-                shown_message.footer_link = link
-                changed = True
-        if changed:
-            view.refresh()
-
-    def _on_link(self, url: QUrl) -> None:
-        text = url.toString()
-        if text == DEMO_ON:
-            self.set_demo_speculation(True)
-        elif text == DEMO_OFF:
-            self.set_demo_speculation(False)
-        elif url.scheme() in ("http", "https", "mailto"):
-            # A link in a reply: open it outside, as chat apps do; Tandem itself never goes online.
-            QDesktopServices.openUrl(url)
 
     def set_comparing(self, comparing: bool) -> None:
         """The window runs an A/B or sweep on the engine thread: no replies meanwhile."""
