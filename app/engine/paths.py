@@ -20,7 +20,7 @@ APP_NAME = "Tandem"
 
 
 # The wheel installs the repository's resources/ folder as this top-level package
-# (pyproject.toml maps it), so that importlib.resources finds it in site-packages.
+# (setup.py maps it), so that importlib.resources finds it in site-packages.
 RESOURCES_PACKAGE = "tandem_resources"
 
 
