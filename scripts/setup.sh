@@ -7,7 +7,7 @@
 # on two cores) into ~/.cache/tandem/wheels (scripts/llama_wheel.sh), so later
 # runs and fresh virtual environments reuse it.
 #
-# Options (environment): PYTHON (default python3.11, else python3),
+# Options (environment): PYTHON (default python3.11, else python3; 3.11 and 3.12 work),
 # TANDEM_VENV (default .venv), TANDEM_SKIP_MODELS=1 to skip model installs,
 # TANDEM_DEMO=0 to skip the Qwen demo pair (1.6 GB; the app's default pair),
 # TANDEM_SKIP_LLAMA_SERVER=1 to skip building llama-server (its tests then skip).

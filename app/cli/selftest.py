@@ -200,10 +200,14 @@ def check_gui(environ: dict[str, str] | None = None) -> str:
     problem = desktop_problem(env)
     if problem is not None:
         raise SelftestError(problem, 2)
-    main_py = [] if getattr(sys, "frozen", False) else [str(Path(app.__file__).resolve().parents[1] / "main.py")]
+    command = [sys.executable]  # a frozen bundle's executable is the CLI itself
+    if not getattr(sys, "frozen", False):
+        # A checkout runs its own main.py; an installed wheel has none beside app/, and -m finds it on sys.path.
+        main_py = Path(app.__file__).resolve().parents[1] / "main.py"
+        command += [str(main_py)] if main_py.is_file() else ["-m", "app"]
     try:
         probe = subprocess.run(
-            [sys.executable, *main_py, "--probe-gui"], capture_output=True, text=True, timeout=60, env=env, check=False
+            [*command, "--probe-gui"], capture_output=True, text=True, timeout=60, env=env, check=False
         )
     except subprocess.TimeoutExpired as exc:
         raise SelftestError("the GUI platform did not start within 60 s", 2) from exc

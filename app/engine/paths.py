@@ -9,6 +9,7 @@ on Windows, which survive reinstalling the app.
 from __future__ import annotations
 
 import contextlib
+import importlib.resources
 import os
 import sys
 from pathlib import Path
@@ -18,11 +19,38 @@ import platformdirs
 APP_NAME = "Tandem"
 
 
+# The wheel installs the repository's resources/ folder as this top-level package
+# (setup.py maps it), so that importlib.resources finds it in site-packages.
+RESOURCES_PACKAGE = "tandem_resources"
+
+
 def resources_dir() -> Path:
-    """The ``resources`` folder: beside ``app/`` in a checkout, or unpacked inside a PyInstaller bundle."""
+    """The folder of files shipped with the app (catalog, icons, bench prompts), wherever Tandem runs from.
+
+    * a PyInstaller bundle: ``resources/`` unpacked beside the bundled code;
+    * a source checkout, plain or installed editable: ``resources/`` beside
+      ``app/`` in that same tree, so each working tree reads its own copy
+      (an editable install's import hook would name the installed tree's);
+    * an installed wheel (pip, pipx): the :data:`RESOURCES_PACKAGE` package,
+      through :mod:`importlib.resources`.
+    """
     bundle = getattr(sys, "_MEIPASS", None)  # set by PyInstaller's bootloader in a frozen app
-    root = Path(bundle) if bundle else Path(__file__).resolve().parents[2]
-    return root / "resources"
+    if bundle:
+        return Path(bundle) / "resources"
+    source_root = Path(__file__).resolve().parents[2]
+    # pyproject.toml marks a source tree: site-packages has none, and a stray top-level
+    # resources/ that another distribution put there must not be taken for ours.
+    if (source_root / "pyproject.toml").is_file() and (source_root / "resources").is_dir():
+        return source_root / "resources"
+    try:
+        found = importlib.resources.files(RESOURCES_PACKAGE)
+    except ModuleNotFoundError:
+        found = None
+    # A package installed from a wheel lies on disk, so files() gives a real Path; Qt and
+    # open() need one. Anything else (a zip import) is reported by the caller's missing file.
+    if isinstance(found, Path):
+        return found
+    return source_root / "resources"
 
 
 def data_dir() -> Path:

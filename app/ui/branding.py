@@ -3,7 +3,7 @@
 The main window, the desktop entry and the frozen bundle all take the name,
 version and icon from here so they cannot drift apart. Icons are read from
 ``resources/icons`` (:func:`app.engine.paths.resources_dir` finds it in a
-checkout or in the frozen bundle).
+checkout, an installed wheel or the frozen bundle).
 """
 
 from __future__ import annotations

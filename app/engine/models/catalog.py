@@ -20,7 +20,7 @@ from app.engine.paths import data_dir, resources_dir
 
 
 def bundled_catalog_path() -> Path:
-    """``resources/catalog.json`` in a checkout or a frozen bundle."""
+    """``catalog.json`` among the shipped resources (a checkout, an installed wheel or a frozen bundle)."""
     return resources_dir() / "catalog.json"
 
 

@@ -1,0 +1,210 @@
+"""Tandem on Python 3.12 too: the core tests, the wheel test and a short chat, in a cached 3.12 environment.
+
+The suite itself runs on the interpreter of ``.venv`` (3.11). This module finds
+a Python 3.12 (``TANDEM_PYTHON312``, else ``python3.12`` on PATH, else
+pyenv's), keeps a virtual environment with the declared dependencies for it
+outside the repository (``~/.cache/tandem/venv-py3.12``; ``TANDEM_PY312_VENV``
+moves it) and runs the checks there. The environment is installed again only
+when the declared requirements or the interpreter's version change: a stamp
+file in it records both. llama-cpp-python is not compiled again for it: its
+wheel is version-independent, and the one pip built for the suite's own
+interpreter is installed (see :func:`reusable_wheel`); the other dependencies
+come from PyPI or pip's cache (about 3 minutes the first time, on two cores).
+With the environment in place the module takes a few minutes (the core tests,
+the wheel test and a short chat, all on 3.12).
+
+``TANDEM_TEST_PY312=0`` skips it; no Python 3.12 on the machine skips it too,
+saying so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+import pytest
+
+from app.engine.models.packaged import small_pair_paths
+
+ROOT = Path(__file__).resolve().parents[2]
+VERSION = (3, 12)
+STAMP_NAME = ".tandem-requirements"
+
+
+def declared_requirements(root: Path = ROOT) -> list[str]:
+    """The dependencies and the ``test`` extra of pyproject.toml: what the environment must hold."""
+    with (root / "pyproject.toml").open("rb") as f:
+        project = tomllib.load(f)["project"]
+    return [*project["dependencies"], *project["optional-dependencies"]["test"]]
+
+
+def interpreter_version(python: str | Path) -> str | None:
+    """``sys.version`` of that interpreter when it is a 3.12, else ``None`` (a pyenv shim for another version fails)."""
+    try:
+        result = subprocess.run(
+            [str(python), "-c", "import sys; print(sys.version_info[:2] == (3, 12), sys.version)"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except OSError:
+        return None
+    answer, _, version = result.stdout.strip().partition(" ")
+    return version if result.returncode == 0 and answer == "True" else None
+
+
+def find_python312() -> Path | None:
+    """The first working Python 3.12 among the places the module docstring names."""
+    candidates: list[str | None] = [os.environ.get("TANDEM_PYTHON312"), shutil.which("python3.12")]
+    pyenv_root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv"))
+    candidates += [str(p) for p in sorted((pyenv_root / "versions").glob("3.12*/bin/python3.12"), reverse=True)]
+    for candidate in candidates:
+        if candidate and interpreter_version(candidate):
+            return Path(candidate)
+    return None
+
+
+def stamp_text(requirements: list[str], version: str) -> str:
+    """What the stamp records: a digest of the requirements and the interpreter's version."""
+    digest = hashlib.sha256("\n".join([version, *requirements]).encode()).hexdigest()
+    return f"{digest}\n"
+
+
+def venv_path() -> Path:
+    """Where the cached 3.12 environment lives."""
+    override = os.environ.get("TANDEM_PY312_VENV")
+    return Path(override) if override else platformdirs.user_cache_path("tandem", appauthor=False) / "venv-py3.12"
+
+
+@dataclass(frozen=True)
+class Py312:
+    """The cached environment's interpreter and the environment variables to run it with."""
+
+    python: Path
+    env: dict[str, str]
+
+    def run(self, *argv: str | Path, timeout: float) -> subprocess.CompletedProcess[str]:
+        """Run the interpreter from the repository root; output captured."""
+        return subprocess.run(
+            [str(self.python), *map(str, argv)],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+
+def ensure_venv(python312: Path, prefix: Path) -> Path:
+    """The environment's interpreter, installing the requirements first if the stamp is stale."""
+    version = interpreter_version(python312)
+    assert version is not None
+    requirements = declared_requirements()
+    wanted = stamp_text(requirements, version)
+    python = prefix / "bin" / "python"
+    stamp = prefix / STAMP_NAME
+    if python.is_file() and stamp.is_file() and stamp.read_text() == wanted:
+        return python
+    if not (python.is_file() and interpreter_version(python) == version):
+        subprocess.run([str(python312), "-m", "venv", "--clear", str(prefix)], check=True, timeout=300)
+    stamp.unlink(missing_ok=True)
+    with tempfile.TemporaryDirectory(prefix="tandem-py312-") as folder:
+        to_install = [reusable_wheel(r, Path(folder)) for r in requirements]
+        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *to_install], check=True, timeout=3000)
+    stamp.write_text(wanted)
+    return python
+
+
+def reusable_wheel(requirement: str, folder: Path) -> str:
+    """llama-cpp-python as the wheel this interpreter's pip already built, else the requirement unchanged.
+
+    Its wheel is tagged py3-none (ctypes bindings, no extension module), so the
+    one scripts/setup.sh built for 3.11 serves 3.12 as well; pip's wheel cache
+    is keyed by interpreter version, and without this 3.12 would compile it again.
+    """
+    if not requirement.startswith("llama-cpp-python"):
+        return requirement
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(folder), requirement],
+        check=False,
+        timeout=3000,
+    )
+    wheels = sorted(folder.glob("llama_cpp_python-*-py3-none-*.whl"))
+    return str(wheels[0]) if built.returncode == 0 and wheels else requirement
+
+
+@pytest.fixture(scope="module")
+def py312() -> Iterator[Py312]:
+    """The cached Python 3.12 environment, up to date; skips where there is no 3.12."""
+    if os.environ.get("TANDEM_TEST_PY312") == "0":
+        pytest.skip("TANDEM_TEST_PY312=0")
+    if sys.version_info[:2] == VERSION:
+        pytest.skip("the suite itself runs on Python 3.12")
+    python312 = find_python312()
+    if python312 is None:
+        pytest.skip("no Python 3.12 found (set TANDEM_PYTHON312, or put python3.12 on PATH)")
+    python = ensure_venv(python312, venv_path())
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
+    env["TANDEM_TEST_PY312"] = "0"  # the nested run must not start this module again
+    yield Py312(python=python, env=env)
+
+
+def test_stamp_follows_requirements_and_interpreter() -> None:
+    base = stamp_text(["numpy>=1.26"], "3.12.1")
+    assert stamp_text(["numpy>=1.26"], "3.12.1") == base
+    assert stamp_text(["numpy>=2"], "3.12.1") != base
+    assert stamp_text(["numpy>=1.26"], "3.12.2") != base
+
+
+@pytest.mark.timeout(3600)  # the first run compiles llama-cpp-python for 3.12 in the fixture
+def test_core_and_wheel_tests_pass_on_python_312(py312: Py312) -> None:
+    result = py312.run(
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "tests/core",
+        "tests/packaging/test_wheel.py",
+        timeout=1500,
+    )
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
+    assert " passed" in result.stdout
+    version = py312.run("-c", "import sys; print(sys.version_info[:2])", timeout=30)
+    assert version.stdout.strip() == "(3, 12)"
+
+
+def test_chat_on_python_312(py312: Py312, models_folder: Path) -> None:
+    target, draft = small_pair_paths(models_folder)
+    if not (target.is_file() and draft.is_file()):
+        pytest.skip(f"the SmolLM2 pair is not installed in {models_folder}: run `python main.py models install-small`")
+    result = py312.run(
+        "main.py",
+        "chat",
+        "--target",
+        target,
+        "--draft",
+        draft,
+        "--max-tokens",
+        "12",
+        "--json",
+        "List three colours.",
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    assert reply["text"].strip()
+    assert reply["drafter"] in ("model", "hybrid")  # a draft model was given
+    assert 0 < len(reply["tokens"]) <= 12
