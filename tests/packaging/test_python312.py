@@ -111,38 +111,46 @@ def ensure_venv(python312: Path, prefix: Path) -> Path:
     """The environment's interpreter, installing the requirements first if the stamp is stale."""
     version = interpreter_version(python312)
     assert version is not None
-    requirements = declared_requirements()
-    wanted = stamp_text(requirements, version)
-    python = prefix / "bin" / "python"
-    stamp = prefix / STAMP_NAME
-    if python.is_file() and stamp.is_file() and stamp.read_text() == wanted:
-        return python
-    if not (python.is_file() and interpreter_version(python) == version):
-        subprocess.run([str(python312), "-m", "venv", "--clear", str(prefix)], check=True, timeout=300)
-    stamp.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="tandem-py312-") as folder:
-        to_install = [reusable_wheel(r, Path(folder)) for r in requirements]
-        subprocess.run([str(python), "-m", "pip", "install", "--quiet", *to_install], check=True, timeout=3000)
+        # The wheel chosen is part of the stamp: a llama.cpp built with other options is installed again.
+        to_install = [reusable_wheel(r, Path(folder)) for r in declared_requirements()]
+        wanted = stamp_text(to_install, version)
+        python = prefix / "bin" / "python"
+        stamp = prefix / STAMP_NAME
+        if python.is_file() and stamp.is_file() and stamp.read_text() == wanted:
+            return python
+        if not (python.is_file() and interpreter_version(python) == version):
+            subprocess.run([str(python312), "-m", "venv", "--clear", str(prefix)], check=True, timeout=300)
+        stamp.unlink(missing_ok=True)
+        subprocess.run(
+            [str(python), "-m", "pip", "install", "--quiet", "--force-reinstall", *to_install], check=True, timeout=3000
+        )
     stamp.write_text(wanted)
     return python
 
 
 def reusable_wheel(requirement: str, folder: Path) -> str:
-    """llama-cpp-python as the wheel this interpreter's pip already built, else the requirement unchanged.
+    """llama-cpp-python as the wheel scripts/setup.sh built for the suite's interpreter, else the requirement.
 
     Its wheel is tagged py3-none (ctypes bindings, no extension module), so the
-    one scripts/setup.sh built for 3.11 serves 3.12 as well; pip's wheel cache
-    is keyed by interpreter version, and without this 3.12 would compile it again.
+    one built for 3.11 serves 3.12 as well; it comes from Tandem's own wheel
+    cache (scripts/llama_wheel.sh: built without AMX, which this CI machine's
+    CPU reports but cannot run), not pip's, which ignores the build options.
     """
     if not requirement.startswith("llama-cpp-python"):
         return requirement
     built = subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "--wheel-dir", str(folder), requirement],
+        ["bash", str(ROOT / "scripts" / "llama_wheel.sh"), sys.executable],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
         check=False,
         timeout=3000,
     )
-    wheels = sorted(folder.glob("llama_cpp_python-*-py3-none-*.whl"))
-    return str(wheels[0]) if built.returncode == 0 and wheels else requirement
+    wheels = (
+        sorted(Path(built.stdout.strip()).glob("llama_cpp_python-*-py3-none-*.whl")) if built.returncode == 0 else []
+    )
+    return str(wheels[0]) if wheels else requirement
 
 
 @pytest.fixture(scope="module")
