@@ -2,7 +2,7 @@
 # Build llama.cpp's llama-server from the sources that the pinned llama-cpp-python
 # sdist vendors, once per version, into a cache outside the repository:
 #   ${TANDEM_CACHE:-~/.cache/tandem}/llama-server-<version>/llama-server
-# The tests run it as a real remote engine (tests/remote). Safe to run again: it
+# The tests run it as a real remote engine (tests/engine/remote). Safe to run again: it
 # does nothing when the binary for this version exists. About 10 minutes on two
 # cores the first time. Needs a C++ compiler and CMake; downloads only the sdist
 # from PyPI (LLAMA_USE_PREBUILT_UI=OFF keeps the build from fetching its web UI).
