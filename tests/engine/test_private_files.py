@@ -100,3 +100,27 @@ def test_the_key_file_is_0600_and_tightened_when_read(tmp_path: Path) -> None:
     os.chmod(path, 0o644)  # copied from a backup, or edited by hand
     assert CredentialStore(folder, system=False).load("http://gpu-box:8080/v1") == "secret"
     assert _mode(path) == 0o600
+
+
+def test_the_migration_backup_and_a_recovered_database_are_0600_too(tmp_path: Path) -> None:
+    import shutil
+
+    from app.engine.store.recovery import recover_in_place
+    from tests.engine import store_files
+
+    v1 = tmp_path / "old" / "conversations.sqlite3"
+    v1.parent.mkdir()
+    shutil.copyfile(ROOT / "tests" / "fixtures" / "conversations-v1.sqlite3", v1)
+    os.chmod(v1, 0o644)  # as an older Tandem left it
+    ChatStore(v1).close()  # migrates in place, after a copy of the old file
+    backups = list(v1.parent.glob("*.v1-backup*"))
+    assert backups and {b.name: _mode(b) for b in backups} == {b.name: 0o600 for b in backups}
+
+    damaged = tmp_path / "damaged" / "conversations.sqlite3"
+    damaged.parent.mkdir()
+    store = ChatStore(damaged)
+    _write_some(store)
+    store.close()
+    store_files.destroy_header(damaged)
+    recover_in_place(damaged)
+    assert _mode(damaged) == 0o600

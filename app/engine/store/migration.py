@@ -23,6 +23,7 @@ import sqlite3
 import time
 from pathlib import Path
 
+from app.engine.safe_files import make_private
 from app.engine.store.schema import SCHEMA_V1, SCHEMA_VERSION, UPGRADE_TO_V2
 
 # Test hook only: when set, the upgrade creates this file once inside its transaction and then
@@ -54,6 +55,7 @@ def keep_copy(db: sqlite3.Connection, path: Path, version: int) -> Path:
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)  # left by a crash during an earlier copy: never a finished backup
     try:
+        make_private(partial)  # the copy holds the same chats: 0600 like the database itself
         copy = sqlite3.connect(partial)
         try:
             db.backup(copy)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import TandemError
+from app.engine.safe_files import make_private
 from app.engine.store.database import HEADER_SIZE, SQLITE_MAGIC, header_damage, page_size_of
 from app.engine.store.schema import SCHEMA
 
@@ -113,6 +114,7 @@ def recover(source: Path, destination: Path) -> RecoveryReport:
         except sqlite3.Error as exc:
             src.close()
             raise TandemError(f"nothing could be read from {source} ({exc})") from exc
+        make_private(destination)  # the recovered chats: 0600 like the database they replace
         dest = sqlite3.connect(destination, isolation_level=None)
         try:
             dest.executescript(SCHEMA)
