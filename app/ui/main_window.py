@@ -114,7 +114,7 @@ class MainWindow(QMainWindow):
         server_title = QLabel("<b>Local server</b>")
         server_title.setContentsMargins(8, 8, 8, 0)
         model_layout.addWidget(server_title)
-        self.server_switch = ServerSwitch(self.host)
+        self.server_switch = ServerSwitch(self.host, self.app_settings)
         model_layout.addWidget(self.server_switch)
         model_layout.addStretch(1)
         self.stats = StatsPanel()

@@ -28,9 +28,10 @@ from app.engine.server.edge import parse_origins
 from app.engine.server.http import RunningServer
 from app.engine.server.protocol import CompletionRequest, RequestError
 from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, RequestQueue, ServedRecord, Ticket, serve_ticket
+from app.ui.settings.store import AppSettings, LocalServerChoice
 from app.ui.worker import EngineHost
 
-DEFAULT_PORT = 8080  # serve's default, so a client set up for the CLI finds the window too
+DEFAULT_PORT = LocalServerChoice().port  # serve's default, so a client set up for the CLI finds the window too
 SWITCH_TIP = (
     "an OpenAI-compatible API on this machine only (127.0.0.1), for editors and scripts; "
     "it shares the loaded models with the chat, one request or reply at a time"
@@ -123,9 +124,10 @@ class ServerSwitch(QWidget):
 
     running_changed = Signal(bool)
 
-    def __init__(self, host: EngineHost, parent: QWidget | None = None) -> None:
+    def __init__(self, host: EngineHost, settings: AppSettings | None = None, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._host = host
+        self._settings = settings  # where the port, the allowed pages and the log choice are kept
         self._config: PairConfig | None = None
         self.server: RunningServer | None = None
 
@@ -169,6 +171,11 @@ class ServerSwitch(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(_REFRESH_MS)
         self._timer.timeout.connect(self.refresh)
+        if settings is not None:
+            kept = settings.local_server()
+            self.port.setValue(kept.port)
+            self.origins.setText(kept.origins)
+            self.log_requests.setChecked(kept.log)
         self.set_pair(None)
 
     # -- public API ---------------------------------------------------------------------
@@ -247,6 +254,8 @@ class ServerSwitch(QWidget):
             text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             self.stop(f"cannot listen on port {self.port.value()}: {text} (choose another, or 0 for any free one)")
             return
+        if self._settings is not None:  # what started a server is what the next launch offers
+            self._settings.set_local_server(LocalServerChoice(self.port.value(), self.origins.text(), log is not None))
         self.server = server
         self.url.setText(server.url)
         self.copy_button.setEnabled(True)

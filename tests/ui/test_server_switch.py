@@ -164,3 +164,7 @@ def test_the_switch_refuses_other_origins_allows_the_listed_one_and_logs_when_as
     assert httpx2.get(switch.url.text() + "/models", timeout=30).status_code == 200
     wait_until(lambda: " GET /v1/models 200 - tokens " in capfd.readouterr().err, 10, "the log line")
     switch.toggle.setChecked(False)
+    # What started the server is what the next window offers: the port, the pages, the log choice.
+    again = make_window()
+    assert again.server_switch.origins.text() == "http://localhost:3000, http://127.0.0.1:5173"
+    assert again.server_switch.log_requests.isChecked() and again.server_switch.port.value() == 0

@@ -100,6 +100,15 @@ def settings_path() -> Path:
     return data_dir() / "settings.ini"
 
 
+@dataclass(frozen=True, slots=True)
+class LocalServerChoice:
+    """The window's Local server switch as last started: its port, the web pages allowed, the request log."""
+
+    port: int = 8080  # serve's default, so a client set up for the CLI finds the window too
+    origins: str = ""  # none: browsers are refused
+    log: bool = False  # off by default in the window
+
+
 class AppSettings:
     """Typed access to the stored settings."""
 
@@ -200,6 +209,25 @@ class AppSettings:
         """Store the remote reply's deadline and idle time-out."""
         self._qs.setValue("remote/deadline_s", limits.deadline_s)
         self._qs.setValue("remote/idle_s", limits.idle_s)
+        self._qs.sync()
+
+    def local_server(self) -> LocalServerChoice:
+        """The Local server switch's port, allowed web pages and log choice as last started (defaults where unset)."""
+        default = LocalServerChoice()
+        port = _coerce(self._qs.value("server/port", default.port), default.port)
+        origins = self._qs.value("server/cors_origins", default.origins)
+        log = _coerce(self._qs.value("server/log", default.log), default.log)
+        return LocalServerChoice(
+            int(port) if 0 <= int(port) <= 65535 else default.port,
+            origins if isinstance(origins, str) else default.origins,
+            bool(log),
+        )
+
+    def set_local_server(self, choice: LocalServerChoice) -> None:
+        """Keep the Local server switch's choices for the next launch."""
+        self._qs.setValue("server/port", choice.port)
+        self._qs.setValue("server/cors_origins", choice.origins)
+        self._qs.setValue("server/log", choice.log)
         self._qs.sync()
 
     def flag(self, key: str, default: bool) -> bool:
