@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
 
 _HOLD = (
     "import sys; from pathlib import Path; from app.engine.store.conversations import ChatStore; "

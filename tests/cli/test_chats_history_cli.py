@@ -16,8 +16,9 @@ import pytest
 from app.engine.store.conversations import ChatStore, StoredToken
 from tests.cli.helpers import one_line_error, run_cli
 from tests.cli.store_holder import held_by_another_process
+from tests.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 
 
 @pytest.fixture

@@ -14,8 +14,9 @@ import pytest
 from app.cli import main
 from tests.engine.hub_server import FakeHub, running_hub
 from tests.engine.model_files import copy_tokenizer, write_gguf
+from tests.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 
 
 @pytest.fixture

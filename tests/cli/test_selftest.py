@@ -13,8 +13,9 @@ import pytest
 
 from app.cli.selftest import NEAR_TIE_LOGIT_GAP, analyse_divergence
 from tests.core.fakes import BigramLM
+from tests.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 
 # Runs main.py as `python main.py ...` would, then reports whether Qt was
 # imported: the self-test must work on machines without a display or Qt.

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 import app
+from tests.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 ICONS = ROOT / "resources" / "icons"
 SIZES = (16, 32, 48, 64, 128, 256, 512)
 

@@ -22,8 +22,9 @@ import platformdirs
 import pytest
 
 import app
+from tests.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 INPUTS = ("packaging", "pyproject.toml")
 
 

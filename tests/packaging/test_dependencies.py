@@ -13,12 +13,13 @@ import importlib.metadata
 import sys
 import tomllib
 from collections import defaultdict
-from pathlib import Path
 
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
 
 
 def declared_requirements() -> list[Requirement]:

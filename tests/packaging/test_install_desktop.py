@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
 SCRIPT = ROOT / "packaging" / "install-desktop.sh"
 SIZES = (16, 32, 48, 64, 128, 256, 512)
 

@@ -35,8 +35,9 @@ import platformdirs
 import pytest
 
 from app.engine.models.packaged import small_pair_paths
+from tests.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 VERSION = (3, 12)
 STAMP_NAME = ".tandem-requirements"
 

@@ -34,8 +34,9 @@ from pathlib import Path
 import pytest
 
 from app.engine.models.packaged import small_pair_paths
+from tests.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 # What setuptools reads to build the wheel; the rest of the checkout (tests, docs, .git) is left behind.
 BUILD_INPUTS = ("pyproject.toml", "setup.py", "README.md", "app", "resources")
 

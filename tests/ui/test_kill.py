@@ -8,12 +8,12 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 from app.engine.store import conversations
 from app.engine.store.conversations import ChatStore
+from tests.paths import REPO_ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 
 
 def _read_event(process: subprocess.Popen[str], wanted: str, timeout_s: float) -> dict:

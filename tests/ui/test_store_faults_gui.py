@@ -22,9 +22,10 @@ from app.engine.store import conversations
 from app.engine.store.conversations import ChatStore
 from app.ui.chat.controller import Activity, view_message
 from tests.engine import store_files
+from tests.paths import REPO_ROOT
 from tests.ui.helpers import load, pair_choice, send, wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = REPO_ROOT
 _NO_LIMIT = 1073741823
 
 

@@ -1,0 +1,144 @@
+"""The window against hostile servers: Stop within a second while one streams, the Settings' time-outs, plain text.
+
+Real windows (pytest-qt, offscreen) on the test's data folder, connected
+through the picker's Server page to the socket servers of
+tests/engine/remote/hostile_server.py.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import keyring
+import keyring.backends.fail
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from app.core.decoding.events import FinishReason
+from app.engine.remote.limits import RemoteLimits
+from app.ui.chat.controller import Activity
+from app.ui.main_window import MainWindow
+from app.ui.models.server_choice import ServerChoice
+from app.ui.settings.store import AppSettings
+from tests.engine.remote import hostile_server as hs
+from tests.ui.helpers import Recorder, wait_until
+
+
+@pytest.fixture(autouse=True)
+def no_system_keyring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keys never reach the keyring of the machine running the tests."""
+    monkeypatch.setattr(keyring, "get_keyring", lambda: keyring.backends.fail.Keyring())
+
+
+@pytest.fixture
+def window(qapp: object, data_dir: Path) -> Iterator[MainWindow]:
+    made = MainWindow(autoload=False)
+    made.resize(1280, 800)
+    made.show()
+    yield made
+    made.close()
+    assert not made.host.thread.isRunning()
+
+
+def connect(window: MainWindow, url: str) -> ServerChoice:
+    window.picker.show_server(True)
+    choice = window.picker.server
+    choice.url.setText(url)
+    QTest.mouseClick(choice.connect_button, Qt.MouseButton.LeftButton)
+    wait_until(
+        lambda: choice.connect_button.isEnabled() and (choice.models.count() > 0 or "✗" in choice.status.text()),
+        30,
+        "Connect to answer",
+    )
+    return choice
+
+
+def use(window: MainWindow, url: str) -> None:
+    choice = connect(window, url)
+    assert choice.use_button.isEnabled(), choice.status.text()
+    QTest.mouseClick(choice.use_button, Qt.MouseButton.LeftButton)
+    wait_until(lambda: window.controller.pair is not None and window.controller.pair.remote is not None, 30, "use")
+
+
+def start_reply(window: MainWindow, text: str = "Hi") -> None:
+    window.chat.prompt.setPlainText(text)
+    QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    wait_until(lambda: window.controller.activity is Activity.GENERATING, 10, "the reply to start")
+
+
+@pytest.mark.parametrize("script", [hs.keepalives, hs.trickle_line, hs.flood_events])
+def test_stop_ends_the_reply_within_a_second_while_a_hostile_server_streams(
+    window: MainWindow, script: hs.Script
+) -> None:
+    with hs.HostileServer(script) as server:
+        use(window, server.url)
+        recorder = Recorder(window)
+        start_reply(window)
+        QTest.qWait(700)  # the server is streaming its attack now
+        assert window.controller.activity is Activity.GENERATING
+        started = time.perf_counter()
+        window.controller.stop()
+        wait_until(lambda: window.controller.activity is Activity.IDLE, 5, "Stop to end the reply")
+        seconds = time.perf_counter() - started
+    assert seconds < 1.0, seconds
+    assert not recorder.errors, recorder.errors
+    assert recorder.finished and recorder.finished[-1].reason is FinishReason.CANCELLED
+
+
+def test_the_settings_deadline_reaches_the_server_in_use_and_is_kept(window: MainWindow) -> None:
+    box = window.settings_panel.remote
+    assert box.limits() == RemoteLimits()  # the defaults are shown
+    with hs.HostileServer(hs.keepalives) as server:
+        use(window, server.url)
+        box.deadline.setValue(10)  # the smallest deadline, changed while the server is in use
+        assert window._server_engine is not None and window._server_engine.limits.deadline_s == 10
+        recorder = Recorder(window)
+        start_reply(window)
+        wait_until(lambda: bool(recorder.errors), 20, "the deadline to end the reply")
+    assert "did not finish the reply within the 10 s deadline" in recorder.errors[0]
+    assert AppSettings().remote_limits().deadline_s == 10  # kept for the next start
+
+
+def test_the_server_status_shows_a_servers_error_text_as_plain_text(window: MainWindow) -> None:
+    page = b"<h1>Session expired</h1><img src='x.png'><a href='http://evil.example'>click here to re-login</a>"
+
+    def rich_error(c: hs.Connection) -> None:
+        c.head(502, "text/html", len(page))
+        c.send(page)
+
+    with hs.HostileServer(rich_error) as server:
+        choice = connect(window, server.url)
+    assert choice.status.textFormat() is Qt.TextFormat.PlainText
+    assert "<h1>Session expired</h1>" in choice.status.text()  # shown as the characters it is
+
+    def rich_error_on_reply(c: hs.Connection) -> None:
+        if c.method == "GET":
+            c.models()
+        else:
+            rich_error(c)
+
+    with hs.HostileServer(rich_error_on_reply) as server:
+        use(window, server.url)
+        recorder = Recorder(window)
+        start_reply(window)
+        wait_until(lambda: bool(recorder.errors), 20, "the error")
+        wait_until(lambda: window.controller.activity is Activity.IDLE, 10, "the window to go idle")
+    banner = window.chat.banner.text
+    assert banner.textFormat() is Qt.TextFormat.PlainText and "<h1>Session expired</h1>" in banner.text()
+
+
+def test_a_hostile_vllm_summary_ends_the_reply_at_once_in_one_line(window: MainWindow) -> None:
+    # Before: lists of 10^8 entries were built after the stream, and Stop stayed at "stopping…" meanwhile.
+    spec = {"num_spec_tokens": 100_000_000, "acceptance_histogram": [1] * 30_000}
+    with hs.HostileServer(lambda c: hs.vllm_huge(c, spec)) as server:
+        use(window, server.url)
+        recorder = Recorder(window)
+        started = time.perf_counter()
+        start_reply(window)
+        wait_until(lambda: window.controller.activity is Activity.IDLE, 10, "the reply to end")
+        seconds = time.perf_counter() - started
+    assert seconds < 1.0, seconds
+    assert len(recorder.errors) == 1 and recorder.errors[0].startswith("the server sent an event Tandem cannot read")

@@ -1,0 +1,103 @@
+"""`tandem serve`'s new options as a user types them: the key from a file or the environment, allowed
+origins and the request log on standard error (the real CLI on the SmolLM2 pair, driven by `openai`)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import openai
+import pytest
+
+from tests.engine.server.raw_http import Reply, read_reply, request_bytes
+from tests.paths import REPO_ROOT
+
+ROOT = REPO_ROOT
+ASK = [{"role": "user", "content": "Name three colours."}]
+
+
+@contextmanager
+def serve(
+    small_pair: tuple[Path, Path], *options: str, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[str]]]:
+    command = [sys.executable, "main.py", "serve", "--port", "0", "--target", str(small_pair[0]), "--draft",
+               str(small_pair[1]), "--draft-max", "3", "--ctx", "512", "--threads", "1", *options]  # fmt: skip
+    environment = {k: v for k, v in os.environ.items() if k != "TANDEM_API_KEY"} | (env or {})
+    process = subprocess.Popen(
+        command, cwd=ROOT, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert " at http://" in line, line + (process.stderr.read() if process.stderr else "")
+        yield line.rsplit(" at ", 1)[1].strip(), process
+    finally:
+        process.terminate()
+        process.wait(30)
+        for stream in (process.stdout, process.stderr):
+            if stream is not None:
+                stream.close()
+
+
+def get(url: str, raw: bytes) -> Reply:
+    host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=30) as sock:
+        sock.sendall(raw)
+        return read_reply(sock)
+
+
+def test_the_key_from_a_file_an_origin_and_the_request_log(small_pair: tuple[Path, Path], tmp_path: Path) -> None:
+    key_file = tmp_path / "key"
+    key_file.write_text("s3cret-from-file\n")
+    with serve(small_pair, "--api-key-file", str(key_file), "--cors-origin", "http://localhost:3000") as (url, process):
+        good = openai.OpenAI(base_url=url, api_key="s3cret-from-file", max_retries=0, timeout=300)
+        assert good.chat.completions.create(model="m", messages=ASK, max_tokens=4).choices  # type: ignore[arg-type]
+        with pytest.raises(openai.AuthenticationError):
+            openai.OpenAI(base_url=url, api_key="wrong", max_retries=0, timeout=60).models.list()
+        allowed = get(url, request_bytes("GET", "/v1/models", headers={"Origin": "http://localhost:3000"}))
+        assert allowed.status == 401 and allowed.headers["access-control-allow-origin"] == "http://localhost:3000"
+        assert get(url, request_bytes("GET", "/v1/models", headers={"Origin": "http://evil.example"})).status == 403
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    log = [line for line in err.splitlines() if " tokens " in line]
+    assert any(" POST /v1/chat/completions 200 " in line for line in log), err
+    assert any(" GET /v1/models 401 - tokens " in line for line in log), err
+    assert any(" GET /v1/models 403 - tokens " in line for line in log), err
+
+
+def test_the_key_from_the_environment_and_a_quiet_log(small_pair: tuple[Path, Path]) -> None:
+    with serve(small_pair, "--quiet", env={"TANDEM_API_KEY": "from-env"}) as (url, process):
+        models = openai.OpenAI(base_url=url, api_key="from-env", max_retries=0, timeout=60).models.list()
+        assert [m.id for m in models.data] == [small_pair[0].stem]
+        with pytest.raises(openai.AuthenticationError):
+            openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=60).models.list()
+        process.terminate()
+        _, err = process.communicate(timeout=30)
+    assert " tokens " not in err
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--api-key", "a", "--api-key-file", "f"], "not allowed with argument"),
+        (["--cors-origin", "localhost:3000"], "--cors-origin: 'localhost:3000' is not a web origin"),
+        (["--api-key-file", "/nonexistent/key"], "cannot read --api-key-file /nonexistent/key"),
+        (["--max-connections", "0"], "--max-connections must be >= 1"),
+    ],
+)
+def test_bad_options_are_refused_before_loading(options: list[str], message: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "main.py", "serve", "--port", "0", *options],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert done.stdout == ""
