@@ -44,7 +44,8 @@ def third_party_imports() -> dict[str, set[str]]:
                 continue
             for name in names:
                 top = name.partition(".")[0]
-                if top != "app" and top not in sys.stdlib_module_names:
+                # _typeshed is the type checker's own stub module, imported under TYPE_CHECKING only.
+                if top not in ("app", "_typeshed") and top not in sys.stdlib_module_names:
                     found[top].add(path.relative_to(ROOT).as_posix())
     return found
 

@@ -63,8 +63,9 @@ def test_prompt_longer_than_the_context_is_reported(make_window, small_pair):
     wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
     assert "context" in window.chat.banner.text.text()
     stored = window.store.messages(window.controller.conversation_id)
-    assert stored[0].role == "user"  # the user's message is kept even though no reply fitted
-    assert stored[-1].state == conversations.FAILED
+    # The user's message is kept; the planner refused before a reply began, so no empty failed reply
+    # is left behind (as for a server that refuses the connection): the banner says why.
+    assert [m.role for m in stored] == ["user"] and stored[0].state == conversations.DONE
 
     window.controller.new_conversation()
     recorder.errors.clear()

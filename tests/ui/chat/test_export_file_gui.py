@@ -22,7 +22,7 @@ def test_export_replaces_a_file_the_dialog_confirmed(make_window, tmp_path: Path
     conversation = _chat(window)
     target = tmp_path / "chat.json"
     target.write_text("an older export")
-    assert window.export(conversation, "json", target) == target
+    assert window.sidebar.export(conversation, "json", target) == target
     assert json.loads(target.read_text(encoding="utf-8"))["title"] == "Colours"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name != "tandem-data") == ["chat.json"]
 
@@ -35,10 +35,10 @@ def test_export_refuses_a_link_or_a_fifo_and_says_so(make_window, tmp_path: Path
     victim.write_text("precious\n")
     link = tmp_path / "chat.md"
     link.symlink_to(victim)
-    assert window.export(conversation, "markdown", link) is None
+    assert window.sidebar.export(conversation, "markdown", link) is None
     assert "symbolic link" in window.statusBar().currentMessage()
     assert link.is_symlink() and victim.read_text() == "precious\n"
     fifo = tmp_path / "fifo.md"
     os.mkfifo(fifo)
-    assert window.export(conversation, "markdown", fifo) is None
+    assert window.sidebar.export(conversation, "markdown", fifo) is None
     assert "FIFO" in window.statusBar().currentMessage()
