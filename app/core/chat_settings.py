@@ -107,6 +107,19 @@ class ChatSettings:
         """A copy with some fields changed (validated like the constructor)."""
         return dataclasses.replace(self, **changes)
 
+    @classmethod
+    def from_sampling(cls, params: SamplingParams, **others: Any) -> ChatSettings:
+        """Settings with ``params``' sampling (its seed, None meaning random) and ``others`` for the rest."""
+        return cls(
+            temperature=params.temperature,
+            top_k=params.top_k,
+            top_p=params.top_p,
+            min_p=params.min_p,
+            repeat_penalty=params.repeat_penalty,
+            seed=params.seed if params.seed is not None else -1,
+            **others,
+        )
+
     def sampling_params(self) -> SamplingParams:
         """The sampling transform's parameters; seed -1 becomes None (a fresh random seed)."""
         return SamplingParams(

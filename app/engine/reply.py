@@ -98,14 +98,7 @@ def provenance_of(
         draft=draft_file,
         drafter=drafter,
         draft_policy=plan.words(),
-        sampling=SamplingRecord(
-            temperature=params.temperature,
-            top_k=params.top_k,
-            top_p=params.top_p,
-            min_p=params.min_p,
-            repeat_penalty=params.repeat_penalty,
-            max_tokens=settings.max_tokens,
-        ),
+        sampling=SamplingRecord.of(params, settings.max_tokens),
         system_prompt=settings.system_prompt,
         seed=params.seed,
     )

@@ -19,6 +19,7 @@ from typing import Any
 
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
+from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats
 
 # Replies that can be continued: cut at the token limit or stopped (by the user or a crash).
@@ -70,6 +71,11 @@ class SamplingRecord:
             "repeat_penalty": self.repeat_penalty,
             "max_tokens": self.max_tokens,
         }
+
+    @classmethod
+    def of(cls, params: SamplingParams, max_tokens: int) -> SamplingRecord:
+        """What a reply run with ``params`` and ``max_tokens`` records."""
+        return cls(params.temperature, params.top_k, params.top_p, params.min_p, params.repeat_penalty, max_tokens)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> SamplingRecord:

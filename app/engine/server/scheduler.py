@@ -189,14 +189,8 @@ def reply_request(request: CompletionRequest, drafter: DrafterKind, draft_length
     ``draft_length`` is ``serve --draft-max`` (None: adaptive; 0: no drafting).
     The client owns its context, so an oversized prompt is refused, never cut.
     """
-    params = request.params
-    settings = ChatSettings(
-        temperature=params.temperature,
-        top_k=params.top_k,
-        top_p=params.top_p,
-        min_p=params.min_p,
-        repeat_penalty=params.repeat_penalty,
-        seed=params.seed if params.seed is not None else -1,
+    settings = ChatSettings.from_sampling(
+        request.params,
         max_tokens=request.max_tokens,
         drafter=(DrafterKind.NONE if draft_length == 0 else drafter).value,
         draft_length=draft_length or ChatSettings().draft_length,

@@ -90,3 +90,14 @@ def test_stats_record_adds_the_last_draft_length():
     stats = GenerationStats()
     stored = stats_record(stats)
     assert stored["last_draft_length"] == stats.last_draft_length and "emitted" in stored
+
+
+def test_the_sampling_record_of_a_run_and_settings_from_a_request_agree():
+    from app.core.chat_settings import ChatSettings
+    from app.core.decoding.sampling import SamplingParams
+
+    params = SamplingParams(temperature=0.7, top_k=20, top_p=0.9, min_p=0.1, repeat_penalty=1.1, seed=5)
+    assert SamplingRecord.of(params, 64) == SamplingRecord(0.7, 20, 0.9, 0.1, 1.1, 64)
+    settings = ChatSettings.from_sampling(params, max_tokens=64)
+    assert settings.sampling_params() == params and settings.max_tokens == 64
+    assert ChatSettings.from_sampling(SamplingParams(seed=None)).seed == -1  # None: a fresh seed per reply
