@@ -19,7 +19,15 @@ from typing import Any
 
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
-from app.core.decoding.sampling import SamplingParams
+from app.core.decoding.sampling import (
+    MAX_TOKENS,
+    MIN_P,
+    REPEAT_PENALTY,
+    TEMPERATURE,
+    TOP_K,
+    TOP_P,
+    SamplingParams,
+)
 from app.core.decoding.stats import GenerationStats
 
 # Replies that can be continued: cut at the token limit or stopped (by the user or a crash).
@@ -54,12 +62,12 @@ def _opt_str(value: object) -> str | None:
 class SamplingRecord:
     """The sampling settings a reply ran with (the seed is :attr:`Provenance.seed`)."""
 
-    temperature: float = 0.0
-    top_k: int = 40
-    top_p: float = 0.95
-    min_p: float = 0.05
-    repeat_penalty: float = 1.0
-    max_tokens: int = 512
+    temperature: float = TEMPERATURE.default
+    top_k: int = TOP_K.default
+    top_p: float = TOP_P.default
+    min_p: float = MIN_P.default
+    repeat_penalty: float = REPEAT_PENALTY.default
+    max_tokens: int = MAX_TOKENS.default
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form."""
