@@ -148,6 +148,10 @@ class SettingsPanel(QWidget):
         self.drafter = QComboBox()
         for value, label in DRAFTER_CHOICES:
             self.drafter.addItem(label, value)
+        # Sized to a short label, not to its longest item, so the side panel never scrolls sideways;
+        # the open list shows every label in full.
+        self.drafter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.drafter.setMinimumContentsLength(12)
         self.drafter.setToolTip(
             "who proposes tokens for the target to verify; a draft model is used when the loaded pair has one "
             "(otherwise the pair's own drafter)"
