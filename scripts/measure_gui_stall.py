@@ -48,10 +48,10 @@ def main() -> int:
     from app.engine.llama.session import DrafterKind
     from app.engine.models.packaged import demo_pair_paths, small_pair_paths
     from app.ui.chat.controller import Activity
-    from app.ui.launch import make_application
     from app.ui.main_window import MainWindow
     from app.ui.settings.store import PairChoice
-    from app.ui.stall_probe import StallProbe
+    from app.ui.start.launch import make_application
+    from app.ui.threads.stall_probe import StallProbe
 
     app = make_application([sys.argv[0]])
     target, draft = demo_pair_paths() if args.pair == "demo" else small_pair_paths()

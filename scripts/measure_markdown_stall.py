@@ -72,9 +72,9 @@ def main() -> int:
     from app.engine.models.packaged import small_pair_paths
     from app.engine.store.conversations import StoredToken
     from app.ui.chat.view import ViewMessage
-    from app.ui.launch import make_application
     from app.ui.main_window import MainWindow
-    from app.ui.stall_probe import StallProbe, _percentile
+    from app.ui.start.launch import make_application
+    from app.ui.threads.stall_probe import StallProbe, _percentile
 
     target, _ = small_pair_paths()
     if not target.is_file():

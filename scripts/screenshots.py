@@ -59,9 +59,9 @@ def main() -> int:
     from app.ui import theme
     from app.ui.chat.controller import Activity
     from app.ui.chat.token_painter import Prop
-    from app.ui.launch import make_application
     from app.ui.main_window import MainWindow
     from app.ui.settings.store import PairChoice
+    from app.ui.start.launch import make_application
 
     app = make_application([sys.argv[0]])
     app.setStyle("Fusion")

@@ -68,19 +68,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_selftest(args)
         if args.probe_gui:
-            from app.ui.launch import probe_platform
+            from app.ui.start.launch import probe_platform
 
             return probe_platform()
         if args.command is None:
             # Before Qt is imported: without a display or its X11 libraries Qt aborts with a misleading message.
-            from app.ui.desktop_check import desktop_problem
+            from app.ui.start.desktop_check import desktop_problem
 
             problem = desktop_problem()
             if problem is not None:
                 print(f"error: {problem}", file=sys.stderr)
                 return 2
             try:
-                from app.ui.launch import run_gui
+                from app.ui.start.launch import run_gui
             except ImportError as exc:
                 return _incomplete_install(exc, "error")
             return run_gui()

@@ -7,7 +7,7 @@ speculative decoding must reproduce the target's own output. It runs headless
 and never imports PySide6, so it works over SSH, in CI and inside the frozen
 bundle (``Tandem --selftest``), which reads models from the same platform data
 folder as a source checkout. It also checks that the window could open: Qt's
-X11 libraries load (``app/ui/desktop_check.py``, no Qt imported) and, where
+X11 libraries load (``app/ui/start/desktop_check.py``, no Qt imported) and, where
 there is a display, the GUI platform starts in a child process.
 
 llama.cpp's batched and single-token kernels are not bit-identical (see
@@ -183,7 +183,7 @@ def check_gui(environ: dict[str, str] | None = None) -> str:
     import os
     import subprocess
 
-    from app.ui.desktop_check import desktop_problem, install_line, missing_libraries
+    from app.ui.start.desktop_check import desktop_problem, install_line, missing_libraries
 
     env = dict(os.environ if environ is None else environ)
     platform = env.get("QT_QPA_PLATFORM", "").strip()

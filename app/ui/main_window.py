@@ -2,7 +2,7 @@
 
 The window builds the widgets, restores settings and wires signals; the
 chat flow itself lives in :class:`~app.ui.chat.controller.ChatController`,
-the models on the engine thread behind :class:`~app.ui.worker.EngineHost`.
+the models on the engine thread behind :class:`~app.ui.threads.worker.EngineHost`.
 Three helpers carry out what the window offers: the chat database and its
 ways out (:class:`~app.ui.store_guard.StoreGuard`), the sidebar's requests
 (:class:`~app.ui.chat.sidebar_actions.SidebarActions`) and the Tools menu
@@ -42,8 +42,7 @@ from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
 from app.engine.remote.limits import RemoteLimits
 from app.engine.store.conversations import ChatStore, default_path
-from app.ui import branding, theme
-from app.ui.background import Background
+from app.ui import theme
 from app.ui.chat.controller import Activity, ChatController, info_label, pair_label
 from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
@@ -53,15 +52,17 @@ from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
 from app.ui.models.memory_sources import estimate_state, measured_state
 from app.ui.models.pair_picker import PairPicker
+from app.ui.models.server_switch import ServerSwitch
 from app.ui.models.welcome_panel import WelcomePanel
-from app.ui.server_switch import ServerSwitch
 from app.ui.settings.panel import SettingsPanel
 from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice, RemoteChoice
-from app.ui.single_instance import InstanceBeacon
-from app.ui.stats_panel import StatsPanel
+from app.ui.start import branding
+from app.ui.start.single_instance import InstanceBeacon
+from app.ui.stats.stats_panel import StatsPanel
 from app.ui.store_guard import StoreGuard
+from app.ui.threads.background import Background
+from app.ui.threads.worker import EngineHost, PairInfo, RemoteInfo
 from app.ui.tools.launcher import ToolsLauncher
-from app.ui.worker import EngineHost, PairInfo, RemoteInfo
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:

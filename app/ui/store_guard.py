@@ -27,7 +27,7 @@ from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
 from app.engine.store.recovery import move_aside, recover_in_place
 from app.ui.chat.controller import Activity, ChatController
 from app.ui.chat.store_notice import StoreNotice
-from app.ui.single_instance import InstanceBeacon
+from app.ui.start.single_instance import InstanceBeacon
 
 
 class StoreGuard(QObject):

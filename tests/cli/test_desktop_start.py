@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from app.ui.desktop_check import desktop_problem
+from app.ui.start.desktop_check import desktop_problem
 from tests.cli.helpers import ROOT
 
 needs_xvfb = pytest.mark.skipif(shutil.which("Xvfb") is None, reason="Xvfb is not installed")

@@ -87,7 +87,7 @@ class RequestQueue:
     """The bounded first-come, first-served queue in front of one engine, and what it served.
 
     Both engines compose it: ``serve``'s own thread (:class:`ServerEngine`)
-    and the window's engine thread (``app.ui.server_switch.SharedServerEngine``).
+    and the window's engine thread (``app.ui.models.server_switch.SharedServerEngine``).
     """
 
     def __init__(self, limit: int = DEFAULT_QUEUE_LIMIT) -> None:

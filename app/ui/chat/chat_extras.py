@@ -28,7 +28,7 @@ from app.ui.chat.activity import Activity
 
 if TYPE_CHECKING:
     from app.ui.chat.panel import ChatPanel
-    from app.ui.worker import EngineHost, PairInfo, PromptInfo
+    from app.ui.threads.worker import EngineHost, PairInfo, PromptInfo
 
 DEMO_ON = "tandem:speculation-demo-on"
 DEMO_OFF = "tandem:speculation-demo-off"

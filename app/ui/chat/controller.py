@@ -46,8 +46,8 @@ from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
 from app.ui.chat.reply_words import drafter_words, footer_text, info_label, message_actions, view_message
 from app.ui.chat.tree_actions import TreeActions
 from app.ui.chat.view import ViewMessage
-from app.ui.stats_panel import StatsPanel
-from app.ui.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
+from app.ui.stats.stats_panel import StatsPanel
+from app.ui.threads.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
 
 _COUNT_MS = 250  # typing pause before the context gauge recounts
 

@@ -20,7 +20,7 @@ from app.engine.store import conversations
 from app.engine.store.conversations import StoredMessage, StoredToken
 from app.ui.chat.reply_info import provenance_html
 from app.ui.chat.view import ViewMessage
-from app.ui.worker import PairInfo
+from app.ui.threads.worker import PairInfo
 
 _REASONS = {
     FinishReason.EOG: "",

@@ -4,7 +4,7 @@ Thin over the engine's model library: a search box with a sort order and a
 "More" button that fetches the next page, the chosen repository's GGUF files
 (quantisation, exact size from the Hub's LFS metadata, one Download button
 per file, split models as one row), and a progress line with the ETA and a
-Cancel button. Every Hub call runs through :class:`~app.ui.background.Background`.
+Cancel button. Every Hub call runs through :class:`~app.ui.threads.background.Background`.
 
 Offline (``HF_HUB_OFFLINE`` set, or the Hub unreachable) the tab says so in
 one line and disables its controls; nothing else in the window depends on it.
@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from app.core.units import format_bytes, format_rate
 from app.engine.models import library as model_library
 from app.engine.models.library import DownloadCancelledError, DownloadProgress
-from app.ui.background import Background
+from app.ui.threads.background import Background
 
 SORTS = [("Most downloaded", "downloads"), ("Most liked", "likes"), ("Recently updated", "updated")]
 PAGE_SIZE = 20

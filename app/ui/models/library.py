@@ -5,7 +5,7 @@ drafts that fit a target (best first, with the reason, including catalog
 drafts still to download), a verdict for one pair, and the curated pairs to
 download. This module puts the library's answers in the shapes the widgets
 use. Everything here reads files or the network: call it through
-:class:`~app.ui.background.Background`, never on the GUI thread.
+:class:`~app.ui.threads.background.Background`, never on the GUI thread.
 """
 
 from __future__ import annotations

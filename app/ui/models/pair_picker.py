@@ -33,10 +33,10 @@ from PySide6.QtWidgets import (
 
 from app.core.pairing.compatibility import CompatibilityReport
 from app.engine.llama.session import DrafterKind
-from app.ui.background import Background
 from app.ui.models import library
 from app.ui.models.server_choice import ServerChoice
 from app.ui.settings.store import PairChoice
+from app.ui.threads.background import Background
 
 _PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 

@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 from app.core.errors import TandemError
 from app.engine.remote.client import KIND_NOTES, RemoteEngine, RemoteModel, ServerKind, context_of, kind_of
 from app.engine.remote.credentials import CredentialStore
-from app.ui.background import Background
 from app.ui.settings.store import RemoteChoice
-from app.ui.worker import RemoteInfo
+from app.ui.threads.background import Background
+from app.ui.threads.worker import RemoteInfo
 
 _KIND_NAMES = {
     ServerKind.TANDEM: "Tandem (serve)",

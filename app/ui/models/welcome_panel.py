@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
 
 from app.core.units import format_bytes
 from app.engine.models.packaged import install_demo_pair
-from app.ui.background import Background
 from app.ui.models import library
+from app.ui.threads.background import Background
 
 
 def _card(title: str, body: str) -> tuple[QFrame, QVBoxLayout]:

@@ -19,8 +19,8 @@ from PySide6.QtWidgets import (
 from app.core.decoding.divergence import first_divergence
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
+from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
 from app.ui.tools.run_dialog import RunDialog
-from app.ui.worker import ComparisonJob, EngineHost, RunSummary
 
 
 class ABDialog(RunDialog):

@@ -21,10 +21,10 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMainWindow
 
 from app.ui.chat.controller import ChatController
+from app.ui.threads.worker import LOCAL_ONLY, ComparisonJob, EngineHost, PairInfo
 from app.ui.tools.ab_dialog import ABDialog
 from app.ui.tools.preflight_dialog import PreflightDialog
 from app.ui.tools.sweep_dialog import SweepDialog
-from app.ui.worker import LOCAL_ONLY, ComparisonJob, EngineHost, PairInfo
 
 SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
 

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 from app.core.decoding.sampling import SamplingParams
 from app.core.units import format_bytes
 from app.ui import theme
-from app.ui.background import Background
-from app.ui.worker import EngineHost
+from app.ui.threads.background import Background
+from app.ui.threads.worker import EngineHost
 
 
 class PreflightDialog(QDialog):

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.worker import ComparisonJob, EngineHost, RunSummary
+from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
 
 
 class RunDialog(QDialog):

@@ -16,9 +16,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui import theme
-from app.ui.charts import LineChart, Series
+from app.ui.stats.charts import LineChart, Series
+from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
 from app.ui.tools.run_dialog import RunDialog
-from app.ui.worker import ComparisonJob, EngineHost, RunSummary
 
 
 class SweepDialog(RunDialog):

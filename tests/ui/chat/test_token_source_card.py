@@ -5,10 +5,10 @@ from __future__ import annotations
 from app.core.decoding.stats import GenerationStats
 from app.engine.llama.session import DrafterKind
 from app.engine.store.conversations import StoredToken
-from app.ui.background import Background
 from app.ui.chat.view import ChatView, ViewMessage
 from app.ui.models.pair_picker import PairPicker
-from app.ui.stats_panel import StatsPanel
+from app.ui.stats.stats_panel import StatsPanel
+from app.ui.threads.background import Background
 
 
 def _card_of(view: ChatView, text: str) -> str:

@@ -32,7 +32,7 @@ from app.ui.main_window import MainWindow
 from app.ui.models import server_choice
 from app.ui.models.server_choice import ServerChoice
 from app.ui.settings.store import AppSettings
-from app.ui.worker import LOCAL_ONLY
+from app.ui.threads.worker import LOCAL_ONLY
 from tests.engine.remote.replay_server import ReplayHandler, ReplayServer, chat_chunk
 from tests.paths import REPO_ROOT
 from tests.ui.helpers import Recorder, send, wait_until

@@ -7,7 +7,7 @@ import pytest
 from app.core.decoding.events import FinishReason
 from app.ui.chat.controller import Activity
 from app.ui.settings.store import AppSettings
-from app.ui.stall_probe import StallProbe
+from app.ui.threads.stall_probe import StallProbe
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 

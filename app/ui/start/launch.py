@@ -9,8 +9,9 @@ from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
-from app.ui import branding, theme
+from app.ui import theme
 from app.ui.settings.store import APPLICATION, ORGANISATION, AppSettings
+from app.ui.start import branding
 
 
 def make_application(argv: list[str] | None = None) -> QApplication:

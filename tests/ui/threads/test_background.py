@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from app.ui.background import Background
+from app.ui.threads.background import Background
 from tests.ui.helpers import wait_until
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.core.decoding.stats import GenerationStats
-from app.ui.stats_panel import StatsPanel
+from app.ui.stats.stats_panel import StatsPanel
 
 
 @pytest.mark.parametrize(

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidg
 
 from app.core.decoding.stats import GenerationStats
 from app.ui import theme
-from app.ui.charts import BarChart
+from app.ui.stats.charts import BarChart
 
 
 class StatsPanel(QWidget):

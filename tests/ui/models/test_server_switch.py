@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.ui.chat.controller import Activity
 from app.ui.main_window import MainWindow
-from app.ui.server_switch import SharedServerEngine
+from app.ui.models.server_switch import SharedServerEngine
 from tests.ui.helpers import load, pair_choice, send, wait_until
 
 ASK = [{"role": "user", "content": "Name three colours."}]

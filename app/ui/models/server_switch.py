@@ -29,7 +29,7 @@ from app.engine.server.http import RunningServer
 from app.engine.server.protocol import CompletionRequest, RequestError
 from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, RequestQueue, ServedRecord, Ticket, serve_ticket
 from app.ui.settings.store import AppSettings, LocalServerChoice
-from app.ui.worker import EngineHost
+from app.ui.threads.worker import EngineHost
 
 DEFAULT_PORT = LocalServerChoice().port  # serve's default, so a client set up for the CLI finds the window too
 SWITCH_TIP = (

@@ -1,0 +1,1 @@
+"""The live statistics panel and the charts it and the tools draw."""
