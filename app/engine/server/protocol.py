@@ -11,7 +11,6 @@ origin and probabilities, so any client can colour tokens as the window does.
 
 from __future__ import annotations
 
-import json
 import time
 import uuid
 from collections.abc import Mapping, Sequence
@@ -71,17 +70,6 @@ class CompletionRequest:
     include_usage: bool = False
     timings_per_token: bool = False
     model: str = ""
-
-
-def parse_body(raw: bytes) -> dict[str, Any]:
-    """The JSON object of a request body; :class:`RequestError` for anything else."""
-    try:
-        body = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise RequestError(f"the request body is not valid JSON: {exc}") from None
-    if not isinstance(body, dict):
-        raise RequestError("the request body must be a JSON object")
-    return body
 
 
 def parse_chat_request(body: Mapping[str, Any]) -> CompletionRequest:
