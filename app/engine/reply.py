@@ -104,12 +104,18 @@ def provenance_of(
     )
 
 
+def _with_concrete_seed(settings: ChatSettings) -> SamplingParams:
+    """The settings' sampling, with the seed the reply will record (drawn now when the chat says random)."""
+    params = settings.sampling_params()
+    return dataclasses.replace(params, seed=concrete_seed(params.seed))
+
+
 def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     """Decide the reply: drafter, draft length, seed, prompt; raises :class:`PromptTooLongError` when it cannot fit."""
     settings = request.settings
     drafter = effective_drafter(DrafterKind(settings.drafter), pair.draft is not None, pair.config.drafter)
     draft = DraftPlan.for_chat(drafter, settings.draft_length, settings.adaptive, request.demo)
-    params = dataclasses.replace(settings.sampling_params(), seed=concrete_seed(settings.sampling_params().seed))
+    params = _with_concrete_seed(settings)
     n_ctx = pair.target.n_ctx
     if request.raw_prompt is not None:
         fitted = FittedPrompt(pair.target.tokenize(request.raw_prompt, add_special=True, parse_special=True), 0)
@@ -132,7 +138,7 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
 def plan_remote_reply(request: ReplyRequest, model: str, drafter: str) -> ReplyPlan:
     """The plan of a reply a remote server generates: its settings and seed; the server fits the prompt."""
     settings = request.settings
-    params = dataclasses.replace(settings.sampling_params(), seed=concrete_seed(settings.sampling_params().seed))
+    params = _with_concrete_seed(settings)
     draft = DraftPlan.none()
     provenance = provenance_of(settings, params, model, None, drafter, draft)
     return ReplyPlan(

@@ -328,8 +328,6 @@ class ChatController(QObject, TreeActions, ChatExtras):
         label = info_label(self.pair, plan.drafter)
         drafter = drafter_words(self.pair, plan.drafter)
         record = record_start(plan, label, drafter)
-        if self.pair.remote is not None:  # the server fits the prompt: no numbers of ours to keep
-            record = replace(record, prompt_tokens=info.n_tokens)
         self.stats_panel.reset(drafter, record.adaptive)
         continuing = self._continuing
         if continuing is not None:
