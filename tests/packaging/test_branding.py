@@ -87,7 +87,7 @@ def test_desktop_entry_names_the_app_and_its_icon() -> None:
 
 
 def test_window_title_and_about_text(qapp: object) -> None:
-    from app.ui import branding
+    from app.ui.start import branding
 
     assert branding.window_title() == f"Tandem {app.version()}"
     assert branding.window_title("notes.md") == f"notes.md — Tandem {app.version()}"
@@ -97,7 +97,7 @@ def test_window_title_and_about_text(qapp: object) -> None:
 
 
 def test_app_icon_has_every_size(qapp: object) -> None:
-    from app.ui import branding
+    from app.ui.start import branding
 
     icon = branding.app_icon()
     assert not icon.isNull()
@@ -107,7 +107,7 @@ def test_app_icon_has_every_size(qapp: object) -> None:
 def test_apply_branding_sets_identity(qapp: object) -> None:
     from PySide6.QtWidgets import QApplication
 
-    from app.ui import branding
+    from app.ui.start import branding
 
     application = QApplication.instance()
     assert isinstance(application, QApplication)
@@ -125,7 +125,7 @@ def test_apply_branding_sets_identity(qapp: object) -> None:
 def test_resources_are_found_when_frozen(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     import sys
 
-    from app.ui import branding
+    from app.ui.start import branding
 
     monkeypatch.setattr(sys, "_MEIPASS", str(tmp_path), raising=False)
     assert branding.icon_path(48) == tmp_path / "resources" / "icons" / "tandem-48.png"
