@@ -83,6 +83,9 @@ def test_stop_ends_the_reply_within_a_second_while_a_hostile_server_streams(
         window.controller.stop()
         wait_until(lambda: window.controller.activity is Activity.IDLE, 5, "Stop to end the reply")
         seconds = time.perf_counter() - started
+        # The recorder's slot is queued after the controller's; a flood of step
+        # events can end one processEvents slice between the two.
+        wait_until(lambda: bool(recorder.finished or recorder.errors), 5, "the recorder to see the end")
     assert seconds < 1.0, seconds
     assert not recorder.errors, recorder.errors
     assert recorder.finished and recorder.finished[-1].reason is FinishReason.CANCELLED
@@ -140,5 +143,7 @@ def test_a_hostile_vllm_summary_ends_the_reply_at_once_in_one_line(window: MainW
         start_reply(window)
         wait_until(lambda: window.controller.activity is Activity.IDLE, 10, "the reply to end")
         seconds = time.perf_counter() - started
+        # The recorder's slot is queued after the controller's (see the test above).
+        wait_until(lambda: bool(recorder.finished or recorder.errors), 5, "the recorder to see the end")
     assert seconds < 1.0, seconds
     assert len(recorder.errors) == 1 and recorder.errors[0].startswith("the server sent an event Tandem cannot read")
