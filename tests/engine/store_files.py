@@ -24,7 +24,7 @@ PAGE = 4096
 REPLY_TOKENS = 271  # the reply length of the issue's silent-damage case
 
 
-def build(path: Path, conversations: int = 3, replies: int = 2) -> dict[int, list[str]]:
+def build(path: Path, conversations: int = 5, replies: int = 2) -> dict[int, list[str]]:
     """A closed, sound database; returns each conversation's assistant texts."""
     store = ChatStore(path)
     texts: dict[int, list[str]] = {}

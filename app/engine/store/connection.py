@@ -37,7 +37,7 @@ from app.engine.store.database import (
     write_error,
 )
 from app.engine.store.lock import WriterLock
-from app.engine.store.migration import read_v1_as_v2, schema_version, upgrade
+from app.engine.store.migration import read_as_current, schema_version, upgrade
 from app.engine.store.schema import SCHEMA, SCHEMA_VERSION
 from app.engine.store.tokens import is_partial, partial_text
 
@@ -134,7 +134,7 @@ class StoreConnection:
             if version > SCHEMA_VERSION:
                 raise sqlite3.DatabaseError(f"it was written by a newer Tandem (schema version {version})")
             if version < SCHEMA_VERSION:
-                read_v1_as_v2(db)  # read as it is: only a writer migrates
+                read_as_current(db, version)  # read as it is: only a writer migrates
         except sqlite3.Error as exc:
             raise StoreOpenError(Problem.DAMAGED, self.path, f"it cannot be read even read-only ({exc})") from exc
         return db

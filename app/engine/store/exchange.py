@@ -66,6 +66,8 @@ class ImportedToken:
     rejected_text: str | None
     rejected_p: float | None
     rejected_q: float | None
+    source: str | None = None
+    copied_from: str | None = None
 
 
 @dataclass(slots=True)
@@ -236,9 +238,9 @@ def _token(raw: object, n: int, i: int) -> ImportedToken:
     p = UNKNOWN_P_STORED if math.isnan(record.p_target) else record.p_target
     proposal = record.rejected
     if proposal is None:
-        return ImportedToken(record.text, record.origin, p, record.q_draft, None, None, None)
+        return ImportedToken(record.text, record.origin, p, record.q_draft, None, None, None, record.source)
     return ImportedToken(
-        record.text, record.origin, p, record.q_draft, proposal.text, proposal.p_target, proposal.q_draft
+        record.text, record.origin, p, record.q_draft, proposal.text, proposal.p_target, proposal.q_draft, record.source
     )
 
 

@@ -11,8 +11,9 @@ point, the file still opens as the old version and the next open migrates
 it again.
 
 A store opened read-only never migrates (another window may be writing, or
-the file may be read-only): :func:`read_v1_as_v2` puts temporary views in
-front of the v1 tables so the v2 queries read it unchanged.
+the file may be read-only): :func:`read_as_current` puts temporary views and
+empty tables in front of an older file's tables so the current queries read
+it unchanged (SQLite looks in the ``temp`` schema before ``main``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import time
 from pathlib import Path
 
 from app.engine.safe_files import make_private
-from app.engine.store.schema import SCHEMA_V1, SCHEMA_VERSION, UPGRADE_TO_V2
+from app.engine.store.schema import SCHEMA_V1, SCHEMA_VERSION, UPGRADES
 
 # Test hook only: when set, the upgrade creates this file once inside its transaction and then
 # waits, so a test can kill the process at that point. Never set outside tests.
@@ -87,8 +88,10 @@ def upgrade(db: sqlite3.Connection, path: Path) -> Path | None:
         if version == 0:
             for statement in _statements(SCHEMA_V1):
                 db.execute(statement)
-        for statement in UPGRADE_TO_V2:
-            db.execute(statement)
+        for reaches, statements in UPGRADES:
+            if version < reaches:
+                for statement in statements:
+                    db.execute(statement)
         _test_pause()
         db.execute("COMMIT")
     except BaseException:
@@ -98,26 +101,42 @@ def upgrade(db: sqlite3.Connection, path: Path) -> Path | None:
     return kept
 
 
-def read_v1_as_v2(db: sqlite3.Connection) -> None:
-    """Temporary v2-shaped views over a v1 file opened read-only (nothing is written to the file)."""
-    db.executescript(
-        """
-        CREATE TEMP VIEW conversations AS
-            SELECT c.id, c.title, c.created, c.updated, 0 AS pinned, '{}' AS settings,
-                   (SELECT MAX(m.id) FROM main.messages m WHERE m.conversation_id = c.id) AS active_leaf,
-                   NULL AS deleted
-            FROM main.conversations c;
-        CREATE TEMP VIEW messages AS
-            SELECT m.*,
-                   (SELECT MAX(p.id) FROM main.messages p
-                    WHERE p.conversation_id = m.conversation_id AND p.id < m.id) AS parent_id,
-                   (SELECT MIN(c.id) FROM main.messages c
-                    WHERE c.conversation_id = m.conversation_id AND c.id > m.id) AS active_child
-            FROM main.messages m;
-        CREATE TEMP TABLE presets (name TEXT PRIMARY KEY, settings TEXT NOT NULL, created REAL NOT NULL);
-        CREATE TEMP TABLE preferences (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-        """
-    )
+def read_as_current(db: sqlite3.Connection, version: int) -> None:
+    """Temporary current-shaped views over an older file opened read-only (nothing is written to the file)."""
+    if version < 2:
+        db.executescript(
+            """
+            CREATE TEMP VIEW conversations AS
+                SELECT c.id, c.title, c.created, c.updated, 0 AS pinned, '{}' AS settings,
+                       (SELECT MAX(m.id) FROM main.messages m WHERE m.conversation_id = c.id) AS active_leaf,
+                       NULL AS deleted
+                FROM main.conversations c;
+            CREATE TEMP VIEW messages AS
+                SELECT m.*,
+                       (SELECT MAX(p.id) FROM main.messages p
+                        WHERE p.conversation_id = m.conversation_id AND p.id < m.id) AS parent_id,
+                       (SELECT MIN(c.id) FROM main.messages c
+                        WHERE c.conversation_id = m.conversation_id AND c.id > m.id) AS active_child
+                FROM main.messages m;
+            CREATE TEMP TABLE presets (name TEXT PRIMARY KEY, settings TEXT NOT NULL, created REAL NOT NULL);
+            CREATE TEMP TABLE preferences (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+            """
+        )
+    if version < 3:
+        db.executescript(
+            """
+            CREATE TEMP VIEW tokens AS SELECT t.*, NULL AS source, NULL AS copied_from FROM main.tokens t;
+            CREATE TEMP TABLE steps (message_id INTEGER NOT NULL, idx INTEGER NOT NULL,
+                first_token INTEGER NOT NULL, data TEXT NOT NULL, PRIMARY KEY (message_id, idx));
+            CREATE TEMP TABLE attachments (id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE,
+                kind TEXT NOT NULL, size INTEGER NOT NULL, text TEXT NOT NULL, meta TEXT NOT NULL DEFAULT '{}',
+                created REAL NOT NULL);
+            CREATE TEMP TABLE message_attachments (message_id INTEGER NOT NULL, position INTEGER NOT NULL,
+                attachment_id INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (message_id, position));
+            CREATE VIRTUAL TABLE temp.attachment_chunks USING fts5(text, attachment_id UNINDEXED, start UNINDEXED,
+                tokenize='porter unicode61 remove_diacritics 2');
+            """
+        )
 
 
 def _statements(script: str) -> list[str]:

@@ -243,7 +243,15 @@ def _copy_rows(src: sqlite3.Connection, dest: sqlite3.Connection, destination: P
             f"FROM tokens WHERE message_id={message_id}"
         )
         for row in _readable(src, select, "idx", skipped, where_joiner=" AND "):
-            dest.execute("INSERT INTO tokens VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", tuple(row))
+            if int(row[1]) != len(texts):
+                # Rows after a lost one cannot be placed: the reply keeps the tokens that spell its
+                # text's beginning, and its text (kept in full on the message) is what it shows.
+                break
+            dest.execute(
+                "INSERT INTO tokens(message_id, idx, text, origin, p_target, q_draft, rejected_text, rejected_p, "
+                "rejected_q) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                tuple(row),
+            )
             texts.append(str(row[2]))
             n_tokens += 1
         if not content and texts:

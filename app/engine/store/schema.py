@@ -16,6 +16,17 @@ substring of three or more characters, case-insensitively, in any script,
 which is what Japanese and Chinese (no spaces between words) and emoji
 need; unicode61 would only find whole space-separated words there.
 Shorter queries are answered with ``LIKE`` (see :mod:`app.engine.store.search`).
+Version 3 keeps what a reply is made of beyond its text: each token's
+drafter (``source``) and, for a token prompt lookup copied, where from
+(``copied_from``: "report.pdf, p. 3" or "earlier in this chat"); each verify
+step of a local reply (``steps``: one row per step, the JSON of
+:class:`~app.core.reply.step_record.StepRecord`, for replay); and files
+attached to messages: ``attachments`` holds each distinct file once (by the
+SHA-256 of its bytes) with its extracted text, ``message_attachments`` which
+message uses which under what name, ``attachment_chunks`` the passages
+retrieval searches (FTS5 with BM25 ranking, filled when first searched). A
+trigger removes an attachment, and its chunks, when no message uses it any more.
+
 Only finished text is indexed: a streaming reply's row holds no content until
 :meth:`~app.engine.store.conversations.ChatStore.finish_reply` sets it, and
 that update re-indexes the row.
@@ -23,7 +34,7 @@ that update re-indexes the row.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # tokens.p_target for "not known" (a remote server's tokens): SQLite turns NaN into NULL, and no
 # probability is negative.
 UNKNOWN_P_STORED = -1.0
@@ -90,5 +101,35 @@ UPGRADE_TO_V2 = (
     "PRAGMA user_version = 2",
 )
 
+# Statements, in order, that take a v2 file to v3.
+UPGRADE_TO_V3 = (
+    "ALTER TABLE tokens ADD COLUMN source TEXT",
+    "ALTER TABLE tokens ADD COLUMN copied_from TEXT",
+    "CREATE TABLE steps ("
+    "message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE, "
+    "idx INTEGER NOT NULL, first_token INTEGER NOT NULL, data TEXT NOT NULL, "
+    "PRIMARY KEY (message_id, idx)) WITHOUT ROWID",
+    "CREATE TABLE attachments ("
+    "id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, kind TEXT NOT NULL, size INTEGER NOT NULL, "
+    "text TEXT NOT NULL, meta TEXT NOT NULL DEFAULT '{}', created REAL NOT NULL)",
+    "CREATE TABLE message_attachments ("
+    "message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE, position INTEGER NOT NULL, "
+    "attachment_id INTEGER NOT NULL REFERENCES attachments(id), name TEXT NOT NULL, "
+    "PRIMARY KEY (message_id, position)) WITHOUT ROWID",
+    "CREATE INDEX message_attachments_by_attachment ON message_attachments(attachment_id)",
+    "CREATE VIRTUAL TABLE attachment_chunks USING fts5("
+    "text, attachment_id UNINDEXED, start UNINDEXED, tokenize='porter unicode61 remove_diacritics 2')",
+    # Foreign-key cascades fire triggers too: deleting a message (or a chat) drops its links, and
+    # the last link gone takes the file's row and its chunks with it.
+    "CREATE TRIGGER attachments_unused AFTER DELETE ON message_attachments "
+    "WHEN NOT EXISTS (SELECT 1 FROM message_attachments WHERE attachment_id = old.attachment_id) BEGIN "
+    "DELETE FROM attachment_chunks WHERE attachment_id = old.attachment_id; "
+    "DELETE FROM attachments WHERE id = old.attachment_id; END",
+    "PRAGMA user_version = 3",
+)
+
+# Each version's upgrade from the one before, in order: a file at version v runs those after v.
+UPGRADES = ((2, UPGRADE_TO_V2), (3, UPGRADE_TO_V3))
+
 # The whole current schema as one script: the scratch store, recovery's new file, read-only stand-ins.
-SCHEMA = SCHEMA_V1 + "".join(statement + ";\n" for statement in UPGRADE_TO_V2)
+SCHEMA = SCHEMA_V1 + "".join(statement + ";\n" for _, upgrade in UPGRADES for statement in upgrade)

@@ -21,7 +21,7 @@ from app.core.reply.token_record import RejectedRecord, TokenRecord
 from app.engine.store.schema import UNKNOWN_P_STORED
 
 # The columns of one token row after (message_id, idx), in StoredToken's field order.
-_COLUMNS = "text, origin, p_target, q_draft, rejected_text, rejected_p, rejected_q"
+_COLUMNS = "text, origin, p_target, q_draft, rejected_text, rejected_p, rejected_q, source, copied_from"
 # Known origins by their stored text: a dict lookup per row is cheaper than an enum call that may raise.
 _ORIGINS: dict[str, TokenOrigin] = {origin.value: origin for origin in TokenOrigin}
 
@@ -41,9 +41,10 @@ class StoredToken:
     rejected_text: str | None = None
     rejected_p: float | None = None
     rejected_q: float | None = None
-    # Which drafter proposed an accepted draft token ("model", "lookup"): kept in memory for the
-    # live reply's hover card only, not written to the database (its schema is unchanged).
+    # Which drafter proposed an accepted draft token ("model", "lookup"), and for a token prompt
+    # lookup copied, where from ("report.pdf, p. 3", "earlier in this chat"); None for older rows.
     source: str | None = None
+    copied_from: str | None = None
 
     @staticmethod
     def from_emitted(token: EmittedToken, rejected: RejectedProposal | None = None) -> StoredToken:
@@ -64,7 +65,9 @@ class StoredToken:
         rejected = None
         if self.rejected_text is not None:
             rejected = RejectedRecord(self.rejected_text, self.rejected_p, self.rejected_q)
-        return TokenRecord(self.text, self.origin, self.p_target, self.q_draft, rejected=rejected).to_json()
+        return TokenRecord(
+            self.text, self.origin, self.p_target, self.q_draft, source=self.source, rejected=rejected
+        ).to_json()
 
 
 def tokens_of_step(event: StepEvent) -> list[StoredToken]:
@@ -77,7 +80,7 @@ def tokens_of_step(event: StepEvent) -> list[StoredToken]:
 
 
 class TokenRow(Protocol):
-    """What a token row is written from: a :class:`StoredToken`, or an imported token (same fields, no source)."""
+    """What a token row is written from: a :class:`StoredToken`, or an imported token (the same fields)."""
 
     @property
     def text(self) -> str: ...
@@ -93,6 +96,10 @@ class TokenRow(Protocol):
     def rejected_p(self) -> float | None: ...
     @property
     def rejected_q(self) -> float | None: ...
+    @property
+    def source(self) -> str | None: ...
+    @property
+    def copied_from(self) -> str | None: ...
 
 
 def read_tokens(db: sqlite3.Connection, message_id: int) -> list[StoredToken]:
@@ -104,7 +111,7 @@ def read_tokens(db: sqlite3.Connection, message_id: int) -> list[StoredToken]:
 def write_tokens(db: sqlite3.Connection, message_id: int, start: int, tokens: Iterable[TokenRow]) -> None:
     """Insert ``tokens`` as the rows ``start``, ``start + 1``, ... of a reply (inside the caller's transaction)."""
     db.executemany(
-        f"INSERT INTO tokens(message_id, idx, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT INTO tokens(message_id, idx, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
             (
                 message_id,
@@ -116,6 +123,8 @@ def write_tokens(db: sqlite3.Connection, message_id: int, start: int, tokens: It
                 t.rejected_text,
                 t.rejected_p,
                 t.rejected_q,
+                t.source,
+                t.copied_from,
             )
             for i, t in enumerate(tokens)
         ],

@@ -41,7 +41,10 @@ def _plain_rows(path: Path) -> dict[str, list[tuple[object, ...]]]:
             "messages": db.execute(
                 "SELECT id, conversation_id, role, content, state, created, meta FROM messages ORDER BY id"
             ).fetchall(),
-            "tokens": db.execute("SELECT * FROM tokens ORDER BY message_id, idx").fetchall(),
+            "tokens": db.execute(
+                "SELECT message_id, idx, text, origin, p_target, q_draft, rejected_text, rejected_p, rejected_q "
+                "FROM tokens ORDER BY message_id, idx"
+            ).fetchall(),
         }
     finally:
         db.close()
