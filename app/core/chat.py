@@ -6,6 +6,8 @@ import enum
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from app.core.attachments.record import Attachment
+
 
 class Role(enum.StrEnum):
     """Who speaks a turn: a StrEnum, so a member equals the text kept in the database and in exports."""
@@ -27,10 +29,11 @@ class MessageState(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Message:
-    """One turn of a conversation."""
+    """One turn of a conversation, with the files attached to it (how they enter the prompt is decided later)."""
 
     role: str  # a Role
     content: str
+    attachments: tuple[Attachment, ...] = ()
 
     def as_dict(self) -> dict[str, str]:
         """The shape chat templates expect."""
