@@ -16,6 +16,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 import app
 
@@ -32,11 +33,23 @@ _COMMANDS = (
 )
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's parser whose usage errors are one line on stderr (exit 2), like every other error of the CLI.
+
+    argparse's own error prints the whole usage block before its message; a
+    person (or a script reading stderr) gets the message and where the help is.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``error: <prog>: <message> (see <prog> --help)`` and exit with code 2."""
+        self.exit(2, f"error: {self.prog}: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser, with every available subcommand."""
     from app.cli.selftest import add_options as add_selftest_options
 
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="tandem",
         description="Tandem: offline chat with local GGUF models and visible speculative decoding.",
     )
@@ -45,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_selftest_options(parser)
     # The self-test's check that the GUI platform starts, in a child process (Qt aborts when it cannot).
     parser.add_argument("--probe-gui", action="store_true", help=argparse.SUPPRESS)
+    # Subcommands (and theirs) are built with the parser's own class, so their errors are one line too.
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMANDS:
         importlib.import_module(f"app.cli.{name}").add_parser(subparsers)

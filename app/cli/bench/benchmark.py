@@ -10,6 +10,7 @@ from typing import TextIO
 
 from app.cli.common import add_threads_option, resolve_pair
 from app.core.bench.report import render_markdown
+from app.core.decoding.sampling import TEMPERATURE
 from app.core.errors import TandemError
 from app.engine.bench.peer import NGRAM_MODES
 from app.engine.bench.runner import PROMPT_SETS, BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
@@ -136,8 +137,11 @@ def run(args: argparse.Namespace) -> int:
     """Run the benchmark and write the reports."""
     if args.max_tokens < 1 or args.repeats < 1 or args.ctx < 256:
         raise TandemError("--max-tokens and --repeats must be >= 1 and --ctx >= 256")
-    if any(t < 0 for t in args.temperatures) or not args.temperatures:
-        raise TandemError("--temperatures needs one or more non-negative numbers")
+    if not args.temperatures:
+        raise TandemError("--temperatures needs one or more numbers")
+    for temperature in args.temperatures:
+        if not TEMPERATURE.accepts(temperature):  # the one range every front end uses
+            raise TandemError(f"--temperatures: {TEMPERATURE.problem(temperature)}")
     target, draft = _pair(args)
     # A run takes minutes: find an unwritable output now, not after it.
     _check_writable(args.json, "--json")
