@@ -7,15 +7,19 @@ migrating is compared with what plain ``sqlite3`` read from the fixture.
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from app.engine.store.conversations import ChatStore
-from app.engine.store.migration import schema_version
+from app.engine.store.migration import TEST_HOOK_PAUSE_ENV, schema_version
 from app.engine.store.schema import SCHEMA_VERSION
 from tests.paths import REPO_ROOT
 
@@ -137,5 +141,47 @@ def test_an_attachment_goes_when_the_last_message_using_it_goes(tmp_path: Path) 
         store.delete_conversation(cid, permanent=True)
         assert db.execute("SELECT COUNT(*) FROM attachments").fetchone()[0] == 0
         assert db.execute("SELECT COUNT(*) FROM attachment_chunks").fetchone()[0] == 0
+    finally:
+        store.close()
+
+
+def test_kill_9_inside_the_v3_migration_leaves_v2_and_the_next_open_migrates(v2_file: Path, tmp_path: Path) -> None:
+    before = _plain(v2_file)
+    marker = tmp_path / "inside-migration"
+    opener = (
+        "import sys; from pathlib import Path; from app.engine.store.conversations import ChatStore; "
+        "ChatStore(Path(sys.argv[1]))"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", opener, str(v2_file)],
+        cwd=REPO_ROOT,
+        env={**os.environ, TEST_HOOK_PAUSE_ENV: str(marker)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not marker.exists():
+            assert child.poll() is None, child.stderr.read() if child.stderr else ""
+            assert time.monotonic() < deadline, "the migration never reached its transaction"
+            time.sleep(0.05)
+        child.send_signal(signal.SIGKILL)  # the new tables exist, uncommitted
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    db = sqlite3.connect(v2_file)  # a plain open rolls the hot journal back
+    try:
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert "steps" not in {r[0] for r in db.execute("SELECT name FROM sqlite_master")}
+    finally:
+        db.close()
+    assert _plain(v2_file) == before
+    store = ChatStore(v2_file)
+    try:
+        assert schema_version(store._db) == SCHEMA_VERSION
+        assert store.migrated_from is not None and store.migrated_from.name == "conversations.v2-backup-2.sqlite3"
     finally:
         store.close()
