@@ -3,6 +3,10 @@
 Parsing is strict where a silent guess would surprise a client (a negative
 temperature, ``n`` > 1, an unknown role) and lenient where OpenAI itself is
 (unknown fields are ignored, ``model`` may name anything: one pair is loaded).
+A known field that would change what the reply means and that the engine
+does not implement (``tools``, ``response_format`` other than text,
+``logprobs``, ``logit_bias``, penalties OpenAI's way, ...) is a 400 naming
+it: a client that relies on it must not get a plain reply as if it had worked.
 Every response carries llama-server-shaped ``timings`` (``predicted_n``,
 ``predicted_per_second``, ``draft_n``, ``draft_n_accepted``...) so dashboards
 that read llama-server read Tandem, and a ``tandem`` object with each token's
@@ -36,6 +40,26 @@ from app.core.reply.token_record import TokenRecord
 
 ROLES = ("system", "user", "assistant")
 MAX_STOP_STRINGS = 4  # OpenAI's own limit
+
+# Fields whose value changes the reply's meaning, with the value that asks for nothing (the
+# OpenAI default) and why the engine cannot honour another one. Anything else is a 400 naming it.
+_NOT_IMPLEMENTED: dict[str, tuple[tuple[Any, ...], str]] = {
+    "tools": ((None, []), "tool calls are not implemented by this server yet"),
+    "tool_choice": ((None, "none", "auto"), "tool calls are not implemented by this server yet"),
+    "functions": ((None, []), "function calls are not implemented by this server yet"),
+    "function_call": ((None, "none", "auto"), "function calls are not implemented by this server yet"),
+    "response_format": ((None, {"type": "text"}), "structured output (JSON mode, JSON schema) is not implemented yet"),
+    "logprobs": ((None, False), "log probabilities are not returned (each token's p_target is in 'tandem')"),
+    "top_logprobs": ((None, 0), "log probabilities are not returned (each token's p_target is in 'tandem')"),
+    "logit_bias": ((None, {}), "logit bias is not implemented"),
+    "presence_penalty": ((None, 0, 0.0), "use 'repeat_penalty' (llama.cpp's) instead"),
+    "frequency_penalty": ((None, 0, 0.0), "use 'repeat_penalty' (llama.cpp's) instead"),
+    "best_of": ((None, 1), "the engine generates one reply per request"),
+    "echo": ((None, False), "the prompt is not echoed"),
+    "suffix": ((None, ""), "insertion (a suffix after the completion) is not implemented"),
+    "audio": ((None,), "this server makes text only"),
+    "modalities": ((None, ["text"]), "this server makes text only"),
+}
 DEFAULT_MAX_TOKENS = MAX_TOKENS.default
 
 
@@ -135,6 +159,11 @@ def _field(body: Mapping[str, Any], spec: SamplingField[Any], name: str | None =
 def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
     if body.get("n", 1) not in (1, None):
         raise RequestError("'n' must be 1: the engine generates one reply per request", param="n")
+    for name, (inert, why) in _NOT_IMPLEMENTED.items():
+        value = body.get(name)
+        # Compared by type as well: True == 1 in Python, and 'logprobs': 1 is not 'logprobs': false.
+        if not any(type(value) is type(ok) and value == ok for ok in inert):
+            raise RequestError(f"'{name}' is not supported: {why}", param=name)
     stop = body.get("stop")
     stops: tuple[str, ...]
     if stop is None:

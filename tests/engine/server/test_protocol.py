@@ -85,3 +85,39 @@ def test_responses_carry_the_enums_own_finish_reason(reason: FinishReason, word:
         shape = ResponseShape(chat=chat, model="m")
         assert shape.complete("x", [], reason, stats, "model")["choices"][0]["finish_reason"] == word
         assert shape.final_chunk(reason, stats, "model")["choices"][0]["finish_reason"] == word
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("tools", [{"type": "function", "function": {"name": "f"}}]),
+        ("tool_choice", "required"),
+        ("response_format", {"type": "json_schema", "json_schema": {"name": "x", "schema": {}}}),
+        ("logprobs", True),
+        ("logprobs", 1),  # True == 1 in Python; still not false
+        ("top_logprobs", 3),
+        ("logit_bias", {"1": -100}),
+        ("presence_penalty", 0.3),
+        ("best_of", 2),
+        ("echo", True),
+        ("suffix", "end"),
+    ],
+)
+def test_a_field_that_changes_the_replys_meaning_is_refused_by_name(field: str, value: Any) -> None:
+    with pytest.raises(RequestError) as caught:
+        parse_chat_request({**ASK, field: value})
+    assert caught.value.param == field and "not supported" in str(caught.value)
+
+
+def test_the_inert_values_of_those_fields_are_accepted() -> None:
+    inert = {
+        "tools": [],
+        "tool_choice": "none",
+        "response_format": {"type": "text"},
+        "logprobs": False,
+        "logit_bias": {},
+        "presence_penalty": 0,
+        "frequency_penalty": 0.0,
+        "echo": False,
+    }
+    assert parse_chat_request({**ASK, **inert}).messages[0].content == "hi"

@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx2
 import openai
@@ -123,6 +124,19 @@ def test_bad_requests_get_openai_error_objects(server: RunningServer, client: op
         client.chat.completions.create(model="m", messages=[])
     with pytest.raises(openai.BadRequestError, match="context holds 512"):
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "word " * 2000}])
+    # Fields that would change what the reply means are refused with their name, never dropped.
+    weather = {"type": "function", "function": {"name": "weather", "parameters": {"type": "object"}}}
+    refused: tuple[tuple[dict[str, Any], str], ...] = (
+        ({"tools": [weather]}, "tools"),
+        ({"response_format": {"type": "json_object"}}, "response_format"),
+        ({"logprobs": True}, "logprobs"),
+        ({"logit_bias": {"42": 5}}, "logit_bias"),
+        ({"frequency_penalty": 0.5}, "frequency_penalty"),
+    )
+    for extra, name in refused:
+        with pytest.raises(openai.BadRequestError) as info:
+            client.chat.completions.create(model="m", messages=PROMPT, **extra)
+        assert info.value.param == name and "not supported" in info.value.message
     json_type = {"Content-Type": "application/json"}
     raw = httpx2.post(server.url + "/chat/completions", content=b"{not json", headers=json_type, timeout=30)
     assert raw.status_code == 400 and raw.json()["error"]["type"] == "invalid_request_error"
