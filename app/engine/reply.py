@@ -54,6 +54,11 @@ class ReplyRequest:
     continue_reply: bool = False  # the last message is an unfinished reply that generation goes on with
     stop: tuple[str, ...] = ()
     raw_prompt: str | None = None
+    # Record every verify step for replay (the window and ``chat --chat``, which store them). A continued
+    # reply's records count on from the steps and tokens it has stored (``first_step``, ``first_token``).
+    trace: bool = False
+    first_step: int = 0
+    first_token: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +75,9 @@ class ReplyPlan:
     draft_reused: int | None  # the same for the draft model (None: no draft model)
     provenance: Provenance
     stop: tuple[str, ...] = ()
+    trace: bool = False  # build a StepRecord per step (see ReplyRequest)
+    first_step: int = 0
+    first_token: int = 0
 
 
 def chat_messages(settings: ChatSettings, turns: Sequence[Message]) -> tuple[Message, ...]:
@@ -131,7 +139,19 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     draft_name = config.draft.name if drafter.uses_draft_model and config.draft is not None else None
     provenance = provenance_of(settings, params, config.target.name, draft_name, drafter.value, draft)
     return ReplyPlan(
-        drafter, draft, params, settings.max_tokens, fitted, n_ctx, reused, draft_reused, provenance, request.stop
+        drafter,
+        draft,
+        params,
+        settings.max_tokens,
+        fitted,
+        n_ctx,
+        reused,
+        draft_reused,
+        provenance,
+        request.stop,
+        request.trace,
+        request.first_step,
+        request.first_token,
     )
 
 
@@ -148,8 +168,10 @@ def plan_remote_reply(request: ReplyRequest, model: str, drafter: str) -> ReplyP
 
 def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool] | None = None) -> Iterator[ReplyEvent]:
     """The reply's events: a :class:`StepEvent` per verify step, then one :class:`FinishedEvent`."""
-    decoder = pair.decoder(plan.params, plan.draft.policy(), drafter=plan.drafter)
-    generation = GenerationRequest(plan.prompt.tokens, plan.max_tokens, plan.stop, should_stop or _never)
+    decoder = pair.decoder(plan.params, plan.draft.policy(), drafter=plan.drafter, trace=plan.trace)
+    generation = GenerationRequest(
+        plan.prompt.tokens, plan.max_tokens, plan.stop, should_stop or _never, plan.first_step, plan.first_token
+    )
     return decoder.generate(generation)
 
 
@@ -192,7 +214,7 @@ def record_end(event: FinishedEvent) -> dict[str, object]:
 
 
 def saving(events: Iterator[ReplyEvent], store: ChatStore, reply_id: int) -> Iterator[ReplyEvent]:
-    """``events`` passed on, each step's tokens stored as it passes and the reply finished at the end.
+    """``events`` passed on, each step's tokens (and record, when traced) stored as it passes, then the reply finished.
 
     A Ctrl+C leaves the reply saved as cancelled with what it had.
     """
@@ -200,7 +222,7 @@ def saving(events: Iterator[ReplyEvent], store: ChatStore, reply_id: int) -> Ite
     try:
         for event in events:
             if isinstance(event, StepEvent):
-                store.append_tokens(reply_id, tokens_of_step(event))
+                store.append_tokens(reply_id, tokens_of_step(event), () if event.record is None else (event.record,))
                 text.extend(token.text for token in event.tokens)
             else:
                 store.finish_reply(reply_id, event.text, finished_state(event.reason), record_end(event))

@@ -13,7 +13,8 @@ The store is opened for writing (with the writer lock) before any model is
 loaded, so a chat held by another Tandem, or an unknown id, fails at once in
 one line. The user's message is saved before generation starts and the
 reply streams into the store step by step, with its record
-(:class:`~app.core.reply.record.ReplyRecord`); an interrupted run
+(:class:`~app.core.reply.record.ReplyRecord`) and the record of each verify
+step (:class:`~app.core.reply.step_record.StepRecord`, for ``chats steps``); an interrupted run
 leaves the reply saved as ``cancelled`` with what it had.
 """
 
@@ -48,7 +49,7 @@ def run_stored_chat(args: argparse.Namespace, store: ChatStore, conversation_id:
     )
     history = [Message(m.role, m.content) for m in store.messages(conversation_id, with_tokens=False)]
     request = ReplyRequest(
-        settings, chat_messages(settings, [*history, Message("user", prompt_text)]), stop=tuple(args.stop)
+        settings, chat_messages(settings, [*history, Message("user", prompt_text)]), stop=tuple(args.stop), trace=True
     )
     with LoadedPair(config) as pair:
         plan = plan_reply(pair, request)

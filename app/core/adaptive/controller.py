@@ -171,6 +171,7 @@ class AdaptiveDraftLength:
         self._recent_tokens = 0.0
         self._recent_s = 0.0
         self._planned_rate = 0.0  # tokens/s of the draft model's plan for the coming step (0: none)
+        self._reason = "not asked yet"
 
     @property
     def attached(self) -> bool:
@@ -212,10 +213,24 @@ class AdaptiveDraftLength:
 
     # -- the policy protocol ---------------------------------------------------
 
+    @property
+    def reason(self) -> str:
+        """Why the last :meth:`next_length` chose its length, with the numbers it weighed."""
+        return self._reason
+
+    def _why_best(self, costs: StepCosts, k: int) -> str:
+        rates = self.rates(self._streak)[:k]
+        acceptance = sum(rates) / len(rates)
+        return (
+            f"expected speed best at K={k} (acceptance {acceptance:.2f}, "
+            f"draft {costs.draft_per_token_s * 1000:.0f} ms/token, verify {costs.verify(k + 1) * 1000:.0f} ms)"
+        )
+
     def next_length(self) -> int:
         """Draft length for the coming step."""
         if not (self.profile.verify.known and self.profile.draft.known):
             self._chosen = min(_EXPLORE_LENGTH, self.max_length)  # measure what a draft costs first
+            self._reason = f"measuring what a draft costs: K={self._chosen} until it is known"
             return self._chosen
         costs = self.costs()
         best_k, rate = self._best(costs)
@@ -226,23 +241,32 @@ class AdaptiveDraftLength:
             self._steps_since_plain += 1
             if self._steps_since_plain >= _MEASURE_ONE_TOKEN_EVERY:
                 best_k = 0
+                self._reason = "a plain step, to measure what one target token costs"
         if best_k > 0:
             self._steps_off = 0
             self._probe_interval = _BASE_PROBE_INTERVAL
             self._chosen = best_k
+            self._reason = self._why_best(costs, best_k)
             return best_k
+        measuring = self._steps_since_plain >= _MEASURE_ONE_TOKEN_EVERY
         self._steps_off += 1
         self._steps_since_plain = 0
         cheap = costs.draft_per_token_s < _CHEAP_DRAFT * costs.verify(1)
         interval = _CHEAP_PROBE_INTERVAL if cheap else self._probe_interval
-        if self._steps_off < interval or self._hopeless_now(costs):
+        hopeless = self._hopeless_now(costs)
+        if self._steps_off < interval or hopeless:
             self._chosen = 0
+            if hopeless:
+                self._reason = "drafting off: even a fully accepted draft could not pay for itself"
+            elif not measuring:
+                self._reason = "drafting off: the draft costs more than it saves"
             return 0
         # Probe: one step at the best positive length refreshes the acceptance estimate.
         self._steps_off = 0
         self._probe_interval = min(2 * self._probe_interval, _MAX_PROBE_INTERVAL)
         rates = self.rates(self._streak)
         self._chosen = max(range(1, self.max_length + 1), key=lambda k: expected_tokens(rates, k) / costs.step_time(k))
+        self._reason = f"a probe at K={self._chosen}: drafting is off, checking whether it pays again"
         return self._chosen
 
     def lookup_length(self, confidences: Sequence[float]) -> int:

@@ -36,6 +36,7 @@ from app.core.decoding.events import (
 from app.core.decoding.model_port import CausalLM, sync_cache
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.decoding.stats import GenerationStats
+from app.core.decoding.step_trace import clip_record, record_step
 from app.core.decoding.text import IncrementalDetokenizer, find_stop, standalone_text
 from app.core.decoding.verification import verify_draft
 from app.core.errors import PromptTooLongError
@@ -49,6 +50,10 @@ class GenerationRequest:
     max_tokens: int = 256
     stop_strings: tuple[str, ...] = ()
     should_stop: Callable[[], bool] = field(default=lambda: False)
+    # Where a traced reply's step records start counting (its steps' ``index`` and ``first_token``):
+    # a continued reply's new steps follow the steps and tokens already stored.
+    first_step: int = 0
+    first_token: int = 0
 
 
 class ThreadCount(Protocol):
@@ -101,6 +106,7 @@ class SpeculativeDecoder:
         policy: DraftLengthPolicy | None = None,
         rng: np.random.Generator | None = None,
         threads: ThreadCount | None = None,
+        trace: bool = False,
     ) -> None:
         self.target = target
         self.drafter: Drafter = drafter or NoDrafter()
@@ -108,6 +114,8 @@ class SpeculativeDecoder:
         self.policy: DraftLengthPolicy = policy or FixedDraftLength(0 if drafter is None else 4)
         self.rng = rng or np.random.default_rng(self.params.seed)
         self.threads = threads
+        # Build a StepRecord per step (app.core.decoding.step_trace): the window and ``chat --chat`` keep them.
+        self.trace = trace
         self.warper = LogitsWarper(self.params, target.n_vocab)
         self._detokenizer = IncrementalDetokenizer(target.token_bytes)
 
@@ -130,6 +138,7 @@ class SpeculativeDecoder:
         context = prompt
         text = ""
         reason = FinishReason.MAX_TOKENS
+        steps = 0
         while stats.emitted < request.max_tokens:
             if request.should_stop():
                 reason = FinishReason.CANCELLED
@@ -138,7 +147,8 @@ class SpeculativeDecoder:
             if room < 0:
                 reason = FinishReason.CONTEXT_FULL
                 break
-            event, finished = self._step(context, request, room, stats.emitted)
+            event, finished = self._step(context, request, room, stats.emitted, steps)
+            steps += 1
             stats.record(event)
             self.policy.observe(event)
             if self.threads is not None:
@@ -158,12 +168,13 @@ class SpeculativeDecoder:
         yield FinishedEvent(reason, text, stats)
 
     def _step(
-        self, context: list[int], request: GenerationRequest, room: int, n_emitted: int
+        self, context: list[int], request: GenerationRequest, room: int, n_emitted: int, n_steps: int
     ) -> tuple[StepEvent, FinishReason | None]:
         """One draft-verify round; extends ``context`` in place with the kept tokens."""
         step_start = time.perf_counter()
         remaining = request.max_tokens - n_emitted
         want = self.policy.next_length()
+        why = self.policy.reason if self.trace else ""
         cap = max(0, min(room, remaining - 1))
         k = min(want, cap)
         # A lookup costs no model time: a drafter that has one is asked even when the policy drafts nothing.
@@ -238,6 +249,23 @@ class SpeculativeDecoder:
             threads_auto=threads is not None and threads.auto,
             draft_source=draft.source if draft.tokens else None,
         )
+        if self.trace:
+            if k == 0 and draft.tokens:
+                why += "; prompt lookup proposes anyway (it costs no model time)"
+            record = record_step(
+                index=request.first_step + n_steps,
+                first_token=request.first_token + n_emitted,
+                n_emitted=len(tokens),
+                draft=draft,
+                draft_length=event.draft_length,
+                reason=why,
+                greedy=self.params.greedy,
+                p_target=p_target,
+                verdict=verdict,
+                timings=timings,
+                token_bytes=self.target.token_bytes,
+            )
+            event = replace(event, record=record)
         return event, finished
 
 
@@ -251,4 +279,4 @@ def _cut_at_text(event: StepEvent, cut: int) -> StepEvent:
         piece = token.text[: cut - used]
         kept.append(replace(token, text=piece))
         used += len(token.text)
-    return replace(event, tokens=tuple(kept))
+    return replace(event, tokens=tuple(kept), record=clip_record(event.record, len(kept)))

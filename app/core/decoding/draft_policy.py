@@ -19,6 +19,11 @@ class DraftLengthPolicy(Protocol):
         """Draft length for the coming step (0 turns drafting off for it)."""
         ...
 
+    @property
+    def reason(self) -> str:
+        """Why the last :meth:`next_length` answered what it did, in a short sentence (for the step records)."""
+        ...
+
     def confidence_floor(self) -> float | None:
         """The early-stop floor for the coming draft, asked once per draft after :meth:`next_length`.
 
@@ -44,6 +49,11 @@ class FixedDraftLength:
     def next_length(self) -> int:
         """The configured length."""
         return self.length
+
+    @property
+    def reason(self) -> str:
+        """The length is a setting."""
+        return f"fixed at {self.length}"
 
     def confidence_floor(self) -> float | None:
         """A fixed length drafts in full."""

@@ -71,6 +71,8 @@ class Draft:
     # (for a lookup: its estimated acceptance of each proposal given the ones before).
     confidence: list[float] = field(default_factory=list)
     source: str = MODEL_SOURCE  # which drafter proposed these tokens
+    # A lookup's match: how many tokens before the copied place agree with the context's end.
+    match_length: int | None = None
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -289,6 +291,7 @@ class NgramDrafter:
         draft.tokens = proposal[:keep]
         draft.q_draft = [TokenDistribution.one_hot(t) for t in draft.tokens]
         draft.confidence = confidence[:keep]
+        draft.match_length = match.length
         return draft
 
     def _repeat(self, tokens: npt.NDArray[np.int64]) -> Anchor | None:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from app.core.decoding.stats import GenerationStats
+    from app.core.reply.step_record import StepRecord
 
 
 class TokenOrigin(enum.StrEnum):
@@ -63,7 +64,7 @@ class StepTimings:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StepEvent:
-    """Everything one draft-and-verify step produced; built with keywords only (twelve fields, several alike)."""
+    """Everything one draft-and-verify step produced; built with keywords only (thirteen fields, several alike)."""
 
     tokens: tuple[EmittedToken, ...]
     drafted: int
@@ -83,6 +84,8 @@ class StepEvent:
     threads: int = 0
     threads_auto: bool = False
     draft_source: str | None = None  # which drafter proposed this step's draft ("model", "lookup"); None: no draft
+    # The step as kept for replay (app.core.reply.step_record); only a decoder made with trace=True builds it.
+    record: StepRecord | None = None
 
     @property
     def text(self) -> str:

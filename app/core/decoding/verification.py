@@ -31,6 +31,9 @@ class Verdict:
     next_token: int
     next_origin: TokenOrigin
     rejected_token: int | None
+    # The uniform draw of each accept test, in draft order (the last one rejected when
+    # ``rejected_token`` is set); the residual's and the bonus's draws are not among them.
+    coins: tuple[float, ...] = ()
 
 
 def acceptance_probability(p_target_x: float, q_draft_x: float) -> float:
@@ -75,11 +78,14 @@ def verify_draft(
     n_draft = len(draft_tokens)
     if len(q_draft) != n_draft or len(p_target) != n_draft + 1:
         raise ValueError("need K draft distributions and K + 1 target distributions")
+    coins: list[float] = []
     for i, token in enumerate(draft_tokens):
         accept = acceptance_probability(p_target[i].prob_of(token), q_draft[i].prob_of(token))
-        if rng.random() < accept:
+        coin = float(rng.random())
+        coins.append(coin)
+        if coin < accept:
             continue
         corrected = residual_distribution(p_target[i], q_draft[i]).sample(rng)
-        return Verdict(i, corrected, TokenOrigin.CORRECTED, int(token))
+        return Verdict(i, corrected, TokenOrigin.CORRECTED, int(token), tuple(coins))
     origin = TokenOrigin.BONUS if n_draft else TokenOrigin.TARGET
-    return Verdict(n_draft, p_target[n_draft].sample(rng), origin, None)
+    return Verdict(n_draft, p_target[n_draft].sample(rng), origin, None, tuple(coins))

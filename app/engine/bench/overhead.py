@@ -110,10 +110,12 @@ def measure_overhead(
     temperature: float = 0.0,
     tokens: int = 200,
     agreement: float = 0.7,
+    trace: bool = False,
 ) -> OverheadResult:
     """Generate ``tokens`` tokens with synthetic models and report ``StepTimings.overhead_s`` per step.
 
-    ``draft_length`` 0 is target-only, None the adaptive controller.
+    ``draft_length`` 0 is target-only, None the adaptive controller; ``trace`` builds each step's record
+    (what the window and ``chat --chat`` pay for replay).
     """
     params = SamplingParams(temperature=temperature, seed=0)
     rng = np.random.default_rng(0)
@@ -123,7 +125,7 @@ def measure_overhead(
     if draft_length != 0:
         draft = SyntheticLM(n_vocab, agreement, seed=2)
         drafter = ModelDrafter(draft, LogitsWarper(params, n_vocab), rng)
-    decoder = SpeculativeDecoder(target, drafter, params, policy, rng)
+    decoder = SpeculativeDecoder(target, drafter, params, policy, rng, trace=trace)
     overheads = []
     emitted = 0
     for event in decoder.generate(GenerationRequest([1, 2, 3], max_tokens=tokens)):

@@ -169,9 +169,11 @@ class LoadedPair:
         return target, draft
 
     def decoder(
-        self, params: SamplingParams, policy: DraftLengthPolicy, drafter: DrafterKind | None = None
+        self, params: SamplingParams, policy: DraftLengthPolicy, drafter: DrafterKind | None = None, trace: bool = False
     ) -> SpeculativeDecoder:
         """A decoder for one generation with draft-length ``policy``; ``drafter`` may override the configured kind.
+
+        ``trace`` makes it record every verify step (the replies that are stored keep them for replay).
 
         The policy is the caller's decision (:class:`app.core.reply.plan.DraftPlan`
         makes it for replies); an adaptive one is attached here to this pair's shared
@@ -197,7 +199,7 @@ class LoadedPair:
             chosen = _lookup(adaptive_policy)
         else:
             chosen = NoDrafter()
-        return SpeculativeDecoder(self.target, chosen, params, policy, rng, self.threads)
+        return SpeculativeDecoder(self.target, chosen, params, policy, rng, self.threads, trace)
 
     def close(self) -> None:
         """Free both models."""

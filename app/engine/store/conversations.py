@@ -10,6 +10,7 @@ each hold one concern:
 - :mod:`~app.engine.store.tree`: the messages of a conversation as a tree and the branch on screen;
 - :mod:`~app.engine.store.replies`: a reply written as it streams, and finished;
 - :mod:`~app.engine.store.tokens`: a reply's tokens, and the text of a cut-off reply rebuilt from them;
+- :mod:`~app.engine.store.steps`: a local reply's verify steps (their records, for replay);
 - :mod:`~app.engine.store.exports`: a conversation out as JSON or Markdown, an export in as a new chat.
 
 The user's message is committed the moment it is sent; the assistant's reply
@@ -37,6 +38,7 @@ from app.engine.store.replies import Replies
 from app.engine.store.schema import SCHEMA_VERSION as SCHEMA_VERSION
 from app.engine.store.search import SearchHit as SearchHit  # what search returns
 from app.engine.store.search import search as search_messages
+from app.engine.store.steps import Steps
 from app.engine.store.tokens import StoredToken as StoredToken
 from app.engine.store.tokens import tokens_of_step as tokens_of_step
 from app.engine.store.tree import ACTIVE_LEAF as ACTIVE_LEAF
@@ -50,7 +52,7 @@ INTERRUPTED = MessageState.INTERRUPTED
 FAILED = MessageState.FAILED
 
 
-class ChatStore(Chats, Presets, Replies, Exports):
+class ChatStore(Chats, Presets, Replies, Steps, Exports):
     """Conversations and their messages in one SQLite file (use from one thread).
 
     ``read_only`` opens the file without the writer lock and never writes to

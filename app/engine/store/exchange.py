@@ -3,7 +3,11 @@
 Version 2 (written since the store holds trees) carries the whole tree:
 every message with its ``id`` and ``parent``, the active leaf, the chat's
 settings and pin, each reply's tokens with origins and probabilities, and its
-metadata (``produced_by`` included). Version 1 was a linear list of messages
+metadata (``produced_by`` included); a local reply made since Tandem records
+its verify steps also has ``steps`` (each the JSON of a
+:class:`~app.core.reply.step_record.StepRecord`). An export without the key,
+an older one, has no steps; a step this Tandem cannot read (a newer Tandem's)
+is left out on import rather than refusing the whole chat. Version 1 was a linear list of messages
 without ids; each one follows the one before it.
 
 :func:`parse_export` checks everything before the store writes anything, so
@@ -32,6 +36,7 @@ from typing import Any, TypeVar
 from app.core.chat import MessageState, Role
 from app.core.decoding.events import TokenOrigin
 from app.core.errors import TandemError
+from app.core.reply.step_record import StepRecord
 from app.core.reply.token_record import TokenRecord
 from app.engine.store.schema import UNKNOWN_P_STORED
 
@@ -82,6 +87,7 @@ class ImportedMessage:
     created: float
     meta: dict[str, Any] = field(default_factory=dict)
     tokens: list[ImportedToken] = field(default_factory=list)
+    steps: list[StepRecord] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -219,9 +225,24 @@ def _message(raw: object, n: int, version: int, previous: int | None) -> Importe
     if not isinstance(raw_tokens, list):
         raise ImportFormatError(f'message {n} has "tokens" that is not a list')
     tokens = [_token(t, n, i) for i, t in enumerate(raw_tokens, start=1)]
+    raw_steps = raw.get("steps", [])
+    if not isinstance(raw_steps, list):
+        raise ImportFormatError(f'message {n} has "steps" that is not a list')
+    steps = _steps(raw_steps)
     # Nothing generates an imported reply: one that was streaming when exported was cut off there.
     state = MessageState.INTERRUPTED if state is MessageState.STREAMING else state
-    return ImportedMessage(int(key), parent, role, content, state, float(created), meta, tokens)
+    return ImportedMessage(int(key), parent, role, content, state, float(created), meta, tokens, steps)
+
+
+def _steps(raw_steps: list[Any]) -> list[StepRecord]:
+    """The step records an export gives, leaving out any this Tandem cannot read."""
+    steps: list[StepRecord] = []
+    for raw in raw_steps:
+        try:
+            steps.append(StepRecord.from_json(raw))
+        except (ValueError, TypeError):
+            continue
+    return steps
 
 
 def _token(raw: object, n: int, i: int) -> ImportedToken:

@@ -15,8 +15,9 @@ from app.core.chat import MessageState, Role
 from app.core.reply.record import ReplyRecord
 from app.engine.store.connection import json_dict
 from app.engine.store.exchange import EXPORT_VERSION, FORMAT, parse_export
+from app.engine.store.steps import read_steps, write_steps
 from app.engine.store.tokens import write_tokens
-from app.engine.store.tree import MessageTree
+from app.engine.store.tree import MessageTree, StoredMessage
 
 # How the Markdown transcript names each speaker (an unknown role is shown as it is written).
 _SPEAKERS: dict[str, str] = {Role.USER: "You", Role.ASSISTANT: "Assistant", Role.SYSTEM: "System"}
@@ -26,7 +27,7 @@ class Exports(MessageTree):
     """Export to JSON and Markdown, import from JSON."""
 
     def export_json(self, conversation_id: int) -> dict[str, Any]:
-        """The whole conversation (every branch), tokens, origins, settings and metadata included: version 2."""
+        """The whole conversation (every branch), tokens, origins, steps, settings and metadata included: version 2."""
         row = self._conversation_row(conversation_id)
         return {
             "format": FORMAT,
@@ -37,8 +38,16 @@ class Exports(MessageTree):
             "pinned": bool(row["pinned"]),
             "settings": json_dict(row["settings"]),
             "active_leaf": self._leaf(conversation_id, row["active_leaf"]),
-            "messages": [m.to_dict() for m in self.all_messages(conversation_id)],
+            "messages": [self._exported(m) for m in self.all_messages(conversation_id)],
         }
+
+    def _exported(self, message: StoredMessage) -> dict[str, Any]:
+        """One message of the export: its own JSON, and its verify steps when it has any."""
+        out = message.to_dict()
+        steps, _skipped = read_steps(self._db, message.id)
+        if steps:
+            out["steps"] = [step.to_json() for step in steps]
+        return out
 
     def import_json(self, data: object) -> int:
         """A new conversation from Tandem's own JSON export (version 1 or 2); returns its id.
@@ -71,6 +80,7 @@ class Exports(MessageTree):
                 )
                 new_ids[message.key] = int(cursor.lastrowid or 0)
                 write_tokens(self._db, new_ids[message.key], 0, message.tokens)
+                write_steps(self._db, new_ids[message.key], message.steps)
             if parsed.active_leaf is not None:
                 self._activate(conversation_id, self._descend(new_ids[parsed.active_leaf]))
         return conversation_id

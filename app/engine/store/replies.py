@@ -18,7 +18,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.core.chat import MessageState, Role
+from app.core.reply.step_record import StepRecord
 from app.engine.store.connection import json_dict
+from app.engine.store.steps import step_rows_bytes, write_steps
 from app.engine.store.tokens import StoredToken, read_tokens, row_bytes, write_tokens
 from app.engine.store.tree import ACTIVE_LEAF, MessageTree
 
@@ -55,15 +57,16 @@ class Replies(MessageTree):
             )
             self._touch(int(row["conversation_id"]), time.time())
 
-    def append_tokens(self, message_id: int, tokens: Sequence[StoredToken]) -> None:
-        """Append streamed tokens to a reply, in one commit."""
-        if not tokens:
+    def append_tokens(self, message_id: int, tokens: Sequence[StoredToken], steps: Sequence[StepRecord] = ()) -> None:
+        """Append streamed tokens to a reply, and the records of the steps that made them, in one commit."""
+        if not tokens and not steps:
             return
-        with self._transaction(row_bytes(tokens)):
+        with self._transaction(row_bytes(tokens) + step_rows_bytes(steps)):
             row = self._db.execute(
                 "SELECT COALESCE(MAX(idx) + 1, 0) AS n FROM tokens WHERE message_id=?", (message_id,)
             ).fetchone()
             write_tokens(self._db, message_id, int(row["n"]), tokens)
+            write_steps(self._db, message_id, steps)
 
     def finish_reply(
         self,

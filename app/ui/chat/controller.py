@@ -299,6 +299,9 @@ class ChatController(QObject, TreeActions, ChatExtras):
             self._messages_of(context, settings),
             demo=self.demo_speculation,
             continue_reply=continuing is not None,
+            trace=True,  # the step records are stored with the tokens, for the step view and `chats steps`
+            first_step=0 if continuing is None else self.store.step_count(continuing.id),
+            first_token=0 if continuing is None else len(continuing.tokens),
         )
         self._job = GenerateJob(request)
         self._parent_id = parent_id
@@ -361,6 +364,8 @@ class ChatController(QObject, TreeActions, ChatExtras):
         tokens = tokens_of_step(event)
         self.panel.view.append_tokens(tokens)
         self._reply.unsaved.extend(tokens)
+        if event.record is not None:
+            self._reply.unsaved_steps.append(event.record)
         self._reply.texts.extend(t.text for t in tokens)
         self.saver.flush_soon(self._reply)
         self._live.record(event)

@@ -1,6 +1,6 @@
 """The store guard: the reply in flight written a few times a second, and kept whole when the store refuses it.
 
-Every step's tokens go into a small buffer that is committed to SQLite a few
+Every step's tokens (and its record, for replay) go into a small buffer that is committed to SQLite a few
 times a second and when the reply ends, so a crash loses at most the tail of
 the reply in flight. When the store cannot take a write (full disk, I/O
 error, read-only file) the reply stays whole in memory (:class:`UnsavedReply`),
@@ -17,6 +17,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from app.core.reply.step_record import StepRecord
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredToken
 from app.engine.store.database import StoreWriteError
 
@@ -34,6 +35,7 @@ class UnsavedReply:
     parent_id: int | None = ACTIVE_LEAF  # what the reply answers (a regenerated reply: the same user message)
     prefix: str = ""  # a continued reply: its text before this generation
     unsaved: list[StoredToken] = field(default_factory=list)
+    unsaved_steps: list[StepRecord] = field(default_factory=list)  # written with the tokens, in their transaction
     texts: list[str] = field(default_factory=list)  # every token's text so far, saved or not
     ending: tuple[str, str, dict[str, Any]] | None = None  # content, state, meta once the reply ended
 
@@ -44,7 +46,7 @@ class UnsavedReply:
 
     def pending(self) -> bool:
         """Something is still to be written."""
-        return self.reply_id is None or bool(self.unsaved) or self.ending is not None
+        return self.reply_id is None or bool(self.unsaved) or bool(self.unsaved_steps) or self.ending is not None
 
 
 class ReplySaver(QObject):
@@ -73,9 +75,10 @@ class ReplySaver(QObject):
         try:
             if reply.reply_id is None:
                 reply.reply_id = self.store.begin_reply(reply.conversation_id, reply.meta, parent_id=reply.parent_id)
-            if reply.unsaved:
-                self.store.append_tokens(reply.reply_id, reply.unsaved)
+            if reply.unsaved or reply.unsaved_steps:
+                self.store.append_tokens(reply.reply_id, reply.unsaved, reply.unsaved_steps)
                 reply.unsaved = []
+                reply.unsaved_steps = []
             if reply.ending is not None:
                 self.store.finish_reply(reply.reply_id, *reply.ending)
                 reply.ending = None
