@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -40,12 +39,6 @@ from app.ui.threads.worker import PromptInfo
 MIN_HOLD_S = 0.25
 MAX_HOLD_S = 5.0
 DEFAULT_HOLD_S = 1.0
-
-
-def _stored_steps(store: ChatStore, message_id: int) -> list[StepRecord]:
-    """A reply's step records (read here until the store's own ``steps`` is merged)."""
-    rows = store._db.execute("SELECT data FROM steps WHERE message_id = ? ORDER BY idx", (message_id,)).fetchall()
-    return [StepRecord.from_json(json.loads(row[0]), f"step {n}") for n, row in enumerate(rows)]
 
 
 class StepsLauncher(QObject):
@@ -122,7 +115,7 @@ class StepsLauncher(QObject):
     def steps_of(self, message_id: int) -> list[StepRecord]:
         """The stored reply's steps (empty when it has none, or they cannot be read)."""
         try:
-            return _stored_steps(self._store(), message_id)
+            return self._store().steps(message_id)
         except (ValueError, TandemError) as exc:
             self._status(f"the steps of this reply cannot be read: {exc}", 8000)
             return []
@@ -198,7 +191,7 @@ class StepsLauncher(QObject):
 
     @Slot(object)
     def _step(self, event: StepEvent) -> None:
-        record = getattr(event, "record", None)  # StepEvent.record: until the decoder's records are merged
+        record = event.record
         if self._following and record is not None:
             self.view.add_live(record)
 

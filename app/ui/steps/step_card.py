@@ -21,7 +21,7 @@ can find it on the grabbed image.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -94,7 +94,11 @@ class StepCard(QWidget):
         step = self.step
         if step is None:
             painter.setPen(theme.muted_text(palette))
-            painter.drawText(self.rect().adjusted(12, 0, -12, 0), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self.empty_text)
+            painter.drawText(
+                self.rect().adjusted(12, 0, -12, 0),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                self.empty_text,
+            )
             painter.end()
             return
         y = self._header(painter, step, _MARGIN)
@@ -103,8 +107,15 @@ class StepCard(QWidget):
         self._outcome(painter, step, y)
         painter.end()
 
-    def _text(self, painter: QPainter, rect: QRectF, text: str, colour: QColor | None = None, bold: bool = False,
-              align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft) -> None:
+    def _text(
+        self,
+        painter: QPainter,
+        rect: QRectF,
+        text: str,
+        colour: QColor | None = None,
+        bold: bool = False,
+        align: Qt.AlignmentFlag = Qt.AlignmentFlag.AlignLeft,
+    ) -> None:
         font = QFont(self.font())
         font.setBold(bold)
         painter.setFont(font)
@@ -123,7 +134,8 @@ class StepCard(QWidget):
                 by += f" (a {step.lookup_match}-token match)"
             rejected = step.rejected_at
             outcome = (
-                f"{step.n_accepted} accepted, rejected at {rejected + 1}" if rejected is not None
+                f"{step.n_accepted} accepted, rejected at {rejected + 1}"
+                if rejected is not None
                 else f"all {drafted} accepted, then a bonus token"
             )
             summary = f"{by} drafted {drafted}: {outcome}"
@@ -133,10 +145,16 @@ class StepCard(QWidget):
         self._text(painter, QRectF(_MARGIN, y, width, _LINE), title, bold=True)
         y += _LINE
         why = f"draft length {step.draft_length}" + (f" ({step.reason})" if step.reason else "")
-        mode = "greedy: kept when it is the target's argmax" if step.greedy else "sampled: kept when the coin < min(1, p/q)"
+        mode = (
+            "greedy: kept when it is the target's argmax"
+            if step.greedy
+            else "sampled: kept when the coin < min(1, p/q)"
+        )
         cost = f"draft {step.draft_ms:.1f} ms · verify {step.verify_ms:.1f} ms"
         bar_w = 160.0
-        self._text(painter, QRectF(_MARGIN, y, width - bar_w - 8, _LINE), f"{why} · {mode} · {cost}", theme.muted_text(palette))
+        self._text(
+            painter, QRectF(_MARGIN, y, width - bar_w - 8, _LINE), f"{why} · {mode} · {cost}", theme.muted_text(palette)
+        )
         total = step.draft_ms + step.verify_ms
         bar = QRectF(self.width() - _MARGIN - bar_w, y + 5, bar_w, _LINE - 10)
         self.bars["cost"] = bar
@@ -149,7 +167,9 @@ class StepCard(QWidget):
     def _drafted(self, painter: QPainter, step: StepRecord, y: float) -> float:
         palette = self.palette()
         muted = theme.muted_text(palette)
-        self._text(painter, QRectF(_MARGIN, y, 400, _LINE), "Drafted tokens: q (draft) and p (target)", muted, bold=True)
+        self._text(
+            painter, QRectF(_MARGIN, y, 400, _LINE), "Drafted tokens: q (draft) and p (target)", muted, bold=True
+        )
         y += _LINE
         n = len(step.drafted)
         column = max(64.0, min(130.0, (self.width() - 2 * _MARGIN) / n))
@@ -164,12 +184,24 @@ class StepCard(QWidget):
             if tested:
                 self._accept_test(painter, step, token, i, QRectF(x + 6, test_y, column - 12, _TEST_H))
             else:
-                self._text(painter, QRectF(x + 2, test_y - 4, column - 4, _LINE), "not tested", muted,
-                           align=Qt.AlignmentFlag.AlignHCenter)
+                self._text(
+                    painter,
+                    QRectF(x + 2, test_y - 4, column - 4, _LINE),
+                    "not tested",
+                    muted,
+                    align=Qt.AlignmentFlag.AlignHCenter,
+                )
         return y + _TOKEN_H + 4 + _BARS_H + _LINE + _TEST_H + _LINE + 8
 
-    def _token_box(self, painter: QPainter, rect: QRectF, token: DraftedRecord, i: int, tested: bool,
-                   tints: dict[TokenOrigin, QColor | None]) -> None:
+    def _token_box(
+        self,
+        painter: QPainter,
+        rect: QRectF,
+        token: DraftedRecord,
+        i: int,
+        tested: bool,
+        tints: dict[TokenOrigin, QColor | None],
+    ) -> None:
         palette = self.palette()
         if token.accepted:
             fill = tints[TokenOrigin.DRAFT]
@@ -210,8 +242,13 @@ class StepCard(QWidget):
                 colour = theme.blend(colour, self.palette().color(QPalette.ColorRole.Base), 0.4)
             painter.fillRect(rect, colour)
             self.bars[f"{key}:{i}"] = rect
-            self._text(painter, QRectF(x - 12, top + full, bar_w + 24, label_h), f"{key} {value:.2f}", muted,
-                       align=Qt.AlignmentFlag.AlignHCenter)
+            self._text(
+                painter,
+                QRectF(x - 12, top + full, bar_w + 24, label_h),
+                f"{key} {value:.2f}",
+                muted,
+                align=Qt.AlignmentFlag.AlignHCenter,
+            )
 
     def _accept_test(self, painter: QPainter, step: StepRecord, token: DraftedRecord, i: int, rect: QRectF) -> None:
         palette = self.palette()
@@ -225,7 +262,9 @@ class StepCard(QWidget):
             self.bars[f"test:{i}"] = rect
             return
         chance = token.accept_probability
-        self._text(painter, label, f"keep {chance:.2f} · coin {token.coin:.2f}", muted, align=Qt.AlignmentFlag.AlignHCenter)
+        self._text(
+            painter, label, f"keep {chance:.2f} · coin {token.coin:.2f}", muted, align=Qt.AlignmentFlag.AlignHCenter
+        )
         painter.setPen(muted)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(rect)
@@ -237,7 +276,7 @@ class StepCard(QWidget):
         pen = QPen(palette.color(QPalette.ColorRole.Text))
         pen.setWidthF(2.5)
         painter.setPen(pen)
-        painter.drawLine(x, rect.top() - 3, x, rect.bottom() + 3)
+        painter.drawLine(QPointF(x, rect.top() - 3), QPointF(x, rect.bottom() + 3))
         self.bars[f"coin:{i}"] = QRectF(x - 1.5, rect.top() - 3, 3, rect.height() + 6)
 
     def _outcome(self, painter: QPainter, step: StepRecord, y: float) -> None:
@@ -250,7 +289,8 @@ class StepCard(QWidget):
         else:
             title = (
                 "Bonus: every draft token was kept, so the target drew one more from its own distribution"
-                if step.drafted else "The target's own distribution, and the token it drew"
+                if step.drafted
+                else "The target's own distribution, and the token it drew"
             )
             entries, chosen, key, origin = step.bonus_top, step.bonus, "bonus", TokenOrigin.BONUS
         self._text(painter, QRectF(_MARGIN, y, width, _LINE), title, muted, bold=True)
@@ -266,18 +306,43 @@ class StepCard(QWidget):
         for i, entry in enumerate(entries):
             is_chosen = chosen is not None and entry.text == chosen.text and not shown_chosen
             shown_chosen = shown_chosen or is_chosen
-            self._entry_row(painter, entry, QRectF(_MARGIN, y, width, _ROW_H), name_w, bar_full,
-                            colour if is_chosen else soft, is_chosen, f"{key}:{i}")
+            self._entry_row(
+                painter,
+                entry,
+                QRectF(_MARGIN, y, width, _ROW_H),
+                name_w,
+                bar_full,
+                colour if is_chosen else soft,
+                is_chosen,
+                f"{key}:{i}",
+            )
             y += _ROW_H
         if chosen is not None and not shown_chosen:
-            self._entry_row(painter, chosen, QRectF(_MARGIN, y, width, _ROW_H), name_w, bar_full, colour, True,
-                            f"{key}:drawn")
+            self._entry_row(
+                painter, chosen, QRectF(_MARGIN, y, width, _ROW_H), name_w, bar_full, colour, True, f"{key}:drawn"
+            )
 
-    def _entry_row(self, painter: QPainter, entry: TopEntry, row: QRectF, name_w: float, bar_full: float,
-                   colour: QColor, chosen: bool, key: str) -> None:
-        self._text(painter, QRectF(row.left(), row.top(), name_w - 8, row.height()), visible(entry.text), bold=chosen,
-                   align=Qt.AlignmentFlag.AlignRight)
-        bar = QRectF(row.left() + name_w, row.top() + 4, max(1.0, bar_full * max(0.0, min(1.0, entry.p))), row.height() - 8)
+    def _entry_row(
+        self,
+        painter: QPainter,
+        entry: TopEntry,
+        row: QRectF,
+        name_w: float,
+        bar_full: float,
+        colour: QColor,
+        chosen: bool,
+        key: str,
+    ) -> None:
+        self._text(
+            painter,
+            QRectF(row.left(), row.top(), name_w - 8, row.height()),
+            visible(entry.text),
+            bold=chosen,
+            align=Qt.AlignmentFlag.AlignRight,
+        )
+        bar = QRectF(
+            row.left() + name_w, row.top() + 4, max(1.0, bar_full * max(0.0, min(1.0, entry.p))), row.height() - 8
+        )
         painter.fillRect(bar, colour)
         self.bars[key] = bar
         if chosen:

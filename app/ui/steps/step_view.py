@@ -230,7 +230,10 @@ class StepView(QDialog):
             Qt.Key.Key_Space: self.player.toggle,
         }
         move = moves.get(Qt.Key(event.key()))
-        if move is not None and event.modifiers() in (Qt.KeyboardModifier.NoModifier, Qt.KeyboardModifier.KeypadModifier):
+        if move is not None and event.modifiers() in (
+            Qt.KeyboardModifier.NoModifier,
+            Qt.KeyboardModifier.KeypadModifier,
+        ):
             move()
             return
         super().keyPressEvent(event)

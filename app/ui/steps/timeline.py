@@ -113,7 +113,12 @@ class StepTimeline(QWidget):
             if column.right() < exposed.left() or column.left() > exposed.right():
                 continue
             if i == self.selected:
-                painter.fillRect(column, theme.blend(palette.color(QPalette.ColorRole.Highlight), palette.color(QPalette.ColorRole.Base), 0.3))
+                painter.fillRect(
+                    column,
+                    theme.blend(
+                        palette.color(QPalette.ColorRole.Highlight), palette.color(QPalette.ColorRole.Base), 0.3
+                    ),
+                )
             x = column.left() + _GAP / 2
             width = COLUMN - _GAP
             drafted = len(step.drafted)

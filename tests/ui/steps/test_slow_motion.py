@@ -16,7 +16,8 @@ from PySide6.QtCore import Qt, Slot
 from PySide6.QtTest import QTest
 
 from app.core.decoding.events import FinishReason, StepEvent
-from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
+from app.ui.chat.controller import Activity
+from tests.ui.helpers import Recorder, load, pair_choice, wait_until
 
 SLACK_S = 0.03
 
@@ -49,16 +50,36 @@ def test_slow_motion_holds_each_step_and_the_view_follows_the_reply(make_window,
     steps.slow_action.trigger()
     assert steps.slow_action.isChecked() and window.host.worker.step_hold == 0.5
     recorder = TimedRecorder(window)
-    send(window, "Name three colours.", recorder)
+    view = steps.view
+    shown: list[tuple[float, object]] = []  # (when, the step on the card) while the reply streams
+
+    def look() -> bool:
+        if view.live:
+            shown.append((time.monotonic(), view.card.step))
+        return bool(recorder.finished or recorder.errors)
+
+    window.chat.prompt.setPlainText("Name three colours.")
+    QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    wait_until(look, 300, "the reply to finish")
+    assert not recorder.errors, recorder.errors
+    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
     assert len(recorder.times) >= 3, "too few steps to measure a gap"
     gaps = [b - a for a, b in zip(recorder.times, recorder.times[1:], strict=False)]
     print(f"\nslow motion 0.5 s: {len(recorder.times)} steps, gaps {min(gaps):.3f}-{max(gaps):.3f} s")
     assert min(gaps) >= 0.5 - SLACK_S, gaps
-    view = steps.view
+    # The card followed the live reply: each step was on it for most of its hold.
+    for event in recorder.steps:
+        held = [when for when, step in shown if step is event.record]
+        assert held and held[-1] - held[0] >= 0.5 - 0.2, (event.record, held)
     assert view.isVisible() and not view.live
     assert view.message_id == window.controller.path[-1].id
-    records = [e.record for e in recorder.steps if getattr(e, "record", None) is not None]
-    assert view.steps == records and view.current == len(records) - 1
+    records = [e.record for e in recorder.steps if e.record is not None]
+    assert len(records) == len(recorder.steps)  # the window traces its replies
+    assert view.steps == records
+    # What was shown live is what the store kept (to its six decimals).
+    kept = window.store.steps(view.message_id)
+    assert [r.to_json() for r in records] == [r.to_json() for r in kept]
+    assert view.current == len(records) - 1
 
     # Off again: the engine thread no longer waits.
     steps.slow_action.trigger()

@@ -10,7 +10,6 @@ and checked for paint where each bar says it is.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRectF, Qt
@@ -24,32 +23,76 @@ from app.ui.steps.step_view import NO_STEPS
 from tests.ui.helpers import click_action, wait_until
 
 D, C, B, T = TokenOrigin.DRAFT, TokenOrigin.CORRECTED, TokenOrigin.BONUS, TokenOrigin.TARGET
-TOKENS = [("The", D), (" sky", D), (" is", C), (" blue", D), (",", D), (" and", B), (" wide", T), (".", D), (" Night", C)]
+TOKENS = [
+    ("The", D),
+    (" sky", D),
+    (" is", C),
+    (" blue", D),
+    (",", D),
+    (" and", B),
+    (" wide", T),
+    (".", D),
+    (" Night", C),
+]
 STEPS = [
     StepRecord(
-        index=0, first_token=0, n_emitted=3, drafter="model", draft_length=3, reason="fixed", greedy=False,
+        index=0,
+        first_token=0,
+        n_emitted=3,
+        drafter="model",
+        draft_length=3,
+        reason="fixed",
+        greedy=False,
         drafted=(
             DraftedRecord("The", 0.9, 0.95, True, 0.4),
             DraftedRecord(" sky", 0.7, 0.5, True, 0.3),
             DraftedRecord(" sea", 0.61, 0.12, False, 0.57),
         ),
         residual_top=(TopEntry(" is", 0.55), TopEntry(" was", 0.25), TopEntry(" looks", 0.1)),
-        correction=TopEntry(" is", 0.55), draft_ms=4.5, verify_ms=11.0,
+        correction=TopEntry(" is", 0.55),
+        draft_ms=4.5,
+        verify_ms=11.0,
     ),
     StepRecord(
-        index=1, first_token=3, n_emitted=3, drafter="lookup", draft_length=2, reason="fixed", greedy=False,
+        index=1,
+        first_token=3,
+        n_emitted=3,
+        drafter="lookup",
+        draft_length=2,
+        reason="fixed",
+        greedy=False,
         drafted=(DraftedRecord(" blue", 0.8, 0.9, True, 0.2), DraftedRecord(",", 0.5, 0.6, True, 0.9)),
-        lookup_match=3, bonus_top=(TopEntry(" and", 0.6), TopEntry(" but", 0.3)), bonus=TopEntry(" and", 0.6),
-        draft_ms=0.1, verify_ms=9.0,
+        lookup_match=3,
+        bonus_top=(TopEntry(" and", 0.6), TopEntry(" but", 0.3)),
+        bonus=TopEntry(" and", 0.6),
+        draft_ms=0.1,
+        verify_ms=9.0,
     ),
     StepRecord(
-        index=2, first_token=6, n_emitted=1, drafter=None, draft_length=0, reason="no draft", greedy=False,
-        bonus_top=(TopEntry(" wide", 0.7),), bonus=TopEntry(" wide", 0.7), verify_ms=8.0,
+        index=2,
+        first_token=6,
+        n_emitted=1,
+        drafter=None,
+        draft_length=0,
+        reason="no draft",
+        greedy=False,
+        bonus_top=(TopEntry(" wide", 0.7),),
+        bonus=TopEntry(" wide", 0.7),
+        verify_ms=8.0,
     ),
     StepRecord(
-        index=3, first_token=7, n_emitted=2, drafter="model", draft_length=2, reason="fixed", greedy=True,
+        index=3,
+        first_token=7,
+        n_emitted=2,
+        drafter="model",
+        draft_length=2,
+        reason="fixed",
+        greedy=True,
         drafted=(DraftedRecord(".", 0.9, 0.8, True), DraftedRecord(" It", 0.4, 0.1, False, target_top=" Night")),
-        residual_top=(TopEntry(" Night", 1.0),), correction=TopEntry(" Night", 1.0), draft_ms=3.0, verify_ms=10.0,
+        residual_top=(TopEntry(" Night", 1.0),),
+        correction=TopEntry(" Night", 1.0),
+        draft_ms=3.0,
+        verify_ms=10.0,
     ),
 ]
 
@@ -60,13 +103,11 @@ def _reply(window, steps: list[StepRecord] = STEPS) -> int:
     chat = store.create_conversation("Sky")
     store.add_message(chat, "user", "What colour is the sky?")
     reply = store.begin_reply(chat, {"drafter": "model"})
-    store.append_tokens(reply, [StoredToken(text, origin, 0.5, 0.5 if origin is D else None) for text, origin in TOKENS])
+    store.append_tokens(
+        reply, [StoredToken(text, origin, 0.5, 0.5 if origin is D else None) for text, origin in TOKENS]
+    )
     store.finish_reply(reply, "".join(t for t, _ in TOKENS))
-    for step in steps:
-        store._db.execute(
-            "INSERT INTO steps(message_id, idx, first_token, data) VALUES (?,?,?,?)",
-            (reply, step.index, step.first_token, json.dumps(step.to_json())),
-        )
+    store.append_steps(reply, steps)
     window.controller.open_conversation(chat)
     return reply
 
