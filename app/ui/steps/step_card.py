@@ -36,6 +36,7 @@ _TOKEN_H = 24.0
 _BARS_H = 84.0
 _TEST_H = 12.0
 _ROW_H = 20.0
+_MIN_COLUMN = 120.0  # a drafted token's column, at least
 _DRAFTERS = {"model": "the draft model", "lookup": "prompt lookup"}
 Q_HUE = "orange"
 P_HUE = "blue"
@@ -63,6 +64,8 @@ class StepCard(QWidget):
         self.step = step
         self.position = (number, count)
         self.setMinimumHeight(int(self.needed_height()))
+        # A long draft keeps its columns readable: the card grows and its scroll area scrolls.
+        self.setMinimumWidth(int(2 * _MARGIN + _MIN_COLUMN * len(step.drafted)) if step is not None else 0)
         self.updateGeometry()
         self.update()
 
@@ -172,7 +175,7 @@ class StepCard(QWidget):
         )
         y += _LINE
         n = len(step.drafted)
-        column = max(64.0, min(130.0, (self.width() - 2 * _MARGIN) / n))
+        column = max(_MIN_COLUMN, min(170.0, (self.width() - 2 * _MARGIN) / n))
         rejected = step.rejected_at
         tints = theme.origin_colours(palette)
         for i, token in enumerate(step.drafted):
@@ -242,13 +245,10 @@ class StepCard(QWidget):
                 colour = theme.blend(colour, self.palette().color(QPalette.ColorRole.Base), 0.4)
             painter.fillRect(rect, colour)
             self.bars[f"{key}:{i}"] = rect
-            self._text(
-                painter,
-                QRectF(x - 12, top + full, bar_w + 24, label_h),
-                f"{key} {value:.2f}",
-                muted,
-                align=Qt.AlignmentFlag.AlignHCenter,
-            )
+        label = QRectF(area.left(), top + full, area.width(), label_h)
+        self._text(
+            painter, label, f"q {token.q_draft:.2f}  p {token.p_target:.2f}", muted, align=Qt.AlignmentFlag.AlignHCenter
+        )
 
     def _accept_test(self, painter: QPainter, step: StepRecord, token: DraftedRecord, i: int, rect: QRectF) -> None:
         palette = self.palette()

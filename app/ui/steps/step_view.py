@@ -84,11 +84,11 @@ class StepView(QDialog):
         card_area.setWidget(inner)
         card_area.setWidgetResizable(True)
 
-        self.first_button = QPushButton("⏮ First")
+        self.first_button = QPushButton("◀◀ First")
         self.previous_button = QPushButton("◀ Previous")
         self.play_button = QPushButton("▶ Play")
         self.next_button = QPushButton("Next ▶")
-        self.last_button = QPushButton("Last ⏭")
+        self.last_button = QPushButton("Last ▶▶")
         self.speed = QDoubleSpinBox()
         self.speed.setRange(MIN_SPEED, MAX_SPEED)
         self.speed.setSingleStep(0.5)
@@ -110,6 +110,7 @@ class StepView(QDialog):
         self._buttons = (self.first_button, self.previous_button, self.play_button, self.next_button, self.last_button)
         for button in (*self._buttons, self.caret_button, self.export_button):
             button.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # the arrow keys stay the view's
+            button.setAutoDefault(False)  # Return is not a click on whichever button had focus
 
         controls = QHBoxLayout()
         for button in self._buttons:
