@@ -1,6 +1,7 @@
 """`tandem chats`: the saved conversations from the terminal, for people and scripts.
 
-``list``, ``show``, ``search`` and ``export`` only read, without the writer
+``list``, ``show``, ``search``, ``export`` and ``steps`` (a reply's verify
+steps, :mod:`app.cli.chats_steps`) only read, without the writer
 lock, so they work while the window is open (a database from an older
 Tandem is read as it is, not migrated). ``import``, ``delete`` and
 ``restore`` write, so they take the lock like the window does: while another
@@ -32,6 +33,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from app.cli.chats_steps import add_steps_parser
 from app.core.errors import TandemError
 from app.core.terminal_text import visible, visible_json
 from app.engine.safe_files import Refusal, UnsafeTargetError, write_text_safely
@@ -74,6 +76,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     delete.add_argument("--permanent", action="store_true", help="delete it now, with no way back")
     restore = action("restore", _restore, "take a conversation back out of the trash")
     restore.add_argument("id", metavar="ID")
+    add_steps_parser(action)
     action("check", _check, "is the chat database sound? (exit 0 yes, 2 no, with what to do)")
     action("recover", _recover, "copy what can be read into a new database; keep the damaged one aside")
 

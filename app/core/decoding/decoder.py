@@ -250,6 +250,8 @@ class SpeculativeDecoder:
             draft_source=draft.source if draft.tokens else None,
         )
         if self.trace:
+            if k < want:
+                why += f"; {k} by the tokens or context left"
             if k == 0 and draft.tokens:
                 why += "; prompt lookup proposes anyway (it costs no model time)"
             record = record_step(

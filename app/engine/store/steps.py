@@ -50,7 +50,10 @@ def write_steps(db: sqlite3.Connection, message_id: int, records: Sequence[StepR
 
 def read_steps(db: sqlite3.Connection, message_id: int) -> tuple[list[StepRecord], int]:
     """A reply's step records in order, and how many rows were skipped because they did not parse."""
-    rows = db.execute("SELECT data FROM steps WHERE message_id=? ORDER BY idx", (message_id,)).fetchall()
+    try:
+        rows = db.execute("SELECT data FROM steps WHERE message_id=? ORDER BY idx", (message_id,)).fetchall()
+    except sqlite3.OperationalError:  # a file from before schema v3, read as it is (chats ... opens it unmigrated)
+        return [], 0
     records: list[StepRecord] = []
     skipped = 0
     for (data,) in rows:

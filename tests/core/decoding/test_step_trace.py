@@ -106,7 +106,7 @@ def test_tracing_changes_no_token_and_the_records_tile_the_reply(temperature: fl
         record = event.record
         assert record is not None
         assert (record.index, record.first_token, record.n_emitted) == (n + 2, at, len(event.tokens))
-        assert record.greedy == (temperature == 0.0) and record.reason == "fixed at 3"
+        assert record.greedy == (temperature == 0.0) and record.reason.startswith("fixed at 3")
         assert len(record.drafted) == event.drafted and record.n_accepted == event.accepted
         at += record.n_emitted
         for token in record.drafted[: event.accepted + 1]:
@@ -118,3 +118,21 @@ def test_tracing_changes_no_token_and_the_records_tile_the_reply(temperature: fl
             assert record.drafted[record.rejected_at].target_top == record.correction.text  # type: ignore[union-attr]
     finished = traced[-1]
     assert isinstance(finished, FinishedEvent) and at - 7 == finished.stats.emitted
+
+
+def test_a_stop_string_clips_the_steps_record() -> None:
+    params = SamplingParams(temperature=0.0)
+    table = random_table(16, seed=3)
+    rng = np.random.default_rng(0)
+    drafter = ModelDrafter(BigramLM(table), LogitsWarper(params, 16), rng)  # the target's own table: all kept
+    free = SpeculativeDecoder(BigramLM(table), drafter, params, FixedDraftLength(3), rng, trace=True)
+    events = list(free.generate(GenerationRequest([1, 2, 3], max_tokens=30)))
+    steps = [e for e in events if isinstance(e, StepEvent) and len(e.tokens) >= 2]
+    assert steps, "the fake pair kept no draft token in 30 tokens"
+    stop = steps[0].tokens[1].text  # cut inside a step, after its first token
+    rng = np.random.default_rng(0)
+    drafter = ModelDrafter(BigramLM(table), LogitsWarper(params, 16), rng)
+    cut = SpeculativeDecoder(BigramLM(table), drafter, params, FixedDraftLength(3), rng, trace=True)
+    traced = list(cut.generate(GenerationRequest([1, 2, 3], max_tokens=30, stop_strings=(stop,))))
+    last = [e for e in traced if isinstance(e, StepEvent)][-1]
+    assert last.record is not None and last.record.n_emitted == len(last.tokens) < len(last.record.drafted) + 1

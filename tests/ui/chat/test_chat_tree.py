@@ -122,6 +122,11 @@ def test_continue_grows_the_reply_cut_at_the_limit(make_window, small_pair):
     assert window.chat.view.messages[-1].text == grown.content
     # The prompt of the continuation was the conversation so far, reply included, all in the cache.
     assert grown.meta["prompt_reused"] >= grown.meta["prompt_tokens"] - 2
+    # Every step was recorded with its tokens; the continuation's steps count on from the stored ones.
+    steps = window.store.steps(grown.id)
+    assert [s.index for s in steps] == list(range(len(steps)))
+    assert [s.first_token for s in steps] == [sum(s.n_emitted for s in steps[:n]) for n in range(len(steps))]
+    assert sum(s.n_emitted for s in steps) == len(grown.tokens)
 
 
 def test_delete_a_reply_then_its_question(make_window, small_pair):
