@@ -59,6 +59,7 @@ from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice, R
 from app.ui.start import branding
 from app.ui.start.single_instance import InstanceBeacon
 from app.ui.stats.stats_panel import StatsPanel
+from app.ui.steps.launcher import StepsLauncher
 from app.ui.store_guard import StoreGuard
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost, PairInfo, RemoteInfo
@@ -152,6 +153,7 @@ class MainWindow(QMainWindow):
         )
         self.store_guard.attach(self.controller, self.sidebar.refresh)
         self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
+        self.steps = StepsLauncher(self, self.controller, lambda: self.store, self.statusBar().showMessage)
         self.conversations.search.set_store(lambda: self.store)
         self.pair_status = QLabel("no pair loaded")
         self.statusBar().addPermanentWidget(self.pair_status)
@@ -195,6 +197,7 @@ class MainWindow(QMainWindow):
         self.chat.legend.ghosts.toggled.connect(self.ghost_action.setChecked)
         view_menu.addAction(self.coloured_action)
         view_menu.addAction(self.ghost_action)
+        self.steps.add_to(view_menu)  # the step view and slow motion
         theme_menu = view_menu.addMenu("Theme (applies on restart)")
         for name in theme.THEMES:
 

@@ -63,6 +63,8 @@ class ChatController(QObject, TreeActions, ChatExtras):
     store_failed = Signal(object)  # StoreWriteError: a reply waits in memory
     store_recovered = Signal()  # everything waiting has been written
     chat_settings_changed = Signal(object)  # ChatSettings: another chat (or a new one) is now current
+    steps_requested = Signal(int)  # a reply's id: show its steps (the window's step view)
+    steps_export_requested = Signal(int)  # a reply's id: export its steps as HTML
 
     def __init__(
         self,

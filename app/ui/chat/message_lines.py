@@ -4,8 +4,8 @@ Above the text: who wrote it (with the reply's pair) and, when there is one,
 a notice in italics. Below a reply: its footer (the one-line summary, a
 "copy" link for the raw Markdown, and the link the footer offers, if any).
 Under a stored message: its action line, the branch switcher "‹ 2/3 ›" where
-the message has siblings, then Edit, Regenerate, Continue, Delete, Info as
-the message allows. The links use the view's own ``tandem:`` schemes; while a
+the message has siblings, then Edit, Regenerate, Continue, Delete, Info, Steps
+as the message allows. The links use the view's own ``tandem:`` schemes; while a
 reply streams the action line is drawn as plain muted text.
 """
 
@@ -24,6 +24,7 @@ ACTION_LABELS = {
     "continue": "Continue",
     "delete": "Delete",
     "info": "Info",
+    "steps": "Steps",
 }
 _WHO = {"user": "You", "assistant": "Assistant", "system": "System"}
 

@@ -44,6 +44,7 @@ def message_actions(message: StoredMessage, last: bool) -> tuple[str, ...]:
     actions.append("delete")
     if record.produced_by is not None:
         actions.append("info")
+    actions.append("steps")  # the step view (it says so when the reply has no step records)
     return tuple(actions)
 
 

@@ -1,4 +1,4 @@
-"""The conversation tree's actions on the active branch: Regenerate, Continue, Edit, Delete, the switcher, Info.
+"""The conversation tree's actions on the active branch: Regenerate, Continue, Edit, Delete, the switcher, Info, Steps.
 
 A conversation is a tree (the store keeps every branch): Regenerate starts a
 sibling of a reply, Edit sends a sibling of a user message, Continue grows a
@@ -45,6 +45,8 @@ class TreeActions:
         confirm: Callable[[str, str], bool]
         status: SignalInstance
         conversations_changed: SignalInstance
+        steps_requested: SignalInstance
+        steps_export_requested: SignalInstance
 
         def _ready(self) -> bool: ...
         def _start_reply(
@@ -171,6 +173,10 @@ class TreeActions:
             self.delete_message(message_id)
         elif action == "info":
             self.show_info(message_id)
+        elif action == "steps":
+            self.steps_requested.emit(message_id)  # the step view is the window's (app.ui.steps)
+        elif action == "export-steps":
+            self.steps_export_requested.emit(message_id)
         elif action in ("previous", "next"):
             self.switch_branch(message_id, -1 if action == "previous" else 1)
 

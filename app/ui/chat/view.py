@@ -326,6 +326,10 @@ class ChatView(QTextBrowser):
                 action = menu.addAction(ACTION_LABELS[key])
                 action.triggered.connect(partial(self.message_action.emit, key, message))
                 action.setEnabled(self._actions_enabled)
+            if "steps" in self._messages[message].actions:
+                export = menu.addAction("Export steps as HTML…")
+                export.triggered.connect(partial(self.message_action.emit, "export-steps", message))
+                export.setEnabled(self._actions_enabled)
         menu.exec(event.globalPos())
         menu.deleteLater()
 

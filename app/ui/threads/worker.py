@@ -15,6 +15,9 @@ same step and finished events, so the controller, view and store take no
 second path; Stop also shuts the HTTP stream down at once. The same thread
 runs the requests of the window's local server between chat replies
 (:meth:`EngineHost.run_on_engine`), so both use the one loaded pair.
+
+Slow motion (:meth:`EngineHost.set_step_hold`) makes a local reply wait after
+each step it sends, on the job's cancel event: Stop ends the wait at once.
 """
 
 from __future__ import annotations
@@ -191,6 +194,9 @@ class EngineWorker(QObject):
         self._pair: LoadedPair | None = None
         self._remote: RemoteEngine | None = None
         self._remote_info: RemoteInfo | None = None
+        # Seconds a local reply waits after each step (slow motion; 0: none). Set from the GUI
+        # thread and read here once per step: a float's assignment is atomic, no lock needed.
+        self.step_hold = 0.0
 
     # -- slots (queued from the GUI thread) -------------------------------------------
 
@@ -252,6 +258,9 @@ class EngineWorker(QObject):
             for event in run_reply(pair, plan, job.cancel.is_set):
                 if isinstance(event, StepEvent):
                     self.step.emit(event)
+                    hold = self.step_hold
+                    if hold > 0:
+                        job.cancel.wait(hold)  # Stop sets the event: the wait ends at once
                 else:
                     self.finished.emit(event)
         except Exception as exc:
@@ -444,6 +453,10 @@ class EngineHost(QObject):
         """Start a reply."""
         self._active_cancel = job.cancel
         self._generate.emit(job)
+
+    def set_step_hold(self, seconds: float) -> None:
+        """Slow motion: a local reply waits ``seconds`` after each step (0: no wait); applies from the next step."""
+        self.worker.step_hold = max(0.0, seconds)
 
     def count_prompt(self, messages: tuple[Message, ...], max_tokens: int) -> None:
         """Ask the engine thread how many tokens ``messages`` take once fitted (answered by ``prompt_counted``)."""
