@@ -16,6 +16,7 @@ from app.engine.store.conversations import ChatStore
 from app.engine.store.database import StoreWriteError
 from app.engine.store.exchange import ImportFormatError
 from app.engine.store.recovery import recover
+from tests.engine import store_files
 from tests.engine.attachments.pdfs import text_pdf
 from tests.paths import REPO_ROOT
 
@@ -85,6 +86,25 @@ def test_a_full_disk_stores_neither_the_message_nor_its_attachment_and_room_agai
     store._db.execute("PRAGMA max_page_count=1073741823")
     store.add_message(cid, "user", "read this", attachments=[big])
     assert store.messages(cid)[0].attachments[0].text == big.text
+
+
+@pytest.mark.skipif(not store_files.can_mount(), reason="needs a real small filesystem: root with mount rights")
+def test_a_real_full_disk_while_storing_an_attachment_leaves_nothing_half_stored(tmp_path):
+    big = read_attachment_bytes("big.txt", ("line of text %d\n" * 40_000 % tuple(range(40_000))).encode())
+    with store_files.tmpfs(tmp_path / "small", "1m") as folder:
+        store = ChatStore(folder / "conversations.sqlite3")
+        try:
+            cid = store.create_conversation("full")
+            filler = store_files.fill(folder)
+            with pytest.raises(StoreWriteError) as caught:
+                store.add_message(cid, "user", "read this", attachments=[big])
+            assert caught.value.kind == "full" and "free on its disk" in str(caught.value)
+            assert store.messages(cid) == [] and store.attachment_count() == 0
+            filler.unlink()
+            store.add_message(cid, "user", "read this", attachments=[big])
+            assert store.messages(cid)[0].attachments[0].text == big.text
+        finally:
+            store.close()
 
 
 def test_an_edited_message_links_the_same_rows_and_the_file_goes_with_the_last_message(store):
