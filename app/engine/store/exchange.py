@@ -243,9 +243,7 @@ def _links(raw: object, n: int, files: dict[str, Attachment]) -> list[Attachment
     return linked
 
 
-def _message(
-    raw: object, n: int, version: int, previous: int | None, files: dict[str, Attachment]
-) -> ImportedMessage:
+def _message(raw: object, n: int, version: int, previous: int | None, files: dict[str, Attachment]) -> ImportedMessage:
     if not isinstance(raw, dict):
         raise ImportFormatError(f"message {n} is not an object")
     key: Any
