@@ -11,6 +11,8 @@ Every response carries llama-server-shaped ``timings`` (``predicted_n``,
 ``predicted_per_second``, ``draft_n``, ``draft_n_accepted``...) so dashboards
 that read llama-server read Tandem, and a ``tandem`` object with each token's
 origin and probabilities, so any client can colour tokens as the window does.
+A user message may carry documents as content parts
+(:mod:`app.engine.server.content_parts`); they become the message's attachments.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core.attachments.record import Attachment
 from app.core.chat import Message
 from app.core.decoding.events import EmittedToken, FinishReason, StepEvent
 from app.core.decoding.sampling import (
@@ -37,6 +40,7 @@ from app.core.decoding.sampling import (
 )
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.token_record import TokenRecord
+from app.engine.server.content_parts import PartError, read_parts
 
 ROLES = ("system", "user", "assistant")
 MAX_STOP_STRINGS = 4  # OpenAI's own limit
@@ -129,16 +133,15 @@ def _message(raw: Any, index: int) -> Message:
     if role not in ROLES:
         raise RequestError(f"{where}.role must be one of {', '.join(ROLES)}, not {role!r}", param=f"{where}.role")
     content = raw.get("content")
-    if isinstance(content, list):  # content parts: only text can be served by a text model
-        texts = []
-        for part in content:
-            if not (isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str)):
-                raise RequestError(f"{where}.content may only hold text parts", param=f"{where}.content")
-            texts.append(part["text"])
-        content = "".join(texts)
+    attachments: tuple[Attachment, ...] = ()
+    if isinstance(content, list):  # content parts: text, and documents read as attachments
+        try:
+            content, attachments = read_parts(content, where, role)
+        except PartError as exc:
+            raise RequestError(exc.message, param=exc.where) from exc
     if not isinstance(content, str):
         raise RequestError(f"{where}.content must be a string", param=f"{where}.content")
-    return Message(role, content)
+    return Message(role, content, attachments)
 
 
 def _field(body: Mapping[str, Any], spec: SamplingField[Any], name: str | None = None) -> Any:

@@ -226,7 +226,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         return messages
 
     def _messages_of(self, stored: list[StoredMessage], settings: ChatSettings) -> tuple[Message, ...]:
-        return chat_messages(settings, [Message(m.role, m.content) for m in stored])
+        return chat_messages(settings, [Message(m.role, m.content, m.attachments) for m in stored])
 
     # -- a reply ------------------------------------------------------------------------
 
@@ -265,7 +265,10 @@ class ChatController(QObject, TreeActions, ChatExtras):
                 self.conversation_id = self.store.create_conversation(title, self._pending.to_dict())
                 self._demo[self.conversation_id] = self._demo.pop(None, False)
             if editing is not None:
-                self.store.add_message(self.conversation_id, "user", text, parent_id=editing.parent_id)
+                # The edit is a new sibling with the same files: linked to the same stored rows, not copied.
+                self.store.add_message(
+                    self.conversation_id, "user", text, parent_id=editing.parent_id, attachments=editing.attachments
+                )
             else:
                 self.store.add_message(self.conversation_id, "user", text)
         except StoreWriteError as exc:

@@ -1,0 +1,77 @@
+"""A chat message's content parts, as OpenAI's chat API sends them: text, and documents as base64 ``file`` parts.
+
+``{"type": "text", "text": ...}`` parts are joined into the message's text;
+``{"type": "file", "file": {"file_data": ..., "filename": ...}}`` parts are
+decoded (a ``data:<type>;base64,`` URL or bare base64) and read with
+:func:`~app.engine.attachments.read_attachment_bytes`, the extraction the window
+and ``chat --attach`` use, into the message's attachments. The base64 is
+bounded by the request body's own limit, which is checked before any JSON is
+parsed. An ``image_url`` part is refused: Tandem serves text-only targets. Each
+refusal is a 400 naming the part (``messages[0].content[1]``) and what is wrong.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any
+
+from app.core.attachments.record import Attachment
+from app.engine.attachments import AttachmentError, read_attachment_bytes
+
+_DATA_URL = re.compile(r"data:[^,;]*(?:;[^,;]*)*;base64,", re.IGNORECASE)
+
+
+class PartError(ValueError):
+    """A content part the server refuses: ``where`` names it, the message says why."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(message)
+        self.where = where
+        self.message = message
+
+
+def read_parts(parts: list[Any], where: str, role: str) -> tuple[str, tuple[Attachment, ...]]:
+    """The text of ``parts`` joined, and the documents among them read as attachments (in order)."""
+    texts: list[str] = []
+    attachments: list[Attachment] = []
+    for index, part in enumerate(parts):
+        at = f"{where}.content[{index}]"
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind == "file":
+            if role != "user":
+                raise PartError(at, f"{at}: files may only be attached to a user message, not a {role} message")
+            attachments.append(_file(part.get("file"), at))
+        elif kind in ("image_url", "input_image", "image"):
+            raise PartError(
+                at, f"{at}: this server's target is a text-only model and reads no images; send text or a document"
+            )
+        else:
+            raise PartError(at, f"{at} must be a text part or a file part, not {kind!r}")
+    return "".join(texts), tuple(attachments)
+
+
+def _file(raw: object, at: str) -> Attachment:
+    """One ``file`` part read as an attachment; :class:`PartError` for anything that is not one."""
+    if not isinstance(raw, dict):
+        raise PartError(at, f"{at}.file must be an object with 'file_data' and 'filename'")
+    if raw.get("file_data") is None and raw.get("file_id") is not None:
+        raise PartError(at, f"{at}.file: this server keeps no uploaded files; send the file's bytes as 'file_data'")
+    data, name = raw.get("file_data"), raw.get("filename")
+    if not isinstance(data, str) or not data:
+        raise PartError(at, f"{at}.file.file_data must be the file's bytes in base64")
+    if name is not None and not isinstance(name, str):
+        raise PartError(at, f"{at}.file.filename must be a string")
+    prefix = _DATA_URL.match(data)
+    encoded = data[prefix.end() :] if prefix else data
+    try:
+        content = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise PartError(at, f"{at}.file.file_data is not valid base64 ({exc})") from exc
+    try:
+        return read_attachment_bytes(name or "attachment", content)
+    except AttachmentError as exc:
+        raise PartError(at, f"{at}: {exc}") from exc
