@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -89,7 +90,8 @@ class PairPicker(QWidget):
         self.target = QComboBox()
         form.addRow("Target", self._file_row(self.target, for_draft=False))
 
-        kinds = QHBoxLayout()
+        kinds = QGridLayout()  # two by two: one row of four would set the side panel's minimum width
+        kinds.setContentsMargins(0, 0, 0, 0)
         self.kind_group = QButtonGroup(self)
         self.kind_buttons: dict[DrafterKind, QRadioButton] = {}
         for kind, text, tip in (
@@ -105,9 +107,9 @@ class PairPicker(QWidget):
             button = QRadioButton(text)
             button.setToolTip(tip)
             self.kind_group.addButton(button)
+            kinds.addWidget(button, len(self.kind_buttons) // 2, len(self.kind_buttons) % 2)
             self.kind_buttons[kind] = button
-            kinds.addWidget(button)
-        kinds.addStretch(1)
+        kinds.setColumnStretch(2, 1)
         self.kind_buttons[DrafterKind.HYBRID].setChecked(True)
         form.addRow("Drafter", kinds)
 
@@ -411,7 +413,7 @@ class PairPicker(QWidget):
     def _file_row(self, combo: QComboBox, for_draft: bool) -> QHBoxLayout:
         """A model list with its "…" button that adds a GGUF file to it."""
         combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        combo.setMinimumContentsLength(18)
+        combo.setMinimumContentsLength(10)  # the open list shows names in full; each item's tooltip too
         browse = QToolButton()
         browse.setText("…")
         browse.setToolTip("add a GGUF file")

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -59,8 +60,17 @@ class WelcomePanel(QWidget):
         self._background = background
         self._cancel: threading.Event | None = None
 
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(40, 30, 40, 30)
+        # The content scrolls inside the panel: it must not set the window's minimum size on a small screen.
+        content = QWidget()
+        area = QScrollArea()
+        area.setFrameShape(QScrollArea.Shape.NoFrame)
+        area.setWidgetResizable(True)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        shell = QVBoxLayout(self)
+        shell.setContentsMargins(0, 0, 0, 0)
+        shell.addWidget(area)
+        outer = QVBoxLayout(content)
+        outer.setContentsMargins(16, 16, 16, 16)
         outer.addStretch(1)
         column = QVBoxLayout()
         column.setSpacing(14)
@@ -95,7 +105,7 @@ class WelcomePanel(QWidget):
         )
         row = QHBoxLayout()
         self.catalog = QComboBox()
-        self.catalog.setMinimumContentsLength(28)
+        self.catalog.setMinimumContentsLength(16)
         self.download_button = QPushButton("Download")
         self.download_button.clicked.connect(self._download)
         row.addWidget(self.catalog, 1)
@@ -135,6 +145,7 @@ class WelcomePanel(QWidget):
         centre.addStretch(1)
         outer.addLayout(centre)
         outer.addStretch(2)
+        area.setWidget(content)
         self._fill_catalog()
 
     def _fill_catalog(self) -> None:

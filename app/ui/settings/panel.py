@@ -172,8 +172,12 @@ class SettingsPanel(QWidget):
         self.reset_button.clicked.connect(lambda: self.set_chat_settings(ChatSettings(), emit=True))
         layout.addWidget(self.reset_button)
 
-        loading = QGroupBox("This machine (applies on the next load)")
+        loading = QGroupBox("This machine")  # a short title: a group box's title sets its minimum width
         form = QFormLayout(loading)
+        applies = QLabel("Applies on the next load (also in Edit ▸ Preferences).")
+        applies.setWordWrap(True)
+        applies.setEnabled(False)
+        form.addRow(applies)
         self.n_ctx = _int(256, 131_072, 256)
         self.n_threads = _int(0, 256, special="Auto")
         self.n_threads.setToolTip("Auto measures which thread count is fastest with what else runs here, and re-checks")

@@ -1,0 +1,71 @@
+"""Screenshots of the window's layout at one screen size: every side-panel tab, no model needed.
+
+Run under Xvfb with the screen size wanted, e.g.::
+
+    xvfb-run -a -s "-screen 0 1024x640x24" .venv/bin/python scripts/layout_screenshots.py --out /tmp/shots-1024
+    QT_SCALE_FACTOR=1.5 xvfb-run -a -s "-screen 0 1440x900x24" .venv/bin/python scripts/layout_screenshots.py
+
+The window fills the screen (as a person would use it at that
+size), with "Local server" ticked on the Model tab (the box that used to push
+the panel sideways); one PNG per tab goes to ``--out``, and a line per tab
+says whether a horizontal scroll bar or a cut label was found there (the same
+check as tests/ui/test_layout_fits.py). Settings and chats go to a temporary
+data folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def main() -> int:
+    """Take one screenshot per side-panel tab; returns 1 when any tab clips."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "tandem-layout")
+    parser.add_argument("--theme", choices=("system", "light", "dark"), default="light")
+    args = parser.parse_args()
+    os.environ["TANDEM_DATA_DIR"] = tempfile.mkdtemp(prefix="tandem-layout-")
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    from PySide6.QtCore import QEventLoop
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui import theme
+    from app.ui.layout_fit import clipped_in
+
+    app = QApplication(sys.argv)
+    theme.apply_theme(app, args.theme)
+    from app.ui.main_window import MainWindow
+
+    window = MainWindow(autoload=False)
+    window.setGeometry(app.primaryScreen().availableGeometry())  # Xvfb has no window manager to maximise it
+    window.show()
+    for _ in range(50):
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+    window.stack.setCurrentWidget(window.chat)
+    screen = app.primaryScreen().availableGeometry()
+    print(f"screen {screen.width()}x{screen.height()} (logical), window {window.width()}x{window.height()}")
+    failed = 0
+    for index in range(window.side.count()):
+        window.side.setCurrentIndex(index)
+        for _ in range(20):
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+        name = window.side.tabText(index).replace("&", "").lower()
+        path = args.out / f"{name}.png"
+        window.grab().save(str(path))
+        problems = clipped_in(window)
+        failed += bool(problems)
+        print(f"{name}: {path}" + (f"  CLIPPED: {problems}" if problems else "  ok"))
+    window.close()
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
