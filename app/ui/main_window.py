@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
@@ -212,6 +212,7 @@ class MainWindow(QMainWindow):
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(DEFAULT_SIZE)
         fit_to_screen(self, DEFAULT_SIZE)  # saved on a larger screen or at another scale: reopened inside this one
+        self._fitted_size: QSize | None = self.size()  # fitted again once shown, when the frame's size is known
         splitter = self.app_settings.geometry("splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)
@@ -440,6 +441,13 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(
             "another Tandem was started on this data folder: it shows the chats read-only", 8000
         )
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        """On the first show the frame (title bar, borders) is known: keep it inside the screen too."""
+        super().showEvent(event)
+        fitted, self._fitted_size = self._fitted_size, None
+        if fitted is not None and fitted == self.size():  # unless someone chose a size since
+            fit_to_screen(self, DEFAULT_SIZE)
 
     # -- closing -------------------------------------------------------------------------------
 
