@@ -207,7 +207,7 @@ class MainWindow(QMainWindow):
         self.chat.view.set_coloured(coloured)
         self.chat.view.set_show_ghosts(ghosts)
         self.chat.legend.underlines.setChecked(self.app_settings.flag("underlines", False))
-        self.chat.prompt.set_send_with_ctrl_enter(self.app_settings.flag("send_with_ctrl_enter", False))
+        self.chat.set_send_with_ctrl_enter(self.app_settings.flag("send_with_ctrl_enter", False))
         geometry = self.app_settings.geometry("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(DEFAULT_SIZE)

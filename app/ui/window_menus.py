@@ -237,7 +237,7 @@ class WindowMenus:
         """Apply and keep what Preferences says."""
         w = self.window
         self.set_theme(chosen.theme)
-        w.chat.prompt.set_send_with_ctrl_enter(chosen.send_with_ctrl_enter)
+        w.chat.set_send_with_ctrl_enter(chosen.send_with_ctrl_enter)
         w.app_settings.set_flag("send_with_ctrl_enter", chosen.send_with_ctrl_enter)
         w.settings_panel.set_settings(chosen.generation, emit=True)  # the Settings tab follows; the window saves it
 

@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QAction, QWheelEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDialog, QTableWidget
+from PySide6.QtWidgets import QApplication, QDialog, QTableWidget, QWidget
 
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
@@ -96,10 +96,8 @@ def test_preferences_switch_the_theme_live_and_set_the_machine_settings(window: 
     assert not theme.is_dark(app.palette()) and AppSettings().text("view/theme") == "light"
 
 
-def _wheel(widget: QApplication | object, target: object) -> None:
-    from PySide6.QtWidgets import QWidget
-
-    assert isinstance(target, QWidget)
+def _wheel(target: QWidget) -> None:
+    """One notch of the wheel over ``target``'s centre, delivered as Qt delivers it (through the application)."""
     centre = QPointF(target.rect().center())
     event = QWheelEvent(
         centre,
@@ -120,13 +118,13 @@ def test_the_wheel_never_changes_an_unfocused_field(window: MainWindow) -> None:
     combo = window.settings_panel.drafter
     before, drafter = spin.value(), combo.currentIndex()
     window.chat.prompt.setFocus()
-    _wheel(QApplication.instance(), spin)
-    _wheel(QApplication.instance(), combo)
+    _wheel(spin)
+    _wheel(combo)
     assert spin.value() == before and combo.currentIndex() == drafter
     assert not spin.hasFocus(), "the wheel must not give the field focus either"
     spin.setFocus()
     wait_until(spin.hasFocus, 5, "the spin box to take focus")
-    _wheel(QApplication.instance(), spin)
+    _wheel(spin)
     assert spin.value() != before, "a focused field still takes the wheel (the guard is what stopped it above)"
 
 

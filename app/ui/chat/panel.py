@@ -239,6 +239,11 @@ class ChatPanel(QWidget):
         stop.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         stop.activated.connect(self.stop_requested)
 
+    def set_send_with_ctrl_enter(self, on: bool) -> None:
+        """Which key sends (the Preferences' "Send with Ctrl+Enter"): the prompt box and the Send button's tooltip."""
+        self.prompt.set_send_with_ctrl_enter(on)
+        self.send_button.setToolTip("Ctrl+Enter (Enter adds a line)" if on else "Enter (Shift+Enter adds a line)")
+
     def set_generating(self, generating: bool, can_send: bool) -> None:
         """Swap the buttons' availability while a reply streams."""
         self.send_button.setEnabled(can_send and not generating)
