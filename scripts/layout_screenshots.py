@@ -30,7 +30,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "tandem-layout")
     parser.add_argument("--theme", choices=("system", "light", "dark"), default="light")
+    parser.add_argument("--pair", action="store_true", help="load the small test pair, serve it, and reply once first")
     args = parser.parse_args()
+    from app.engine.paths import models_dir
+
+    os.environ.setdefault("TANDEM_MODELS_DIR", str(models_dir()))
     os.environ["TANDEM_DATA_DIR"] = tempfile.mkdtemp(prefix="tandem-layout-")
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -50,6 +54,8 @@ def main() -> int:
     for _ in range(50):
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
     window.stack.setCurrentWidget(window.chat)
+    if args.pair:
+        _load_serve_and_reply(app, window)
     screen = app.primaryScreen().availableGeometry()
     print(f"screen {screen.width()}x{screen.height()} (logical), window {window.width()}x{window.height()}")
     failed = 0
@@ -65,6 +71,40 @@ def main() -> int:
         print(f"{name}: {path}" + (f"  CLIPPED: {problems}" if problems else "  ok"))
     window.close()
     return 1 if failed else 0
+
+
+def _load_serve_and_reply(app: object, window: object) -> None:
+    """Load the SmolLM2 test pair, tick Local server (port 0) and send one short prompt: the panels filled."""
+    import time
+
+    from PySide6.QtCore import QEventLoop
+    from PySide6.QtWidgets import QApplication
+
+    from app.engine.llama.session import DrafterKind
+    from app.engine.models.packaged import small_pair_paths
+    from app.ui.chat.controller import Activity
+    from app.ui.main_window import MainWindow
+    from app.ui.settings.store import PairChoice
+
+    assert isinstance(app, QApplication) and isinstance(window, MainWindow)
+
+    def spin(done: object, timeout_s: float) -> None:
+        deadline = time.monotonic() + timeout_s
+        while not done() and time.monotonic() < deadline:  # type: ignore[operator]
+            app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+            time.sleep(0.01)
+
+    target, draft = small_pair_paths()
+    window.picker.refresh(PairChoice(target, draft, DrafterKind.MODEL))
+    window.load_pair(PairChoice(target, draft, DrafterKind.MODEL))
+    spin(lambda: window.controller.pair is not None and window.controller.activity is Activity.IDLE, 240)
+    window.server_switch.port.setValue(0)
+    window.server_switch.toggle.setChecked(True)
+    window.settings_panel.max_tokens.setValue(32)
+    window.chat.prompt.setPlainText("Name three colours.")
+    window.chat.send_button.click()
+    spin(lambda: window.controller.activity is not Activity.IDLE, 10)
+    spin(lambda: window.controller.activity is Activity.IDLE, 240)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 """Making the window fit the screen it is on: elided labels, geometry clamped to the screen, the clipping check.
 
-Four pieces, used by the window and its panels:
+Five pieces, used by the window and its panels:
 
 * :class:`ElidedLabel`, a one-line label that shortens its text with "…" to
   the width it is given and shows the whole text as its tooltip, so a narrow
   panel never cuts a word in the middle nor pushes its scroll area sideways;
+* :class:`ElidedComboBox`, a combo box whose closed face elides in the middle
+  (model file names differ at their end) with the whole name as its tooltip;
 * :class:`FlowLayout`, which lays its items out in rows like words in a
   paragraph, so a row of chips and switches wraps rather than sets a wide
   minimum (the chat's legend);
@@ -12,9 +14,9 @@ Four pieces, used by the window and its panels:
   available geometry of the screen it opens on: a window saved at 1.5x scale
   or on a larger monitor reopens whole on this one;
 * :func:`clipped_in`, the check the layout tests and the screenshot script
-  share: every visible scroll area that shows a horizontal scroll bar, and
-  every label whose text is wider than the label while neither wrapping nor
-  eliding.
+  share: every visible scroll area that shows a horizontal scroll bar, every
+  label or closed combo box whose text is wider than its room while not
+  eliding (labels: nor wrapping), and every button squeezed below its text.
 """
 
 from __future__ import annotations
@@ -24,12 +26,16 @@ from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent, QResizeEvent, 
 from PySide6.QtWidgets import (
     QAbstractButton,
     QAbstractScrollArea,
+    QComboBox,
     QLabel,
     QLayout,
     QLayoutItem,
+    QScrollArea,
     QSizePolicy,
     QStyle,
     QStyleOption,
+    QStyleOptionComboBox,
+    QStylePainter,
     QWidget,
 )
 
@@ -99,6 +105,38 @@ class ElidedLabel(QLabel):
             self.setToolTip(self._full)
         elif self.toolTip() == self._full:
             self.setToolTip("")
+
+
+class ElidedComboBox(QComboBox):
+    """A combo box whose closed face elides the current text in the middle ("Qwen2.5…Q4_K_M.gguf").
+
+    Qt clips it at the arrow otherwise, cutting the part that tells files
+    apart (the quantisation at the end). The open list shows every item whole,
+    and the box's tooltip says the current item's text and its own tooltip.
+    """
+
+    def __init__(self, parent: QWidget | None = None, mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> None:
+        super().__init__(parent)
+        self._mode = mode
+        self.currentIndexChanged.connect(self._own_tooltip)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        """Draw the frame and arrow as the style does, then the current text elided to the edit field."""
+        painter = QStylePainter(self)
+        option = QStyleOptionComboBox()
+        self.initStyleOption(option)
+        painter.drawComplexControl(QStyle.ComplexControl.CC_ComboBox, option)
+        field = self.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, self
+        )
+        option.currentText = self.fontMetrics().elidedText(option.currentText, self._mode, max(0, field.width() - 4))
+        painter.drawControl(QStyle.ControlElement.CE_ComboBoxLabel, option)
+        self._own_tooltip()  # item tooltips may be set after the item was chosen
+
+    def _own_tooltip(self) -> None:
+        tip = self.currentData(Qt.ItemDataRole.ToolTipRole)
+        if self.toolTip() != (text := "\n".join(t for t in (self.currentText(), str(tip) if tip else "") if t)):
+            self.setToolTip(text)
 
 
 class FlowLayout(QLayout):
@@ -240,7 +278,11 @@ def clipped_in(root: QWidget) -> list[str]:
         bar = area.horizontalScrollBar()
         if bar.isVisible() and bar.maximum() > 0:
             name = area.objectName() or area.accessibleName() or type(area).__name__
-            problems.append(f"horizontal scroll bar in {name} ({bar.maximum()} px)")
+            inner = area.widget() if isinstance(area, QScrollArea) else None
+            what = f"; its content needs {inner.minimumSizeHint().width()} px" if inner is not None else ""
+            problems.append(
+                f"horizontal scroll bar in {name} ({bar.maximum()} px, viewport {area.viewport().width()} px{what})"
+            )
     for label in root.findChildren(QLabel):
         if not _visible(label, root) or isinstance(label, ElidedLabel) or label.wordWrap() or not label.text():
             continue
@@ -250,6 +292,17 @@ def clipped_in(root: QWidget) -> list[str]:
         need = _text_width(label)
         if need > room + _SLACK_PX:
             problems.append(f"label {_plain(label)!r} cut ({need} px of text in {room} px)")
+    for combo in root.findChildren(QComboBox):
+        if not _visible(combo, root) or isinstance(combo, ElidedComboBox) or combo.isEditable():
+            continue
+        option = QStyleOptionComboBox()
+        combo.initStyleOption(option)
+        field = combo.style().subControlRect(
+            QStyle.ComplexControl.CC_ComboBox, option, QStyle.SubControl.SC_ComboBoxEditField, combo
+        )
+        need = combo.fontMetrics().horizontalAdvance(combo.currentText())
+        if need > field.width() + _SLACK_PX:
+            problems.append(f"combo box {combo.currentText()!r} cut ({need} px of text in {field.width()} px)")
     for button in root.findChildren(QAbstractButton):
         if not _visible(button, root) or not button.text():
             continue

@@ -50,7 +50,7 @@ from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.sidebar_actions import SidebarActions
 from app.ui.chat.store_notice import StoreNotice
-from app.ui.layout_fit import fit_to_screen
+from app.ui.layout_fit import ElidedLabel, fit_to_screen
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
 from app.ui.models.memory_sources import estimate_state, measured_state
@@ -166,7 +166,7 @@ class MainWindow(QMainWindow):
         self.store_guard.attach(self.controller, self.sidebar.refresh)
         self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
         self.conversations.search.set_store(lambda: self.store)
-        self.pair_status = QLabel("no pair loaded")
+        self.pair_status = ElidedLabel("no pair loaded", mode=Qt.TextElideMode.ElideMiddle)  # whole in its tooltip
         self.statusBar().addPermanentWidget(self.pair_status)
         self._build_actions()
         self._restore()

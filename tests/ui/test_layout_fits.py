@@ -18,12 +18,13 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QLabel, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 
-from app.ui.layout_fit import ElidedLabel, clipped_in
+from app.engine.llama.session import DrafterKind
+from app.ui.layout_fit import ElidedComboBox, ElidedLabel, clipped_in
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import AppSettings
-from tests.ui.helpers import wait_until
+from tests.ui.helpers import load, pair_choice, send, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,6 +33,15 @@ def _settle(app: QApplication) -> None:
     for _ in range(10):
         app.processEvents()
         QTest.qWait(10)
+
+
+def _narrowest_side(app: QApplication, window: MainWindow) -> None:
+    """Drag the side panel to its minimum width: the worst case a person can make."""
+    sizes = window.splitter.sizes()
+    narrow = window.side.minimumWidth()
+    window.splitter.setSizes([sizes[0], sizes[1] + sizes[2] - narrow, narrow])
+    _settle(app)
+    assert window.side.width() <= narrow + 2
 
 
 @pytest.mark.parametrize("size", [QSize(1024, 640), QSize(1440, 900)], ids=["1024x640", "1440x900"])
@@ -48,6 +58,12 @@ def test_every_side_tab_fits_without_sideways_scrolling(
         problems = clipped_in(window)
         assert not problems, f"{window.side.tabText(index)} at {size.width()}x{size.height()}: {problems}"
     assert window.conversations.width() >= 150, "the chat list keeps a readable width"
+    _narrowest_side(qapp, window)
+    for index in range(window.side.count()):
+        window.side.setCurrentIndex(index)
+        _settle(qapp)
+        problems = clipped_in(window)
+        assert not problems, f"{window.side.tabText(index)} with the side panel at its narrowest: {problems}"
 
 
 def test_scale_factor_one_and_a_half_on_a_1440x900_screen(data_dir: Path) -> None:
@@ -138,3 +154,52 @@ def test_side_panel_hides_with_its_shortcut_and_stays_hidden(
     sizes = again.splitter.sizes()
     again.splitter.setSizes([sizes[0], sizes[1] - 80, sizes[2] + 80])
     assert again.splitter.sizes()[2] >= sizes[2] + 70
+
+
+def test_with_a_pair_loaded_served_and_a_reply_every_tab_still_fits(
+    qapp: QApplication, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+) -> None:
+    """Filled panels (model names, the memory meter, the running server's URL, a reply's stats) at 1024x640."""
+    window = make_window()
+    window.settings_panel.max_tokens.setValue(16)
+    load(window, pair_choice(small_pair, DrafterKind.MODEL))
+    window.server_switch.port.setValue(0)
+    window.server_switch.toggle.setChecked(True)
+    assert window.server_switch.server is not None, window.server_switch.counts.text()
+    send(window, "Name three colours.")
+    window.resize(1024, 640)
+    _settle(qapp)
+    _narrowest_side(qapp, window)
+    for index in range(window.side.count()):
+        window.side.setCurrentIndex(index)
+        _settle(qapp)
+        problems = clipped_in(window)
+        assert not problems, f"{window.side.tabText(index)} with a pair loaded: {problems}"
+    # A long pair label in the status bar is elided, whole in its tooltip, rather than widening the window.
+    assert window.pair_status.full_text().startswith(small_pair[0].stem)
+    target = window.picker.target
+    assert small_pair[0].stem in target.toolTip() or target.currentText() in target.toolTip()
+    window.server_switch.toggle.setChecked(False)
+
+
+def test_an_unelided_combo_box_that_clips_is_reported(qapp: QApplication) -> None:
+    holder = QWidget()
+    layout = QVBoxLayout(holder)
+    combo = QComboBox()
+    combo.addItem("Hybrid (prompt lookup where trusted, else the draft model)")
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(6)
+    layout.addWidget(combo)
+    elided = ElidedComboBox()
+    elided.addItem("SmolLM2-135M-Instruct.Q4_1.gguf")
+    elided.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    elided.setMinimumContentsLength(6)
+    layout.addWidget(elided)
+    holder.resize(140, 80)
+    holder.show()
+    _settle(qapp)
+    problems = clipped_in(holder)
+    assert any("combo box 'Hybrid" in p for p in problems)
+    assert not any("SmolLM2" in p for p in problems)
+    assert elided.toolTip() == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    holder.close()

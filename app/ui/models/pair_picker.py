@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.core.pairing.compatibility import CompatibilityReport
 from app.engine.llama.session import DrafterKind
+from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
 from app.ui.models.server_choice import ServerChoice
 from app.ui.settings.store import PairChoice
@@ -87,7 +88,7 @@ class PairPicker(QWidget):
         layout = QVBoxLayout(self.local_page)
         layout.setContentsMargins(0, 0, 0, 0)
         form = QFormLayout()
-        self.target = QComboBox()
+        self.target = ElidedComboBox()  # file names differ at their end: elided in the middle
         form.addRow("Target", self._file_row(self.target, for_draft=False))
 
         kinds = QGridLayout()  # two by two: one row of four would set the side panel's minimum width
@@ -113,7 +114,7 @@ class PairPicker(QWidget):
         self.kind_buttons[DrafterKind.HYBRID].setChecked(True)
         form.addRow("Drafter", kinds)
 
-        self.draft = QComboBox()
+        self.draft = ElidedComboBox()
         form.addRow("Draft", self._file_row(self.draft, for_draft=True))
         layout.addLayout(form)
 
