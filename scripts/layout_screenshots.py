@@ -1,16 +1,17 @@
-"""Screenshots of the window's layout at one screen size: every side-panel tab, no model needed.
+"""Screenshots of the window's layout at one screen size: every side-panel tab, no model needed (or the test pair).
 
 Run under Xvfb with the screen size wanted, e.g.::
 
     xvfb-run -a -s "-screen 0 1024x640x24" .venv/bin/python scripts/layout_screenshots.py --out /tmp/shots-1024
     QT_SCALE_FACTOR=1.5 xvfb-run -a -s "-screen 0 1440x900x24" .venv/bin/python scripts/layout_screenshots.py
 
-The window fills the screen (as a person would use it at that
-size), with "Local server" ticked on the Model tab (the box that used to push
-the panel sideways); one PNG per tab goes to ``--out``, and a line per tab
-says whether a horizontal scroll bar or a cut label was found there (the same
-check as tests/ui/test_layout_fits.py). Settings and chats go to a temporary
-data folder.
+The window fills the screen (as a person would use it at that size). With
+``--pair`` it first loads the SmolLM2 test pair, ticks "Local server" (the
+box that used to push the panel sideways) and writes one reply, so the panels
+are filled. One PNG per tab, and one of the first-run page, go to ``--out``,
+with a line each saying whether a horizontal scroll bar, a cut label or a cut
+combo box was found there (the check tests/ui/test_layout_fits.py makes).
+Settings and chats go to a temporary data folder.
 """
 
 from __future__ import annotations
@@ -69,6 +70,13 @@ def main() -> int:
         problems = clipped_in(window)
         failed += bool(problems)
         print(f"{name}: {path}" + (f"  CLIPPED: {problems}" if problems else "  ok"))
+    window.stack.setCurrentWidget(window.welcome)
+    for _ in range(20):
+        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+    window.grab().save(str(args.out / "welcome.png"))
+    problems = clipped_in(window)
+    failed += bool(problems)
+    print(f"welcome: {args.out / 'welcome.png'}" + (f"  CLIPPED: {problems}" if problems else "  ok"))
     window.close()
     return 1 if failed else 0
 

@@ -58,6 +58,10 @@ def test_every_side_tab_fits_without_sideways_scrolling(
         problems = clipped_in(window)
         assert not problems, f"{window.side.tabText(index)} at {size.width()}x{size.height()}: {problems}"
     assert window.conversations.width() >= 150, "the chat list keeps a readable width"
+    window.stack.setCurrentWidget(window.welcome)  # the first-run page, in the chat's place
+    _settle(qapp)
+    assert not clipped_in(window), f"welcome page at {size.width()}x{size.height()}: {clipped_in(window)}"
+    window.stack.setCurrentWidget(window.chat)
     _narrowest_side(qapp, window)
     for index in range(window.side.count()):
         window.side.setCurrentIndex(index)

@@ -14,7 +14,6 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QComboBox,
     QFileDialog,
     QFrame,
     QHBoxLayout,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from app.core.units import format_bytes
 from app.engine.models.packaged import install_demo_pair
+from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
 from app.ui.threads.background import Background
 
@@ -104,7 +104,7 @@ class WelcomePanel(QWidget):
             "uses the network.",
         )
         row = QHBoxLayout()
-        self.catalog = QComboBox()
+        self.catalog = ElidedComboBox(mode=Qt.TextElideMode.ElideRight)  # a narrow window elides, never clips
         self.catalog.setMinimumContentsLength(16)
         self.download_button = QPushButton("Download")
         self.download_button.clicked.connect(self._download)
