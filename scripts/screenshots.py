@@ -64,8 +64,7 @@ def main() -> int:
     from app.ui.start.launch import make_application
 
     app = make_application([sys.argv[0]])
-    app.setStyle("Fusion")
-    app.setPalette(theme.light_palette())
+    theme.apply_theme(app, "light")  # Fusion with the light palette, as the View menu sets it
     target, draft = demo_pair_paths() if args.pair == "demo" else small_pair_paths()
     if not (target.is_file() and draft.is_file()):
         print(f"the {args.pair} pair is not installed", file=sys.stderr)
@@ -218,10 +217,10 @@ def main() -> int:
             preflight.close()
             spin(lambda: window.controller.activity is Activity.IDLE, 60, "idle")
 
-    app.setPalette(theme.dark_palette())
+    theme.apply_theme(app, "dark")  # with the visible check box and radio outlines
     window.side.setCurrentIndex(0)
     save(window, "11-dark-theme")
-    app.setPalette(theme.light_palette())
+    theme.apply_theme(app, "light")
     window.close()
 
     empty = Path(tempfile.mkdtemp(prefix="tandem-no-models-"))

@@ -3,10 +3,12 @@
 The window builds the widgets, restores settings and wires signals; the
 chat flow itself lives in :class:`~app.ui.chat.controller.ChatController`,
 the models on the engine thread behind :class:`~app.ui.threads.worker.EngineHost`.
-Three helpers carry out what the window offers: the chat database and its
+Four helpers carry out what the window offers: the chat database and its
 ways out (:class:`~app.ui.store_guard.StoreGuard`), the sidebar's requests
-(:class:`~app.ui.chat.sidebar_actions.SidebarActions`) and the Tools menu
-(:class:`~app.ui.tools.launcher.ToolsLauncher`).
+(:class:`~app.ui.chat.sidebar_actions.SidebarActions`), the Tools menu
+(:class:`~app.ui.tools.launcher.ToolsLauncher`) and the menus, toolbar and
+shortcuts (:class:`~app.ui.window_menus.WindowMenus`). The window opens
+inside the screen it is on, with the side panel resizable and hideable.
 
 The window always opens, whatever state the chat database is in (the store
 guard sees to it); a second instance opens the history read-only and brings
@@ -21,9 +23,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QLabel,
     QMainWindow,
     QScrollArea,
@@ -42,12 +45,12 @@ from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
 from app.engine.remote.limits import RemoteLimits
 from app.engine.store.conversations import ChatStore, default_path
-from app.ui import theme
 from app.ui.chat.controller import Activity, ChatController, info_label, pair_label
 from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.sidebar_actions import SidebarActions
 from app.ui.chat.store_notice import StoreNotice
+from app.ui.layout_fit import ElidedLabel, fit_to_screen
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
 from app.ui.models.memory_sources import estimate_state, measured_state
@@ -64,6 +67,10 @@ from app.ui.store_guard import StoreGuard
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost, PairInfo, RemoteInfo
 from app.ui.tools.launcher import ToolsLauncher
+from app.ui.wheel_guard import WheelGuard
+from app.ui.window_menus import WindowMenus
+
+DEFAULT_SIZE = QSize(1360, 860)  # a first start's size, shrunk to the screen when that is smaller
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -81,6 +88,9 @@ class MainWindow(QMainWindow):
         self, settings: AppSettings | None = None, store: ChatStore | None = None, autoload: bool = True
     ) -> None:
         super().__init__()
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            WheelGuard.install(app)  # once per application: the wheel never changes an unfocused field
         self.setWindowTitle(branding.window_title())
         self.app_settings = settings or AppSettings()
         self.notice = StoreNotice()
@@ -136,8 +146,11 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 0)
-        self.splitter.setSizes([220, 760, 360])
-        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([220, 760, 340])
+        self.splitter.setChildrenCollapsible(False)  # the side panel hides with View ▸ Side panel, not by dragging
+        # Readable minimums that still fit a 720-pixel-wide screen (1440 at 2x): the panels wrap or elide inside.
+        self.conversations.setMinimumWidth(150)
+        self.side.setMinimumWidth(290)
         central = QWidget()
         central_layout = QVBoxLayout(central)
         central_layout.setContentsMargins(0, 0, 0, 0)
@@ -155,7 +168,7 @@ class MainWindow(QMainWindow):
         self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
         self.steps = StepsLauncher(self, self.controller, lambda: self.store, self.statusBar().showMessage)
         self.conversations.search.set_store(lambda: self.store)
-        self.pair_status = QLabel("no pair loaded")
+        self.pair_status = ElidedLabel("no pair loaded", mode=Qt.TextElideMode.ElideMiddle)  # whole in its tooltip
         self.statusBar().addPermanentWidget(self.pair_status)
         self._build_actions()
         self._restore()
@@ -175,56 +188,11 @@ class MainWindow(QMainWindow):
     # -- construction --------------------------------------------------------------------
 
     def _build_actions(self) -> None:
-        menu = self.menuBar()
-        file_menu = menu.addMenu("&File")
-        self.new_action = file_menu.addAction("New chat", self.controller.new_conversation)
-        self.new_action.setShortcut(QKeySequence.StandardKey.New)
-        file_menu.addAction("Export chat as Markdown…", lambda: self.sidebar.export_current("markdown"))
-        file_menu.addAction("Export chat as JSON…", lambda: self.sidebar.export_current("json"))
-        file_menu.addSeparator()
-        self.find_action = file_menu.addAction("Search all chats…", self.conversations.search.focus)
-        self.find_action.setShortcuts([QKeySequence("Ctrl+K"), QKeySequence(QKeySequence.StandardKey.Find)])
-        file_menu.addSeparator()
-        quit_action = file_menu.addAction("Quit", self.close)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-
-        view_menu = menu.addMenu("&View")
-        self.coloured_action = QAction("Colour tokens by origin", self, checkable=True)
-        self.coloured_action.toggled.connect(self.chat.legend.coloured.setChecked)
-        self.chat.legend.coloured.toggled.connect(self.coloured_action.setChecked)
-        self.ghost_action = QAction("Show rejected drafts", self, checkable=True)
-        self.ghost_action.toggled.connect(self.chat.legend.ghosts.setChecked)
-        self.chat.legend.ghosts.toggled.connect(self.ghost_action.setChecked)
-        view_menu.addAction(self.coloured_action)
-        view_menu.addAction(self.ghost_action)
-        self.steps.add_to(view_menu)  # the step view and slow motion
-        theme_menu = view_menu.addMenu("Theme (applies on restart)")
-        for name in theme.THEMES:
-
-            def choose_theme(n: str = name) -> None:
-                self.app_settings.set_text("view/theme", n)
-
-            action = theme_menu.addAction(name.capitalize(), choose_theme)
-            action.setCheckable(True)
-            action.setChecked(self.app_settings.text("view/theme", "system") == name)
-
-        tools = menu.addMenu("&Tools")
-        tools.addActions(list(self.tools.actions))
-        tools.addSeparator()
-        tools.addAction("Get models…", lambda: self.stack.setCurrentWidget(self.welcome))
-        help_menu = menu.addMenu("&Help")
-        help_menu.addAction("About Tandem", lambda: branding.show_about(self))
-
-        toolbar = self.addToolBar("Main")
-        toolbar.setObjectName("main-toolbar")
-        toolbar.setMovable(False)
-        toolbar.addAction(self.new_action)
-        self.stop_action = toolbar.addAction("Stop", self.controller.stop)
-        self.stop_action.setToolTip("stop the reply (Esc)")
-        toolbar.addSeparator()
-        for action, short in zip(self.tools.actions, ("A/B", "Sweep", "Pre-flight"), strict=True):
-            toolbar.addAction(action)
-            action.setIconText(short)
+        self.menus = WindowMenus(self)
+        # The actions the rest of the window and the tests reach by name.
+        self.new_action, self.find_action = self.menus.new_action, self.menus.find_action
+        self.coloured_action, self.ghost_action = self.menus.coloured_action, self.menus.ghost_action
+        self.stop_action = self.menus.stop_action
 
     def _restore(self) -> None:
         generation = self.app_settings.generation()
@@ -241,9 +209,12 @@ class MainWindow(QMainWindow):
         self.chat.view.set_coloured(coloured)
         self.chat.view.set_show_ghosts(ghosts)
         self.chat.legend.underlines.setChecked(self.app_settings.flag("underlines", False))
+        self.chat.set_send_with_ctrl_enter(self.app_settings.flag("send_with_ctrl_enter", False))
         geometry = self.app_settings.geometry("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
-            self.resize(1360, 860)
+            self.resize(DEFAULT_SIZE)
+        fit_to_screen(self, DEFAULT_SIZE)  # saved on a larger screen or at another scale: reopened inside this one
+        self._fitted_size: QSize | None = self.size()  # fitted again once shown, when the frame's size is known
         splitter = self.app_settings.geometry("splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)
@@ -472,6 +443,13 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(
             "another Tandem was started on this data folder: it shows the chats read-only", 8000
         )
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        """On the first show the frame (title bar, borders) is known: keep it inside the screen too."""
+        super().showEvent(event)
+        fitted, self._fitted_size = self._fitted_size, None
+        if fitted is not None and fitted == self.size():  # unless someone chose a size since
+            fit_to_screen(self, DEFAULT_SIZE)
 
     # -- closing -------------------------------------------------------------------------------
 

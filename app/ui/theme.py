@@ -8,12 +8,21 @@ distinguishable under protanopia and deuteranopia (tests/ui/test_palette.py
 checks it with the Machado et al. 2009 simulation and CIE76 distances). An
 underline style per origin is the optional cue that needs no colour at all.
 The same functions serve the chat view, the legend and the charts.
+
+The theme switches live (:func:`apply_theme` remembers the platform's own
+look the first time, so "system" can come back without a restart). Every
+palette pair used for text keeps WCAG AA contrast (4.5:1) and every pair for
+indicators and borders 3:1 in both themes: :func:`contrast_ratio` measures it
+and tests/ui/test_contrast.py holds the palettes to it. Fusion draws a check
+box's or radio button's outline from the window colour darkened, which on a
+dark window is nearly invisible; :class:`_VisibleIndicators` draws them with
+:func:`indicator_border` instead.
 """
 
 from __future__ import annotations
 
-from PySide6.QtGui import QColor, QFont, QFontDatabase, QPalette, QTextCharFormat
-from PySide6.QtWidgets import QApplication, QStyleFactory
+from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QPalette, QTextCharFormat
+from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory, QStyleOption, QWidget
 
 from app.core.decoding.events import TokenOrigin
 
@@ -148,10 +157,10 @@ def dark_palette() -> QPalette:
         QPalette.ColorRole.ButtonText: text,
         QPalette.ColorRole.ToolTipBase: QColor(52, 55, 61),
         QPalette.ColorRole.ToolTipText: text,
-        QPalette.ColorRole.Highlight: QColor(76, 140, 230),
+        QPalette.ColorRole.Highlight: QColor(44, 104, 196),  # white on it: 5.5:1 (it was 3.4:1)
         QPalette.ColorRole.HighlightedText: QColor(255, 255, 255),
         QPalette.ColorRole.Link: QColor(110, 170, 255),
-        QPalette.ColorRole.PlaceholderText: QColor(140, 144, 150),
+        QPalette.ColorRole.PlaceholderText: QColor(150, 154, 160),
         QPalette.ColorRole.Mid: QColor(70, 74, 80),
         QPalette.ColorRole.Dark: QColor(22, 23, 26),
         QPalette.ColorRole.Light: QColor(70, 74, 80),
@@ -159,7 +168,7 @@ def dark_palette() -> QPalette:
     for role, colour in roles.items():
         p.setColor(role, colour)
     for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
-        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(120, 124, 130))
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(128, 132, 138))
     return p
 
 
@@ -170,17 +179,106 @@ def light_palette() -> QPalette:
     p.setColor(QPalette.ColorRole.Highlight, QColor(48, 110, 200))
     p.setColor(QPalette.ColorRole.ToolTipBase, QColor(255, 255, 240))
     p.setColor(QPalette.ColorRole.ToolTipText, QColor(20, 20, 20))
+    p.setColor(QPalette.ColorRole.PlaceholderText, QColor(110, 110, 110))
+    # Fusion's disabled text (1.6:1) is unreadable; the panels use disabled labels for their notes too.
+    for role in (QPalette.ColorRole.Text, QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText):
+        p.setColor(QPalette.ColorGroup.Disabled, role, QColor(112, 112, 112))
     return p
 
 
 THEMES = ("system", "light", "dark")
 
+# Text on its background: WCAG AA for normal text; indicators and borders: WCAG's 3:1 for non-text.
+TEXT_CONTRAST = 4.5
+INDICATOR_CONTRAST = 3.0
+# The palette pairs the window draws text with (foreground, background), checked in both themes.
+TEXT_PAIRS: tuple[tuple[QPalette.ColorRole, QPalette.ColorRole], ...] = (
+    (QPalette.ColorRole.Text, QPalette.ColorRole.Base),
+    (QPalette.ColorRole.Text, QPalette.ColorRole.AlternateBase),
+    (QPalette.ColorRole.WindowText, QPalette.ColorRole.Window),
+    (QPalette.ColorRole.ButtonText, QPalette.ColorRole.Button),
+    (QPalette.ColorRole.HighlightedText, QPalette.ColorRole.Highlight),
+    (QPalette.ColorRole.ToolTipText, QPalette.ColorRole.ToolTipBase),
+    (QPalette.ColorRole.PlaceholderText, QPalette.ColorRole.Base),
+    (QPalette.ColorRole.Link, QPalette.ColorRole.Base),
+)
+
+
+def relative_luminance(colour: QColor) -> float:
+    """WCAG 2.x relative luminance of an sRGB colour (0 black to 1 white)."""
+
+    def linear(channel: float) -> float:
+        return channel / 12.92 if channel <= 0.04045 else ((channel + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * linear(colour.redF()) + 0.7152 * linear(colour.greenF()) + 0.0722 * linear(colour.blueF())
+
+
+def contrast_ratio(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio between two colours, from 1 (same) to 21 (black on white)."""
+    la, lb = relative_luminance(a), relative_luminance(b)
+    return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+
+
+def indicator_border(palette: QPalette, target: float = INDICATOR_CONTRAST) -> QColor:
+    """The outline of check boxes and radio buttons: text blended into the window, ``target`` against it and the base.
+
+    Radio buttons ask for more: their round outline is antialiased, so its
+    pixels come out paler than the pen.
+    """
+    text, window = palette.color(QPalette.ColorRole.WindowText), palette.color(QPalette.ColorRole.Window)
+    base = palette.color(QPalette.ColorRole.Base)
+    for amount in (0.45, 0.55, 0.65, 0.75, 0.9):  # the softest blend that still reads as a border
+        colour = blend(text, window, amount)
+        if min(contrast_ratio(colour, window), contrast_ratio(colour, base)) >= target:
+            return colour
+    return text
+
+
+class _VisibleIndicators(QProxyStyle):
+    """Fusion, with check box and radio button outlines drawn in :func:`indicator_border`.
+
+    Fusion derives the outline from the window colour (darker by 40 %): fine on
+    a light window, nearly invisible on a dark one. The indicator is drawn with
+    a palette whose window colour Fusion darkens to exactly that border.
+    """
+
+    def drawPrimitive(  # noqa: N802 - Qt override
+        self,
+        element: QStyle.PrimitiveElement,
+        option: QStyleOption,
+        painter: QPainter,
+        widget: QWidget | None = None,
+    ) -> None:
+        """Checks and radios with a border that can be seen; everything else as Fusion draws it."""
+        indicators = (QStyle.PrimitiveElement.PE_IndicatorCheckBox, QStyle.PrimitiveElement.PE_IndicatorRadioButton)
+        if element in indicators:
+            radio = element is QStyle.PrimitiveElement.PE_IndicatorRadioButton
+            border = indicator_border(option.palette, 4.5 if radio else INDICATOR_CONTRAST)
+            palette = QPalette(option.palette)
+            # Fusion's outline is window.darker(140), drawn lighter(110): undo both.
+            palette.setColor(QPalette.ColorRole.Window, border.lighter(int(140 / 1.1)))
+            option.palette = palette
+        super().drawPrimitive(element, option, painter, widget)
+
+
+_PLATFORM_LOOK: tuple[str, QPalette] | None = None
+
 
 def apply_theme(app: QApplication, mode: str) -> None:
-    """Use the Fusion style with a light or dark palette, or leave the platform's look ("system")."""
+    """Use the Fusion style with a light or dark palette, or the platform's own look ("system"); live.
+
+    The platform's style and palette are remembered the first time, so choosing
+    "system" after "dark" brings them back without a restart.
+    """
+    global _PLATFORM_LOOK
+    if _PLATFORM_LOOK is None:
+        _PLATFORM_LOOK = (app.style().name(), QPalette(app.palette()))
     if mode not in THEMES:
         mode = "system"
     if mode == "system":
+        name, palette = _PLATFORM_LOOK
+        app.setStyle(name)
+        app.setPalette(palette)
         return
-    app.setStyle("Fusion")
+    app.setStyle(_VisibleIndicators(QStyleFactory.create("Fusion")))
     app.setPalette(dark_palette() if mode == "dark" else light_palette())

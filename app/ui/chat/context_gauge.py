@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
+from app.ui.layout_fit import ElidedLabel
+
 
 class ContextGauge(QWidget):
     """A bar with "used / total tokens" and a notice naming the turns that would be dropped."""
@@ -26,7 +28,7 @@ class ContextGauge(QWidget):
         self.bar.setTextVisible(False)
         self.bar.setMaximumHeight(8)
         self.bar.setAccessibleName("Context used")
-        self.label = QLabel("context: no model loaded")
+        self.label = ElidedLabel("context: no model loaded")  # elided, whole in its tooltip, when the chat is narrow
         self.label.setAccessibleName("Context tokens")
         row.addWidget(QLabel("Context"))
         row.addWidget(self.bar, 1)

@@ -293,6 +293,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.path = self.store.messages(self.conversation_id)
         context = self.path if upto is None else self.path[:upto]
         shown = self._shown(context)
+        shown[-1].actions = tuple(a for a in shown[-1].actions if a != "generate")  # its reply is on its way
         if continuing is not None:
             shown[-1].footer, shown[-1].footer_link, shown[-1].actions = "", None, ()
         self.panel.view.set_messages(shown)

@@ -4,8 +4,8 @@ Above the text: who wrote it (with the reply's pair) and, when there is one,
 a notice in italics. Below a reply: its footer (the one-line summary, a
 "copy" link for the raw Markdown, and the link the footer offers, if any).
 Under a stored message: its action line, the branch switcher "‹ 2/3 ›" where
-the message has siblings, then Edit, Regenerate, Continue, Delete, Info, Steps
-as the message allows. The links use the view's own ``tandem:`` schemes; while a
+the message has siblings, then Generate (a question without a reply), Edit, Regenerate, Continue,
+Delete, Info, Steps as the message allows. The links use the view's own ``tandem:`` schemes; while a
 reply streams the action line is drawn as plain muted text.
 """
 
@@ -19,6 +19,7 @@ COPY_MESSAGE = "tandem:copy-message"
 MESSAGE_ACTION = "tandem:message-action"
 # What each action is called in the action line and the context menu, in the order shown.
 ACTION_LABELS = {
+    "generate": "Generate",
     "edit": "Edit",
     "regenerate": "Regenerate",
     "continue": "Continue",

@@ -1,6 +1,8 @@
 """The centre of the window: error banner, chat view, legend with view switches, context gauge, prompt box.
 
-Ctrl+Enter sends, Esc stops. While a message is edited a bar above the
+Enter sends and Shift+Enter adds a line (with the "Send with Ctrl+Enter"
+preference, Enter adds a line instead; Ctrl+Enter sends in both), Up in an
+empty prompt box edits the last message, Esc stops. While a message is edited a bar above the
 prompt box says so, with Cancel: sending then makes a new branch. The legend doubles as the place for the view
 switches (origins or plain reading, underline cues, ghost text) so the meaning
 of the colours and the way to change them sit side by side. Every control has
@@ -28,19 +30,21 @@ from app.core.decoding.events import TokenOrigin
 from app.ui import theme
 from app.ui.chat.context_gauge import ContextGauge
 from app.ui.chat.view import ChatView
+from app.ui.layout_fit import FlowLayout
 
 
 class PromptBox(QPlainTextEdit):
-    """Multi-line prompt: Enter adds a line, Ctrl+Enter sends, Esc stops the reply."""
+    """Multi-line prompt: Enter sends (or Ctrl+Enter only), Shift+Enter adds a line, Esc stops the reply."""
 
     submitted = Signal()
     stop_requested = Signal()
+    edit_last_requested = Signal()  # Up in an empty box
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setPlaceholderText("Ask something…   (Ctrl+Enter to send, Esc to stop)")
+        self.send_with_ctrl_enter = False
         self.setAccessibleName("Message")
-        self.setAccessibleDescription("Ctrl+Enter sends, Esc stops the reply")
+        self.set_send_with_ctrl_enter(False)
         self.setTabChangesFocus(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.textChanged.connect(self._fit_height)
@@ -53,11 +57,29 @@ class PromptBox(QPlainTextEdit):
         frame = int(self.document().documentMargin() * 2) + margins + 4
         self.setFixedHeight(self.fontMetrics().lineSpacing() * lines + frame)
 
+    def set_send_with_ctrl_enter(self, on: bool) -> None:
+        """Ctrl+Enter only sends (Enter adds a line), or Enter sends (Shift+Enter adds a line)."""
+        self.send_with_ctrl_enter = on
+        keys = "Ctrl+Enter to send, Enter for a new line" if on else "Enter to send, Shift+Enter for a new line"
+        self.setPlaceholderText(f"Ask something…   ({keys.split(',')[0]})")  # short: the box may be narrow
+        self.setToolTip(f"{keys}; Esc stops the reply; Up in an empty box edits the last message")
+        self.setAccessibleDescription(f"{keys}, Esc stops the reply, Up in an empty box edits the last message")
+
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
-        """Ctrl+Enter and Esc."""
+        """Enter, Shift+Enter, Ctrl+Enter, Up in an empty box, and Esc."""
         enter = event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter)
-        if enter and event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+        modifiers = event.modifiers()
+        if enter and modifiers & Qt.KeyboardModifier.ControlModifier:
+            self.submitted.emit()  # in both modes, as before
+            return
+        if enter and modifiers & Qt.KeyboardModifier.ShiftModifier:
+            self.insertPlainText("\n")  # a real newline, not Qt's line separator
+            return
+        if enter and not self.send_with_ctrl_enter and not modifiers & Qt.KeyboardModifier.AltModifier:
             self.submitted.emit()
+            return
+        if event.key() == Qt.Key.Key_Up and not self.toPlainText() and not modifiers:
+            self.edit_last_requested.emit()
             return
         if event.key() == Qt.Key.Key_Escape:
             self.stop_requested.emit()
@@ -70,9 +92,9 @@ class Legend(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        layout = QHBoxLayout(self)
+        # Chips and switches flow into a second row when the chat is narrow, rather than widen the window.
+        layout = FlowLayout(self, spacing=10)
         layout.setContentsMargins(2, 0, 2, 0)
-        layout.setSpacing(10)
         self.swatches: dict[TokenOrigin, QLabel] = {}
         for origin in (TokenOrigin.DRAFT, TokenOrigin.CORRECTED, TokenOrigin.BONUS, TokenOrigin.TARGET):
             label = QLabel(theme.ORIGIN_LABELS[origin])
@@ -83,7 +105,6 @@ class Legend(QWidget):
             label.setMargin(3)
             self.swatches[origin] = label
             layout.addWidget(label)
-        layout.addStretch(1)
         self.coloured = QCheckBox("Origins")
         self.coloured.setToolTip("on: tokens tinted by origin; off: the plain reading view (Markdown kept)")
         self.coloured.setAccessibleName("Show token origins")
@@ -185,7 +206,7 @@ class ChatPanel(QWidget):
         self.prompt = PromptBox()
         self.edit_bar = EditBar()
         self.send_button = QPushButton("Send")
-        self.send_button.setToolTip("Ctrl+Enter")
+        self.send_button.setToolTip("Enter (Shift+Enter adds a line)")
         self.send_button.setAccessibleName("Send message")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setToolTip("Esc")
@@ -217,6 +238,11 @@ class ChatPanel(QWidget):
         stop = QShortcut(QKeySequence(Qt.Key.Key_Escape), self)
         stop.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         stop.activated.connect(self.stop_requested)
+
+    def set_send_with_ctrl_enter(self, on: bool) -> None:
+        """Which key sends (the Preferences' "Send with Ctrl+Enter"): the prompt box and the Send button's tooltip."""
+        self.prompt.set_send_with_ctrl_enter(on)
+        self.send_button.setToolTip("Ctrl+Enter (Enter adds a line)" if on else "Enter (Shift+Enter adds a line)")
 
     def set_generating(self, generating: bool, can_send: bool) -> None:
         """Swap the buttons' availability while a reply streams."""

@@ -34,7 +34,8 @@ _REASONS = {
 def message_actions(message: StoredMessage, last: bool) -> tuple[str, ...]:
     """What a stored message offers in its action line (keys of :data:`app.ui.chat.view.ACTION_LABELS`)."""
     if message.role == "user":
-        return ("edit", "delete")
+        # A question left without an answer (its reply deleted, or never written) can be answered again.
+        return ("generate", "edit", "delete") if last else ("edit", "delete")
     if message.role != "assistant":
         return ("delete",)
     actions: list[str] = ["regenerate"]

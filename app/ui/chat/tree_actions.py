@@ -1,7 +1,8 @@
-"""The conversation tree's actions on the active branch: Regenerate, Continue, Edit, Delete, the switcher, Info, Steps.
+"""The tree's actions on the active branch: Generate, Regenerate, Continue, Edit, Delete, switcher, Info, Steps.
 
 A conversation is a tree (the store keeps every branch): Regenerate starts a
-sibling of a reply, Edit sends a sibling of a user message, Continue grows a
+sibling of a reply, Generate answers a question left without a reply
+(its reply deleted), Edit sends a sibling of a user message, Continue grows a
 reply cut at the token limit in place, Delete removes a message with what
 follows it, and the branch switcher moves between siblings. The view always
 shows the active branch, reloaded from the store after every change.
@@ -62,6 +63,15 @@ class TreeActions:
             return False
         self.cancel_edit()
         self._start_reply(upto=index, parent_id=self.path[index].parent_id)
+        return True
+
+    def generate(self, message_id: int) -> bool:
+        """Answer the user message ``message_id``, the last of its branch (its reply was deleted or never came)."""
+        index = self._index(message_id)
+        if index is None or index != len(self.path) - 1 or self.path[index].role != "user" or not self._ready():
+            return False
+        self.cancel_edit()
+        self._start_reply()
         return True
 
     def continue_reply(self, message_id: int) -> bool:
@@ -163,7 +173,9 @@ class TreeActions:
         if not 0 <= index < len(self.path) or self.activity is not Activity.IDLE:
             return
         message_id = self.path[index].id
-        if action == "regenerate":
+        if action == "generate":
+            self.generate(message_id)
+        elif action == "regenerate":
             self.regenerate(message_id)
         elif action == "continue":
             self.continue_reply(message_id)

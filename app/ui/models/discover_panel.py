@@ -73,9 +73,9 @@ class DiscoverPanel(QWidget):
         for label, key in SORTS:
             self.sort.addItem(label, key)
         self.search_button = QPushButton("Search")
+        # The query gets a row of its own: beside the sort and the button it shrank to a sliver.
         row = QHBoxLayout()
-        row.addWidget(self.query, 1)
-        row.addWidget(self.sort)
+        row.addWidget(self.sort, 1)
         row.addWidget(self.search_button)
 
         self.results = QListWidget()
@@ -83,7 +83,11 @@ class DiscoverPanel(QWidget):
         self.more.setVisible(False)
         self.table = QTableWidget(0, 4)
         self.table.setHorizontalHeaderLabels(["File", "Quant", "Size", ""])
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2, 3):  # as wide as their contents: the name takes the rest, never a sideways scroll
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setMinimumSectionSize(24)
         self.table.verticalHeader().setVisible(False)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.status = QLabel("")
@@ -96,12 +100,14 @@ class DiscoverPanel(QWidget):
         self.find_button = QPushButton("Find a draft for the Model tab's target")
         self.best_button = QPushButton("Download the best draft")
         self.best_button.setVisible(False)
-        drafts_row = QHBoxLayout()
+        self.find_button.setToolTip("search the Hub for drafts that share the Model tab's target's vocabulary")
+        drafts_row = QVBoxLayout()  # one above the other: side by side they set a wide minimum
         drafts_row.addWidget(self.find_button)
         drafts_row.addWidget(self.best_button)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.offline)
+        layout.addWidget(self.query)
         layout.addLayout(row)
         layout.addWidget(self.results, 2)
         layout.addWidget(self.more)

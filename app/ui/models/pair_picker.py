@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QGridLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
@@ -33,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.core.pairing.compatibility import CompatibilityReport
 from app.engine.llama.session import DrafterKind
+from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
 from app.ui.models.server_choice import ServerChoice
 from app.ui.settings.store import PairChoice
@@ -86,10 +88,11 @@ class PairPicker(QWidget):
         layout = QVBoxLayout(self.local_page)
         layout.setContentsMargins(0, 0, 0, 0)
         form = QFormLayout()
-        self.target = QComboBox()
+        self.target = ElidedComboBox()  # file names differ at their end: elided in the middle
         form.addRow("Target", self._file_row(self.target, for_draft=False))
 
-        kinds = QHBoxLayout()
+        kinds = QGridLayout()  # two by two: one row of four would set the side panel's minimum width
+        kinds.setContentsMargins(0, 0, 0, 0)
         self.kind_group = QButtonGroup(self)
         self.kind_buttons: dict[DrafterKind, QRadioButton] = {}
         for kind, text, tip in (
@@ -105,13 +108,13 @@ class PairPicker(QWidget):
             button = QRadioButton(text)
             button.setToolTip(tip)
             self.kind_group.addButton(button)
+            kinds.addWidget(button, len(self.kind_buttons) // 2, len(self.kind_buttons) % 2)
             self.kind_buttons[kind] = button
-            kinds.addWidget(button)
-        kinds.addStretch(1)
+        kinds.setColumnStretch(2, 1)
         self.kind_buttons[DrafterKind.HYBRID].setChecked(True)
         form.addRow("Drafter", kinds)
 
-        self.draft = QComboBox()
+        self.draft = ElidedComboBox()
         form.addRow("Draft", self._file_row(self.draft, for_draft=True))
         layout.addLayout(form)
 
@@ -411,7 +414,7 @@ class PairPicker(QWidget):
     def _file_row(self, combo: QComboBox, for_draft: bool) -> QHBoxLayout:
         """A model list with its "…" button that adds a GGUF file to it."""
         combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
-        combo.setMinimumContentsLength(18)
+        combo.setMinimumContentsLength(10)  # the open list shows names in full; each item's tooltip too
         browse = QToolButton()
         browse.setText("…")
         browse.setToolTip("add a GGUF file")

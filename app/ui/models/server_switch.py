@@ -28,6 +28,7 @@ from app.engine.server.edge import parse_origins
 from app.engine.server.http import RunningServer
 from app.engine.server.protocol import CompletionRequest, RequestError
 from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, RequestQueue, ServedRecord, Ticket, serve_ticket
+from app.ui.layout_fit import ElidedLabel
 from app.ui.settings.store import AppSettings, LocalServerChoice
 from app.ui.threads.worker import EngineHost
 
@@ -134,7 +135,7 @@ class ServerSwitch(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         row = QHBoxLayout()
-        self.toggle = QCheckBox("Serve the loaded pair on port")
+        self.toggle = QCheckBox("Serve on port")
         self.toggle.setToolTip(SWITCH_TIP)
         self.toggle.toggled.connect(self._toggled)
         self.port = QSpinBox()
@@ -145,18 +146,21 @@ class ServerSwitch(QWidget):
         row.addWidget(self.port)
         row.addStretch(1)
         layout.addLayout(row)
-        origin_row = QHBoxLayout()
-        origin_row.addWidget(QLabel("Web pages allowed from"))
+        # Label above field, short check box text: the side panel may be narrow.
+        origins_label = QLabel("Web pages allowed from")
+        layout.addWidget(origins_label)
         self.origins = QLineEdit()
         self.origins.setPlaceholderText("none")
         self.origins.setToolTip(ORIGINS_TIP)
-        origin_row.addWidget(self.origins, 1)
-        layout.addLayout(origin_row)
-        self.log_requests = QCheckBox("Log each request to standard error")
-        self.log_requests.setToolTip("one line per request: method, path, status, tokens, milliseconds")
+        origins_label.setBuddy(self.origins)
+        layout.addWidget(self.origins)
+        self.log_requests = QCheckBox("Log each request")
+        self.log_requests.setToolTip(
+            "one line per request to standard error: method, path, status, tokens, milliseconds"
+        )
         layout.addWidget(self.log_requests)
         url_row = QHBoxLayout()
-        self.url = QLabel("")
+        self.url = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle)
         self.url.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.copy_button = QToolButton()
         self.copy_button.setText("Copy")

@@ -14,19 +14,20 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QComboBox,
     QFileDialog,
     QFrame,
     QHBoxLayout,
     QLabel,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
 
 from app.core.units import format_bytes
 from app.engine.models.packaged import install_demo_pair
+from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
 from app.ui.threads.background import Background
 
@@ -59,8 +60,17 @@ class WelcomePanel(QWidget):
         self._background = background
         self._cancel: threading.Event | None = None
 
-        outer = QVBoxLayout(self)
-        outer.setContentsMargins(40, 30, 40, 30)
+        # The content scrolls inside the panel: it must not set the window's minimum size on a small screen.
+        content = QWidget()
+        area = QScrollArea()
+        area.setFrameShape(QScrollArea.Shape.NoFrame)
+        area.setWidgetResizable(True)
+        area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        shell = QVBoxLayout(self)
+        shell.setContentsMargins(0, 0, 0, 0)
+        shell.addWidget(area)
+        outer = QVBoxLayout(content)
+        outer.setContentsMargins(16, 16, 16, 16)
         outer.addStretch(1)
         column = QVBoxLayout()
         column.setSpacing(14)
@@ -94,8 +104,8 @@ class WelcomePanel(QWidget):
             "uses the network.",
         )
         row = QHBoxLayout()
-        self.catalog = QComboBox()
-        self.catalog.setMinimumContentsLength(28)
+        self.catalog = ElidedComboBox(mode=Qt.TextElideMode.ElideRight)  # a narrow window elides, never clips
+        self.catalog.setMinimumContentsLength(16)
         self.download_button = QPushButton("Download")
         self.download_button.clicked.connect(self._download)
         row.addWidget(self.catalog, 1)
@@ -135,6 +145,7 @@ class WelcomePanel(QWidget):
         centre.addStretch(1)
         outer.addLayout(centre)
         outer.addStretch(2)
+        area.setWidget(content)
         self._fill_catalog()
 
     def _fill_catalog(self) -> None:

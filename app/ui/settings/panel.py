@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -40,6 +40,7 @@ from app.core.decoding.sampling import (
     SamplingField,
 )
 from app.engine.store.conversations import ChatStore
+from app.ui.layout_fit import ElidedComboBox
 from app.ui.settings.presets import PresetBox
 from app.ui.settings.remote_box import RemoteTimeoutBox
 from app.ui.settings.store import GenerationSettings
@@ -145,7 +146,7 @@ class SettingsPanel(QWidget):
 
         speculation = QGroupBox("Speculation")
         form = QFormLayout(speculation)
-        self.drafter = QComboBox()
+        self.drafter = ElidedComboBox(mode=Qt.TextElideMode.ElideRight)  # "Hybrid (prompt lookup…", whole when open
         for value, label in DRAFTER_CHOICES:
             self.drafter.addItem(label, value)
         # Sized to a short label, not to its longest item, so the side panel never scrolls sideways;
@@ -172,8 +173,12 @@ class SettingsPanel(QWidget):
         self.reset_button.clicked.connect(lambda: self.set_chat_settings(ChatSettings(), emit=True))
         layout.addWidget(self.reset_button)
 
-        loading = QGroupBox("This machine (applies on the next load)")
+        loading = QGroupBox("This machine")  # a short title: a group box's title sets its minimum width
         form = QFormLayout(loading)
+        applies = QLabel("Applies on the next load (also in Edit ▸ Preferences).")
+        applies.setWordWrap(True)
+        applies.setEnabled(False)
+        form.addRow(applies)
         self.n_ctx = _int(256, 131_072, 256)
         self.n_threads = _int(0, 256, special="Auto")
         self.n_threads.setToolTip("Auto measures which thread count is fastest with what else runs here, and re-checks")

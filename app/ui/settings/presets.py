@@ -15,6 +15,7 @@ from collections.abc import Callable
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
+    QGridLayout,
     QHBoxLayout,
     QInputDialog,
     QLabel,
@@ -56,15 +57,16 @@ class PresetBox(QWidget):
         row.addWidget(self.combo, 1)
         row.addWidget(self.apply_button)
         layout.addLayout(row)
-        buttons = QHBoxLayout()
+        buttons = QGridLayout()  # two by two, so the side panel can be narrow
         self.save_button = self._button("Save as…", "keep the current chat's settings as a preset")
         self.rename_button = self._button("Rename…", "rename the preset")
         self.delete_button = self._button("Delete", "delete the preset (chats that used it keep their settings)")
         self.default_button = self._button("Default", "new chats start from this preset (click again to unset)")
         self.default_button.setCheckable(True)
-        for button in (self.save_button, self.rename_button, self.delete_button, self.default_button):
-            buttons.addWidget(button)
-        buttons.addStretch(1)
+        row_buttons = (self.save_button, self.rename_button, self.delete_button, self.default_button)
+        for number, button in enumerate(row_buttons):
+            buttons.addWidget(button, number // 2, number % 2)
+        buttons.setColumnStretch(2, 1)
         layout.addLayout(buttons)
         self.empty = QLabel("No presets yet: Save as… keeps this chat's settings under a name.")
         self.empty.setWordWrap(True)

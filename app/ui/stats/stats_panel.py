@@ -94,6 +94,8 @@ class StatsPanel(QWidget):
         layout.addStretch(1)
         for label in (self.acceptance, self.rules, self.mean_length, self.per_pass, self.draft_length, self.drafter):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        for label in (self.drafter, self.acceptance, self.mean_length, self.per_pass, self.threads):
+            label.setWordWrap(True)  # a long value wraps rather than scroll the side panel sideways
 
     def reset(self, drafter: str, adaptive: bool = False) -> None:
         """Clear the numbers for a new reply by ``drafter`` (``adaptive``: the controller picks lengths)."""

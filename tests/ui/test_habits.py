@@ -1,0 +1,214 @@
+"""A desktop chat app's habits, driven as a person would: keys, menus, the wheel, Preferences, the shortcuts list.
+
+The reply-producing checks use the real SmolLM2 pair: Enter sends, the reply
+is copied, regenerated and its question edited by shortcut, and a question
+whose reply was deleted offers Generate.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QAction, QWheelEvent
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QDialog, QTableWidget, QWidget
+
+from app.engine.llama.session import DrafterKind
+from app.ui import theme
+from app.ui.main_window import MainWindow
+from app.ui.settings.store import AppSettings
+from tests.ui.helpers import Recorder, click_action, load, pair_choice, wait_reply, wait_until
+
+CTRL = Qt.KeyboardModifier.ControlModifier
+SHIFT = Qt.KeyboardModifier.ShiftModifier
+
+
+@pytest.fixture
+def window(make_window: Callable[..., MainWindow]) -> Iterator[MainWindow]:
+    """A window made active, so its shortcuts reach it; the platform look back afterwards."""
+    made = make_window()
+    made.activateWindow()
+    QTest.qWaitForWindowActive(made)
+    yield made
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    theme.apply_theme(app, "system")
+
+
+def _submissions(window: MainWindow) -> list[int]:
+    sent: list[int] = []
+    window.chat.prompt.submitted.connect(lambda: sent.append(1))
+    return sent
+
+
+def test_enter_sends_and_shift_enter_adds_a_line(window: MainWindow) -> None:
+    prompt = window.chat.prompt
+    sent = _submissions(window)
+    prompt.setFocus()
+    QTest.keyClicks(prompt, "first")
+    QTest.keyClick(prompt, Qt.Key.Key_Return, SHIFT)
+    QTest.keyClicks(prompt, "second")
+    assert prompt.toPlainText() == "first\nsecond" and not sent
+    QTest.keyClick(prompt, Qt.Key.Key_Return)
+    assert len(sent) == 1
+    QTest.keyClick(prompt, Qt.Key.Key_Enter, Qt.KeyboardModifier.KeypadModifier)
+    assert len(sent) == 2
+    QTest.keyClick(prompt, Qt.Key.Key_Return, CTRL)  # Ctrl+Enter keeps sending
+    assert len(sent) == 3 and prompt.toPlainText() == "first\nsecond"
+
+
+def test_send_with_ctrl_enter_preference_restores_the_old_keys(window: MainWindow) -> None:
+    dialog = window.menus.show_preferences()
+    assert window.menus.preferences_action.menuRole() == QAction.MenuRole.PreferencesRole
+    assert window.menus.preferences_action.shortcut().toString() == "Ctrl+,"
+    dialog.ctrl_enter.setChecked(True)
+    dialog.accept()
+    prompt = window.chat.prompt
+    sent = _submissions(window)
+    prompt.setFocus()
+    QTest.keyClicks(prompt, "a")
+    QTest.keyClick(prompt, Qt.Key.Key_Return)
+    QTest.keyClicks(prompt, "b")
+    assert prompt.toPlainText() == "a\nb" and not sent
+    QTest.keyClick(prompt, Qt.Key.Key_Return, CTRL)
+    assert len(sent) == 1
+    assert AppSettings().flag("send_with_ctrl_enter", False)
+    assert "Ctrl+Enter to send" in prompt.placeholderText()
+
+
+def test_preferences_switch_the_theme_live_and_set_the_machine_settings(window: MainWindow) -> None:
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    dialog = window.menus.show_preferences()
+    dialog.theme.setCurrentIndex(dialog.theme.findData("dark"))
+    dialog.n_threads.setValue(3)
+    dialog.n_ctx.setValue(2048)
+    dialog.accept()
+    assert theme.is_dark(app.palette()), "the dark theme applies without a restart"
+    wait_until(lambda: theme.is_dark(window.chat.view.palette()), 5, "the chat view to follow the theme")
+    assert window.settings_panel.n_threads.value() == 3 and window.settings_panel.n_ctx.value() == 2048
+    stored = AppSettings()
+    assert stored.generation().n_threads == 3 and stored.text("view/theme") == "dark"
+    window.menus.theme_actions["light"].trigger()
+    assert not theme.is_dark(app.palette()) and AppSettings().text("view/theme") == "light"
+
+
+def _wheel(target: QWidget) -> None:
+    """One notch of the wheel over ``target``'s centre, delivered as Qt delivers it (through the application)."""
+    centre = QPointF(target.rect().center())
+    event = QWheelEvent(
+        centre,
+        QPointF(target.mapToGlobal(centre.toPoint())),
+        QPoint(0, 0),
+        QPoint(0, 120),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(target, event)
+
+
+def test_the_wheel_never_changes_an_unfocused_field(window: MainWindow) -> None:
+    window.side.setCurrentWidget(window.side.widget(2))  # Settings
+    spin = window.settings_panel.max_tokens
+    combo = window.settings_panel.drafter
+    before, drafter = spin.value(), combo.currentIndex()
+    window.chat.prompt.setFocus()
+    _wheel(spin)
+    _wheel(combo)
+    assert spin.value() == before and combo.currentIndex() == drafter
+    assert not spin.hasFocus(), "the wheel must not give the field focus either"
+    spin.setFocus()
+    wait_until(spin.hasFocus, 5, "the spin box to take focus")
+    _wheel(spin)
+    assert spin.value() != before, "a focused field still takes the wheel (the guard is what stopped it above)"
+
+
+def test_edit_menu_acts_on_the_focused_text_field(window: MainWindow) -> None:
+    prompt = window.chat.prompt
+    prompt.setFocus()
+    QTest.keyClicks(prompt, "hello there")
+    actions = window.menus.edit_actions
+    actions["selectAll"].trigger()
+    actions["cut"].trigger()
+    assert prompt.toPlainText() == "" and QApplication.clipboard().text() == "hello there"
+    actions["paste"].trigger()
+    assert prompt.toPlainText() == "hello there"
+    actions["undo"].trigger()
+    assert prompt.toPlainText() == ""
+    actions["redo"].trigger()
+    assert prompt.toPlainText() == "hello there"
+    edit_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&Edit")
+    texts = [a.text() for a in edit_menu.actions() if a.text()]
+    assert texts[:6] == ["Undo", "Redo", "Cut", "Copy", "Paste", "Select All"]
+    assert window.find_action in edit_menu.actions()
+    QTest.keyClick(window, Qt.Key.Key_K, CTRL)
+    wait_until(lambda: window.conversations.search.box.hasFocus(), 5, "Find to focus the chat search")
+
+
+def _open_dialog(window: MainWindow) -> QDialog:
+    dialog = window.menus.shortcuts_dialog
+    assert dialog is not None and dialog.isVisible()
+    return dialog
+
+
+def test_shortcuts_list_opens_with_f1_and_ctrl_slash_and_lists_every_action(window: MainWindow) -> None:
+    QTest.keyClick(window, Qt.Key.Key_F1)
+    dialog = _open_dialog(window)
+    table = dialog.findChild(QTableWidget, "shortcuts")
+    assert table is not None
+    listed = {table.item(row, 0).text() for row in range(table.rowCount())}
+    keys = " ".join(table.item(row, 1).text() for row in range(table.rowCount()))
+    for action in window.menus.actions_with_shortcuts():
+        assert action.text().replace("&", "").rstrip("…") in listed
+    for key in ("Ctrl+R", "Ctrl+Shift+C", "Ctrl+Shift+E", "Ctrl+W", "Ctrl+,", "Ctrl+Alt+B", "Ctrl+/"):
+        assert key in keys, key
+    dialog.close()
+    QTest.keyClick(window, Qt.Key.Key_Slash, CTRL)
+    _open_dialog(window).close()
+
+
+def test_chat_shortcuts_and_generate_on_an_unanswered_question(
+    window: MainWindow, small_pair: tuple[Path, Path]
+) -> None:
+    window.settings_panel.max_tokens.setValue(16)
+    load(window, pair_choice(small_pair, DrafterKind.MODEL))
+    recorder = Recorder(window)
+    prompt = window.chat.prompt
+    prompt.setFocus()
+    QTest.keyClicks(prompt, "Name a colour.")
+    QTest.keyClick(prompt, Qt.Key.Key_Return)  # Enter sends
+    assert prompt.toPlainText() == ""
+    wait_reply(window, recorder, 0)
+    path = window.controller.path
+    assert [m.role for m in path] == ["user", "assistant"]
+
+    QTest.keyClick(window, Qt.Key.Key_C, CTRL | SHIFT)
+    assert QApplication.clipboard().text() == path[1].content
+
+    QTest.keyClick(window, Qt.Key.Key_R, CTRL)
+    wait_reply(window, recorder, 1)
+    assert len(window.controller.store.siblings(window.controller.path[1].id)) == 2
+
+    prompt.setFocus()
+    QTest.keyClick(prompt, Qt.Key.Key_Up)  # Up in the empty box edits the last message
+    assert window.controller.editing == path[0].id and prompt.toPlainText() == "Name a colour."
+    window.controller.cancel_edit()
+    QTest.keyClick(window, Qt.Key.Key_E, CTRL | SHIFT)
+    assert window.controller.editing == path[0].id
+    window.controller.cancel_edit()
+
+    while len(window.controller.path) > 1:  # both replies (the regenerated one and its sibling)
+        assert window.controller.delete_message(window.controller.path[1].id, ask=False)
+    assert [m.role for m in window.controller.path] == ["user"]
+    click_action(window, "generate", 0)
+    wait_reply(window, recorder, 2)
+    assert [m.role for m in window.controller.path] == ["user", "assistant"]
+
+    conversation = window.controller.conversation_id
+    QTest.keyClick(window, Qt.Key.Key_W, CTRL)
+    assert window.controller.conversation_id is None and conversation is not None

@@ -1,0 +1,209 @@
+"""The window fits small screens and large scale factors: no side panel scrolls sideways, no label is cut.
+
+Each size is checked on every side-panel tab with
+:func:`app.ui.layout_fit.clipped_in` (a visible horizontal scroll bar; a
+label, neither wrapping nor eliding, whose text is wider than the label; a
+squeezed button). The 1.5x case runs in a child process because
+QT_SCALE_FACTOR must be set before the QApplication exists.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QScrollArea, QVBoxLayout, QWidget
+
+from app.engine.llama.session import DrafterKind
+from app.ui.layout_fit import ElidedComboBox, ElidedLabel, clipped_in
+from app.ui.main_window import MainWindow
+from app.ui.settings.store import AppSettings
+from tests.ui.helpers import load, pair_choice, send, wait_until
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _settle(app: QApplication) -> None:
+    for _ in range(10):
+        app.processEvents()
+        QTest.qWait(10)
+
+
+def _narrowest_side(app: QApplication, window: MainWindow) -> None:
+    """Drag the side panel to its minimum width: the worst case a person can make."""
+    sizes = window.splitter.sizes()
+    narrow = window.side.minimumWidth()
+    window.splitter.setSizes([sizes[0], sizes[1] + sizes[2] - narrow, narrow])
+    _settle(app)
+    assert window.side.width() <= narrow + 2
+
+
+@pytest.mark.parametrize("size", [QSize(1024, 640), QSize(1440, 900)], ids=["1024x640", "1440x900"])
+def test_every_side_tab_fits_without_sideways_scrolling(
+    qapp: QApplication, make_window: Callable[..., MainWindow], size: QSize
+) -> None:
+    window = make_window()
+    window.resize(size)
+    _settle(qapp)
+    assert window.width() <= size.width() and window.height() <= size.height(), "the window's minimum is too big"
+    for index in range(window.side.count()):
+        window.side.setCurrentIndex(index)
+        _settle(qapp)
+        problems = clipped_in(window)
+        assert not problems, f"{window.side.tabText(index)} at {size.width()}x{size.height()}: {problems}"
+    assert window.conversations.width() >= 150, "the chat list keeps a readable width"
+    window.stack.setCurrentWidget(window.welcome)  # the first-run page, in the chat's place
+    _settle(qapp)
+    assert not clipped_in(window), f"welcome page at {size.width()}x{size.height()}: {clipped_in(window)}"
+    window.stack.setCurrentWidget(window.chat)
+    _narrowest_side(qapp, window)
+    for index in range(window.side.count()):
+        window.side.setCurrentIndex(index)
+        _settle(qapp)
+        problems = clipped_in(window)
+        assert not problems, f"{window.side.tabText(index)} with the side panel at its narrowest: {problems}"
+
+
+def test_scale_factor_one_and_a_half_on_a_1440x900_screen(data_dir: Path) -> None:
+    env = dict(os.environ, QT_SCALE_FACTOR="1.5", QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    env["TANDEM_DATA_DIR"] = str(data_dir)
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "tests" / "ui" / "layout_helper.py"), "960", "600"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+    )
+    lines = [line for line in result.stdout.splitlines() if ":" in line]
+    assert result.returncode == 0, result.stdout + result.stderr[-2000:]
+    assert len(lines) == 4, result.stdout  # every tab was looked at
+
+
+def test_the_check_fails_on_a_panel_that_scrolls_sideways_or_cuts_a_label(qapp: QApplication) -> None:
+    holder = QWidget()
+    layout = QVBoxLayout(holder)
+    area = QScrollArea()
+    area.setWidgetResizable(True)
+    wide = QLabel("a label far too long for the narrow scroll area it sits in, so it scrolls")
+    area.setWidget(wide)
+    layout.addWidget(area)
+    holder.resize(160, 120)
+    holder.show()
+    _settle(qapp)
+    assert any("horizontal scroll bar" in p for p in clipped_in(holder))
+    cut = QLabel("target correction", holder)
+    cut.setFixedWidth(40)
+    cut.show()
+    _settle(qapp)
+    assert any("'target correction' cut" in p for p in clipped_in(holder))
+    holder.close()
+
+
+def test_an_elided_label_shows_what_fits_and_the_whole_text_as_tooltip(qapp: QApplication) -> None:
+    label = ElidedLabel("context: 1,234 / 4,096 tokens (30%) · replying")
+    label.resize(60, 20)
+    label.show()
+    _settle(qapp)
+    assert label.shown_text().endswith("…") and label.shown_text() != label.full_text()
+    assert label.toolTip() == label.full_text()
+    assert label.text() == label.full_text()
+    label.resize(600, 20)
+    _settle(qapp)
+    assert label.shown_text() == label.full_text() and label.toolTip() == ""
+    assert clipped_in(label) == []
+    label.close()
+
+
+def test_a_window_saved_larger_than_the_screen_reopens_inside_it(qapp: QApplication, data_dir: Path) -> None:
+    first = MainWindow(autoload=False)
+    first.show()
+    first.resize(2040, 1290)  # what a 1360x860 window became at QT_SCALE_FACTOR=1.5
+    _settle(qapp)
+    first.close()
+    assert AppSettings().geometry("geometry") is not None
+    second = MainWindow(autoload=False)
+    try:
+        second.show()
+        _settle(qapp)
+        screen = (second.screen() or qapp.primaryScreen()).availableGeometry()
+        assert screen.contains(second.frameGeometry()), (second.frameGeometry(), screen)
+    finally:
+        second.close()
+
+
+def test_side_panel_hides_with_its_shortcut_and_stays_hidden(
+    qapp: QApplication, make_window: Callable[..., MainWindow]
+) -> None:
+    window = make_window()
+    window.activateWindow()
+    QTest.qWaitForWindowActive(window)
+    assert window.side.isVisible()
+    chat_width = window.stack.width()
+    QTest.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
+    wait_until(lambda: not window.side.isVisible(), 5, "the side panel to hide")
+    wait_until(lambda: window.stack.width() > chat_width, 5, "the chat to take the room")
+    window.close()
+    again = make_window()
+    assert not again.side.isVisible() and not again.menus.side_action.isChecked()
+    again.menus.side_action.trigger()
+    assert again.side.isVisible()
+    # The side panel can be dragged wider: a splitter, not a fixed width.
+    sizes = again.splitter.sizes()
+    again.splitter.setSizes([sizes[0], sizes[1] - 80, sizes[2] + 80])
+    assert again.splitter.sizes()[2] >= sizes[2] + 70
+
+
+def test_with_a_pair_loaded_served_and_a_reply_every_tab_still_fits(
+    qapp: QApplication, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+) -> None:
+    """Filled panels (model names, the memory meter, the running server's URL, a reply's stats) at 1024x640."""
+    window = make_window()
+    window.settings_panel.max_tokens.setValue(16)
+    load(window, pair_choice(small_pair, DrafterKind.MODEL))
+    window.server_switch.port.setValue(0)
+    window.server_switch.toggle.setChecked(True)
+    assert window.server_switch.server is not None, window.server_switch.counts.text()
+    send(window, "Name three colours.")
+    window.resize(1024, 640)
+    _settle(qapp)
+    _narrowest_side(qapp, window)
+    for index in range(window.side.count()):
+        window.side.setCurrentIndex(index)
+        _settle(qapp)
+        problems = clipped_in(window)
+        assert not problems, f"{window.side.tabText(index)} with a pair loaded: {problems}"
+    # A long pair label in the status bar is elided, whole in its tooltip, rather than widening the window.
+    assert window.pair_status.full_text().startswith(small_pair[0].stem)
+    target = window.picker.target
+    assert small_pair[0].stem in target.toolTip() or target.currentText() in target.toolTip()
+    window.server_switch.toggle.setChecked(False)
+
+
+def test_an_unelided_combo_box_that_clips_is_reported(qapp: QApplication) -> None:
+    holder = QWidget()
+    layout = QVBoxLayout(holder)
+    combo = QComboBox()
+    combo.addItem("Hybrid (prompt lookup where trusted, else the draft model)")
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(6)
+    layout.addWidget(combo)
+    elided = ElidedComboBox()
+    elided.addItem("SmolLM2-135M-Instruct.Q4_1.gguf")
+    elided.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    elided.setMinimumContentsLength(6)
+    layout.addWidget(elided)
+    holder.resize(140, 80)
+    holder.show()
+    _settle(qapp)
+    problems = clipped_in(holder)
+    assert any("combo box 'Hybrid" in p for p in problems)
+    assert not any("SmolLM2" in p for p in problems)
+    assert elided.toolTip() == "SmolLM2-135M-Instruct.Q4_1.gguf"
+    holder.close()
