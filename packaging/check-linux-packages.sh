@@ -108,7 +108,7 @@ for path in ./opt/tandem/Tandem ./usr/bin/tandem ./usr/share/applications/tandem
     ./usr/share/metainfo/io.github.tandem.Tandem.metainfo.xml ./usr/share/doc/tandem/copyright; do
   grep -q " $path\( ->.*\)\?$" "$tmp/deb-files" || fail "the .deb has no $path"
 done
-if grep -v ' root/root ' "$tmp/deb-files" | grep -q .; then fail "files in the .deb not owned by root"; fi
+if grep -qv ' root/root ' "$tmp/deb-files"; then fail "files in the .deb not owned by root"; fi
 deb_root=$tmp/deb-root
 dpkg-deb -x "$deb" "$deb_root"
 validate_desktop "$deb_root/usr/share/applications/tandem.desktop"
@@ -135,7 +135,7 @@ JSON
 "$py" main.py chats import "$tmp/chat.json" >/dev/null || fail "the source checkout could not import a chat"
 [ -d "$XDG_DATA_HOME/Tandem" ] || fail "the source checkout did not write to \$XDG_DATA_HOME/Tandem"
 for runner in "$appimage" "$tandem_bin"; do
-  "$runner" chats list | grep -q "Written by an earlier install" \
+  "$runner" chats list | grep "Written by an earlier install" >/dev/null \
     || fail "$runner does not see the chat in $XDG_DATA_HOME/Tandem"
 done
 step "the AppImage and the .deb read the same data folder as the source checkout"

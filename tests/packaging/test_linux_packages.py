@@ -130,4 +130,6 @@ def test_appimage_and_deb_build_and_pass_their_checks(tmp_path: Path, small_pair
     stamp = stamp_path()
     stamp.parent.mkdir(parents=True, exist_ok=True)
     summary = ", ".join(f"{name} {size / 2**20:.0f} MiB" for name, size in sorted(sizes.items()))
-    stamp.write_text(f"{digest}\nbuilt {time.strftime('%Y-%m-%d %H:%M:%S')} in {build_s:.0f} s: {summary}; checks passed\n")
+    stamp.write_text(
+        f"{digest}\nbuilt {time.strftime('%Y-%m-%d %H:%M:%S')} in {build_s:.0f} s: {summary}; checks passed\n"
+    )
