@@ -57,7 +57,7 @@ def test_a_failed_build_is_an_error_with_its_last_words(empty_cache: Path, tmp_p
 
 
 def test_no_script_and_a_wrong_override_are_plain_errors(empty_cache: Path, tmp_path: Path, monkeypatch) -> None:
-    with pytest.raises(TandemError, match="no scripts/build_llama_server.sh"):
+    with pytest.raises(TandemError, match=r"no scripts/build_llama_server\.sh"):
         ensure_binary(lambda _line: None, tmp_path / "absent.sh")
     monkeypatch.setenv("TANDEM_LLAMA_SERVER", str(tmp_path / "nothing"))
     with pytest.raises(TandemError, match="TANDEM_LLAMA_SERVER names"):
