@@ -41,6 +41,7 @@ from app.core.decoding.sampling import (
 )
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.store.conversations import ChatStore
+from app.ui.settings.hub_token_box import HubTokenBox
 from app.ui.settings.presets import PresetBox
 from app.ui.settings.remote_box import RemoteTimeoutBox
 from app.ui.settings.store import GenerationSettings
@@ -199,9 +200,7 @@ class SettingsPanel(QWidget):
         self.n_gpu_layers = _int(_SPIN_AUTO, 999, special="auto")
         self.n_gpu_layers_draft = _int(_SPIN_AUTO, 999, special="auto")
         for spin in (self.n_gpu_layers, self.n_gpu_layers_draft):
-            spin.setToolTip(
-                "auto: as many layers as fit the free VRAM, the draft's first (shown in the memory meter)"
-            )
+            spin.setToolTip("auto: as many layers as fit the free VRAM, the draft's first (shown in the memory meter)")
         form.addRow("Context size", self.n_ctx)
         form.addRow("Threads", self.n_threads)
         form.addRow("GPU layers, target", self.n_gpu_layers)
@@ -217,6 +216,8 @@ class SettingsPanel(QWidget):
         layout.addWidget(loading)
         self.remote = RemoteTimeoutBox()  # its own signal (changed): the window applies it to the server in use
         layout.addWidget(self.remote)
+        self.hub_token = HubTokenBox()  # saved at once where the remote keys are; the model library reads it
+        layout.addWidget(self.hub_token)
         layout.addStretch(1)
 
         for box in (self.temperature, self.top_p, self.min_p, self.repeat_penalty):
