@@ -22,7 +22,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || ! cmp -s "$venv/.tand
 fi
 if [ "${TANDEM_SKIP_LLAMA_SERVER:-0}" != 1 ]; then
   server=$(TANDEM_VENV="$venv" bash scripts/build_llama_server.sh | tail -n 1)
-  echo "test: llama-server $server"
+  # Which llama-server the remote-engine tests run: llama.cpp's own version line (its commit).
+  echo "test: llama-server $server ($("$server" --version 2>&1 | grep -m 1 '^version' || echo 'no version line'))"
 fi
 export QT_QPA_PLATFORM=offscreen
 echo "== ruff"

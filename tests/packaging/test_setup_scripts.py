@@ -111,14 +111,14 @@ def _cached_llama_server(sandbox: Sandbox) -> Path:
     folder = sandbox.cache / f"llama-server-{VERSION}"
     (folder / "cmake-args.txt").parent.mkdir(parents=True)
     (folder / "cmake-args.txt").write_text(args)
-    return _script(folder, "llama-server", "#!/bin/bash\n")
+    return _script(folder, "llama-server", '#!/bin/bash\necho "version: 0.5.0-dev (build 1, commit 0c1e570)" >&2\n')
 
 
 def test_test_sh_adds_the_test_tools_once_and_names_the_llama_server_it_uses(sandbox: Sandbox) -> None:
     binary = _cached_llama_server(sandbox)
     done = sandbox.run("scripts/test.sh", "-k", "nothing")
     assert done.returncode == 0, done.stderr
-    assert f"test: llama-server {binary}" in done.stdout
+    assert f"test: llama-server {binary} (version: 0.5.0-dev (build 1, commit 0c1e570))" in done.stdout
     assert sum("-e .[test]" in c for c in sandbox.calls()) == 1
     assert any(c.endswith("-m pytest -k nothing") for c in sandbox.calls())
     assert any(c.startswith("mypy") for c in sandbox.calls())
