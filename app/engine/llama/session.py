@@ -9,7 +9,7 @@ baseline and the speculative runs always share the same code.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -73,8 +73,8 @@ class LoadedPair:
             config.n_gpu_layers,
             config.n_gpu_layers_draft,
         )
-        # The counts loaded with, "auto" resolved: what the memory measurement and the stats read back.
-        config = replace(config, n_gpu_layers=ngl, n_gpu_layers_draft=ngld)
+        # The config stays as asked (the window compares it with its choice); the counts "auto"
+        # resolved to go into each model's LoadOptions, where the memory measurement reads them.
         self.config = config
         # Created before loading so its first reading has an interval behind it.
         cpu_load = CpuLoad() if config.n_threads is None else None
@@ -90,7 +90,7 @@ class LoadedPair:
                 )
         self.target = LlamaModel(
             config.target,
-            LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=config.n_gpu_layers),
+            LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=ngl),
             target_header,
         )
         self.draft: LlamaModel | None = None
@@ -98,7 +98,7 @@ class LoadedPair:
             if config.drafter.uses_draft_model and config.draft is not None:
                 self.draft = LlamaModel(
                     config.draft,
-                    LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=config.n_gpu_layers_draft),
+                    LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=ngld),
                     draft_header,
                 )
         except BaseException:

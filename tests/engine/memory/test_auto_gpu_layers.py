@@ -18,6 +18,7 @@ from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.memory import plan as memory_plan
 from app.engine.memory.hardware import GpuInfo, HardwareBudget, probe_hardware
+from app.engine.memory.measure import measured_breakdown
 from app.engine.memory.plan import auto_gpu_layers, plan_pair, resolve_gpu_layers
 from app.engine.memory.shape import shape_from_gguf
 
@@ -94,7 +95,15 @@ def test_a_pair_loaded_with_auto_records_zero_layers_here(small_pair: tuple[Path
     config = PairConfig(*small_pair, DrafterKind.MODEL, n_ctx=512)
     assert config.n_gpu_layers == config.n_gpu_layers_draft == AUTO_GPU_LAYERS
     with LoadedPair(config) as pair:
-        assert (pair.config.n_gpu_layers, pair.config.n_gpu_layers_draft) == (0, 0)
+        assert pair.config == config  # as asked: the window compares it with its own choice
+        assert pair.draft is not None
+        assert (pair.target.options.n_gpu_layers, pair.draft.options.n_gpu_layers) == (0, 0)  # as loaded
+        measured = measured_breakdown(pair, 0)
+        assert measured.request is not None and (
+            measured.request.n_gpu_layers,
+            measured.request.n_gpu_layers_draft,
+        ) == (0, 0)
+        assert measured.bytes_on(Device.GPU) == 0
 
 
 def test_memory_command_takes_auto_and_refuses_below_minus_one(small_pair, capsys) -> None:
