@@ -2,7 +2,9 @@
 # Build llama.cpp's llama-server from the sources that the pinned llama-cpp-python
 # sdist vendors, once per version, into a cache outside the repository:
 #   ${TANDEM_CACHE:-~/.cache/tandem}/llama-server-<version>/llama-server
-# The tests run it as a real remote engine (tests/engine/remote). Safe to run again: it
+# The tests run it as a real remote engine (tests/engine/remote), and `bench --vs-llama-server`
+# beside Tandem; scripts/test.sh and that bench build it on first use (scripts/setup.sh does not:
+# the app never runs it). Always a CPU build (the tests run it with -ngl 0). Safe to run again: it
 # does nothing when the binary for this version exists. About 10 minutes on two
 # cores the first time. Needs a C++ compiler and CMake; downloads only the sdist
 # from PyPI (LLAMA_USE_PREBUILT_UI=OFF keeps the build from fetching its web UI).
@@ -15,7 +17,7 @@ version=$(sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | h
 cache=${TANDEM_CACHE:-$HOME/.cache/tandem}
 out="$cache/llama-server-$version"
 # The CPU options it was built with are kept beside it: a binary built with others is built again.
-cpu_args=$(bash scripts/llama_wheel.sh --cmake-args)
+cpu_args=$(TANDEM_GPU=off bash scripts/llama_wheel.sh --cmake-args)
 if [ -x "$out/llama-server" ] && [ "$(cat "$out/cmake-args.txt" 2>/dev/null)" = "$cpu_args" ]; then
   echo "$out/llama-server"
   exit 0

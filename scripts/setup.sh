@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Set up Tandem on a fresh machine: a virtual environment with every dependency,
-# and the small SmolLM2 model pair the tests use. Safe to run again: it only
-# does what is missing.
+# Set up what the app runs on a fresh machine: a virtual environment with the app's
+# dependencies (not the test tools: scripts/test.sh adds those), the small SmolLM2 pair and
+# the Qwen demo pair. It does not build llama-server: only the tests and
+# `bench --vs-llama-server` use it, and they build it (scripts/build_llama_server.sh).
+# Safe to run again: it only does what is missing.
 #
 # llama-cpp-python is compiled from source on first install (about 6 minutes
 # on two cores) into ~/.cache/tandem/wheels (scripts/llama_wheel.sh), so later
-# runs and fresh virtual environments reuse it.
+# runs and fresh virtual environments reuse it. It uses the GPU backend it finds
+# (CUDA, Vulkan, Metal; TANDEM_GPU=off for the CPU build) and says which.
 #
 # Options (environment): PYTHON (default python3.11, else python3; 3.11 and 3.12 work),
 # TANDEM_VENV (default .venv), TANDEM_SKIP_MODELS=1 to skip model installs,
 # TANDEM_DEMO=0 to skip the Qwen demo pair (1.6 GB; the app's default pair),
-# TANDEM_SKIP_LLAMA_SERVER=1 to skip building llama-server (its tests then skip).
+# TANDEM_GPU=off|cuda|vulkan|metal|auto (default auto: see scripts/llama_wheel.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -29,15 +32,10 @@ wheels=$(bash scripts/llama_wheel.sh "$venv/bin/python")
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$(cat "$stamp")" != "$wheels" ]; then
   echo "setup: installing dependencies"
   "$venv/bin/python" -m pip install --quiet --upgrade pip
-  "$venv/bin/python" -m pip install --quiet --find-links "$wheels" -e '.[test]'
+  "$venv/bin/python" -m pip install --quiet --find-links "$wheels" -e .
   "$venv/bin/python" -m pip install --quiet --no-deps --force-reinstall --no-index --find-links "$wheels" \
     "$(ls "$wheels"/llama_cpp_python-*.whl)"
   echo "$wheels" >"$stamp"
-fi
-if [ "${TANDEM_SKIP_LLAMA_SERVER:-0}" != 1 ]; then
-  # llama.cpp's own server, for the remote-engine tests and `bench --vs-llama-server`;
-  # built once per llama-cpp-python version into ~/.cache/tandem (about 10 minutes).
-  bash scripts/build_llama_server.sh >/dev/null
 fi
 if [ "${TANDEM_SKIP_MODELS:-0}" != 1 ]; then
   "$venv/bin/python" main.py models install-small

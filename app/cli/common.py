@@ -20,6 +20,7 @@ from app.core.decoding.sampling import (
     seed_from_setting,
 )
 from app.core.errors import TandemError
+from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.models.library import installed_default_pair
 
 
@@ -39,8 +40,41 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--ctx", type=int, default=4096, help="context size in tokens (default 4096)")
     add_threads_option(parser)
-    parser.add_argument("--ngl", type=int, default=0, help="target layers to offload to the GPU")
-    parser.add_argument("--ngld", type=int, default=0, help="draft layers to offload to the GPU")
+    add_gpu_layer_options(parser)
+
+
+def gpu_layers(text: str) -> int:
+    """``auto`` (:data:`AUTO_GPU_LAYERS`: as many as fit the free VRAM) or a layer count (-1: all)."""
+    if text.strip().lower() == "auto":
+        return AUTO_GPU_LAYERS
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected 'auto' or a whole number of layers (-1: all), got {text!r}"
+        ) from None
+    if value < -1:
+        raise argparse.ArgumentTypeError(f"expected 'auto' or a number of layers >= -1, got {text!r}")
+    return value
+
+
+def add_gpu_layer_options(parser: argparse.ArgumentParser) -> None:
+    """--ngl/--ngld auto|N: auto (default) plans them for the free VRAM, the draft first; 0 on a CPU build."""
+    parser.add_argument(
+        "--ngl",
+        type=gpu_layers,
+        default=AUTO_GPU_LAYERS,
+        metavar="auto|N",
+        help="target layers on the GPU: auto (default: as many as fit the free VRAM once the draft's are "
+        "placed; none on a CPU build), N, or -1 for all",
+    )
+    parser.add_argument(
+        "--ngld",
+        type=gpu_layers,
+        default=AUTO_GPU_LAYERS,
+        metavar="auto|N",
+        help="draft layers on the GPU: auto (default: as many as fit, placed before the target's), N, or -1 for all",
+    )
 
 
 def thread_count(text: str) -> int | None:

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.cli.common import resolve_pair
+from app.cli.common import add_gpu_layer_options, resolve_pair
 from app.core.errors import TandemError
 from app.core.memory.estimate import KV_TYPES, Device, gpu_layer_count
 from app.core.memory.verdict import DOES_NOT_FIT
@@ -26,8 +26,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--draft", type=Path, help="draft GGUF (default: the default pair's draft)")
     parser.add_argument("--no-draft", action="store_true", help="estimate the target alone (n-gram or no drafter)")
     parser.add_argument("--ctx", type=int, default=4096, help="context size in tokens (default 4096)")
-    parser.add_argument("--ngl", type=int, default=0, help="target layers on the GPU (-1: all)")
-    parser.add_argument("--ngld", type=int, default=0, help="draft layers on the GPU (-1: all)")
+    add_gpu_layer_options(parser)
     parser.add_argument("--kv-type", choices=sorted(KV_TYPES), default="f16", help="KV cache type (default f16)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.set_defaults(run=run)
@@ -64,6 +63,8 @@ def _print_report(out: TextIO, plan: MemoryPlan) -> None:
     layers = f"target {gpu_layer_count(request.target, request.n_gpu_layers)}/{request.target.layer_slots()}"
     if request.draft:
         layers += f", draft {gpu_layer_count(request.draft, request.n_gpu_layers_draft)}/{request.draft.layer_slots()}"
+    if plan.offload is not None:  # the line the window's meter shows too
+        layers += f" ({plan.offload.describe()})"
     out.write(f"context {request.n_ctx}, KV cache {request.kv_type}, GPU layers: {layers}\n\n")
     out.write(f"{'component':<24} {'device':<6} {'MiB':>10} {'reserved MiB':>13}\n")
     for c in breakdown.components:
@@ -112,6 +113,7 @@ def _payload(plan: MemoryPlan) -> dict[str, Any]:
         "kv_type": request.kv_type,
         "n_gpu_layers": request.n_gpu_layers,
         "n_gpu_layers_draft": request.n_gpu_layers_draft,
+        "gpu_layers_auto": plan.offload.describe() if plan.offload is not None else None,
         "components": [
             {
                 "kind": c.kind.value,

@@ -37,6 +37,11 @@ from app.engine.models.library import (
 )
 from app.engine.models.packaged import install_demo_pair, install_small_pair
 
+# Where a Hub call's token comes from when --token is not given (app.engine.models.hub_token).
+TOKEN_HELP = (
+    "Hugging Face token for gated repos (default: HF_TOKEN, else the one saved in Settings, else your Hub login)"
+)
+
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register `models` and its subcommands."""
@@ -56,7 +61,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     inspect.add_argument("path", metavar="PATH_OR_REPO/FILE")
     inspect.add_argument("--json", action="store_true", help="print JSON")
-    inspect.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
+    inspect.add_argument("--token", help=TOKEN_HELP)
     inspect.set_defaults(run=_inspect)
 
     check = sub.add_parser(
@@ -65,7 +70,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     check.add_argument("target", metavar="TARGET")
     check.add_argument("draft", metavar="DRAFT")
     check.add_argument("--json", action="store_true", help="print JSON")
-    check.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
+    check.add_argument("--token", help=TOKEN_HELP)
     check.set_defaults(run=_check)
 
     search = sub.add_parser("search", help="search the Hugging Face Hub for GGUF models")
@@ -74,14 +79,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     search.add_argument("--limit", type=int, default=20, help="results per page (default 20)")
     search.add_argument("--page", type=int, default=0, help="page number, from 0")
     search.add_argument("--json", action="store_true", help="print JSON")
-    search.add_argument("--token", help="Hugging Face token (default: HF_TOKEN or your login)")
+    search.add_argument("--token", help=TOKEN_HELP)
     search.set_defaults(run=_search)
 
     files = sub.add_parser("files", help="the GGUF files of a Hub repository, with quantisation and exact size")
     files.add_argument("repo", metavar="REPO")
     files.add_argument("--revision", default="main")
     files.add_argument("--json", action="store_true", help="print JSON")
-    files.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
+    files.add_argument("--token", help=TOKEN_HELP)
     files.set_defaults(run=_files)
 
     find = sub.add_parser("find-draft", help="find drafts for TARGET on the Hub, checked remotely, best first")
@@ -95,7 +100,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="read the headers of at most N repositories",
     )
     find.add_argument("--json", action="store_true", help="print JSON")
-    find.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
+    find.add_argument("--token", help=TOKEN_HELP)
     find.set_defaults(run=_find_draft)
 
     catalog = sub.add_parser("catalog", help="the recommended pairs that `models download` can fetch")
@@ -106,7 +111,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "download", help="download a recommended pair (see `models catalog`) or any Hub file, owner/name/file.gguf"
     )
     download.add_argument("pair_id", metavar="PAIR_ID_OR_REPO/FILE")
-    download.add_argument("--token", help="Hugging Face token for gated repos (default: HF_TOKEN or your login)")
+    download.add_argument("--token", help=TOKEN_HELP)
     download.set_defaults(run=_download)
 
     remove = sub.add_parser(

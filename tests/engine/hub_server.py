@@ -51,6 +51,9 @@ class FakeHub:
     files: dict[tuple[str, str], bytes | Path] = field(default_factory=dict)
     digests: dict[tuple[str, str], str] = field(default_factory=dict)  # the SHA-256 the Hub reports
     gated: dict[str, str] = field(default_factory=dict)  # repo -> the token that grants access
+    # Tokens the Hub knows. Empty: any token is taken as known (a wrong one is then "not granted").
+    # Set: an unknown token is 401 "Invalid credentials", a known one not granted a gated repo 403, as on the Hub.
+    tokens: set[str] = field(default_factory=set)
     announced_sizes: dict[tuple[str, str], int] = field(default_factory=dict)  # lie about a file's size
     plans: list[tuple[str, float]] = field(default_factory=list)  # consumed one per GET
     ignore_range: bool = False  # answer every GET with the whole file, as some mirrors do
@@ -145,6 +148,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             split = urlsplit(self.path)
             if split.path.rstrip("/") == "/api/models":
                 hub.log.append(Request(self.command, self.path, {k.lower(): v for k, v in self.headers.items()}))
+                if self._refused(None):
+                    return None
                 return self._search(parse_qs(split.query))
             tree = _TREE.match(unquote(split.path))
             if tree:
@@ -189,8 +194,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
         def _tree(self, repo: str, revision: str) -> None:
             if repo not in hub.repos():
                 return self._error(404, "RepoNotFound")
-            if repo in hub.gated and self.headers.get("authorization") != f"Bearer {hub.gated[repo]}":
-                return self._error(401, "GatedRepo")
+            if self._refused(repo):
+                return None
             if not _revision_known(hub, repo, revision):
                 return self._error(404, "RevisionNotFound")
             prefix = "" if revision in _MAIN else revision_key(revision, "")
@@ -212,9 +217,29 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
                 )
             return self._json(entries)
 
-        def _error(self, status: int, code: str) -> None:
+        def _refused(self, repo: str | None) -> bool:
+            """Answer as the Hub does for an unknown token (any route) or a gated repo not granted; True if it did."""
+            sent = self.headers.get("authorization") or ""
+            token = sent.removeprefix("Bearer ") if sent.startswith("Bearer ") else None
+            if token is not None and hub.tokens and token not in hub.tokens:
+                self._error(401, "", "Invalid credentials in Authorization header")
+                return True
+            if repo is None or repo not in hub.gated or token == hub.gated[repo]:
+                return False
+            if token is not None and hub.tokens:
+                why = f"Access to model {repo} is restricted and you are not in the authorized list."
+                self._error(403, "GatedRepo", f"{why} Visit {hub.url}/{repo} to ask for access.")
+            else:
+                self._error(401, "GatedRepo", f"Access to model {repo} is restricted. You must have access to it "
+                                              "and be authenticated to access it. Please log in.")  # fmt: skip
+            return True
+
+        def _error(self, status: int, code: str, message: str = "") -> None:
             self.send_response(status)
-            self.send_header("X-Error-Code", code)
+            if code:
+                self.send_header("X-Error-Code", code)
+            if message:
+                self.send_header("X-Error-Message", message)
             if code == "EntryNotFound":
                 self.send_header("X-Repo-Commit", COMMIT)  # the repo exists, as on the Hub
             self.send_header("Content-Length", "0")
@@ -228,8 +253,8 @@ def _handler(hub: FakeHub) -> type[BaseHTTPRequestHandler]:
             repo, filename = match["repo"], match["filename"]
             if not any(r == repo for r, _ in hub.files):
                 return self._error(404, "RepoNotFound")
-            if repo in hub.gated and self.headers.get("authorization") != f"Bearer {hub.gated[repo]}":
-                return self._error(401, "GatedRepo")
+            if self._refused(repo):
+                return None
             if not _revision_known(hub, repo, match["revision"]):
                 return self._error(404, "RevisionNotFound")
             key = _key_on(repo, match["revision"], filename)

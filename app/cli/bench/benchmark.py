@@ -15,7 +15,7 @@ from app.core.errors import TandemError
 from app.engine.bench.peer import NGRAM_MODES
 from app.engine.bench.runner import PROMPT_SETS, BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
 from app.engine.paths import resources_dir
-from app.engine.remote.llama_server import find_binary
+from app.engine.remote.llama_server import ensure_binary
 
 
 def _floats(text: str) -> tuple[float, ...]:
@@ -171,8 +171,8 @@ def run(args: argparse.Namespace) -> int:
         peer_ngram_modes=args.peer_ngram,
         peer_draft_lengths=args.peer_draft_lengths,
     )
-    if args.vs_llama_server and find_binary() is None:
-        raise TandemError("--vs-llama-server needs llama-server: run `bash scripts/build_llama_server.sh` first")
+    if args.vs_llama_server:  # built on first use, saying so: the app's setup does not build it
+        ensure_binary(lambda line: print(f"bench: {line}", file=sys.stderr, flush=True))
     regimes: list[Regime] = regimes_for(target, args.regimes or args.f16_only)
     if args.f16_only:
         regimes = regimes[1:]

@@ -37,7 +37,6 @@ from filelock import FileLock, Timeout
 from huggingface_hub import constants, get_hf_file_metadata, hf_hub_url, try_to_load_from_cache
 from huggingface_hub.errors import (
     FileMetadataError,
-    GatedRepoError,
     HfHubHTTPError,
     OfflineModeIsEnabled,
     RemoteEntryNotFoundError,
@@ -48,6 +47,7 @@ from huggingface_hub.utils import build_hf_headers, hf_raise_for_status, http_st
 
 from app.core.units import format_bytes
 from app.engine.gguf.header import ModelFileError, read_header
+from app.engine.hub.auth import auth_error
 from app.engine.hub.cache import hf_cache_dir
 from app.engine.hub.progress import (
     CHUNK_BYTES,
@@ -92,11 +92,9 @@ def metadata_error(
     exc: Exception, repo_id: str, filename: str, revision: str, endpoint: str, token: bool
 ) -> DownloadError:
     """A message the user can act on, for each way the HEAD call can fail."""
-    if isinstance(exc, GatedRepoError):
-        hint = "the token given was not granted access" if token else "pass a token (HF_TOKEN or --token)"
-        return DownloadError(
-            f"{repo_id} is gated: accept its licence at {endpoint}/{repo_id} while logged in, then {hint}"
-        )
+    refused = auth_error(exc, repo_id, endpoint, token)
+    if refused is not None:
+        return refused
     if isinstance(exc, RepositoryNotFoundError):
         return DownloadError(f"repository {repo_id} was not found on {endpoint} (if it is private, pass a token)")
     if isinstance(exc, RevisionNotFoundError):

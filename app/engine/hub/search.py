@@ -23,7 +23,6 @@ from urllib.parse import urlsplit
 import httpx2
 from huggingface_hub import HfApi
 from huggingface_hub.errors import (
-    GatedRepoError,
     HfHubHTTPError,
     OfflineModeIsEnabled,
     RepositoryNotFoundError,
@@ -31,6 +30,7 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.hf_api import RepoFile
 
+from app.engine.hub.auth import auth_error
 from app.engine.hub.download import hub_endpoint, offline_mode
 from app.engine.hub.listing import SPLIT_NAME, FilePart, RepoGGUF, RepoResult, SearchPage
 from app.engine.hub.progress import DownloadError
@@ -55,13 +55,13 @@ def quant_from_filename(filename: str) -> str | None:
     return found[-1].upper().replace("FP16", "F16") if found else None
 
 
-def _repo_error(exc: Exception, repo_id: str, what: str, revision: str = "main") -> DownloadError:
+def _repo_error(
+    exc: Exception, repo_id: str, what: str, revision: str = "main", token_sent: bool = False
+) -> DownloadError:
     endpoint = hub_endpoint()
-    if isinstance(exc, GatedRepoError):
-        return DownloadError(
-            f"{repo_id} is gated: accept its licence at {endpoint}/{repo_id} while logged in, "
-            "then pass a token (HF_TOKEN or --token)"
-        )
+    refused = auth_error(exc, repo_id, endpoint, token_sent)
+    if refused is not None:
+        return refused
     if isinstance(exc, RepositoryNotFoundError):
         return DownloadError(f"repository {repo_id} was not found on {endpoint} (if it is private, pass a token)")
     if isinstance(exc, RevisionNotFoundError):
@@ -69,8 +69,11 @@ def _repo_error(exc: Exception, repo_id: str, what: str, revision: str = "main")
     return _network_error(exc, what)
 
 
-def _network_error(exc: Exception, what: str) -> DownloadError:
+def _network_error(exc: Exception, what: str, token_sent: bool = False) -> DownloadError:
     endpoint = hub_endpoint()
+    refused = auth_error(exc, None, endpoint, token_sent)
+    if refused is not None:
+        return refused
     if isinstance(exc, OfflineModeIsEnabled):
         return _offline(what)
     if isinstance(exc, httpx2.TransportError):
@@ -150,7 +153,7 @@ def search_models(
         )
         rows = [_result(info) for info in islice(found, page * limit, (page + 1) * limit + 1)]
     except Exception as exc:
-        raise _network_error(exc, what) from exc
+        raise _network_error(exc, what, bool(token)) from exc
     return SearchPage(query, sort, page, rows[:limit], len(rows) > limit)
 
 
@@ -184,6 +187,6 @@ def list_gguf_files(repo_id: str, *, revision: str = "main", token: str | None =
     try:
         tree = list(_api(token).list_repo_tree(repo_id, recursive=True, revision=revision))
     except Exception as exc:
-        raise _repo_error(exc, repo_id, what, revision) from exc
+        raise _repo_error(exc, repo_id, what, revision, bool(token)) from exc
     files = [e for e in tree if isinstance(e, RepoFile) and e.path.lower().endswith(".gguf")]
     return _group(repo_id, files)

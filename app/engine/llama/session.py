@@ -23,11 +23,13 @@ from app.core.decoding.drafters import Drafter, DrafterKind, HybridDrafter, Mode
 from app.core.decoding.model_port import common_prefix_length
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import IncompatiblePairError, TandemError
+from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.cpu import CpuLoad, max_useful_threads
 from app.engine.gguf.header import read_header
 from app.engine.gguf.vocab import check_files
 from app.engine.llama.chat_template import ChatTemplate
 from app.engine.llama.model import LlamaModel, LoadOptions
+from app.engine.memory.plan import auto_gpu_layers
 
 # Prompt lookup: matches of at least three tokens (one- and two-token matches guess wrong
 # most of the time), agreement counted back up to 32 tokens (a long repeat earns a long
@@ -48,8 +50,9 @@ class PairConfig:
     drafter: DrafterKind = DrafterKind.HYBRID
     n_ctx: int = 4096
     n_threads: int | None = None  # None: chosen and re-checked while decoding (app.core.adaptive.threads)
-    n_gpu_layers: int = 0
-    n_gpu_layers_draft: int = 0
+    # AUTO_GPU_LAYERS: the offload plan's counts for this GPU, resolved when loading (0 on a CPU build).
+    n_gpu_layers: int = AUTO_GPU_LAYERS
+    n_gpu_layers_draft: int = AUTO_GPU_LAYERS
 
     def __post_init__(self) -> None:
         if self.drafter.uses_draft_model and self.draft is None:
@@ -62,6 +65,16 @@ class LoadedPair:
     """Both models loaded, compatibility checked, chat template ready."""
 
     def __init__(self, config: PairConfig) -> None:
+        uses_draft = config.drafter.uses_draft_model and config.draft is not None
+        ngl, ngld, _ = auto_gpu_layers(
+            config.target,
+            config.draft if uses_draft else None,
+            config.n_ctx,
+            config.n_gpu_layers,
+            config.n_gpu_layers_draft,
+        )
+        # The config stays as asked (the window compares it with its choice); the counts "auto"
+        # resolved to go into each model's LoadOptions, where the memory measurement reads them.
         self.config = config
         # Created before loading so its first reading has an interval behind it.
         cpu_load = CpuLoad() if config.n_threads is None else None
@@ -77,7 +90,7 @@ class LoadedPair:
                 )
         self.target = LlamaModel(
             config.target,
-            LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=config.n_gpu_layers),
+            LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=ngl),
             target_header,
         )
         self.draft: LlamaModel | None = None
@@ -85,7 +98,7 @@ class LoadedPair:
             if config.drafter.uses_draft_model and config.draft is not None:
                 self.draft = LlamaModel(
                     config.draft,
-                    LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=config.n_gpu_layers_draft),
+                    LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=ngld),
                     draft_header,
                 )
         except BaseException:

@@ -187,21 +187,21 @@ def measured_breakdown(
     """
     base = baseline_rss.rss if isinstance(baseline_rss, ProcessMemory) else int(baseline_rss)
     grown = process_memory().rss - base
-    config = pair.config
     repack = cpu_repack_types()
-    models: list[tuple[LlamaModel, int, Kind, Kind]] = [
-        (pair.target, config.n_gpu_layers, Kind.TARGET_WEIGHTS, Kind.TARGET_KV)
-    ]
+    # The counts each model was loaded with (GPU layers "auto" resolved), not the config's setting.
+    ngl = pair.target.options.n_gpu_layers
+    ngld = pair.draft.options.n_gpu_layers if pair.draft is not None else 0
+    models: list[tuple[LlamaModel, int, Kind, Kind]] = [(pair.target, ngl, Kind.TARGET_WEIGHTS, Kind.TARGET_KV)]
     if pair.draft is not None:
-        models.append((pair.draft, config.n_gpu_layers_draft, Kind.DRAFT_WEIGHTS, Kind.DRAFT_KV))
+        models.append((pair.draft, ngld, Kind.DRAFT_WEIGHTS, Kind.DRAFT_KV))
     shapes = [shape_from_header(model.header) for model, *_ in models]
     fill = len(pair.target.kv_tokens) if context_fill is None else context_fill
     estimate = estimate_pair(
         shapes[0],
         shapes[1] if len(shapes) > 1 else None,
         pair.target.n_ctx,
-        config.n_gpu_layers,
-        config.n_gpu_layers_draft,
+        ngl,
+        ngld,
         repack_types=repack,
         context_fill=max(1, fill),
     )

@@ -8,6 +8,10 @@ lives, and fetching a whole recommended pair.
 Threading: every function here blocks (header reads, disk scans, downloads);
 the GUI calls them from its worker thread. Download progress callbacks run on
 the calling thread.
+
+Tokens: every Hub call here sends the token given, else ``HF_TOKEN``, else the
+one saved from the window's Settings (:func:`app.engine.models.hub_token.hub_token`),
+so Discover, downloads and ``models`` on the command line reach gated models alike.
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from app.engine.hub.progress import (
 from app.engine.models.cache import describe_file
 from app.engine.models.catalog import bundled_catalog, record_exact_size
 from app.engine.models.drafts import DraftCandidate, compatible_drafts
-from app.engine.models.find_draft import MAX_REPOS_CHECKED, DraftSearch, HubDraft, find_drafts
+from app.engine.models.find_draft import MAX_REPOS_CHECKED, DraftSearch, HubDraft
+from app.engine.models.find_draft import find_drafts as _find_drafts
 from app.engine.models.folder import FolderUsage, Removal, folder_usage, remove_model
 from app.engine.models.hub_download import download_hub_model
+from app.engine.models.hub_token import hub_token
 from app.engine.models.local import LocalModel, add_local_model, list_local_models, remove_local_model
 from app.engine.models.packaged import (
     QWEN_CODER_05B,
@@ -115,7 +121,7 @@ def inspect_remote(spec: str | RemoteSpec, token: str | None = None) -> RemoteMo
     nothing cached, unknown repository or file, gated) and
     :class:`ModelFileError` for a file that is not GGUF or is cut short.
     """
-    return describe_remote(_remote_spec(spec), token)
+    return describe_remote(_remote_spec(spec), hub_token(token))
 
 
 def _remote_spec(spec: str | RemoteSpec) -> RemoteSpec:
@@ -170,7 +176,7 @@ def download_model(
         filename,
         progress,
         cancel,
-        token,
+        hub_token(token),
         revision=revision,
         folder=folder,
         sha256=sha256,
@@ -185,14 +191,14 @@ def search_hub(
     """One page of GGUF repositories on the Hub matching ``query`` (sort: downloads, likes or updated)."""
     from app.engine.hub import search
 
-    return search.search_models(query, sort=sort, limit=limit, page=page, token=token)
+    return search.search_models(query, sort=sort, limit=limit, page=page, token=hub_token(token))
 
 
 def list_repo_models(repo_id: str, *, revision: str = "main", token: str | None = None) -> list[RepoGGUF]:
     """The GGUF models in a Hub repository (split models as one entry), with exact sizes and SHA-256."""
     from app.engine.hub import search
 
-    return search.list_gguf_files(repo_id, revision=revision, token=token)
+    return search.list_gguf_files(repo_id, revision=revision, token=hub_token(token))
 
 
 def download_hub_file(
@@ -207,7 +213,14 @@ def download_hub_file(
     parsed = parse_remote_spec(spec) if isinstance(spec, str) else spec
     if parsed is None:
         raise DownloadError(f"{spec!r} is not a Hub file: write it as owner/name/path/in/repo.gguf")
-    return download_hub_model(parsed, progress, cancel, token, folder=folder)
+    return download_hub_model(parsed, progress, cancel, hub_token(token), folder=folder)
+
+
+def find_drafts(
+    target: str | Path, *, token: str | None = None, max_repos: int = MAX_REPOS_CHECKED, gpu: bool | None = None
+) -> DraftSearch:
+    """Drafts for ``target`` found on the Hub (see :func:`app.engine.models.find_draft.find_drafts`)."""
+    return _find_drafts(target, token=hub_token(token), max_repos=max_repos, gpu=gpu)
 
 
 def offline_mode() -> bool:

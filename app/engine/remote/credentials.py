@@ -8,6 +8,10 @@ only keyring's own system backends count as a keyring here. Otherwise keys
 go to ``remote-keys.json`` in the data folder, created with mode 0600 so
 only this user can read it (tightened to 0600 when found looser), and :attr:`CredentialStore.where` says so in
 words the window shows. Keys are filed under the server's base URL.
+
+The Hugging Face token for gated and private models (Settings → Hugging Face
+Hub) is kept in the same place under its own entry name, :data:`HUB_TOKEN_ENTRY`,
+which is not a URL and so never a server's entry.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from app.engine.safe_files import make_private_folder, tighten
 
 SERVICE = "Tandem remote server"
 KEY_FILE = "remote-keys.json"
+# The Hugging Face token's entry beside the servers' keys (theirs are base URLs).
+HUB_TOKEN_ENTRY = "huggingface-hub-token"
 # keyring's own backends that are not a real store: one that refuses everything, one that drops everything.
 _NOT_STORES = ("keyring.backends.fail", "keyring.backends.null", "keyring.backends.chainer")
 
@@ -115,6 +121,14 @@ class CredentialStore:
         keys = self._read_file()
         if keys.pop(base_url, None) is not None:
             self._write_file(keys)
+
+    def hub_token(self) -> str | None:
+        """The saved Hugging Face token, or None."""
+        return self.load(HUB_TOKEN_ENTRY)
+
+    def save_hub_token(self, token: str) -> None:
+        """Keep the Hugging Face token (surrounding blanks dropped; an empty one forgets it)."""
+        self.save(HUB_TOKEN_ENTRY, token.strip())
 
     def _read_file(self) -> dict[str, Any]:
         tighten(self.path)  # a key file someone (or a copy) left readable by others is made private again

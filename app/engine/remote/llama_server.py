@@ -2,7 +2,9 @@
 
 ``scripts/build_llama_server.sh`` builds it from the sources the pinned
 llama-cpp-python vendors and caches it per version outside the repository;
-:func:`find_binary` finds that build (or ``TANDEM_LLAMA_SERVER``). The server
+:func:`find_binary` finds that build (or ``TANDEM_LLAMA_SERVER``), and
+:func:`ensure_binary` runs the build on first use (``bench --vs-llama-server``:
+the app's setup does not build it, since the window never runs it). The server
 speculates only when told which kind: ``-md DRAFT`` alone loads the draft
 and never uses it, so :class:`LlamaServerProcess` always passes
 ``--spec-type`` with a draft.
@@ -14,7 +16,9 @@ import importlib.metadata
 import os
 import socket
 import subprocess
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx2
@@ -34,6 +38,31 @@ def find_binary() -> Path | None:
     version = importlib.metadata.version("llama-cpp-python")
     path = Path(override) if override else cache_dir() / f"llama-server-{version}" / "llama-server"
     return path if path.is_file() and os.access(path, os.X_OK) else None
+
+
+# The build script, where a source checkout has one (an installed bundle has none).
+BUILD_SCRIPT = Path(__file__).resolve().parents[3] / "scripts" / "build_llama_server.sh"
+
+
+def ensure_binary(say: Callable[[str], None], script: Path = BUILD_SCRIPT) -> Path:
+    """:func:`find_binary`, else build it once with ``script``, saying so in one line first."""
+    found = find_binary()
+    if found is not None:
+        return found
+    if os.environ.get("TANDEM_LLAMA_SERVER"):
+        raise TandemError(f"TANDEM_LLAMA_SERVER names {os.environ['TANDEM_LLAMA_SERVER']}, which is not a program")
+    if not script.is_file():
+        raise TandemError(
+            "llama-server is not built, and this install has no scripts/build_llama_server.sh to build it"
+        )
+    say("building llama-server from the vendored llama.cpp once (about 10 minutes on two cores)")
+    # The script reuses the interpreter's own pip (TANDEM_VENV: the environment this runs in).
+    env = {**os.environ, "TANDEM_VENV": str(Path(sys.prefix))}
+    done = subprocess.run(["bash", str(script)], env=env, capture_output=True, text=True, check=False)
+    found = find_binary()
+    if done.returncode != 0 or found is None:
+        raise TandemError(f"building llama-server failed: {(done.stderr or done.stdout).strip()[-500:]}")
+    return found
 
 
 def free_port() -> int:

@@ -50,7 +50,8 @@ def estimate_state(choice: PairChoice, settings: GenerationSettings) -> MeterSta
     draft = choice.draft if choice.drafter.uses_draft_model else None
     plan = plan_pair(choice.target, draft, settings.n_ctx, settings.n_gpu_layers, settings.n_gpu_layers_draft)
     state = _state(plan.breakdown, plan.hardware, plan.verdict, "estimate")
-    return replace(state, notes=(*plan.notes, *state.notes))
+    verdict = state.verdict if plan.offload is None else f"{plan.offload.describe()}\n{state.verdict}"
+    return replace(state, verdict=verdict, notes=(*plan.notes, *state.notes))
 
 
 def measured_state(estimate: MeterState | None, info: PairInfo) -> MeterState:

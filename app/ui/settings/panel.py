@@ -39,8 +39,10 @@ from app.core.decoding.sampling import (
     TOP_P,
     SamplingField,
 )
+from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.store.conversations import ChatStore
 from app.ui.layout_fit import ElidedComboBox
+from app.ui.settings.hub_token_box import HubTokenBox
 from app.ui.settings.presets import PresetBox
 from app.ui.settings.remote_box import RemoteTimeoutBox
 from app.ui.settings.store import GenerationSettings
@@ -77,6 +79,23 @@ def _int_for(spec: SamplingField[Any], step: int = 1, special: str = "") -> QSpi
     box = _int(int(spec.minimum), min(int(spec.maximum), _SPIN_MAX), step, special)
     box.setToolTip(spec.help)
     return box
+
+
+# The GPU-layer spin boxes go down to -1, shown as "auto": the step below 0, so "auto"
+# sits next to "no layers" (AUTO_GPU_LAYERS itself is -2, since -1 means all to llama.cpp).
+_SPIN_AUTO = -1
+
+
+def _layers(spin_value: int) -> int:
+    """A GPU-layer spin box's value as the setting."""
+    return AUTO_GPU_LAYERS if spin_value <= _SPIN_AUTO else spin_value
+
+
+def _spin_layers(setting: int) -> int:
+    """A GPU-layer setting as the spin box's value (-1, llama.cpp's "all", as the most the box holds)."""
+    if setting == AUTO_GPU_LAYERS:
+        return _SPIN_AUTO
+    return 999 if setting < 0 else setting
 
 
 def _int(low: int, high: int, step: int = 1, special: str = "") -> QSpinBox:
@@ -182,8 +201,11 @@ class SettingsPanel(QWidget):
         self.n_ctx = _int(256, 131_072, 256)
         self.n_threads = _int(0, 256, special="Auto")
         self.n_threads.setToolTip("Auto measures which thread count is fastest with what else runs here, and re-checks")
-        self.n_gpu_layers = _int(0, 999)
-        self.n_gpu_layers_draft = _int(0, 999)
+        # The spin box's lowest value shows "auto" (AUTO_GPU_LAYERS in the settings, see _layers).
+        self.n_gpu_layers = _int(_SPIN_AUTO, 999, special="auto")
+        self.n_gpu_layers_draft = _int(_SPIN_AUTO, 999, special="auto")
+        for spin in (self.n_gpu_layers, self.n_gpu_layers_draft):
+            spin.setToolTip("auto: as many layers as fit the free VRAM, the draft's first (shown in the memory meter)")
         form.addRow("Context size", self.n_ctx)
         form.addRow("Threads", self.n_threads)
         form.addRow("GPU layers, target", self.n_gpu_layers)
@@ -199,6 +221,8 @@ class SettingsPanel(QWidget):
         layout.addWidget(loading)
         self.remote = RemoteTimeoutBox()  # its own signal (changed): the window applies it to the server in use
         layout.addWidget(self.remote)
+        self.hub_token = HubTokenBox()  # saved at once where the remote keys are; the model library reads it
+        layout.addWidget(self.hub_token)
         layout.addStretch(1)
 
         for box in (self.temperature, self.top_p, self.min_p, self.repeat_penalty):
@@ -261,8 +285,8 @@ class SettingsPanel(QWidget):
         """This machine's settings the controls show."""
         return GenerationSettings(
             n_ctx=self.n_ctx.value(),
-            n_gpu_layers=self.n_gpu_layers.value(),
-            n_gpu_layers_draft=self.n_gpu_layers_draft.value(),
+            n_gpu_layers=_layers(self.n_gpu_layers.value()),
+            n_gpu_layers_draft=_layers(self.n_gpu_layers_draft.value()),
             n_threads=self.n_threads.value(),
         )
 
@@ -272,8 +296,8 @@ class SettingsPanel(QWidget):
         try:
             self.n_ctx.setValue(s.n_ctx)
             self.n_threads.setValue(s.n_threads)
-            self.n_gpu_layers.setValue(s.n_gpu_layers)
-            self.n_gpu_layers_draft.setValue(s.n_gpu_layers_draft)
+            self.n_gpu_layers.setValue(_spin_layers(s.n_gpu_layers))
+            self.n_gpu_layers_draft.setValue(_spin_layers(s.n_gpu_layers_draft))
         finally:
             self._updating = False
         if emit:

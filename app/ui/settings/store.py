@@ -27,6 +27,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from app.core.chat_settings import ChatSettings
 from app.core.errors import TandemError
+from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.paths import data_dir
 from app.engine.remote.limits import RemoteLimits
@@ -56,8 +57,9 @@ class GenerationSettings:
     """This machine's settings: how the models are loaded (they apply on the next load)."""
 
     n_ctx: int = 4096
-    n_gpu_layers: int = 0
-    n_gpu_layers_draft: int = 0
+    # AUTO_GPU_LAYERS: the largest counts that fit the free VRAM, the draft first (0 on a CPU build).
+    n_gpu_layers: int = AUTO_GPU_LAYERS
+    n_gpu_layers_draft: int = AUTO_GPU_LAYERS
     n_threads: int = 0  # 0: auto, measured while decoding (app.core.adaptive.threads)
 
     def load_settings_differ(self, other: GenerationSettings) -> bool:

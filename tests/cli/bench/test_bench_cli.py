@@ -78,7 +78,7 @@ def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp
     from app.engine.remote.llama_server import find_binary
 
     if find_binary() is None:
-        pytest.skip("llama-server is not built (scripts/setup.sh builds it)")
+        pytest.skip("llama-server is not built (scripts/test.sh builds it)")
     target, draft = small_pair
     out_json = tmp_path / "b.json"
     code = main(
@@ -108,7 +108,7 @@ def test_bench_runs_the_cheaper_draft_beside_the_default_and_gives_llama_server_
     from app.engine.remote.llama_server import find_binary
 
     if find_binary() is None:
-        pytest.skip("llama-server is not built (scripts/setup.sh builds it)")
+        pytest.skip("llama-server is not built (scripts/test.sh builds it)")
     monkeypatch.setenv("TANDEM_MODELS_DIR", str(tmp_path / "models"))  # where the copy is made, once
     target, draft = small_pair
     out_json = tmp_path / "b.json"

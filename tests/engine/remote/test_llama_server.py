@@ -15,7 +15,7 @@ from app.core.decoding.sampling import SamplingParams
 from app.engine.remote.client import RemoteEngine, RemoteError, ServerKind
 from app.engine.remote.llama_server import LlamaServerProcess, find_binary
 
-# scripts/setup.sh builds the binary; only an explicit opt-out may skip these tests.
+# scripts/test.sh builds the binary; only an explicit opt-out may skip these tests.
 pytestmark = pytest.mark.skipif(
     find_binary() is None and os.environ.get("TANDEM_SKIP_LLAMA_SERVER") == "1",
     reason="TANDEM_SKIP_LLAMA_SERVER=1 and llama-server is not built",

@@ -1,0 +1,47 @@
+"""GPU layers "auto" in the window: the settings' spin boxes and the memory meter's line."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from app.core.memory.offload import AUTO_GPU_LAYERS
+from app.engine.llama.session import DrafterKind
+from app.engine.memory import plan as memory_plan
+from app.engine.memory.hardware import GpuInfo, probe_hardware
+from app.ui.models.memory_sources import estimate_state
+from app.ui.settings.panel import SettingsPanel
+from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice
+
+GIB = 2**30
+
+
+def test_auto_is_the_default_shown_as_auto_and_a_count_overrides_it(qtbot, tmp_path: Path) -> None:
+    panel = SettingsPanel(gpu_offload=True)
+    qtbot.addWidget(panel)
+    panel.set_settings(GenerationSettings())
+    assert panel.n_gpu_layers.text() == "auto" and panel.n_gpu_layers_draft.text() == "auto"
+    assert panel.settings().n_gpu_layers == panel.settings().n_gpu_layers_draft == AUTO_GPU_LAYERS
+    panel.n_gpu_layers.setValue(12)
+    panel.n_gpu_layers_draft.setValue(0)
+    assert (panel.settings().n_gpu_layers, panel.settings().n_gpu_layers_draft) == (12, 0)
+    panel.set_settings(GenerationSettings(n_gpu_layers=-1))  # llama.cpp's "all", from an older file or the CLI
+    assert panel.n_gpu_layers.value() == 999
+    store = AppSettings(tmp_path / "settings.ini")
+    assert store.generation().n_gpu_layers == AUTO_GPU_LAYERS  # a new machine starts on auto
+    store.set_generation(replace(GenerationSettings(), n_gpu_layers_draft=4))
+    assert (store.generation().n_gpu_layers, store.generation().n_gpu_layers_draft) == (AUTO_GPU_LAYERS, 4)
+
+
+def test_the_meter_says_what_auto_chose(small_pair: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a GPU build and a 24 GiB GPU (recorded figures; none here), the meter's text leads with the plan."""
+    gpu = GpuInfo(0, "NVIDIA GeForce RTX 4090", 24 * GIB, 20 * GIB, 4 * GIB, 0)
+    budget = replace(probe_hardware(), gpus=(gpu,), gpu_absent_reason=None, gpu_offload_supported=True)
+    monkeypatch.setattr(memory_plan, "probe_hardware", lambda: budget)
+    state = estimate_state(PairChoice(*small_pair, DrafterKind.MODEL), GenerationSettings(n_ctx=2048))
+    assert state.verdict.splitlines()[0] == "auto: 31 of 31 target layers, 31 of 31 draft layers on the GPU"
+    assert any(bar.device.startswith("GPU (NVIDIA GeForce RTX 4090)") for bar in state.bars)
+    fixed = estimate_state(PairChoice(*small_pair, DrafterKind.MODEL), GenerationSettings(2048, 0, 0))
+    assert not fixed.verdict.startswith("auto:")  # set counts: no plan line
