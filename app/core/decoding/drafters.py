@@ -27,8 +27,11 @@ import numpy.typing as npt
 from app.core.decoding.copy_tracking import REPEAT, Anchor, CopyState, CopyTracker
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.lookup import (
+    CONTEXT_CITATION,
     LookupMatch,
     LookupRecord,
+    LookupSource,
+    find_in_source,
     find_match,
     trusted_prefix,
 )
@@ -71,6 +74,8 @@ class Draft:
     # (for a lookup: its estimated acceptance of each proposal given the ones before).
     confidence: list[float] = field(default_factory=list)
     source: str = MODEL_SOURCE  # which drafter proposed these tokens
+    # For a lookup's proposals: where each was copied from ("report.pdf, p. 3", "earlier in this chat").
+    copied_from: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -220,6 +225,14 @@ class NgramDrafter:
 
     ``lookup_length`` > 0 makes it propose on every step where it trusts a match,
     even when the policy chose not to draft: a quiet lookup costs nothing.
+
+    ``sources`` are token sequences besides the context to copy from (each
+    attachment's whole text, :class:`~app.core.decoding.lookup.LookupSource`,
+    indexed once): when no copy is under way, the longest match in any of
+    them competes with the context's own, a source winning a tie (the
+    document the prompt quotes is the better citation). Every proposal says
+    where it was copied from. Verification is unchanged, so any source is
+    lossless: it only changes which tokens are proposed.
     """
 
     kind = "ngram"
@@ -232,9 +245,12 @@ class NgramDrafter:
         min_trust: float = 0.0,
         lookup_length: int = 0,
         judge: LookupJudge | None = None,
+        sources: Sequence[LookupSource] = (),
     ) -> None:
         if not 1 <= min_ngram <= max_ngram:
             raise ValueError("need 1 <= min_ngram <= max_ngram")
+        if any(source.min_n != min_ngram for source in sources):
+            raise ValueError("a lookup source must be indexed with the drafter's min_ngram")
         self.max_ngram = max_ngram
         self.min_ngram = min_ngram
         self.min_trust = min_trust
@@ -242,6 +258,8 @@ class NgramDrafter:
         self.judge = judge
         self.record = LookupRecord()
         self.tracker = CopyTracker()
+        self.sources = tuple(sources)
+        self.tracker.set_buffers([source.tokens for source in self.sources])
         self._pending: tuple[LookupMatch, int] | None = None  # the last proposal's match and length
 
     def begin(self, prompt: Sequence[int]) -> None:
@@ -264,7 +282,8 @@ class NgramDrafter:
             return draft
         key = tuple(int(t) for t in tokens[tokens.size - self.min_ngram :])
         if tracker.state is None:
-            anchors = [a for a in (self._repeat(tokens), tracker.realign(tokens)) if a is not None]
+            found = (*self._source_repeats(tokens), self._repeat(tokens), tracker.realign(tokens))
+            anchors = [a for a in found if a is not None]
             if not anchors:
                 return draft
             # max() keeps the first of equals: on a tie the repeat (listed first) wins.
@@ -289,7 +308,24 @@ class NgramDrafter:
         draft.tokens = proposal[:keep]
         draft.q_draft = [TokenDistribution.one_hot(t) for t in draft.tokens]
         draft.confidence = confidence[:keep]
+        draft.copied_from = [self._citation(state) for state in prediction.states[:keep]]
         return draft
+
+    def _citation(self, state: CopyState) -> str:
+        """Where the token that brought the copy to ``state`` was read (its source index is the one before)."""
+        if not state.buffer:
+            return CONTEXT_CITATION
+        return self.sources[state.buffer - 1].cite(state.source - 1)
+
+    def _source_repeats(self, tokens: npt.NDArray[np.int64]) -> list[Anchor | None]:
+        """An anchor in each extra source where the context's tail occurs (None where it does not)."""
+        anchors: list[Anchor | None] = []
+        for k, source in enumerate(self.sources, start=1):
+            found = find_in_source(source, tokens, self.max_ngram)
+            anchors.append(
+                None if found is None else Anchor(CopyState(found.start, buffer=k), found.length, REPEAT, found.rivals)
+            )
+        return anchors
 
     def _repeat(self, tokens: npt.NDArray[np.int64]) -> Anchor | None:
         """An anchor where the context's tail occurred before."""
