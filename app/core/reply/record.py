@@ -126,7 +126,7 @@ class Provenance:
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form (``meta["produced_by"]``, also in exports and ``chat --json``)."""
-        return {
+        out: dict[str, Any] = {
             "target": self.target,
             "draft": self.draft,
             "drafter": self.drafter,
@@ -134,8 +134,10 @@ class Provenance:
             "sampling": self.sampling.to_dict() if self.sampling is not None else None,
             "system_prompt": self.system_prompt,
             "seed": self.seed,
-            "attachments": [use.to_json() for use in self.attachments],
         }
+        if self.attachments:  # a reply without attachments is stored as before
+            out["attachments"] = [use.to_json() for use in self.attachments]
+        return out
 
     @classmethod
     def from_dict(cls, data: object) -> Provenance | None:

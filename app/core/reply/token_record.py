@@ -1,8 +1,7 @@
 """One token of a reply as JSON, and back: the one spelling ``chat --json``, ``serve`` and exports share.
 
-``{"id", "text", "origin", "p_target", "q_draft", "source", "copied_from"}``
-(``copied_from``: where prompt lookup copied the token from, "report.pdf,
-p. 3" or "earlier in this chat"; null otherwise) and, for a
+``{"id", "text", "origin", "p_target", "q_draft", "source"}``, ``"copied_from"`` for a token prompt lookup copied
+(where from: "report.pdf, p. 3" or "earlier in this chat") and, for a
 corrected token whose draft the target turned down, ``"rejected": {"text",
 "p_target", "q_draft"}``. ``p_target`` is ``null`` where nobody knows it (a
 remote server's tokens; JSON has no NaN), ``id`` where the token id is not
@@ -79,8 +78,9 @@ class TokenRecord:
             "p_target": None if math.isnan(self.p_target) else self.p_target,
             "q_draft": self.q_draft,
             "source": self.source,
-            "copied_from": self.copied_from,
         }
+        if self.copied_from is not None:  # only a token prompt lookup copied has one
+            out["copied_from"] = self.copied_from
         if self.rejected is not None:
             out["rejected"] = self.rejected.to_json()
         return out

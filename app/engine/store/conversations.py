@@ -26,6 +26,7 @@ The names other code imports from this module stay importable from here
 from __future__ import annotations
 
 from app.core.chat import MessageState
+from app.engine.store.attachment_search import StoreChunkSearch
 from app.engine.store.chats import Chats
 from app.engine.store.chats import ConversationSummary as ConversationSummary
 from app.engine.store.connection import TRASH_KEEP_S as TRASH_KEEP_S
@@ -73,3 +74,7 @@ class ChatStore(Chats, Presets, Replies, Exports):
         To show a hit in its branch: :meth:`switch_to` its ``message_id``, then :meth:`messages`.
         """
         return search_messages(self._db, query, limit)
+
+    def chunk_search(self) -> StoreChunkSearch:
+        """BM25 over this store's attachment chunks, for :class:`~app.engine.reply.ReplyRequest`'s ``chunk_search``."""
+        return StoreChunkSearch(self._db, writable=not self.read_only)
