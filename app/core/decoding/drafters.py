@@ -38,6 +38,9 @@ from app.core.decoding.lookup import (
 from app.core.decoding.model_port import CausalLM, sync_cache
 from app.core.decoding.sampling import LogitsWarper
 
+# How many next tokens a source's copy must share with the context's to be cited in its place.
+_SAME_CONTINUATION = 4
+
 MODEL_SOURCE = "model"
 LOOKUP_SOURCE = "lookup"
 
@@ -286,8 +289,8 @@ class NgramDrafter:
             anchors = [a for a in found if a is not None]
             if not anchors:
                 return draft
-            # max() keeps the first of equals: on a tie the repeat (listed first) wins.
-            anchor = max(anchors, key=lambda a: self.record.trust(self._match(a, key)))
+            # max() keeps the first of equals: on a tie a source, then the repeat (listed first) wins.
+            anchor = self._cited(max(anchors, key=lambda a: self.record.trust(self._match(a, key))), tokens)
             tracker.start(anchor)
         prediction = tracker.predict(tokens, limit)
         if not prediction.tokens:
@@ -316,6 +319,30 @@ class NgramDrafter:
         if not state.buffer:
             return CONTEXT_CITATION
         return self.sources[state.buffer - 1].cite(state.source - 1)
+
+    def _cited(self, anchor: Anchor, tokens: npt.NDArray[np.int64]) -> Anchor:
+        """A place in a source in place of a context anchor that continues with the same tokens (the better citation).
+
+        The prompt holds the attachments' text too, and there the context's
+        match can be the only one (it reaches back into the template's text
+        before the file's first line, which the file itself lacks); the
+        proposal is the same either way, so the copy is followed in the file,
+        with the context's evidence.
+        """
+        if anchor.state.buffer or not self.sources:
+            return anchor
+        start = anchor.state.source
+        ahead = tokens[start : start + _SAME_CONTINUATION]
+        if start < 1 or ahead.size < self.min_ngram:
+            return anchor
+        # The last matched token and what follows it, looked up in each source's index.
+        gram = tokens[start - 1 : start - 1 + self.min_ngram]
+        for k, source in enumerate(self.sources, start=1):
+            for at in source.windows(gram) + 1:
+                there = source.tokens[at : at + ahead.size]
+                if there.size == ahead.size and bool((there == ahead).all()):
+                    return Anchor(CopyState(int(at), buffer=k), anchor.evidence, anchor.origin, anchor.rivals)
+        return anchor
 
     def _source_repeats(self, tokens: npt.NDArray[np.int64]) -> list[Anchor | None]:
         """An anchor in each extra source where the context's tail occurs (None where it does not)."""
