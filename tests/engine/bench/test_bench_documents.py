@@ -34,7 +34,14 @@ def report(small_pair: tuple[Path, Path], tmp_path_factory: pytest.TempPathFacto
     suite.write_text(json.dumps(data), encoding="utf-8")
     assert {p.id for p in load_suite(suite)} == chosen
     settings = BenchSettings(
-        suite=suite, max_tokens=16, repeats=1, n_threads=2, n_ctx=2048, preflight=False, max_wait_s=0.0
+        suite=suite,
+        max_tokens=16,
+        repeats=1,
+        n_threads=2,
+        n_ctx=2048,
+        preflight=False,
+        max_wait_s=0.0,
+        max_other_cpu=1.0,
     )
     return run_benchmark([Regime("q4", target, "small pair")], None, settings)
 
