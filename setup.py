@@ -11,6 +11,11 @@ wants every folder of package data to be) that ``app.engine.paths.resources_dir`
 from setuptools import find_packages, setup
 
 setup(
-    packages=[*find_packages(include=["app", "app.*"]), "tandem_resources", "tandem_resources.icons"],
+    packages=[
+        *find_packages(include=["app", "app.*"]),
+        "tandem_resources",
+        "tandem_resources.icons",
+        "tandem_resources.bench_documents",
+    ],
     package_dir={"tandem_resources": "resources"},
 )

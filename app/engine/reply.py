@@ -13,6 +13,14 @@ for the front ends without a store guard of their own (the CLI).
 
 The decisions without a model (the adaptive bound, the drafter fallback, the
 seed) are pure and live in :mod:`app.core.reply.plan`.
+
+Attachments enter the prompt here, before fitting: the context planner
+(:mod:`app.core.attachments.context`, with the pair's numbers from
+:mod:`app.engine.reply_attachments`) renders each one whole or as the chunks
+that answer into its message's content; the plan keeps how each was used (in
+the provenance) and each attachment's tokens as an extra source for prompt
+lookup. :func:`attachment_context` is the same decision for the window's
+context gauge, without planning a reply.
 """
 
 from __future__ import annotations
@@ -21,16 +29,19 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from app.core.attachments.context import AttachmentContext, ChunkSearch
 from app.core.chat import FittedPrompt, Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
+from app.core.decoding.lookup import LookupSource
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import PromptTooLongError
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
 from app.core.reply.record import Provenance, ReplyRecord, SamplingRecord, stats_record
 from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.reply_attachments import lookup_sources, plan_attachments
 from app.engine.store import conversations
 from app.engine.store.conversations import ChatStore, tokens_of_step
 
@@ -59,6 +70,8 @@ class ReplyRequest:
     trace: bool = False
     first_step: int = 0
     first_token: int = 0
+    whole_documents: bool = False  # the user's "whole document": every attachment whole, or told why not
+    chunk_search: ChunkSearch | None = None  # BM25 over the chat database's chunks; None: in memory
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +91,13 @@ class ReplyPlan:
     trace: bool = False  # build a StepRecord per step (see ReplyRequest)
     first_step: int = 0
     first_token: int = 0
+    lookup_sources: tuple[LookupSource, ...] = ()  # the attachments' tokens, for prompt lookup
+    attachments: AttachmentContext | None = None  # how the attachments entered the prompt (None: there were none)
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        """One-line messages for the user (a "whole document" that did not fit)."""
+        return self.attachments.notices if self.attachments is not None else ()
 
 
 def chat_messages(settings: ChatSettings, turns: Sequence[Message]) -> tuple[Message, ...]:
@@ -125,19 +145,27 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     draft = DraftPlan.for_chat(drafter, settings.draft_length, settings.adaptive, request.demo)
     params = _with_concrete_seed(settings)
     n_ctx = pair.target.n_ctx
+    reserve = reply_reserve(settings.max_tokens, n_ctx)
+    messages = request.messages
+    context = attachment_context(pair, request)
+    if context is not None:
+        messages = context.messages
     if request.raw_prompt is not None:
         fitted = FittedPrompt(pair.target.tokenize(request.raw_prompt, add_special=True, parse_special=True), 0)
     elif request.prompt_policy is PromptPolicy.REFUSE:
-        fitted = FittedPrompt(pair.template.render(list(request.messages)), 0)
+        fitted = FittedPrompt(pair.template.render(list(messages)), 0)
     else:
-        reserve = reply_reserve(settings.max_tokens, n_ctx)
-        fitted = pair.prompt_tokens(request.messages, reserve=reserve, continue_reply=request.continue_reply)
+        fitted = pair.prompt_tokens(messages, reserve=reserve, continue_reply=request.continue_reply)
     if len(fitted.tokens) >= n_ctx:
         raise PromptTooLongError(len(fitted.tokens), n_ctx)
     reused, draft_reused = pair.cached_prefix(fitted.tokens)
     config = pair.config
     draft_name = config.draft.name if drafter.uses_draft_model and config.draft is not None else None
     provenance = provenance_of(settings, params, config.target.name, draft_name, drafter.value, draft)
+    sources: tuple[LookupSource, ...] = ()
+    if context is not None:
+        provenance = dataclasses.replace(provenance, attachments=context.uses)
+        sources = lookup_sources(pair, request.messages)
     return ReplyPlan(
         drafter,
         draft,
@@ -152,6 +180,27 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         request.trace,
         request.first_step,
         request.first_token,
+        sources,
+        context,
+    )
+
+
+def attachment_context(pair: LoadedPair, request: ReplyRequest) -> AttachmentContext | None:
+    """How the request's attachments would enter the prompt: what each takes, what is left out (None: none).
+
+    The window's context gauge calls this for the chat as it stands (the
+    prompt box's own attachments in the last message); :func:`plan_reply`
+    makes the same decision for the reply.
+    """
+    if request.raw_prompt is not None or not any(m.attachments for m in request.messages):
+        return None
+    return plan_attachments(
+        pair,
+        request.messages,
+        reply_reserve(request.settings.max_tokens, pair.target.n_ctx),
+        whole_documents=request.whole_documents,
+        search=request.chunk_search,
+        continue_reply=request.continue_reply,
     )
 
 
@@ -168,7 +217,9 @@ def plan_remote_reply(request: ReplyRequest, model: str, drafter: str) -> ReplyP
 
 def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool] | None = None) -> Iterator[ReplyEvent]:
     """The reply's events: a :class:`StepEvent` per verify step, then one :class:`FinishedEvent`."""
-    decoder = pair.decoder(plan.params, plan.draft.policy(), drafter=plan.drafter, trace=plan.trace)
+    decoder = pair.decoder(
+        plan.params, plan.draft.policy(), drafter=plan.drafter, sources=plan.lookup_sources, trace=plan.trace
+    )
     generation = GenerationRequest(
         plan.prompt.tokens, plan.max_tokens, plan.stop, should_stop or _never, plan.first_step, plan.first_token
     )

@@ -55,6 +55,10 @@ def run_json(events: Any, plan: ReplyPlan, out: TextIO, extra: dict[str, Any] | 
             payload = reply_json(event.text, tokens, event.reason.value, plan.drafter.value, event.stats.to_dict())
             payload["prompt_tokens"] = plan.prompt.tokens
             payload["produced_by"] = plan.provenance.to_dict()
+            # Per attachment, how it entered the prompt: whole, or which chunks ("report.pdf, p. 3").
+            payload["attachments"] = [use.to_json() for use in plan.provenance.attachments]
+            if plan.notices:
+                payload["notices"] = list(plan.notices)
             payload.update(extra or {})
             json.dump(payload, out, ensure_ascii=False)
             out.write("\n")

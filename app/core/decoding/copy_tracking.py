@@ -16,12 +16,18 @@ reply is copying instead:
   the same source tokens, so a rename is learned once and then proposed. A
   substitution that the reply contradicts twice is dropped.
 
+The source is the context itself (the prompt and the reply so far) or, with
+:meth:`CopyTracker.set_buffers`, another token sequence such as an attached
+document's whole text (``CopyState.buffer`` says which), so a reply can copy
+the parts of a file that retrieval left out of the prompt.
+
 The tracker only predicts; how far a prediction is trusted is the
 :class:`~app.core.decoding.lookup.LookupRecord`'s business.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +49,7 @@ class CopyState:
     source: int
     pending: tuple[int, ...] = ()
     substituted: tuple[int, ...] = ()  # the source tokens that ``pending`` replaces (empty outside a substitution)
+    buffer: int = 0  # what ``source`` indexes: 0 the context, k > 0 the tracker's k-th extra buffer
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +99,10 @@ class CopyTracker:
         self.rivals = 0
         self._substitutions: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}  # source -> (replacement, misses)
         self._edit_source: int | None = None  # source index the last departure left
+        self._edit_buffer = 0  # and the buffer it indexes
+        self._buffers: tuple[
+            npt.NDArray[np.int64], ...
+        ] = ()  # extra sources (attachments' tokens), kept across replies
         self._edit_at = 0  # context index of the first token that departed
         self._seen = 0  # context tokens already followed
         self._last_seen_token: int | None = None  # the last of them (None: not known, the prompt's)
@@ -100,6 +111,11 @@ class CopyTracker:
     def substitutions(self) -> dict[tuple[int, ...], tuple[int, ...]]:
         """The edits learned so far: source tokens -> the tokens the reply writes instead."""
         return {source: replacement for source, (replacement, _) in self._substitutions.items()}
+
+    def set_buffers(self, buffers: Sequence[npt.NDArray[np.int64]]) -> None:
+        """Token sequences besides the context that a copy may follow (``CopyState.buffer`` k is ``buffers[k - 1]``)."""
+        self._buffers = tuple(np.asarray(b, dtype=np.int64) for b in buffers)
+        self.state = None
 
     def begin(self, prompt_length: int) -> None:
         """A new reply after ``prompt_length`` prompt tokens: forget the last one's copy and edits."""
@@ -113,6 +129,8 @@ class CopyTracker:
 
     def start(self, anchor: Anchor) -> None:
         """Copy from ``anchor`` on."""
+        if anchor.state.buffer > len(self._buffers):
+            raise ValueError(f"no buffer {anchor.state.buffer} to copy from")
         self.state = anchor.state
         self.evidence = anchor.evidence
         self.origin = anchor.origin
@@ -163,18 +181,21 @@ class CopyTracker:
             self._edit_source = None
             return None
         low = self._edit_source
-        high = min(self._edit_at, low + self.window)  # the anchor's tokens lie in tokens[low:high]
+        buffer = self._edit_buffer
+        source = self._buffers[buffer - 1] if buffer else tokens
+        # The anchor's tokens lie in source[low:high] (in the context: before the edit began).
+        high = min(int(source.size) if buffer else self._edit_at, low + self.window)
         for m in range(min(self.max_anchor, written, high - low), 0, -1):
-            windows = np.lib.stride_tricks.sliding_window_view(tokens[low:high], m)
+            windows = np.lib.stride_tricks.sliding_window_view(source[low:high], m)
             hits = np.flatnonzero((windows == tokens[size - m :]).all(axis=1))
             if hits.size == 0:
                 continue
             after = low + int(hits[0]) + m  # the source index that follows the anchor
             self._learn(
-                tuple(int(t) for t in tokens[low : after - m]),
+                tuple(int(t) for t in source[low : after - m]),
                 tuple(int(t) for t in tokens[self._edit_at : size - m]),
             )
-            return Anchor(CopyState(after), m + _NEARBY_EVIDENCE, REALIGN)
+            return Anchor(CopyState(after, buffer=buffer), m + _NEARBY_EVIDENCE, REALIGN)
         return None
 
     # -- internals ---------------------------------------------------------------
@@ -184,24 +205,27 @@ class CopyTracker:
         out: list[int] = []
         states: list[CopyState] = []
         source, pending, substituted = state.source, list(state.pending), state.substituted
+        buffer = state.buffer
+        # An extra buffer ends where it ends; the context may be read past its end (see below).
+        text, limit = (self._buffers[buffer - 1], int(self._buffers[buffer - 1].size)) if buffer else (tokens, end)
         while len(out) < count:
             if pending:
                 token = pending.pop(0)
             else:
                 substituted = ()
-                if source >= end + len(out):
+                if source >= (limit if buffer else end + len(out)):
                     break
-                edit = self._substitution_at(tokens, source, end)
+                edit = self._substitution_at(text, source, limit)
                 if edit is not None:
                     substituted, replacement = edit
                     source += len(substituted)
                     pending = list(replacement)
                     continue
                 # Past the context's end the copy reads its own prediction: a repeat goes on repeating.
-                token = int(tokens[source]) if source < end else out[source - end]
+                token = int(text[source]) if source < limit else out[source - end]
                 source += 1
             out.append(token)
-            states.append(CopyState(source, tuple(pending), substituted if pending else ()))
+            states.append(CopyState(source, tuple(pending), substituted if pending else (), buffer))
         return Prediction(out, states)
 
     def _substitution_at(
@@ -221,6 +245,7 @@ class CopyTracker:
         """The token at ``index`` is not what the copy predicted."""
         state = self.state
         assert state is not None
+        self._edit_buffer = state.buffer
         if state.pending:  # inside a substitution's replacement: the edit did not recur here
             replacement, _ = self._substitutions.get(state.substituted, ((), 0))
             self._contradict(state.substituted)
@@ -228,7 +253,8 @@ class CopyTracker:
             # The edit began where the replacement did: what the reply wrote of it belongs to the new edit.
             index -= max(0, len(replacement) - len(state.pending))
         else:
-            edit = self._substitution_at(tokens, state.source, index)
+            source = self._buffers[state.buffer - 1] if state.buffer else tokens
+            edit = self._substitution_at(source, state.source, int(source.size) if state.buffer else index)
             if edit is not None:  # its first replacement token was the wrong one
                 self._contradict(edit[0])
             self._edit_source = state.source

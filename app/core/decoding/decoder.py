@@ -208,8 +208,9 @@ class SpeculativeDecoder:
             origin = TokenOrigin.DRAFT if is_draft else verdict.next_origin
             q = draft.q_draft[i].prob_of(token) if i < len(draft) else None
             source = draft.source if is_draft else None
+            copied = draft.copied_from[i] if is_draft and i < len(draft.copied_from) else None
             piece = self._detokenizer.piece(token)
-            tokens.append(EmittedToken(token, piece, origin, p_target[i].prob_of(token), q, source))
+            tokens.append(EmittedToken(token, piece, origin, p_target[i].prob_of(token), q, source, copied))
             context.append(token)
             if len(tokens) >= remaining:
                 break

@@ -27,13 +27,19 @@ import numpy.typing as npt
 from app.core.decoding.copy_tracking import REPEAT, Anchor, CopyState, CopyTracker
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.lookup import (
+    CONTEXT_CITATION,
     LookupMatch,
     LookupRecord,
+    LookupSource,
+    find_in_source,
     find_match,
     trusted_prefix,
 )
 from app.core.decoding.model_port import CausalLM, sync_cache
 from app.core.decoding.sampling import LogitsWarper
+
+# How many next tokens a source's copy must share with the context's to be cited in its place.
+_SAME_CONTINUATION = 4
 
 MODEL_SOURCE = "model"
 LOOKUP_SOURCE = "lookup"
@@ -73,6 +79,8 @@ class Draft:
     source: str = MODEL_SOURCE  # which drafter proposed these tokens
     # A lookup's match: how many tokens before the copied place agree with the context's end.
     match_length: int | None = None
+    # For a lookup's proposals: where each was copied from ("report.pdf, p. 3", "earlier in this chat").
+    copied_from: list[str] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -222,6 +230,14 @@ class NgramDrafter:
 
     ``lookup_length`` > 0 makes it propose on every step where it trusts a match,
     even when the policy chose not to draft: a quiet lookup costs nothing.
+
+    ``sources`` are token sequences besides the context to copy from (each
+    attachment's whole text, :class:`~app.core.decoding.lookup.LookupSource`,
+    indexed once): when no copy is under way, the longest match in any of
+    them competes with the context's own, a source winning a tie (the
+    document the prompt quotes is the better citation). Every proposal says
+    where it was copied from. Verification is unchanged, so any source is
+    lossless: it only changes which tokens are proposed.
     """
 
     kind = "ngram"
@@ -234,9 +250,12 @@ class NgramDrafter:
         min_trust: float = 0.0,
         lookup_length: int = 0,
         judge: LookupJudge | None = None,
+        sources: Sequence[LookupSource] = (),
     ) -> None:
         if not 1 <= min_ngram <= max_ngram:
             raise ValueError("need 1 <= min_ngram <= max_ngram")
+        if any(source.min_n != min_ngram for source in sources):
+            raise ValueError("a lookup source must be indexed with the drafter's min_ngram")
         self.max_ngram = max_ngram
         self.min_ngram = min_ngram
         self.min_trust = min_trust
@@ -244,6 +263,8 @@ class NgramDrafter:
         self.judge = judge
         self.record = LookupRecord()
         self.tracker = CopyTracker()
+        self.sources = tuple(sources)
+        self.tracker.set_buffers([source.tokens for source in self.sources])
         self._pending: tuple[LookupMatch, int] | None = None  # the last proposal's match and length
 
     def begin(self, prompt: Sequence[int]) -> None:
@@ -266,11 +287,12 @@ class NgramDrafter:
             return draft
         key = tuple(int(t) for t in tokens[tokens.size - self.min_ngram :])
         if tracker.state is None:
-            anchors = [a for a in (self._repeat(tokens), tracker.realign(tokens)) if a is not None]
+            found = (*self._source_repeats(tokens), self._repeat(tokens), tracker.realign(tokens))
+            anchors = [a for a in found if a is not None]
             if not anchors:
                 return draft
-            # max() keeps the first of equals: on a tie the repeat (listed first) wins.
-            anchor = max(anchors, key=lambda a: self.record.trust(self._match(a, key)))
+            # max() keeps the first of equals: on a tie a source, then the repeat (listed first) wins.
+            anchor = self._cited(max(anchors, key=lambda a: self.record.trust(self._match(a, key))), tokens)
             tracker.start(anchor)
         prediction = tracker.predict(tokens, limit)
         if not prediction.tokens:
@@ -292,7 +314,48 @@ class NgramDrafter:
         draft.q_draft = [TokenDistribution.one_hot(t) for t in draft.tokens]
         draft.confidence = confidence[:keep]
         draft.match_length = match.length
+        draft.copied_from = [self._citation(state) for state in prediction.states[:keep]]
         return draft
+
+    def _citation(self, state: CopyState) -> str:
+        """Where the token that brought the copy to ``state`` was read (its source index is the one before)."""
+        if not state.buffer:
+            return CONTEXT_CITATION
+        return self.sources[state.buffer - 1].cite(state.source - 1)
+
+    def _cited(self, anchor: Anchor, tokens: npt.NDArray[np.int64]) -> Anchor:
+        """A place in a source in place of a context anchor that continues with the same tokens (the better citation).
+
+        The prompt holds the attachments' text too, and there the context's
+        match can be the only one (it reaches back into the template's text
+        before the file's first line, which the file itself lacks); the
+        proposal is the same either way, so the copy is followed in the file,
+        with the context's evidence.
+        """
+        if anchor.state.buffer or not self.sources:
+            return anchor
+        start = anchor.state.source
+        ahead = tokens[start : start + _SAME_CONTINUATION]
+        if start < 1 or ahead.size < self.min_ngram:
+            return anchor
+        # The last matched token and what follows it, looked up in each source's index.
+        gram = tokens[start - 1 : start - 1 + self.min_ngram]
+        for k, source in enumerate(self.sources, start=1):
+            for at in source.windows(gram) + 1:
+                there = source.tokens[at : at + ahead.size]
+                if there.size == ahead.size and bool((there == ahead).all()):
+                    return Anchor(CopyState(int(at), buffer=k), anchor.evidence, anchor.origin, anchor.rivals)
+        return anchor
+
+    def _source_repeats(self, tokens: npt.NDArray[np.int64]) -> list[Anchor | None]:
+        """An anchor in each extra source where the context's tail occurs (None where it does not)."""
+        anchors: list[Anchor | None] = []
+        for k, source in enumerate(self.sources, start=1):
+            found = find_in_source(source, tokens, self.max_ngram)
+            anchors.append(
+                None if found is None else Anchor(CopyState(found.start, buffer=k), found.length, REPEAT, found.rivals)
+            )
+        return anchors
 
     def _repeat(self, tokens: npt.NDArray[np.int64]) -> Anchor | None:
         """An anchor where the context's tail occurred before."""

@@ -35,6 +35,8 @@ class EmittedToken:
     q_draft: float | None = None
     # Which drafter proposed a DRAFT token ("model" or "lookup"); None for the target's own tokens.
     source: str | None = None
+    # For a token prompt lookup proposed: where it was copied from ("report.pdf, p. 3", "earlier in this chat").
+    copied_from: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ slots is the draft-length policy's call (they cost no model time).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -176,3 +176,107 @@ def trusted_prefix(confidences: Sequence[float], floor: float) -> int:
         if confidence < floor:
             return i
     return len(confidences)
+
+
+# Where prompt lookup's copy comes from when it is the context itself (the prompt and the reply so far).
+CONTEXT_CITATION = "earlier in this chat"
+
+_HASH_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # odd 64-bit constant: keys wrap around, candidates are checked
+
+
+class LookupSource:
+    """A token sequence prompt lookup may copy from besides the context: an attachment's whole text.
+
+    Built once per attachment (and target tokenizer): the tokens, the character
+    offset in the attachment's text where each token starts (so a copied token
+    can be cited as "report.pdf, p. 3") and an index of every ``min_n``-gram's
+    positions (hashed keys sorted once, so a lookup is a binary search, not a
+    scan of the whole source at every step).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        tokens: Sequence[int] | npt.NDArray[np.int64],
+        offsets: Sequence[int] | npt.NDArray[np.int64],
+        cite: Callable[[int], str],
+        min_n: int,
+    ) -> None:
+        self.name = name
+        self.tokens = np.asarray(tokens, dtype=np.int64)
+        self.offsets = np.asarray(offsets, dtype=np.int64)
+        if self.offsets.shape != self.tokens.shape:
+            raise ValueError("a lookup source needs one offset per token")
+        self._cite = cite
+        self.min_n = min_n
+        keys = _ngram_keys(self.tokens, min_n)
+        self._order = np.argsort(keys, kind="stable")  # window starts, by key (stable: in text order among equals)
+        self._sorted = keys[self._order]
+
+    def __len__(self) -> int:
+        return int(self.tokens.size)
+
+    def cite(self, index: int) -> str:
+        """How the token at ``index`` is named to the user."""
+        return self._cite(int(self.offsets[min(max(index, 0), self.tokens.size - 1)]))
+
+    def windows(self, gram: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """Start indices of the windows equal to ``gram`` (``min_n`` tokens), in text order."""
+        if gram.size != self.min_n or self._sorted.size == 0:
+            return np.zeros(0, dtype=np.int64)
+        key = _ngram_keys(gram, self.min_n)[0]
+        low = int(np.searchsorted(self._sorted, key, side="left"))
+        high = int(np.searchsorted(self._sorted, key, side="right"))
+        starts = np.sort(self._order[low:high])
+        if starts.size == 0:
+            return starts
+        exact = np.lib.stride_tricks.sliding_window_view(self.tokens, self.min_n)[starts]
+        return np.asarray(starts[(exact == gram).all(axis=1)], dtype=np.int64)
+
+
+def _ngram_keys(tokens: npt.NDArray[np.int64], n: int) -> npt.NDArray[np.uint64]:
+    """A 64-bit key for every window of ``n`` tokens (a polynomial hash that wraps; collisions are checked)."""
+    if tokens.size < n:
+        return np.zeros(0, dtype=np.uint64)
+    values = tokens.astype(np.uint64)
+    keys = values[: values.size - n + 1].copy()
+    with np.errstate(over="ignore"):
+        for j in range(1, n):
+            keys = keys * _HASH_MULTIPLIER + values[j : values.size - n + 1 + j]
+    return keys
+
+
+def find_in_source(source: LookupSource, tokens: npt.NDArray[np.int64], max_extent: int) -> LookupMatch | None:
+    """Where in ``source`` the context's tail occurs with the longest agreement (``start`` indexes the source).
+
+    As :func:`find_match`, but the earlier occurrence is in another token
+    sequence: its ``min_n`` tokens must equal the context's last ones, it
+    is extended backwards against the context, and it needs a continuation
+    in the source. The longest wins, the first among equals (a document has
+    no "recent" end).
+    """
+    min_n = source.min_n
+    size = int(tokens.size)
+    if min_n < 1 or size < min_n:
+        return None
+    tail = tokens[size - min_n :]
+    starts = source.windows(tail) + min_n
+    starts = starts[starts < len(source)]
+    if starts.size == 0:
+        return None
+    lengths = np.full(starts.size, min_n, dtype=np.int64)
+    alive = np.ones(starts.size, dtype=bool)
+    for extent in range(min_n + 1, min(max_extent, size) + 1):
+        back = starts - extent
+        alive &= back >= 0
+        if not alive.any():
+            break
+        agree = np.zeros(starts.size, dtype=bool)
+        agree[alive] = source.tokens[back[alive]] == tokens[size - extent]
+        alive &= agree
+        lengths[alive] = extent
+    best = int(lengths.max())
+    tied = starts[lengths == best]
+    start = int(tied[0])
+    rivals = int(np.count_nonzero(source.tokens[tied] != source.tokens[start]))
+    return LookupMatch(start, best, rivals, tuple(int(t) for t in tail))

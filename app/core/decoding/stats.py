@@ -41,6 +41,8 @@ class GenerationStats:
     threads_auto: bool = False  # chosen by measurement (app.core.adaptive.threads), not forced
     # Per drafter that proposed ("model", "lookup"): [drafted, accepted], so a hybrid's two sources read apart.
     by_source: dict[str, list[int]] = field(default_factory=dict)
+    # Accepted lookup tokens per place copied from ("report.pdf, p. 3", "earlier in this chat").
+    copied: dict[str, int] = field(default_factory=dict)
 
     def record(self, event: StepEvent) -> None:
         """Add one verify step."""
@@ -55,6 +57,9 @@ class GenerationStats:
         if event.threads:
             self.threads = event.threads
             self.threads_auto = event.threads_auto
+        for token in event.tokens:
+            if token.copied_from is not None:
+                self.copied[token.copied_from] = self.copied.get(token.copied_from, 0) + 1
         if event.drafted:
             self.drafting_steps += 1
             counts = self.by_source.setdefault(event.draft_source or "model", [0, 0])
@@ -160,4 +165,5 @@ class GenerationStats:
             "threads": self.threads,
             "threads_auto": self.threads_auto,
             "by_source": {source: {"drafted": d, "accepted": a} for source, (d, a) in self.by_source.items()},
+            "copied": dict(self.copied),
         }

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core.attachments.record import AttachmentUse
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
 from app.core.decoding.sampling import (
@@ -106,7 +107,8 @@ class Provenance:
     ``drafter`` is what actually drafted (a :class:`DrafterKind` value, or a
     remote server's label such as "server (Tandem)"); ``draft`` is named only
     when the draft model took part; ``seed`` is None only for a reply whose
-    server drew from fresh entropy it did not report.
+    server drew from fresh entropy it did not report. ``attachments`` says how
+    each attached file entered the prompt (whole, which chunks, or left out).
     """
 
     target: str
@@ -116,6 +118,7 @@ class Provenance:
     sampling: SamplingRecord | None
     system_prompt: str = ""
     seed: int | None = None
+    attachments: tuple[AttachmentUse, ...] = ()
 
     def __post_init__(self) -> None:
         if self.drafter not in (DrafterKind.MODEL, DrafterKind.HYBRID) and self.draft is not None:
@@ -123,7 +126,7 @@ class Provenance:
 
     def to_dict(self) -> dict[str, Any]:
         """The stored form (``meta["produced_by"]``, also in exports and ``chat --json``)."""
-        return {
+        out: dict[str, Any] = {
             "target": self.target,
             "draft": self.draft,
             "drafter": self.drafter,
@@ -132,6 +135,9 @@ class Provenance:
             "system_prompt": self.system_prompt,
             "seed": self.seed,
         }
+        if self.attachments:  # a reply without attachments is stored as before
+            out["attachments"] = [use.to_json() for use in self.attachments]
+        return out
 
     @classmethod
     def from_dict(cls, data: object) -> Provenance | None:
@@ -147,7 +153,30 @@ class Provenance:
             sampling=SamplingRecord.from_dict(sampling) if isinstance(sampling, Mapping) else None,
             system_prompt=_str(data.get("system_prompt")),
             seed=_opt_int(data.get("seed")),
+            attachments=_attachment_uses(data.get("attachments")),
         )
+
+
+def _attachment_uses(raw: object) -> tuple[AttachmentUse, ...]:
+    """The attachments a provenance names, read tolerantly (older metas have none; a malformed entry is skipped)."""
+    if not isinstance(raw, list):
+        return ()
+    uses = []
+    for item in raw:
+        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
+            continue
+        chunks = item.get("chunks")
+        uses.append(
+            AttachmentUse(
+                name=item["name"],
+                sha256=_str(item.get("sha256")),
+                whole=item.get("whole") is True,
+                chunks=tuple(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else (),
+                tokens=_int(item.get("tokens")),
+                left_out=item.get("left_out") is True,
+            )
+        )
+    return tuple(uses)
 
 
 def stats_record(stats: GenerationStats) -> dict[str, Any]:

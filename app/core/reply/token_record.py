@@ -1,11 +1,12 @@
 """One token of a reply as JSON, and back: the one spelling ``chat --json``, ``serve`` and exports share.
 
-``{"id", "text", "origin", "p_target", "q_draft", "source"}`` and, for a
+``{"id", "text", "origin", "p_target", "q_draft", "source"}``, ``"copied_from"`` for a token prompt lookup copied
+(where from: "report.pdf, p. 3" or "earlier in this chat") and, for a
 corrected token whose draft the target turned down, ``"rejected": {"text",
 "p_target", "q_draft"}``. ``p_target`` is ``null`` where nobody knows it (a
 remote server's tokens; JSON has no NaN), ``id`` where the token id is not
 kept (the store keeps text, not ids). :meth:`TokenRecord.from_json` is the
-inverse; it reads older files (no ``id``, no ``source``) and refuses anything
+inverse; it reads older files (no ``id``, ``source`` or ``copied_from``) and refuses anything
 else with a :class:`ValueError` naming what is wrong, so a reader can say so
 in one line.
 """
@@ -55,6 +56,7 @@ class TokenRecord:
     id: int | None = None
     source: str | None = None  # which drafter proposed an accepted draft token: "model" or "lookup"
     rejected: RejectedRecord | None = None
+    copied_from: str | None = None  # where prompt lookup copied an accepted token from
 
     @classmethod
     def of(cls, token: EmittedToken, rejected: RejectedProposal | None = None) -> TokenRecord:
@@ -63,7 +65,9 @@ class TokenRecord:
         if rejected is not None:
             proposal = RejectedRecord(rejected.text, float(rejected.p_target), float(rejected.q_draft))
         q = None if token.q_draft is None else float(token.q_draft)
-        return cls(token.text, token.origin, float(token.p_target), q, token.id, token.source, proposal)
+        return cls(
+            token.text, token.origin, float(token.p_target), q, token.id, token.source, proposal, token.copied_from
+        )
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object; ``rejected`` only where there is one."""
@@ -75,6 +79,8 @@ class TokenRecord:
             "q_draft": self.q_draft,
             "source": self.source,
         }
+        if self.copied_from is not None:  # only a token prompt lookup copied has one
+            out["copied_from"] = self.copied_from
         if self.rejected is not None:
             out["rejected"] = self.rejected.to_json()
         return out
@@ -109,6 +115,9 @@ class TokenRecord:
         source = raw.get("source")
         if source is not None and not isinstance(source, str):
             raise ValueError(f"{what} has a source that is not text")
+        copied_from = raw.get("copied_from")
+        if copied_from is not None and not isinstance(copied_from, str):
+            raise ValueError(f"{what} has a copied_from that is not text")
         rejected = None
         proposal = raw.get("rejected")
         if proposal is not None:
@@ -118,14 +127,13 @@ class TokenRecord:
             rejected = RejectedRecord(
                 proposal["text"], _number(proposal, "p_target", where), _number(proposal, "q_draft", where)
             )
-        return cls(text, origin, UNKNOWN_P if p is None else p, q, token_id, source, rejected)
+        return cls(text, origin, UNKNOWN_P if p is None else p, q, token_id, source, rejected, copied_from)
 
     def emitted(self, unknown_id: int = -1) -> EmittedToken:
         """The token as the decoder's events carry it (an unknown origin reads as the target's)."""
         origin = self.origin if isinstance(self.origin, TokenOrigin) else TokenOrigin.TARGET
-        return EmittedToken(
-            unknown_id if self.id is None else self.id, self.text, origin, self.p_target, self.q_draft, self.source
-        )
+        token_id = unknown_id if self.id is None else self.id
+        return EmittedToken(token_id, self.text, origin, self.p_target, self.q_draft, self.source, self.copied_from)
 
 
 def step_records(event: StepEvent) -> list[TokenRecord]:

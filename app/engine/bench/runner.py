@@ -36,13 +36,14 @@ import numpy.typing as npt
 import psutil
 
 from app.core.bench.stats import BASELINE, CHEAPER_DRAFT, DivergenceCheck, RunRecord, check_targets, summarize
-from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, choice_spread, first_divergence, top_two
 from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.decoding.lookup import LookupSource
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
 from app.core.reply.plan import DraftPlan
+from app.engine.bench.documents import prepare
 from app.engine.bench.peer import NGRAM_MODES, generate_on_server, llama_servers, peer_names
 from app.engine.bench.preflight import apply_to, run_preflight
 from app.engine.bench.probes import (
@@ -70,6 +71,7 @@ class BenchPrompt:
     system: str | None = None
     # "tuning" or "check"; None in a suite that is not split (it belongs to every set).
     set: str | None = None
+    attachments: tuple[Path, ...] = ()  # files attached to the prompt (app.engine.bench.documents)
 
 
 # Tune drafting on the tuning set only; report the check set, which nobody tuned for.
@@ -146,15 +148,28 @@ class _RegimeResult:
 
 
 def load_suite(path: Path) -> list[BenchPrompt]:
-    """The prompts of a suite file: ``{"prompts": [{"id", "category", "prompt", "system"?, "set"?}]}``."""
+    """The prompts of a suite file: ``{"prompts": [{"id", "category", "prompt", "system"?, "set"?, "attach"?}]}``.
+
+    ``attach`` lists files relative to the suite file's folder.
+    """
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
         prompts = [
-            BenchPrompt(str(p["id"]), str(p["category"]), str(p["prompt"]), p.get("system"), p.get("set"))
+            BenchPrompt(
+                str(p["id"]),
+                str(p["category"]),
+                str(p["prompt"]),
+                p.get("system"),
+                p.get("set"),
+                tuple(Path(path).parent / str(name) for name in p.get("attach", [])),
+            )
             for p in data["prompts"]
         ]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise TandemError(f"cannot read the prompt suite {path}: {exc}") from exc
+    missing = [str(f) for p in prompts for f in p.attachments if not f.is_file()]
+    if missing:
+        raise TandemError(f"the prompt suite {path} attaches files that are not there: {', '.join(missing)}")
     if not prompts:
         raise TandemError(f"the prompt suite {path} has no prompts")
     unknown = sorted({p.set for p in prompts if p.set is not None and p.set not in PROMPT_SETS[:2]})
@@ -330,7 +345,12 @@ def _run_regime(
             "cheaper_draft": cheaper_draft.name if cheaper_draft is not None else None,
             "load_s": time.perf_counter() - started,
         }
-        rendered = {p.id: pair.template.render(_messages(p)) for p in prompts}
+        # Attached files go in through the reply's own context planner; the same tokens for every configuration.
+        prepared = {p.id: prepare(pair, p.text, p.system, p.attachments, settings.max_tokens) for p in prompts}
+        rendered = {p.id: prepared[p.id].tokens for p in prompts}
+        uses = {pid: [u.to_json() for u in prep.uses] for pid, prep in prepared.items() if prep.uses}
+        if uses:
+            info["attachments"] = uses
         info["numerics"] = batch_numerics(pair.target, rendered[prompts[0].id])
         if settings.preflight and pair.draft is not None:
             progress(0, f"{regime.name}: pre-flight")
@@ -382,6 +402,7 @@ def _run_regime(
                                 params,
                                 repeat,
                                 settings,
+                                prepared[prompt.id].sources,
                             )
                         record = _undisturbed_run(run, settings)
                         redone += record.attempts - 1
@@ -414,11 +435,6 @@ def _undisturbed_run(run: Callable[[], RunRecord], settings: BenchSettings) -> R
             return replace(record, other_cpu_share=share, attempts=attempts)
 
 
-def _messages(prompt: BenchPrompt) -> list[Message]:
-    messages = [Message("system", prompt.system)] if prompt.system else []
-    return [*messages, Message("user", prompt.text)]
-
-
 def _generate(
     pair: LoadedPair,
     regime: str,
@@ -428,11 +444,11 @@ def _generate(
     params: SamplingParams,
     repeat: int,
     settings: BenchSettings,
+    sources: Sequence[LookupSource] = (),
 ) -> RunRecord:
     """One generation (the caches keep the prompt's prefill from the previous run), with statistics and memory."""
-    decoder = pair.decoder(
-        params, DraftPlan.for_run(config.drafter, config.draft_length).policy(), drafter=config.drafter
-    )
+    policy = DraftPlan.for_run(config.drafter, config.draft_length).policy()
+    decoder = pair.decoder(params, policy, drafter=config.drafter, sources=sources)
     process = psutil.Process()
     peak = process.memory_info().rss
     out: list[int] = []

@@ -20,6 +20,7 @@ from app.core.chat import FittedPrompt, Message, fit_conversation
 from app.core.decoding.decoder import SpeculativeDecoder, ThreadCount
 from app.core.decoding.draft_policy import DraftLengthPolicy
 from app.core.decoding.drafters import Drafter, DrafterKind, HybridDrafter, ModelDrafter, NgramDrafter, NoDrafter
+from app.core.decoding.lookup import LookupSource
 from app.core.decoding.model_port import common_prefix_length
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import IncompatiblePairError, TandemError
@@ -35,6 +36,7 @@ from app.engine.memory.plan import auto_gpu_layers
 # most of the time), agreement counted back up to 32 tokens (a long repeat earns a long
 # proposal), and up to 16 proposals a step when the policy judges them worth it.
 _LOOKUP_MIN_NGRAM = 3
+LOOKUP_MIN_NGRAM = _LOOKUP_MIN_NGRAM  # what an attachment's lookup index is built for (engine/reply_attachments.py)
 _LOOKUP_MAX_NGRAM = 32
 _LOOKUP_LENGTH = 16
 # Without an adaptive policy to weigh them, a lookup proposes only matches it trusts this much.
@@ -182,10 +184,17 @@ class LoadedPair:
         return target, draft
 
     def decoder(
-        self, params: SamplingParams, policy: DraftLengthPolicy, drafter: DrafterKind | None = None, trace: bool = False
+        self,
+        params: SamplingParams,
+        policy: DraftLengthPolicy,
+        drafter: DrafterKind | None = None,
+        sources: Sequence[LookupSource] = (),
+        trace: bool = False,
     ) -> SpeculativeDecoder:
         """A decoder for one generation with draft-length ``policy``; ``drafter`` may override the configured kind.
 
+        ``sources``: token sequences prompt lookup may copy from besides the
+        context (the conversation's attachments, :mod:`app.engine.reply_attachments`).
         ``trace`` makes it record every verify step (the replies that are stored keep them for replay).
 
         The policy is the caller's decision (:class:`app.core.reply.plan.DraftPlan`
@@ -207,9 +216,9 @@ class LoadedPair:
                 raise TandemError("no draft model is loaded")
             chosen = ModelDrafter(self.draft, LogitsWarper(params, self.draft.n_vocab), rng)
             if kind is DrafterKind.HYBRID:
-                chosen = HybridDrafter(chosen, _lookup(adaptive_policy))
+                chosen = HybridDrafter(chosen, _lookup(adaptive_policy, sources))
         elif kind is DrafterKind.NGRAM:
-            chosen = _lookup(adaptive_policy)
+            chosen = _lookup(adaptive_policy, sources)
         else:
             chosen = NoDrafter()
         return SpeculativeDecoder(self.target, chosen, params, policy, rng, self.threads, trace)
@@ -227,10 +236,14 @@ class LoadedPair:
         self.close()
 
 
-def _lookup(policy: AdaptiveDraftLength | None) -> NgramDrafter:
+def _lookup(policy: AdaptiveDraftLength | None, sources: Sequence[LookupSource] = ()) -> NgramDrafter:
     """Prompt lookup: judged step by step by an adaptive policy, or limited to trusted matches at a fixed length."""
     if policy is not None:
         return NgramDrafter(
-            _LOOKUP_MAX_NGRAM, _LOOKUP_MIN_NGRAM, lookup_length=_LOOKUP_LENGTH, judge=policy.lookup_length
+            _LOOKUP_MAX_NGRAM,
+            _LOOKUP_MIN_NGRAM,
+            lookup_length=_LOOKUP_LENGTH,
+            judge=policy.lookup_length,
+            sources=sources,
         )
-    return NgramDrafter(_LOOKUP_MAX_NGRAM, _LOOKUP_MIN_NGRAM, min_trust=_LOOKUP_MIN_TRUST)
+    return NgramDrafter(_LOOKUP_MAX_NGRAM, _LOOKUP_MIN_NGRAM, min_trust=_LOOKUP_MIN_TRUST, sources=sources)

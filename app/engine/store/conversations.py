@@ -28,6 +28,7 @@ The names other code imports from this module stay importable from here
 from __future__ import annotations
 
 from app.core.chat import MessageState
+from app.engine.store.attachment_search import StoreChunkSearch
 from app.engine.store.attachments import Attachments
 from app.engine.store.attachments import AttachmentSummary as AttachmentSummary
 from app.engine.store.chats import Chats
@@ -78,3 +79,7 @@ class ChatStore(Chats, Presets, Replies, Steps, Exports, Attachments):
         To show a hit in its branch: :meth:`switch_to` its ``message_id``, then :meth:`messages`.
         """
         return search_messages(self._db, query, limit)
+
+    def chunk_search(self) -> StoreChunkSearch:
+        """BM25 over this store's attachment chunks, for :class:`~app.engine.reply.ReplyRequest`'s ``chunk_search``."""
+        return StoreChunkSearch(self._db, writable=not self.read_only)

@@ -316,9 +316,19 @@ def _token(raw: object, n: int, i: int) -> ImportedToken:
     p = UNKNOWN_P_STORED if math.isnan(record.p_target) else record.p_target
     proposal = record.rejected
     if proposal is None:
-        return ImportedToken(record.text, record.origin, p, record.q_draft, None, None, None, record.source)
+        return ImportedToken(
+            record.text, record.origin, p, record.q_draft, None, None, None, record.source, record.copied_from
+        )
     return ImportedToken(
-        record.text, record.origin, p, record.q_draft, proposal.text, proposal.p_target, proposal.q_draft, record.source
+        record.text,
+        record.origin,
+        p,
+        record.q_draft,
+        proposal.text,
+        proposal.p_target,
+        proposal.q_draft,
+        record.source,
+        record.copied_from,
     )
 
 

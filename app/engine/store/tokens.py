@@ -58,6 +58,7 @@ class StoredToken:
             float(rejected.p_target) if rejected else None,
             float(rejected.q_draft) if rejected else None,
             token.source,
+            token.copied_from,
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -66,7 +67,13 @@ class StoredToken:
         if self.rejected_text is not None:
             rejected = RejectedRecord(self.rejected_text, self.rejected_p, self.rejected_q)
         return TokenRecord(
-            self.text, self.origin, self.p_target, self.q_draft, source=self.source, rejected=rejected
+            self.text,
+            self.origin,
+            self.p_target,
+            self.q_draft,
+            source=self.source,
+            rejected=rejected,
+            copied_from=self.copied_from,
         ).to_json()
 
 

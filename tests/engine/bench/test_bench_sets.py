@@ -24,7 +24,7 @@ from tests.paths import REPO_ROOT
 RESOURCES = REPO_ROOT / "resources"
 FULL_SUITE = RESOURCES / "bench_prompts.json"
 SMOKE_SUITE = RESOURCES / "bench_prompts_smoke.json"
-CATEGORIES = {"code-write", "code-edit", "prose", "qa", "math"}
+CATEGORIES = {"code-write", "code-edit", "prose", "qa", "math", "documents"}
 
 
 def _words(text: str) -> list[str]:
@@ -38,6 +38,26 @@ def test_the_check_set_has_three_prompts_per_category_and_every_kind_of_edit() -
     edits = " ".join(p.text.lower() for p in check if p.category == "code-edit")
     for kind in ("rename", "reformat", "docstring", "fix"):
         assert kind in edits
+
+
+def test_every_documents_prompt_attaches_its_file_and_both_sets_have_every_kind() -> None:
+    prompts = [p for p in load_suite(FULL_SUITE) if p.category == "documents"]
+    assert all(p.attachments and all(f.is_file() for f in p.attachments) for p in prompts)
+    assert all(f.parent == RESOURCES / "bench_documents" for p in prompts for f in p.attachments)
+    for name in ("tuning", "check"):
+        chosen = [p for p in prompts if p.set == name]
+        files = {f.suffix for p in chosen for f in p.attachments}
+        assert files == {".md", ".txt", ".py", ".pdf"}, name
+        words = " ".join(p.text.lower() for p in chosen)
+        assert "quot" in words and "summar" in words and ("rename" in words or "called" in words), name
+
+
+def test_a_suite_attaching_a_missing_file_is_refused(tmp_path: Path) -> None:
+    suite = tmp_path / "suite.json"
+    prompt = {"id": "a", "category": "documents", "prompt": "?", "attach": ["nowhere.txt"]}
+    suite.write_text(json.dumps({"prompts": [prompt]}))
+    with pytest.raises(TandemError, match=r"nowhere\.txt"):
+        load_suite(suite)
 
 
 def test_the_two_sets_are_disjoint_and_the_check_prompts_are_not_variations_of_tuning_ones() -> None:

@@ -1,0 +1,82 @@
+"""The benchmark's "documents" prompts: their attached files, put into the prompt by the reply's own planner.
+
+A suite prompt may name files (``"attach": ["bench_documents/harbour_notes.md"]``,
+relative to the suite file). Each is read into an
+:class:`~app.core.attachments.record.Attachment` and the prompt is planned
+exactly as a chat reply would be (:func:`app.engine.reply.plan_reply`, one-off
+prompt policy): the context planner puts each file in whole or as the chunks
+that answer, and the plan's lookup sources (each file's tokens) go to prompt
+lookup. Every configuration, and llama-server, gets the same prompt tokens.
+
+The bench's own files are UTF-8 text and one PDF made by
+``scripts/make_bench_pdf.py``, so the reader here is small: text as UTF-8, a
+PDF's text layer page by page with pypdf (a section per page, "p. N").
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from hashlib import sha256
+from pathlib import Path
+
+from pypdf import PdfReader
+
+from app.core.attachments.record import Attachment, AttachmentKind, AttachmentUse, Section
+from app.core.chat import Message
+from app.core.chat_settings import ChatSettings
+from app.core.decoding.lookup import LookupSource
+from app.core.errors import TandemError
+from app.core.reply.plan import PromptPolicy
+from app.engine.llama.session import LoadedPair
+from app.engine.reply import ReplyRequest, plan_reply
+
+_KINDS = {".md": AttachmentKind.MARKDOWN, ".py": AttachmentKind.CODE, ".pdf": AttachmentKind.PDF}
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedPrompt:
+    """A suite prompt ready to run: its prompt tokens, prompt lookup's extra sources, how its files were used."""
+
+    tokens: list[int]
+    sources: tuple[LookupSource, ...] = ()
+    uses: tuple[AttachmentUse, ...] = ()
+
+
+@functools.lru_cache(maxsize=32)
+def read_document(path: Path) -> Attachment:
+    """One of the bench's files as an attachment (read once per run); :class:`TandemError` when it cannot be."""
+    try:
+        data = path.read_bytes()
+        kind = _KINDS.get(path.suffix.lower(), AttachmentKind.TEXT)
+        sections: tuple[Section, ...] = ()
+        if kind is AttachmentKind.PDF:
+            pages = [page.extract_text() or "" for page in PdfReader(path).pages]
+            starts, at = [], 0
+            for page in pages:
+                starts.append(at)
+                at += len(page) + 1
+            text = "\n".join(pages)
+            sections = tuple(Section(f"p. {i + 1}", start) for i, start in enumerate(starts))
+        else:
+            text = data.decode("utf-8")
+    except (OSError, ValueError) as exc:
+        raise TandemError(f"cannot read the benchmark's attached file {path}: {exc}") from exc
+    return Attachment(path.name, kind, sha256(data).hexdigest(), len(data), text, sections)
+
+
+def prompt_messages(text: str, system: str | None, attachments: Sequence[Attachment] = ()) -> list[Message]:
+    """The prompt's messages: its system prompt, if any, and the user's turn carrying the files."""
+    messages = [Message("system", system)] if system else []
+    return [*messages, Message("user", text, tuple(attachments))]
+
+
+def prepare(pair: LoadedPair, text: str, system: str | None, files: Sequence[Path], max_tokens: int) -> PreparedPrompt:
+    """The prompt's tokens as a one-off chat reply would have them (files planned in), and its lookup sources."""
+    messages = prompt_messages(text, system, [read_document(path) for path in files])
+    if not files:
+        return PreparedPrompt(pair.template.render(messages))
+    settings = ChatSettings(max_tokens=max_tokens, drafter="ngram", temperature=0)
+    plan = plan_reply(pair, ReplyRequest(settings, tuple(messages), prompt_policy=PromptPolicy.REFUSE))
+    return PreparedPrompt(plan.prompt.tokens, plan.lookup_sources, plan.provenance.attachments)
