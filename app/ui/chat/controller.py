@@ -22,6 +22,7 @@ yet holds them until its first message creates it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -40,6 +41,8 @@ from app.engine.store import conversations
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage, tokens_of_step
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
+from app.ui.chat.attachment_flow import AttachmentFlow
+from app.ui.chat.attachments import attachments_of, store_user_message, uses_of
 from app.ui.chat.chat_extras import ChatExtras
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
@@ -92,6 +95,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.saver.saved_late.connect(self._saved_late)
         self._closed = False  # after shutdown, late events from the engine thread are ignored
         self._live = GenerationStats()
+        self._copied: Counter[str] = Counter()  # the reply's copied tokens per source (the Stats tab)
         self._job: GenerateJob | None = None
         self._parent_id: int | None = ACTIVE_LEAF
         self.info_box: QMessageBox | None = None
@@ -105,6 +109,9 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self._count_timer.setInterval(_COUNT_MS)
         self._count_timer.timeout.connect(self.count_context)
         panel.prompt.textChanged.connect(self._count_timer.start)
+        # The files the next message carries; their counts change the gauge as typing does.
+        self.attachments = AttachmentFlow(panel, host, panel.attachments, panel.paperclip)
+        self.attachments.changed.connect(self._count_timer.start)
         worker = host.worker
         worker.prompt_counted.connect(self._on_counted)
         worker.loaded.connect(self._on_loaded)
@@ -210,7 +217,10 @@ class ChatController(QObject, TreeActions, ChatExtras):
             siblings = self.store.siblings(message.id)
             position = siblings.index(message.id) + 1 if message.id in siblings else 1
             last = i == len(stored) - 1
-            shown.append(view_message(message, (position, max(1, len(siblings))), message_actions(message, last)))
+            one = view_message(message, (position, max(1, len(siblings))), message_actions(message, last))
+            one.attachments, one.attachment_uses = attachments_of(message), uses_of(message.meta)
+            shown.append(one)
+        self.attachments.count_tokens([a for m in shown for a in m.attachments])
         return shown
 
     def history(self, conversation_id: int, upto_last_user: bool = False) -> list[Message]:
@@ -224,7 +234,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         return messages
 
     def _messages_of(self, stored: list[StoredMessage], settings: ChatSettings) -> tuple[Message, ...]:
-        return chat_messages(settings, [Message(m.role, m.content) for m in stored])
+        return chat_messages(settings, [Message(m.role, m.content, attachments_of(m)) for m in stored])
 
     # -- a reply ------------------------------------------------------------------------
 
@@ -262,13 +272,13 @@ class ChatController(QObject, TreeActions, ChatExtras):
                 title = " ".join(text.split())[:48] or "New chat"
                 self.conversation_id = self.store.create_conversation(title, self._pending.to_dict())
                 self._demo[self.conversation_id] = self._demo.pop(None, False)
-            if editing is not None:
-                self.store.add_message(self.conversation_id, "user", text, parent_id=editing.parent_id)
-            else:
-                self.store.add_message(self.conversation_id, "user", text)
+            parent = editing.parent_id if editing is not None else ACTIVE_LEAF
+            # The turn and its files in one transaction: a full disk stores neither.
+            store_user_message(self.store, self.conversation_id, text, self.attachments.attachments(), parent)
         except StoreWriteError as exc:
             self.saver.refused(exc)
-            return False  # nothing was sent: the prompt stays in the box
+            return False  # nothing was sent: the prompt and its chips stay
+        self.attachments.clear()
         self.cancel_edit()
         self.panel.prompt.clear()
         self.panel.banner.hide()
@@ -303,6 +313,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self._continuing = continuing
         self._reply = None
         self._live = GenerationStats()
+        self._copied = Counter()
         self._set_activity(Activity.GENERATING)
         self.status.emit("thinking…")
         self.host.generate(self._job)
@@ -363,6 +374,10 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.saver.flush_soon(self._reply)
         self._live.record(event)
         self.stats_panel.update_stats(self._live)
+        copied = [t.copied_from.split(",")[0] for t in tokens if t.copied_from]
+        if copied:
+            self._copied.update(copied)
+            self.stats_panel.set_copied(self._copied)
         gauge = self.panel.gauge
         gauge.set_counts(self._prompt_tokens + self._live.emitted, gauge.total, gauge.dropped, streaming=True)
 
@@ -488,6 +503,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self._closed = True
         self.saver.stop()
         self._count_timer.stop()
+        self.attachments.shutdown()
         if self.activity is Activity.GENERATING and self._reply is not None:
             # One reply waits at most: send() refuses to start another while one does.
             reply, self._reply = self._reply, None

@@ -1,0 +1,125 @@
+"""The window's one door to the engine's attachments: reading a file, storing it with a message, reading it back.
+
+Everything the chat window asks of the engine about attached files goes
+through here, so the window's widgets depend on a handful of names:
+:func:`read_path` and :func:`read_data` (run on a background thread: a big
+PDF takes seconds), :func:`store_user_message` (the user's turn and its
+attachments in one transaction), :func:`attachments_of` (a stored message's
+attachments), :func:`uses_of` (how a stored reply's prompt used them) and the
+sizes shown on chips.
+
+The readers are the engine's (:mod:`app.engine.attachments`); until that
+module is on this branch a small interim reader stands in (text, folders and
+PDFs through the same libraries) so the window can be built and tested: see
+:func:`_engine_reader`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+from app.core.attachments.record import Attachment, AttachmentUse
+from app.core.units import format_bytes
+from app.engine.store.conversations import ChatStore, StoredMessage
+
+# Characters per token when the engine has not counted an attachment yet (English prose and code
+# average three to four with the SmolLM2 and Qwen tokenizers); shown with "≈".
+CHARS_PER_TOKEN = 3.6
+# How many passages retrieval adds to each question when an attachment does not fit
+# (the context planner's own number once it is on this branch).
+PASSAGES_PER_QUESTION = 4
+
+
+class AttachmentReadError(Exception):
+    """A file could not be attached; ``str()`` is the one line the window shows."""
+
+
+def _engine_reader() -> Any | None:
+    """The engine's attachment reader module, or None while this branch does not have it yet."""
+    try:
+        return importlib.import_module("app.engine.attachments")
+    except ImportError:
+        return None
+
+
+def read_path(path: Path) -> Attachment:
+    """The attachment made from the file or folder at ``path``; :class:`AttachmentReadError` says why not."""
+    engine = _engine_reader()
+    if engine is None:
+        from app.ui.chat import attachment_interim
+
+        return attachment_interim.read(path)
+    try:
+        return cast(Attachment, engine.read_attachment(path))
+    except engine.AttachmentError as exc:
+        raise AttachmentReadError(str(exc)) from exc
+    except OSError as exc:  # the reader's own checks come first; anything left is the file system's
+        raise AttachmentReadError(f"{path.name}: {exc.strerror or exc}") from exc
+
+
+def read_data(name: str, data: bytes) -> Attachment:
+    """The attachment made from pasted bytes named ``name``; :class:`AttachmentReadError` says why not."""
+    engine = _engine_reader()
+    if engine is None:
+        from app.ui.chat import attachment_interim
+
+        return attachment_interim.read_bytes(name, data)
+    try:
+        return cast(Attachment, engine.read_attachment_bytes(name, data))
+    except engine.AttachmentError as exc:
+        raise AttachmentReadError(str(exc)) from exc
+
+
+def store_user_message(
+    store: ChatStore,
+    conversation_id: int,
+    text: str,
+    attachments: Sequence[Attachment],
+    parent_id: int | None,
+) -> int:
+    """Store the user's turn with its attachments in one transaction; the store's errors pass through."""
+    if not attachments:
+        return store.add_message(conversation_id, "user", text, parent_id=parent_id)
+    add: Callable[..., int] = store.add_message
+    return add(conversation_id, "user", text, parent_id=parent_id, attachments=tuple(attachments))
+
+
+def attachments_of(message: StoredMessage) -> tuple[Attachment, ...]:
+    """The files attached to a stored message (none where the store keeps none)."""
+    return tuple(getattr(message, "attachments", ()) or ())
+
+
+def uses_of(meta: Mapping[str, Any]) -> tuple[AttachmentUse, ...]:
+    """How a stored reply's prompt used the chat's attachments (its provenance's ``attachments``)."""
+    produced = meta.get("produced_by")
+    items = produced.get("attachments", []) if isinstance(produced, Mapping) else []
+    uses = []
+    for item in items if isinstance(items, list) else []:
+        if not isinstance(item, Mapping):
+            continue
+        chunks = item.get("chunks", [])
+        uses.append(
+            AttachmentUse(
+                str(item.get("name", "")),
+                str(item.get("sha256", "")),
+                bool(item.get("whole", False)),
+                tuple(str(c) for c in chunks) if isinstance(chunks, list) else (),
+                int(item.get("tokens", 0) or 0),
+                bool(item.get("left_out", False)),
+            )
+        )
+    return tuple(uses)
+
+
+def estimated_tokens(attachment: Attachment) -> int:
+    """A quick estimate of an attachment's tokens, for before the engine has counted them."""
+    return max(1, round(len(attachment.text) / CHARS_PER_TOKEN)) if attachment.text else 0
+
+
+def chip_label(attachment: Attachment, tokens: int | None) -> str:
+    """What a chip says: "report.pdf · 1.2 MB · 9,800 tokens" (≈ while only estimated)."""
+    count = f"{tokens:,} tokens" if tokens is not None else f"≈{estimated_tokens(attachment):,} tokens"
+    return f"{attachment.name} · {format_bytes(attachment.size)} · {count}"
