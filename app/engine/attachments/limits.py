@@ -1,0 +1,57 @@
+"""How much an attachment may be, and the one error every refusal raises.
+
+The caps are said, never applied silently: a file over :attr:`AttachmentLimits.max_file_bytes`
+is refused before it is read whole; text cut at :attr:`AttachmentLimits.max_text_chars`
+and a folder's files left out past its caps are named in the attachment's ``notes``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from app.core.errors import TandemError
+
+MB = 1_000_000  # decimal, as the caps are said ("50 MB")
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentLimits:
+    """The sizes past which a file is refused or its text cut (and the cut said in its notes)."""
+
+    max_file_bytes: int = 50 * MB  # a bigger file (or pasted or uploaded data) is refused before reading it whole
+    max_text_chars: int = 4_000_000  # extracted text beyond this is cut, with a note
+    folder_max_files: int = 500  # a folder's files beyond this are left out, with a note
+    folder_max_bytes: int = 2 * MB  # a folder's text beyond this is left out, file by file, with a note
+
+
+# The caps every caller gets unless it passes its own (frozen, so one shared instance is safe as a default).
+DEFAULT_LIMITS = AttachmentLimits()
+
+
+class AttachmentError(TandemError):
+    """A file that cannot be attached, in one line naming the file and what is wrong with it."""
+
+    def __init__(self, name: str, problem: str) -> None:
+        super().__init__(f"cannot attach {name}: {problem}")
+        self.name = name
+        self.problem = problem
+
+
+def size_text(size: int) -> str:
+    """A byte count as people read it: "512 bytes", "3.2 KB", "48 MB"."""
+    if size < 1000:
+        return f"{size} bytes"
+    for unit, scale in (("KB", 1e3), ("MB", 1e6), ("GB", 1e9)):
+        if size < scale * 1000 or unit == "GB":
+            value = size / scale
+            shown = f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
+            return f"{shown} {unit}"
+    return f"{size} bytes"  # not reached
+
+
+def cap_text(text: str, limits: AttachmentLimits) -> tuple[str, tuple[str, ...]]:
+    """``text`` cut at the limit, and the note that says so (none when it fits)."""
+    if len(text) <= limits.max_text_chars:
+        return text, ()
+    note = f"the text is cut at {limits.max_text_chars:,} characters (of {len(text):,})"
+    return text[: limits.max_text_chars], (note,)

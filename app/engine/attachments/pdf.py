@@ -1,0 +1,98 @@
+"""A PDF's text layer, page by page, with pypdf: one :class:`Section` ("p. N") per page.
+
+A PDF whose pages hold no text (scanned, image-only) is refused: Tandem's
+targets read no images, and an empty attachment would only mislead. An
+encrypted PDF is read only when it opens without a password (many carry an
+owner password alone); otherwise it is refused. Pages without text in an
+otherwise readable PDF are named in a note.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+
+import pypdf
+from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
+
+from app.core.attachments.record import Section
+from app.engine.attachments.limits import AttachmentLimits
+
+_PAGE_GAP = "\n\n"
+
+
+class PdfError(ValueError):
+    """A PDF that cannot be read; the message is the reason as a user reads it."""
+
+
+def read_pdf(data: bytes, limits: AttachmentLimits) -> tuple[str, tuple[Section, ...], tuple[str, ...]]:
+    """The text of every page, where each page starts, and the notes; :class:`PdfError` when there is none."""
+    if not data.lstrip()[:1024].startswith(b"%PDF-"):
+        raise PdfError("not a PDF: it does not start with %PDF-")
+    notes: list[str] = []
+    # pypdf logs every oddity of a damaged file as a warning; what matters reaches the user as a note or an error.
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    try:
+        reader = pypdf.PdfReader(io.BytesIO(data))
+        if reader.is_encrypted:
+            try:
+                opened = reader.decrypt("")
+            except (DependencyError, NotImplementedError) as exc:
+                raise PdfError(f"the PDF is encrypted in a way that cannot be read here ({exc})") from exc
+            if not opened:
+                raise PdfError("the PDF is encrypted: it needs a password (save an unencrypted copy to attach it)")
+            notes.append("the PDF is encrypted but opens without a password")
+        pages = list(reader.pages)
+    except FileNotDecryptedError as exc:
+        raise PdfError("the PDF is encrypted: it needs a password (save an unencrypted copy to attach it)") from exc
+    except PdfError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
+        raise PdfError(f"a damaged PDF ({exc})") from exc
+    parts: list[str] = []
+    sections: list[Section] = []
+    empty: list[int] = []
+    at = 0
+    for number, page in enumerate(pages, start=1):
+        try:
+            text = (page.extract_text() or "").strip()
+        except Exception:  # pypdf raises many kinds for one bad page; the rest still reads
+            text = ""
+        if not text:
+            empty.append(number)
+            continue
+        if parts:
+            at += len(_PAGE_GAP)
+        sections.append(Section(f"p. {number}", at))
+        parts.append(text)
+        at += len(text)
+        if at > limits.max_text_chars:
+            break
+    if not parts:
+        raise PdfError(
+            f"the PDF has no text layer (its {_pages(len(pages))} hold only images or scans): Tandem reads no "
+            "images; run it through OCR first"
+            if pages
+            else "the PDF has no pages"
+        )
+    if empty:
+        notes.append(f"{len(empty)} of {_pages(len(pages))} have no text layer: {_page_list(empty)}")
+    text = _PAGE_GAP.join(parts)
+    if len(text) > limits.max_text_chars:  # the pages after the one that crossed the cap were not read
+        text = text[: limits.max_text_chars]
+        sections = [s for s in sections if s.start < len(text)]
+        notes.append(
+            f"the text is cut at {limits.max_text_chars:,} characters, in {sections[-1].label} of {len(pages)}"
+        )
+    return text, tuple(sections), tuple(notes)
+
+
+def _page_list(numbers: list[int]) -> str:
+    """Page numbers as a short phrase: "p. 2, 5, 9" (the first 10, then how many more)."""
+    shown = ", ".join(str(n) for n in numbers[:10])
+    more = f" and {len(numbers) - 10} more" if len(numbers) > 10 else ""
+    return f"p. {shown}{more}"
+
+
+def _pages(n: int) -> str:
+    return f"{n} page" if n == 1 else f"{n} pages"
