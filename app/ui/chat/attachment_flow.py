@@ -27,11 +27,12 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from app.core.attachments.record import Attachment
+from app.engine.attachments import AttachmentError
 from app.engine.llama.session import LoadedPair
 from app.ui.chat.attachment_bar import AttachmentChip, AttachmentRow, PaperclipButton, PendingAttachment
 from app.ui.chat.attachment_dialog import AttachmentDialog
 from app.ui.chat.attachment_lines import OPEN_ATTACHMENT, OPEN_CITATION
-from app.ui.chat.attachments import PASSAGES_PER_QUESTION, AttachmentReadError, estimated_tokens, read_data, read_path
+from app.ui.chat.attachments import PASSAGES_PER_QUESTION, estimated_tokens, read_data, read_path
 from app.ui.chat.panel import ChatPanel
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost
@@ -161,7 +162,7 @@ class AttachmentFlow(QObject):
     def _failed(self, error: Exception) -> None:
         self.reading -= 1
         self.row.set_status("reading…" if self.reading else "")
-        if isinstance(error, AttachmentReadError):
+        if isinstance(error, AttachmentError):
             message = str(error)
         elif isinstance(error, OSError):
             message = f"could not read the file: {error.strerror or error}"

@@ -8,21 +8,20 @@ attachments in one transaction), :func:`attachments_of` (a stored message's
 attachments), :func:`uses_of` (how a stored reply's prompt used them) and the
 sizes shown on chips.
 
-The readers are the engine's (:mod:`app.engine.attachments`); until that
-module is on this branch a small interim reader stands in (text, folders and
-PDFs through the same libraries) so the window can be built and tested: see
-:func:`_engine_reader`.
+The readers are the engine's (:mod:`app.engine.attachments`); their
+:class:`~app.engine.attachments.AttachmentError` is already the one line the
+window shows.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.core.units import format_bytes
+from app.engine.attachments import AttachmentError, read_attachment, read_attachment_bytes
 from app.engine.store.conversations import ChatStore, StoredMessage
 
 # Characters per token when the engine has not counted an attachment yet (English prose and code
@@ -33,44 +32,19 @@ CHARS_PER_TOKEN = 3.6
 PASSAGES_PER_QUESTION = 4
 
 
-class AttachmentReadError(Exception):
-    """A file could not be attached; ``str()`` is the one line the window shows."""
-
-
-def _engine_reader() -> Any | None:
-    """The engine's attachment reader module, or None while this branch does not have it yet."""
-    try:
-        return importlib.import_module("app.engine.attachments")
-    except ImportError:
-        return None
-
-
 def read_path(path: Path) -> Attachment:
-    """The attachment made from the file or folder at ``path``; :class:`AttachmentReadError` says why not."""
-    engine = _engine_reader()
-    if engine is None:
-        from app.ui.chat import attachment_interim
-
-        return attachment_interim.read(path)
+    """The attachment made from the file or folder at ``path``; :class:`AttachmentError` says why not."""
     try:
-        return cast(Attachment, engine.read_attachment(path))
-    except engine.AttachmentError as exc:
-        raise AttachmentReadError(str(exc)) from exc
+        return read_attachment(path)
+    except AttachmentError:
+        raise
     except OSError as exc:  # the reader's own checks come first; anything left is the file system's
-        raise AttachmentReadError(f"{path.name}: {exc.strerror or exc}") from exc
+        raise AttachmentError(path.name, str(exc.strerror or exc)) from exc
 
 
 def read_data(name: str, data: bytes) -> Attachment:
-    """The attachment made from pasted bytes named ``name``; :class:`AttachmentReadError` says why not."""
-    engine = _engine_reader()
-    if engine is None:
-        from app.ui.chat import attachment_interim
-
-        return attachment_interim.read_bytes(name, data)
-    try:
-        return cast(Attachment, engine.read_attachment_bytes(name, data))
-    except engine.AttachmentError as exc:
-        raise AttachmentReadError(str(exc)) from exc
+    """The attachment made from pasted bytes named ``name``; :class:`AttachmentError` says why not."""
+    return read_attachment_bytes(name, data)
 
 
 def store_user_message(
