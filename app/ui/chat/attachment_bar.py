@@ -37,7 +37,7 @@ class PendingAttachment:
 
     attachment: Attachment
     tokens: int | None = None  # None until the engine has counted it (the chip shows an estimate)
-    whole: bool = False  # the user asked for the whole document, even where retrieval would pick passages
+    whole: bool = False  # the user asked for whole documents, even where retrieval would pick passages
     fits: bool = True  # whether it fits the context beside the chat (the gauge decides)
 
 
@@ -90,7 +90,7 @@ class AttachmentChip(QFrame):
         self.whole.setChecked(pending.whole)
         self.whole.blockSignals(False)
         if warning:
-            self.setToolTip(f"{pending.attachment.name} does not fit the context whole: it would be cut")
+            self.setToolTip(f"{pending.attachment.name} does not fit the context whole: passages will be used instead")
         elif not pending.fits:
             self.setToolTip(f"{pending.attachment.name} does not fit: passages will be retrieved per question")
         else:

@@ -176,9 +176,11 @@ class AttachmentFlow(QObject):
         self.row.remove_chip(chip)
         self.changed.emit()
 
-    def _whole(self, chip: AttachmentChip, on: bool) -> None:
-        chip.pending.whole = on
-        chip.update_text()
+    def _whole(self, _chip: AttachmentChip, on: bool) -> None:
+        # "Whole document" is the reply's choice (the context planner's ``whole_documents``): every chip follows.
+        for chip in self.row.chips:
+            chip.pending.whole = on
+            chip.update_text()
         self.changed.emit()
 
     # -- sending ------------------------------------------------------------------------------
@@ -187,9 +189,10 @@ class AttachmentFlow(QObject):
         """What the next message carries."""
         return tuple(p.attachment for p in self.pending)
 
-    def forced_whole(self) -> frozenset[str]:
-        """The sha256 of each pending attachment the user asked to send whole."""
-        return frozenset(p.attachment.sha256 for p in self.pending if p.whole)
+    @property
+    def whole_documents(self) -> bool:
+        """The user asked for the attachments whole, not passages (the "whole" switch on the chips)."""
+        return any(p.whole for p in self.pending)
 
     def clear(self) -> None:
         """The message was stored: the chips go."""
@@ -240,20 +243,22 @@ class AttachmentFlow(QObject):
         """
         used = 0
         notes: list[str] = []
-        whole = self.forced_whole()
-        for pending in self.pending:
-            pending.fits = True
         fits: dict[str, bool] = {}
+        seen: set[str] = set()
         for attachment in reversed(context):
+            if attachment.sha256 in seen:
+                continue  # the same file attached twice goes in once, at its newest message
+            seen.add(attachment.sha256)
             tokens = self.tokens_of(attachment)
             if used + tokens <= room:
                 used += tokens
                 fits[attachment.sha256] = True
                 continue
             fits[attachment.sha256] = False
-            if attachment.sha256 in whole:
+            if self.whole_documents:
                 notes.append(
-                    f"⚠ {attachment.name}: {tokens:,} tokens, sent whole it does not fit the {n_ctx:,}-token context"
+                    f"⚠ {attachment.name}: {tokens:,} tokens, does not fit whole in the {n_ctx:,}-token context: "
+                    "the passages that best answer will be used instead"
                 )
             else:
                 notes.append(

@@ -22,7 +22,6 @@ yet holds them until its first message creates it.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -95,7 +94,6 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.saver.saved_late.connect(self._saved_late)
         self._closed = False  # after shutdown, late events from the engine thread are ignored
         self._live = GenerationStats()
-        self._copied: Counter[str] = Counter()  # the reply's copied tokens per source (the Stats tab)
         self._job: GenerateJob | None = None
         self._parent_id: int | None = ACTIVE_LEAF
         self.info_box: QMessageBox | None = None
@@ -313,7 +311,6 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self._continuing = continuing
         self._reply = None
         self._live = GenerationStats()
-        self._copied = Counter()
         self._set_activity(Activity.GENERATING)
         self.status.emit("thinking…")
         self.host.generate(self._job)
@@ -374,10 +371,6 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.saver.flush_soon(self._reply)
         self._live.record(event)
         self.stats_panel.update_stats(self._live)
-        copied = [t.copied_from.split(",")[0] for t in tokens if t.copied_from]
-        if copied:
-            self._copied.update(copied)
-            self.stats_panel.set_copied(self._copied)
         gauge = self.panel.gauge
         gauge.set_counts(self._prompt_tokens + self._live.emitted, gauge.total, gauge.dropped, streaming=True)
 

@@ -108,7 +108,6 @@ class StatsPanel(QWidget):
         self._ngram = drafter == "ngram"
         self.drafter.setText(f"{drafter}, adaptive" if self._adaptive else drafter)
         self.update_stats(GenerationStats())
-        self.set_copied({})
 
     def set_copied(self, counts: Mapping[str, int]) -> None:
         """Copied tokens per source ("report.pdf": 120, "earlier in this chat": 30), most first."""
@@ -156,6 +155,8 @@ class StatsPanel(QWidget):
         else:
             self.timing.setText("–")
         self.threads.setText(threads_text(stats))
+        # Accepted tokens prompt lookup copied, per place ("report.pdf, p. 3"); older statistics have none.
+        self.set_copied(getattr(stats, "copied", {}))
         self.chart.set_values(stats.per_position_acceptance)
 
     def _draft_length_text(self, stats: GenerationStats) -> str:
