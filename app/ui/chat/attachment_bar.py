@@ -13,22 +13,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
+    QLayout,
+    QLayoutItem,
     QMenu,
-    QScrollArea,
-    QSizePolicy,
     QToolButton,
     QWidget,
 )
 
 from app.core.attachments.record import Attachment
 from app.ui import theme
-from app.ui.chat.attachments import chip_label
+from app.ui.chat.attachments import chip_label, paperclip
+
+NAME_CHARS = 28  # a chip shortens a longer name in the middle (the dialog and the tooltip say it whole)
 
 
 @dataclass(slots=True)
@@ -59,7 +61,7 @@ class AttachmentChip(QFrame):
         self.name = QToolButton()
         self.name.setAutoRaise(True)
         self.name.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.name.setToolTip("show the text that will be sent")
+        self.name.setToolTip(f"{pending.attachment.name}: show the text that will be sent")
         self.name.clicked.connect(lambda: self.opened.emit(self))
         self.whole = QToolButton()
         self.whole.setText("whole")
@@ -80,7 +82,7 @@ class AttachmentChip(QFrame):
     def update_text(self) -> None:
         """Show the pending attachment's current numbers and warnings."""
         pending = self.pending
-        label = chip_label(pending.attachment, pending.tokens)
+        label = chip_label(pending.attachment, pending.tokens, NAME_CHARS)
         warning = not pending.fits and pending.whole
         self.name.setText(("⚠ " if warning else "") + label)
         self.name.setAccessibleName(f"attachment {label}")
@@ -102,31 +104,94 @@ class AttachmentChip(QFrame):
         self.setPalette(palette)
 
 
-class AttachmentRow(QScrollArea):
-    """The chips of the attachments that the next message will carry (hidden while there are none)."""
+class _WrappingLayout(QLayout):
+    """Chips left to right, wrapping onto another line where the row is full (no scroll bar to hide one)."""
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 6) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._gap = spacing
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 - Qt override
+        """Keep ``item`` in order."""
+        self._items.append(item)
+
+    def count(self) -> int:
+        """How many items are laid out."""
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt override
+        """The item at ``index`` (None past the end)."""
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt override
+        """Remove and return the item at ``index``."""
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:  # noqa: N802 - Qt override
+        """It grows in neither direction of its own accord."""
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
+        """Its height follows its width (more lines when narrower)."""
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+        """The height the chips take at ``width``."""
+        return self._place(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:  # noqa: N802 - Qt override
+        """Place the chips inside ``rect``."""
+        super().setGeometry(rect)
+        self._place(rect, move=True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """The widest chip and one line."""
+        return self.minimumSize()
+
+    def minimumSize(self) -> QSize:  # noqa: N802 - Qt override
+        """The largest chip's own minimum."""
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        return size
+
+    def _place(self, rect: QRect, move: bool) -> int:
+        x, y, line = rect.x(), rect.y(), 0
+        for item in self._items:
+            widget = item.widget()
+            if widget is not None and widget.isHidden():
+                continue
+            hint = item.sizeHint()
+            if x > rect.x() and x + hint.width() > rect.right() + 1:
+                x, y, line = rect.x(), y + line + self._gap, 0
+            if move:
+                item.setGeometry(QRect(QPoint(x, y), hint))
+            x += hint.width() + self._gap
+            line = max(line, hint.height())
+        return y + line - rect.y()
+
+
+class AttachmentRow(QWidget):
+    """The chips of the attachments that the next message carries (hidden while there are none)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWidgetResizable(True)
-        self.setFrameShape(QFrame.Shape.NoFrame)
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setAccessibleName("Attachments")
-        inner = QWidget()
-        self._layout = QHBoxLayout(inner)
-        self._layout.setContentsMargins(0, 0, 0, 0)
-        self._layout.setSpacing(6)
+        self._layout = _WrappingLayout(self)
         self.status = QLabel("")
         self.status.setAccessibleName("Attachment status")
+        self.status.hide()
         self._layout.addWidget(self.status)
-        self._layout.addStretch(1)
-        self.setWidget(inner)
         self.chips: list[AttachmentChip] = []
         self.hide()
 
     def add_chip(self, chip: AttachmentChip) -> None:
         """Show ``chip`` after the others."""
-        self._layout.insertWidget(len(self.chips), chip)
+        self._layout.removeWidget(self.status)
+        self._layout.addWidget(chip)
+        self._layout.addWidget(self.status)  # "reading…" stays last
         self.chips.append(chip)
         self._fit()
 
@@ -134,6 +199,7 @@ class AttachmentRow(QScrollArea):
         """Take ``chip`` off the row."""
         if chip in self.chips:
             self.chips.remove(chip)
+            self._layout.removeWidget(chip)
             chip.setParent(None)
             chip.deleteLater()
         self._fit()
@@ -145,12 +211,9 @@ class AttachmentRow(QScrollArea):
         self._fit()
 
     def _fit(self) -> None:
-        shown = bool(self.chips) or bool(self.status.text())
-        self.setVisible(shown)
-        if shown:
-            heights = [c.sizeHint().height() for c in self.chips] + [self.status.sizeHint().height()]
-            scroll = self.horizontalScrollBar().sizeHint().height()
-            self.setFixedHeight(max(heights) + scroll + 2)
+        self.setVisible(bool(self.chips) or bool(self.status.text()))
+        self._layout.invalidate()
+        self.updateGeometry()
 
 
 class PaperclipButton(QToolButton):
@@ -161,7 +224,7 @@ class PaperclipButton(QToolButton):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setText("📎")
+        self.setText(paperclip(self.fontMetrics().inFontUcs4) or "Attach")
         self.setToolTip("attach files (text, code, PDF, HTML) or a folder of code; you can also drop or paste them")
         self.setAccessibleName("Attach files")
         self.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)

@@ -1,7 +1,8 @@
 """The chat view's attachment lines: a message's chips, and the passages a reply was given.
 
 Under a message with attachments: one link per file, "📎 report.pdf · 1.2 MiB
-· 9,800 tokens", which opens its extracted text. Under a reply whose prompt
+· 9,800 tokens" (the paperclip where the font has one), which opens its
+extracted text. Under a reply whose prompt
 held retrieved passages: "from report.pdf p. 3, p. 7", each citation a link
 that opens the text scrolled to that passage. The links use the view's own
 ``tandem:`` schemes; :mod:`app.ui.chat.attachment_flow` answers them.
@@ -11,10 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtGui import QTextCharFormat, QTextCursor
+from PySide6.QtGui import QFontMetrics, QTextCharFormat, QTextCursor
 
 from app.core.attachments.record import Attachment, AttachmentUse
-from app.ui.chat.attachments import chip_label
+from app.ui.chat.attachments import chip_label, paperclip
 from app.ui.chat.message_lines import new_block
 from app.ui.chat.token_painter import Prop, TokenPainter
 
@@ -44,11 +45,13 @@ def insert_chips(
     new_block(cursor, top_margin=4)
     fmt = painter.plain_format(index, "attachments", painter.muted)
     fmt.setFontPointSize(painter.small_point_size)
+    glyph = paperclip(QFontMetrics(fmt.font()).inFontUcs4)
+    cursor.insertText(f"{glyph} " if glyph else "attached: ", fmt)
     for number, attachment in enumerate(attachments):
         if number:
             cursor.insertText("   ", fmt)
         href = f"{OPEN_ATTACHMENT}?message={index}&n={number}"
-        cursor.insertText("📎 " + chip_label(attachment, tokens.get(attachment.sha256)), _link(fmt, painter, href))
+        cursor.insertText(chip_label(attachment, tokens.get(attachment.sha256)), _link(fmt, painter, href))
 
 
 def citation_words(uses: Sequence[AttachmentUse]) -> list[tuple[int, str, list[str]]]:

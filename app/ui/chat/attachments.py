@@ -93,7 +93,19 @@ def estimated_tokens(attachment: Attachment) -> int:
     return max(1, round(len(attachment.text) / CHARS_PER_TOKEN)) if attachment.text else 0
 
 
-def chip_label(attachment: Attachment, tokens: int | None) -> str:
-    """What a chip says: "report.pdf · 1.2 MB · 9,800 tokens" (≈ while only estimated)."""
+def chip_label(attachment: Attachment, tokens: int | None, longest: int = 0) -> str:
+    """What a chip says: "report.pdf · 1.2 MB · 9,800 tokens" (≈ while only estimated).
+
+    ``longest`` > 0 shortens a long name in the middle, where names differ least ("quarterly-…-2025.pdf").
+    """
     count = f"{tokens:,} tokens" if tokens is not None else f"≈{estimated_tokens(attachment):,} tokens"
-    return f"{attachment.name} · {format_bytes(attachment.size)} · {count}"
+    name = attachment.name
+    if 0 < longest < len(name):
+        keep = max(4, longest - 1)
+        name = name[: (keep + 1) // 2] + "…" + name[len(name) - keep // 2 :]
+    return f"{name} · {format_bytes(attachment.size)} · {count}"
+
+
+def paperclip(has_glyph: Callable[[int], bool]) -> str:
+    """The paperclip where the font can draw it ("📎"), else nothing; ``has_glyph`` asks the font."""
+    return "📎" if has_glyph(0x1F4CE) else ""

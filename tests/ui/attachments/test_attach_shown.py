@@ -1,4 +1,4 @@
-"""Attachments shown in the conversation: chips under a message, a reply's citations, the copy source on a token card."""
+"""Attachments in the conversation: chips under a message, a reply's citations, a token card's copy source."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_chips_under_a_message_and_citations_under_a_reply_open_the_text(make_wi
         ]
     )
     text = view.document().toPlainText()
-    assert "📎 report.pdf · 47 KiB · ≈" in text
+    assert "report.pdf · 47 KiB · ≈" in text
     assert "from report.pdf p. 3, p. 1" in text
 
     click_href(window, f"{OPEN_ATTACHMENT}?message=0&n=0")
