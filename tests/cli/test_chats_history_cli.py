@@ -85,7 +85,7 @@ def test_export_import_round_trip_gives_the_same_messages(data_dir, history, tmp
     done = _ok(run_cli("chats", "export", cid, "--format", "json", "--out", str(out), data=data_dir))
     assert str(out) in done
     exported = json.loads(out.read_text(encoding="utf-8"))
-    assert exported["version"] == 2 and len(exported["messages"]) == 3
+    assert exported["version"] == 3 and len(exported["messages"]) == 3
 
     imported = json.loads(_ok(run_cli("chats", "import", str(out), "--json", data=data_dir)))
     assert imported["title"] == "Colours 🎨" and imported["messages"] == 3

@@ -10,6 +10,7 @@ each hold one concern:
 - :mod:`~app.engine.store.tree`: the messages of a conversation as a tree and the branch on screen;
 - :mod:`~app.engine.store.replies`: a reply written as it streams, and finished;
 - :mod:`~app.engine.store.tokens`: a reply's tokens, and the text of a cut-off reply rebuilt from them;
+- :mod:`~app.engine.store.attachments`: files attached to messages, each kept once by its hash;
 - :mod:`~app.engine.store.exports`: a conversation out as JSON or Markdown, an export in as a new chat.
 
 The user's message is committed the moment it is sent; the assistant's reply
@@ -26,6 +27,8 @@ The names other code imports from this module stay importable from here
 from __future__ import annotations
 
 from app.core.chat import MessageState
+from app.engine.store.attachments import Attachments
+from app.engine.store.attachments import AttachmentSummary as AttachmentSummary
 from app.engine.store.chats import Chats
 from app.engine.store.chats import ConversationSummary as ConversationSummary
 from app.engine.store.connection import TRASH_KEEP_S as TRASH_KEEP_S
@@ -50,7 +53,7 @@ INTERRUPTED = MessageState.INTERRUPTED
 FAILED = MessageState.FAILED
 
 
-class ChatStore(Chats, Presets, Replies, Exports):
+class ChatStore(Chats, Presets, Replies, Exports, Attachments):
     """Conversations and their messages in one SQLite file (use from one thread).
 
     ``read_only`` opens the file without the writer lock and never writes to

@@ -1,10 +1,14 @@
-"""Tandem's conversation export as a file format: what version 2 holds, and reading back version 1 or 2.
+"""Tandem's conversation export as a file format: what version 3 holds, and reading back version 1, 2 or 3.
 
 Version 2 (written since the store holds trees) carries the whole tree:
 every message with its ``id`` and ``parent``, the active leaf, the chat's
 settings and pin, each reply's tokens with origins and probabilities, and its
-metadata (``produced_by`` included). Version 1 was a linear list of messages
-without ids; each one follows the one before it.
+metadata (``produced_by`` included). Version 3 adds attached files: the
+top-level ``attachments`` holds each file once (``sha256``, ``kind``,
+``size``, its extracted ``text`` and ``meta``), and a message's
+``attachments`` list links them by ``sha256`` under the ``name`` each was
+attached as. Version 1 was a linear list of messages without ids; each one
+follows the one before it. Older versions (without attachments) still read.
 
 :func:`parse_export` checks everything before the store writes anything, so
 a file that is not an export is refused whole with one line saying why
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from app.core.attachments.record import Attachment, AttachmentKind
 from app.core.chat import MessageState, Role
 from app.core.decoding.events import TokenOrigin
 from app.core.errors import TandemError
@@ -36,7 +41,9 @@ from app.core.reply.token_record import TokenRecord
 from app.engine.store.schema import UNKNOWN_P_STORED
 
 FORMAT = "tandem-conversation"
-EXPORT_VERSION = 2
+EXPORT_VERSION = 3
+READ_VERSIONS = (1, 2, 3)
+_SHA256 = re.compile("[0-9a-f]{64}")
 
 _E = TypeVar("_E", bound=enum.StrEnum)
 # The biggest export read: far beyond a long chat with every token (about 100 bytes per token), far below memory.
@@ -82,6 +89,7 @@ class ImportedMessage:
     created: float
     meta: dict[str, Any] = field(default_factory=dict)
     tokens: list[ImportedToken] = field(default_factory=list)
+    attachments: list[Attachment] = field(default_factory=list)  # each named as the message's link names it
 
 
 @dataclass(slots=True)
@@ -158,8 +166,8 @@ def parse_export(data: object) -> ImportedConversation:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ImportFormatError(f'no "format": "{FORMAT}" at the top')
     version = data.get("version")
-    if version not in (1, 2) or isinstance(version, bool):
-        raise ImportFormatError(f"version {version!r} is not one this Tandem reads (1 or 2)")
+    if version not in READ_VERSIONS or isinstance(version, bool):
+        raise ImportFormatError(f"version {version!r} is not one this Tandem reads (1, 2 or 3)")
     title = data.get("title", "Imported chat")
     if not isinstance(title, str):
         raise ImportFormatError('"title" is not text')
@@ -169,17 +177,18 @@ def parse_export(data: object) -> ImportedConversation:
     settings = data.get("settings", {})
     if not isinstance(settings, dict):
         raise ImportFormatError('"settings" is not an object')
+    files = _files(data.get("attachments", []))
     messages: list[ImportedMessage] = []
     seen: set[int] = set()
     for n, raw in enumerate(raw_messages, start=1):
-        message = _message(raw, n, version, messages[-1].key if messages else None)
+        message = _message(raw, n, version, messages[-1].key if messages else None, files)
         if message.key in seen:
             raise ImportFormatError(f"message {n} repeats id {message.key}")
         if message.parent is not None and message.parent not in seen:
             raise ImportFormatError(f"message {n} follows id {message.parent}, which no earlier message has")
         seen.add(message.key)
         messages.append(message)
-    leaf = data.get("active_leaf", messages[-1].key if messages else None) if version == 2 else None
+    leaf = data.get("active_leaf", messages[-1].key if messages else None) if version >= 2 else None
     if version == 1 and messages:
         leaf = messages[-1].key
     if leaf is not None and leaf not in seen:
@@ -187,7 +196,56 @@ def parse_export(data: object) -> ImportedConversation:
     return ImportedConversation(title.strip() or "Imported chat", settings, data.get("pinned") is True, messages, leaf)
 
 
-def _message(raw: object, n: int, version: int, previous: int | None) -> ImportedMessage:
+def _files(raw: object) -> dict[str, Attachment]:
+    """The export's attached files by hash, each checked as the store would read it back."""
+    if not isinstance(raw, list):
+        raise ImportFormatError('"attachments" is not a list')
+    files: dict[str, Attachment] = {}
+    for n, item in enumerate(raw, start=1):
+        where = f"attachment {n}"
+        if not isinstance(item, dict):
+            raise ImportFormatError(f"{where} is not an object")
+        sha256, kind, size, text, meta = (item.get(k) for k in ("sha256", "kind", "size", "text", "meta"))
+        if not (isinstance(sha256, str) and _SHA256.fullmatch(sha256)):
+            raise ImportFormatError(f'{where} has no "sha256" of 64 hex digits')
+        if _member(AttachmentKind, kind) is None:
+            raise ImportFormatError(f"{where} has the kind {kind!r} (expected {_spelled(AttachmentKind)})")
+        if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+            raise ImportFormatError(f'{where} has a "size" that is not a byte count')
+        if not isinstance(text, str):
+            raise ImportFormatError(f"{where} has no text")
+        if meta is None:
+            meta = {}
+        if not isinstance(meta, dict):
+            raise ImportFormatError(f'{where} has "meta" that is not an object')
+        try:
+            files[sha256] = Attachment.from_stored("", str(kind), sha256, size, text, meta)
+        except ValueError as exc:
+            raise ImportFormatError(f"{where}: {exc}") from None
+    return files
+
+
+def _links(raw: object, n: int, files: dict[str, Attachment]) -> list[Attachment]:
+    """A message's attachments: links by hash to the export's files, each under its own name."""
+    if not isinstance(raw, list):
+        raise ImportFormatError(f'message {n} has "attachments" that is not a list')
+    linked = []
+    for item in raw:
+        name, sha256 = (item.get("name"), item.get("sha256")) if isinstance(item, dict) else (None, None)
+        if not isinstance(name, str) or not isinstance(sha256, str):
+            raise ImportFormatError(f'message {n} has an attachment without its "name" and "sha256"')
+        if sha256 not in files:
+            raise ImportFormatError(f"message {n} links the attachment {name!r}, which the export does not hold")
+        file = files[sha256]
+        linked.append(
+            Attachment(name, file.kind, sha256, file.size, file.text, file.sections, file.notes, file.encoding)
+        )
+    return linked
+
+
+def _message(
+    raw: object, n: int, version: int, previous: int | None, files: dict[str, Attachment]
+) -> ImportedMessage:
     if not isinstance(raw, dict):
         raise ImportFormatError(f"message {n} is not an object")
     key: Any
@@ -219,9 +277,10 @@ def _message(raw: object, n: int, version: int, previous: int | None) -> Importe
     if not isinstance(raw_tokens, list):
         raise ImportFormatError(f'message {n} has "tokens" that is not a list')
     tokens = [_token(t, n, i) for i, t in enumerate(raw_tokens, start=1)]
+    attachments = _links(raw.get("attachments", []), n, files)
     # Nothing generates an imported reply: one that was streaming when exported was cut off there.
     state = MessageState.INTERRUPTED if state is MessageState.STREAMING else state
-    return ImportedMessage(int(key), parent, role, content, state, float(created), meta, tokens)
+    return ImportedMessage(int(key), parent, role, content, state, float(created), meta, tokens, attachments)
 
 
 def _token(raw: object, n: int, i: int) -> ImportedToken:

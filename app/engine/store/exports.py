@@ -13,6 +13,7 @@ from typing import Any
 
 from app.core.chat import MessageState, Role
 from app.core.reply.record import ReplyRecord
+from app.engine.store.attachments import attachment_bytes, link_attachments
 from app.engine.store.connection import json_dict
 from app.engine.store.exchange import EXPORT_VERSION, FORMAT, parse_export
 from app.engine.store.tokens import write_tokens
@@ -26,8 +27,26 @@ class Exports(MessageTree):
     """Export to JSON and Markdown, import from JSON."""
 
     def export_json(self, conversation_id: int) -> dict[str, Any]:
-        """The whole conversation (every branch), tokens, origins, settings and metadata included: version 2."""
+        """The whole conversation (every branch), tokens, origins, settings, metadata and attachments: version 3.
+
+        Each attached file is written once, in ``attachments``, however many
+        messages link it; a message lists its links (name and hash).
+        """
         row = self._conversation_row(conversation_id)
+        messages = self.all_messages(conversation_id)
+        files: dict[str, dict[str, Any]] = {}
+        for message in messages:
+            for attachment in message.attachments:
+                files.setdefault(
+                    attachment.sha256,
+                    {
+                        "sha256": attachment.sha256,
+                        "kind": attachment.kind.value,
+                        "size": attachment.size,
+                        "text": attachment.text,
+                        "meta": attachment.meta_json(),
+                    },
+                )
         return {
             "format": FORMAT,
             "version": EXPORT_VERSION,
@@ -37,11 +56,12 @@ class Exports(MessageTree):
             "pinned": bool(row["pinned"]),
             "settings": json_dict(row["settings"]),
             "active_leaf": self._leaf(conversation_id, row["active_leaf"]),
-            "messages": [m.to_dict() for m in self.all_messages(conversation_id)],
+            "messages": [m.to_dict() for m in messages],
+            "attachments": list(files.values()),
         }
 
     def import_json(self, data: object) -> int:
-        """A new conversation from Tandem's own JSON export (version 1 or 2); returns its id.
+        """A new conversation from Tandem's own JSON export (version 1, 2 or 3); returns its id.
 
         Raises :class:`~app.engine.store.exchange.ImportFormatError` (one line)
         for anything else, before writing anything.
@@ -49,7 +69,9 @@ class Exports(MessageTree):
         parsed = parse_export(data)
         now = time.time()
         new_ids: dict[int, int] = {}
-        with self._transaction():
+        # Counted per link: an upper bound (a file linked twice is stored once) for the full-disk message.
+        needed = sum(attachment_bytes(m.attachments) for m in parsed.messages)
+        with self._transaction(needed):
             cursor = self._db.execute(
                 "INSERT INTO conversations(title, created, updated, pinned, settings) VALUES (?, ?, ?, ?, ?)",
                 (parsed.title, now, now, int(parsed.pinned), json.dumps(parsed.settings)),
@@ -71,6 +93,7 @@ class Exports(MessageTree):
                 )
                 new_ids[message.key] = int(cursor.lastrowid or 0)
                 write_tokens(self._db, new_ids[message.key], 0, message.tokens)
+                link_attachments(self._db, new_ids[message.key], message.attachments)
             if parsed.active_leaf is not None:
                 self._activate(conversation_id, self._descend(new_ids[parsed.active_leaf]))
         return conversation_id

@@ -11,7 +11,10 @@ own reader, row by row, from a *copy* of the damaged file (and its ``-wal``):
   page, rows are probed one key at a time past the damage, so one bad page
   costs only the rows stored on it;
 - messages whose conversation was lost go into a "Recovered messages"
-  conversation; replies whose text was never written get it from their tokens.
+  conversation; replies whose text was never written get it from their tokens;
+- attached files come back with the links of the messages that came back
+  (a file no recovered message links is left out; the retrieval chunks are
+  not copied: they are rebuilt from the text when first searched).
 
 The original file is never opened for writing. :func:`recover_in_place`
 moves it (with its ``-wal`` and ``-shm``) aside under a dated name and puts
@@ -257,6 +260,7 @@ def _copy_rows(src: sqlite3.Connection, dest: sqlite3.Connection, destination: P
         if not content and texts:
             dest.execute("UPDATE messages SET content=? WHERE id=?", ("".join(texts), message_id))
     _copy_presets(src, dest)
+    _copy_attachments(src, dest, [message_id for message_id, _, _ in messages], skipped)
     _relink(dest, linear=not tree)
     return RecoveryReport(destination, len(conversations), len(messages), n_tokens, unreadable[0])
 
@@ -278,6 +282,33 @@ def _copy_presets(src: sqlite3.Connection, dest: sqlite3.Connection) -> None:
             continue
         marks = ", ".join("?" * len(columns.split(",")))
         dest.executemany(f"INSERT OR IGNORE INTO {table}({columns}) VALUES ({marks})", rows)
+
+
+def _copy_attachments(
+    src: sqlite3.Connection, dest: sqlite3.Connection, message_ids: list[int], skipped: Callable[[], None]
+) -> None:
+    """Attached files as far as they can be read, and the links of the recovered messages to them (a v3 file)."""
+    if not _has_columns(src, "message_attachments", ("message_id", "attachment_id", "name")):
+        return
+    select = "SELECT id, sha256, kind, size, text, meta, created FROM attachments"
+    for row in _readable(src, select, "id", skipped):
+        dest.execute(
+            "INSERT OR IGNORE INTO attachments(id, sha256, kind, size, text, meta, created) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            row,
+        )
+    for message_id in message_ids:
+        select = (
+            f"SELECT message_id, position, attachment_id, name FROM message_attachments WHERE message_id={message_id}"
+        )
+        for row in _readable(src, select, "position", skipped, where_joiner=" AND "):
+            dest.execute(
+                "INSERT INTO message_attachments(message_id, position, attachment_id, name) "
+                "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM attachments WHERE id = ?)",
+                (*row, row[2]),
+            )
+    # A file whose every link was lost would never be removed by the trigger (it fires on a link's deletion).
+    dest.execute("DELETE FROM attachments WHERE id NOT IN (SELECT attachment_id FROM message_attachments)")
 
 
 def _relink(dest: sqlite3.Connection, linear: bool) -> None:

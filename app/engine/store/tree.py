@@ -13,10 +13,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core.attachments.record import Attachment
 from app.core.chat import MessageState, Role
+from app.engine.store.attachments import AttachmentSummary, attachment_bytes, link_attachments, read_attachments
 from app.engine.store.connection import StoreConnection, json_dict, member_or_text
 from app.engine.store.tokens import StoredToken, is_partial, partial_text, read_tokens
 
@@ -42,6 +45,7 @@ class StoredMessage:
     meta: dict[str, Any] = field(default_factory=dict)
     tokens: list[StoredToken] = field(default_factory=list)
     parent_id: int | None = None
+    attachments: tuple[Attachment, ...] = ()  # each named as it was attached to this message
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -57,6 +61,8 @@ class StoredMessage:
             out["meta"] = self.meta
         if self.tokens:
             out["tokens"] = [token.to_dict() for token in self.tokens]
+        if self.attachments:  # without their text: an export carries each file's text once, beside the messages
+            out["attachments"] = [AttachmentSummary.of(a).to_json() for a in self.attachments]
         return out
 
 
@@ -71,18 +77,21 @@ class MessageTree(StoreConnection):
         state: MessageState | str = MessageState.DONE,
         meta: dict[str, Any] | None = None,
         parent_id: int | None = ACTIVE_LEAF,
+        attachments: Sequence[Attachment] = (),
     ) -> int:
-        """Store a complete message now (the user's turn is written the moment it is sent).
+        """Store a complete message now (the user's turn is written the moment it is sent), with its attachments.
 
         It follows ``parent_id``: by default the end of the active branch;
         None makes a new first message (editing the first turn). The new
         message becomes the active leaf. A ``role`` or ``state`` outside
         :class:`Role` and :class:`MessageState` raises ValueError: the store
-        writes only what it reads back.
+        writes only what it reads back. ``attachments`` are stored in the same
+        transaction (a file already stored, by its hash, is only linked), so a
+        failure (a full disk) leaves neither the message nor any of them.
         """
         role, state = Role(role), MessageState(state)
         now = time.time()
-        with self._transaction():
+        with self._transaction(attachment_bytes(attachments)):
             conversation = self._conversation_row(conversation_id)
             if parent_id == ACTIVE_LEAF:
                 parent_id = self._leaf(conversation_id, conversation["active_leaf"])
@@ -96,6 +105,7 @@ class MessageTree(StoreConnection):
                 (conversation_id, role, content, state, now, json.dumps(meta or {}), parent_id),
             )
             message_id = int(cursor.lastrowid or 0)
+            link_attachments(self._db, message_id, attachments)
             self._activate(conversation_id, message_id)
             self._touch(conversation_id, now)
         return message_id
@@ -192,7 +202,9 @@ class MessageTree(StoreConnection):
             )
             for r in rows
         ]
+        attached = read_attachments(self._db, (m.id for m in out))
         for message in out:
+            message.attachments = attached.get(message.id, ())
             if message.role != Role.ASSISTANT:
                 continue
             partial = is_partial(message.state, message.content, message.meta)

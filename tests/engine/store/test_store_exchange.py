@@ -53,7 +53,7 @@ def test_export_v2_holds_the_whole_tree_settings_and_active_branch(store):
     cid = _tree(store)
     exported = store.export_json(cid)
     json.dumps(exported)
-    assert (exported["format"], exported["version"]) == ("tandem-conversation", 2)
+    assert (exported["format"], exported["version"]) == ("tandem-conversation", 3)
     assert exported["settings"] == {"system_prompt": "Sois bref.", "temperature": 0.7} and exported["pinned"]
     assert len(exported["messages"]) == 5  # both replies and both questions, every branch
     ids = [m["id"] for m in exported["messages"]]

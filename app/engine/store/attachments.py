@@ -1,0 +1,157 @@
+"""Files attached to messages, as the store keeps them: each file once (by SHA-256), linked to every message using it.
+
+A message's attachments are written with the message, in its transaction
+(:meth:`~app.engine.store.tree.MessageTree.add_message` calls
+:func:`link_attachments`): a file already stored under its hash is linked,
+not stored again, and each link keeps the name it was attached under and its
+position. :func:`read_attachments` fills
+:attr:`~app.engine.store.tree.StoredMessage.attachments` on read, the name on
+each being the link's. A file stays while any message links it: the schema's
+trigger removes it (and its chunks) with its last link, whichever way the
+message goes (deleted, its chat emptied from the trash).
+
+:class:`AttachmentSummary` is an attachment without its text, for chips and
+listings (``chats show --json``, ``chat --json``); it is the one JSON spelling
+of an attachment outside an export.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from app.core.attachments.record import Attachment, AttachmentKind
+from app.engine.store.connection import StoreConnection, json_dict
+
+_BATCH = 500  # message ids per query (far below SQLite's limit on bound parameters)
+
+
+@dataclass(frozen=True, slots=True)
+class AttachmentSummary:
+    """An attachment as a chip or a listing shows it: what it is and how big, without its text."""
+
+    name: str
+    kind: str  # an AttachmentKind value (a hand-edited file's unknown kind stays as written)
+    size: int  # bytes of the original
+    sha256: str
+    chars: int  # characters of extracted text
+    sections: int  # pages or files marked in it
+    notes: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, attachment: Attachment) -> AttachmentSummary:
+        """The summary of a whole attachment."""
+        return cls(
+            attachment.name,
+            attachment.kind.value,
+            attachment.size,
+            attachment.sha256,
+            len(attachment.text),
+            len(attachment.sections),
+            attachment.notes,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"name", "kind", "size", "sha256", "chars", "sections", "notes"}``."""
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "size": self.size,
+            "sha256": self.sha256,
+            "chars": self.chars,
+            "sections": self.sections,
+            "notes": list(self.notes),
+        }
+
+
+def attachment_bytes(attachments: Sequence[Attachment]) -> int:
+    """About how many bytes storing ``attachments`` needs (their text), for the full-disk message."""
+    return sum(len(a.text.encode("utf-8", "surrogatepass")) + 256 for a in attachments)
+
+
+def link_attachments(db: sqlite3.Connection, message_id: int, attachments: Sequence[Attachment]) -> None:
+    """Store each file not yet stored (by hash) and link them all to the message, in order (inside a transaction)."""
+    now = time.time()
+    for position, attachment in enumerate(attachments):
+        db.execute(
+            "INSERT INTO attachments(sha256, kind, size, text, meta, created) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(sha256) DO NOTHING",
+            (
+                attachment.sha256,
+                attachment.kind.value,
+                attachment.size,
+                attachment.text,
+                json.dumps(attachment.meta_json()),
+                now,
+            ),
+        )
+        row = db.execute("SELECT id FROM attachments WHERE sha256=?", (attachment.sha256,)).fetchone()
+        db.execute(
+            "INSERT INTO message_attachments(message_id, position, attachment_id, name) VALUES (?, ?, ?, ?)",
+            (message_id, position, int(row[0]), attachment.name),
+        )
+
+
+def read_attachments(db: sqlite3.Connection, message_ids: Iterable[int]) -> dict[int, tuple[Attachment, ...]]:
+    """Each message's attachments, in the order attached, named as each link names them (messages without: absent)."""
+    found: dict[int, list[Attachment]] = defaultdict(list)
+    ids = list(message_ids)
+    for start in range(0, len(ids), _BATCH):
+        batch = ids[start : start + _BATCH]
+        marks = ", ".join("?" * len(batch))
+        rows = db.execute(
+            "SELECT l.message_id, l.name, a.sha256, a.kind, a.size, a.text, a.meta FROM message_attachments l "
+            f"JOIN attachments a ON a.id = l.attachment_id WHERE l.message_id IN ({marks}) "
+            "ORDER BY l.message_id, l.position",
+            batch,
+        ).fetchall()
+        for row in rows:
+            found[int(row[0])].append(_attachment(row))
+    return {message_id: tuple(items) for message_id, items in found.items()}
+
+
+def _attachment(row: sqlite3.Row) -> Attachment:
+    """A stored file as an attachment; details this Tandem cannot read (a hand edit) are said, not refused."""
+    _, name, sha256, kind, size, text, meta = tuple(row)
+    try:
+        return Attachment.from_stored(str(name), str(kind), str(sha256), int(size), str(text), json_dict(meta))
+    except ValueError as exc:
+        note = f"its stored details could not be read ({exc})"
+        return Attachment(str(name), AttachmentKind.TEXT, str(sha256), int(size), str(text), (), (note,))
+
+
+class Attachments(StoreConnection):
+    """The attachments of stored messages, for chips that need no text."""
+
+    def attachment_summaries(self, message_id: int) -> list[AttachmentSummary]:
+        """What is attached to a message (name, kind, size, characters...), in order, without reading the texts."""
+        rows = self._db.execute(
+            "SELECT l.name, a.kind, a.size, a.sha256, length(a.text) AS chars, a.meta FROM message_attachments l "
+            "JOIN attachments a ON a.id = l.attachment_id WHERE l.message_id=? ORDER BY l.position",
+            (message_id,),
+        ).fetchall()
+        out = []
+        for row in rows:
+            meta = json_dict(row["meta"])
+            sections, notes = meta.get("sections"), meta.get("notes")
+            out.append(
+                AttachmentSummary(
+                    str(row["name"]),
+                    str(row["kind"]),
+                    int(row["size"]),
+                    str(row["sha256"]),
+                    int(row["chars"] or 0),
+                    len(sections) if isinstance(sections, list) else 0,
+                    tuple(str(n) for n in notes) if isinstance(notes, list) else (),
+                )
+            )
+        return out
+
+    def attachment_count(self) -> int:
+        """How many distinct files the store holds (each once, however many messages link it)."""
+        return int(self._db.execute("SELECT COUNT(*) FROM attachments").fetchone()[0])
