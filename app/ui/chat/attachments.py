@@ -55,15 +55,12 @@ def store_user_message(
     parent_id: int | None,
 ) -> int:
     """Store the user's turn with its attachments in one transaction; the store's errors pass through."""
-    if not attachments:
-        return store.add_message(conversation_id, "user", text, parent_id=parent_id)
-    add: Callable[..., int] = store.add_message
-    return add(conversation_id, "user", text, parent_id=parent_id, attachments=tuple(attachments))
+    return store.add_message(conversation_id, "user", text, parent_id=parent_id, attachments=tuple(attachments))
 
 
 def attachments_of(message: StoredMessage) -> tuple[Attachment, ...]:
-    """The files attached to a stored message (none where the store keeps none)."""
-    return tuple(getattr(message, "attachments", ()) or ())
+    """The files attached to a stored message."""
+    return message.attachments
 
 
 def uses_of(meta: Mapping[str, Any]) -> tuple[AttachmentUse, ...]:
