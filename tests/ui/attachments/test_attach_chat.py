@@ -95,6 +95,7 @@ def test_a_full_database_stores_neither_the_message_nor_its_files_and_the_chat_g
     assert [c.pending.attachment.name for c in window.chat.attachments.chips] == ["big.md"]
 
     db.execute(f"PRAGMA max_page_count={_NO_LIMIT}")
+    big.unlink()  # gone between attaching and sending: the chip holds its text
     recorder = Recorder(window)
     window.chat.send_button.click()
     wait_reply(window, recorder, 0)
