@@ -27,6 +27,10 @@ def run(args: argparse.Namespace) -> int:
 
         return run_chat(args)
     fill_defaults(args)
+    if args.remote and args.attach:
+        from app.core.errors import TandemError
+
+        raise TandemError("--attach works with the local pair; it cannot be combined with --remote")
     if args.remote:
         from app.cli.chat.remote import run_remote
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.chat.options import drafter_kind, settings_from_options
+from app.cli.chat.options import attachments_json, drafter_kind, read_attached, settings_from_options
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair, sampling_params
@@ -23,6 +23,7 @@ def run_local(args: argparse.Namespace) -> int:
         raise TandemError("--max-tokens must be >= 1, --draft-max >= 0 and --ctx >= 16")
     sampling_params(args)  # a bad value is reported before anything loads
     prompt_text = read_prompt(args)
+    attached = read_attached(args)  # a file that cannot be attached is refused before any model loads
     target, draft = resolve_pair(args)
     kind = drafter_kind(args, draft)
     settings = settings_from_options(args, ChatSettings(drafter=kind.value))
@@ -32,7 +33,7 @@ def run_local(args: argparse.Namespace) -> int:
     # One prompt, not a chat: an oversized one is refused rather than cut.
     request = ReplyRequest(
         settings,
-        chat_messages(settings, [Message("user", prompt_text)]),
+        chat_messages(settings, [Message("user", prompt_text, attached)]),
         PromptPolicy.REFUSE,
         stop=tuple(args.stop),
     )
@@ -40,5 +41,5 @@ def run_local(args: argparse.Namespace) -> int:
         plan = plan_reply(pair, request)
         events = run_reply(pair, plan)
         if args.json:
-            return run_json(events, plan, sys.stdout)
+            return run_json(events, plan, sys.stdout, extra=attachments_json(attached))
         return run_stream(events, plan.drafter, sys.stdout)

@@ -3,7 +3,9 @@
 The options are read into a :class:`~app.core.chat_settings.ChatSettings`
 (:func:`settings_from_options`), so a one-off prompt, a stored chat
 continued with ``--chat`` and the window all hand the reply planner
-(:mod:`app.engine.reply`) the same kind of record.
+(:mod:`app.engine.reply`) the same kind of record. Files given with
+``--attach`` are read by :func:`read_attached` before any model loads, so a
+file that cannot be attached is one line and exit 2 at once.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from app.cli.chat.remote import add_options as add_remote_options
 from app.cli.common import add_model_options, add_sampling_options, option_help, option_type
+from app.core.attachments.record import Attachment
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.sampling import MAX_TOKENS
@@ -54,6 +57,16 @@ def add_parser(subparsers: argparse._SubParsersAction, run: Callable[[argparse.N
         metavar="ID",
         help="continue saved chat ID on its active branch, with its system prompt and settings (options given "
         "here override them for this reply); both messages are saved",
+    )
+    parser.add_argument(
+        "--attach",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FILE",
+        help="attach a file or folder to the message (repeatable): text, Markdown, code in any encoding, PDF "
+        "(its text layer), HTML, or a folder of code (its .gitignore respected); with --chat it is saved "
+        "with the message",
     )
     parser.add_argument("prompt", nargs="?", help="the user message (- reads it from standard input)")
     add_remote_options(parser)
@@ -97,6 +110,22 @@ def settings_from_options(args: argparse.Namespace, base: ChatSettings) -> ChatS
         return base.with_changes(**changes)
     except ValueError as exc:
         raise TandemError(f"{exc} (from the command line)") from exc
+
+
+def read_attached(args: argparse.Namespace) -> tuple[Attachment, ...]:
+    """The files of ``--attach``, read in order; the first that cannot be attached raises its one-line error."""
+    if not args.attach:
+        return ()
+    from app.engine.attachments import read_attachment  # only when asked: the PDF and HTML readers load on use
+
+    return tuple(read_attachment(path) for path in args.attach)
+
+
+def attachments_json(attachments: tuple[Attachment, ...]) -> dict[str, Any]:
+    """`chat --json`'s ``attachments``: each file's name, kind, size, hash, sections and notes, in order."""
+    from app.engine.store.attachments import AttachmentSummary
+
+    return {"attachments": [AttachmentSummary.of(a).to_json() for a in attachments]}
 
 
 def fill_defaults(args: argparse.Namespace) -> None:

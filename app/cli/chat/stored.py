@@ -11,7 +11,10 @@ changed.
 
 The store is opened for writing (with the writer lock) before any model is
 loaded, so a chat held by another Tandem, or an unknown id, fails at once in
-one line. The user's message is saved before generation starts and the
+one line. Files given with ``--attach`` are read before the store opens and
+are saved with the user's message (the chat keeps their text, so it works
+on after the files move or vanish); the attachments of earlier turns come
+from the store. The user's message is saved before generation starts and the
 reply streams into the store step by step, with its record
 (:class:`~app.core.reply.record.ReplyRecord`); an interrupted run
 leaves the reply saved as ``cancelled`` with what it had.
@@ -22,10 +25,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.chat.options import settings_from_options
+from app.cli.chat.options import attachments_json, read_attached, settings_from_options
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair
+from app.core.attachments.record import Attachment
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
@@ -36,7 +40,13 @@ from app.engine.reply import ReplyRequest, chat_messages, pair_label, plan_reply
 from app.engine.store.conversations import ChatStore
 
 
-def run_stored_chat(args: argparse.Namespace, store: ChatStore, conversation_id: int, prompt_text: str) -> int:
+def run_stored_chat(
+    args: argparse.Namespace,
+    store: ChatStore,
+    conversation_id: int,
+    prompt_text: str,
+    attached: tuple[Attachment, ...] = (),
+) -> int:
     """Generate the next reply of a stored chat with the local pair, saving both messages."""
     stored = ChatSettings.from_dict(store.conversation_settings(conversation_id))
     settings = settings_from_options(args, stored)
@@ -46,18 +56,19 @@ def run_stored_chat(args: argparse.Namespace, store: ChatStore, conversation_id:
     config = PairConfig(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
-    history = [Message(m.role, m.content) for m in store.messages(conversation_id, with_tokens=False)]
+    history = [Message(m.role, m.content, m.attachments) for m in store.messages(conversation_id, with_tokens=False)]
     request = ReplyRequest(
-        settings, chat_messages(settings, [*history, Message("user", prompt_text)]), stop=tuple(args.stop)
+        settings, chat_messages(settings, [*history, Message("user", prompt_text, attached)]), stop=tuple(args.stop)
     )
     with LoadedPair(config) as pair:
         plan = plan_reply(pair, request)
-        user_id = store.add_message(conversation_id, "user", prompt_text)
+        user_id = store.add_message(conversation_id, "user", prompt_text, attachments=attached)
         record = record_start(plan, pair_label(config, plan.drafter))
         reply_id = store.begin_reply(conversation_id, record.to_meta())
         events = saving(run_reply(pair, plan), store, reply_id)
         if args.json:
             ids = {"conversation_id": conversation_id, "user_message_id": user_id, "reply_message_id": reply_id}
+            ids.update(attachments_json(attached))
             return run_json(events, plan, sys.stdout, extra=ids)
         return run_stream(events, plan.drafter, sys.stdout)
 
@@ -73,6 +84,7 @@ def run_chat(args: argparse.Namespace) -> int:
     if args.ctx < 16:
         raise TandemError("--ctx must be >= 16")
     prompt_text = read_prompt(args)
+    attached = read_attached(args)
     with writing() as store:
         conversation = chat_id(args.chat, store)
-        return run_stored_chat(args, store, conversation.id, prompt_text)
+        return run_stored_chat(args, store, conversation.id, prompt_text, attached)

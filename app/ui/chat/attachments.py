@@ -4,9 +4,8 @@ Everything the chat window asks of the engine about attached files goes
 through here, so the window's widgets depend on a handful of names:
 :func:`read_path` and :func:`read_data` (run on a background thread: a big
 PDF takes seconds), :func:`store_user_message` (the user's turn and its
-attachments in one transaction), :func:`attachments_of` (a stored message's
-attachments), :func:`uses_of` (how a stored reply's prompt used them) and the
-sizes shown on chips.
+attachments in one transaction), :func:`uses_of` (how a stored reply's
+prompt used them) and the words on chips.
 
 The readers are the engine's (:mod:`app.engine.attachments`); their
 :class:`~app.engine.attachments.AttachmentError` is already the one line the
@@ -22,7 +21,7 @@ from typing import Any
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.core.units import format_bytes
 from app.engine.attachments import AttachmentError, read_attachment, read_attachment_bytes
-from app.engine.store.conversations import ChatStore, StoredMessage
+from app.engine.store.conversations import ChatStore
 
 # Characters per token when the engine has not counted an attachment yet (English prose and code
 # average three to four with the SmolLM2 and Qwen tokenizers); shown with "≈".
@@ -56,11 +55,6 @@ def store_user_message(
 ) -> int:
     """Store the user's turn with its attachments in one transaction; the store's errors pass through."""
     return store.add_message(conversation_id, "user", text, parent_id=parent_id, attachments=tuple(attachments))
-
-
-def attachments_of(message: StoredMessage) -> tuple[Attachment, ...]:
-    """The files attached to a stored message."""
-    return message.attachments
 
 
 def uses_of(meta: Mapping[str, Any]) -> tuple[AttachmentUse, ...]:

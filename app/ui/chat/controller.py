@@ -41,7 +41,7 @@ from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
 from app.ui.chat.attachment_flow import AttachmentFlow
-from app.ui.chat.attachments import attachments_of, store_user_message, uses_of
+from app.ui.chat.attachments import store_user_message, uses_of
 from app.ui.chat.chat_extras import ChatExtras
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
@@ -216,7 +216,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
             position = siblings.index(message.id) + 1 if message.id in siblings else 1
             last = i == len(stored) - 1
             one = view_message(message, (position, max(1, len(siblings))), message_actions(message, last))
-            one.attachments, one.attachment_uses = attachments_of(message), uses_of(message.meta)
+            one.attachments, one.attachment_uses = message.attachments, uses_of(message.meta)
             shown.append(one)
         self.attachments.count_tokens([a for m in shown for a in m.attachments])
         return shown
@@ -232,7 +232,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         return messages
 
     def _messages_of(self, stored: list[StoredMessage], settings: ChatSettings) -> tuple[Message, ...]:
-        return chat_messages(settings, [Message(m.role, m.content, attachments_of(m)) for m in stored])
+        return chat_messages(settings, [Message(m.role, m.content, m.attachments) for m in stored])
 
     # -- a reply ------------------------------------------------------------------------
 
@@ -271,8 +271,11 @@ class ChatController(QObject, TreeActions, ChatExtras):
                 self.conversation_id = self.store.create_conversation(title, self._pending.to_dict())
                 self._demo[self.conversation_id] = self._demo.pop(None, False)
             parent = editing.parent_id if editing is not None else ACTIVE_LEAF
+            # An edit is a new sibling with the same files (linked to the same stored rows), and any added now.
+            kept = editing.attachments if editing is not None else ()
+            added = [a for a in self.attachments.attachments() if a.sha256 not in {k.sha256 for k in kept}]
             # The turn and its files in one transaction: a full disk stores neither.
-            store_user_message(self.store, self.conversation_id, text, self.attachments.attachments(), parent)
+            store_user_message(self.store, self.conversation_id, text, (*kept, *added), parent)
         except StoreWriteError as exc:
             self.saver.refused(exc)
             return False  # nothing was sent: the prompt and its chips stay

@@ -41,7 +41,7 @@ def test_a_sent_attachment_is_stored_carried_to_the_engine_and_outlives_its_file
     assert "Thursday at ten" in user.attachments[0].text
     assert [s.label for s in user.attachments[1].sections] == ["p. 1", "p. 2"]
     # The prompt's messages carry them to the engine (the context planner decides how they go in).
-    prompt_user = [m for m in controller.history(conversation) if m.role == "user"][0]
+    prompt_user = next(m for m in controller.history(conversation) if m.role == "user")
     assert prompt_user.attachments == user.attachments
     # The chips above the prompt went with the message; the message shows them.
     assert window.chat.attachments.chips == [] and controller.attachments.attachments() == ()

@@ -1,0 +1,95 @@
+"""`python main.py chat --attach FILE` on the real SmolLM2 pair: files read before any model loads, listed in
+``--json``, saved with the message under ``--chat`` and still used after the original is gone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app.engine.store.conversations import ChatStore
+from tests.cli.helpers import one_line_error, run_cli
+from tests.engine.attachments.pdfs import text_pdf
+
+
+def _pair(pair: tuple[Path, Path]) -> list[str]:
+    return ["--target", str(pair[0]), "--draft", str(pair[1]), "--ctx", "1024", "--threads", "1"]
+
+
+def test_attached_files_are_listed_in_the_json_reply(small_pair, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Shopping\n\n- leeks\n- bread\n", encoding="utf-8")
+    report = tmp_path / "report.pdf"
+    report.write_bytes(text_pdf(["Revenue grew 12%.", "Costs fell."]))
+    result = run_cli(
+        "chat", *_pair(small_pair), "--json", "--max-tokens", "4", "--attach", str(notes), "--attach", str(report),
+        "What is on the list?",
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    listed = json.loads(result.stdout)["attachments"]
+    assert [(a["name"], a["kind"], a["sections"]) for a in listed] == [
+        ("notes.md", "markdown", 0),
+        ("report.pdf", "pdf", 2),
+    ]
+    assert listed[0]["size"] == notes.stat().st_size and len(listed[0]["sha256"]) == 64
+    assert listed[1]["notes"] == []
+
+
+def test_a_file_that_cannot_be_attached_is_one_line_before_any_model_loads(data_dir, tmp_path):
+    binary = tmp_path / "tool.bin"
+    binary.write_bytes(b"\x7fELF" + bytes(100))
+    missing_models = ["--target", str(tmp_path / "no-target.gguf"), "--draft", str(tmp_path / "no-draft.gguf")]
+    result = run_cli("chat", *missing_models, "--attach", str(binary), "Explain this.", data=data_dir)
+    one_line_error(result, "cannot attach tool.bin: looks binary")  # not the missing model: nothing loaded first
+    store = ChatStore(data_dir / "conversations.sqlite3")
+    cid = store.create_conversation("kept")
+    store.close()
+    result = run_cli("chat", "--chat", str(cid), *missing_models, "--attach", str(tmp_path / "gone.txt"), "Hi",
+                     data=data_dir)  # fmt: skip
+    one_line_error(result, "cannot attach gone.txt: no such file or folder")
+    store = ChatStore(data_dir / "conversations.sqlite3", read_only=True)
+    try:
+        assert store.messages(cid) == [], "nothing half-stored"
+    finally:
+        store.close()
+    remote = run_cli("chat", "--remote", "http://127.0.0.1:9", "--attach", str(binary), "Hi", data=data_dir)
+    one_line_error(remote, "--attach works with the local pair")
+
+
+def test_an_attachment_saved_with_chat_outlives_its_file(data_dir, small_pair, tmp_path):
+    path = data_dir / "conversations.sqlite3"
+    store = ChatStore(path)
+    cid = store.create_conversation("Recipe")
+    store.close()
+    recipe = tmp_path / "recipe.txt"
+    text = "Суп из лука-порея: лук-порей, картофель, сметана.\n"
+    recipe.write_bytes(text.encode("cp1251"))
+
+    first = run_cli("chat", "--chat", str(cid), *_pair(small_pair), "--json", "--max-tokens", "4",
+                    "--attach", str(recipe), "What goes in?", data=data_dir)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    payload = json.loads(first.stdout)
+    assert payload["attachments"][0]["name"] == "recipe.txt"
+    assert any("detected" in note for note in payload["attachments"][0]["notes"])
+    recipe.unlink()  # the original goes; the chat keeps its text
+
+    second = run_cli("chat", "--chat", str(cid), *_pair(small_pair), "--json", "--max-tokens", "4",
+                     "And the cream?", data=data_dir)  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    assert json.loads(second.stdout)["attachments"] == []
+
+    store = ChatStore(path, read_only=True)
+    try:
+        branch = store.messages(cid)
+        assert [len(m.attachments) for m in branch] == [1, 0, 0, 0]
+        assert branch[0].id == payload["user_message_id"]
+        assert branch[0].attachments[0].text == text
+    finally:
+        store.close()
+
+    shown = run_cli("chats", "show", str(cid), "--json", data=data_dir)
+    assert shown.returncode == 0, shown.stderr
+    messages = json.loads(shown.stdout)["messages"]
+    (listed,) = messages[0]["attachments"]
+    assert {k: listed[k] for k in ("name", "kind", "sections")} == {"name": "recipe.txt", "kind": "text", "sections": 0}
+    assert listed["size"] == len(text.encode("cp1251")) and listed["chars"] == len(text)
+    assert "attachments" not in messages[1] and listed["notes"]
