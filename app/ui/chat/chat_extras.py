@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QTimer, QUrl, SignalInstance
 from PySide6.QtGui import QDesktopServices
 
+from app.core.attachments.record import Attachment
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.reply.plan import DEMO_DRAFT_LENGTH
@@ -64,11 +65,13 @@ class ChatExtras:
         """What the next reply's prompt would hold: the chat so far and the text in the prompt box."""
         typed = self.panel.prompt.toPlainText().strip()
         stored = self.path
+        kept: tuple[Attachment, ...] = ()
         if self.editing is not None:  # the edited message's new text replaces it and what followed
             index = self._index(self.editing)
             stored = stored[:index] if index is not None else stored
+            kept = next((m.attachments for m in self.path if m.id == self.editing), ())  # an edit keeps its files
         messages = self._messages_of(stored, self.chat_settings())
-        pending = self.attachments.attachments()
+        pending = (*kept, *(a for a in self.attachments.attachments() if a not in kept))
         return (*messages, Message("user", typed, pending)) if typed or pending else messages
 
     def count_context(self) -> None:
