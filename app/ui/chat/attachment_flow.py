@@ -32,7 +32,7 @@ from app.engine.llama.session import LoadedPair
 from app.ui.chat.attachment_bar import AttachmentChip, AttachmentRow, PaperclipButton, PendingAttachment
 from app.ui.chat.attachment_dialog import AttachmentDialog
 from app.ui.chat.attachment_lines import OPEN_ATTACHMENT, OPEN_CITATION
-from app.ui.chat.attachments import PASSAGES_PER_QUESTION, estimated_tokens, read_data, read_path
+from app.ui.chat.attachments import PASSAGE_TOKENS, estimated_tokens, read_data, read_path
 from app.ui.chat.panel import ChatPanel
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost
@@ -59,6 +59,7 @@ class AttachmentFlow(QObject):
         self._own_background = background is None
         self.background = background if background is not None else Background(self, workers=1)
         self.pending: list[PendingAttachment] = []
+        self._sent_whole = False  # the message just stored asked for whole documents (its reply's request says so)
         self.counts: dict[str, int] = {}  # sha256 -> tokens, as the loaded target counted them
         self.reading = 0  # batches being read now
         self.dialog: AttachmentDialog | None = None  # the last dialog opened (the tests read it)
@@ -194,8 +195,14 @@ class AttachmentFlow(QObject):
         """The user asked for the attachments whole, not passages (the "whole" switch on the chips)."""
         return any(p.whole for p in self.pending)
 
+    def take_whole(self) -> bool:
+        """Whether the message just sent asked for whole documents (asked once: a regenerate does not)."""
+        whole, self._sent_whole = self._sent_whole, False
+        return whole
+
     def clear(self) -> None:
-        """The message was stored: the chips go."""
+        """The message was stored: the chips go (their "whole" goes with the reply about to start)."""
+        self._sent_whole = self.whole_documents
         for chip in list(self.row.chips):
             self.row.remove_chip(chip)
         self.pending.clear()
@@ -255,7 +262,10 @@ class AttachmentFlow(QObject):
                 fits[attachment.sha256] = True
                 continue
             fits[attachment.sha256] = False
-            if self.whole_documents:
+            passages = (room - used) // PASSAGE_TOKENS
+            if passages < 1:
+                notes.append(f"{attachment.name}: {tokens:,} tokens, does not fit: no room left, it will be left out")
+            elif self.whole_documents:
                 notes.append(
                     f"⚠ {attachment.name}: {tokens:,} tokens, does not fit whole in the {n_ctx:,}-token context: "
                     "the passages that best answer will be used instead"
@@ -263,7 +273,7 @@ class AttachmentFlow(QObject):
             else:
                 notes.append(
                     f"{attachment.name}: {tokens:,} tokens, does not fit: "
-                    f"{PASSAGES_PER_QUESTION} passages will be retrieved per question"
+                    f"{passages} passage{'s' if passages > 1 else ''} will be retrieved per question"
                 )
         for chip in self.row.chips:
             fitted = fits.get(chip.pending.attachment.sha256, True)

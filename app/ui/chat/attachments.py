@@ -14,6 +14,7 @@ window shows.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,14 +22,14 @@ from typing import Any
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.core.units import format_bytes
 from app.engine.attachments import AttachmentError, read_attachment, read_attachment_bytes
+from app.engine.reply import ReplyPlan, ReplyRequest
 from app.engine.store.conversations import ChatStore
 
 # Characters per token when the engine has not counted an attachment yet (English prose and code
 # average three to four with the SmolLM2 and Qwen tokenizers); shown with "≈".
 CHARS_PER_TOKEN = 3.6
-# How many passages retrieval adds to each question when an attachment does not fit
-# (the context planner's own number once it is on this branch).
-PASSAGES_PER_QUESTION = 4
+# The context planner's chunks are 300-500 tokens: the gauge's estimate of how many passages fit.
+PASSAGE_TOKENS = 400
 
 
 def read_path(path: Path) -> Attachment:
@@ -55,6 +56,23 @@ def store_user_message(
 ) -> int:
     """Store the user's turn with its attachments in one transaction; the store's errors pass through."""
     return store.add_message(conversation_id, "user", text, parent_id=parent_id, attachments=tuple(attachments))
+
+
+def with_whole_documents(request: ReplyRequest, on: bool) -> ReplyRequest:
+    """``request`` asking for every attachment whole (the chips' "whole"), where the planner takes that choice.
+
+    The context planner's ``whole_documents`` arrives with its own branch; until
+    the branches meet the request is sent as it is.
+    """
+    if on and "whole_documents" in {f.name for f in dataclasses.fields(request)}:
+        changes: dict[str, Any] = {"whole_documents": True}
+        return dataclasses.replace(request, **changes)
+    return request
+
+
+def plan_notices(plan: ReplyPlan) -> tuple[str, ...]:
+    """The planner's one-line notices for the user ("report.pdf does not fit whole…"); none from older planners."""
+    return tuple(getattr(plan, "notices", ()))
 
 
 def uses_of(meta: Mapping[str, Any]) -> tuple[AttachmentUse, ...]:

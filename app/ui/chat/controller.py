@@ -41,7 +41,7 @@ from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
 from app.ui.chat.attachment_flow import AttachmentFlow
-from app.ui.chat.attachments import store_user_message, uses_of
+from app.ui.chat.attachments import plan_notices, store_user_message, uses_of, with_whole_documents
 from app.ui.chat.chat_extras import ChatExtras
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
@@ -309,6 +309,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
             demo=self.demo_speculation,
             continue_reply=continuing is not None,
         )
+        request = with_whole_documents(request, self.attachments.take_whole())
         self._job = GenerateJob(request)
         self._parent_id = parent_id
         self._continuing = continuing
@@ -350,9 +351,9 @@ class ChatController(QObject, TreeActions, ChatExtras):
         else:
             self._reply = UnsavedReply(self.conversation_id, record.to_meta(), parent_id=self._parent_id)
             self.saver.write(self._reply)
-        notice = ""
+        notice = " ".join(plan_notices(plan))  # a "whole document" that did not fit
         if info.dropped_messages:
-            notice = (
+            notice = notice + (" " if notice else "") + (
                 f"{info.dropped_messages} older messages did not fit in the {info.n_ctx}-token context "
                 "and were left out of this reply"
             )
