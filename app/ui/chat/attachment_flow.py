@@ -61,6 +61,7 @@ class AttachmentFlow(QObject):
         self.pending: list[PendingAttachment] = []
         self._sent_whole = False  # the message just stored asked for whole documents (its reply's request says so)
         self.counts: dict[str, int] = {}  # sha256 -> tokens, as the loaded target counted them
+        panel.view.attachment_tokens = self.counts  # one table: the chips under messages read it too
         self.reading = 0  # batches being read now
         self.dialog: AttachmentDialog | None = None  # the last dialog opened (the tests read it)
         paperclip.files_requested.connect(self.pick_files)
@@ -237,7 +238,6 @@ class AttachmentFlow(QObject):
                 chip.update_text()
         view = self.panel.view
         if any(a.sha256 in counted for m in view.messages for a in m.attachments):
-            view.attachment_tokens.update(counted)
             view.refresh()
         self.changed.emit()
 
@@ -264,7 +264,10 @@ class AttachmentFlow(QObject):
             fits[attachment.sha256] = False
             passages = (room - used) // PASSAGE_TOKENS
             if passages < 1:
-                notes.append(f"{attachment.name}: {tokens:,} tokens, does not fit: no room left, it will be left out")
+                notes.append(
+                    f"{attachment.name}: {tokens:,} tokens, does not fit, and the {max(0, room - used):,} tokens "
+                    "left may hold no passage of it"
+                )
             elif self.whole_documents:
                 notes.append(
                     f"⚠ {attachment.name}: {tokens:,} tokens, does not fit whole in the {n_ctx:,}-token context: "
