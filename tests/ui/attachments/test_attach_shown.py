@@ -79,3 +79,13 @@ def test_a_reply_given_the_whole_file_lists_no_passages(make_window):
         ]
     )
     assert "from report.pdf" not in view.document().toPlainText()
+
+
+def test_the_stats_tab_counts_copied_tokens_per_source(make_window):
+    window = make_window()
+    stats = window.stats
+    assert stats.copied.text() == "–"
+    stats.set_copied({"earlier in this chat": 3, "report.pdf, p. 3": 12, "notes.md": 3})
+    assert stats.copied.text() == "report.pdf, p. 3: 12, earlier in this chat: 3, notes.md: 3"
+    stats.reset("hybrid")  # a new reply starts from nothing
+    assert stats.copied.text() == "–"
