@@ -28,6 +28,8 @@ from app.engine.store.conversations import ChatStore
 # Characters per token when the engine has not counted an attachment yet (English prose and code
 # average three to four with the SmolLM2 and Qwen tokenizers); shown with "≈".
 CHARS_PER_TOKEN = 3.6
+# Where a reply's metadata keeps the planner's notices ("report.pdf does not fit whole…").
+NOTICES_KEY = "attachment_notices"
 # The context planner's chunks are 300-500 tokens: the gauge's estimate of how many passages fit.
 PASSAGE_TOKENS = 400
 
@@ -73,6 +75,12 @@ def with_whole_documents(request: ReplyRequest, on: bool) -> ReplyRequest:
 def plan_notices(plan: ReplyPlan) -> tuple[str, ...]:
     """The planner's one-line notices for the user ("report.pdf does not fit whole…"); none from older planners."""
     return tuple(getattr(plan, "notices", ()))
+
+
+def stored_notices(meta: Mapping[str, Any]) -> tuple[str, ...]:
+    """The planner's notices a stored reply kept (under :data:`NOTICES_KEY`)."""
+    notices = meta.get(NOTICES_KEY, [])
+    return tuple(n for n in notices if isinstance(n, str)) if isinstance(notices, list) else ()
 
 
 def uses_of(meta: Mapping[str, Any]) -> tuple[AttachmentUse, ...]:

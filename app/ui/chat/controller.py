@@ -41,7 +41,14 @@ from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
 from app.ui.chat.attachment_flow import AttachmentFlow
-from app.ui.chat.attachments import plan_notices, store_user_message, uses_of, with_whole_documents
+from app.ui.chat.attachments import (
+    NOTICES_KEY,
+    plan_notices,
+    store_user_message,
+    stored_notices,
+    uses_of,
+    with_whole_documents,
+)
 from app.ui.chat.chat_extras import ChatExtras
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
@@ -217,6 +224,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
             last = i == len(stored) - 1
             one = view_message(message, (position, max(1, len(siblings))), message_actions(message, last))
             one.attachments, one.attachment_uses = message.attachments, uses_of(message.meta)
+            one.notice = " ".join((*stored_notices(message.meta), one.notice)).strip()
             shown.append(one)
         self.attachments.count_tokens([a for m in shown for a in m.attachments])
         return shown
@@ -340,6 +348,8 @@ class ChatController(QObject, TreeActions, ChatExtras):
         label = info_label(self.pair, plan.drafter)
         drafter = drafter_words(self.pair, plan.drafter)
         record = record_start(plan, label, drafter)
+        if plan_notices(plan):  # kept with the reply, so a reopened chat still says it
+            record = replace(record, extra={**record.extra, NOTICES_KEY: list(plan_notices(plan))})
         self.stats_panel.reset(drafter, record.adaptive)
         continuing = self._continuing
         if continuing is not None:
