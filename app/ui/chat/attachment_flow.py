@@ -20,6 +20,7 @@ the citations under replies open the same dialog with the extracted text
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QMimeData, QObject, QUrl, QUrlQuery, Signal
@@ -27,13 +28,26 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from app.core.attachments.record import Attachment
+from app.core.reply.record import ReplyRecord
 from app.engine.attachments import AttachmentError
 from app.engine.llama.session import LoadedPair
+from app.engine.reply import ReplyPlan
+from app.engine.store.conversations import StoredMessage
 from app.ui.chat.attachment_bar import AttachmentChip, AttachmentRow, PaperclipButton, PendingAttachment
 from app.ui.chat.attachment_dialog import AttachmentDialog
 from app.ui.chat.attachment_lines import OPEN_ATTACHMENT, OPEN_CITATION
-from app.ui.chat.attachments import PASSAGE_TOKENS, estimated_tokens, read_data, read_path
+from app.ui.chat.attachments import (
+    NOTICES_KEY,
+    PASSAGE_TOKENS,
+    estimated_tokens,
+    plan_notices,
+    read_data,
+    read_path,
+    stored_notices,
+    uses_of,
+)
 from app.ui.chat.panel import ChatPanel
+from app.ui.chat.view import ViewMessage
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost
 
@@ -190,6 +204,24 @@ class AttachmentFlow(QObject):
     def attachments(self) -> tuple[Attachment, ...]:
         """What the next message carries."""
         return tuple(p.attachment for p in self.pending)
+
+    def for_message(self, editing: StoredMessage | None) -> tuple[Attachment, ...]:
+        """The files the message being sent carries: an edited message's own (linked again), then the chips'."""
+        kept = editing.attachments if editing is not None else ()
+        return (*kept, *(a for a in self.attachments() if a.sha256 not in {k.sha256 for k in kept}))
+
+    @staticmethod
+    def keep_notices(record: ReplyRecord, plan: ReplyPlan) -> ReplyRecord:
+        """``record`` with the planner's notices kept in its metadata (under :data:`NOTICES_KEY`)."""
+        notices = plan_notices(plan)
+        return replace(record, extra={**record.extra, NOTICES_KEY: list(notices)}) if notices else record
+
+    @staticmethod
+    def shown(one: ViewMessage, message: StoredMessage) -> ViewMessage:
+        """A stored message as the view shows it, with its files' chips, its citations and the planner's notices."""
+        one.attachments, one.attachment_uses = message.attachments, uses_of(message.meta)
+        one.notice = " ".join((*stored_notices(message.meta), one.notice)).strip()
+        return one
 
     @property
     def whole_documents(self) -> bool:

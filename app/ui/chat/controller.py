@@ -41,14 +41,7 @@ from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
 from app.ui.chat.attachment_flow import AttachmentFlow
-from app.ui.chat.attachments import (
-    NOTICES_KEY,
-    plan_notices,
-    store_user_message,
-    stored_notices,
-    uses_of,
-    with_whole_documents,
-)
+from app.ui.chat.attachments import plan_notices, store_user_message, with_whole_documents
 from app.ui.chat.chat_extras import ChatExtras
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
@@ -223,9 +216,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
             position = siblings.index(message.id) + 1 if message.id in siblings else 1
             last = i == len(stored) - 1
             one = view_message(message, (position, max(1, len(siblings))), message_actions(message, last))
-            one.attachments, one.attachment_uses = message.attachments, uses_of(message.meta)
-            one.notice = " ".join((*stored_notices(message.meta), one.notice)).strip()
-            shown.append(one)
+            shown.append(self.attachments.shown(one, message))
         self.attachments.count_tokens([a for m in shown for a in m.attachments])
         return shown
 
@@ -279,11 +270,8 @@ class ChatController(QObject, TreeActions, ChatExtras):
                 self.conversation_id = self.store.create_conversation(title, self._pending.to_dict())
                 self._demo[self.conversation_id] = self._demo.pop(None, False)
             parent = editing.parent_id if editing is not None else ACTIVE_LEAF
-            # An edit is a new sibling with the same files (linked to the same stored rows), and any added now.
-            kept = editing.attachments if editing is not None else ()
-            added = [a for a in self.attachments.attachments() if a.sha256 not in {k.sha256 for k in kept}]
-            # The turn and its files in one transaction: a full disk stores neither.
-            store_user_message(self.store, self.conversation_id, text, (*kept, *added), parent)
+            # The turn and its files (an edit keeps its own) in one transaction: a full disk stores neither.
+            store_user_message(self.store, self.conversation_id, text, self.attachments.for_message(editing), parent)
         except StoreWriteError as exc:
             self.saver.refused(exc)
             return False  # nothing was sent: the prompt and its chips stay
@@ -348,8 +336,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         label = info_label(self.pair, plan.drafter)
         drafter = drafter_words(self.pair, plan.drafter)
         record = record_start(plan, label, drafter)
-        if plan_notices(plan):  # kept with the reply, so a reopened chat still says it
-            record = replace(record, extra={**record.extra, NOTICES_KEY: list(plan_notices(plan))})
+        record = self.attachments.keep_notices(record, plan)  # a reopened chat still says them
         self.stats_panel.reset(drafter, record.adaptive)
         continuing = self._continuing
         if continuing is not None:
@@ -361,12 +348,13 @@ class ChatController(QObject, TreeActions, ChatExtras):
         else:
             self._reply = UnsavedReply(self.conversation_id, record.to_meta(), parent_id=self._parent_id)
             self.saver.write(self._reply)
-        notice = " ".join(plan_notices(plan))  # a "whole document" that did not fit
+        notices = list(plan_notices(plan))  # a "whole document" that did not fit
         if info.dropped_messages:
-            notice = notice + (" " if notice else "") + (
+            notices.append(
                 f"{info.dropped_messages} older messages did not fit in the {info.n_ctx}-token context "
                 "and were left out of this reply"
             )
+        notice = " ".join(notices)
         if continuing is None:
             self.panel.view.begin_reply(label, notice)
         self._prompt_tokens = info.n_tokens
