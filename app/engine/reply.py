@@ -101,7 +101,7 @@ class ReplyPlan:
 
 
 def chat_messages(settings: ChatSettings, turns: Sequence[Message]) -> tuple[Message, ...]:
-    """A chat's prompt messages: its own system prompt (when it has one), then its turns."""
+    """A chat's prompt messages: its own system prompt (when it has one), then its turns, their attachments kept."""
     system = settings.system_prompt.strip()
     kept = [m for m in turns if (m.content or m.attachments) and m.role in ("user", "assistant", "system")]
     return (*([Message("system", system)] if system else []), *kept)

@@ -19,14 +19,17 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QTimer, QUrl, SignalInstance
 from PySide6.QtGui import QDesktopServices
 
+from app.core.attachments.record import Attachment
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.reply.plan import DEMO_DRAFT_LENGTH
 from app.core.reply.record import ReplyRecord
+from app.engine.reply import reply_reserve
 from app.engine.store.conversations import ChatStore, StoredMessage
 from app.ui.chat.activity import Activity
 
 if TYPE_CHECKING:
+    from app.ui.chat.attachment_flow import AttachmentFlow
     from app.ui.chat.panel import ChatPanel
     from app.ui.threads.worker import EngineHost, PairInfo, PromptInfo
 
@@ -47,6 +50,7 @@ class ChatExtras:
         activity: Activity
         conversation_id: int | None
         status: SignalInstance
+        attachments: AttachmentFlow
         _closed: bool
         _count_timer: QTimer
         _demo: dict[int | None, bool]
@@ -61,11 +65,14 @@ class ChatExtras:
         """What the next reply's prompt would hold: the chat so far and the text in the prompt box."""
         typed = self.panel.prompt.toPlainText().strip()
         stored = self.path
+        kept: tuple[Attachment, ...] = ()
         if self.editing is not None:  # the edited message's new text replaces it and what followed
             index = self._index(self.editing)
             stored = stored[:index] if index is not None else stored
+            kept = next((m.attachments for m in self.path if m.id == self.editing), ())  # an edit keeps its files
         messages = self._messages_of(stored, self.chat_settings())
-        return (*messages, Message("user", typed)) if typed else messages
+        pending = (*kept, *(a for a in self.attachments.attachments() if a not in kept))
+        return (*messages, Message("user", typed, pending)) if typed or pending else messages
 
     def count_context(self) -> None:
         """Ask the engine thread for the size of the next prompt (only while it is free)."""
@@ -93,7 +100,14 @@ class ChatExtras:
             turns = [m for m in self.context_messages() if m.role != "system"]
             if turns:
                 first = " ".join(turns[0].content.split()[:6]) + ("…" if len(turns[0].content.split()) > 6 else "")
-        self.panel.gauge.set_counts(info.n_tokens, info.n_ctx, info.dropped_messages, first, streaming)
+        # The attachments of the turns kept: those that fit go in whole, the gauge names the others.
+        kept = [m for m in self.context_messages() if m.role != "system"][info.dropped_messages :]
+        files = [a for m in kept for a in m.attachments]
+        room = info.n_ctx - reply_reserve(self.chat_settings().max_tokens, info.n_ctx) - info.n_tokens
+        whole, notes = self.attachments.gauge_notes(files, room, info.n_ctx)
+        used = info.n_tokens if streaming else info.n_tokens + whole
+        self.panel.gauge.set_counts(used, info.n_ctx, info.dropped_messages, first, streaming)
+        self.panel.gauge.set_attachment_notes(notes)
 
     # -- "show speculation anyway" -------------------------------------------------------
 

@@ -4,7 +4,10 @@ It follows the prompt box as you type (the engine thread counts the rendered
 prompt, debounced) and the reply as it streams (prompt plus tokens so far).
 When the conversation no longer fits, the oldest turns are dropped before a
 reply (:func:`app.core.chat.fit_conversation`); the gauge names them before
-you send, so nothing is left out silently.
+you send, so nothing is left out silently. Attached files are counted too:
+the ones that fit go in whole, and a line names each one that does not (its
+passages will be retrieved per question instead), or that was asked for
+whole and will not fit.
 """
 
 from __future__ import annotations
@@ -39,6 +42,11 @@ class ContextGauge(QWidget):
         self.notice.setAccessibleName("Context notice")
         self.notice.hide()
         outer.addWidget(self.notice)
+        self.attachment_notice = QLabel("")
+        self.attachment_notice.setWordWrap(True)
+        self.attachment_notice.setAccessibleName("Attachments notice")
+        self.attachment_notice.hide()
+        outer.addWidget(self.attachment_notice)
         self.used = 0
         self.total = 0
         self.dropped = 0
@@ -61,9 +69,15 @@ class ContextGauge(QWidget):
         else:
             self.notice.hide()
 
+    def set_attachment_notes(self, lines: list[str]) -> None:
+        """Say which attachments will not go in whole (one line each); an empty list hides the notice."""
+        self.attachment_notice.setText("\n".join(lines))
+        self.attachment_notice.setVisible(bool(lines))
+
     def clear(self, text: str = "context: no model loaded") -> None:
         """No numbers to show."""
         self.used = self.total = self.dropped = 0
         self.bar.setValue(0)
         self.label.setText(text)
         self.notice.hide()
+        self.attachment_notice.hide()

@@ -40,6 +40,8 @@ from app.engine.store import conversations
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage, tokens_of_step
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
+from app.ui.chat.attachment_flow import AttachmentFlow
+from app.ui.chat.attachments import plan_notices, store_user_message, with_whole_documents
 from app.ui.chat.chat_extras import ChatExtras
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
@@ -107,6 +109,9 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self._count_timer.setInterval(_COUNT_MS)
         self._count_timer.timeout.connect(self.count_context)
         panel.prompt.textChanged.connect(self._count_timer.start)
+        # The files the next message carries; their counts change the gauge as typing does.
+        self.attachments = AttachmentFlow(panel, host, panel.attachments, panel.paperclip)
+        self.attachments.changed.connect(self._count_timer.start)
         worker = host.worker
         worker.prompt_counted.connect(self._on_counted)
         worker.loaded.connect(self._on_loaded)
@@ -212,7 +217,9 @@ class ChatController(QObject, TreeActions, ChatExtras):
             siblings = self.store.siblings(message.id)
             position = siblings.index(message.id) + 1 if message.id in siblings else 1
             last = i == len(stored) - 1
-            shown.append(view_message(message, (position, max(1, len(siblings))), message_actions(message, last)))
+            one = view_message(message, (position, max(1, len(siblings))), message_actions(message, last))
+            shown.append(self.attachments.shown(one, message))
+        self.attachments.count_tokens([a for m in shown for a in m.attachments])
         return shown
 
     def history(self, conversation_id: int, upto_last_user: bool = False) -> list[Message]:
@@ -264,16 +271,13 @@ class ChatController(QObject, TreeActions, ChatExtras):
                 title = " ".join(text.split())[:48] or "New chat"
                 self.conversation_id = self.store.create_conversation(title, self._pending.to_dict())
                 self._demo[self.conversation_id] = self._demo.pop(None, False)
-            if editing is not None:
-                # The edit is a new sibling with the same files: linked to the same stored rows, not copied.
-                self.store.add_message(
-                    self.conversation_id, "user", text, parent_id=editing.parent_id, attachments=editing.attachments
-                )
-            else:
-                self.store.add_message(self.conversation_id, "user", text)
+            parent = editing.parent_id if editing is not None else ACTIVE_LEAF
+            # The turn and its files (an edit keeps its own) in one transaction: a full disk stores neither.
+            store_user_message(self.store, self.conversation_id, text, self.attachments.for_message(editing), parent)
         except StoreWriteError as exc:
             self.saver.refused(exc)
-            return False  # nothing was sent: the prompt stays in the box
+            return False  # nothing was sent: the prompt and its chips stay
+        self.attachments.clear()
         self.cancel_edit()
         self.panel.prompt.clear()
         self.panel.banner.hide()
@@ -307,6 +311,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
             first_step=0 if continuing is None else self.store.step_count(continuing.id),
             first_token=0 if continuing is None else len(continuing.tokens),
         )
+        request = with_whole_documents(request, self.attachments.take_whole())
         self._job = GenerateJob(request)
         self._parent_id = parent_id
         self._continuing = continuing
@@ -337,6 +342,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         label = info_label(self.pair, plan.drafter)
         drafter = drafter_words(self.pair, plan.drafter)
         record = record_start(plan, label, drafter)
+        record = self.attachments.keep_notices(record, plan)  # a reopened chat still says them
         self.stats_panel.reset(drafter, record.adaptive)
         continuing = self._continuing
         if continuing is not None:
@@ -348,12 +354,13 @@ class ChatController(QObject, TreeActions, ChatExtras):
         else:
             self._reply = UnsavedReply(self.conversation_id, record.to_meta(), parent_id=self._parent_id)
             self.saver.write(self._reply)
-        notice = ""
+        notices = list(plan_notices(plan))  # a "whole document" that did not fit
         if info.dropped_messages:
-            notice = (
+            notices.append(
                 f"{info.dropped_messages} older messages did not fit in the {info.n_ctx}-token context "
                 "and were left out of this reply"
             )
+        notice = " ".join(notices)
         if continuing is None:
             self.panel.view.begin_reply(label, notice)
         self._prompt_tokens = info.n_tokens
@@ -499,6 +506,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self._closed = True
         self.saver.stop()
         self._count_timer.stop()
+        self.attachments.shutdown()
         if self.activity is Activity.GENERATING and self._reply is not None:
             # One reply waits at most: send() refuses to start another while one does.
             reply, self._reply = self._reply, None

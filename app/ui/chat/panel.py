@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.core.decoding.events import TokenOrigin
 from app.ui import theme
+from app.ui.chat.attachment_bar import AttachmentRow, PaperclipButton
 from app.ui.chat.context_gauge import ContextGauge
 from app.ui.chat.view import ChatView
 from app.ui.layout_fit import FlowLayout
@@ -216,7 +217,10 @@ class ChatPanel(QWidget):
         buttons.addWidget(self.send_button)
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
+        self.attachments = AttachmentRow()  # the chips of the files the next message carries
+        self.paperclip = PaperclipButton()
         bottom = QHBoxLayout()
+        bottom.addWidget(self.paperclip, 0, Qt.AlignmentFlag.AlignTop)
         bottom.addWidget(self.prompt, 1)
         bottom.addLayout(buttons)
         layout.addWidget(self.banner)
@@ -224,6 +228,7 @@ class ChatPanel(QWidget):
         layout.addWidget(self.legend)
         layout.addWidget(self.gauge)
         layout.addWidget(self.edit_bar)
+        layout.addWidget(self.attachments)
         layout.addLayout(bottom)
         self.edit_bar.cancel.clicked.connect(self.edit_cancelled)
 

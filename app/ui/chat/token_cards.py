@@ -83,6 +83,9 @@ def token_tooltip(fmt: QTextCharFormat) -> str | None:
         source = fmt.property(Prop.SOURCE)
         if source is not None:
             rows.append(_row("proposed by", _SOURCE_LABELS.get(str(source), str(source))))
+        copied = fmt.property(Prop.COPIED_FROM)
+        if copied is not None:
+            rows.append(_row("copied from", html.escape(str(copied))))
         q = fmt.property(Prop.Q_DRAFT)
         if q is not None:
             rows.append(_row("draft q", f"{float(q):.3f}"))

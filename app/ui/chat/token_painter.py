@@ -39,6 +39,7 @@ class Prop(enum.IntEnum):
     MESSAGE_INDEX = _USER + 9
     TOKEN_TEXT = _USER + 10
     SOURCE = _USER + 11  # which drafter proposed a draft token: "model" or "lookup"
+    COPIED_FROM = _USER + 12  # where prompt lookup copied a token from: "report.pdf, p. 3", "earlier in this chat"
 
 
 def ghost_text(text: str) -> str:
@@ -118,6 +119,8 @@ class TokenPainter:
             fmt.setProperty(Prop.Q_DRAFT, token.q_draft)
         if token.source is not None:
             fmt.setProperty(Prop.SOURCE, token.source)
+        if token.copied_from is not None:
+            fmt.setProperty(Prop.COPIED_FROM, token.copied_from)
         if token.rejected_text is not None:
             fmt.setProperty(Prop.REJECTED_TEXT, token.rejected_text)
             fmt.setProperty(Prop.REJECTED_P, token.rejected_p)

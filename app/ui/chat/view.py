@@ -37,9 +37,11 @@ from PySide6.QtGui import (
 )
 from PySide6.QtWidgets import QApplication, QTextBrowser, QTextEdit, QToolTip, QWidget
 
+from app.core.attachments.record import Attachment, AttachmentUse
 from app.engine.store.conversations import StoredToken
 from app.ui import theme
 from app.ui.chat import token_cards
+from app.ui.chat.attachment_lines import insert_chips, insert_citations
 from app.ui.chat.code_spans import CodeTracker, SpanKind
 from app.ui.chat.markdown_layout import fenced_code_blocks
 from app.ui.chat.message_lines import (
@@ -73,6 +75,8 @@ class ViewMessage:
     branch: tuple[int, int] = (1, 1)  # (position, count) among the message's siblings
     actions: tuple[str, ...] = ()  # keys of ACTION_LABELS this message offers
     info: str = ""  # rich text: what produced the reply (the Info action and the footer's hover)
+    attachments: tuple[Attachment, ...] = ()  # the files attached to it (chips under it)
+    attachment_uses: tuple[AttachmentUse, ...] = ()  # a reply: how its prompt used them (citations)
 
 
 class ChatView(QTextBrowser):
@@ -93,6 +97,7 @@ class ChatView(QTextBrowser):
         self.setUndoRedoEnabled(False)
         self.document().setDocumentMargin(14)
         self._messages: list[ViewMessage] = []
+        self.attachment_tokens: dict[str, int] = {}  # sha256 -> tokens counted, for the chips
         self._painter = TokenPainter(self)
         self._tracker = CodeTracker()
         self._stream: StreamState | None = None
@@ -447,6 +452,7 @@ class ChatView(QTextBrowser):
             relayout_tail(cursor, state, message.tokens, message.text, self._painter)
         else:
             self._insert_runs(cursor, message.text, self._painter.plain_format(index, "text"), user)
+        insert_chips(cursor, self._painter, index, message.attachments, self.attachment_tokens)
 
     def _insert_runs(
         self, cursor: QTextCursor, text: str, fmt: QTextCharFormat, user: bool, track: bool = True
@@ -478,6 +484,7 @@ class ChatView(QTextBrowser):
 
     def _insert_footer(self, cursor: QTextCursor, index: int, message: ViewMessage) -> None:
         insert_footer(cursor, self._painter, index, message.footer, bool(message.text), message.footer_link)
+        insert_citations(cursor, self._painter, index, message.attachment_uses)
 
     def _insert_actions(self, cursor: QTextCursor, index: int, message: ViewMessage) -> None:
         insert_actions(cursor, self._painter, index, message.branch, message.actions, self._actions_enabled)

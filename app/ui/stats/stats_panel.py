@@ -13,6 +13,8 @@ sampling (sum min(p, q)) and the sample-and-match rule llama.cpp's examples use
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
@@ -84,6 +86,11 @@ class StatsPanel(QWidget):
         form.addRow("Draft length", self.draft_length)
         form.addRow("Per step", self.timing)
         form.addRow("Threads", self.threads)
+        self.copied = QLabel("–")
+        self.copied.setWordWrap(True)
+        self.copied.setToolTip("accepted draft tokens prompt lookup copied, by where it copied them from")
+        self.copied.setAccessibleName("Copied tokens per source")
+        form.addRow("Copied from", self.copied)
         layout.addWidget(details)
 
         chart_box = QGroupBox("Acceptance by draft position")
@@ -103,6 +110,11 @@ class StatsPanel(QWidget):
         self._ngram = drafter == "ngram"
         self.drafter.setText(f"{drafter}, adaptive" if self._adaptive else drafter)
         self.update_stats(GenerationStats())
+
+    def set_copied(self, counts: Mapping[str, int]) -> None:
+        """Copied tokens per source ("report.pdf": 120, "earlier in this chat": 30), most first."""
+        ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+        self.copied.setText(", ".join(f"{source}: {n:,}" for source, n in ranked) if ranked else "–")
 
     def set_baseline(self, tokens_per_second: float | None, source: str = "") -> None:
         """The target-only rate to compare against (None: not measured yet)."""
@@ -145,6 +157,8 @@ class StatsPanel(QWidget):
         else:
             self.timing.setText("–")
         self.threads.setText(threads_text(stats))
+        # Accepted tokens prompt lookup copied, per place ("report.pdf, p. 3"); older statistics have none.
+        self.set_copied(getattr(stats, "copied", {}))
         self.chart.set_values(stats.per_position_acceptance)
 
     def _draft_length_text(self, stats: GenerationStats) -> str:

@@ -1,0 +1,239 @@
+"""The prompt's attachments on screen: the paperclip button and the row of chips above the prompt box.
+
+A chip says what will be sent (name, size, tokens); × takes it off, the
+"whole" switch asks for the whole document in the prompt instead of the
+passages retrieval picks (with a warning on the chip when it will not fit),
+and clicking the name opens its extracted text. The paperclip opens the file
+dialog (several files at once); its menu also has "Folder…". The chips and
+the button only show and ask: :mod:`app.ui.chat.attachment_flow` reads the
+files and keeps the list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QPalette
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QLayoutItem,
+    QMenu,
+    QToolButton,
+    QWidget,
+)
+
+from app.core.attachments.record import Attachment
+from app.ui import theme
+from app.ui.chat.attachments import chip_label, paperclip
+
+NAME_CHARS = 28  # a chip shortens a longer name in the middle (the dialog and the tooltip say it whole)
+
+
+@dataclass(slots=True)
+class PendingAttachment:
+    """An attachment waiting in the prompt: what was read, its counted tokens and the user's "whole" choice."""
+
+    attachment: Attachment
+    tokens: int | None = None  # None until the engine has counted it (the chip shows an estimate)
+    whole: bool = False  # the user asked for whole documents, even where retrieval would pick passages
+    fits: bool = True  # whether it fits the context beside the chat (the gauge decides)
+
+
+class AttachmentChip(QFrame):
+    """One pending attachment: its name (click to read it), size and tokens, "whole", and ×."""
+
+    removed = Signal(object)  # the chip
+    opened = Signal(object)  # the chip
+    whole_toggled = Signal(object, bool)  # the chip, on
+
+    def __init__(self, pending: PendingAttachment, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.pending = pending
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAutoFillBackground(True)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 1, 2, 1)
+        layout.setSpacing(4)
+        self.name = QToolButton()
+        self.name.setAutoRaise(True)
+        self.name.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.name.setToolTip(f"{pending.attachment.name}: show the text that will be sent")
+        self.name.clicked.connect(lambda: self.opened.emit(self))
+        self.whole = QToolButton()
+        self.whole.setText("whole")
+        self.whole.setCheckable(True)
+        self.whole.setAutoRaise(True)
+        self.whole.setToolTip("send the whole document, not only the passages retrieved for each question")
+        self.whole.toggled.connect(lambda on: self.whole_toggled.emit(self, on))
+        self.remove = QToolButton()
+        self.remove.setText("×")
+        self.remove.setAutoRaise(True)
+        self.remove.setToolTip("remove this attachment")
+        self.remove.clicked.connect(lambda: self.removed.emit(self))
+        layout.addWidget(self.name)
+        layout.addWidget(self.whole)
+        layout.addWidget(self.remove)
+        self.update_text()
+
+    def update_text(self) -> None:
+        """Show the pending attachment's current numbers and warnings."""
+        pending = self.pending
+        label = chip_label(pending.attachment, pending.tokens, NAME_CHARS)
+        warning = not pending.fits and pending.whole
+        self.name.setText(("⚠ " if warning else "") + label)
+        self.name.setAccessibleName(f"attachment {label}")
+        self.remove.setAccessibleName(f"Remove {pending.attachment.name}")
+        self.whole.setAccessibleName(f"Send all of {pending.attachment.name}")
+        self.whole.blockSignals(True)
+        self.whole.setChecked(pending.whole)
+        self.whole.blockSignals(False)
+        if warning:
+            self.setToolTip(f"{pending.attachment.name} does not fit the context whole: passages will be used instead")
+        elif not pending.fits:
+            self.setToolTip(f"{pending.attachment.name} does not fit: passages will be retrieved per question")
+        else:
+            self.setToolTip("")
+        palette = self.palette()
+        base = self.window().palette()
+        colour = theme.warning_background(base) if warning else base.color(QPalette.ColorRole.AlternateBase)
+        palette.setColor(QPalette.ColorRole.Window, colour)
+        self.setPalette(palette)
+
+
+class _WrappingLayout(QLayout):
+    """Chips left to right, wrapping onto another line where the row is full (no scroll bar to hide one)."""
+
+    def __init__(self, parent: QWidget | None = None, spacing: int = 6) -> None:
+        super().__init__(parent)
+        self._items: list[QLayoutItem] = []
+        self._gap = spacing
+        self.setContentsMargins(0, 0, 0, 0)
+
+    def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 - Qt override
+        """Keep ``item`` in order."""
+        self._items.append(item)
+
+    def count(self) -> int:
+        """How many items are laid out."""
+        return len(self._items)
+
+    def itemAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt override
+        """The item at ``index`` (None past the end)."""
+        return self._items[index] if 0 <= index < len(self._items) else None
+
+    def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt override
+        """Remove and return the item at ``index``."""
+        return self._items.pop(index) if 0 <= index < len(self._items) else None
+
+    def expandingDirections(self) -> Qt.Orientation:  # noqa: N802 - Qt override
+        """It grows in neither direction of its own accord."""
+        return Qt.Orientation(0)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
+        """Its height follows its width (more lines when narrower)."""
+        return True
+
+    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
+        """The height the chips take at ``width``."""
+        return self._place(QRect(0, 0, width, 0), move=False)
+
+    def setGeometry(self, rect: QRect) -> None:  # noqa: N802 - Qt override
+        """Place the chips inside ``rect``."""
+        super().setGeometry(rect)
+        self._place(rect, move=True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
+        """The widest chip and one line."""
+        return self.minimumSize()
+
+    def minimumSize(self) -> QSize:  # noqa: N802 - Qt override
+        """The largest chip's own minimum."""
+        size = QSize()
+        for item in self._items:
+            size = size.expandedTo(item.minimumSize())
+        return size
+
+    def _place(self, rect: QRect, move: bool) -> int:
+        x, y, line = rect.x(), rect.y(), 0
+        for item in self._items:
+            widget = item.widget()
+            if widget is not None and widget.isHidden():
+                continue
+            hint = item.sizeHint()
+            if x > rect.x() and x + hint.width() > rect.right() + 1:
+                x, y, line = rect.x(), y + line + self._gap, 0
+            if move:
+                item.setGeometry(QRect(QPoint(x, y), hint))
+            x += hint.width() + self._gap
+            line = max(line, hint.height())
+        return y + line - rect.y()
+
+
+class AttachmentRow(QWidget):
+    """The chips of the attachments that the next message carries (hidden while there are none)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName("Attachments")
+        self._layout = _WrappingLayout(self)
+        self.status = QLabel("")
+        self.status.setAccessibleName("Attachment status")
+        self.status.hide()
+        self._layout.addWidget(self.status)
+        self.chips: list[AttachmentChip] = []
+        self.hide()
+
+    def add_chip(self, chip: AttachmentChip) -> None:
+        """Show ``chip`` after the others."""
+        self._layout.removeWidget(self.status)
+        self._layout.addWidget(chip)
+        self._layout.addWidget(self.status)  # "reading…" stays last
+        self.chips.append(chip)
+        self._fit()
+
+    def remove_chip(self, chip: AttachmentChip) -> None:
+        """Take ``chip`` off the row."""
+        if chip in self.chips:
+            self.chips.remove(chip)
+            self._layout.removeWidget(chip)
+            chip.setParent(None)
+            chip.deleteLater()
+        self._fit()
+
+    def set_status(self, text: str) -> None:
+        """Say what is happening ("reading report.pdf…"); empty to say nothing."""
+        self.status.setText(text)
+        self.status.setVisible(bool(text))
+        self._fit()
+
+    def _fit(self) -> None:
+        self.setVisible(bool(self.chips) or bool(self.status.text()))
+        self._layout.invalidate()
+        self.updateGeometry()
+
+
+class PaperclipButton(QToolButton):
+    """📎 beside the prompt: a click picks files; its menu also picks a folder."""
+
+    files_requested = Signal()
+    folder_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setText(paperclip(self.fontMetrics().inFontUcs4) or "Attach")
+        self.setToolTip("attach files (text, code, PDF, HTML) or a folder of code; you can also drop or paste them")
+        self.setAccessibleName("Attach files")
+        self.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
+        menu = QMenu(self)
+        self.files_action = QAction("Files…", self)
+        self.folder_action = QAction("Folder…", self)
+        menu.addAction(self.files_action)
+        menu.addAction(self.folder_action)
+        self.setMenu(menu)
+        self.clicked.connect(self.files_requested)
+        self.files_action.triggered.connect(self.files_requested)
+        self.folder_action.triggered.connect(self.folder_requested)

@@ -1,0 +1,91 @@
+"""The chat view's attachment lines: a message's chips, and the passages a reply was given.
+
+Under a message with attachments: one link per file, "📎 report.pdf · 1.2 MiB
+· 9,800 tokens" (the paperclip where the font has one), which opens its
+extracted text. Under a reply whose prompt
+held retrieved passages: "from report.pdf p. 3, p. 7", each citation a link
+that opens the text scrolled to that passage. The links use the view's own
+``tandem:`` schemes; :mod:`app.ui.chat.attachment_flow` answers them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtGui import QFontMetrics, QTextCharFormat, QTextCursor
+
+from app.core.attachments.record import Attachment, AttachmentUse
+from app.ui.chat.attachments import chip_label, paperclip
+from app.ui.chat.message_lines import new_block
+from app.ui.chat.token_painter import Prop, TokenPainter
+
+OPEN_ATTACHMENT = "tandem:attachment"
+OPEN_CITATION = "tandem:citation"
+
+
+def _link(fmt: QTextCharFormat, painter: TokenPainter, href: str) -> QTextCharFormat:
+    link = QTextCharFormat(fmt)
+    link.setForeground(painter.link_colour)
+    link.setAnchor(True)
+    link.setAnchorHref(href)
+    link.setProperty(Prop.KIND, "attachment-link")
+    return link
+
+
+def insert_chips(
+    cursor: QTextCursor,
+    painter: TokenPainter,
+    index: int,
+    attachments: Sequence[Attachment],
+    tokens: Mapping[str, int],
+) -> None:
+    """Message ``index``'s attachments, each a link to its text, on one line under it."""
+    if not attachments:
+        return
+    new_block(cursor, top_margin=4)
+    fmt = painter.plain_format(index, "attachments", painter.muted)
+    fmt.setFontPointSize(painter.small_point_size)
+    glyph = paperclip(QFontMetrics(fmt.font()).inFontUcs4)
+    cursor.insertText(f"{glyph} " if glyph else "attached: ", fmt)
+    for number, attachment in enumerate(attachments):
+        if number:
+            cursor.insertText("   ", fmt)
+        href = f"{OPEN_ATTACHMENT}?message={index}&n={number}"
+        cursor.insertText(chip_label(attachment, tokens.get(attachment.sha256)), _link(fmt, painter, href))
+
+
+def citation_words(uses: Sequence[AttachmentUse]) -> list[tuple[int, str, list[str]]]:
+    """For each attachment a reply used by passages: its place in ``uses``, its name, the citations without it."""
+    out = []
+    for place, use in enumerate(uses):
+        if use.whole or not use.chunks:
+            continue
+        labels = []
+        for chunk in use.chunks:
+            label = chunk
+            for prefix in (f"{use.name}, ", f"{use.name}/"):
+                if chunk.startswith(prefix):
+                    label = chunk[len(prefix) :]
+            labels.append(label)
+        out.append((place, use.name, labels))
+    return out
+
+
+def insert_citations(cursor: QTextCursor, painter: TokenPainter, index: int, uses: Sequence[AttachmentUse]) -> None:
+    """The passages reply ``index`` was given: "from report.pdf p. 3, p. 7", each a link to its text."""
+    words = citation_words(uses)
+    if not words:
+        return
+    new_block(cursor, top_margin=2)
+    fmt = painter.plain_format(index, "citations", painter.muted)
+    fmt.setFontPointSize(painter.small_point_size)
+    cursor.insertText("from ", fmt)
+    for number, (use_number, name, labels) in enumerate(words):
+        if number:
+            cursor.insertText("; ", fmt)
+        cursor.insertText(f"{name} ", fmt)
+        for chunk_number, label in enumerate(labels):
+            if chunk_number:
+                cursor.insertText(", ", fmt)
+            href = f"{OPEN_CITATION}?message={index}&use={use_number}&chunk={chunk_number}"
+            cursor.insertText(label, _link(fmt, painter, href))
