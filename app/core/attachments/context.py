@@ -109,6 +109,24 @@ def with_blocks(content: str, blocks: Sequence[str]) -> str:
     return "\n\n".join([*blocks, content]) if blocks else content
 
 
+def rendered_whole(messages: Sequence[Message]) -> tuple[Message, ...]:
+    """The messages with every attachment's whole text in its content: for a server that fits the prompt itself.
+
+    A remote server has no tokenizer of ours to plan chunks with, so each file
+    goes in whole (each only once, at its newest message, as the planner does);
+    a prompt the server cannot hold is its refusal to make, in its own words.
+    """
+    newest: dict[str, int] = {}
+    for index, message in enumerate(messages):
+        for attachment in message.attachments:
+            newest[attachment.sha256] = index
+    out = []
+    for index, message in enumerate(messages):
+        blocks = [render_whole(a) for a in message.attachments if newest[a.sha256] == index]
+        out.append(Message(message.role, with_blocks(message.content, blocks)))
+    return tuple(out)
+
+
 @dataclass(slots=True)
 class _Entry:
     """One distinct attachment being planned: where it is rendered and what was decided."""

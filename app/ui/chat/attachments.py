@@ -61,20 +61,13 @@ def store_user_message(
 
 
 def with_whole_documents(request: ReplyRequest, on: bool) -> ReplyRequest:
-    """``request`` asking for every attachment whole (the chips' "whole"), where the planner takes that choice.
-
-    The context planner's ``whole_documents`` arrives with its own branch; until
-    the branches meet the request is sent as it is.
-    """
-    if on and "whole_documents" in {f.name for f in dataclasses.fields(request)}:
-        changes: dict[str, Any] = {"whole_documents": True}
-        return dataclasses.replace(request, **changes)
-    return request
+    """``request`` asking for every attachment whole (the chips' "whole"): the context planner's ``whole_documents``."""
+    return dataclasses.replace(request, whole_documents=True) if on else request
 
 
 def plan_notices(plan: ReplyPlan) -> tuple[str, ...]:
     """The planner's one-line notices for the user ("report.pdf does not fit whole…"); none from older planners."""
-    return tuple(getattr(plan, "notices", ()))
+    return plan.notices
 
 
 def stored_notices(meta: Mapping[str, Any]) -> tuple[str, ...]:

@@ -31,6 +31,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from app.core.attachments.context import rendered_whole
 from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.events import FinishReason, StepEvent
@@ -283,7 +284,9 @@ class EngineWorker(QObject):
 
         try:
             request = job.request
-            events = engine.generate(request.messages, plan.params, plan.max_tokens, should_stop=job.cancel.is_set)
+            # Attached files go in whole: the server fits (or refuses) the prompt itself.
+            messages = rendered_whole(request.messages)
+            events = engine.generate(messages, plan.params, plan.max_tokens, should_stop=job.cancel.is_set)
             for event in events:
                 begin()
                 if isinstance(event, StepEvent):
