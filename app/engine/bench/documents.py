@@ -8,9 +8,9 @@ prompt policy): the context planner puts each file in whole or as the chunks
 that answer, and the plan's lookup sources (each file's tokens) go to prompt
 lookup. Every configuration, and llama-server, gets the same prompt tokens.
 
-The bench's own files are UTF-8 text and one PDF made by
-``scripts/make_bench_pdf.py``, so the reader here is small: text as UTF-8, a
-PDF's text layer page by page with pypdf (a section per page, "p. N").
+The files (UTF-8 text, code and one PDF made by ``scripts/make_bench_pdf.py``)
+are read by :func:`app.engine.attachments.read_attachment`, as the window's
+and ``chat --attach``'s are, so the bench measures what users get.
 """
 
 from __future__ import annotations
@@ -18,21 +18,16 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from hashlib import sha256
 from pathlib import Path
 
-from pypdf import PdfReader
-
-from app.core.attachments.record import Attachment, AttachmentKind, AttachmentUse, Section
+from app.core.attachments.record import Attachment, AttachmentUse
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.lookup import LookupSource
-from app.core.errors import TandemError
 from app.core.reply.plan import PromptPolicy
+from app.engine.attachments import read_attachment
 from app.engine.llama.session import LoadedPair
 from app.engine.reply import ReplyRequest, plan_reply
-
-_KINDS = {".md": AttachmentKind.MARKDOWN, ".py": AttachmentKind.CODE, ".pdf": AttachmentKind.PDF}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,24 +41,8 @@ class PreparedPrompt:
 
 @functools.lru_cache(maxsize=32)
 def read_document(path: Path) -> Attachment:
-    """One of the bench's files as an attachment (read once per run); :class:`TandemError` when it cannot be."""
-    try:
-        data = path.read_bytes()
-        kind = _KINDS.get(path.suffix.lower(), AttachmentKind.TEXT)
-        sections: tuple[Section, ...] = ()
-        if kind is AttachmentKind.PDF:
-            pages = [page.extract_text() or "" for page in PdfReader(path).pages]
-            starts, at = [], 0
-            for page in pages:
-                starts.append(at)
-                at += len(page) + 1
-            text = "\n".join(pages)
-            sections = tuple(Section(f"p. {i + 1}", start) for i, start in enumerate(starts))
-        else:
-            text = data.decode("utf-8")
-    except (OSError, ValueError) as exc:
-        raise TandemError(f"cannot read the benchmark's attached file {path}: {exc}") from exc
-    return Attachment(path.name, kind, sha256(data).hexdigest(), len(data), text, sections)
+    """One of the bench's files as an attachment (read once per run), by the reader every front end uses."""
+    return read_attachment(path)
 
 
 def prompt_messages(text: str, system: str | None, attachments: Sequence[Attachment] = ()) -> list[Message]:
