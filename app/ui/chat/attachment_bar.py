@@ -13,14 +13,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QPoint, QRect, QSize, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QAction, QPalette
 from PySide6.QtWidgets import (
     QFrame,
     QHBoxLayout,
     QLabel,
-    QLayout,
-    QLayoutItem,
     QMenu,
     QToolButton,
     QWidget,
@@ -29,6 +27,7 @@ from PySide6.QtWidgets import (
 from app.core.attachments.record import Attachment
 from app.ui import theme
 from app.ui.chat.attachments import chip_label, paperclip
+from app.ui.layout_fit import FlowLayout
 
 NAME_CHARS = 28  # a chip shortens a longer name in the middle (the dialog and the tooltip say it whole)
 
@@ -104,82 +103,14 @@ class AttachmentChip(QFrame):
         self.setPalette(palette)
 
 
-class _WrappingLayout(QLayout):
-    """Chips left to right, wrapping onto another line where the row is full (no scroll bar to hide one)."""
-
-    def __init__(self, parent: QWidget | None = None, spacing: int = 6) -> None:
-        super().__init__(parent)
-        self._items: list[QLayoutItem] = []
-        self._gap = spacing
-        self.setContentsMargins(0, 0, 0, 0)
-
-    def addItem(self, item: QLayoutItem) -> None:  # noqa: N802 - Qt override
-        """Keep ``item`` in order."""
-        self._items.append(item)
-
-    def count(self) -> int:
-        """How many items are laid out."""
-        return len(self._items)
-
-    def itemAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt override
-        """The item at ``index`` (None past the end)."""
-        return self._items[index] if 0 <= index < len(self._items) else None
-
-    def takeAt(self, index: int) -> QLayoutItem | None:  # noqa: N802 - Qt override
-        """Remove and return the item at ``index``."""
-        return self._items.pop(index) if 0 <= index < len(self._items) else None
-
-    def expandingDirections(self) -> Qt.Orientation:  # noqa: N802 - Qt override
-        """It grows in neither direction of its own accord."""
-        return Qt.Orientation(0)
-
-    def hasHeightForWidth(self) -> bool:  # noqa: N802 - Qt override
-        """Its height follows its width (more lines when narrower)."""
-        return True
-
-    def heightForWidth(self, width: int) -> int:  # noqa: N802 - Qt override
-        """The height the chips take at ``width``."""
-        return self._place(QRect(0, 0, width, 0), move=False)
-
-    def setGeometry(self, rect: QRect) -> None:  # noqa: N802 - Qt override
-        """Place the chips inside ``rect``."""
-        super().setGeometry(rect)
-        self._place(rect, move=True)
-
-    def sizeHint(self) -> QSize:  # noqa: N802 - Qt override
-        """The widest chip and one line."""
-        return self.minimumSize()
-
-    def minimumSize(self) -> QSize:  # noqa: N802 - Qt override
-        """The largest chip's own minimum."""
-        size = QSize()
-        for item in self._items:
-            size = size.expandedTo(item.minimumSize())
-        return size
-
-    def _place(self, rect: QRect, move: bool) -> int:
-        x, y, line = rect.x(), rect.y(), 0
-        for item in self._items:
-            widget = item.widget()
-            if widget is not None and widget.isHidden():
-                continue
-            hint = item.sizeHint()
-            if x > rect.x() and x + hint.width() > rect.right() + 1:
-                x, y, line = rect.x(), y + line + self._gap, 0
-            if move:
-                item.setGeometry(QRect(QPoint(x, y), hint))
-            x += hint.width() + self._gap
-            line = max(line, hint.height())
-        return y + line - rect.y()
-
-
 class AttachmentRow(QWidget):
     """The chips of the attachments that the next message carries (hidden while there are none)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAccessibleName("Attachments")
-        self._layout = _WrappingLayout(self)
+        self._layout = FlowLayout(self, spacing=6)  # chips wrap onto a new line: no scroll bar to hide one
+        self._layout.setContentsMargins(0, 0, 0, 0)
         self.status = QLabel("")
         self.status.setAccessibleName("Attachment status")
         self.status.hide()
