@@ -145,5 +145,7 @@ def test_a_hostile_vllm_summary_ends_the_reply_at_once_in_one_line(window: MainW
         seconds = time.perf_counter() - started
         # The recorder's slot is queued after the controller's (see the test above).
         wait_until(lambda: bool(recorder.finished or recorder.errors), 5, "the recorder to see the end")
-    assert seconds < 1.0, seconds
+    # Building those lists took tens of seconds and gigabytes; the bound leaves room for a busy
+    # machine (this counts the whole exchange from Send, not just the summary's reading).
+    assert seconds < 5.0, seconds
     assert len(recorder.errors) == 1 and recorder.errors[0].startswith("the server sent an event Tandem cannot read")
