@@ -39,6 +39,7 @@ from PySide6.QtWidgets import (
 
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, FinishReason
+from app.core.errors import TandemError
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.session import DrafterKind
 from app.engine.models.library import installed_default_pair
@@ -387,11 +388,20 @@ class MainWindow(QMainWindow):
         self._estimate = state
         pair = self.controller.pair
         choice = self.picker.choice()
-        if pair is not None and choice is not None and choice.config(self.settings_panel.settings()) == pair.config:
+        if pair is not None and choice is not None and self._is_loaded(choice):
             # The loaded pair's estimate arrived after loading finished: keep showing the measurement.
             self.memory.set_state(measured_state(state, pair))
         else:
             self.memory.set_state(state)
+
+    def _is_loaded(self, choice: PairChoice) -> bool:
+        """Whether ``choice`` is the loaded pair; a choice still being filled in (a draft-model drafter
+        picked before its draft, as the picker refreshes) is not, rather than an error."""
+        pair = self.controller.pair
+        try:
+            return pair is not None and choice.config(self.settings_panel.settings()) == pair.config
+        except TandemError:
+            return False
 
     def _settings_changed(self, settings: GenerationSettings) -> None:
         previous = self.app_settings.generation()
