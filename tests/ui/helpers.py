@@ -103,13 +103,18 @@ def send(window: MainWindow, text: str, recorder: Recorder | None = None) -> Fin
 
 def click_action(window: MainWindow, action: str, message_index: int) -> None:
     """Click a message's action link (Edit, Regenerate, ‹, ›...) where the view draws it, as a user would."""
+    from app.ui.chat.message_lines import MESSAGE_ACTION
+
+    href = f"{MESSAGE_ACTION}?do={action}&message={message_index}"
+    click_href(window, href, f"no {action!r} link on message {message_index}")
+
+
+def click_href(window: MainWindow, href: str, missing: str | None = None) -> None:
+    """Click the link ``href`` where the chat view draws it, as a person would (near its start: a link may wrap)."""
     from PySide6.QtCore import QPoint
     from PySide6.QtGui import QTextCursor
 
-    from app.ui.chat.message_lines import MESSAGE_ACTION
-
     view = window.chat.view
-    href = f"{MESSAGE_ACTION}?do={action}&message={message_index}"
     block = view.document().begin()
     while block.isValid():
         it = block.begin()
@@ -121,14 +126,14 @@ def click_action(window: MainWindow, action: str, message_index: int) -> None:
                 view.setTextCursor(cursor)
                 view.ensureCursorVisible()  # scrolled into view first, then measured
                 start = view.cursorRect(cursor)
-                cursor.setPosition(fragment.position() + fragment.length())
+                cursor.setPosition(fragment.position() + min(3, fragment.length()))
                 end = view.cursorRect(cursor)
                 point = QPoint((start.left() + end.left()) // 2, start.center().y())
                 QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
                 return
             it += 1
         block = block.next()
-    raise AssertionError(f"no {action!r} link on message {message_index}")
+    raise AssertionError(missing or f"no link {href!r} in the chat view")
 
 
 def wait_reply(window: MainWindow, recorder: Recorder, before: int) -> FinishedEvent:

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QTextCursor
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from app.ui.main_window import MainWindow
+from tests.ui.helpers import click_href as click_href  # shared with the chat tests
 from tests.ui.helpers import wait_until
 
 
@@ -56,27 +57,3 @@ def wait_read(window: MainWindow) -> None:
 def chip_names(window: MainWindow) -> list[str]:
     """What the chips above the prompt say."""
     return [chip.name.text() for chip in window.chat.attachments.chips]
-
-
-def click_href(window: MainWindow, href: str) -> None:
-    """Click the link ``href`` where the chat view draws it, as a person would."""
-    view = window.chat.view
-    block = view.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fragment = it.fragment()
-            if fragment.charFormat().anchorHref() == href:
-                cursor = QTextCursor(view.document())
-                cursor.setPosition(fragment.position())
-                view.setTextCursor(cursor)
-                view.ensureCursorVisible()
-                start = view.cursorRect(cursor)
-                cursor.setPosition(fragment.position() + min(3, fragment.length()))
-                end = view.cursorRect(cursor)
-                point = QPoint((start.left() + end.left()) // 2, start.center().y())
-                QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, point)
-                return
-            it += 1
-        block = block.next()
-    raise AssertionError(f"no link {href!r} in the chat view")
