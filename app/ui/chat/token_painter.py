@@ -152,9 +152,12 @@ class TokenPainter:
         href: str = "",
     ) -> QTextCharFormat:
         """A reply character's format: its token's, dressed as the Markdown layout says (code, heading, link...)."""
-        if not tokens:
-            return self.plain_format(message_index, "text")
-        fmt = self.token_format(message_index, owner, tokens[owner])
+        # Text without tokens (a user's message) is dressed the same way, with no tint.
+        fmt = (
+            self.token_format(message_index, owner, tokens[owner])
+            if tokens
+            else self.plain_format(message_index, "text")
+        )
         if line.kind in _MONOSPACE_LINES or style & Char.CODE:
             self.set_monospace(fmt)
         if line.kind is LineKind.TABLE_HEADER and not style & Char.MARKUP:
