@@ -1,0 +1,144 @@
+"""A stored reply's Markdown table, opened from a real SQLite store, is drawn as an aligned grid.
+
+The reply is written into the window's own on-disk store the way a finished
+reply is (tokens that cut across cells and pipes, every origin), then the
+chat is opened and the view's geometry is read: every pipe of every row at
+the same x, the left column's cells starting together, the right column's
+ending together, the centred column's centres together; and a token in a cell
+keeps its tint and its hover card, found back by hit-testing its pixels.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from PySide6.QtCore import QPointF
+from PySide6.QtGui import QTextCursor
+
+from app.core import markdown_table
+from app.core.decoding.events import TokenOrigin
+from app.engine.store.conversations import StoredToken
+from app.ui import theme
+from app.ui.chat.token_painter import Prop
+from app.ui.chat.view import ChatView
+
+TABLE = [
+    "| Fruit | Grown in | Price |",
+    "|:---|:---:|---:|",
+    "| banana | Ecuador | 0.25 |",
+    "| fig | Turkey | 12.50 |",
+    "| kiwi | New Zealand | 3 |",
+]
+REPLY = "Prices:\n\n" + "\n".join(TABLE) + "\n\nThat is all."
+ORIGINS = ("draft", "bonus", "corrected", "target")
+
+
+def _tokens(text: str) -> list[StoredToken]:
+    rng = random.Random(7)
+    tokens, i = [], 0
+    while i < len(text):
+        n = rng.randint(1, 4)
+        origin = ORIGINS[len(tokens) % 4]
+        # A p_target of its own per token, so a card names the token it belongs to.
+        p = round(0.5 + len(tokens) / 1000, 3)
+        tokens.append(StoredToken(text[i : i + n], origin, p, 0.3 if origin != "target" else None))
+        i += n
+    return tokens
+
+
+def _x(view: ChatView, position: int) -> float:
+    """The x of the caret before document ``position``."""
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(position)
+    return float(view.cursorRect(cursor).x())
+
+
+def _row_start(view: ChatView, row: str) -> int:
+    """Document position of the table row that starts like ``row`` (its first cell, as drawn)."""
+    block = view.document().begin()
+    while block.isValid():
+        if block.text().startswith("| " + row.split("|")[1].strip() + " "):
+            return block.position()
+        block = block.next()
+    raise AssertionError(f"no row like {row!r}")
+
+
+def _drawn_cells(view: ChatView, number: int) -> list[tuple[float, float, float]]:
+    """(x of the opening pipe, x where the content starts, x where it ends) for each cell of body row ``number``."""
+    block = view.document().findBlock(_row_start(view, TABLE[number]))
+    text = block.text()
+    out = []
+    for cell in markdown_table.split_row(text):
+        out.append(
+            (
+                _x(view, block.position() + cell.start - 1),
+                _x(view, block.position() + cell.content_start),
+                _x(view, block.position() + cell.content_end),
+            )
+        )
+    return out
+
+
+@pytest.fixture
+def table_view(make_window):
+    window = make_window()
+    store = window.store
+    conversation = store.create_conversation("Fruit prices")
+    store.add_message(conversation, "user", "Tabulate three fruits with where they grow and a price.")
+    reply = store.begin_reply(conversation, {"pair": "stored"})
+    tokens = _tokens(REPLY)
+    store.append_tokens(reply, tokens)
+    store.finish_reply(reply, REPLY)
+    window.sidebar.refresh()
+    window.controller.open_conversation(conversation)
+    view = window.chat.view
+    assert view.messages[-1].text == REPLY
+    return view, tokens
+
+
+def test_a_stored_table_is_an_aligned_grid(table_view) -> None:
+    view, _ = table_view
+    rows = [_drawn_cells(view, number) for number in (0, 2, 3, 4)]
+    char = _x(view, _row_start(view, TABLE[2]) + 1) - _x(view, _row_start(view, TABLE[2]))
+    assert char > 0
+    # Every row's pipes at the same x: the grid's vertical lines.
+    assert len({tuple(round(pipe) for pipe, _, _ in row) for row in rows}) == 1, rows
+    body = rows[1:]
+    # Left-aligned "Fruit": the cells start together; right-aligned "Price": they end together.
+    assert len({round(cells[0][1]) for cells in body}) == 1
+    assert len({round(cells[2][2]) for cells in body}) == 1
+    assert len({round(cells[2][1]) for cells in body}) == 3  # ...and so start apart
+    # Centred "Grown in": the centres agree to within one character (an odd space goes after).
+    centres = [(cells[1][1] + cells[1][2]) / 2 for cells in body]
+    assert max(centres) - min(centres) <= char + 0.5, centres
+
+
+def test_a_cell_token_keeps_its_tint_and_its_hover_card(table_view) -> None:
+    view, tokens = table_view
+    row_start_in_reply = REPLY.index(TABLE[4])
+    starts = [sum(len(t.text) for t in tokens[:i]) for i in range(len(tokens))]
+    cell = markdown_table.split_row(TABLE[4])[1]  # "New Zealand"
+    wanted = markdown_table.cell_tokens(starts, row_start_in_reply, cell)
+    assert len(wanted) >= 2  # the cell was written by several tokens
+    block = view.document().findBlock(_row_start(view, TABLE[4]))
+    drawn = markdown_table.split_row(block.text())[1]
+    seen = set()
+    for column in range(drawn.content_start, drawn.content_end):
+        position = block.position() + column
+        cursor = QTextCursor(view.document())
+        cursor.setPosition(position + 1)
+        rect = view.cursorRect(cursor)
+        # Hover the character's own pixels: the card is the token's that wrote it.
+        tip = view.tooltip_at(QPointF(rect.left() - 1, rect.center().y()))
+        fmt = view.format_at(position)
+        index = int(fmt.property(Prop.TOKEN_INDEX))
+        assert index in wanted, (column, index, list(wanted))
+        token = tokens[index]
+        assert fmt.property(Prop.ORIGIN) == token.origin
+        assert tip is not None and f"target p</td><td>{token.p_target:.3f}" in tip, tip
+        if token.origin != "target":
+            tint = theme.origin_colours(view.palette())[TokenOrigin(token.origin)]
+            assert tint is not None and fmt.background().color().name() == tint.name()
+        seen.add(index)
+    assert seen == set(wanted)
