@@ -21,7 +21,7 @@ from app.core.decoding.events import TokenOrigin
 from app.engine.store.conversations import StoredToken
 from app.ui import theme
 from app.ui.chat.token_painter import Prop
-from app.ui.chat.view import ChatView
+from app.ui.chat.view import ChatView, ViewMessage
 
 TABLE = [
     "| Fruit | Grown in | Price |",
@@ -142,3 +142,39 @@ def test_a_cell_token_keeps_its_tint_and_its_hover_card(table_view) -> None:
             assert tint is not None and fmt.background().color().name() == tint.name()
         seen.add(index)
     assert seen == set(wanted)
+
+
+def test_a_streaming_table_shows_only_whole_rows_as_a_grid(qapp) -> None:
+    view = ChatView()
+    view.set_messages([ViewMessage("user", "prices?")])
+    view.begin_reply("pair")
+    tokens = _tokens(REPLY)
+    # A table starts once its alignment row has as many cells as the header ("|:---|:---:|-").
+    rule = REPLY.index(TABLE[1])
+    table_from = rule + TABLE[1].index("|", TABLE[1].index("|", 1) + 1) + 2
+    shown = partial_rows = 0
+    for token in tokens:
+        view.append_tokens([token])
+        shown += len(token.text)
+        blocks = []
+        block = view.document().begin()
+        while block.isValid():
+            if block.text().startswith("|"):
+                blocks.append(block)
+            block = block.next()
+        fixed = [b for b in blocks if view.format_at(b.position()).fontFixedPitch()]
+        if shown < table_from:
+            assert not fixed, [b.text() for b in blocks]  # no alignment row yet: still text
+            continue
+        # The rows that are whole line up; a half-written last row is drawn as it came, unpadded.
+        whole = [b for b in fixed if b.text().rstrip().endswith("|") and b.text().count("|") == 4]
+        assert len({tuple(i for i, c in enumerate(b.text()) if c == "|") for b in whole}) <= 1, [
+            b.text() for b in fixed
+        ]
+        last = fixed[-1].text()
+        if len(markdown_table.split_row(last)) < 3:
+            assert REPLY[:shown].endswith("\n" + last), last  # exactly as streamed: no padding yet
+            partial_rows += 1
+    assert partial_rows > 3
+    view.end_reply("footer")
+    view.close()
