@@ -79,6 +79,7 @@ class LineLayout:
     padding: list[tuple[int, int]] = field(default_factory=list)  # (insert before offset, spaces): table alignment
     fence_info: str | None = None  # on an opening fence line: the language
     claimed: list[bool] = field(default_factory=list)  # characters an inline token shows as content
+    grid: bool = False  # a table row whose cells are padded into the columns: the view draws its grid lines
 
 
 @dataclass(slots=True)
@@ -203,6 +204,7 @@ def _table(lines: list[LineLayout], token: Token, open_end: bool) -> None:
     for index, row in enumerate(rows):
         row.kind = LineKind.TABLE_RULE if index == 1 else LineKind.TABLE_HEADER if index == 0 else LineKind.TABLE
         row.padding = markdown_table.padding(table, index)
+        row.grid = table.complete[index]
         for pipe in markdown_table.pipes(row.text):
             if 0 <= pipe < len(row.text):
                 row.styles[pipe] |= Char.MARKUP

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from PySide6.QtGui import QColor, QTextBlockFormat, QTextCursor
 
 from app.engine.store.conversations import StoredToken
+from app.ui.chat import table_grid
 from app.ui.chat.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, layout
 from app.ui.chat.token_painter import TokenPainter, ghost_text
 
@@ -105,6 +106,8 @@ def _draw_line(
         block.setBackground(painter.code_background)
     elif state.background is not None:
         block.setBackground(state.background)
+    if line.grid:
+        block.setProperty(table_grid.TABLE_ROW, True)
     if line.kind is LineKind.HEADING:
         block.setTopMargin(6)
     if line.quote:

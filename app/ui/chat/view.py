@@ -32,6 +32,8 @@ from PySide6.QtGui import (
     QContextMenuEvent,
     QHelpEvent,
     QKeyEvent,
+    QPainter,
+    QPaintEvent,
     QTextCharFormat,
     QTextCursor,
 )
@@ -40,7 +42,7 @@ from PySide6.QtWidgets import QApplication, QTextBrowser, QTextEdit, QToolTip, Q
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.engine.store.conversations import StoredToken
 from app.ui import theme
-from app.ui.chat import token_cards
+from app.ui.chat import table_grid, token_cards
 from app.ui.chat.attachment_lines import insert_chips, insert_citations
 from app.ui.chat.markdown_layout import fenced_code_blocks
 from app.ui.chat.message_lines import (
@@ -406,6 +408,13 @@ class ChatView(QTextBrowser):
                 event.ignore()
             return True
         return super().viewportEvent(event)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        """The text, then the lines of any table's grid over it."""
+        super().paintEvent(event)
+        painter = QPainter(self.viewport())
+        table_grid.paint(self, painter, self._painter.muted)
+        painter.end()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         """Recolour when the theme changes."""

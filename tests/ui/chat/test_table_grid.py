@@ -10,16 +10,18 @@ keeps its tint and its hover card, found back by hit-testing its pixels.
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 from PySide6.QtCore import QPointF
-from PySide6.QtGui import QTextCursor
+from PySide6.QtGui import QColor, QTextCursor
 
 from app.core import markdown_table
 from app.core.decoding.events import TokenOrigin
 from app.engine.store.conversations import StoredToken
 from app.ui import theme
+from app.ui.chat import table_grid
 from app.ui.chat.token_painter import Prop
 from app.ui.chat.view import ChatView, ViewMessage
 
@@ -114,6 +116,35 @@ def test_a_stored_table_is_an_aligned_grid(table_view) -> None:
     assert max(centres) - min(centres) <= char + 0.5, centres
 
 
+def _close(a: QColor, b: QColor) -> bool:
+    return max(abs(a.red() - b.red()), abs(a.green() - b.green()), abs(a.blue() - b.blue())) <= 24
+
+
+def test_the_grid_lines_are_painted_between_rows_and_along_the_pipes(table_view) -> None:
+    view, _ = table_view
+    rows = [view.document().findBlock(_row_start(view, TABLE[n])) for n in range(len(TABLE))]
+    assert all(table_grid.is_table_row(block) for block in rows)
+    assert not table_grid.is_table_row(rows[-1].next().next())  # "That is all." is no row
+    image = view.viewport().grab().toImage()
+    line = theme.muted_text(view.palette())
+    xs = table_grid.pipe_xs(view, rows[2])
+    assert xs == table_grid.pipe_xs(view, rows[3])  # one set of vertical lines for the whole table
+
+    def painted(x: float, y: float) -> bool:
+        return any(_close(image.pixelColor(round(x) + dx, round(y) + dy), line) for dx in (-1, 0) for dy in (-1, 0))
+
+    for upper, lower in itertools.pairwise(rows):
+        below = table_grid.row_rect(view, upper).bottom()
+        assert below <= table_grid.row_rect(view, lower).top() + 1
+        # The horizontal line under a row, in the middle of each cell (where no glyph is).
+        for left, right in itertools.pairwise(xs):
+            assert painted((left + right) / 2, below), (upper.text(), left, right)
+    # The vertical lines run through the row gaps too, where the pipe glyphs leave space.
+    rect = table_grid.row_rect(view, rows[3])
+    for x in xs:
+        assert painted(x, rect.top() + 1) and painted(x, rect.bottom() - 1), x
+
+
 def test_a_cell_token_keeps_its_tint_and_its_hover_card(table_view) -> None:
     view, tokens = table_view
     row_start_in_reply = REPLY.index(TABLE[4])
@@ -173,6 +204,7 @@ def test_a_streaming_table_shows_only_whole_rows_as_a_grid(qapp) -> None:
         ]
         last = fixed[-1].text()
         if len(markdown_table.split_row(last)) < 3:
+            assert not table_grid.is_table_row(fixed[-1])  # no grid lines through a half-written row
             assert REPLY[:shown].endswith("\n" + last), last  # exactly as streamed: no padding yet
             partial_rows += 1
     assert partial_rows > 3
