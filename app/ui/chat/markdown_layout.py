@@ -4,8 +4,10 @@ The view never drops a character of the reply: every token keeps its origin
 colour, hover card and ghost text, so Markdown is shown the way a Markdown
 editor's live preview shows it. Markup (``**``, ``#``, ``|``, fences) stays in
 the text, muted; what it marks is set as it should read: headings large and
-bold, emphasis bold or italic, inline code and tables in the code font (table
-columns aligned with padding that is not part of the reply), links coloured
+bold, emphasis bold or italic, inline code and tables in the code font (each
+cell padded to its column's width and alignment, from
+:mod:`app.core.markdown_table`; the padding is not part of the reply, and the
+view paints the grid's lines over the rows), links coloured
 and clickable, quotes indented, fenced code on a code background with
 Pygments colours. Block structure comes from markdown-it-py's block tokens and
 their source line maps; inline styles are found by aligning markdown-it's
