@@ -108,6 +108,8 @@ def _draw_line(
         block.setBackground(state.background)
     if line.grid:
         block.setProperty(table_grid.TABLE_ROW, True)
+        # A wrapped row would break the grid's columns: a wide table scrolls sideways instead.
+        block.setNonBreakableLines(True)
     if line.kind is LineKind.HEADING:
         block.setTopMargin(6)
     if line.quote:

@@ -210,3 +210,27 @@ def test_a_streaming_table_shows_only_whole_rows_as_a_grid(qapp) -> None:
     assert partial_rows > 3
     view.end_reply("footer")
     view.close()
+
+
+def test_a_table_wider_than_the_view_keeps_each_row_on_one_line(qapp) -> None:
+    wide = "| " + " | ".join(f"column number {n}" for n in range(12)) + " |"
+    rule = "|" + "---|" * 12
+    body = "| " + " | ".join(str(n) for n in range(12)) + " |"
+    text = "\n".join([wide, rule, body])
+    view = ChatView()
+    view.resize(400, 300)
+    view.show()
+    view.set_messages([ViewMessage("user", "wide?"), ViewMessage("assistant", tokens=_tokens(text), header="pair")])
+    rows = [b for b in _blocks(view) if table_grid.is_table_row(b)]
+    assert len(rows) == 3
+    assert all(block.layout().lineCount() == 1 for block in rows), [b.layout().lineCount() for b in rows]
+    assert table_grid.pipe_xs(view, rows[0]) == table_grid.pipe_xs(view, rows[2])
+    view.close()
+
+
+def _blocks(view: ChatView) -> list:
+    out, block = [], view.document().begin()
+    while block.isValid():
+        out.append(block)
+        block = block.next()
+    return out
