@@ -14,8 +14,9 @@ import itertools
 import random
 
 import pytest
-from PySide6.QtCore import QPointF
-from PySide6.QtGui import QColor, QTextCursor
+from PySide6.QtCore import QEvent, QPoint, QPointF
+from PySide6.QtGui import QColor, QHelpEvent, QTextCursor
+from PySide6.QtWidgets import QApplication, QToolTip
 
 from app.core import markdown_table
 from app.core.decoding.events import TokenOrigin
@@ -173,6 +174,24 @@ def test_a_cell_token_keeps_its_tint_and_its_hover_card(table_view) -> None:
             assert tint is not None and fmt.background().color().name() == tint.name()
         seen.add(index)
     assert seen == set(wanted)
+
+
+def test_hovering_a_cell_with_the_mouse_shows_its_tokens_card(table_view, qtbot) -> None:
+    view, tokens = table_view
+    block = view.document().findBlock(_row_start(view, TABLE[3]))
+    cell = markdown_table.split_row(block.text())[2]  # "12.50", right-aligned
+    position = block.position() + cell.content_start + 1
+    cursor = QTextCursor(view.document())
+    cursor.setPosition(position + 1)
+    rect = view.cursorRect(cursor)
+    point = QPoint(rect.left() - 1, rect.center().y())
+    qtbot.mouseMove(view.viewport(), point)
+    event = QHelpEvent(QEvent.Type.ToolTip, point, view.viewport().mapToGlobal(point))
+    QApplication.sendEvent(view.viewport(), event)
+    token = tokens[int(view.format_at(position).property(Prop.TOKEN_INDEX))]
+    qtbot.waitUntil(lambda: f"target p</td><td>{token.p_target:.3f}" in QToolTip.text())
+    assert view.document().characterAt(position) == "2" and "2" in token.text  # the card is this cell's token
+    QToolTip.hideText()
 
 
 def test_a_streaming_table_shows_only_whole_rows_as_a_grid(qapp) -> None:
