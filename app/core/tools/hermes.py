@@ -17,7 +17,8 @@ Decided here, on purpose:
   call whose arguments are not JSON.
 - A block the reply ends inside (no closing tag) is a call when its body is
   complete JSON, and plain text otherwise.
-- Whitespace between calls, or around them with no other text, is not content.
+- Whitespace right before a call, between calls, or at the end of a reply with
+  calls, is not content.
 - With ``parallel`` off only the first call is kept; later calls are dropped
   (the client asked for at most one).
 """
@@ -155,11 +156,12 @@ class ToolStreamParser:
     def _text(self, text: str) -> None:
         if not text:
             return
-        if not text.strip():
-            self._space += text
-            return
-        self._out.append(TextPiece(self._space + text))
-        self._space = ""
+        # Trailing whitespace always waits for what follows, so the cut between pieces never matters.
+        words = text.rstrip()
+        if words:
+            self._out.append(TextPiece(self._space + words))
+            self._space = ""
+        self._space += text[len(words) :]
 
     def _block(self, body: str, raw: str) -> None:
         call = read_call(body, self.new_id)

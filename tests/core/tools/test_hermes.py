@@ -34,7 +34,7 @@ def test_a_call_is_read_with_its_arguments_as_json_text() -> None:
 
 def test_text_around_calls_is_content_and_whitespace_between_calls_is_not() -> None:
     reply = parse_reply("Let me check.\n" + TWO + "\n")
-    assert reply.content == "Let me check.\n"  # its own newline is text; only whitespace-only runs go
+    assert reply.content == "Let me check."
     assert [c.name for c in reply.calls] == ["get_weather", "get_time"]
 
 
