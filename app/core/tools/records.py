@@ -99,7 +99,8 @@ class ToolCall:
         name = check_name(function.get("name"), f"{where}.function.name")
         arguments = function.get("arguments")
         if not isinstance(arguments, str) or not isinstance(_json_object(arguments), dict):
-            raise ToolError(f"{where}.function.arguments must be a JSON object as a string", f"{where}.function.arguments")
+            at = f"{where}.function.arguments"
+            raise ToolError(f"{at} must be a JSON object as a string", at)
         return cls(call_id, name, arguments)
 
     def to_openai(self) -> dict[str, Any]:
