@@ -167,8 +167,8 @@ class _Handler(EdgeHandler):
     def _generate(self, request: CompletionRequest, ticket: Ticket) -> None:
         engine = self.server.engine
         shape = ResponseShape(request.chat, request.model or engine.model_name)
-        # Replies to a request with tools are read for calls (tool_choice "none" too: only what it renders differs).
-        relay = ToolRelay(request.tools, shape) if request.tools is not None else None
+        tools = request.tools
+        relay = ToolRelay(tools, shape) if tools is not None and tools.reads_calls else None
         drafter = engine.config.drafter.value
         started = False
         tokens: list[Any] = []

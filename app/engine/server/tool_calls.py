@@ -8,7 +8,10 @@ a template without a tool format is a 400 before anything runs, never a
 reply that silently ignores the tools.
 
 ``tool_choice``: ``none`` renders no tools (earlier calls and results in the
-conversation still render) and reads no calls out of the reply. ``required``
+conversation still render) and reads no calls out of the reply. ``auto`` reads
+calls in the template's format, and a whole reply that is one bare or fenced
+JSON call of an offered tool (:mod:`app.core.tools.reader`: what small models
+write instead). ``required``
 and a named function are steered rather than retried: the assistant's turn is
 started with the call opener and the start of its JSON (``<tool_call>`` and
 ``{"name":``, and for a named function the name too), as template text after
@@ -32,7 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 from app.core.decoding.events import EmittedToken, FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
-from app.core.tools.hermes import OPEN, CallPiece, StreamPiece, TextPiece, ToolFormat, ToolStreamParser, parse_reply
+from app.core.tools.hermes import OPEN, CallPiece, StreamPiece, TextPiece, ToolFormat
+from app.core.tools.reader import CallReader, read_reply
 from app.core.tools.records import ToolCall, ToolChoice, ToolChoiceKind, ToolError, ToolSpec
 
 if TYPE_CHECKING:
@@ -53,6 +57,16 @@ class ToolRequest:
     def rendered(self) -> tuple[ToolSpec, ...]:
         """The tools the prompt shows the model (none for ``tool_choice: none``)."""
         return () if self.choice.kind is ToolChoiceKind.NONE else self.tools
+
+    @property
+    def reads_calls(self) -> bool:
+        """Whether the reply is read for calls (not for ``tool_choice: none``: OpenAI then never returns any)."""
+        return self.choice.kind is not ToolChoiceKind.NONE
+
+    @property
+    def bare_names(self) -> frozenset[str]:
+        """The names a whole reply of bare call JSON may call (:mod:`app.core.tools.reader`); only for ``auto``."""
+        return frozenset(t.name for t in self.tools) if self.choice.kind is ToolChoiceKind.AUTO else frozenset()
 
     @property
     def reply_prefix(self) -> str:
@@ -123,7 +137,7 @@ class ToolRelay:
     def __init__(self, tools: ToolRequest, shape: ResponseShape) -> None:
         self.tools = tools
         self.shape = shape
-        self.parser = ToolStreamParser(tools.parallel)
+        self.parser = CallReader(tools.bare_names, tools.parallel)
         self.parser.feed(tools.reply_prefix)  # inside a call already: nothing to show
 
     def step_chunks(self, step: StepEvent, first: bool) -> list[dict[str, Any]]:
@@ -151,7 +165,7 @@ class ToolRelay:
     ) -> dict[str, Any]:
         """The whole reply (``stream: false``) with its calls."""
         out = self.shape.complete(text, tokens, reason, stats, drafter)
-        reply = parse_reply(self.tools.reply_prefix + text, self.tools.parallel)
+        reply = read_reply(self.tools.reply_prefix + text, self.tools.bare_names, self.tools.parallel)
         if reply.calls:
             choice = out["choices"][0]
             choice["message"] = {

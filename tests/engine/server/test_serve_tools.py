@@ -48,11 +48,10 @@ def client(server: RunningServer) -> openai.OpenAI:
 
 
 def test_a_function_is_called_its_result_sent_back_and_the_answer_uses_it(client: openai.OpenAI) -> None:
-    # "required": the demo pair's small coder model, left to choose, writes the call as a fenced JSON block
-    # instead of its template's format; steered, it calls. Then "none": with the result in hand, it answers.
-    first = client.chat.completions.create(
-        model="m", messages=ASK, tools=[WEATHER], tool_choice="required", temperature=0, max_tokens=80
-    )
+    # "auto": the demo pair's small coder model writes the call as a fenced JSON block rather than in its
+    # template's tags, which is read as a call (app.core.tools.reader). Then "none": given the result, it answers
+    # (left to choose, this model calls again).
+    first = client.chat.completions.create(model="m", messages=ASK, tools=[WEATHER], temperature=0, max_tokens=80)
     choice = first.choices[0]
     assert choice.finish_reason == "tool_calls"
     calls = choice.message.tool_calls or []
