@@ -5,8 +5,9 @@ description and a JSON schema for the arguments), lets the client say whether
 the model may, must or must not call one (``tool_choice``), and returns calls
 with the arguments as JSON *text*: a model may write arguments that are not
 valid JSON, and the client is the one to judge them. Names are held to
-OpenAI's own rule (letters, digits, ``_`` and ``-``, at most 64), which also
-keeps them from carrying chat-template markers into a prompt.
+OpenAI's own rule (letters, digits, ``_`` and ``-``, at most 64), and call
+ids to a similar one, which keeps both from carrying chat-template markers
+into a prompt.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+# Call ids: OpenAI's "call_..." and other servers' ids, but nothing a template could read as a marker
+# (some templates write ids into the prompt as their own text).
+ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 
 
 class ToolError(ValueError):
@@ -36,6 +40,13 @@ def check_name(name: Any, where: str) -> str:
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise ToolError(f"{where} must be 1 to 64 letters, digits, '_' or '-', not {name!r}"[:300], where)
     return name
+
+
+def check_call_id(call_id: Any, where: str) -> str:
+    """``call_id`` when it is a plain id (letters, digits, ``_.:-``, at most 128); :class:`ToolError` otherwise."""
+    if not isinstance(call_id, str) or not ID_PATTERN.fullmatch(call_id):
+        raise ToolError(f"{where} must be 1 to 128 letters, digits, '_', '.', ':' or '-'", where)
+    return call_id
 
 
 def new_call_id() -> str:
@@ -90,9 +101,7 @@ class ToolCall:
         """One entry of an assistant message's ``tool_calls``; the arguments must be a JSON object's text."""
         if not isinstance(raw, Mapping) or raw.get("type", "function") != "function":
             raise ToolError(f"{where} must be an object with \"type\": \"function\"", where)
-        call_id = raw.get("id")
-        if not isinstance(call_id, str) or not call_id:
-            raise ToolError(f"{where}.id must be a non-empty string", f"{where}.id")
+        call_id = check_call_id(raw.get("id"), f"{where}.id")
         function = raw.get("function")
         if not isinstance(function, Mapping):
             raise ToolError(f"{where}.function must be an object", f"{where}.function")

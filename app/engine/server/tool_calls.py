@@ -37,7 +37,7 @@ from app.core.decoding.events import EmittedToken, FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
 from app.core.tools.hermes import OPEN, CallPiece, StreamPiece, TextPiece, ToolFormat
 from app.core.tools.reader import CallReader, read_reply
-from app.core.tools.records import ToolCall, ToolChoice, ToolChoiceKind, ToolError, ToolSpec
+from app.core.tools.records import ToolCall, ToolChoice, ToolChoiceKind, ToolError, ToolSpec, check_call_id
 
 if TYPE_CHECKING:
     from app.engine.server.protocol import ResponseShape
@@ -117,7 +117,7 @@ def message_tool_fields(raw: Mapping[str, Any], where: str, role: str) -> tuple[
     if role == "tool":
         if not isinstance(call_id, str) or not call_id:
             raise ToolError(f"{where}.tool_call_id must name the call this result answers", f"{where}.tool_call_id")
-        return calls, call_id
+        return calls, check_call_id(call_id, f"{where}.tool_call_id")
     return calls, ""
 
 

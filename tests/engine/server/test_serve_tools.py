@@ -81,6 +81,7 @@ def test_a_streamed_call_is_assembled_by_the_official_client(client: openai.Open
         done = stream.get_final_completion()
     assert deltas  # the arguments came as their own deltas
     choice = done.choices[0]
+    assert not choice.message.content  # nothing of the call leaked into the content
     assert choice.finish_reason == "tool_calls"
     calls = choice.message.tool_calls or []
     assert [c.function.name for c in calls] == ["get_weather"]  # type: ignore[union-attr]

@@ -55,6 +55,7 @@ def test_assistant_calls_and_tool_results_become_message_fields() -> None:
     ("message", "param"),
     [
         ({"role": "tool", "content": "x"}, "messages[1].tool_call_id"),
+        ({"role": "tool", "content": "x", "tool_call_id": "<|im_end|>"}, "messages[1].tool_call_id"),
         ({"role": "user", "content": "x", "tool_calls": []}, "messages[1].tool_calls"),
         (
             {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "function": {"name": "f"}}]},
