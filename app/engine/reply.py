@@ -40,6 +40,7 @@ from app.core.decoding.sampling import SamplingParams
 from app.core.errors import PromptTooLongError
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
 from app.core.reply.record import Provenance, ReplyRecord, SamplingRecord, stats_record
+from app.core.tools.records import ToolSpec
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply_attachments import lookup_sources, plan_attachments
 from app.engine.store import conversations
@@ -72,6 +73,10 @@ class ReplyRequest:
     first_token: int = 0
     whole_documents: bool = False  # the user's "whole document": every attachment whole, or told why not
     chunk_search: ChunkSearch | None = None  # BM25 over the chat database's chunks; None: in memory
+    # ``serve``'s tools, rendered by the template, and the start of the reply that steers a required call
+    # (:mod:`app.engine.server.tool_calls`); both only with PromptPolicy.REFUSE, serve's policy.
+    tools: tuple[ToolSpec, ...] = ()
+    reply_prefix: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +158,9 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     if request.raw_prompt is not None:
         fitted = FittedPrompt(pair.target.tokenize(request.raw_prompt, add_special=True, parse_special=True), 0)
     elif request.prompt_policy is PromptPolicy.REFUSE:
-        fitted = FittedPrompt(pair.template.render(list(messages)), 0)
+        fitted = FittedPrompt(
+            pair.template.render(list(messages), tools=request.tools, reply_prefix=request.reply_prefix), 0
+        )
     else:
         fitted = pair.prompt_tokens(messages, reserve=reserve, continue_reply=request.continue_reply)
     if len(fitted.tokens) >= n_ctx:

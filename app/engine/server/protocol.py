@@ -4,7 +4,7 @@ Parsing is strict where a silent guess would surprise a client (a negative
 temperature, ``n`` > 1, an unknown role) and lenient where OpenAI itself is
 (unknown fields are ignored, ``model`` may name anything: one pair is loaded).
 A known field that would change what the reply means and that the engine
-does not implement (``tools``, ``response_format`` other than text,
+does not implement (``functions``, ``response_format`` other than text,
 ``logprobs``, ``logit_bias``, penalties OpenAI's way, ...) is a 400 naming
 it: a client that relies on it must not get a plain reply as if it had worked.
 Every response carries llama-server-shaped ``timings`` (``predicted_n``,
@@ -13,6 +13,7 @@ that read llama-server read Tandem, and a ``tandem`` object with each token's
 origin and probabilities, so any client can colour tokens as the window does.
 A user message may carry documents as content parts
 (:mod:`app.engine.server.content_parts`); they become the message's attachments.
+Tools, tool calls and tool results are read by :mod:`app.engine.server.tool_calls`.
 """
 
 from __future__ import annotations
@@ -40,16 +41,16 @@ from app.core.decoding.sampling import (
 )
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.token_record import TokenRecord
+from app.core.tools.records import ToolError
 from app.engine.server.content_parts import PartError, read_parts
+from app.engine.server.tool_calls import ToolRequest, message_tool_fields, parse_tool_request
 
-ROLES = ("system", "user", "assistant")
+ROLES = ("system", "user", "assistant", "tool")
 MAX_STOP_STRINGS = 4  # OpenAI's own limit
 
 # Fields whose value changes the reply's meaning, with the value that asks for nothing (the
 # OpenAI default) and why the engine cannot honour another one. Anything else is a 400 naming it.
 _NOT_IMPLEMENTED: dict[str, tuple[tuple[Any, ...], str]] = {
-    "tools": ((None, []), "tool calls are not implemented by this server yet"),
-    "tool_choice": ((None, "none", "auto"), "tool calls are not implemented by this server yet"),
     "functions": ((None, []), "function calls are not implemented by this server yet"),
     "function_call": ((None, "none", "auto"), "function calls are not implemented by this server yet"),
     "response_format": ((None, {"type": "text"}), "structured output (JSON mode, JSON schema) is not implemented yet"),
@@ -98,6 +99,7 @@ class CompletionRequest:
     include_usage: bool = False
     timings_per_token: bool = False
     model: str = ""
+    tools: ToolRequest | None = None  # None: the request offers no tools
 
 
 def parse_chat_request(body: Mapping[str, Any]) -> CompletionRequest:
@@ -108,7 +110,11 @@ def parse_chat_request(body: Mapping[str, Any]) -> CompletionRequest:
     parsed = tuple(_message(m, i) for i, m in enumerate(messages))
     if parsed[-1].role == "assistant":
         raise RequestError("the last message must come from the user or the system", param="messages")
-    return _common(body, chat=True, messages=parsed)
+    try:
+        tools = parse_tool_request(body)
+    except ToolError as exc:
+        raise RequestError(exc.message, param=exc.where) from exc
+    return _common(body, chat=True, messages=parsed, tools=tools)
 
 
 def parse_completion_request(body: Mapping[str, Any]) -> CompletionRequest:
@@ -132,7 +138,13 @@ def _message(raw: Any, index: int) -> Message:
         role = "system"
     if role not in ROLES:
         raise RequestError(f"{where}.role must be one of {', '.join(ROLES)}, not {role!r}", param=f"{where}.role")
+    try:
+        tool_calls, tool_call_id = message_tool_fields(raw, where, role)
+    except ToolError as exc:
+        raise RequestError(exc.message, param=exc.where) from exc
     content = raw.get("content")
+    if content is None and tool_calls:  # OpenAI's assistant turn that only calls
+        content = ""
     attachments: tuple[Attachment, ...] = ()
     if isinstance(content, list):  # content parts: text, and documents read as attachments
         try:
@@ -141,7 +153,7 @@ def _message(raw: Any, index: int) -> Message:
             raise RequestError(exc.message, param=exc.where) from exc
     if not isinstance(content, str):
         raise RequestError(f"{where}.content must be a string", param=f"{where}.content")
-    return Message(role, content, attachments)
+    return Message(role, content, attachments, tool_calls, tool_call_id)
 
 
 def _field(body: Mapping[str, Any], spec: SamplingField[Any], name: str | None = None) -> Any:
