@@ -18,9 +18,12 @@ characters is thinking or a marker) for the view and the statistics, and
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+from app.core.chat import Message
 
 
 class Part(enum.StrEnum):
@@ -136,9 +139,7 @@ class ReasoningSplitter:
                 out.append((token, part, ch))
 
 
-def split_pieces(
-    texts: Iterable[str], markers: ReasoningMarkers = THINK, inside: bool = False
-) -> list[Piece]:
+def split_pieces(texts: Iterable[str], markers: ReasoningMarkers = THINK, inside: bool = False) -> list[Piece]:
     """Every piece of a whole reply, in order."""
     splitter = ReasoningSplitter(markers, inside)
     pieces: list[Piece] = []
@@ -219,3 +220,24 @@ def acceptance_by_part(origins: Sequence[str], parts: Sequence[Part]) -> dict[Pa
         row[1] += origin == "draft"
         row[2] += origin == "corrected"
     return {part: PartAcceptance(*row) for part, row in counts.items()}
+
+
+def history_without_reasoning(
+    messages: Sequence[Message], markers: ReasoningMarkers = THINK, keep_last: bool = False
+) -> tuple[Message, ...]:
+    """The prompt's turns with every earlier reply's reasoning left out, as reasoning templates do.
+
+    Reasoning templates (Qwen3's, DeepSeek-R1's) render an earlier assistant turn as its
+    answer only; doing it here gives the same prompt with every template, and the fitter
+    counts the tokens the prompt really has. ``keep_last`` keeps the last message whole:
+    an unfinished reply being continued goes on inside its own thinking.
+    """
+    out: list[Message] = []
+    for index, message in enumerate(messages):
+        last = index == len(messages) - 1
+        if message.role == "assistant" and not (keep_last and last):
+            answer = strip_reasoning(message.content, markers)
+            if answer != message.content:
+                message = dataclasses.replace(message, content=answer)
+        out.append(message)
+    return tuple(out)

@@ -127,3 +127,26 @@ def test_acceptance_by_part_counts_each_part_apart() -> None:
     assert acceptance_by_part([], [])[Part.ANSWER].acceptance_rate == 0.0
     with pytest.raises(ValueError, match="2 origins for 1 parts"):
         acceptance_by_part(["draft", "draft"], [Part.ANSWER])
+
+
+def test_history_leaves_out_earlier_replies_reasoning() -> None:
+    from app.core.chat import Message
+    from app.core.reply.reasoning import history_without_reasoning
+
+    turns = (
+        Message("system", "<think>system text stays</think>"),
+        Message("user", "<think>a user's text stays</think>q"),
+        Message("assistant", "<think>why</think>\n\nBecause."),
+        Message("user", "and?"),
+        Message("assistant", "<think>half"),
+    )
+    plain = history_without_reasoning(turns)
+    assert [m.content for m in plain] == [
+        "<think>system text stays</think>",
+        "<think>a user's text stays</think>q",
+        "Because.",
+        "and?",
+        "",
+    ]
+    kept = history_without_reasoning(turns, keep_last=True)
+    assert kept[-1].content == "<think>half" and kept[2].content == "Because."
