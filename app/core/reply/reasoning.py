@@ -22,6 +22,7 @@ import dataclasses
 import enum
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from app.core.chat import Message
 
@@ -208,6 +209,15 @@ class PartAcceptance:
         judged = self.from_draft + self.rejections
         return self.from_draft / judged if judged else 0.0
 
+    def to_json(self) -> dict[str, Any]:
+        """The JSON form (``chat --json``)."""
+        return {
+            "tokens": self.tokens,
+            "from_draft": self.from_draft,
+            "rejections": self.rejections,
+            "acceptance_rate": self.acceptance_rate,
+        }
+
 
 def acceptance_by_part(origins: Sequence[str], parts: Sequence[Part]) -> dict[Part, PartAcceptance]:
     """Thinking and answer apart, from each token's origin (``TokenOrigin`` values) and part."""
@@ -241,3 +251,21 @@ def history_without_reasoning(
                 message = dataclasses.replace(message, content=answer)
         out.append(message)
     return tuple(out)
+
+
+def reasoning_json(texts: Sequence[str], origins: Sequence[str], inside: bool = False) -> dict[str, Any] | None:
+    """A reply's thinking apart, as ``chat --json`` carries it; None where the reply has no reasoning block.
+
+    ``{"text", "answer", "closed", "thinking": {tokens, from_draft, ...}, "answer_part": {...}}``.
+    """
+    reply = split_reasoning("".join(texts), inside=inside)
+    if reply.reasoning is None:
+        return None
+    split = acceptance_by_part(origins, token_parts(texts, inside=inside))
+    return {
+        "text": reply.reasoning,
+        "answer": reply.answer,
+        "closed": reply.closed,
+        "thinking": split[Part.THINKING].to_json(),
+        "answer_part": split[Part.ANSWER].to_json(),
+    }

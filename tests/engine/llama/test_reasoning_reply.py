@@ -6,11 +6,14 @@ with ``<think>``; at temperature 0 it does so the same way every time.
 
 from __future__ import annotations
 
+import io
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from app.cli.chat.printing import run_json
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import StepEvent
@@ -64,3 +67,25 @@ def test_the_next_prompt_leaves_the_earlier_thinking_out(pair: LoadedPair) -> No
     cont = (*_ask(), Message("assistant", "<think>\nThe secret scratch"))
     plan = plan_reply(pair, ReplyRequest(GREEDY, cont, continue_reply=True))
     assert _prompt_text(pair, plan.prompt.tokens).endswith("<think>\nThe secret scratch")
+
+
+def test_chat_json_carries_the_thinking_apart(pair: LoadedPair) -> None:
+    plan = plan_reply(pair, ReplyRequest(GREEDY, _ask()))
+    out = io.StringIO()
+    run_json(run_reply(pair, plan), plan, out)
+    payload = json.loads(out.getvalue())
+    reasoning = payload["reasoning"]
+    assert payload["text"].startswith("<think>")  # the whole reply as written stays in "text"
+    assert reasoning["closed"] and "5" in reasoning["text"] and "think>" not in reasoning["text"]
+    assert payload["text"].endswith(reasoning["answer"])
+    thinking, answer = reasoning["thinking"], reasoning["answer_part"]
+    assert thinking["tokens"] + answer["tokens"] == len(payload["tokens"])
+    drafted = sum(t["origin"] == "draft" for t in payload["tokens"])
+    assert thinking["from_draft"] + answer["from_draft"] == drafted
+
+
+def test_chat_json_without_a_block_says_null(pair: LoadedPair) -> None:
+    plan = plan_reply(pair, ReplyRequest(GREEDY, (Message("user", "Say hello."),)))
+    out = io.StringIO()
+    run_json(run_reply(pair, plan), plan, out)
+    assert json.loads(out.getvalue())["reasoning"] is None
