@@ -151,9 +151,19 @@ def split_pieces(texts: Iterable[str], markers: ReasoningMarkers = THINK, inside
 
 
 def token_parts(texts: Sequence[str], markers: ReasoningMarkers = THINK, inside: bool = False) -> list[Part]:
-    """One part per token: thinking where any of its characters is thinking or a marker, else answer."""
+    """One part per token: thinking where any of its characters is thinking or a marker, else answer.
+
+    A token with no text belongs where the reply stood when it came.
+    """
+    splitter = ReasoningSplitter(markers, inside)
     parts = [Part.ANSWER] * len(texts)
-    for piece in split_pieces(texts, markers, inside):
+    pieces: list[Piece] = []
+    for index, text in enumerate(texts):
+        if not text and splitter.thinking:
+            parts[index] = Part.THINKING
+        pieces.extend(splitter.feed(text))
+    pieces.extend(splitter.finish())
+    for piece in pieces:
         if piece.part is not Part.ANSWER:
             parts[piece.token] = Part.THINKING
     return parts
@@ -269,3 +279,52 @@ def reasoning_json(texts: Sequence[str], origins: Sequence[str], inside: bool = 
         "thinking": split[Part.THINKING].to_json(),
         "answer_part": split[Part.ANSWER].to_json(),
     }
+
+
+class ReasoningTally:
+    """Acceptance in thinking and in the answer, counted as a reply streams (each token once, when its part is known).
+
+    The window feeds every token as it arrives; a token whose text is still held back (a possible
+    marker) is counted when the splitter decides it, so the running counts cost O(1) per token.
+    """
+
+    def __init__(self, markers: ReasoningMarkers = THINK, inside: bool = False) -> None:
+        self._splitter = ReasoningSplitter(markers, inside)
+        self._origins: list[str] = []
+        self._left: list[int] = []  # characters of each token not decided yet
+        self._thinking: list[bool] = []
+        self._counts = {Part.THINKING: [0, 0, 0], Part.ANSWER: [0, 0, 0]}
+        self.has_block = inside  # a reasoning block has been seen
+
+    def add(self, text: str, origin: str) -> None:
+        """One more token of the reply."""
+        index = len(self._origins)
+        self._origins.append(origin)
+        self._left.append(len(text))
+        self._thinking.append(not text and self._splitter.thinking)  # set by the pieces below otherwise
+        if not text:  # an empty piece belongs where the reply stands
+            self._count(index)
+        self._take(self._splitter.feed(text))
+
+    def finish(self) -> None:
+        """The reply ended: count what was held back."""
+        self._take(self._splitter.finish())
+
+    def split(self) -> dict[Part, PartAcceptance]:
+        """The counts so far, per part."""
+        return {part: PartAcceptance(*row) for part, row in self._counts.items()}
+
+    def _take(self, pieces: list[Piece]) -> None:
+        for piece in pieces:
+            if piece.part is not Part.ANSWER:
+                self._thinking[piece.token] = True
+                self.has_block = True
+            self._left[piece.token] -= len(piece.text)
+            if self._left[piece.token] == 0 and piece.text:
+                self._count(piece.token)
+
+    def _count(self, index: int) -> None:
+        row = self._counts[Part.THINKING if self._thinking[index] else Part.ANSWER]
+        row[0] += 1
+        row[1] += self._origins[index] == "draft"
+        row[2] += self._origins[index] == "corrected"

@@ -150,3 +150,25 @@ def test_history_leaves_out_earlier_replies_reasoning() -> None:
     ]
     kept = history_without_reasoning(turns, keep_last=True)
     assert kept[-1].content == "<think>half" and kept[2].content == "Because."
+
+
+@pytest.mark.parametrize(
+    ("texts", "inside"),
+    [
+        (["<th", "ink>", "a", " </", "b", "</th", "ink>\n", "x", "y"], False),
+        (["plan", "", "</think>", "ok"], True),
+        (["Hello", " there"], False),
+        (["<think>", "never", " closed </thi"], False),
+    ],
+)
+def test_the_running_tally_matches_the_whole_reply_split(texts: list[str], inside: bool) -> None:
+    from app.core.reply.reasoning import ReasoningTally
+
+    origins = ["draft", "corrected", "bonus", "target"] * 3
+    origins = origins[: len(texts)]
+    tally = ReasoningTally(inside=inside)
+    for text, origin in zip(texts, origins, strict=True):
+        tally.add(text, origin)
+    tally.finish()
+    assert tally.split() == acceptance_by_part(origins, token_parts(texts, inside=inside))
+    assert tally.has_block == (split_reasoning("".join(texts), inside=inside).reasoning is not None)
