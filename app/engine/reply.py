@@ -39,6 +39,7 @@ from app.core.decoding.lookup import LookupSource
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import PromptTooLongError
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
+from app.core.reply.reasoning import THINK, history_without_reasoning
 from app.core.reply.record import Provenance, ReplyRecord, SamplingRecord, stats_record
 from app.core.tools.records import ToolSpec
 from app.engine.llama.session import LoadedPair, PairConfig
@@ -98,6 +99,8 @@ class ReplyPlan:
     first_token: int = 0
     lookup_sources: tuple[LookupSource, ...] = ()  # the attachments' tokens, for prompt lookup
     attachments: AttachmentContext | None = None  # how the attachments entered the prompt (None: there were none)
+    # The prompt ends inside a reasoning block the template opened: the reply starts as thinking.
+    reasoning_inside: bool = False
 
     @property
     def notices(self) -> tuple[str, ...]:
@@ -155,6 +158,9 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     context = attachment_context(pair, request)
     if context is not None:
         messages = context.messages
+    # Earlier replies' reasoning stays out of the prompt (a reply being continued keeps its own).
+    messages = history_without_reasoning(messages, THINK, keep_last=request.continue_reply)
+    inside = request.raw_prompt is None and not request.continue_reply and pair.template.opens_reasoning(messages)
     if request.raw_prompt is not None:
         fitted = FittedPrompt(pair.target.tokenize(request.raw_prompt, add_special=True, parse_special=True), 0)
     elif request.prompt_policy is PromptPolicy.REFUSE:
@@ -189,6 +195,7 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         request.first_token,
         sources,
         context,
+        inside,
     )
 
 

@@ -32,6 +32,7 @@ from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.chat import Message
 from app.core.prompt_segments import Segment, segment_prompt, split_at_specials
+from app.core.reply.reasoning import THINK, ReasoningMarkers
 from app.core.tools.hermes import ToolFormat, tool_format
 from app.core.tools.records import ToolSpec
 from app.engine.gguf.header import GGUFHeader
@@ -147,6 +148,12 @@ class ChatTemplate:
         if add_special and llama_cpp.llama_vocab_get_add_eos(self._vocab):
             tokens.append(self._llama.token_eos())
         return tokens
+
+    def opens_reasoning(self, messages: Sequence[Message], markers: ReasoningMarkers = THINK) -> bool:
+        """Whether the rendered prompt ends inside an opened reasoning block (DeepSeek-R1's template does)."""
+        if self._formatter is None:
+            return False
+        return self._render(messages).rstrip().endswith(markers.open)
 
     def specials(self) -> list[tuple[str, int]]:
         """(text, id) of every token that only special parsing turns text into (read once)."""

@@ -40,6 +40,7 @@ from app.engine.server.protocol import (
     parse_chat_request,
     parse_completion_request,
 )
+from app.engine.server.reasoning_wire import ReasoningStream
 from app.engine.server.scheduler import Engine, PromptAccepted, QueueFullError, Ticket
 from app.engine.server.tool_calls import ToolRelay
 
@@ -188,6 +189,8 @@ class _Handler(EdgeHandler):
                     self._error(item)
                 return
             if isinstance(item, PromptAccepted):
+                if request.chat and request.reasoning:
+                    shape.reasoning = ReasoningStream(item.reasoning_inside)
                 if request.stream:
                     self._start_stream()
                     started = True

@@ -43,6 +43,7 @@ from app.core.decoding.stats import GenerationStats
 from app.core.reply.token_record import TokenRecord
 from app.core.tools.records import ToolError
 from app.engine.server.content_parts import PartError, read_parts
+from app.engine.server.reasoning_wire import ReasoningStream, message_fields, wants_split
 from app.engine.server.tool_calls import ToolRequest, message_tool_fields, parse_tool_request
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -100,6 +101,7 @@ class CompletionRequest:
     timings_per_token: bool = False
     model: str = ""
     tools: ToolRequest | None = None  # None: the request offers no tools
+    reasoning: bool = True  # split a reasoning block into reasoning_content (reasoning_format "none": keep it)
 
 
 def parse_chat_request(body: Mapping[str, Any]) -> CompletionRequest:
@@ -218,8 +220,16 @@ def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
         include_usage=bool(options.get("include_usage", False)),
         timings_per_token=bool(body.get("timings_per_token", False)),
         model=model if isinstance(model, str) else "",
+        reasoning=_reasoning(body),
         **fields,
     )
+
+
+def _reasoning(body: Mapping[str, Any]) -> bool:
+    try:
+        return wants_split(body.get("reasoning_format"))
+    except ValueError as exc:
+        raise RequestError(str(exc), param="reasoning_format") from None
 
 
 # -- responses -------------------------------------------------------------------------------
@@ -286,6 +296,7 @@ class ResponseShape:
     model: str
     id: str = ""
     created: int = 0
+    reasoning: ReasoningStream | None = None  # chat replies split into reasoning_content (see reasoning_wire)
 
     def __post_init__(self) -> None:
         self.id = self.id or new_id(self.chat)
@@ -298,7 +309,7 @@ class ResponseShape:
         """One streamed piece: the text of one verify step, with its tokens' origins and draft counts."""
         text = step.text
         if self.chat:
-            delta: dict[str, Any] = {"content": text}
+            delta: dict[str, Any] = self.reasoning.delta(step) if self.reasoning else {"content": text}
             if first:
                 delta = {"role": "assistant", **delta}
             choice: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": None}
@@ -313,7 +324,8 @@ class ResponseShape:
     def final_chunk(self, reason: FinishReason, stats: GenerationStats, drafter: str) -> dict[str, Any]:
         """The streamed chunk that says why generation ended, with the reply's timings."""
         if self.chat:
-            choice: dict[str, Any] = {"index": 0, "delta": {}, "finish_reason": finish_reason(reason)}
+            held = self.reasoning.flush() if self.reasoning else {}  # text held back as a possible marker
+            choice: dict[str, Any] = {"index": 0, "delta": held, "finish_reason": finish_reason(reason)}
             out = self._base("chat.completion.chunk")
         else:
             choice = {"index": 0, "text": "", "finish_reason": finish_reason(reason)}
@@ -331,6 +343,9 @@ class ResponseShape:
         out["timings"] = timings(stats)
         return out
 
+    def _message_text(self, text: str) -> dict[str, Any]:
+        return message_fields(text, self.reasoning.inside) if self.reasoning else {"content": text}
+
     def complete(
         self, text: str, tokens: Sequence[EmittedToken], reason: FinishReason, stats: GenerationStats, drafter: str
     ) -> dict[str, Any]:
@@ -338,7 +353,10 @@ class ResponseShape:
         if self.chat:
             choice: dict[str, Any] = {
                 "index": 0,
-                "message": {"role": "assistant", "content": text},
+                "message": {
+                    "role": "assistant",
+                    **(message_fields(text, self.reasoning.inside) if self.reasoning else {"content": text}),
+                },
                 "finish_reason": finish_reason(reason),
             }
             out = self._base("chat.completion")

@@ -39,6 +39,7 @@ class PromptAccepted:
     """The prompt fitted the context and generation starts; ``n_tokens`` is its length."""
 
     n_tokens: int
+    reasoning_inside: bool = False  # the template opened a reasoning block: the reply starts as thinking
 
 
 TicketItem = PromptAccepted | StepEvent | FinishedEvent | RequestError
@@ -226,7 +227,7 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
         except PromptTooLongError as exc:
             job.items.put(RequestError(exc.worded("--ctx"), param="messages" if request.chat else "prompt"))
             return
-        job.items.put(PromptAccepted(len(plan.prompt.tokens)))
+        job.items.put(PromptAccepted(len(plan.prompt.tokens), plan.reasoning_inside))
         finished: FinishedEvent | None = None
         for event in run_reply(pair, plan, job.cancel.is_set):
             job.items.put(event)

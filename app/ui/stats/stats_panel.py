@@ -20,6 +20,7 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from app.core.decoding.stats import GenerationStats
+from app.core.reply.reasoning import Part, PartAcceptance
 from app.ui import theme
 from app.ui.stats.charts import BarChart
 
@@ -80,6 +81,15 @@ class StatsPanel(QWidget):
         )
         form.addRow("Drafter", self.drafter)
         form.addRow("Acceptance", self.acceptance)
+        self.parts = QLabel("–")
+        self.parts.setWordWrap(True)
+        self.parts.setAccessibleName("Acceptance in thinking and in the answer")
+        self.parts.setToolTip(
+            "a reasoning reply's thinking and its answer apart: accepted draft tokens per verdict\n"
+            "the target gave on a draft there (each corrected token is one turned down)"
+        )
+        self.parts_label = QLabel("Thinking / answer")
+        form.addRow(self.parts_label, self.parts)
         form.addRow("Rules", self.rules)
         form.addRow("Mean accepted", self.mean_length)
         form.addRow("Tokens per pass", self.per_pass)
@@ -103,6 +113,7 @@ class StatsPanel(QWidget):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for label in (self.drafter, self.acceptance, self.mean_length, self.per_pass, self.threads):
             label.setWordWrap(True)  # a long value wraps rather than scroll the side panel sideways
+        self.set_parts(None)  # shown only for a reply with a reasoning block
 
     def reset(self, drafter: str, adaptive: bool = False) -> None:
         """Clear the numbers for a new reply by ``drafter`` (``adaptive``: the controller picks lengths)."""
@@ -110,6 +121,16 @@ class StatsPanel(QWidget):
         self._ngram = drafter == "ngram"
         self.drafter.setText(f"{drafter}, adaptive" if self._adaptive else drafter)
         self.update_stats(GenerationStats())
+        self.set_parts(None)
+
+    def set_parts(self, split: Mapping[Part, PartAcceptance] | None) -> None:
+        """Acceptance inside the thinking and in the answer apart; None hides the row (no reasoning block)."""
+        self.parts.setVisible(split is not None)
+        self.parts_label.setVisible(split is not None)
+        if split is None:
+            self.parts.setText("–")
+            return
+        self.parts.setText(f"thinking {part_text(split[Part.THINKING])} | answer {part_text(split[Part.ANSWER])}")
 
     def set_copied(self, counts: Mapping[str, int]) -> None:
         """Copied tokens per source ("report.pdf": 120, "earlier in this chat": 30), most first."""
@@ -170,6 +191,14 @@ class StatsPanel(QWidget):
                 return "0: off for now, recent lookups were rejected (retried every few steps)"
             return "0: off, drafting is slower than the target alone here (re-checked now and then)"
         return str(stats.last_draft_length)
+
+
+def part_text(part: PartAcceptance) -> str:
+    """One part's acceptance: the rate and its counts, or a dash where nothing was drafted there."""
+    judged = part.from_draft + part.rejections
+    if not judged:
+        return f"– ({part.tokens} tokens, nothing drafted)"
+    return f"{part.acceptance_rate:.0%} ({part.from_draft}/{judged}, {part.tokens} tokens)"
 
 
 def threads_text(stats: GenerationStats) -> str:
