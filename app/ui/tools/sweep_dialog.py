@@ -60,9 +60,8 @@ class SweepDialog(RunDialog):
                 Series("sample-and-match", self.rule_points("sample_and_match_expected"), theme.OKABE_ITO["orange"]),
             ]
         )
-        self.conclusion.setText(
-            sweep_conclusion(self.rule_points("rejection_sampling_expected"), self.rule_points("sample_and_match_expected"))
-        )
+        exact, match = self.rule_points("rejection_sampling_expected"), self.rule_points("sample_and_match_expected")
+        self.conclusion.setText(sweep_conclusion(exact, match))
         self.table.setText(
             "   ".join(
                 f"T={r.temperature:g}: {r.stats.get('verified_acceptance_rate', 0.0):.0%} measured, "
