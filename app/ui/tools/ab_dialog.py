@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QDialogButtonBox,
     QGridLayout,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
     QWidget,
 )
 
@@ -30,6 +33,7 @@ class ABDialog(RunDialog):
     """Target-only vs speculative on the same prompt and settings."""
 
     baseline_measured = Signal(float)  # target-only tokens/s (the median of its runs)
+    rerun_requested = Signal(int)  # "Run again" with this many runs per side
 
     def __init__(self, host: EngineHost, job: ComparisonJob, parent: QWidget | None = None) -> None:
         super().__init__(host, job, "A/B: target only vs speculative", parent)
@@ -52,6 +56,16 @@ class ABDialog(RunDialog):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.layout_.addLayout(grid, 1)
         self.layout_.addWidget(self.summary)
+        self.repeats = QSpinBox()
+        self.repeats.setRange(1, 20)
+        self.repeats.setValue(job.repeats)
+        self.repeats.setPrefix("runs per side: ")
+        self.repeats.setToolTip("more runs measure the run-to-run spread better; a speedup is claimed only beyond it")
+        self.run_again = QPushButton("Run again")
+        self.run_again.setEnabled(False)
+        self.run_again.clicked.connect(lambda: self.rerun_requested.emit(self.repeats.value()))
+        self.buttons.addButton(self.run_again, QDialogButtonBox.ButtonRole.ActionRole)
+        self.layout_.addWidget(self.repeats)
         self.layout_.addWidget(self.buttons)
         self.speedup: float | None = None  # claimed only when the arms' ranges are disjoint
         self.verdict: ABVerdict | None = None
@@ -82,6 +96,7 @@ class ABDialog(RunDialog):
 
     def all_done(self) -> None:
         """The verdict (within the spread or not) and whether the outputs match."""
+        self.run_again.setEnabled(True)
         base_runs, spec_runs = self.arm("baseline"), self.arm("speculative")
         if not base_runs or not spec_runs:
             self.summary.setText("Stopped before both sides ran." if self.runs else "")

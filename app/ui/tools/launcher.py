@@ -50,8 +50,9 @@ class ToolsLauncher(QObject):
         self._baseline_measured = baseline_measured
         self._use_draft = use_draft
         self._dialog: QDialog | None = None
+        self._ab_repeats = AB_REPEATS  # the last "runs per side" chosen in the A/B dialog
         self.ab_action = QAction("A/B: rerun the last prompt target-only and with the drafter", window)
-        self.ab_action.triggered.connect(self.run_ab)
+        self.ab_action.triggered.connect(lambda: self.run_ab())
         self.ab_action.setShortcut(QKeySequence("Ctrl+B"))
         self.sweep_action = QAction("Temperature sweep…", window)
         self.sweep_action.triggered.connect(lambda: self.run_sweep())
@@ -102,14 +103,22 @@ class ToolsLauncher(QObject):
             tuple(messages), params, limit, settings.draft_length, settings.adaptive, temperatures, max(1, repeats)
         )
 
-    def run_ab(self, repeats: int = AB_REPEATS, max_tokens: int | None = None) -> ABDialog | None:
-        """Open the A/B dialog and start it: ``repeats`` interleaved runs per arm."""
-        job = self.comparison_job(max_tokens=max_tokens, repeats=repeats)
+    def run_ab(self, repeats: int | None = None, max_tokens: int | None = None) -> ABDialog | None:
+        """Open the A/B dialog and start it: ``repeats`` interleaved runs per arm (default: the last chosen)."""
+        if repeats is not None:
+            self._ab_repeats = max(1, repeats)
+        job = self.comparison_job(max_tokens=max_tokens, repeats=self._ab_repeats)
         if job is None:
             return None
         dialog = ABDialog(self._host, job, self._window)
         dialog.baseline_measured.connect(lambda rate: self._baseline_measured(rate, "measured here"))
+        dialog.rerun_requested.connect(lambda n: self._rerun_ab(dialog, n, job.max_tokens))
         return self._start(dialog)
+
+    def _rerun_ab(self, dialog: ABDialog, repeats: int, max_tokens: int) -> None:
+        # A fresh dialog and job: the finished one stays as it was measured until it closes.
+        dialog.close()
+        self.run_ab(repeats, max_tokens)
 
     def run_sweep(
         self, temperatures: tuple[float, ...] = SWEEP_TEMPERATURES, max_tokens: int = 64

@@ -3,24 +3,32 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.core.bench.verdict import Spread, ab_verdict, sweep_conclusion
 from app.core.decoding.events import FinishReason
 from app.ui.chat.controller import Activity
 from app.ui.settings.store import AppSettings
 from app.ui.threads.stall_probe import StallProbe
+from app.ui.tools.ab_dialog import ABDialog
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 
-def test_ab_and_sweep(make_window, small_pair):
+def test_ab_and_sweep(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(24)
     load(window, pair_choice(small_pair))
     assert window.tools.run_ab() is None  # nothing to rerun yet
+    window.settings_panel.system_prompt.setPlainText("You are terse. <|im_start|> stays text.")
     send(window, "Count from one to ten.")
 
     dialog = window.tools.run_ab(repeats=2)
     assert dialog is not None
+    # The chat's own system prompt and sampling settings, not defaults.
+    job = dialog._job
+    assert job.messages[0].role == "system" and job.messages[0].content.startswith("You are terse.")
+    settings = window.controller.chat_settings()
+    assert job.params.temperature == settings.sampling_params().temperature and job.repeats == 2
     assert window.controller.activity is Activity.COMPARING
     assert not window.chat.send_button.isEnabled()
     wait_until(lambda: dialog.complete, 600, "the A/B runs")
@@ -44,6 +52,17 @@ def test_ab_and_sweep(make_window, small_pair):
     # The target-only median becomes the baseline for the live speedup.
     stored = AppSettings().baseline(small_pair[0], window.settings_panel.settings().n_threads)
     assert stored == Spread.of([r.stats["tokens_per_second"] for r in base_runs]).median
+    # "Run again" with another count: a fresh dialog, and the count is kept for the next A/B.
+    assert dialog.run_again.isEnabled()
+    dialog.repeats.setValue(1)
+    qtbot.mouseClick(dialog.run_again, Qt.MouseButton.LeftButton)
+    again = window.tools._dialog
+    assert isinstance(again, ABDialog) and again is not dialog and again._job.repeats == 1
+    wait_until(lambda: again.complete, 600, "the second A/B")
+    assert [r.drafter.value for r in again.runs] == ["none", "model"]
+    assert again.verdict is not None and again.verdict.ratio is None  # one run per side claims nothing
+    assert "faster" not in again.summary.text()
+    dialog = again
     assert "target-only" in window.stats.baseline_note.text()
     dialog.close()
     wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "idle after A/B")
