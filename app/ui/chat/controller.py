@@ -195,6 +195,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.cancel_edit()
         self.conversation_id = conversation_id
         self.reload()
+        self.show_branch_stats()
         replies = [m for m in self.path if m.role == "assistant" and "stats" in m.meta]
         if conversation_id not in self._demo and replies:
             self._demo[conversation_id] = bool(ReplyRecord.from_meta(replies[-1].meta).demo_length)

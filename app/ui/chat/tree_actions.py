@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtWidgets import QMessageBox
 
+from app.core.decoding.stats import GenerationStats
 from app.core.reply.record import ReplyRecord
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
@@ -30,6 +31,7 @@ from app.ui.chat.reply_info import provenance_html
 if TYPE_CHECKING:
     from app.ui.chat.panel import ChatPanel
     from app.ui.chat.reply_saving import ReplySaver
+    from app.ui.stats.stats_panel import StatsPanel
 
 
 class TreeActions:
@@ -39,6 +41,7 @@ class TreeActions:
         store: ChatStore
         saver: ReplySaver
         panel: ChatPanel
+        stats_panel: StatsPanel
         path: list[StoredMessage]
         editing: int | None
         activity: Activity
@@ -148,8 +151,19 @@ class TreeActions:
             self.saver.refused(exc)
             return False
         self.reload()
+        self.show_branch_stats()
         self.count_context()
         return True
+
+    def show_branch_stats(self) -> None:
+        """Show, in the Stats tab, the statistics of the last reply on the branch now shown (none: cleared)."""
+        replies = [m for m in self.path if m.role == "assistant" and isinstance(m.meta.get("stats"), dict)]
+        if not replies:
+            self.stats_panel.update_stats(GenerationStats())
+            return
+        record = ReplyRecord.from_meta(replies[-1].meta)
+        self.stats_panel.reset(record.drafter or "none", record.adaptive)
+        self.stats_panel.update_stats(GenerationStats.from_dict(record.stats or {}))
 
     def show_info(self, message_id: int) -> None:
         """Show what produced a reply (pair, drafter, draft length, sampling, system prompt, seed)."""

@@ -6,6 +6,7 @@ check what was kept (the old branches too). Replies are short (8-24 tokens).
 
 from __future__ import annotations
 
+from app.core.decoding.stats import GenerationStats
 from app.engine.store import conversations
 from tests.ui.helpers import Recorder, click_action, load, pair_choice, send, wait_reply, wait_until
 
@@ -49,8 +50,13 @@ def test_regenerate_makes_a_sibling_and_the_switcher_moves_between_them(make_win
     assert view.messages[-1].message_id == first.id and view.messages[-1].branch == (1, 2)
     assert view.messages[-1].text == first.content
     assert [m.id for m in store.messages(window.controller.conversation_id)][-1] == first.id
+    # The Stats tab follows the branch shown: the first reply's own numbers, as stored.
+    first_stats = GenerationStats.from_dict(first.meta["stats"])
+    assert window.stats._stats == first_stats
+    assert window.stats.rate.text() == f"{first_stats.tokens_per_second:.1f}"
     click_action(window, "next", 1)
     assert view.messages[-1].message_id == second.id
+    assert window.stats._stats == GenerationStats.from_dict(second.meta["stats"])
 
 
 def test_actions_are_inert_while_a_reply_streams(make_window, small_pair):

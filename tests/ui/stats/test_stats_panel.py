@@ -97,3 +97,24 @@ def test_thinking_and_answer_acceptance_show_apart_only_for_a_reasoning_reply(qa
         assert not panel.parts_label.isVisible()
     finally:
         panel.deleteLater()
+
+
+def test_a_servers_missing_figures_read_not_reported(qapp: object) -> None:
+    panel = StatsPanel()
+    try:
+        # A server's steps: counts it sent, no timings, threads or expected-acceptance rows.
+        stats = GenerationStats(steps=3, drafted=6, accepted=4, emitted=7, total_s=1.0)
+        panel.set_remote(True)
+        panel.reset("server (llama-server)", False)
+        panel.update_stats(stats)
+        assert panel.timing.text() == "not reported" and "ms" not in panel.timing.text()
+        assert panel.threads.text() == "not reported"
+        assert panel.rules.text() == "not reported"
+        assert "(4/6)" in panel.acceptance.text()
+        # The local pair again: the same empty figures are its own measurements of nothing.
+        panel.set_remote(False)
+        panel.update_stats(stats)
+        assert panel.timing.text().startswith("draft 0 ms")
+        assert panel.threads.text() == "–" and panel.rules.text() == "–"
+    finally:
+        panel.deleteLater()
