@@ -79,6 +79,13 @@ def test_search_finds_every_branch_and_marks_matches(data_dir, history):
     assert json.loads(_ok(run_cli("chats", "search", "nothing-like-this", "--json", data=data_dir))) == []
 
 
+def test_search_ignores_accents_and_case(data_dir, history):
+    hits = json.loads(_ok(run_cli("chats", "search", "PLAIT", "--json", data=data_dir)))
+    assert [h["message_id"] for h in hits] == [history["question"]]
+    start, end = hits[0]["matches"][0]
+    assert hits[0]["snippet"][start:end] == "plaît"
+
+
 def test_export_import_round_trip_gives_the_same_messages(data_dir, history, tmp_path):
     out = tmp_path / "colours.json"
     cid = str(history["colours"])
