@@ -120,11 +120,9 @@ class Branches(MessageTree):
         holder = int(row["conversation_id"])
         if not isinstance(origin, dict) or row["parent_id"] is not None:
             raise ValueError(f"message {message_id} is not a deleted message waiting in the trash")
-        target, parent = origin.get("conversation"), origin.get("parent")
-        home = (
-            isinstance(target, int)
-            and self._db.execute("SELECT 1 FROM conversations WHERE id=?", (target,)).fetchone() is not None
-        )
+        stored_target, parent = origin.get("conversation"), origin.get("parent")
+        target = stored_target if isinstance(stored_target, int) else -1
+        home = self._db.execute("SELECT 1 FROM conversations WHERE id=?", (target,)).fetchone() is not None
         if home and parent is not None:
             found = self._db.execute(
                 "SELECT 1 FROM messages WHERE id=? AND conversation_id=?", (parent, target)
@@ -140,8 +138,8 @@ class Branches(MessageTree):
             self._db.execute("UPDATE messages SET parent_id=? WHERE id=?", (parent, message_id))
             self._db.execute("DELETE FROM conversations WHERE id=?", (holder,))
             if origin.get("active"):
-                self._activate(int(target), self._descend(message_id))
-            self._touch(int(target), now)
+                self._activate(target, self._descend(message_id))
+            self._touch(target, now)
 
     def _copy_rows(self, table: str, from_id: int, to_id: int) -> None:
         columns = [str(c[1]) for c in self._db.execute(f"PRAGMA table_info({table})") if c[1] != "message_id"]
