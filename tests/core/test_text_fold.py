@@ -33,3 +33,8 @@ def test_longer_terms_win_and_spans_do_not_overlap():
     text = "brûlée brûl"
     assert FoldedText.of(text).spans(["brul", "brulee"]) == [(0, 6), (7, 11)]
     assert FoldedText.of(text).spans([]) == [] and FoldedText.of("").spans(["x"]) == []
+
+
+def test_folding_the_whole_text_equals_folding_each_character():
+    text = "Ünïcödé — 日本語 · العربية · 🎉 İstanbul ǅemal cre\u0301me Straße ﬁne ÅNGSTRÖM ẞ"
+    assert fold(text) == FoldedText.of(text).folded
