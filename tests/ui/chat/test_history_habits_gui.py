@@ -90,3 +90,14 @@ def test_fork_into_new_chat_from_the_context_menu(make_window):
     assert len(window.chat.view.messages) == 2
     assert fork in window.conversations.conversation_ids()
     assert [m.id for m in window.store.messages(chat)] == ids  # the original is unchanged
+
+
+def test_the_window_search_ignores_accents_and_case(make_window):
+    window = make_window()
+    _chat(window.store, "Dessert", [("user", "Une CRÈME brûlée, s'il vous plaît")])
+    window.sidebar.refresh()
+    search = window.conversations.search
+    search.box.setText("creme brulee")
+    wait_until(lambda: bool(search.hits), 5, "the search results")
+    assert [h.title for h in search.hits] == ["Dessert"]
+    assert "\x02CRÈME\x03" in search.hits[0].snippet
