@@ -498,21 +498,11 @@ def test_overhead_targets_judge_the_adaptive_lookup_and_hybrid_rows_only() -> No
     from app.core.bench.stats import overhead_targets
 
     def row(drafter: str, length: object, median: float) -> dict[str, object]:
-        return {
-            "drafter": drafter,
-            "draft_length": length,
-            "temperature": 0.0,
-            "median_ms": median,
-            "mean_ms": median,
-            "steps": 10,
-        }
+        return {"drafter": drafter, "draft_length": length, "temperature": 0.0, "median_ms": median,
+                "mean_ms": median, "steps": 10}
 
-    rows = [
-        row("model", "adaptive", 5.0),
-        row("ngram", 4, 9.0),
-        row("ngram", "adaptive", 0.21),
-        row("hybrid", "adaptive", 0.45),
-    ]
+    rows = [row("model", "adaptive", 5.0), row("ngram", 4, 9.0), row("ngram", "adaptive", 0.21),
+            row("hybrid", "adaptive", 0.45)]
     checks = overhead_targets(rows)
     assert [(c.name.split(",")[1].split(" at")[0].strip(), c.passed) for c in checks] == [
         ("ngram adaptive", True),
