@@ -68,6 +68,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
     chat_settings_changed = Signal(object)  # ChatSettings: another chat (or a new one) is now current
     steps_requested = Signal(int)  # a reply's id: show its steps (the window's step view)
     steps_export_requested = Signal(int)  # a reply's id: export its steps as HTML
+    message_trashed = Signal(int, str)  # a deleted message's id (in the trash) and what to say: offer its undo
 
     def __init__(
         self,

@@ -48,6 +48,7 @@ from app.ui.chat.markdown_layout import fenced_code_blocks
 from app.ui.chat.message_lines import (
     ACTION_LABELS,
     COPY_MESSAGE,
+    FORK_LABEL,
     MESSAGE_ACTION,
     insert_actions,
     insert_footer,
@@ -335,6 +336,10 @@ class ChatView(QTextBrowser):
                 export = menu.addAction("Export steps as HTML…")
                 export.triggered.connect(partial(self.message_action.emit, "export-steps", message))
                 export.setEnabled(self._actions_enabled)
+            if "delete" in self._messages[message].actions:  # a stored message: its branch can be forked
+                fork = menu.addAction(FORK_LABEL)
+                fork.triggered.connect(partial(self.message_action.emit, "fork", message))
+                fork.setEnabled(self._actions_enabled)
         menu.exec(event.globalPos())
         menu.deleteLater()
 

@@ -6,6 +6,8 @@ check what was kept (the old branches too). Replies are short (8-24 tokens).
 
 from __future__ import annotations
 
+import pytest
+
 from app.core.decoding.stats import GenerationStats
 from app.engine.store import conversations
 from tests.ui.helpers import Recorder, click_action, load, pair_choice, send, wait_reply, wait_until
@@ -69,7 +71,7 @@ def test_actions_are_inert_while_a_reply_streams(make_window, small_pair):
     assert not window.chat.view.actions_enabled
     reply = window.controller.path[1].id
     assert not window.controller.regenerate(reply)  # refused while the reply streams
-    assert not window.controller.delete_message(reply, ask=False)
+    assert not window.controller.delete_message(reply)
     wait_reply(window, recorder, before)
     assert window.chat.view.actions_enabled
     assert len(window.store.messages(window.controller.conversation_id)) == 4
@@ -144,18 +146,9 @@ def test_delete_a_reply_then_its_question(make_window, small_pair):
     wait_reply(window, recorder, before)
     conversation = window.controller.conversation_id
     first, _second = window.store.siblings(window.controller.path[-1].id)
-    asked: list[str] = []
-
-    def say_no(title: str, question: str) -> bool:
-        asked.append(question)
-        return False
-
-    window.controller.confirm = say_no
+    window.controller.confirm = lambda title, question: pytest.fail("a delete asks nothing: Undo stands in")
     click_action(window, "delete", 1)
-    assert asked and len(window.store.all_messages(conversation)) == 3  # "No" keeps it
-
-    window.controller.confirm = lambda title, question: True
-    click_action(window, "delete", 1)
+    assert window.conversations.undo.isVisible()  # the deleted reply waits in the trash for its Undo
     assert [m.id for m in window.store.all_messages(conversation)] == [window.controller.path[0].id, first]
     assert window.chat.view.messages[-1].message_id == first and window.chat.view.messages[-1].branch == (1, 1)
     click_action(window, "delete", 0)  # the question goes with its replies
