@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from app.ui.layout_fit import ElidedLabel
 from app.ui.main_window import MainWindow
 from app.ui.models.discover_panel import OFFLINE_TEXT, PAGE_SIZE
 from tests.engine.hub_server import FakeHub, running_hub
@@ -122,3 +123,41 @@ def test_find_a_draft_for_the_target_and_download_the_best_in_one_click(
     panel.best_button.click()
     wait_until(lambda: bool(downloaded) or (not panel.busy and "Downloaded" not in panel.status.text()), 120, "it")
     assert downloaded == [tmp_path / "models" / "tiny-Q4_K_M.gguf"]
+
+
+def test_a_file_already_in_the_library_shows_on_disk_and_is_not_downloaded_again(
+    make_window: Callable[..., MainWindow], hub: FakeHub, tmp_path: Path
+) -> None:
+    folder = tmp_path / "models"
+    folder.mkdir()
+    held = write_gguf(folder / "my-renamed-copy.gguf", name="Held Model")
+    long_name = "a-model-with-a-very-long-name-that-cannot-fit-in-the-file-column-Q8_0.gguf"
+    hub.add("org/Held-GGUF", long_name, held.read_bytes())
+    same_size_other = bytearray(held.read_bytes())
+    same_size_other[-1] ^= 0xFF  # the same size, another content: not on disk
+    hub.add("org/Held-GGUF", "other-Q8_0.gguf", bytes(same_size_other))
+    window = make_window()
+    panel = window.discover
+    window.resize(700, 700)
+    panel.query.setText("held")
+    hub.set_info("org/Held-GGUF", downloads=1, likes=1)
+    panel.search()
+    wait_until(lambda: panel.results.count() == 1, 60, "the search")
+    panel.results.setCurrentRow(0)
+    wait_until(lambda: panel.table.rowCount() == 2, 60, "the repository's files")
+    rows = {panel.table.item(r, 0).text(): r for r in range(2)}
+    row = rows[long_name]
+    label = panel.table.cellWidget(row, 0)
+    assert isinstance(label, ElidedLabel) and label.full_text() == long_name and label.toolTip() == long_name
+    button = panel.download_buttons()[row]
+    assert button.text() == "On disk" and not button.isEnabled()
+    assert button.toolTip() == "already on disk as my-renamed-copy.gguf"
+    assert panel.download_buttons()[rows["other-Q8_0.gguf"]].text() == "Download"
+    assert panel.status.text().endswith("; 1 already on disk")
+
+    gets = len(hub.gets())
+    panel.download(f"org/Held-GGUF/{long_name}")
+    assert not panel.busy
+    assert panel.status.text() == f"org/Held-GGUF/{long_name}: already on disk as my-renamed-copy.gguf"
+    assert len(hub.gets()) == gets  # nothing fetched
+    assert sorted(p.name for p in folder.iterdir()) == ["my-renamed-copy.gguf"]
