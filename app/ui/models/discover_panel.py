@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -219,14 +220,39 @@ class DiscoverPanel(QWidget):
         for row, model in enumerate(files):
             name = model.filename + (f"  ({len(model.parts)} parts)" if model.split else "")
             self._set_name(row, name, name)
-            self.table.setItem(row, 1, QTableWidgetItem(model.quant or "?"))
+            # The quantisation is the file's own general.file_type, read from its header: a name can say anything.
+            quant = QTableWidgetItem("…")
+            quant.setToolTip("reading the quantisation from the file's GGUF header")
+            self.table.setItem(row, 1, quant)
             size = QTableWidgetItem(format_bytes(model.size))
             size.setToolTip(f"{model.size:,} bytes")
             self.table.setItem(row, 2, size)
             self.table.setCellWidget(row, 3, self._download_button(model.spec))
+        self._read_quants(self.files)
         held = sum(1 for m in files if m.spec in self.on_disk)
         tail = f"; {held} already on disk" if held else ""
         self.status.setText(f"{repo_id}: {len(files)} GGUF model{'s' if len(files) != 1 else ''}{tail}")
+
+    def _read_quants(self, listing: list[object]) -> None:
+        """Fill the Quant column from each model's (first) file header, read with Range requests and cached."""
+        for row, model in enumerate(listing):
+            assert isinstance(model, model_library.RepoGGUF)
+            # A split model's spec names its first shard: the one holding the metadata.
+            self.background.submit(
+                partial(_header_quant, model.spec),
+                partial(self._quant_ready, listing, row, tip="from the file's GGUF header"),
+                partial(self._quant_failed, listing, row),
+            )
+
+    def _quant_failed(self, listing: list[object], row: int, exc: Exception) -> None:
+        self._quant_ready(listing, row, "?", tip=f"cannot read the header: {exc}")
+
+    def _quant_ready(self, listing: list[object], row: int, quant: str, *, tip: str) -> None:
+        if listing is not self.files or row >= self.table.rowCount():
+            return  # another listing is on screen now
+        item = QTableWidgetItem(quant)
+        item.setToolTip(tip)
+        self.table.setItem(row, 1, item)
 
     def _set_name(self, row: int, name: str, tooltip: str) -> None:
         """The full name as the item's text and tooltip, painted elided in the middle (names differ at their end)."""
@@ -369,3 +395,8 @@ def _files_and_copies(repo_id: str) -> tuple[list[model_library.RepoGGUF], dict[
     """A repository's models and which of them the library already holds (runs in the background)."""
     files = model_library.list_repo_models(repo_id)
     return files, model_library.find_on_disk(files)
+
+
+def _header_quant(spec: str) -> str:
+    """The quantisation a Hub file's own header states (general.file_type), read in the background."""
+    return model_library.inspect_remote(spec).inspection.quant

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from gguf import LlamaFileType
 
 from app.ui.layout_fit import ElidedLabel
 from app.ui.main_window import MainWindow
@@ -31,7 +32,8 @@ def test_search_page_list_files_and_download_into_the_model_list(
 ) -> None:
     for n in range(PAGE_SIZE + 3):
         hub.set_info(f"org/Model{n:02d}-GGUF", downloads=1000 - n, likes=n)
-    model = write_gguf(tmp_path / "m.gguf", name="Downloaded Model")
+    # The name says Q8_0, the file's general.file_type Q4_K_M: the label is the file's.
+    model = write_gguf(tmp_path / "m.gguf", name="Downloaded Model", file_type=LlamaFileType.MOSTLY_Q4_K_M)
     hub.add("org/Model00-GGUF", "model00-Q8_0.gguf", model.read_bytes())
     hub.add("org/Model00-GGUF", "model00-F16-00001-of-00002.gguf", b"x" * 10)
     hub.add("org/Model00-GGUF", "model00-F16-00002-of-00002.gguf", b"x" * 10)
@@ -53,7 +55,11 @@ def test_search_page_list_files_and_download_into_the_model_list(
         "model00-F16-00001-of-00002.gguf  (2 parts)",
         "model00-Q8_0.gguf",
     ]
-    assert panel.table.item(1, 1).text() == "Q8_0"
+    wait_until(lambda: panel.table.item(1, 1).text() != "…", 60, "the quantisation from the header")
+    assert panel.table.item(1, 1).text() == "Q4_K_M"
+    wait_until(lambda: panel.table.item(0, 1).text() != "…", 60, "the split model's header")
+    assert panel.table.item(0, 1).text() == "?"  # its shards are not GGUF: nothing is guessed from the name
+    assert panel.table.item(0, 1).toolTip().startswith("cannot read the header")
     assert panel.table.item(1, 2).toolTip() == f"{model.stat().st_size:,} bytes"
 
     downloaded: list[Path] = []
@@ -155,6 +161,7 @@ def test_a_file_already_in_the_library_shows_on_disk_and_is_not_downloaded_again
     assert panel.download_buttons()[rows["other-Q8_0.gguf"]].text() == "Download"
     assert panel.status.text().endswith("; 1 already on disk")
 
+    wait_until(lambda: all(panel.table.item(r, 1).text() != "…" for r in range(2)), 60, "the header reads")
     gets = len(hub.gets())
     panel.download(f"org/Held-GGUF/{long_name}")
     assert not panel.busy
