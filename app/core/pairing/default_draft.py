@@ -50,6 +50,23 @@ def is_smaller(target: ModelSize, draft: ModelSize) -> bool:
     return False  # nothing to compare: never assume a draft is cheaper
 
 
+def relative_size_text(target: ModelSize, draft: ModelSize) -> str:
+    """A draft entry's few words on its size against the target, so the draft list reads apart from the target's."""
+    if target.n_params > 0 and draft.n_params > 0:
+        ratio, what = draft.n_params / target.n_params, "weights"
+    elif target.file_size > 0 and draft.file_size > 0:
+        ratio, what = draft.file_size / target.file_size, "size"
+    else:
+        return "size against the target unknown"
+    if ratio >= 1:
+        return "as large as the target" if ratio < 1.05 else "larger than the target"
+    return (
+        f"1/{max(2, round(1 / ratio))} of the target's {what}"
+        if ratio <= 0.5
+        else f"{ratio:.0%} of the target's {what}"
+    )
+
+
 def choose_default_draft(target: ModelSize, candidates: Sequence[DraftFacts]) -> DefaultDraft:
     """The first compatible candidate smaller than ``target``; else none, with a one-line reason."""
     for index, candidate in enumerate(candidates):

@@ -18,7 +18,14 @@ from pathlib import Path
 
 from app.core.pairing.catalog import CatalogModel
 from app.core.pairing.compatibility import CompatibilityReport
-from app.core.pairing.default_draft import NO_SIZE, DefaultDraft, DraftFacts, ModelSize, choose_default_draft
+from app.core.pairing.default_draft import (
+    NO_SIZE,
+    DefaultDraft,
+    DraftFacts,
+    ModelSize,
+    choose_default_draft,
+    relative_size_text,
+)
 from app.core.units import format_bytes, format_rate
 from app.engine.llama.quantize import is_cheaper_draft
 from app.engine.models import library as model_library
@@ -95,6 +102,8 @@ def draft_options(target: Path) -> DraftOptions:
         else:
             label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  download {format_bytes(candidate.file_size)}"
         size = ModelSize(candidate.n_params, candidate.file_size)
+        # The draft list shows the same models as the target list: each entry says how it compares to the target.
+        label = f"{label}  ·  {relative_size_text(target_size, size)}"
         options.append(
             DraftOption(label, candidate.compatible, candidate.reason, candidate.path, candidate.catalog_model, size)
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.pairing.default_draft import DraftFacts, ModelSize, choose_default_draft, is_smaller
+from app.core.pairing.default_draft import DraftFacts, ModelSize, choose_default_draft, is_smaller, relative_size_text
 
 TARGET = ModelSize(n_params=1_700_000_000, file_size=1_000_000_000)
 
@@ -46,3 +46,12 @@ def test_nothing_compatible_says_so() -> None:
     assert choice.index is None
     assert choice.reason.startswith("no compatible draft model")
     assert choose_default_draft(TARGET, []).index is None
+
+
+def test_draft_entries_say_their_size_against_the_target() -> None:
+    assert relative_size_text(TARGET, ModelSize(135_000_000, 0)) == "1/13 of the target's weights"
+    assert relative_size_text(TARGET, ModelSize(1_100_000_000, 0)) == "65% of the target's weights"
+    assert relative_size_text(TARGET, ModelSize(1_700_000_000, 0)) == "as large as the target"
+    assert relative_size_text(TARGET, ModelSize(7_000_000_000, 0)) == "larger than the target"
+    assert relative_size_text(ModelSize(0, 1000), ModelSize(0, 250)) == "1/4 of the target's size"
+    assert relative_size_text(ModelSize(0, 0), ModelSize(0, 0)) == "size against the target unknown"

@@ -68,5 +68,7 @@ def test_a_draft_as_large_as_the_target_is_never_the_default(
     wait_until(lambda: picker.drafter_kind() is DrafterKind.NGRAM, 60, "the n-gram fallback")
     assert "no compatible draft is smaller than the target" in picker.fallback_reason
     assert "smaller than the target" in picker.verdict.text()
+    labels = [picker.draft.itemText(i) for i in range(picker.draft.count())]
+    assert labels and all("·  as large as the target" in text for text in labels), labels
     choice = picker.choice()
     assert choice is not None and choice.draft is None
