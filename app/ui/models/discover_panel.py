@@ -215,6 +215,8 @@ class DiscoverPanel(QWidget):
         if generation != self._generation:
             return
         self.files = list(files)
+        self.drafts = None  # the table shows this repository now, not a draft search
+        self.best_button.setVisible(False)
         self.on_disk = dict(on_disk)
         self.table.setRowCount(len(files))
         for row, model in enumerate(files):
@@ -253,6 +255,16 @@ class DiscoverPanel(QWidget):
         item = QTableWidgetItem(quant)
         item.setToolTip(tip)
         self.table.setItem(row, 1, item)
+
+    def _row_spec(self, row: int) -> str | None:
+        """The spec a row offers: a listed file, or a found draft."""
+        if self.files and row < len(self.files):
+            model = self.files[row]
+            return model.spec if isinstance(model, model_library.RepoGGUF) else None
+        if self.drafts is not None:
+            good = [c for c in self.drafts.candidates if c.compatible]
+            return str(good[row].spec) if row < len(good) else None
+        return None
 
     def _set_name(self, row: int, name: str, tooltip: str) -> None:
         """The full name as the item's text and tooltip, painted elided in the middle (names differ at their end)."""
@@ -350,7 +362,7 @@ class DiscoverPanel(QWidget):
         self.status.setText(f"Starting {spec}...")
         self.background.submit(
             lambda: model_library.download_hub_file(spec, self._progress_arrived.emit, cancel),
-            self._download_done,
+            partial(self._download_done, spec),
             self._download_failed,
         )
 
@@ -378,7 +390,11 @@ class DiscoverPanel(QWidget):
         for button in self.download_buttons():
             button.setEnabled(not button.property("on_disk"))
 
-    def _download_done(self, path: Path) -> None:
+    def _download_done(self, spec: str, path: Path) -> None:
+        self.on_disk[spec] = path  # its row says "On disk" from now on: a second click fetches nothing
+        for row in range(self.table.rowCount()):
+            if self._row_spec(row) == spec:
+                self.table.setCellWidget(row, 3, self._download_button(spec))
         self._finish()
         self.status.setText(f"Downloaded {path.name}: it is in the model list now.")
         self.downloaded.emit(path)

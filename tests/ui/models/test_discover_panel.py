@@ -68,7 +68,10 @@ def test_search_page_list_files_and_download_into_the_model_list(
     wait_until(lambda: bool(downloaded) or "Downloaded" in panel.status.text(), 60, "the download")
     assert downloaded == [tmp_path / "models" / "model00-Q8_0.gguf"]
     assert downloaded[0].read_bytes() == model.read_bytes()
-    assert all(b.isEnabled() for b in panel.download_buttons())
+    buttons = panel.download_buttons()
+    assert buttons[1].text() == "On disk" and not buttons[1].isEnabled()  # downloaded: never fetched twice
+    assert buttons[1].toolTip() == "already on disk as model00-Q8_0.gguf"
+    assert buttons[0].text() == "Download" and buttons[0].isEnabled()
     picker = window.picker.target
     wait_until(
         lambda: any("Downloaded Model" in picker.itemText(i) for i in range(picker.count())),
