@@ -63,7 +63,7 @@ def _server(name: str, entry: Any, source: str) -> McpServerConfig:
     if not name.strip():
         raise McpConfigError(f"{source}: a server has an empty name")
     if not isinstance(entry, dict):
-        raise McpConfigError(f"{where} must be an object with a \"command\"")
+        raise McpConfigError(f'{where} must be an object with a "command"')
     command = entry.get("command")
     if command is None and "url" in entry:
         raise McpConfigError(f"{where} is a remote (url) server; only servers started by a command are supported")

@@ -31,6 +31,7 @@ from typing import IO, Any, TypeVar
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, TextContent
+from pydantic import ValidationError
 
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import NAME_PATTERN, ToolCall, ToolResult, ToolSpec
@@ -151,7 +152,11 @@ class McpClient:
         except TimeoutError:
             self._drop(running)  # it may be stuck in the call: the next call starts it afresh
             return ToolResult(call.id, self._timed_out(call.name, server), is_error=True)
-        except Exception as exc:  # the SDK's errors, a closed connection, a result it could not validate
+        except ValidationError as exc:  # the SDK read the answer but it is not a CallToolResult
+            fields = ", ".join(sorted({str(e["loc"][0]) for e in exc.errors() if e["loc"]}))
+            line = f"MCP tool {call.name!r} (server {server!r}) returned a malformed result (bad fields: {fields})"
+            return ToolResult(call.id, line, is_error=True)
+        except Exception as exc:  # the SDK's errors, a closed connection
             line, ended = self._failed(call.name, running, exc)
             if ended:
                 self._drop(running)

@@ -110,3 +110,14 @@ def test_the_registries_time_server_answers() -> None:
         assert json.loads(result.text)["timezone"] == "Europe/Paris"
         bad = client.call(call("get_current_time", {"timezone": "Mars/Olympus"}))
         assert bad.is_error
+
+
+def test_a_malformed_result_ends_the_call_with_a_line() -> None:
+    bad = McpServerConfig("bad", sys.executable, (str(SERVER.with_name("malformed_mcp_server.py")),))
+    with McpClient([bad], call_timeout=10) as client:
+        assert [t.name for t in client.list_tools()] == ["broken"]
+        result = client.call(call("broken", {}))
+        assert result.is_error and result.text == (
+            "MCP tool 'broken' (server 'bad') returned a malformed result (bad fields: content, isError)"
+        )
+        assert "\n" not in result.text
