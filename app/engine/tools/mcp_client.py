@@ -223,10 +223,11 @@ class McpClient:
             async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:  # type: ignore[arg-type]  # a binary temp file works as the child's stderr
                 await session.initialize()
                 listed = await session.list_tools()
-                tools = tuple(self._spec(config, t.name, t.description, t.input_schema) for t in listed.tools)
+                specs = [self._spec(config, t.name, t.description, t.input_schema) for t in listed.tools]
+                kept = tuple(spec for spec in specs if spec is not None)
                 task = asyncio.current_task()
-                assert task is not None
-                ready.set_result(_Running(config, session, stop, task, errlog, tuple(t for t in tools if t)))
+                assert task is not None  # always inside the task _start made
+                ready.set_result(_Running(config, session, stop, task, errlog, kept))
                 await stop.wait()
         except BaseException as exc:
             if not ready.done():
@@ -236,7 +237,7 @@ class McpClient:
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
-            if ready.done() and ready.exception() is not None:
+            if ready.done() and (ready.cancelled() or ready.exception() is not None):
                 errlog.close()
 
     def _spec(self, config: McpServerConfig, name: str, description: str | None, schema: Any) -> ToolSpec | None:

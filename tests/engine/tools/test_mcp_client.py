@@ -121,3 +121,12 @@ def test_a_malformed_result_ends_the_call_with_a_line() -> None:
             "MCP tool 'broken' (server 'bad') returned a malformed result (bad fields: content, isError)"
         )
         assert "\n" not in result.text
+
+
+def test_a_tool_name_offered_by_two_servers_is_kept_once_with_a_notice() -> None:
+    second = McpServerConfig("again", sys.executable, (str(SERVER),))
+    with McpClient([TEST_SERVER, second]) as client:
+        names = [t.name for t in client.list_tools()]
+        assert names.count("add") == 1
+        assert "MCP tool 'add' of server 'again' left out: server 'test' offers a tool of that name" in client.notices
+        assert client.call(call("add", {"a": 1, "b": 2})).text == "3"
