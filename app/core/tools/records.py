@@ -122,6 +122,19 @@ class ToolCall:
         return value if isinstance(value, dict) else {}
 
 
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """What running one call gave: its text (a tool message's content) and whether it is an error's line.
+
+    The text is data for the model, never instructions to the app: it goes into the
+    prompt as a tool message's content, which the template writes as text.
+    """
+
+    call_id: str
+    text: str
+    is_error: bool = False
+
+
 def _json_object(text: str) -> Any:
     try:
         return json.loads(text)
