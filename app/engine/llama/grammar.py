@@ -14,15 +14,20 @@ loaded model and kept beside it.
 
 from __future__ import annotations
 
+import ctypes
 import weakref
+from typing import TYPE_CHECKING
 
+import llama_cpp
 import llguidance
-import llguidance.llamacpp
 import numpy as np
 
 from app.core.decoding.constraint import BoolArray, ConstraintError
 from app.core.output_format import OutputFormat, OutputFormatError
 from app.engine.llama.model import LlamaModel
+
+if TYPE_CHECKING:  # a TypedDict of the type stubs only, not in the compiled module
+    from llguidance._lib import JsonCompileOptions
 
 _TOKENIZERS: weakref.WeakKeyDictionary[LlamaModel, tuple[llguidance.LLTokenizer, tuple[int, ...]]] = (
     weakref.WeakKeyDictionary()
@@ -36,16 +41,30 @@ def grammar_tokenizer(model: LlamaModel) -> tuple[llguidance.LLTokenizer, tuple[
         # Every end-of-generation token ends the grammar (an instruct model ends its turn with <|im_end|>,
         # not with the vocabulary's EOS).
         eog = tuple(t for t in range(model.n_vocab) if model.is_eog(t))
-        tokenizer = llguidance.llamacpp.lltokenizer_from_vocab(model.vocab, n_vocab=model.n_vocab, eos_token=list(eog))
+        pieces = [_grammar_piece(model, t) for t in range(model.n_vocab)]
+        tokenize = ctypes.cast(llama_cpp.llama_cpp._lib.llama_tokenize, ctypes.c_void_p).value
+        tokenizer = llguidance.LLTokenizer.from_llamacpp(  # type: ignore[attr-defined]  # missing from the stubs
+            tokens=pieces, vocab_ptr=model.vocab, tokenize_fptr=tokenize, eos_token=list(eog), slices=None
+        )
         found = (tokenizer, eog)
         _TOKENIZERS[model] = found
     return found
 
 
+def _grammar_piece(model: LlamaModel, token: int) -> bytes:
+    """A token's bytes as llguidance reads them: a control token is its name behind 0xff, so no text matches it."""
+    attr = int(llama_cpp.llama_vocab_get_attr(model.vocab, token))
+    text = model.token_text(token)
+    user_special = attr & llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED and text.startswith("<") and text.endswith(">")
+    if attr & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL or user_special:
+        return b"\xff" + text.encode("utf-8")
+    return model.token_bytes(token)
+
+
 def compile_grammar(output: OutputFormat, tokenizer: llguidance.LLTokenizer | None = None) -> str:
     """The llguidance grammar of ``output``; a one-line :class:`OutputFormatError` for a schema it cannot enforce."""
     # strict: every keyword enforced or the schema refused; otherwise keywords it cannot enforce are ignored.
-    options: llguidance.JsonCompileOptions = {"lenient": not output.strict}
+    options: JsonCompileOptions = {"lenient": not output.strict}
     try:
         grammar = llguidance.LLMatcher.grammar_from_json_schema(output.schema_for_grammar(), defaults=options)
     except (ValueError, TypeError) as exc:
