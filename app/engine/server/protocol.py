@@ -4,8 +4,7 @@ Parsing is strict where a silent guess would surprise a client (a negative
 temperature, ``n`` > 1, an unknown role) and lenient where OpenAI itself is
 (unknown fields are ignored, ``model`` may name anything: one pair is loaded).
 A known field that would change what the reply means and that the engine
-does not implement (``tools``, ``response_format`` other than text,
-``logprobs``, ``logit_bias``, penalties OpenAI's way, ...) is a 400 naming
+does not implement (``tools``, ``logprobs``, ``logit_bias``, penalties OpenAI's way, ...) is a 400 naming
 it: a client that relies on it must not get a plain reply as if it had worked.
 Every response carries llama-server-shaped ``timings`` (``predicted_n``,
 ``predicted_per_second``, ``draft_n``, ``draft_n_accepted``...) so dashboards
@@ -39,8 +38,10 @@ from app.core.decoding.sampling import (
     seed_from_setting,
 )
 from app.core.decoding.stats import GenerationStats
+from app.core.output_format import OutputFormat, OutputFormatError
 from app.core.reply.token_record import TokenRecord
 from app.engine.server.content_parts import PartError, read_parts
+from app.engine.server.response_format import parse_response_format
 
 ROLES = ("system", "user", "assistant")
 MAX_STOP_STRINGS = 4  # OpenAI's own limit
@@ -52,7 +53,6 @@ _NOT_IMPLEMENTED: dict[str, tuple[tuple[Any, ...], str]] = {
     "tool_choice": ((None, "none", "auto"), "tool calls are not implemented by this server yet"),
     "functions": ((None, []), "function calls are not implemented by this server yet"),
     "function_call": ((None, "none", "auto"), "function calls are not implemented by this server yet"),
-    "response_format": ((None, {"type": "text"}), "structured output (JSON mode, JSON schema) is not implemented yet"),
     "logprobs": ((None, False), "log probabilities are not returned (each token's p_target is in 'tandem')"),
     "top_logprobs": ((None, 0), "log probabilities are not returned (each token's p_target is in 'tandem')"),
     "logit_bias": ((None, {}), "logit bias is not implemented"),
@@ -98,6 +98,7 @@ class CompletionRequest:
     include_usage: bool = False
     timings_per_token: bool = False
     model: str = ""
+    output_format: OutputFormat | None = None  # response_format: JSON mode or a schema (None: free text)
 
 
 def parse_chat_request(body: Mapping[str, Any]) -> CompletionRequest:
@@ -198,6 +199,10 @@ def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
         seed=seed_from_setting(_field(body, SEED)),  # -1, as llama-server reads it: a fresh random seed
     )
     model = body.get("model", "")
+    try:
+        output_format = parse_response_format(body.get("response_format"))
+    except OutputFormatError as exc:
+        raise RequestError(str(exc), param="response_format") from None
     return CompletionRequest(
         params=params,
         max_tokens=max_tokens,
@@ -206,6 +211,7 @@ def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
         include_usage=bool(options.get("include_usage", False)),
         timings_per_token=bool(body.get("timings_per_token", False)),
         model=model if isinstance(model, str) else "",
+        output_format=output_format,
         **fields,
     )
 

@@ -128,7 +128,6 @@ def test_bad_requests_get_openai_error_objects(server: RunningServer, client: op
     weather = {"type": "function", "function": {"name": "weather", "parameters": {"type": "object"}}}
     refused: tuple[tuple[dict[str, Any], str], ...] = (
         ({"tools": [weather]}, "tools"),
-        ({"response_format": {"type": "json_object"}}, "response_format"),
         ({"logprobs": True}, "logprobs"),
         ({"logit_bias": {"42": 5}}, "logit_bias"),
         ({"frequency_penalty": 0.5}, "frequency_penalty"),
