@@ -22,6 +22,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The reply the options ask for: a saved chat's next turn, a remote server's, or the local pair's."""
+    if (args.json_schema is not None or args.json_object) and (args.chat is not None or args.remote):
+        from app.core.errors import TandemError
+
+        raise TandemError("--json-schema and --json-object work with a one-off prompt to the local pair")
     if args.chat is not None:
         from app.cli.chat.stored import run_chat
 
