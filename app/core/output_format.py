@@ -57,6 +57,13 @@ class OutputFormat:
         raise OutputFormatError("free text has no schema")
 
 
+def chat_output_format(json_schema: str) -> OutputFormat | None:
+    """A chat's schema setting (its text; empty: free text) as a strict format; one line when it is not JSON."""
+    if not json_schema.strip():
+        return None
+    return OutputFormat(OutputKind.JSON_SCHEMA, schema_from_text(json_schema, "the chat's JSON schema"), strict=True)
+
+
 def schema_from_text(text: str, where: str = "the schema") -> dict[str, Any]:
     """A JSON schema read from ``text``; a one-line :class:`OutputFormatError` when it is not a JSON object."""
     try:

@@ -38,7 +38,7 @@ from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.lookup import LookupSource
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import PromptTooLongError
-from app.core.output_format import OutputFormat
+from app.core.output_format import OutputFormat, chat_output_format
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
 from app.core.reply.record import Provenance, ReplyRecord, SamplingRecord, stats_record
 from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
@@ -164,9 +164,10 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         raise PromptTooLongError(len(fitted.tokens), n_ctx)
     reused, draft_reused = pair.cached_prefix(fitted.tokens)
     grammar = None
-    if request.output_format is not None and request.output_format.constrained:
+    output = request.output_format or chat_output_format(settings.json_schema)
+    if output is not None and output.constrained:
         # Compiled and checked against the vocabulary before anything runs: a bad schema is refused, losing nothing.
-        grammar = compile_grammar(request.output_format, grammar_tokenizer(pair.target)[0])
+        grammar = compile_grammar(output, grammar_tokenizer(pair.target)[0])
     config = pair.config
     draft_name = config.draft.name if drafter.uses_draft_model and config.draft is not None else None
     provenance = provenance_of(settings, params, config.target.name, draft_name, drafter.value, draft)
