@@ -7,12 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import numpy as np
 import pytest
 
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
+from app.core.decoding.constraint import ConstraintError
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.output_format import OutputFormat, OutputFormatError, OutputKind
+from app.engine.llama.grammar import compile_grammar, grammar_mask
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, plan_reply, run_reply
 
@@ -79,3 +82,26 @@ def test_a_strict_schema_with_an_unknown_keyword_is_refused_in_one_line(pair: Lo
         plan_reply(pair, ReplyRequest(settings, (Message("user", "x"),), output_format=bad))
     message = str(caught.value)
     assert message.startswith("the JSON schema cannot be used:") and "\n" not in message
+
+
+def test_rolling_back_past_the_end_of_the_grammar_restores_each_state(pair: LoadedPair) -> None:
+    """llguidance keeps no token for the EOS that stops it; the mask keeps the end itself, so rollback stays exact."""
+    grammar = compile_grammar(OutputFormat(OutputKind.JSON_OBJECT))
+    mask = grammar_mask(pair.target, grammar)
+    ids = pair.target.tokenize('{"a": 1}', parse_special=False)
+    states = []
+    for token in ids:
+        states.append(mask.allowed().copy())
+        assert states[-1][token]
+        mask.consume(token)
+    end = mask.allowed().copy()
+    eog = int(next(iter(np.flatnonzero(end))))
+    assert pair.target.is_eog(eog) and all(pair.target.is_eog(int(t)) for t in np.flatnonzero(end))
+    mask.consume(eog)
+    mask.consume(eog)  # a draft may run on past its end
+    mask.rollback(2)
+    assert (mask.allowed() == end).all()
+    mask.rollback(1)
+    assert (mask.allowed() == states[-1]).all()
+    with pytest.raises(ConstraintError):
+        mask.consume(ids[0])  # '{"' cannot follow '{"a": 1'
