@@ -21,7 +21,7 @@ import json
 import time
 from typing import Any
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]  # no stubs in the venv; scripts are not type-checked
 
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings

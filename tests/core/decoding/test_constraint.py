@@ -68,30 +68,39 @@ def generate(
 T1 = SamplingParams(temperature=1.0, top_k=0, top_p=1.0, min_p=0.0)
 
 
-def test_constrained_speculative_output_follows_the_masked_target_end_to_end() -> None:
-    """Chi-square on three sampled tokens (V=4 -> 64 cells, the forbidden ones expected 0), drafting on."""
+@pytest.mark.parametrize("kind", ["model", "lookup"])
+def test_constrained_speculative_output_follows_the_masked_target_end_to_end(kind: str) -> None:
+    """Chi-square on three sampled tokens (V=4 -> 64 cells, the forbidden ones expected 0), drafting on.
+
+    The draft model is far from the target, so rejections and rollbacks are frequent; the lookup copies
+    from a prompt that repeats, its one-hot proposals cut where the grammar refuses them.
+    """
     v = 4
     target_table = random_table(v, seed=11, scale=1.0)
-    draft_table = -target_table  # far from the target, so rejections and rollbacks are frequent
     rng = np.random.default_rng(99)
-    draft = BigramLM(draft_table)
-    drafter = ModelDrafter(draft, LogitsWarper(T1, v), rng)
+    drafter: ModelDrafter | NgramDrafter
+    if kind == "model":
+        drafter = ModelDrafter(BigramLM(-target_table), LogitsWarper(T1, v), rng)
+        prompt = [0]
+    else:
+        drafter = NgramDrafter(2, 1)
+        prompt = [3, 0, 1, 2, 3, 0, 2, 1, 3, 0]
     decoder = SpeculativeDecoder(BigramLM(target_table), drafter, T1, FixedDraftLength(3), rng)
     counts: Counter[tuple[int, ...]] = Counter()
     trials = 6000
     drafted = rejected = 0
     for _ in range(trials):
         mask = ToyMask(v)
-        ids, steps = generate(decoder, [0], 3, mask)
+        ids, steps = generate(decoder, prompt, 3, mask)
         assert mask.history == ids  # the grammar state is exactly the emitted tokens: every rollback was right
         counts[tuple(ids)] += 1
         drafted += sum(s.drafted for s in steps)
         rejected += sum(s.rejected is not None for s in steps)
-    assert drafted > trials and rejected > trials // 10  # drafting really happened, and was often rejected
+    assert drafted > trials // 2 and rejected > trials // 10  # drafting really happened, and was often rejected
     cells = [(a, b, c) for a in range(v) for b in range(v) for c in range(v)]
-    p = target_table
+    p, last = target_table, prompt[-1]
     expected = np.array(
-        [masked_probs(p, 0, [])[a] * masked_probs(p, a, [a])[b] * masked_probs(p, b, [a, b])[c] for a, b, c in cells]
+        [masked_probs(p, last, [])[a] * masked_probs(p, a, [a])[b] * masked_probs(p, b, [a, b])[c] for a, b, c in cells]
     )
     observed = np.array([counts[cell] for cell in cells])
     assert observed[expected == 0].sum() == 0  # valid by construction
