@@ -3,8 +3,8 @@
 ``list``, ``show``, ``search``, ``export`` and ``steps`` (a reply's verify
 steps, :mod:`app.cli.chats_steps`) only read, without the writer
 lock, so they work while the window is open (a database from an older
-Tandem is read as it is, not migrated). ``import``, ``delete`` and
-``restore`` write, so they take the lock like the window does: while another
+Tandem is read as it is, not migrated). ``import``, ``delete``, ``restore``
+and ``fork`` (a branch copied into a new chat) write, so they take the lock like the window does: while another
 Tandem writes the database they stop with one line. ``check`` and
 ``recover`` look after the file itself; ``recover`` reads a copy of a
 damaged file into a new one and moves the original aside unchanged.
@@ -37,6 +37,7 @@ from app.cli.chats_steps import add_steps_parser
 from app.core.errors import TandemError
 from app.core.terminal_text import visible, visible_json
 from app.engine.safe_files import Refusal, UnsafeTargetError, write_text_safely
+from app.engine.store.branches import TRASHED_FROM
 from app.engine.store.conversations import ChatStore, ConversationSummary, default_path
 from app.engine.store.database import Problem, StoreOpenError, check_file, check_folder
 from app.engine.store.exchange import ImportFormatError, read_export_file
@@ -76,6 +77,9 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     delete.add_argument("--permanent", action="store_true", help="delete it now, with no way back")
     restore = action("restore", _restore, "take a conversation back out of the trash")
     restore.add_argument("id", metavar="ID")
+    fork = action("fork", _fork, "copy the branch from the first message to MESSAGE into a new chat")
+    fork.add_argument("id", metavar="ID")
+    fork.add_argument("message", metavar="MESSAGE", help="a message id, as `chats show ID --json` lists them")
     add_steps_parser(action)
     action("check", _check, "is the chat database sound? (exit 0 yes, 2 no, with what to do)")
     action("recover", _recover, "copy what can be read into a new database; keep the damaged one aside")
@@ -301,11 +305,38 @@ def _restore(args: argparse.Namespace) -> int:
         summary = chat_id(args.id, store, trashed_ok=True)
         if summary.deleted is None:
             raise TandemError(f"chat {summary.id} is not in the trash")
-        store.restore_conversation(summary.id)
+        # A deleted message waits in a chat of its own: restoring that chat puts the message back in its place.
+        trashed = [m.id for m in store.all_messages(summary.id, with_tokens=False) if TRASHED_FROM in m.meta]
+        for message_id in trashed:
+            store.restore_message(message_id)
+        if not trashed:
+            store.restore_conversation(summary.id)
     if args.json:
         _print_json({"id": summary.id, "title": summary.title, "restored": True})
     else:
         print(f"restored chat {summary.id}: {visible(summary.title)}")
+    return 0
+
+
+def _fork(args: argparse.Namespace) -> int:
+    with writing() as store:
+        summary = chat_id(args.id, store)
+        try:
+            message_id = int(args.message)
+            in_chat = store.message(message_id, with_tokens=False).conversation_id == summary.id
+        except (ValueError, KeyError):
+            in_chat = False
+        if not in_chat:
+            raise TandemError(
+                f"{args.message!r} is not a message of chat {summary.id}: "
+                f"`tandem chats show {summary.id} --json` lists them"
+            )
+        fork_id = store.fork_branch(message_id)
+        fork = store.conversation(fork_id)
+    if args.json:
+        _print_json(_summary_json(fork))
+    else:
+        print(f"forked chat {summary.id} at message {message_id} into chat {fork.id}: {visible(fork.title)}")
     return 0
 
 

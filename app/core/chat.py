@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.core.attachments.record import Attachment
+from app.core.tools.records import ToolCall
 
 
 class Role(enum.StrEnum):
@@ -31,9 +32,11 @@ class MessageState(enum.StrEnum):
 class Message:
     """One turn of a conversation, with the files attached to it (how they enter the prompt is decided later)."""
 
-    role: str  # a Role
+    role: str  # a Role, or "tool" for a tool's result (only ``serve`` sends those)
     content: str
     attachments: tuple[Attachment, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()  # an assistant turn's calls
+    tool_call_id: str = ""  # a tool result's call
 
     def as_dict(self) -> dict[str, str]:
         """The shape chat templates expect."""

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.core.chat import Message
 
@@ -63,7 +63,12 @@ def segment_prompt(render: Callable[[Sequence[Message]], str], messages: Sequenc
     pattern = re.compile(re.escape(_OPEN) + nonce + r":(\d+)" + re.escape(_CLOSE))
 
     def marked(pad: str) -> list[Message]:
-        return [Message(m.role, f"{pad}{_OPEN}{nonce}:{i}{_CLOSE}{pad}") for i, m in enumerate(messages)]
+        # Replaced, so tool calls and call ids render too; an empty content beside tool calls stays empty,
+        # as templates test it (``if message.content``) to decide what to write around it.
+        return [
+            m if m.tool_calls and not m.content else replace(m, content=f"{pad}{_OPEN}{nonce}:{i}{_CLOSE}{pad}")
+            for i, m in enumerate(messages)
+        ]
 
     texts, occurrences = _parse(render(marked("")), pattern)
     padded_texts, padded = _parse(render(marked(_PAD)), pattern)

@@ -40,7 +40,9 @@ from app.core.decoding.sampling import SamplingParams
 from app.core.errors import PromptTooLongError
 from app.core.output_format import OutputFormat, chat_output_format
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
+from app.core.reply.reasoning import THINK, history_without_reasoning
 from app.core.reply.record import Provenance, ReplyRecord, SamplingRecord, stats_record
+from app.core.tools.records import ToolSpec
 from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply_attachments import lookup_sources, plan_attachments
@@ -75,6 +77,10 @@ class ReplyRequest:
     whole_documents: bool = False  # the user's "whole document": every attachment whole, or told why not
     chunk_search: ChunkSearch | None = None  # BM25 over the chat database's chunks; None: in memory
     output_format: OutputFormat | None = None  # structured output (JSON mode, a JSON schema); None: free text
+    # ``serve``'s tools, rendered by the template, and the start of the reply that steers a required call
+    # (:mod:`app.engine.server.tool_calls`); both only with PromptPolicy.REFUSE, serve's policy.
+    tools: tuple[ToolSpec, ...] = ()
+    reply_prefix: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +103,8 @@ class ReplyPlan:
     lookup_sources: tuple[LookupSource, ...] = ()  # the attachments' tokens, for prompt lookup
     attachments: AttachmentContext | None = None  # how the attachments entered the prompt (None: there were none)
     grammar: str | None = None  # the compiled grammar every token keeps to (app.engine.llama.grammar); None: free
+    # The prompt ends inside a reasoning block the template opened: the reply starts as thinking.
+    reasoning_inside: bool = False
 
     @property
     def notices(self) -> tuple[str, ...]:
@@ -154,10 +162,15 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     context = attachment_context(pair, request)
     if context is not None:
         messages = context.messages
+    # Earlier replies' reasoning stays out of the prompt (a reply being continued keeps its own).
+    messages = history_without_reasoning(messages, THINK, keep_last=request.continue_reply)
+    inside = request.raw_prompt is None and not request.continue_reply and pair.template.opens_reasoning(messages)
     if request.raw_prompt is not None:
         fitted = FittedPrompt(pair.target.tokenize(request.raw_prompt, add_special=True, parse_special=True), 0)
     elif request.prompt_policy is PromptPolicy.REFUSE:
-        fitted = FittedPrompt(pair.template.render(list(messages)), 0)
+        fitted = FittedPrompt(
+            pair.template.render(list(messages), tools=request.tools, reply_prefix=request.reply_prefix), 0
+        )
     else:
         fitted = pair.prompt_tokens(messages, reserve=reserve, continue_reply=request.continue_reply)
     if len(fitted.tokens) >= n_ctx:
@@ -192,6 +205,7 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         sources,
         context,
         grammar,
+        inside,
     )
 
 

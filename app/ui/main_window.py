@@ -328,6 +328,7 @@ class MainWindow(QMainWindow):
         self.memory.set_state(measured_state(self._estimate, info))
         threads = self.settings_panel.settings().n_threads
         self.stats.set_baseline(self.app_settings.baseline(info.config.target, threads), "measured here")
+        self.stats.set_remote(False)
         self.stats.reset(info.config.drafter.value, self.controller.chat_settings().adaptive)
         self._activity_changed(self.controller.activity)
         self.chat.prompt.setFocus()
@@ -342,6 +343,7 @@ class MainWindow(QMainWindow):
         self.memory.setEnabled(False)
         self.memory.setToolTip("the models run on the server, not on this computer")
         self.stats.set_baseline(None, "")
+        self.stats.set_remote(True)  # the server's missing figures read "not reported"
         self.stats.reset(info.drafter_name, False)
         self._activity_changed(self.controller.activity)
         self.chat.prompt.setFocus()

@@ -79,6 +79,39 @@ def test_search_finds_every_branch_and_marks_matches(data_dir, history):
     assert json.loads(_ok(run_cli("chats", "search", "nothing-like-this", "--json", data=data_dir))) == []
 
 
+def test_search_ignores_accents_and_case(data_dir, history):
+    hits = json.loads(_ok(run_cli("chats", "search", "PLAIT", "--json", data=data_dir)))
+    assert [h["message_id"] for h in hits] == [history["question"]]
+    start, end = hits[0]["matches"][0]
+    assert hits[0]["snippet"][start:end] == "plaît"
+
+
+def test_fork_copies_a_branch_into_a_new_chat(data_dir, history):
+    forked = json.loads(
+        _ok(run_cli("chats", "fork", str(history["colours"]), str(history["first"]), "--json", data=data_dir))
+    )
+    assert forked["title"] == "Fork of Colours 🎨" and forked["messages"] == 2
+    shown = json.loads(_ok(run_cli("chats", "show", str(forked["id"]), "--json", data=data_dir)))
+    assert [m["content"] for m in shown["messages"]] == ["Name a colour, s'il te plaît.", "Turquoise"]
+    assert shown["messages"][1]["meta"]["produced_by"]["seed"] == 3  # provenance comes along
+    one_line_error(run_cli("chats", "fork", str(history["colours"]), "x", data=data_dir), "is not a message of chat")
+    one_line_error(
+        run_cli("chats", "fork", str(history["japanese"]), str(history["first"]), data=data_dir), "is not a message"
+    )
+
+
+def test_restore_puts_a_deleted_message_back_in_its_chat(data_dir, history):
+    store = ChatStore(data_dir / "conversations.sqlite3")
+    try:
+        holder = store.trash_message(history["second"])
+    finally:
+        store.close()
+    _ok(run_cli("chats", "restore", str(holder), data=data_dir))
+    shown = json.loads(_ok(run_cli("chats", "show", str(history["colours"]), "--json", data=data_dir)))
+    assert [m["content"] for m in shown["messages"]] == ["Name a colour, s'il te plaît.", "Vermilion"]
+    assert json.loads(_ok(run_cli("chats", "list", "--trash", "--json", data=data_dir))) == []
+
+
 def test_export_import_round_trip_gives_the_same_messages(data_dir, history, tmp_path):
     out = tmp_path / "colours.json"
     cid = str(history["colours"])

@@ -203,7 +203,7 @@ def test_chat_shortcuts_and_generate_on_an_unanswered_question(
     window.controller.cancel_edit()
 
     while len(window.controller.path) > 1:  # both replies (the regenerated one and its sibling)
-        assert window.controller.delete_message(window.controller.path[1].id, ask=False)
+        assert window.controller.delete_message(window.controller.path[1].id)
     assert [m.role for m in window.controller.path] == ["user"]
     click_action(window, "generate", 0)
     wait_reply(window, recorder, 2)

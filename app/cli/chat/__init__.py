@@ -2,7 +2,8 @@
 
 :mod:`.options` reads the command line into a chat's settings, :mod:`.local`
 answers one prompt, :mod:`.stored` continues a saved chat (``--chat ID``),
-:mod:`.remote` asks a remote server (``--remote URL``); all print through
+:mod:`.remote` asks a remote server (``--remote URL``), :mod:`.mcp_tools`
+answers with MCP servers' tools (``--mcp CONFIG``); all print through
 :mod:`.printing`. The local replies are planned by :mod:`app.engine.reply`,
 as the window's are.
 """
@@ -13,6 +14,7 @@ import argparse
 
 from app.cli.chat.options import add_parser as _add_parser
 from app.cli.chat.options import fill_defaults
+from app.core.errors import TandemError
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -21,20 +23,24 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """The reply the options ask for: a saved chat's next turn, a remote server's, or the local pair's."""
-    if (args.json_schema is not None or args.json_object) and (args.chat is not None or args.remote):
-        from app.core.errors import TandemError
-
-        raise TandemError("--json-schema and --json-object work with a one-off prompt to the local pair")
+    """The reply the options ask for: a saved chat's next turn, a remote server's, the local pair's (with tools)."""
+    if (args.json_schema is not None or args.json_object) and (args.chat is not None or args.remote or args.mcp):
+        raise TandemError("--json-schema and --json-object work with a one-off prompt to the local pair, without --mcp")
+    if args.mcp is not None and (args.chat is not None or args.remote or args.attach):
+        raise TandemError("--mcp works with the local pair and a plain prompt; not with --chat, --remote or --attach")
+    if args.allow_tools and args.mcp is None:
+        raise TandemError("--allow-tools only means something with --mcp CONFIG")
     if args.chat is not None:
         from app.cli.chat.stored import run_chat
 
         return run_chat(args)
     fill_defaults(args)
     if args.remote and args.attach:
-        from app.core.errors import TandemError
-
         raise TandemError("--attach works with the local pair; it cannot be combined with --remote")
+    if args.mcp is not None:
+        from app.cli.chat.mcp_tools import run_mcp
+
+        return run_mcp(args)
     if args.remote:
         from app.cli.chat.remote import run_remote
 

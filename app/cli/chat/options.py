@@ -69,6 +69,22 @@ def add_parser(subparsers: argparse._SubParsersAction, run: Callable[[argparse.N
         "(its text layer), HTML, or a folder of code (its .gitignore respected); with --chat it is saved "
         "with the message",
     )
+    parser.add_argument(
+        "--mcp",
+        type=Path,
+        default=None,
+        metavar="CONFIG",
+        help="offer the tools of the MCP servers in CONFIG (the mcp.json shape of Claude Desktop and LM Studio); "
+        "each call is shown and asked about first",
+    )
+    parser.add_argument("--allow-tools", action="store_true", help="with --mcp: run every call without asking")
+    parser.add_argument(
+        "--max-tool-calls",
+        type=int,
+        default=4,
+        metavar="N",
+        help="with --mcp: after N calls the model must answer (default 4)",
+    )
     parser.add_argument("prompt", nargs="?", help="the user message (- reads it from standard input)")
     add_output_options(parser)
     add_remote_options(parser)

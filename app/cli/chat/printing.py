@@ -13,6 +13,7 @@ from typing import Any, TextIO
 
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
+from app.core.reply.reasoning import reasoning_json
 from app.core.reply.token_record import step_records
 from app.core.terminal_text import visible
 from app.engine.reply import ReplyPlan
@@ -39,10 +40,28 @@ def token_json(event: StepEvent) -> list[dict[str, Any]]:
 
 
 def reply_json(
-    text: str, tokens: list[dict[str, Any]], reason: str, drafter: str, stats: dict[str, Any]
+    text: str, tokens: list[dict[str, Any]], reason: str, drafter: str, stats: dict[str, Any], inside: bool = False
 ) -> dict[str, Any]:
-    """The object `chat --json` prints, for a local pair and a remote server alike."""
-    return {"text": text, "tokens": tokens, "finish_reason": reason, "drafter": drafter, "stats": stats}
+    """The object `chat --json` prints, for a local pair and a remote server alike.
+
+    ``reasoning`` is the reply's thinking apart (its text, the answer after it, acceptance in each
+    part), or null where it has no reasoning block; ``text`` stays the whole reply as written.
+    """
+    texts = [str(t.get("text", "")) for t in tokens]
+    origins = [str(t.get("origin", "")) for t in tokens]
+    reasoning = reasoning_json(texts, origins, inside) if "".join(texts) == text else None
+    if reasoning is None and "".join(texts) != text:  # a reply cut by a stop string: split the text alone
+        reasoning = reasoning_json([text], ["target"], inside)
+        if reasoning is not None:
+            del reasoning["thinking"], reasoning["answer_part"]
+    return {
+        "text": text,
+        "tokens": tokens,
+        "finish_reason": reason,
+        "drafter": drafter,
+        "stats": stats,
+        "reasoning": reasoning,
+    }
 
 
 def run_json(events: Any, plan: ReplyPlan, out: TextIO, extra: dict[str, Any] | None = None) -> int:
@@ -52,7 +71,9 @@ def run_json(events: Any, plan: ReplyPlan, out: TextIO, extra: dict[str, Any] | 
         if isinstance(event, StepEvent):
             tokens.extend(token_json(event))
         elif isinstance(event, FinishedEvent):
-            payload = reply_json(event.text, tokens, event.reason.value, plan.drafter.value, event.stats.to_dict())
+            payload = reply_json(
+                event.text, tokens, event.reason.value, plan.drafter.value, event.stats.to_dict(), plan.reasoning_inside
+            )
             payload["prompt_tokens"] = plan.prompt.tokens
             payload["produced_by"] = plan.provenance.to_dict()
             # Per attachment, how it entered the prompt: whole, or which chunks ("report.pdf, p. 3").

@@ -56,14 +56,17 @@ def render_markdown(report: dict[str, Any]) -> str:
             "",
             f"Time per step outside the models' calls, with synthetic models of a {overhead[0]['n_vocab']:,}-token "
             "vocabulary that answer in microseconds (so no machine noise), over "
-            f"{overhead[0]['tokens']} generated tokens. The real runs' figure is in each details table.",
+            f"{overhead[0]['tokens']} generated tokens. The real runs' figure is in each details table. "
+            "Lookup and the hybrid run over a 3,000-token context the reply copies from; the draft model's "
+            "own rows include its sampling over the whole vocabulary for each drafted token.",
             "",
         ]
         lines += _table(
-            ["temperature", "draft length", "steps", "median ms", "mean ms", "p90 ms"],
+            ["temperature", "drafter", "draft length", "steps", "median ms", "mean ms", "p90 ms"],
             (
                 [
                     f"{o['temperature']:g}",
+                    str(o.get("drafter", "model")),  # reports before the column: the draft model only
                     str(o["draft_length"]),
                     str(o["steps"]),
                     f"{o['median_ms']:.2f}",

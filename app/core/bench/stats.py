@@ -330,3 +330,23 @@ def check_targets(
         measured += f" (llama-server's own: {sum(s.explained for s in peers)}/{peer_total}, not counted)"
     checks.append(TargetCheck("every greedy divergence of Tandem's is a near-tie", measured, unexplained == 0))
     return checks
+
+
+# The per-step Python work the lookup and hybrid drafters may add (issue: "<= 0.3 ms, from 0.8"):
+# at a GPU step of 5-10 ms more would cost several per cent of the speed.
+OVERHEAD_BAR_MS = 0.3
+
+
+def overhead_targets(rows: Sequence[dict[str, Any]], bar_ms: float = OVERHEAD_BAR_MS) -> list[TargetCheck]:
+    """The overhead probe's adaptive lookup and hybrid rows (``overhead_table``) against ``bar_ms`` (median)."""
+    checks = []
+    for row in rows:
+        if row.get("drafter") in ("ngram", "hybrid") and row.get("draft_length") == "adaptive":
+            checks.append(
+                TargetCheck(
+                    f"per-step overhead, {row['drafter']} adaptive at T={row['temperature']:g} <= {bar_ms:g} ms",
+                    f"{row['median_ms']:.2f} ms (median of {row['steps']} steps; mean {row['mean_ms']:.2f} ms)",
+                    row["median_ms"] <= bar_ms,
+                )
+            )
+    return checks

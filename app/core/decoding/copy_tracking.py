@@ -185,12 +185,10 @@ class CopyTracker:
         source = self._buffers[buffer - 1] if buffer else tokens
         # The anchor's tokens lie in source[low:high] (in the context: before the edit began).
         high = min(int(source.size) if buffer else self._edit_at, low + self.window)
-        for m in range(min(self.max_anchor, written, high - low), 0, -1):
-            windows = np.lib.stride_tricks.sliding_window_view(source[low:high], m)
-            hits = np.flatnonzero((windows == tokens[size - m :]).all(axis=1))
-            if hits.size == 0:
-                continue
-            after = low + int(hits[0]) + m  # the source index that follows the anchor
+        found = _longest_tail(source[low:high], tokens, min(self.max_anchor, written, high - low))
+        if found is not None:
+            m, end = found
+            after = low + end + 1  # the source index that follows the anchor
             self._learn(
                 tuple(int(t) for t in source[low : after - m]),
                 tuple(int(t) for t in tokens[self._edit_at : size - m]),
@@ -275,3 +273,31 @@ class CopyTracker:
             return  # a pure insertion or deletion has no source tokens to recognise it by
         if original != replacement:
             self._substitutions[original] = (replacement, 0)
+
+
+def _longest_tail(window: npt.NDArray[np.int64], tokens: npt.NDArray[np.int64], longest: int) -> tuple[int, int] | None:
+    """The longest tail of ``tokens`` (at most ``longest``) that occurs in ``window``, and where it ends.
+
+    Returns ``(m, end)``: the last ``m`` tokens equal ``window[end - m + 1 : end + 1]``,
+    the first such place (the nearest to the departure) among the longest. Found
+    by growing every window position's backward agreement with the tail one token
+    at a time, so a step costs a few short comparisons rather than one search per
+    candidate length; None when no token of the window equals the last one.
+    """
+    if longest <= 0 or window.size == 0:
+        return None
+    size = int(tokens.size)
+    ends = np.arange(window.size)
+    alive = window == tokens[size - 1]
+    agree = alive.astype(np.int64)
+    for k in range(1, longest):
+        alive[:k] = False  # a tail of k + 1 tokens ending there would start before the window
+        alive[k:] &= window[: window.size - k] == tokens[size - 1 - k]
+        if not alive.any():
+            break
+        agree += alive
+    m = int(agree.max())
+    if m == 0:
+        return None
+    return m, int(ends[agree == m][0])
+

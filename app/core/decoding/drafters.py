@@ -29,6 +29,7 @@ from app.core.decoding.copy_tracking import REPEAT, Anchor, CopyState, CopyTrack
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.lookup import (
     CONTEXT_CITATION,
+    ContextArray,
     LookupMatch,
     LookupRecord,
     LookupSource,
@@ -291,12 +292,14 @@ class NgramDrafter:
         self.sources = tuple(sources)
         self.tracker.set_buffers([source.tokens for source in self.sources])
         self._pending: tuple[LookupMatch, int] | None = None  # the last proposal's match and length
+        self._context = ContextArray()
 
     def begin(self, prompt: Sequence[int]) -> None:
         """A new reply: the hit record and the copy start afresh (they describe one context)."""
         self.record.clear()
         self.tracker.begin(len(prompt))
         self._pending = None
+        self._context.clear()
 
     def propose(
         self,
@@ -309,7 +312,7 @@ class NgramDrafter:
         """What the copy the reply is making predicts next, as far as it is trusted."""
         draft = Draft(source=LOOKUP_SOURCE)
         self._pending = None
-        tokens = np.asarray(context, dtype=np.int64)
+        tokens = self._context.view(context)
         tracker = self.tracker
         tracker.follow(tokens)
         limit = max(max_tokens, lookup_tokens)

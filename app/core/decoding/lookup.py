@@ -59,9 +59,14 @@ def find_match(tokens: npt.NDArray[np.int64], min_n: int, max_extent: int) -> Lo
     if min_n < 1 or size < min_n + 1:
         return None
     tail = tokens[size - min_n :]
-    # Window i covers tokens[i : i + min_n]; it must end before the last token.
-    windows = np.lib.stride_tricks.sliding_window_view(tokens[: size - 1], min_n)
-    starts = np.flatnonzero((windows == tail).all(axis=1)) + min_n
+    # Window i covers tokens[i : i + min_n]; it must end before the last token. One shifted
+    # comparison per n-gram position (min_n is small) instead of a (size x min_n) window view:
+    # this runs on every step a lookup has no copy under way, over the whole context.
+    count = size - min_n
+    hit = tokens[:count] == tail[0]
+    for j in range(1, min_n):
+        hit &= tokens[j : j + count] == tail[j]
+    starts = np.flatnonzero(hit) + min_n
     if starts.size == 0:
         return None
     lengths = np.full(starts.size, min_n, dtype=np.int64)
@@ -280,3 +285,36 @@ def find_in_source(source: LookupSource, tokens: npt.NDArray[np.int64], max_exte
     start = int(tied[0])
     rivals = int(np.count_nonzero(source.tokens[tied] != source.tokens[start]))
     return LookupMatch(start, best, rivals, tuple(int(t) for t in tail))
+
+
+class ContextArray:
+    """An int64 copy of a context that only grows, extended by the tokens appended since the last call.
+
+    The decoder's context is a Python list that one reply only appends to;
+    converting all of it to an array on every verify step cost a few
+    microseconds per thousand tokens, each step. The copy is rebuilt whenever
+    the list is not a continuation of what was copied (shorter, or its last
+    copied token changed: another reply's context).
+    """
+
+    def __init__(self) -> None:
+        self._buffer = np.empty(1024, dtype=np.int64)
+        self._size = 0
+
+    def clear(self) -> None:
+        """Forget the copy (a new reply)."""
+        self._size = 0
+
+    def view(self, context: Sequence[int]) -> npt.NDArray[np.int64]:
+        """``context`` as an int64 array (a view of the buffer: valid until the next call)."""
+        size, known = len(context), self._size
+        if size < known or (known and int(context[known - 1]) != int(self._buffer[known - 1])):
+            known = 0
+        if size > self._buffer.size:
+            grown = np.empty(max(size, 2 * self._buffer.size), dtype=np.int64)
+            grown[:known] = self._buffer[:known]
+            self._buffer = grown
+        if size > known:
+            self._buffer[known:size] = context[known:size]
+        self._size = size
+        return self._buffer[:size]

@@ -10,6 +10,7 @@ set beside them is accepted / verified.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,4 +167,74 @@ class GenerationStats:
             "threads_auto": self.threads_auto,
             "by_source": {source: {"drafted": d, "accepted": a} for source, (d, a) in self.by_source.items()},
             "copied": dict(self.copied),
+            # The running sums behind the rates, so a stored reply's statistics can be shown again.
+            "position_attempts": list(self.position_attempts),
+            "position_hits": list(self.position_hits),
+            "rejection_sampling_sum": self.rejection_sampling_sum,
+            "sample_and_match_sum": self.sample_and_match_sum,
+            "rule_positions": self.rule_positions,
+            "last_draft_length": self.last_draft_length,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GenerationStats:
+        """Rebuild statistics from :meth:`to_dict` (a stored reply's); never raises.
+
+        Records stored before the running sums were kept lack the per-position and
+        expected-acceptance sums: those read as empty, the counts and times still show.
+        A value of the wrong type reads as missing.
+        """
+
+        def number(key: str, kind: type[int] | type[float]) -> Any:
+            value = data.get(key)
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                return kind(0)
+            return kind(value)
+
+        def counts(key: str) -> list[int]:
+            value = data.get(key)
+            if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+                return []
+            return list(value)
+
+        attempts, hits = counts("position_attempts"), counts("position_hits")
+        if len(attempts) != len(hits):
+            attempts, hits = [], []
+        by_source: dict[str, list[int]] = {}
+        raw_sources = data.get("by_source")
+        if isinstance(raw_sources, Mapping):
+            for source, pair in raw_sources.items():
+                if (
+                    isinstance(pair, Mapping)
+                    and isinstance(pair.get("drafted"), int)
+                    and isinstance(pair.get("accepted"), int)
+                ):
+                    by_source[str(source)] = [pair["drafted"], pair["accepted"]]
+        raw_copied = data.get("copied")
+        copied = (
+            {str(k): v for k, v in raw_copied.items() if isinstance(v, int) and not isinstance(v, bool)}
+            if isinstance(raw_copied, Mapping)
+            else {}
+        )
+        return cls(
+            steps=number("steps", int),
+            drafted=number("drafted", int),
+            accepted=number("accepted", int),
+            emitted=number("emitted", int),
+            prompt_tokens=number("prompt_tokens", int),
+            prefill_s=number("prefill_s", float),
+            draft_s=number("draft_s", float),
+            verify_s=number("verify_s", float),
+            total_s=number("generation_s", float),
+            position_attempts=attempts,
+            position_hits=hits,
+            last_draft_length=number("last_draft_length", int),
+            drafting_steps=number("drafting_steps", int),
+            rejection_sampling_sum=number("rejection_sampling_sum", float),
+            sample_and_match_sum=number("sample_and_match_sum", float),
+            rule_positions=number("rule_positions", int),
+            threads=number("threads", int),
+            threads_auto=data.get("threads_auto") is True,
+            by_source=by_source,
+            copied=copied,
+        )

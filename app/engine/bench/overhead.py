@@ -21,10 +21,11 @@ import numpy.typing as npt
 from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
-from app.core.decoding.drafters import ModelDrafter
+from app.core.decoding.drafters import Drafter, DrafterKind, HybridDrafter, ModelDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.model_port import Outputs
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
+from app.engine.llama.session import lookup_drafter
 
 QWEN_VOCAB = 151_936
 
@@ -94,6 +95,7 @@ class OverheadResult:
     """Per-step Python overhead of one setting."""
 
     label: str
+    drafter: str
     n_vocab: int
     temperature: float
     draft_length: int | str
@@ -111,24 +113,42 @@ def measure_overhead(
     tokens: int = 200,
     agreement: float = 0.7,
     trace: bool = False,
+    drafter: DrafterKind = DrafterKind.MODEL,
+    prompt_tokens: int = 3,
 ) -> OverheadResult:
     """Generate ``tokens`` tokens with synthetic models and report ``StepTimings.overhead_s`` per step.
 
     ``draft_length`` 0 is target-only, None the adaptive controller; ``trace`` builds each step's record
-    (what the window and ``chat --chat`` pay for replay).
+    (what the window and ``chat --chat`` pay for replay). ``drafter`` picks the draft model, prompt
+    lookup or the hybrid of both; ``prompt_tokens`` > 3 makes a prompt of that length holding the
+    reply the target is about to write (its chain of successors, from 100 tokens in), so lookup has a
+    copy to follow across a context the size of a real one.
     """
     params = SamplingParams(temperature=temperature, seed=0)
     rng = np.random.default_rng(0)
     target = SyntheticLM(n_vocab, 1.0, seed=1)
     policy: DraftLengthPolicy = AdaptiveDraftLength() if draft_length is None else FixedDraftLength(draft_length)
-    drafter = None
+    prompt = [1, 2, 3]
+    if prompt_tokens > len(prompt):
+        chain = [5]
+        while len(chain) < prompt_tokens - 1:
+            chain.append(target.successor(chain[-1]))
+        prompt = [*chain, chain[min(100, len(chain) - 1)]]
+    chosen: Drafter | None = None
     if draft_length != 0:
-        draft = SyntheticLM(n_vocab, agreement, seed=2)
-        drafter = ModelDrafter(draft, LogitsWarper(params, n_vocab), rng)
-    decoder = SpeculativeDecoder(target, drafter, params, policy, rng, trace=trace)
+        # The app's own lookup (its n-gram sizes, and the adaptive policy's judge where there is one).
+        lookup = lookup_drafter(policy if isinstance(policy, AdaptiveDraftLength) else None)
+        if drafter is DrafterKind.NGRAM:
+            chosen = lookup
+        else:
+            draft = SyntheticLM(n_vocab, agreement, seed=2)
+            chosen = ModelDrafter(draft, LogitsWarper(params, n_vocab), rng)
+            if drafter is DrafterKind.HYBRID:
+                chosen = HybridDrafter(chosen, lookup)
+    decoder = SpeculativeDecoder(target, chosen, params, policy, rng, trace=trace)
     overheads = []
     emitted = 0
-    for event in decoder.generate(GenerationRequest([1, 2, 3], max_tokens=tokens)):
+    for event in decoder.generate(GenerationRequest(prompt, max_tokens=tokens)):
         if isinstance(event, StepEvent):
             overheads.append(event.timings.overhead_s * 1000)
             emitted += len(event.tokens)
@@ -138,6 +158,7 @@ def measure_overhead(
     label = "target only" if draft_length == 0 else ("adaptive" if draft_length is None else f"K={draft_length}")
     return OverheadResult(
         label=label,
+        drafter="none" if draft_length == 0 else drafter.value,
         n_vocab=n_vocab,
         temperature=temperature,
         draft_length="adaptive" if draft_length is None else draft_length,

@@ -35,7 +35,15 @@ import numpy as np
 import numpy.typing as npt
 import psutil
 
-from app.core.bench.stats import BASELINE, CHEAPER_DRAFT, DivergenceCheck, RunRecord, check_targets, summarize
+from app.core.bench.stats import (
+    BASELINE,
+    CHEAPER_DRAFT,
+    DivergenceCheck,
+    RunRecord,
+    check_targets,
+    overhead_targets,
+    summarize,
+)
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import BENCH_NEAR_TIE_LOGIT_GAP, choice_spread, first_divergence, top_two
 from app.core.decoding.events import FinishedEvent, StepEvent
@@ -293,7 +301,7 @@ def run_benchmark(
         "overhead_synthetic": overhead,
         "regimes": [res.info for res in results],
         "summaries": [s.to_dict() for s in summaries],
-        "targets": [asdict(t) for t in check_targets(summaries)],
+        "targets": [asdict(t) for t in (*check_targets(summaries), *overhead_targets(overhead))],
         "divergences": [asdict(c) for c in checks],
         "runs": [{**asdict(r), "tokens": len(r.tokens)} for r in records],
     }

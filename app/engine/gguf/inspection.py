@@ -14,6 +14,7 @@ from typing import Any
 
 from gguf import GGMLQuantizationType, Keys, LlamaFileType
 
+from app.core.pairing.quant_label import quant_label
 from app.engine.gguf.architecture import metadata_int, read_architecture
 from app.engine.gguf.header import GGUFHeader
 
@@ -79,17 +80,13 @@ def _bool(value: Any) -> bool | None:
     return None if value is None else bool(value)
 
 
+# general.file_type numbers -> llama.cpp's names for them (gguf follows llama.cpp's enum).
+_FILE_TYPE_NAMES = {member.value: member.name for member in LlamaFileType}
+
+
 def file_type_name(file_type: int | None) -> str | None:
-    """``15`` -> ``"Q4_K_M"``, using gguf's LlamaFileType names."""
-    if file_type is None:
-        return None
-    try:
-        name = LlamaFileType(file_type).name
-    except ValueError:
-        return f"type{file_type}"
-    for prefix in ("MOSTLY_", "ALL_"):
-        name = name.removeprefix(prefix)
-    return name
+    """``15`` -> ``"Q4_K_M"``, using gguf's LlamaFileType names (``None`` when the key is absent)."""
+    return None if file_type is None else quant_label(file_type, _FILE_TYPE_NAMES, "")
 
 
 def _dominant_type(header: GGUFHeader) -> str:
@@ -119,7 +116,7 @@ def inspect_header(header: GGUFHeader) -> ModelInspection:
         basename=header.get(Keys.General.BASENAME),
         size_label=header.get(Keys.General.SIZE_LABEL),
         n_params=n_params,
-        quant=file_type_name(file_type) or _dominant_type(header),
+        quant=quant_label(file_type, _FILE_TYPE_NAMES, _dominant_type(header)),
         file_type=file_type,
         tensor_types=dict(Counter(t.type_name for t in header.tensors).most_common()),
         bits_per_weight=round(8 * tensor_bytes / n_params, 3) if n_params else 0.0,

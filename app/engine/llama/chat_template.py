@@ -11,18 +11,30 @@ added when the template writes its own.
 "Continue" renders the conversation up to an unfinished assistant turn without
 closing it: the turns before it with the assistant's opener, then the partial
 reply's text as plain content, so generation goes on inside the same turn.
+
+Tools (``serve``'s ``tools``) go into the template's own ``tools`` variable,
+an assistant turn's calls into its ``tool_calls`` (arguments as objects, as
+Hugging Face templates expect) and a tool result is a message with role
+``tool``. A result's text is a content like any other, so it stays text. Tool
+specs and call arguments are written by the template's ``tojson``, i.e. as
+template text; ours escapes the first character of any special token's text
+inside that JSON (``\u003c|im_end|>``), which is the same JSON to any reader
+but can never become a special token.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
 import llama_cpp
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.chat import Message
 from app.core.prompt_segments import Segment, segment_prompt, split_at_specials
+from app.core.reply.reasoning import THINK, ReasoningMarkers
+from app.core.tools.hermes import ToolFormat, tool_format
+from app.core.tools.records import ToolSpec
 from app.engine.gguf.header import GGUFHeader
 
 # Vocabulary entries llama.cpp matches in text only when special parsing is on.
@@ -43,6 +55,24 @@ class TemplateModel(Protocol):
         ...
 
 
+class _ToolSafeFormatter(Jinja2ChatFormatter):
+    """llama-cpp-python's formatter whose ``tojson`` keeps special tokens' texts from appearing in its JSON."""
+
+    def __init__(self, escape: Callable[[str], str], **kwargs: Any) -> None:
+        self._escape = escape  # set first: the parent's __init__ registers self.tojson as the filter
+        super().__init__(**kwargs)
+
+    def tojson(  # type: ignore[override]  # a method, not the parent's staticmethod: it needs the escape
+        self,
+        x: Any,
+        ensure_ascii: bool = False,
+        indent: int | None = None,
+        separators: tuple[str, str] | None = None,
+        sort_keys: bool = False,
+    ) -> str:
+        return self._escape(Jinja2ChatFormatter.tojson(x, ensure_ascii, indent, separators, sort_keys))
+
+
 class ChatTemplate:
     """The prompt format of one model."""
 
@@ -53,10 +83,12 @@ class ChatTemplate:
         self._vocab = llama_cpp.llama_model_get_vocab(llama.model)
         template = model.header.get("tokenizer.chat_template")
         self.has_template = isinstance(template, str) and bool(template.strip())
+        self.tool_format: ToolFormat | None = tool_format(template if isinstance(template, str) else None)
         self._formatter: Jinja2ChatFormatter | None = None
         if self.has_template:
             eos, bos = llama.token_eos(), llama.token_bos()
-            self._formatter = Jinja2ChatFormatter(
+            self._formatter = _ToolSafeFormatter(
+                self._escape_specials,
                 template=template,
                 eos_token=self._text(eos) if eos >= 0 else "",
                 bos_token=self._text(bos) if bos >= 0 else "",
@@ -68,24 +100,41 @@ class ChatTemplate:
         """The prompt text, and whether it already contains the special tokens it needs."""
         return self._render(messages), self._formatter is not None
 
-    def render(self, messages: Sequence[Message], continue_reply: bool = False) -> list[int]:
+    def render(
+        self,
+        messages: Sequence[Message],
+        continue_reply: bool = False,
+        tools: Sequence[ToolSpec] = (),
+        reply_prefix: str = "",
+    ) -> list[int]:
         """Prompt tokens for ``messages`` ending with the assistant's turn opener.
 
         Equal to tokenising :meth:`render_text` with special tokens parsed when no
         content contains a special token's text; where one does, that text stays text.
         With ``continue_reply`` the last message is an unfinished assistant reply:
         the prompt ends inside that turn, after its text, with nothing closing it.
+        ``tools`` are rendered by the template (its ``tools`` variable); ``reply_prefix``
+        is template text after the assistant's opener, the start of the reply that the
+        model goes on from (``serve`` steers a required tool call with it).
         """
+        if (tools or any(m.tool_calls or m.role == "tool" for m in messages)) and self.tool_format is None:
+            raise ValueError("this model's chat template has no tool format")
+
+        def render_text(batch: Sequence[Message]) -> str:
+            return self._render(batch, tools)
+
         if continue_reply:
             if not messages or messages[-1].role != "assistant":
                 raise ValueError("only an assistant reply can be continued")
             # The opener comes from the generation prompt of the turns before, as when the reply began;
             # rendering the reply as a finished turn and cutting its end off would depend on each template.
-            segments = segment_prompt(self._render, messages[:-1])
+            segments = segment_prompt(render_text, messages[:-1])
             lead = "" if self._formatter is not None else " "  # the plain transcript's "Assistant:" wants a space
             segments.append(Segment(lead + messages[-1].content, True))
         else:
-            segments = segment_prompt(self._render, messages)
+            segments = segment_prompt(render_text, messages)
+        if reply_prefix:
+            segments.append(Segment(reply_prefix, False))
         parts = split_at_specials(segments, self.specials())
         tokens: list[int] = []
         add_special = self._formatter is None  # a Jinja template writes its own BOS
@@ -100,6 +149,12 @@ class ChatTemplate:
             tokens.append(self._llama.token_eos())
         return tokens
 
+    def opens_reasoning(self, messages: Sequence[Message], markers: ReasoningMarkers = THINK) -> bool:
+        """Whether the rendered prompt ends inside an opened reasoning block (DeepSeek-R1's template does)."""
+        if self._formatter is None:
+            return False
+        return self._render(messages).rstrip().endswith(markers.open)
+
     def specials(self) -> list[tuple[str, int]]:
         """(text, id) of every token that only special parsing turns text into (read once)."""
         if self._specials is None:
@@ -111,14 +166,40 @@ class ChatTemplate:
             ]
         return self._specials
 
-    def _render(self, messages: Sequence[Message]) -> str:
+    def _render(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> str:
         if self._formatter is None:
             # No template: a plain transcript the model can continue.
             lines = [f"{m.role.capitalize()}: {m.content}" for m in messages]
             return "\n".join([*lines, "Assistant:"])
-        result = self._formatter(messages=[m.as_dict() for m in messages])  # type: ignore[misc]  # llama_cpp types these as OpenAI request TypedDicts; the template takes plain role/content dicts
+        shaped: Any = [_template_message(m) for m in messages]
+        # llama_cpp types these as OpenAI request TypedDicts; the template takes plain dicts.
+        listed: Any = [t.to_openai() for t in tools] or None
+        result = self._formatter(messages=shaped, tools=listed)
         return str(result.prompt)
+
+    def _escape_specials(self, json_text: str) -> str:
+        """``json_text`` with the first character of every special token's text written as a JSON escape.
+
+        JSON puts text only inside strings, where ``\u003c`` reads as ``<``: the value is the same.
+        """
+        for text, _ in self.specials():
+            if len(text) > 1 and ord(text[0]) <= 0xFFFF and text in json_text:
+                json_text = json_text.replace(text, f"\\u{ord(text[0]):04x}{text[1:]}")
+        return json_text
 
     def _text(self, token: int) -> str:
         raw = llama_cpp.llama_vocab_get_text(self._vocab, token)
         return raw.decode("utf-8", errors="replace") if raw else ""
+
+
+def _template_message(message: Message) -> dict[str, Any]:
+    """A message as Hugging Face chat templates read it, tool calls and call ids included."""
+    shaped: dict[str, Any] = message.as_dict()
+    if message.tool_calls:
+        shaped["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.parsed_arguments()}}
+            for c in message.tool_calls
+        ]
+    if message.tool_call_id:
+        shaped["tool_call_id"] = message.tool_call_id
+    return shaped

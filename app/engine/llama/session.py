@@ -247,3 +247,7 @@ def _lookup(policy: AdaptiveDraftLength | None, sources: Sequence[LookupSource] 
             sources=sources,
         )
     return NgramDrafter(_LOOKUP_MAX_NGRAM, _LOOKUP_MIN_NGRAM, min_trust=_LOOKUP_MIN_TRUST, sources=sources)
+
+
+# The lookup drafter as replies build it, for the benchmark's overhead probe (app/engine/bench/overhead.py).
+lookup_drafter = _lookup

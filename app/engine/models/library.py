@@ -41,6 +41,7 @@ from app.engine.models.folder import FolderUsage, Removal, folder_usage, remove_
 from app.engine.models.hub_download import download_hub_model
 from app.engine.models.hub_token import hub_token
 from app.engine.models.local import LocalModel, add_local_model, list_local_models, remove_local_model
+from app.engine.models.on_disk import find_on_disk
 from app.engine.models.packaged import (
     QWEN_CODER_05B,
     QWEN_CODER_15B,
@@ -83,6 +84,7 @@ __all__ = [
     "download_model",
     "download_pair",
     "find_drafts",
+    "find_on_disk",
     "folder_usage",
     "inspect_model",
     "inspect_remote",

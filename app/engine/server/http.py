@@ -40,7 +40,9 @@ from app.engine.server.protocol import (
     parse_chat_request,
     parse_completion_request,
 )
+from app.engine.server.reasoning_wire import ReasoningStream
 from app.engine.server.scheduler import Engine, PromptAccepted, QueueFullError, Ticket
+from app.engine.server.tool_calls import ToolRelay
 
 __all__ = ["MAX_BODY_BYTES", "EdgeLimits", "RunningServer", "TandemHTTPServer", "check_binding", "is_loopback"]
 
@@ -166,6 +168,8 @@ class _Handler(EdgeHandler):
     def _generate(self, request: CompletionRequest, ticket: Ticket) -> None:
         engine = self.server.engine
         shape = ResponseShape(request.chat, request.model or engine.model_name)
+        tools = request.tools
+        relay = ToolRelay(tools, shape) if tools is not None and tools.reads_calls else None
         drafter = engine.config.drafter.value
         started = False
         tokens: list[Any] = []
@@ -185,6 +189,8 @@ class _Handler(EdgeHandler):
                     self._error(item)
                 return
             if isinstance(item, PromptAccepted):
+                if request.chat and request.reasoning:
+                    shape.reasoning = ReasoningStream(item.reasoning_inside)
                 if request.stream:
                     self._start_stream()
                     started = True
@@ -196,7 +202,9 @@ class _Handler(EdgeHandler):
                 tokens.extend(item.tokens)
                 self._tokens = len(tokens)
                 if request.stream:
-                    chunk = shape.chunk(item, first=len(tokens) == len(item.tokens))
+                    first = len(tokens) == len(item.tokens)
+                    chunks = relay.step_chunks(item, first) if relay is not None else [shape.chunk(item, first=first)]
+                    chunk = chunks[0]
                     drafted += item.drafted
                     accepted += item.accepted
                     if request.timings_per_token:  # running counts, as llama-server sends them
@@ -205,16 +213,22 @@ class _Handler(EdgeHandler):
                             "draft_n": drafted,
                             "draft_n_accepted": accepted,
                         }
-                    if not self._send_event(chunk):
+                    if not all(self._send_event(c) for c in chunks):
                         ticket.cancel.set()
                         return
                 continue
             assert isinstance(item, FinishedEvent)
             self.server.requests_served += 1
             if not request.stream:
-                self._json(HTTPStatus.OK, shape.complete(item.text, tokens, item.reason, item.stats, drafter))
+                if relay is not None:
+                    reply = relay.complete(item.text, tokens, item.reason, item.stats, drafter)
+                else:
+                    reply = shape.complete(item.text, tokens, item.reason, item.stats, drafter)
+                self._json(HTTPStatus.OK, reply)
                 return
-            self._send_event(shape.final_chunk(item.reason, item.stats, drafter))
+            finals = relay.final_chunks(item.reason, item.stats, drafter) if relay is not None else []
+            for final in finals or [shape.final_chunk(item.reason, item.stats, drafter)]:
+                self._send_event(final)
             if request.include_usage:
                 self._send_event(shape.usage_chunk(item.stats))
             self._send_raw(b"data: [DONE]\n\n")

@@ -4,7 +4,7 @@ Parsing is strict where a silent guess would surprise a client (a negative
 temperature, ``n`` > 1, an unknown role) and lenient where OpenAI itself is
 (unknown fields are ignored, ``model`` may name anything: one pair is loaded).
 A known field that would change what the reply means and that the engine
-does not implement (``tools``, ``logprobs``, ``logit_bias``, penalties OpenAI's way, ...) is a 400 naming
+does not implement (``functions``, ``logprobs``, ``logit_bias``, penalties OpenAI's way, ...) is a 400 naming
 it: a client that relies on it must not get a plain reply as if it had worked.
 Every response carries llama-server-shaped ``timings`` (``predicted_n``,
 ``predicted_per_second``, ``draft_n``, ``draft_n_accepted``...) so dashboards
@@ -12,6 +12,7 @@ that read llama-server read Tandem, and a ``tandem`` object with each token's
 origin and probabilities, so any client can colour tokens as the window does.
 A user message may carry documents as content parts
 (:mod:`app.engine.server.content_parts`); they become the message's attachments.
+Tools, tool calls and tool results are read by :mod:`app.engine.server.tool_calls`.
 """
 
 from __future__ import annotations
@@ -40,17 +41,18 @@ from app.core.decoding.sampling import (
 from app.core.decoding.stats import GenerationStats
 from app.core.output_format import OutputFormat, OutputFormatError
 from app.core.reply.token_record import TokenRecord
+from app.core.tools.records import ToolError
 from app.engine.server.content_parts import PartError, read_parts
+from app.engine.server.reasoning_wire import ReasoningStream, message_fields, wants_split
 from app.engine.server.response_format import parse_response_format
+from app.engine.server.tool_calls import ToolRequest, message_tool_fields, parse_tool_request
 
-ROLES = ("system", "user", "assistant")
+ROLES = ("system", "user", "assistant", "tool")
 MAX_STOP_STRINGS = 4  # OpenAI's own limit
 
 # Fields whose value changes the reply's meaning, with the value that asks for nothing (the
 # OpenAI default) and why the engine cannot honour another one. Anything else is a 400 naming it.
 _NOT_IMPLEMENTED: dict[str, tuple[tuple[Any, ...], str]] = {
-    "tools": ((None, []), "tool calls are not implemented by this server yet"),
-    "tool_choice": ((None, "none", "auto"), "tool calls are not implemented by this server yet"),
     "functions": ((None, []), "function calls are not implemented by this server yet"),
     "function_call": ((None, "none", "auto"), "function calls are not implemented by this server yet"),
     "logprobs": ((None, False), "log probabilities are not returned (each token's p_target is in 'tandem')"),
@@ -99,6 +101,8 @@ class CompletionRequest:
     timings_per_token: bool = False
     model: str = ""
     output_format: OutputFormat | None = None  # response_format: JSON mode or a schema (None: free text)
+    tools: ToolRequest | None = None  # None: the request offers no tools
+    reasoning: bool = True  # split a reasoning block into reasoning_content (reasoning_format "none": keep it)
 
 
 def parse_chat_request(body: Mapping[str, Any]) -> CompletionRequest:
@@ -109,7 +113,11 @@ def parse_chat_request(body: Mapping[str, Any]) -> CompletionRequest:
     parsed = tuple(_message(m, i) for i, m in enumerate(messages))
     if parsed[-1].role == "assistant":
         raise RequestError("the last message must come from the user or the system", param="messages")
-    return _common(body, chat=True, messages=parsed)
+    try:
+        tools = parse_tool_request(body)
+    except ToolError as exc:
+        raise RequestError(exc.message, param=exc.where) from exc
+    return _common(body, chat=True, messages=parsed, tools=tools)
 
 
 def parse_completion_request(body: Mapping[str, Any]) -> CompletionRequest:
@@ -133,7 +141,13 @@ def _message(raw: Any, index: int) -> Message:
         role = "system"
     if role not in ROLES:
         raise RequestError(f"{where}.role must be one of {', '.join(ROLES)}, not {role!r}", param=f"{where}.role")
+    try:
+        tool_calls, tool_call_id = message_tool_fields(raw, where, role)
+    except ToolError as exc:
+        raise RequestError(exc.message, param=exc.where) from exc
     content = raw.get("content")
+    if content is None and tool_calls:  # OpenAI's assistant turn that only calls
+        content = ""
     attachments: tuple[Attachment, ...] = ()
     if isinstance(content, list):  # content parts: text, and documents read as attachments
         try:
@@ -142,7 +156,7 @@ def _message(raw: Any, index: int) -> Message:
             raise RequestError(exc.message, param=exc.where) from exc
     if not isinstance(content, str):
         raise RequestError(f"{where}.content must be a string", param=f"{where}.content")
-    return Message(role, content, attachments)
+    return Message(role, content, attachments, tool_calls, tool_call_id)
 
 
 def _field(body: Mapping[str, Any], spec: SamplingField[Any], name: str | None = None) -> Any:
@@ -212,8 +226,16 @@ def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
         timings_per_token=bool(body.get("timings_per_token", False)),
         model=model if isinstance(model, str) else "",
         output_format=output_format,
+        reasoning=_reasoning(body),
         **fields,
     )
+
+
+def _reasoning(body: Mapping[str, Any]) -> bool:
+    try:
+        return wants_split(body.get("reasoning_format"))
+    except ValueError as exc:
+        raise RequestError(str(exc), param="reasoning_format") from None
 
 
 # -- responses -------------------------------------------------------------------------------
@@ -280,6 +302,7 @@ class ResponseShape:
     model: str
     id: str = ""
     created: int = 0
+    reasoning: ReasoningStream | None = None  # chat replies split into reasoning_content (see reasoning_wire)
 
     def __post_init__(self) -> None:
         self.id = self.id or new_id(self.chat)
@@ -292,7 +315,7 @@ class ResponseShape:
         """One streamed piece: the text of one verify step, with its tokens' origins and draft counts."""
         text = step.text
         if self.chat:
-            delta: dict[str, Any] = {"content": text}
+            delta: dict[str, Any] = self.reasoning.delta(step) if self.reasoning else {"content": text}
             if first:
                 delta = {"role": "assistant", **delta}
             choice: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": None}
@@ -307,7 +330,8 @@ class ResponseShape:
     def final_chunk(self, reason: FinishReason, stats: GenerationStats, drafter: str) -> dict[str, Any]:
         """The streamed chunk that says why generation ended, with the reply's timings."""
         if self.chat:
-            choice: dict[str, Any] = {"index": 0, "delta": {}, "finish_reason": finish_reason(reason)}
+            held = self.reasoning.flush() if self.reasoning else {}  # text held back as a possible marker
+            choice: dict[str, Any] = {"index": 0, "delta": held, "finish_reason": finish_reason(reason)}
             out = self._base("chat.completion.chunk")
         else:
             choice = {"index": 0, "text": "", "finish_reason": finish_reason(reason)}
@@ -325,6 +349,9 @@ class ResponseShape:
         out["timings"] = timings(stats)
         return out
 
+    def _message_text(self, text: str) -> dict[str, Any]:
+        return message_fields(text, self.reasoning.inside) if self.reasoning else {"content": text}
+
     def complete(
         self, text: str, tokens: Sequence[EmittedToken], reason: FinishReason, stats: GenerationStats, drafter: str
     ) -> dict[str, Any]:
@@ -332,7 +359,10 @@ class ResponseShape:
         if self.chat:
             choice: dict[str, Any] = {
                 "index": 0,
-                "message": {"role": "assistant", "content": text},
+                "message": {
+                    "role": "assistant",
+                    **(message_fields(text, self.reasoning.inside) if self.reasoning else {"content": text}),
+                },
                 "finish_reason": finish_reason(reason),
             }
             out = self._base("chat.completion")

@@ -30,6 +30,7 @@ from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, plan_reply, run_reply
 from app.engine.server.protocol import CompletionRequest, RequestError
+from app.engine.server.tool_calls import needs_tool_format, template_refusal
 
 DEFAULT_QUEUE_LIMIT = 8  # requests waiting behind the one being generated
 
@@ -39,6 +40,7 @@ class PromptAccepted:
     """The prompt fitted the context and generation starts; ``n_tokens`` is its length."""
 
     n_tokens: int
+    reasoning_inside: bool = False  # the template opened a reasoning block: the reply starts as thinking
 
 
 TicketItem = PromptAccepted | StepEvent | FinishedEvent | RequestError
@@ -204,6 +206,8 @@ def reply_request(request: CompletionRequest, drafter: DrafterKind, draft_length
         stop=request.stop,
         raw_prompt=None if request.chat else request.prompt,
         output_format=request.output_format,
+        tools=request.tools.rendered if request.tools is not None else (),
+        reply_prefix=request.tools.reply_prefix if request.tools is not None else "",
     )
 
 
@@ -212,6 +216,11 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
     request = job.request
     if job.cancel.is_set():  # the client left while waiting
         job.items.put(FinishedEvent(FinishReason.CANCELLED, "", GenerationStats()))
+        return
+    has_tool_messages = any(m.tool_calls or m.role == "tool" for m in request.messages)
+    refusal = template_refusal(pair.template.tool_format, needs_tool_format(request.tools, has_tool_messages))
+    if refusal is not None:
+        job.items.put(RequestError(refusal, param="tools" if request.tools is not None else "messages"))
         return
     started = time.perf_counter()
     try:
@@ -223,7 +232,7 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
         except OutputFormatError as exc:  # a schema this vocabulary cannot spell
             job.items.put(RequestError(str(exc), param="response_format"))
             return
-        job.items.put(PromptAccepted(len(plan.prompt.tokens)))
+        job.items.put(PromptAccepted(len(plan.prompt.tokens), plan.reasoning_inside))
         finished: FinishedEvent | None = None
         for event in run_reply(pair, plan, job.cancel.is_set):
             job.items.put(event)

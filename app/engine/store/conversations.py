@@ -8,6 +8,7 @@ each hold one concern:
 - :mod:`~app.engine.store.chats`: conversations as rows (titles, pins, per-chat settings, the trash);
 - :mod:`~app.engine.store.presets`: named settings and the default one;
 - :mod:`~app.engine.store.tree`: the messages of a conversation as a tree and the branch on screen;
+- :mod:`~app.engine.store.branches`: a branch forked into a new chat; a message deleted into the trash, undone;
 - :mod:`~app.engine.store.replies`: a reply written as it streams, and finished;
 - :mod:`~app.engine.store.tokens`: a reply's tokens, and the text of a cut-off reply rebuilt from them;
 - :mod:`~app.engine.store.steps`: a local reply's verify steps (their records, for replay);
@@ -31,6 +32,7 @@ from app.core.chat import MessageState
 from app.engine.store.attachment_search import StoreChunkSearch
 from app.engine.store.attachments import Attachments
 from app.engine.store.attachments import AttachmentSummary as AttachmentSummary
+from app.engine.store.branches import Branches
 from app.engine.store.chats import Chats
 from app.engine.store.chats import ConversationSummary as ConversationSummary
 from app.engine.store.connection import TRASH_KEEP_S as TRASH_KEEP_S
@@ -56,7 +58,7 @@ INTERRUPTED = MessageState.INTERRUPTED
 FAILED = MessageState.FAILED
 
 
-class ChatStore(Chats, Presets, Replies, Steps, Exports, Attachments):
+class ChatStore(Chats, Presets, Replies, Branches, Steps, Exports, Attachments):
     """Conversations and their messages in one SQLite file (use from one thread).
 
     ``read_only`` opens the file without the writer lock and never writes to

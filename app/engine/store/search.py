@@ -1,13 +1,14 @@
-"""Full-text search across every chat: the FTS5 trigram index for words of three characters or more, a scan below.
+"""Full-text search across every chat: every term, anywhere, ignoring case and accents.
 
 A query is split on white space into terms, and a message matches when it
-contains every term, case-insensitively, anywhere (inside a word too: Japanese
-and Chinese have no spaces to split on). Terms of three or more characters go
-to the trigram index (:mod:`app.engine.store.schema`), which finds them in any
-script; shorter ones (a two-character Japanese word, a single emoji) cannot be
-looked up by trigrams and filter the candidates by a case-folded substring
-test instead. A read-only store over a v1 file has no index and uses the
-substring test for every term.
+contains every term anywhere (inside a word too: Japanese and Chinese have no
+spaces to split on), compared in :func:`app.core.text_fold.fold`'s form, so
+"creme" finds "crème" and "CRÈME". The FTS5 trigram index
+(:mod:`app.engine.store.schema`) cannot answer that: SQLite 3.40's trigram
+tokenizer keeps diacritics, so "creme" shares no trigram with "crème". Rather
+than a second, folded index (a schema change), every message of the chats not
+in the trash is folded and tested in Python, newest first, stopping at
+``limit`` hits; the trigram index stays for whoever matches exact text.
 
 Each hit's snippet is cut around the first match in Python, with every match
 inside it wrapped in :data:`MATCH_START` / :data:`MATCH_END`; the window and
@@ -21,10 +22,11 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
+from app.core.text_fold import FoldedText, fold
+
 # Control characters, so they can never occur in the text being highlighted.
 MATCH_START = "\x02"
 MATCH_END = "\x03"
-_TRIGRAM = 3
 _BEFORE = 40  # characters of context before the first match
 _WIDTH = 160  # characters a snippet shows at most, matches included
 
@@ -47,28 +49,22 @@ def terms_of(query: str) -> list[str]:
 
 
 def search(db: sqlite3.Connection, query: str, limit: int = 50) -> list[SearchHit]:
-    """Messages of chats not in the trash that contain every term of ``query``, newest first."""
+    """Messages of chats not in the trash that contain every term of ``query`` (folded), newest first."""
     terms = terms_of(query)
-    if not terms or limit <= 0:
+    folded_terms = [f for f in (fold(t) for t in terms) if f]
+    if not folded_terms or limit <= 0:  # a term that folds to nothing (a lone accent) matches everything
         return []
-    indexed = [t for t in terms if len(t) >= _TRIGRAM] if _has_index(db) else []
-    scanned = [t.casefold() for t in terms if t not in indexed]
     sql = (
         "SELECT m.id, m.conversation_id, m.role, m.content, m.created, c.title "
-        "FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.deleted IS NULL AND m.content != ''"
+        "FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE c.deleted IS NULL AND m.content != '' "
+        "ORDER BY m.created DESC, m.id DESC"
     )
-    args: list[object] = []
-    if indexed:
-        sql += " AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)"
-        args.append(" AND ".join('"' + t.replace('"', '""') + '"' for t in indexed))
-    sql += " ORDER BY m.created DESC, m.id DESC"
     hits: list[SearchHit] = []
-    for row in db.execute(sql, args):
+    for row in db.execute(sql):
         content = str(row[3])
-        if scanned:
-            folded = content.casefold()
-            if not all(term in folded for term in scanned):
-                continue
+        folded = fold(content)
+        if not all(term in folded for term in folded_terms):
+            continue
         hits.append(SearchHit(int(row[1]), int(row[0]), str(row[5]), str(row[2]), snippet(content, terms), row[4]))
         if len(hits) >= limit:
             break
@@ -76,17 +72,25 @@ def search(db: sqlite3.Connection, query: str, limit: int = 50) -> list[SearchHi
 
 
 def snippet(text: str, terms: list[str]) -> str:
-    """A one-line piece of ``text`` around the first match, every match in it marked."""
-    pattern = re.compile("|".join(re.escape(t) for t in sorted(terms, key=len, reverse=True)), re.IGNORECASE)
+    """A one-line piece of ``text`` around the first match (accents and case ignored), every match in it marked."""
     flat = " ".join(text.split())
-    first = pattern.search(flat)
-    start = 0 if first is None else max(0, first.start() - _BEFORE)
+    spans = FoldedText.of(flat).spans(terms)
+    first = spans[0][0] if spans else 0
+    start = max(0, first - _BEFORE)
     if start:  # begin at a word boundary where there is one close by
-        space = flat.find(" ", start, first.start() if first else start)
+        space = flat.find(" ", start, first)
         start = space + 1 if space != -1 else start
-    piece = flat[start : start + _WIDTH]
-    marked = pattern.sub(lambda m: f"{MATCH_START}{m.group(0)}{MATCH_END}", piece)
-    return ("…" if start else "") + marked + ("…" if start + _WIDTH < len(flat) else "")
+    stop = start + _WIDTH
+    pieces: list[str] = []
+    at = start
+    for span_start, span_end in spans:
+        if span_end <= start or span_start >= stop:
+            continue
+        span_start, span_end = max(span_start, start), min(span_end, stop)
+        pieces.append(flat[at:span_start] + MATCH_START + flat[span_start:span_end] + MATCH_END)
+        at = span_end
+    pieces.append(flat[at:stop])
+    return ("…" if start else "") + "".join(pieces) + ("…" if stop < len(flat) else "")
 
 
 def snippet_parts(snippet_text: str) -> list[tuple[str, bool]]:
@@ -96,7 +100,3 @@ def snippet_parts(snippet_text: str) -> list[tuple[str, bool]]:
         if piece:
             parts.append((piece, i % 2 == 1))
     return parts
-
-
-def _has_index(db: sqlite3.Connection) -> bool:
-    return db.execute("SELECT 1 FROM sqlite_master WHERE name='messages_fts'").fetchone() is not None

@@ -169,10 +169,8 @@ class MessageTree(StoreConnection):
         becomes active (the one before it, else the one after), else its parent
         becomes the active leaf.
         """
-        row = self._message_row(message_id)
-        conversation_id = int(row["conversation_id"])
-        siblings = self.siblings(message_id)
-        on_path = any(m.id == message_id for m in self.messages(conversation_id, with_tokens=False))
+        conversation_id = int(self._message_row(message_id)["conversation_id"])
+        after = self._leaf_without(message_id)
         with self._transaction():
             self._db.execute(
                 "WITH RECURSIVE sub(id) AS (SELECT ? UNION ALL "
@@ -180,13 +178,24 @@ class MessageTree(StoreConnection):
                 "DELETE FROM messages WHERE id IN sub",
                 (message_id,),
             )
-            if on_path:
-                at = siblings.index(message_id)
-                rest = siblings[:at][-1:] + siblings[at + 1 :][:1]
-                parent = row["parent_id"]
-                leaf = self._descend(rest[0]) if rest else (int(parent) if parent is not None else None)
-                self._activate(conversation_id, leaf)
+            if after is not None:
+                self._activate(conversation_id, after[0])
             self._touch(conversation_id, time.time())
+
+    def _leaf_without(self, message_id: int) -> tuple[int | None] | None:
+        """The active leaf once the subtree at ``message_id`` is gone, or None when it is off the active branch.
+
+        The nearest remaining sibling's branch (the one before it, else the
+        one after), else its parent; call it before removing the subtree.
+        """
+        row = self._message_row(message_id)
+        if not any(m.id == message_id for m in self.messages(int(row["conversation_id"]), with_tokens=False)):
+            return None
+        siblings = self.siblings(message_id)
+        at = siblings.index(message_id)
+        rest = siblings[:at][-1:] + siblings[at + 1 :][:1]
+        parent = row["parent_id"]
+        return (self._descend(rest[0]) if rest else (int(parent) if parent is not None else None),)
 
     def _stored(self, rows: list[sqlite3.Row], with_tokens: bool) -> list[StoredMessage]:
         out = [

@@ -33,6 +33,7 @@ from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
+from app.core.reply.reasoning import ReasoningTally
 from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
 from app.engine.llama.session import PairConfig
 from app.engine.reply import ReplyRequest, chat_messages, finished_state, pair_label, record_end, record_start
@@ -67,6 +68,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
     chat_settings_changed = Signal(object)  # ChatSettings: another chat (or a new one) is now current
     steps_requested = Signal(int)  # a reply's id: show its steps (the window's step view)
     steps_export_requested = Signal(int)  # a reply's id: export its steps as HTML
+    message_trashed = Signal(int, str)  # a deleted message's id (in the trash) and what to say: offer its undo
 
     def __init__(
         self,
@@ -96,6 +98,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.saver.saved_late.connect(self._saved_late)
         self._closed = False  # after shutdown, late events from the engine thread are ignored
         self._live = GenerationStats()
+        self._tally = ReasoningTally()  # acceptance in thinking and in the answer apart
         self._job: GenerateJob | None = None
         self._parent_id: int | None = ACTIVE_LEAF
         self.info_box: QMessageBox | None = None
@@ -193,6 +196,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.cancel_edit()
         self.conversation_id = conversation_id
         self.reload()
+        self.show_branch_stats()
         replies = [m for m in self.path if m.role == "assistant" and "stats" in m.meta]
         if conversation_id not in self._demo and replies:
             self._demo[conversation_id] = bool(ReplyRecord.from_meta(replies[-1].meta).demo_length)
@@ -344,6 +348,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         record = record_start(plan, label, drafter)
         record = self.attachments.keep_notices(record, plan)  # a reopened chat still says them
         self.stats_panel.reset(drafter, record.adaptive)
+        self._tally = ReasoningTally(inside=plan.reasoning_inside)
         continuing = self._continuing
         if continuing is not None:
             # The reply's row exists: it grows, its tokens continue after the stored ones.
@@ -381,6 +386,9 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.saver.flush_soon(self._reply)
         self._live.record(event)
         self.stats_panel.update_stats(self._live)
+        for token in event.tokens:
+            self._tally.add(token.text, token.origin.value)
+        self.stats_panel.set_parts(self._tally.split() if self._tally.has_block else None)
         gauge = self.panel.gauge
         gauge.set_counts(self._prompt_tokens + self._live.emitted, gauge.total, gauge.dropped, streaming=True)
 
@@ -439,6 +447,8 @@ class ChatController(QObject, TreeActions, ChatExtras):
             self.panel.view.messages[-1].footer_link = self._demo_link({**reply_meta, **meta})
         self.panel.view.end_reply(footer)
         self.stats_panel.update_stats(event.stats)
+        self._tally.finish()
+        self.stats_panel.set_parts(self._tally.split() if self._tally.has_block else None)
         saved = self._reply is not None and self.unsaved is None
         self._reply = None
         self._job = None

@@ -4,8 +4,10 @@ The view never drops a character of the reply: every token keeps its origin
 colour, hover card and ghost text, so Markdown is shown the way a Markdown
 editor's live preview shows it. Markup (``**``, ``#``, ``|``, fences) stays in
 the text, muted; what it marks is set as it should read: headings large and
-bold, emphasis bold or italic, inline code and tables in the code font (table
-columns aligned with padding that is not part of the reply), links coloured
+bold, emphasis bold or italic, inline code and tables in the code font (each
+cell padded to its column's width and alignment, from
+:mod:`app.core.markdown_table`; the padding is not part of the reply, and the
+view paints the grid's lines over the rows), links coloured
 and clickable, quotes indented, fenced code on a code background with
 Pygments colours. Block structure comes from markdown-it-py's block tokens and
 their source line maps; inline styles are found by aligning markdown-it's
@@ -22,7 +24,6 @@ from __future__ import annotations
 
 import enum
 import functools
-import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -33,6 +34,8 @@ from pygments.lexers import get_lexer_by_name
 from pygments.styles import get_style_by_name
 from pygments.token import _TokenType
 from pygments.util import ClassNotFound
+
+from app.core import markdown_table
 
 # How many lines of an open code block are lexed again for colours on each step:
 # enough for the usual multi-line strings and comments, and a bounded cost.
@@ -59,6 +62,7 @@ class LineKind(enum.Enum):
     FENCE = "fence"  # the ``` lines themselves
     CODE = "code"  # inside a fenced or indented code block
     TABLE = "table"
+    TABLE_HEADER = "table-header"  # a table's first row: bold
     TABLE_RULE = "table-rule"  # the |---|:-:| line
     RULE = "rule"  # a thematic break
 
@@ -77,6 +81,7 @@ class LineLayout:
     padding: list[tuple[int, int]] = field(default_factory=list)  # (insert before offset, spaces): table alignment
     fence_info: str | None = None  # on an opening fence line: the language
     claimed: list[bool] = field(default_factory=list)  # characters an inline token shows as content
+    grid: bool = False  # a table row whose cells are padded into the columns: the view draws its grid lines
 
 
 @dataclass(slots=True)
@@ -143,7 +148,7 @@ def layout(text: str, first_line: int = 0, lex_from_line: int = 0, dark: bool = 
         elif token.type == "heading_close":
             heading = 0
         elif token.type == "table_open":
-            _table(lines, token)
+            _table(lines, token, open_end=not text.endswith("\n"))
         elif token.type == "hr":
             _mark(lines, token, functools.partial(_set_kind, kind=LineKind.RULE))
         elif token.type in ("fence", "code_block"):
@@ -184,49 +189,27 @@ def _mark(lines: list[LineLayout], token: Token, apply: Callable[[LineLayout], N
         apply(line)
 
 
-def _table(lines: list[LineLayout], token: Token) -> None:
-    """Table lines in the code font, columns aligned with padding before each pipe."""
+def _table(lines: list[LineLayout], token: Token, open_end: bool) -> None:
+    """Table lines in the code font, a grid: each cell padded to its column's width and alignment.
+
+    ``open_end``: the text ends without a newline (a streaming reply), so its
+    last row may be half written and is left unpadded until it has its cells.
+    """
     if token.map is None:
         return
     start, end = token.map
-    rows = lines[start : min(end, len(lines))]
-    cells = [_pipes(row.text) for row in rows]
-    widths: list[int] = []
-    for pipes in cells:
-        for column, (left, right) in enumerate(itertools.pairwise(pipes)):
-            width = right - left
-            if column < len(widths):
-                widths[column] = max(widths[column], width)
-            else:
-                widths.append(width)
-    for index, (row, pipes) in enumerate(zip(rows, cells, strict=True)):
-        row.kind = LineKind.TABLE_RULE if index == 1 else LineKind.TABLE
-        for column, (left, right) in enumerate(itertools.pairwise(pipes)):
-            pad = widths[column] - (right - left)
-            if pad > 0:
-                row.padding.append((right, pad))
-        for pipe in pipes:
+    end = min(end, len(lines))
+    rows = lines[start:end]
+    table = markdown_table.grid([row.text for row in rows], last_is_open=open_end and end == len(lines))
+    if table is None:
+        return
+    for index, row in enumerate(rows):
+        row.kind = LineKind.TABLE_RULE if index == 1 else LineKind.TABLE_HEADER if index == 0 else LineKind.TABLE
+        row.padding = markdown_table.padding(table, index)
+        row.grid = table.complete[index]
+        for pipe in markdown_table.pipes(row.text):
             if 0 <= pipe < len(row.text):
                 row.styles[pipe] |= Char.MARKUP
-
-
-def _pipes(text: str) -> list[int]:
-    """Offsets of the cell-separating pipes of a table row (not escaped, not inside inline code)."""
-    pipes: list[int] = []
-    in_code = False
-    escaped = False
-    for offset, char in enumerate(text):
-        if escaped:
-            escaped = False
-        elif char == "\\":
-            escaped = True
-        elif char == "`":
-            in_code = not in_code
-        elif char == "|" and not in_code:
-            pipes.append(offset)
-    if not text.lstrip().startswith("|"):
-        pipes.insert(0, -1)  # a row without a leading pipe: its first cell starts the line
-    return pipes
 
 
 def _code(lines: list[LineLayout], token: Token, first_line: int, lex_from_line: int, dark: bool) -> None:

@@ -27,6 +27,8 @@ ACTION_LABELS = {
     "info": "Info",
     "steps": "Steps",
 }
+# The context menu's entry that copies the branch up to a message into a new chat (not in the action line).
+FORK_LABEL = "Fork into new chat"
 _WHO = {"user": "You", "assistant": "Assistant", "system": "System"}
 
 

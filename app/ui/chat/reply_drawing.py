@@ -1,4 +1,7 @@
-"""Drawing a streamed reply's Markdown into the view's document, again only from its last open block.
+"""Drawing a message's Markdown into the view's document; a streamed reply again only from its last open block.
+
+A user's message takes the same road without tokens: its characters are set
+by the same layout, in plain text formats, on the user's background.
 
 :mod:`app.ui.chat.markdown_layout` says how the reply's lines look; this module
 writes them, run by run, each character in its token's format (from
@@ -15,9 +18,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from PySide6.QtGui import QTextBlockFormat, QTextCursor
+from PySide6.QtGui import QColor, QTextBlockFormat, QTextCursor
 
 from app.engine.store.conversations import StoredToken
+from app.ui.chat import table_grid
 from app.ui.chat.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, layout
 from app.ui.chat.token_painter import TokenPainter, ghost_text
 
@@ -36,6 +40,7 @@ class StreamState:
     open_fence: bool = False
     leaf_line: int = 0  # the first line to draw again
     last_line: int = 0
+    background: QColor | None = None  # behind the text lines (a user's turn); code lines have their own
 
 
 def relayout_tail(
@@ -99,6 +104,12 @@ def _draw_line(
     block.setLineHeight(115, QTextBlockFormat.LineHeightTypes.ProportionalHeight.value)
     if line.kind in (LineKind.CODE, LineKind.FENCE):
         block.setBackground(painter.code_background)
+    elif state.background is not None:
+        block.setBackground(state.background)
+    if line.grid:
+        block.setProperty(table_grid.TABLE_ROW, True)
+        # A wrapped row would break the grid's columns: a wide table scrolls sideways instead.
+        block.setNonBreakableLines(True)
     if line.kind is LineKind.HEADING:
         block.setTopMargin(6)
     if line.quote:
@@ -120,7 +131,7 @@ def _draw_line(
                 owner == _owner(state, start + column - 1)
                 and line.styles[column] == line.styles[column - 1]
                 and (line.colours is None or line.colours[column] == line.colours[column - 1])
-                and state.token_starts[owner] != start + column
+                and (not state.token_starts or state.token_starts[owner] != start + column)
             )
             if same:
                 continue

@@ -2,8 +2,8 @@
 
 The conversation list only asks (its signals); this carries each request out
 on the store and redraws the list. A chat is never switched or deleted under
-a reply being written to it; a deleted chat goes to the trash at once and the
-undo bar brings it back for a few seconds; a search result opens its chat on
+a reply being written to it; a deleted chat (or a message deleted in the
+chat) goes to the trash at once and the undo bar brings it back for a few seconds; a search result opens its chat on
 the result's branch with the message highlighted. Every store failure ends as
 a message on the chat's banner, never as an exception in a slot.
 """
@@ -56,6 +56,7 @@ class SidebarActions(QObject):
         conversations.pin_requested.connect(self.pin)
         conversations.search.hit_chosen.connect(self.jump_to)
         conversations.export_requested.connect(self.export)
+        controller.message_trashed.connect(self.offer_message_undo)
 
     def _status(self, text: str, timeout: int) -> None:
         self._window.statusBar().showMessage(text, timeout)
@@ -104,6 +105,14 @@ class SidebarActions(QObject):
             controller.new_conversation()
         self.refresh()
         self._conversations.undo.offer(f"Deleted '{title}'", lambda: self._restore_deleted(conversation_id))
+
+    def offer_message_undo(self, message_id: int, text: str) -> None:
+        """A message just went to the trash: the undo bar (the same as a deleted chat's) brings it back."""
+        self._conversations.undo.offer(text, lambda: self._restore_message(message_id))
+
+    def _restore_message(self, message_id: int) -> None:
+        if self._controller.restore_message(message_id):
+            self.refresh()
 
     def _restore_deleted(self, conversation_id: int) -> None:
         try:

@@ -23,6 +23,10 @@ from app.ui.chat.markdown_layout import Char, LineKind, LineLayout
 
 _USER = int(QTextFormat.Property.UserProperty)
 _HEADING_SCALE = {1: 1.5, 2: 1.3, 3: 1.15}
+# Lines set in the code font: code, and tables (so their padded columns line up as a grid).
+_MONOSPACE_LINES = frozenset(
+    {LineKind.CODE, LineKind.FENCE, LineKind.TABLE, LineKind.TABLE_HEADER, LineKind.TABLE_RULE}
+)
 
 
 class Prop(enum.IntEnum):
@@ -148,12 +152,16 @@ class TokenPainter:
         href: str = "",
     ) -> QTextCharFormat:
         """A reply character's format: its token's, dressed as the Markdown layout says (code, heading, link...)."""
-        if not tokens:
-            return self.plain_format(message_index, "text")
-        fmt = self.token_format(message_index, owner, tokens[owner])
-        code = line.kind in (LineKind.CODE, LineKind.FENCE, LineKind.TABLE, LineKind.TABLE_RULE) or style & Char.CODE
-        if code:
+        # Text without tokens (a user's message) is dressed the same way, with no tint.
+        fmt = (
+            self.token_format(message_index, owner, tokens[owner])
+            if tokens
+            else self.plain_format(message_index, "text")
+        )
+        if line.kind in _MONOSPACE_LINES or style & Char.CODE:
             self.set_monospace(fmt)
+        if line.kind is LineKind.TABLE_HEADER and not style & Char.MARKUP:
+            fmt.setFontWeight(QFont.Weight.Bold)
         if line.kind is LineKind.HEADING:
             fmt.setFontWeight(QFont.Weight.Bold)
             fmt.setFontPointSize(self.point_size * _HEADING_SCALE.get(line.level, 1.05))

@@ -1,10 +1,11 @@
-"""The tree's actions on the active branch: Generate, Regenerate, Continue, Edit, Delete, switcher, Info, Steps.
+"""The tree's actions on the active branch: Generate, Regenerate, Continue, Edit, Delete, Fork, switcher, Info, Steps.
 
 A conversation is a tree (the store keeps every branch): Regenerate starts a
 sibling of a reply, Generate answers a question left without a reply
 (its reply deleted), Edit sends a sibling of a user message, Continue grows a
-reply cut at the token limit in place, Delete removes a message with what
-follows it, and the branch switcher moves between siblings. The view always
+reply cut at the token limit in place, Delete moves a message with what
+follows it to the trash (the undo bar brings it back), Fork copies the branch
+up to a message into a new chat, and the branch switcher moves between siblings. The view always
 shows the active branch, reloaded from the store after every change.
 
 :class:`TreeActions` is part of :class:`~app.ui.chat.controller.ChatController`
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, SignalInstance
 from PySide6.QtWidgets import QMessageBox
 
+from app.core.decoding.stats import GenerationStats
 from app.core.reply.record import ReplyRecord
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
@@ -30,6 +32,7 @@ from app.ui.chat.reply_info import provenance_html
 if TYPE_CHECKING:
     from app.ui.chat.panel import ChatPanel
     from app.ui.chat.reply_saving import ReplySaver
+    from app.ui.stats.stats_panel import StatsPanel
 
 
 class TreeActions:
@@ -39,6 +42,7 @@ class TreeActions:
         store: ChatStore
         saver: ReplySaver
         panel: ChatPanel
+        stats_panel: StatsPanel
         path: list[StoredMessage]
         editing: int | None
         activity: Activity
@@ -48,12 +52,14 @@ class TreeActions:
         conversations_changed: SignalInstance
         steps_requested: SignalInstance
         steps_export_requested: SignalInstance
+        message_trashed: SignalInstance
 
         def _ready(self) -> bool: ...
         def _start_reply(
             self, upto: int | None = None, parent_id: int | None = ACTIVE_LEAF, continuing: StoredMessage | None = None
         ) -> None: ...
         def reload(self) -> None: ...
+        def open_conversation(self, conversation_id: int, force: bool = False) -> None: ...
         def count_context(self) -> None: ...
 
     def regenerate(self, message_id: int) -> bool:
@@ -110,25 +116,60 @@ class TreeActions:
         if original is not None and self.panel.prompt.toPlainText() == original:
             self.panel.prompt.clear()
 
-    def delete_message(self, message_id: int, ask: bool = True) -> bool:
-        """Delete a message with everything that follows it on its branches (after asking)."""
+    def delete_message(self, message_id: int) -> bool:
+        """Move a message with everything that follows it on its branches to the trash, at once.
+
+        The undo bar offers it back for a few seconds (:attr:`message_trashed`);
+        it waits in the store's trash until then, so a crash loses nothing.
+        """
         index = self._index(message_id)
         if index is None or self.activity is not Activity.IDLE or self.store.read_only:
             return False
         following = len(self.path) - index - 1
-        what = "this message" + (f" and the {following} after it on this branch" if following else "")
-        others = " (and on every branch that grew from it)" if following else ""
-        if ask and not self.confirm("Delete message", f"Delete {what}{others}? This cannot be undone."):
-            return False
+        what = "a message" + (f" and the {following} after it" if following else "")
         self.cancel_edit()
         try:
-            self.store.delete_message(message_id)
+            self.store.trash_message(message_id)
         except StoreWriteError as exc:
             self.saver.refused(exc)
             return False
         self.reload()
         self.conversations_changed.emit()
         self.count_context()
+        self.message_trashed.emit(message_id, f"Deleted {what}")
+        return True
+
+    def restore_message(self, message_id: int) -> bool:
+        """Put a message deleted by :meth:`delete_message` back in its place (the undo bar's Undo)."""
+        if self.activity is not Activity.IDLE:
+            self.status.emit("a reply is being written: the message waits in the trash (tandem chats restore)")
+            return False
+        try:
+            self.store.restore_message(message_id)
+        except (StoreWriteError, KeyError, ValueError) as exc:
+            self.status.emit(str(exc) if isinstance(exc, StoreWriteError) else "that message is gone")
+            return False
+        self.reload()
+        self.conversations_changed.emit()
+        self.count_context()
+        self.status.emit("the message is back")
+        return True
+
+    def fork(self, message_id: int) -> bool:
+        """Copy the branch from the first message to ``message_id`` into a new chat, and open it."""
+        if self.activity is not Activity.IDLE or self.store.read_only:
+            return False
+        self.cancel_edit()
+        try:
+            conversation_id = self.store.fork_branch(message_id)
+        except StoreWriteError as exc:
+            self.saver.refused(exc)
+            return False
+        except KeyError:
+            return False
+        self.open_conversation(conversation_id)
+        self.conversations_changed.emit()
+        self.status.emit("forked into a new chat; the original is unchanged")
         return True
 
     def switch_branch(self, message_id: int, step: int) -> bool:
@@ -148,8 +189,19 @@ class TreeActions:
             self.saver.refused(exc)
             return False
         self.reload()
+        self.show_branch_stats()
         self.count_context()
         return True
+
+    def show_branch_stats(self) -> None:
+        """Show, in the Stats tab, the statistics of the last reply on the branch now shown (none: cleared)."""
+        replies = [m for m in self.path if m.role == "assistant" and isinstance(m.meta.get("stats"), dict)]
+        if not replies:
+            self.stats_panel.update_stats(GenerationStats())
+            return
+        record = ReplyRecord.from_meta(replies[-1].meta)
+        self.stats_panel.reset(record.drafter or "none", record.adaptive)
+        self.stats_panel.update_stats(GenerationStats.from_dict(record.stats or {}))
 
     def show_info(self, message_id: int) -> None:
         """Show what produced a reply (pair, drafter, draft length, sampling, system prompt, seed)."""
@@ -183,6 +235,8 @@ class TreeActions:
             self.start_edit(message_id)
         elif action == "delete":
             self.delete_message(message_id)
+        elif action == "fork":
+            self.fork(message_id)
         elif action == "info":
             self.show_info(message_id)
         elif action == "steps":

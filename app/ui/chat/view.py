@@ -32,6 +32,8 @@ from PySide6.QtGui import (
     QContextMenuEvent,
     QHelpEvent,
     QKeyEvent,
+    QPainter,
+    QPaintEvent,
     QTextCharFormat,
     QTextCursor,
 )
@@ -40,13 +42,13 @@ from PySide6.QtWidgets import QApplication, QTextBrowser, QTextEdit, QToolTip, Q
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.engine.store.conversations import StoredToken
 from app.ui import theme
-from app.ui.chat import token_cards
+from app.ui.chat import table_grid, token_cards
 from app.ui.chat.attachment_lines import insert_chips, insert_citations
-from app.ui.chat.code_spans import CodeTracker, SpanKind
 from app.ui.chat.markdown_layout import fenced_code_blocks
 from app.ui.chat.message_lines import (
     ACTION_LABELS,
     COPY_MESSAGE,
+    FORK_LABEL,
     MESSAGE_ACTION,
     insert_actions,
     insert_footer,
@@ -99,7 +101,6 @@ class ChatView(QTextBrowser):
         self._messages: list[ViewMessage] = []
         self.attachment_tokens: dict[str, int] = {}  # sha256 -> tokens counted, for the chips
         self._painter = TokenPainter(self)
-        self._tracker = CodeTracker()
         self._stream: StreamState | None = None
         self.anchorClicked.connect(self._on_anchor)
         self.last_card: str | None = None  # the token card last shown from the keyboard
@@ -335,6 +336,10 @@ class ChatView(QTextBrowser):
                 export = menu.addAction("Export steps as HTML…")
                 export.triggered.connect(partial(self.message_action.emit, "export-steps", message))
                 export.setEnabled(self._actions_enabled)
+            if "delete" in self._messages[message].actions:  # a stored message: its branch can be forked
+                fork = menu.addAction(FORK_LABEL)
+                fork.triggered.connect(partial(self.message_action.emit, "fork", message))
+                fork.setEnabled(self._actions_enabled)
         menu.exec(event.globalPos())
         menu.deleteLater()
 
@@ -409,6 +414,13 @@ class ChatView(QTextBrowser):
             return True
         return super().viewportEvent(event)
 
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
+        """The text, then the lines of any table's grid over it."""
+        super().paintEvent(event)
+        painter = QPainter(self.viewport())
+        table_grid.paint(self, painter, self._painter.muted)
+        painter.end()
+
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
         """Recolour when the theme changes."""
         super().changeEvent(event)
@@ -442,7 +454,6 @@ class ChatView(QTextBrowser):
         insert_header(cursor, self._painter, index, message.role, message.header, message.notice)
         user = message.role == "user"
         new_block(cursor, top_margin=6, background=self._painter.user_background if user else None)
-        self._tracker = CodeTracker()
         if message.role == "assistant":
             if message.tokens:
                 # The tokens are what is drawn: the text laid out is theirs.
@@ -451,36 +462,10 @@ class ChatView(QTextBrowser):
             self._stream = state
             relayout_tail(cursor, state, message.tokens, message.text, self._painter)
         else:
-            self._insert_runs(cursor, message.text, self._painter.plain_format(index, "text"), user)
+            # The user's own words are set as Markdown by the same layout, as text without tokens.
+            background = self._painter.user_background if user else None
+            relayout_tail(cursor, StreamState(index, background=background), [], message.text, self._painter)
         insert_chips(cursor, self._painter, index, message.attachments, self.attachment_tokens)
-
-    def _insert_runs(
-        self, cursor: QTextCursor, text: str, fmt: QTextCharFormat, user: bool, track: bool = True
-    ) -> None:
-        """Insert ``text`` in ``fmt``, switching to the code font and code blocks where Markdown says so."""
-        runs = self._tracker.split(text) if track else [(text, SpanKind.TEXT)]
-        for run, kind in runs:
-            if run == "\n":
-                cursor.insertBlock(cursor.blockFormat(), fmt)
-                self._set_block_kind(cursor, kind, user)
-                continue
-            if kind is SpanKind.CODE_BLOCK or cursor.atBlockStart():
-                self._set_block_kind(cursor, kind, user)
-            piece = QTextCharFormat(fmt)
-            if kind is not SpanKind.TEXT:
-                self._painter.set_monospace(piece)
-            cursor.insertText(run, piece)
-
-    def _set_block_kind(self, cursor: QTextCursor, kind: SpanKind, user: bool) -> None:
-        block = cursor.blockFormat()
-        block.setTopMargin(0)
-        if kind is SpanKind.CODE_BLOCK:
-            block.setBackground(self._painter.code_background)
-        elif user:
-            block.setBackground(self._painter.user_background)
-        else:
-            block.clearBackground()
-        cursor.setBlockFormat(block)
 
     def _insert_footer(self, cursor: QTextCursor, index: int, message: ViewMessage) -> None:
         insert_footer(cursor, self._painter, index, message.footer, bool(message.text), message.footer_link)

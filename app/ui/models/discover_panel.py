@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -33,9 +34,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.pairing.on_disk import on_disk_text
 from app.core.units import format_bytes, format_rate
 from app.engine.models import library as model_library
 from app.engine.models.library import DownloadCancelledError, DownloadProgress
+from app.ui.layout_fit import ElidedLabel
 from app.ui.threads.background import Background
 
 SORTS = [("Most downloaded", "downloads"), ("Most liked", "likes"), ("Recently updated", "updated")]
@@ -64,6 +67,7 @@ class DiscoverPanel(QWidget):
         self._generation = 0  # answers to superseded searches are dropped
         self._cancel: threading.Event | None = None
         self.files: list[object] = []
+        self.on_disk: dict[str, Path] = {}  # spec -> the library's file with the same content
 
         self.offline = QLabel(OFFLINE_TEXT)
         self.offline.setWordWrap(True)
@@ -200,28 +204,91 @@ class DiscoverPanel(QWidget):
         self.table.setRowCount(0)
         self.status.setText(f"Listing the files of {repo_id}...")
         self.background.submit(
-            lambda: model_library.list_repo_models(repo_id),
-            lambda files: self._files_ready(generation, repo_id, files),
+            lambda: _files_and_copies(repo_id),
+            lambda found: self._files_ready(generation, repo_id, *found),
             lambda exc: self._failed(generation, exc),
         )
 
-    def _files_ready(self, generation: int, repo_id: str, files: list[model_library.RepoGGUF]) -> None:
+    def _files_ready(
+        self, generation: int, repo_id: str, files: list[model_library.RepoGGUF], on_disk: dict[str, Path]
+    ) -> None:
         if generation != self._generation:
             return
         self.files = list(files)
+        self.drafts = None  # the table shows this repository now, not a draft search
+        self.best_button.setVisible(False)
+        self.on_disk = dict(on_disk)
         self.table.setRowCount(len(files))
         for row, model in enumerate(files):
             name = model.filename + (f"  ({len(model.parts)} parts)" if model.split else "")
-            self.table.setItem(row, 0, QTableWidgetItem(name))
-            self.table.setItem(row, 1, QTableWidgetItem(model.quant or "?"))
+            self._set_name(row, name, name)
+            # The quantisation is the file's own general.file_type, read from its header: a name can say anything.
+            quant = QTableWidgetItem("…")
+            quant.setToolTip("reading the quantisation from the file's GGUF header")
+            self.table.setItem(row, 1, quant)
             size = QTableWidgetItem(format_bytes(model.size))
             size.setToolTip(f"{model.size:,} bytes")
             self.table.setItem(row, 2, size)
-            button = QPushButton("Download")
-            button.clicked.connect(lambda _checked=False, spec=model.spec: self.download(spec))
-            button.setEnabled(not self.busy)
-            self.table.setCellWidget(row, 3, button)
-        self.status.setText(f"{repo_id}: {len(files)} GGUF model{'s' if len(files) != 1 else ''}")
+            self.table.setCellWidget(row, 3, self._download_button(model.spec))
+        self._read_quants(self.files)
+        held = sum(1 for m in files if m.spec in self.on_disk)
+        tail = f"; {held} already on disk" if held else ""
+        self.status.setText(f"{repo_id}: {len(files)} GGUF model{'s' if len(files) != 1 else ''}{tail}")
+
+    def _read_quants(self, listing: list[object]) -> None:
+        """Fill the Quant column from each model's (first) file header, read with Range requests and cached."""
+        for row, model in enumerate(listing):
+            assert isinstance(model, model_library.RepoGGUF)
+            # A split model's spec names its first shard: the one holding the metadata.
+            self.background.submit(
+                partial(_header_quant, model.spec),
+                partial(self._quant_ready, listing, row, tip="from the file's GGUF header"),
+                partial(self._quant_failed, listing, row),
+            )
+
+    def _quant_failed(self, listing: list[object], row: int, exc: Exception) -> None:
+        self._quant_ready(listing, row, "?", tip=f"cannot read the header: {exc}")
+
+    def _quant_ready(self, listing: list[object], row: int, quant: str, *, tip: str) -> None:
+        if listing is not self.files or row >= self.table.rowCount():
+            return  # another listing is on screen now
+        item = QTableWidgetItem(quant)
+        item.setToolTip(tip)
+        self.table.setItem(row, 1, item)
+
+    def _row_spec(self, row: int) -> str | None:
+        """The spec a row offers: a listed file, or a found draft."""
+        if self.files and row < len(self.files):
+            model = self.files[row]
+            return model.spec if isinstance(model, model_library.RepoGGUF) else None
+        if self.drafts is not None:
+            good = [c for c in self.drafts.candidates if c.compatible]
+            return str(good[row].spec) if row < len(good) else None
+        return None
+
+    def _set_name(self, row: int, name: str, tooltip: str) -> None:
+        """The full name as the item's text and tooltip, painted elided in the middle (names differ at their end)."""
+        item = QTableWidgetItem(name)
+        item.setToolTip(tooltip)
+        self.table.setItem(row, 0, item)
+        label = ElidedLabel(name, mode=Qt.TextElideMode.ElideMiddle)
+        label.setToolTip(tooltip)
+        label.setAutoFillBackground(True)  # the item's own text must not show through
+        self.table.setCellWidget(row, 0, label)
+
+    def _download_button(self, spec: str) -> QPushButton:
+        """Download, or a disabled "On disk" naming the library's copy."""
+        held = self.on_disk.get(spec)
+        if held is not None:
+            button = QPushButton("On disk")
+            button.setToolTip(on_disk_text(held.name))
+            button.setEnabled(False)
+            button.setProperty("on_disk", True)
+            return button
+        button = QPushButton("Download")
+        button.clicked.connect(lambda _checked=False, spec=spec: self.download(spec))
+        button.setEnabled(not self.busy)
+        return button
 
     # -- find a draft ------------------------------------------------------------------
 
@@ -236,6 +303,7 @@ class DiscoverPanel(QWidget):
         self._generation += 1
         generation = self._generation
         self.table.setRowCount(0)
+        self.on_disk = {}  # the draft list is checked against the library by the search itself
         self.best_button.setVisible(False)
         self.status.setText(f"Looking for drafts of {chosen.name} on the Hub (reading only their headers)...")
         self.background.submit(
@@ -252,16 +320,11 @@ class DiscoverPanel(QWidget):
         self.files = []
         self.table.setRowCount(len(good))
         for row, candidate in enumerate(good):
-            name = QTableWidgetItem(str(candidate.spec))
-            name.setToolTip(candidate.reason)
-            self.table.setItem(row, 0, name)
+            self._set_name(row, str(candidate.spec), f"{candidate.spec}: {candidate.reason}")
             speed = f", {candidate.prediction.speedup:.2f}x" if candidate.prediction else ""
             self.table.setItem(row, 1, QTableWidgetItem(f"{candidate.quant}{speed}"))
             self.table.setItem(row, 2, QTableWidgetItem(format_bytes(candidate.size)))
-            button = QPushButton("Download")
-            button.clicked.connect(lambda _checked=False, spec=str(candidate.spec): self.download(spec))
-            button.setEnabled(not self.busy)
-            self.table.setCellWidget(row, 3, button)
+            self.table.setCellWidget(row, 3, self._download_button(str(candidate.spec)))
         self.best_button.setVisible(found.best is not None)
         others = len(found.candidates) - len(good)
         tail = f"; {others} incompatible" if others else ""
@@ -285,6 +348,10 @@ class DiscoverPanel(QWidget):
         """Download ``owner/name/path.gguf`` (every part of a split model) into the models folder."""
         if self.busy or self.refresh_offline():
             return
+        held = self.on_disk.get(spec)
+        if held is not None:  # the library has this content already: a second copy would only take space
+            self.status.setText(f"{spec}: {on_disk_text(held.name)}")
+            return
         cancel = threading.Event()
         self._cancel = cancel
         for button in self.download_buttons():
@@ -295,7 +362,7 @@ class DiscoverPanel(QWidget):
         self.status.setText(f"Starting {spec}...")
         self.background.submit(
             lambda: model_library.download_hub_file(spec, self._progress_arrived.emit, cancel),
-            self._download_done,
+            partial(self._download_done, spec),
             self._download_failed,
         )
 
@@ -321,9 +388,13 @@ class DiscoverPanel(QWidget):
         self.progress.setVisible(False)
         self.cancel_button.setVisible(False)
         for button in self.download_buttons():
-            button.setEnabled(True)
+            button.setEnabled(not button.property("on_disk"))
 
-    def _download_done(self, path: Path) -> None:
+    def _download_done(self, spec: str, path: Path) -> None:
+        self.on_disk[spec] = path  # its row says "On disk" from now on: a second click fetches nothing
+        for row in range(self.table.rowCount()):
+            if self._row_spec(row) == spec:
+                self.table.setCellWidget(row, 3, self._download_button(spec))
         self._finish()
         self.status.setText(f"Downloaded {path.name}: it is in the model list now.")
         self.downloaded.emit(path)
@@ -334,3 +405,14 @@ class DiscoverPanel(QWidget):
             self.status.setText(f"{exc}. Download it again to resume.")
         else:
             self.status.setText(str(exc))
+
+
+def _files_and_copies(repo_id: str) -> tuple[list[model_library.RepoGGUF], dict[str, Path]]:
+    """A repository's models and which of them the library already holds (runs in the background)."""
+    files = model_library.list_repo_models(repo_id)
+    return files, model_library.find_on_disk(files)
+
+
+def _header_quant(spec: str) -> str:
+    """The quantisation a Hub file's own header states (general.file_type), read in the background."""
+    return model_library.inspect_remote(spec).inspection.quant

@@ -18,6 +18,14 @@ from pathlib import Path
 
 from app.core.pairing.catalog import CatalogModel
 from app.core.pairing.compatibility import CompatibilityReport
+from app.core.pairing.default_draft import (
+    NO_SIZE,
+    DefaultDraft,
+    DraftFacts,
+    ModelSize,
+    choose_default_draft,
+    relative_size_text,
+)
 from app.core.units import format_bytes, format_rate
 from app.engine.llama.quantize import is_cheaper_draft
 from app.engine.models import library as model_library
@@ -44,6 +52,7 @@ class DraftOption:
     reason: str
     path: Path | None = None  # None: a catalog model still to download
     catalog_model: CatalogModel | None = None
+    size: ModelSize = NO_SIZE  # weights and bytes, for the default-draft rule
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,22 +79,41 @@ def local_models() -> list[LocalModel]:
     return sorted(out, key=lambda m: (m.error is not None, -m.size, m.path.name))
 
 
-def draft_options(target: Path) -> list[DraftOption]:
-    """Drafts for ``target``: compatible ones best first (local, then to download), then incompatible local files."""
+@dataclass(frozen=True, slots=True)
+class DraftOptions:
+    """A target's draft list as shown, and which entry is the default (none: n-gram lookup, with why)."""
+
+    options: list[DraftOption]
+    default: DefaultDraft
+
+
+def draft_options(target: Path) -> DraftOptions:
+    """Drafts for ``target``: compatible ones best first (local, then to download), then incompatible local files.
+
+    The default is the first compatible draft smaller than the target
+    (:func:`~app.core.pairing.default_draft.choose_default_draft`).
+    """
+    inspection = model_library.inspect_model(target)
+    target_size = ModelSize(inspection.n_params, inspection.file_size)
     options: list[DraftOption] = []
     for candidate in model_library.compatible_drafts(target, include_incompatible=True):
         if candidate.path is not None:
             label = _model_label(candidate.name, candidate.quant, format_bytes(candidate.file_size), candidate.path)
         else:
             label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  download {format_bytes(candidate.file_size)}"
+        size = ModelSize(candidate.n_params, candidate.file_size)
+        # The draft list shows the same models as the target list: each entry says how it compares to the target.
+        label = f"{label}  ·  {relative_size_text(target_size, size)}"
         options.append(
-            DraftOption(label, candidate.compatible, candidate.reason, candidate.path, candidate.catalog_model)
+            DraftOption(label, candidate.compatible, candidate.reason, candidate.path, candidate.catalog_model, size)
         )
     labels = _distinct([o.label for o in options], [o.path for o in options])
-    return [
-        DraftOption(label, o.compatible, o.reason, o.path, o.catalog_model)
+    shown = [
+        DraftOption(label, o.compatible, o.reason, o.path, o.catalog_model, o.size)
         for o, label in zip(options, labels, strict=True)
     ]
+    facts = [DraftFacts(o.label, o.size, o.compatible) for o in shown]
+    return DraftOptions(shown, choose_default_draft(target_size, facts))
 
 
 def _model_label(name: str, quant: str, size: str, path: Path) -> str:

@@ -59,6 +59,7 @@ class PairPicker(QWidget):
         self._download_cancel: threading.Event | None = None
         self._report: CompatibilityReport | None = None
         self._target_error: str | None = None  # why the current target cannot be read; no drafter makes it loadable
+        self.fallback_reason = ""  # why no draft was selected by default (n-gram lookup instead); "" when one was
         self._generation = 0  # discards answers to questions that are no longer current
 
         outer = QVBoxLayout(self)
@@ -141,7 +142,13 @@ class PairPicker(QWidget):
     # -- public API ---------------------------------------------------------------------
 
     def refresh(self, select: PairChoice | None = None) -> None:
-        """Rescan the local models (in the background) and optionally select a pair."""
+        """Rescan the local models (in the background) and select ``select``, else keep the current pair.
+
+        A download or a library change triggers a rescan; only the user changes
+        the chosen pair, so without ``select`` the pair on screen is kept.
+        """
+        if select is None:
+            select = self.choice()
         self._generation += 1
         generation = self._generation
         self.status.setText("scanning models…")
@@ -242,6 +249,7 @@ class PairPicker(QWidget):
         self._report = None
         self._options = []
         self._target_error = None
+        self.fallback_reason = ""
         self.draft.clear()
         if target is None:
             self._show_verdict()
@@ -260,9 +268,10 @@ class PairPicker(QWidget):
             self._target_error = str(exc)
             self._show_verdict()
 
-    def _drafts_ready(self, generation: int, options: list[library.DraftOption]) -> None:
+    def _drafts_ready(self, generation: int, found: library.DraftOptions) -> None:
         if generation != self._generation:
             return
+        options = found.options
         self._options = options
         self.draft.blockSignals(True)
         self.draft.clear()
@@ -286,12 +295,20 @@ class PairPicker(QWidget):
             reason = refused.reason if refused is not None else "it is not among this target's possible drafts"
             target_name = Path(str(self.target.currentData(_PATH_ROLE))).name
             self.status.setText(f"✗ {wanted.name} cannot draft for {target_name}: {reason}")
+        fallback = False
+        if index < 0 and wanted is None:
+            # No choice of the user's to keep: the default is a draft smaller than the target, or none.
+            if found.default.index is not None:
+                index = found.default.index
+            else:
+                fallback = True
+                self.fallback_reason = found.default.reason
         if index < 0:
             index = compatible[0] if compatible else (0 if options else -1)
         self.draft.setCurrentIndex(index)
         self.draft.blockSignals(False)
-        if not compatible and self.drafter_kind().uses_draft_model:
-            # Nothing can draft for this target: n-gram lookup still can.
+        if (fallback or not compatible) and self.drafter_kind().uses_draft_model:
+            # Nothing smaller can draft for this target (or nothing at all): n-gram lookup still can.
             self.kind_buttons[DrafterKind.NGRAM].setChecked(True)
         self._draft_changed()
 
@@ -337,7 +354,8 @@ class PairPicker(QWidget):
         elif self._target_error is not None:
             self.verdict.setText(f"<b>Cannot read the target:</b> {html.escape(self._target_error)}")
         elif kind is DrafterKind.NGRAM:
-            self.verdict.setText("N-gram lookup: drafts from text already in the conversation; fits any target.")
+            why = f"<br>{html.escape(self.fallback_reason)}" if self.fallback_reason else ""
+            self.verdict.setText(f"N-gram lookup: drafts from text already in the conversation; fits any target.{why}")
         elif kind is DrafterKind.NONE:
             self.verdict.setText("Target only: no drafting (the baseline speed).")
         elif option is None or not any(o.compatible for o in self._options):

@@ -9,6 +9,8 @@ speculation pays here. Beside the measured acceptance sit the two rules'
 expected acceptance from the same p_target and q_draft rows: exact rejection
 sampling (sum min(p, q)) and the sample-and-match rule llama.cpp's examples use
 (sum p * q), so the gap exact verification recovers is visible live.
+A remote server (llama-server, vLLM) reports no per-step timings, threads or
+expected-acceptance rows: those rows say "not reported" rather than a made-up 0 ms.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from app.core.decoding.stats import GenerationStats
+from app.core.reply.reasoning import Part, PartAcceptance
 from app.ui import theme
 from app.ui.stats.charts import BarChart
 
@@ -34,6 +37,7 @@ class StatsPanel(QWidget):
         self._stats = GenerationStats()
         self._adaptive = False
         self._ngram = False
+        self._remote = False  # a server answers: figures it does not send read "not reported"
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.setSpacing(10)
@@ -80,6 +84,15 @@ class StatsPanel(QWidget):
         )
         form.addRow("Drafter", self.drafter)
         form.addRow("Acceptance", self.acceptance)
+        self.parts = QLabel("–")
+        self.parts.setWordWrap(True)
+        self.parts.setAccessibleName("Acceptance in thinking and in the answer")
+        self.parts.setToolTip(
+            "a reasoning reply's thinking and its answer apart: accepted draft tokens per verdict\n"
+            "the target gave on a draft there (each corrected token is one turned down)"
+        )
+        self.parts_label = QLabel("Thinking / answer")
+        form.addRow(self.parts_label, self.parts)
         form.addRow("Rules", self.rules)
         form.addRow("Mean accepted", self.mean_length)
         form.addRow("Tokens per pass", self.per_pass)
@@ -103,6 +116,7 @@ class StatsPanel(QWidget):
             label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for label in (self.drafter, self.acceptance, self.mean_length, self.per_pass, self.threads):
             label.setWordWrap(True)  # a long value wraps rather than scroll the side panel sideways
+        self.set_parts(None)  # shown only for a reply with a reasoning block
 
     def reset(self, drafter: str, adaptive: bool = False) -> None:
         """Clear the numbers for a new reply by ``drafter`` (``adaptive``: the controller picks lengths)."""
@@ -110,6 +124,21 @@ class StatsPanel(QWidget):
         self._ngram = drafter == "ngram"
         self.drafter.setText(f"{drafter}, adaptive" if self._adaptive else drafter)
         self.update_stats(GenerationStats())
+        self.set_parts(None)
+
+    def set_parts(self, split: Mapping[Part, PartAcceptance] | None) -> None:
+        """Acceptance inside the thinking and in the answer apart; None hides the row (no reasoning block)."""
+        self.parts.setVisible(split is not None)
+        self.parts_label.setVisible(split is not None)
+        if split is None:
+            self.parts.setText("–")
+            return
+        self.parts.setText(f"thinking {part_text(split[Part.THINKING])} | answer {part_text(split[Part.ANSWER])}")
+
+    def set_remote(self, remote: bool) -> None:
+        """A server answers (True) or the local pair does: a server's missing figures read "not reported"."""
+        self._remote = remote
+        self.update_stats(self._stats)
 
     def set_copied(self, counts: Mapping[str, int]) -> None:
         """Copied tokens per source ("report.pdf": 120, "earlier in this chat": 30), most first."""
@@ -144,11 +173,14 @@ class StatsPanel(QWidget):
             self.acceptance.setText(text)
         else:
             self.acceptance.setText("– (nothing drafted)" if stats.steps else "–")
-        self.rules.setText(rules_text(stats))
+        self.rules.setText(rules_text(stats, self._remote))
         self.mean_length.setText(f"{stats.mean_accepted_length:.2f} per step" if stats.steps else "–")
         self.per_pass.setText(f"{stats.tokens_per_step:.2f}" if stats.steps else "–")
         self.draft_length.setText(self._draft_length_text(stats))
-        if stats.steps:
+        if stats.steps and self._remote:
+            # A server's stream carries no draft/verify split (its steps are rebuilt from counters).
+            self.timing.setText(NOT_REPORTED)
+        elif stats.steps:
             ms = 1000.0 / stats.steps
             self.timing.setText(
                 f"draft {stats.draft_s * ms:.0f} ms · verify {stats.verify_s * ms:.0f} ms · "
@@ -156,7 +188,7 @@ class StatsPanel(QWidget):
             )
         else:
             self.timing.setText("–")
-        self.threads.setText(threads_text(stats))
+        self.threads.setText(threads_text(stats, self._remote))
         # Accepted tokens prompt lookup copied, per place ("report.pdf, p. 3"); older statistics have none.
         self.set_copied(getattr(stats, "copied", {}))
         self.chart.set_values(stats.per_position_acceptance)
@@ -172,16 +204,31 @@ class StatsPanel(QWidget):
         return str(stats.last_draft_length)
 
 
-def threads_text(stats: GenerationStats) -> str:
+def part_text(part: PartAcceptance) -> str:
+    """One part's acceptance: the rate and its counts, or a dash where nothing was drafted there."""
+    judged = part.from_draft + part.rejections
+    if not judged:
+        return f"– ({part.tokens} tokens, nothing drafted)"
+    return f"{part.acceptance_rate:.0%} ({part.from_draft}/{judged}, {part.tokens} tokens)"
+
+
+NOT_REPORTED = "not reported"
+
+
+def threads_text(stats: GenerationStats, remote: bool = False) -> str:
     """The thread count of the latest step, and whether it was measured or forced."""
+    if remote and stats.steps and not stats.threads:
+        return NOT_REPORTED
     if not stats.steps or not stats.threads:
         return "–"
     chooser = "auto: fastest measured here" if stats.threads_auto else "set in Settings"
     return f"{stats.threads} ({chooser})"
 
 
-def rules_text(stats: GenerationStats) -> str:
+def rules_text(stats: GenerationStats, remote: bool = False) -> str:
     """The two rules' expected acceptance next to what verification measured on the same positions."""
+    if remote and stats.steps and not stats.rule_positions:
+        return NOT_REPORTED
     if not stats.rule_positions:
         return "–"
     return (

@@ -133,6 +133,7 @@ class ComparisonJob:
     draft_length: int = 4
     adaptive: bool = False
     temperatures: tuple[float, ...] = ()  # empty: an A/B run
+    repeats: int = 1  # A/B: runs per arm, interleaved, so the verdict can measure the run-to-run spread
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
@@ -328,7 +329,8 @@ class EngineWorker(QObject):
             if job.temperatures:
                 runs = [(drafter, _with_temperature(job.params, t)) for t in job.temperatures]
             else:
-                runs = [(DrafterKind.NONE, job.params), (drafter, job.params)]
+                # Interleaved (A, B, A, B, ...) so a machine that slows down part-way hits both arms.
+                runs = [(k, job.params) for _ in range(max(1, job.repeats)) for k in (DrafterKind.NONE, drafter)]
             for i, (kind, params) in enumerate(runs):
                 if job.cancel.is_set():
                     break

@@ -1,7 +1,9 @@
-"""A/B: the last prompt rerun target-only and then with the drafter, same seed and settings.
+"""A/B: the last prompt rerun target-only and with the drafter, same seed, system prompt and settings.
 
-It shows both rates, the speedup and whether the greedy outputs match token
-for token. On real models a divergence comes from batched-vs-single numerics
+Each arm runs several times (interleaved); the dialog shows each arm's median
+and min-max, and claims a speedup only when the ranges do not overlap and the
+drafter proposed something (app.core.bench.verdict decides). It also shows
+whether the greedy outputs match token for token. On real models a divergence comes from batched-vs-single numerics
 at a near-tie (see docs/architecture.md, "Exactness"), so it is reported, not
 hidden.
 """
@@ -10,12 +12,16 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QDialogButtonBox,
     QGridLayout,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
     QWidget,
 )
 
+from app.core.bench.verdict import ABVerdict, Spread, ab_verdict
 from app.core.decoding.divergence import first_divergence
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
@@ -26,7 +32,8 @@ from app.ui.tools.run_dialog import RunDialog
 class ABDialog(RunDialog):
     """Target-only vs speculative on the same prompt and settings."""
 
-    baseline_measured = Signal(float)  # target-only tokens/s
+    baseline_measured = Signal(float)  # target-only tokens/s (the median of its runs)
+    rerun_requested = Signal(int)  # "Run again" with this many runs per side
 
     def __init__(self, host: EngineHost, job: ComparisonJob, parent: QWidget | None = None) -> None:
         super().__init__(host, job, "A/B: target only vs speculative", parent)
@@ -49,32 +56,60 @@ class ABDialog(RunDialog):
         self.summary.setTextFormat(Qt.TextFormat.RichText)
         self.layout_.addLayout(grid, 1)
         self.layout_.addWidget(self.summary)
+        self.repeats = QSpinBox()
+        self.repeats.setRange(1, 20)
+        self.repeats.setValue(job.repeats)
+        self.repeats.setPrefix("runs per side: ")
+        self.repeats.setToolTip("more runs measure the run-to-run spread better; a speedup is claimed only beyond it")
+        self.run_again = QPushButton("Run again")
+        self.run_again.setEnabled(False)
+        self.run_again.clicked.connect(lambda: self.rerun_requested.emit(self.repeats.value()))
+        self.buttons.addButton(self.run_again, QDialogButtonBox.ButtonRole.ActionRole)
+        self.layout_.addWidget(self.repeats)
         self.layout_.addWidget(self.buttons)
-        self.speedup: float | None = None
+        self.speedup: float | None = None  # claimed only when the arms' ranges are disjoint
+        self.verdict: ABVerdict | None = None
         self.outputs_match: bool | None = None
 
+    def arm(self, key: str) -> list[RunSummary]:
+        """The finished runs of one arm ("baseline" or "speculative"), in order."""
+        baseline = key == "baseline"
+        return [r for r in self.runs if (r.drafter is DrafterKind.NONE) == baseline]
+
     def run_added(self, run: RunSummary) -> None:
-        """Fill in one side."""
+        """Update one side: its median and spread so far, and the first run's text."""
         key = "baseline" if run.drafter is DrafterKind.NONE else "speculative"
+        runs = self.arm(key)
+        spread = Spread.of([float(r.stats["tokens_per_second"]) for r in runs])
         stats = run.stats
-        line = f"{stats['tokens_per_second']:.1f} tok/s · {stats['emitted']} tokens · {stats['steps']} target passes"
-        if stats.get("drafted"):
-            line += f" · acceptance {stats['acceptance_rate']:.0%} · drafter {run.drafter.value}"
+        line = f"{spread.text()} · {stats['emitted']} tokens · {stats['steps']} target passes"
+        drafted = sum(int(r.stats.get("drafted", 0)) for r in runs)
+        if key == "speculative":
+            accepted = sum(int(r.stats.get("accepted", 0)) for r in runs)
+            line += f" · drafted {drafted}"
+            if drafted:
+                line += f" · acceptance {accepted / drafted:.0%}"
+            line += f" · drafter {run.drafter.value}"
         self.rates[key].setText(line)
-        getattr(self, f"{key}_text").setPlainText(run.text)
-        if key == "baseline" and stats["tokens_per_second"] > 0 and run.reason.value != "cancelled":
-            self.baseline_measured.emit(float(stats["tokens_per_second"]))
+        if len(runs) == 1:
+            getattr(self, f"{key}_text").setPlainText(run.text)
 
     def all_done(self) -> None:
-        """Speedup and output match."""
-        if len(self.runs) < 2:
-            self.summary.setText("Stopped before both runs finished." if self.runs else "")
+        """The verdict (within the spread or not) and whether the outputs match."""
+        self.run_again.setEnabled(True)
+        base_runs, spec_runs = self.arm("baseline"), self.arm("speculative")
+        if not base_runs or not spec_runs:
+            self.summary.setText("Stopped before both sides ran." if self.runs else "")
             return
-        base, spec = self.runs[0], self.runs[1]
-        b, s = base.stats["tokens_per_second"], spec.stats["tokens_per_second"]
-        self.speedup = s / b if b > 0 else None
-        verdict = "faster" if self.speedup and self.speedup >= 1 else "slower"
-        parts = [f"<b>Speedup: {self.speedup:.2f}×</b> ({verdict} with the drafter on this machine)"]
+        base_rates = [float(r.stats["tokens_per_second"]) for r in base_runs]
+        drafted = sum(int(r.stats.get("drafted", 0)) for r in spec_runs)
+        self.verdict = ab_verdict(base_rates, [float(r.stats["tokens_per_second"]) for r in spec_runs], drafted)
+        self.speedup = self.verdict.ratio
+        median = Spread.of(base_rates).median
+        if median > 0:
+            self.baseline_measured.emit(median)
+        parts = [f"<b>{self.verdict.text}</b> ({len(base_runs)} + {len(spec_runs)} runs, medians and min–max)"]
+        base, spec = base_runs[0], spec_runs[0]
         divergence = first_divergence(base.token_ids, spec.token_ids)
         self.outputs_match = divergence is None
         if base.temperature > 0:

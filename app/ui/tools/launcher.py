@@ -27,6 +27,7 @@ from app.ui.tools.preflight_dialog import PreflightDialog
 from app.ui.tools.sweep_dialog import SweepDialog
 
 SWEEP_TEMPERATURES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5)
+AB_REPEATS = 3  # runs per A/B arm: enough for a min-max spread to say whether a difference is noise
 
 _Dialog = TypeVar("_Dialog", ABDialog, SweepDialog, PreflightDialog)
 
@@ -49,8 +50,9 @@ class ToolsLauncher(QObject):
         self._baseline_measured = baseline_measured
         self._use_draft = use_draft
         self._dialog: QDialog | None = None
+        self._ab_repeats = AB_REPEATS  # the last "runs per side" chosen in the A/B dialog
         self.ab_action = QAction("A/B: rerun the last prompt target-only and with the drafter", window)
-        self.ab_action.triggered.connect(self.run_ab)
+        self.ab_action.triggered.connect(lambda: self.run_ab())
         self.ab_action.setShortcut(QKeySequence("Ctrl+B"))
         self.sweep_action = QAction("Temperature sweep…", window)
         self.sweep_action.triggered.connect(lambda: self.run_sweep())
@@ -76,9 +78,13 @@ class ToolsLauncher(QObject):
             action.setToolTip(LOCAL_ONLY if remote else action.text())
 
     def comparison_job(
-        self, temperatures: tuple[float, ...] = (), max_tokens: int | None = None
+        self, temperatures: tuple[float, ...] = (), max_tokens: int | None = None, repeats: int = 1
     ) -> ComparisonJob | None:
-        """A job for the last prompt of the open chat, or None (with a message) when there is none."""
+        """A job for the last prompt of the open chat, or None (with a message) when there is none.
+
+        The messages carry the chat's own system prompt (``history`` puts it first) and the
+        sampling settings are the chat's, so the tools measure what the chat runs.
+        """
         controller = self._controller
         cid = controller.conversation_id
         if not controller.can_send() or cid is None:
@@ -93,16 +99,26 @@ class ToolsLauncher(QObject):
         if params.seed is None:  # both runs must draw the same random numbers
             params = replace(params, seed=random.randrange(2**31))
         limit = max_tokens or min(settings.max_tokens, 256)
-        return ComparisonJob(tuple(messages), params, limit, settings.draft_length, settings.adaptive, temperatures)
+        return ComparisonJob(
+            tuple(messages), params, limit, settings.draft_length, settings.adaptive, temperatures, max(1, repeats)
+        )
 
-    def run_ab(self) -> ABDialog | None:
-        """Open the A/B dialog and start it."""
-        job = self.comparison_job()
+    def run_ab(self, repeats: int | None = None, max_tokens: int | None = None) -> ABDialog | None:
+        """Open the A/B dialog and start it: ``repeats`` interleaved runs per arm (default: the last chosen)."""
+        if repeats is not None:
+            self._ab_repeats = max(1, repeats)
+        job = self.comparison_job(max_tokens=max_tokens, repeats=self._ab_repeats)
         if job is None:
             return None
         dialog = ABDialog(self._host, job, self._window)
         dialog.baseline_measured.connect(lambda rate: self._baseline_measured(rate, "measured here"))
+        dialog.rerun_requested.connect(lambda n: self._rerun_ab(dialog, n, job.max_tokens))
         return self._start(dialog)
+
+    def _rerun_ab(self, dialog: ABDialog, repeats: int, max_tokens: int) -> None:
+        # A fresh dialog and job: the finished one stays as it was measured until it closes.
+        dialog.close()
+        self.run_ab(repeats, max_tokens)
 
     def run_sweep(
         self, temperatures: tuple[float, ...] = SWEEP_TEMPERATURES, max_tokens: int = 64

@@ -6,6 +6,10 @@ on a pool thread (it reads files and never touches the loaded models), and
 the copy lands in the models folder, where the pair picker lists it. Once it
 is made, "Use it as the draft" asks the window to load the same pair with
 the copy in the draft's place (and closes the dialog).
+
+The detail is a small chart of the predicted speedup per draft length (with
+the 1x line of the target alone); the full table is folded away under
+"Show the table".
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -22,6 +26,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -29,6 +34,7 @@ from PySide6.QtWidgets import (
 from app.core.decoding.sampling import SamplingParams
 from app.core.units import format_bytes
 from app.ui import theme
+from app.ui.stats.charts import LineChart, Series
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost
 
@@ -54,10 +60,21 @@ class PreflightDialog(QDialog):
         self.progress.setRange(0, 100)
         self.recommendation = QLabel("")
         self.recommendation.setWordWrap(True)
+        self.chart = LineChart("draft length (tokens per step)", "predicted speedup")
+        self.chart.y_format = _times
+        self.chart.setVisible(False)  # shown once there are predictions
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
         self.details.setFont(theme.monospace_font())
         self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.details.setVisible(False)  # folded: the chart says it; the table is there for the figures
+        self.show_table = QToolButton()
+        self.show_table.setText("Show the table")
+        self.show_table.setCheckable(True)
+        self.show_table.setArrowType(Qt.ArrowType.RightArrow)
+        self.show_table.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.show_table.toggled.connect(self._fold_table)
+        self.show_table.setEnabled(False)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         self.cheaper = QLabel("")
@@ -79,6 +96,8 @@ class PreflightDialog(QDialog):
         widgets = (self.progress_label, self.progress, self.recommendation, self.cheaper, self.make_cheaper)
         for widget in (*widgets, self.use_cheaper):
             layout.addWidget(widget)
+        layout.addWidget(self.chart, 1)
+        layout.addWidget(self.show_table)
         layout.addWidget(self.details, 1)
         layout.addWidget(buttons)
         worker = host.worker
@@ -105,6 +124,20 @@ class PreflightDialog(QDialog):
         self.report = report
         self.recommendation.setText(f"<b>{html.escape(str(report.recommendation))}</b>")
         self.details.setPlainText(format_report(report))
+        self.show_table.setEnabled(True)
+        predictions = list(report.predictions)
+        if predictions:
+            points = [(float(p.k), float(p.speedup)) for p in predictions]
+            ks = (points[0][0], points[-1][0])
+            self.chart.y_max = max(1.25, 1.1 * max(y for _, y in points))
+            self.chart.x_range = ks if ks[1] > ks[0] else None
+            self.chart.set_series(
+                [
+                    Series("predicted speedup", points, theme.OKABE_ITO["blue"]),
+                    Series("target alone (1×)", [(ks[0], 1.0), (ks[1], 1.0)], theme.OKABE_ITO["orange"]),
+                ]
+            )
+            self.chart.setVisible(True)
         if report.predictions and report.predictions[0].tokens_per_s > 0:
             self.baseline_measured.emit(float(report.predictions[0].tokens_per_s))
         verdict = report.cheaper_draft
@@ -117,6 +150,11 @@ class PreflightDialog(QDialog):
                 self.cheaper.setText(f"{verdict.text} It is already made: {Path(verdict.path).name}.")
                 self.made_path = Path(verdict.path)
                 self.use_cheaper.setVisible(report.draft_path is not None and Path(report.draft_path) != self.made_path)
+
+    def _fold_table(self, shown: bool) -> None:
+        self.details.setVisible(shown)
+        self.show_table.setText("Hide the table" if shown else "Show the table")
+        self.show_table.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
     def _make_cheaper_draft(self) -> None:
         from app.engine.llama.quantize import make_cheaper_draft  # imports llama_cpp: only when asked
@@ -165,3 +203,8 @@ class PreflightDialog(QDialog):
             self.progress_label.setText(f"measured in {self.report.wall_s:.1f} s; the adaptive controller now uses it")
         for signal, slot in self._connections:
             signal.disconnect(slot)
+
+
+def _times(value: float) -> str:
+    """A speedup axis label: '1.5×'."""
+    return f"{value:.1f}×"

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.bench.verdict import sweep_conclusion
 from app.ui import theme
 from app.ui.stats.charts import LineChart, Series
 from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
@@ -29,11 +30,14 @@ class SweepDialog(RunDialog):
         self.resize(640, 460)
         self.chart = LineChart("temperature", "acceptance rate")
         self.chart.x_range = (min(job.temperatures), max(job.temperatures)) if job.temperatures else None
+        self.conclusion = QLabel("")  # the sweep in one sentence (app.core.bench.verdict)
+        self.conclusion.setWordWrap(True)
         self.table = QLabel("")
         self.table.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(self.chart, 1)
         self.layout_.addLayout(row, 1)
+        self.layout_.addWidget(self.conclusion)
         self.layout_.addWidget(self.table)
         self.layout_.addWidget(self.buttons)
 
@@ -56,6 +60,8 @@ class SweepDialog(RunDialog):
                 Series("sample-and-match", self.rule_points("sample_and_match_expected"), theme.OKABE_ITO["orange"]),
             ]
         )
+        exact, match = self.rule_points("rejection_sampling_expected"), self.rule_points("sample_and_match_expected")
+        self.conclusion.setText(sweep_conclusion(exact, match))
         self.table.setText(
             "   ".join(
                 f"T={r.temperature:g}: {r.stats.get('verified_acceptance_rate', 0.0):.0%} measured, "

@@ -126,3 +126,70 @@ def test_streak_plan_reduces_to_the_single_state_optimum_when_states_agree() -> 
     plan = plan_with_streaks(costs, [0.8] * 12, [0.8] * 12, 12)
     single = max(predict(costs, [0.8], 12), key=lambda p: p.tokens_per_s)
     assert plan.tokens_per_s == pytest.approx(single.tokens_per_s, rel=0.02)
+
+
+def _plan_by_loops(costs: StepCosts, after_miss: list[float], in_streak: list[float], max_k: int) -> tuple:
+    """The streak plan by the plain nested loops: the reference the vectorised search must equal."""
+    from app.core.adaptive.cost_model import acceptance_at
+
+    step = [costs.step_time(k) for k in range(max_k + 1)]
+
+    def table(rates: list[float]) -> tuple[list[float], list[float]]:
+        tokens, full, chain = [1.0], [0.0], 1.0
+        for i in range(max_k):
+            chain *= acceptance_at(rates, i)
+            tokens.append(tokens[-1] + chain)
+            full.append(chain)
+        return tokens, full
+
+    tokens_m, full_m = table(after_miss)
+    tokens_s, full_s = table(in_streak)
+    best = (0, 0, 1.0 / step[0], 0.0)
+    for k_m in range(max_k + 1):
+        for k_s in range(max_k + 1):
+            denominator = 1.0 - full_s[k_s] + full_m[k_m]
+            share = full_m[k_m] / denominator if denominator > 0 else 0.0
+            rate = (share * tokens_s[k_s] + (1 - share) * tokens_m[k_m]) / (share * step[k_s] + (1 - share) * step[k_m])
+            if rate > best[2]:
+                best = (k_m, k_s, rate, share)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_streak_plan_equals_the_nested_loops_exactly(seed: int) -> None:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    max_k = int(rng.integers(1, 17))
+    slope = float(rng.choice([0.01, 0.1, 0.5, 1.0]))
+    costs = StepCosts(
+        tuple(1.0 + slope * n for n in range(max_k + 2)),
+        draft_per_token_s=float(rng.uniform(0, 0.5)),
+        overhead_s=float(rng.uniform(0, 0.05)),
+    )
+    # Rates with ones in them (full acceptance: a denominator of 0) and zeros.
+    after_miss = [float(x) for x in rng.choice([0.0, 0.3, 0.7, 0.95, 1.0], size=int(rng.integers(0, 13)))]
+    in_streak = [float(x) for x in rng.choice([0.0, 0.5, 0.9, 1.0], size=int(rng.integers(0, 13)))]
+    plan = plan_with_streaks(costs, after_miss, in_streak, max_k)
+    k_m, k_s, rate, share = _plan_by_loops(costs, after_miss, in_streak, max_k)
+    assert (plan.k_after_miss, plan.tokens_per_s) == (k_m, rate)
+    if share > 0.0:
+        assert (plan.k_in_streak, plan.streak_share) == (k_s, share)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_predictions_and_lookup_length_equal_the_direct_sums_exactly(seed: int) -> None:
+    import numpy as np
+
+    from app.core.adaptive.cost_model import best_lookup_length
+
+    rng = np.random.default_rng(seed)
+    acceptance = [float(x) for x in rng.uniform(0, 1, size=int(rng.integers(0, 12)))]
+    costs = StepCosts(tuple(1.0 + 0.1 * n for n in range(17)), draft_per_token_s=float(rng.uniform(0, 0.3)))
+    for prediction in predict(costs, acceptance, 14):
+        assert prediction.expected_tokens == expected_tokens(acceptance, prediction.k)
+    rival = float(rng.uniform(0.5, 1.5))
+    direct = [expected_tokens(acceptance, k) / costs.step_time(k) for k in range(1, len(acceptance) + 1)]
+    best = max(range(len(direct)), key=lambda i: direct[i], default=None)
+    expected = 0 if best is None or direct[best] <= rival else best + 1
+    assert best_lookup_length(costs, acceptance, rival) == expected

@@ -492,3 +492,20 @@ def test_llama_servers_own_divergences_are_shown_but_not_held_against_tandem() -
     )
     summaries[0] = row("q4", "prose", "hybrid adaptive", 1.0, divergences=2, explained=1)
     assert not check_targets(summaries)[-1].passed
+
+
+def test_overhead_targets_judge_the_adaptive_lookup_and_hybrid_rows_only() -> None:
+    from app.core.bench.stats import overhead_targets
+
+    def row(drafter: str, length: object, median: float) -> dict[str, object]:
+        return {"drafter": drafter, "draft_length": length, "temperature": 0.0, "median_ms": median,
+                "mean_ms": median, "steps": 10}
+
+    rows = [row("model", "adaptive", 5.0), row("ngram", 4, 9.0), row("ngram", "adaptive", 0.21),
+            row("hybrid", "adaptive", 0.45)]
+    checks = overhead_targets(rows)
+    assert [(c.name.split(",")[1].split(" at")[0].strip(), c.passed) for c in checks] == [
+        ("ngram adaptive", True),
+        ("hybrid adaptive", False),
+    ]
+    assert "0.45 ms" in checks[1].measured

@@ -189,3 +189,13 @@ def _name_in_fresh_process(path: Path, data_dir: Path) -> str:
 
 def _same_device(a: Path, b: Path) -> bool:
     return a.stat().st_dev == b.stat().st_dev
+
+
+def test_the_quantisation_is_the_files_own_whatever_its_name_says(
+    small_pair: tuple[Path, Path], tmp_path: Path, data_dir: Path
+) -> None:
+    misnamed = tmp_path / "SmolLM2-135M-Instruct-Q8_0.gguf"
+    misnamed.symlink_to(small_pair[1])  # a Q4_0 file under a Q8_0 name
+    info = inspect_model(misnamed)
+    assert info.file_type == int(LlamaFileType.MOSTLY_Q4_0)
+    assert info.quant == "Q4_0"

@@ -90,8 +90,8 @@ def test_responses_carry_the_enums_own_finish_reason(reason: FinishReason, word:
 @pytest.mark.parametrize(
     ("field", "value"),
     [
-        ("tools", [{"type": "function", "function": {"name": "f"}}]),
-        ("tool_choice", "required"),
+        ("functions", [{"name": "f"}]),  # the deprecated form of tools
+        ("function_call", {"name": "f"}),
         ("logprobs", True),
         ("logprobs", 1),  # True == 1 in Python; still not false
         ("top_logprobs", 3),

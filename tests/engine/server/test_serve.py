@@ -126,8 +126,14 @@ def test_bad_requests_get_openai_error_objects(server: RunningServer, client: op
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "word " * 2000}])
     # Fields that would change what the reply means are refused with their name, never dropped.
     weather = {"type": "function", "function": {"name": "weather", "parameters": {"type": "object"}}}
+    with pytest.raises(openai.BadRequestError) as info:  # SmolLM2's template has no tool format: never a silent drop
+        client.chat.completions.create(model="m", messages=PROMPT, tools=[weather])  # type: ignore[list-item]
+    assert info.value.param == "tools" and "chat template has no tool format" in info.value.message
+    result: Any = [*PROMPT, {"role": "tool", "tool_call_id": "call_1", "content": "42"}]
+    with pytest.raises(openai.BadRequestError) as info:  # a tool result alone needs the format too
+        client.chat.completions.create(model="m", messages=result)
+    assert info.value.param == "messages" and "no tool format" in info.value.message
     refused: tuple[tuple[dict[str, Any], str], ...] = (
-        ({"tools": [weather]}, "tools"),
         ({"logprobs": True}, "logprobs"),
         ({"logit_bias": {"42": 5}}, "logit_bias"),
         ({"frequency_penalty": 0.5}, "frequency_penalty"),

@@ -146,3 +146,18 @@ def test_the_index_holds_exactly_the_finished_text(store):
     indexed = dict(store._db.execute("SELECT rowid, content FROM messages_fts").fetchall())
     stored = dict(store._db.execute("SELECT id, content FROM messages WHERE content != ''").fetchall())
     assert indexed == stored
+
+
+def test_search_folds_accents_as_well_as_case(store):
+    both = ["How long to bake CRÈME BRÛLÉE?", "Une crème brûlée, s'il vous plaît 🎉🎂 merci"]
+    assert _found(store, "creme") == both
+    assert _found(store, "CREME brulee") == both
+    assert _found(store, "plait") == both[1:]
+    (hit, _) = store.search("creme")
+    assert snippet_parts(hit.snippet) == [("How long to bake ", False), ("CRÈME", True), (" BRÛLÉE?", False)]
+
+
+def test_trashed_chats_stay_out_of_folded_search(store):
+    cooking = next(c.id for c in store.list_conversations() if c.title == "Cooking")
+    store.delete_conversation(cooking)
+    assert _found(store, "creme") == ["Une crème brûlée, s'il vous plaît 🎉🎂 merci"]

@@ -6,6 +6,9 @@ check what was kept (the old branches too). Replies are short (8-24 tokens).
 
 from __future__ import annotations
 
+import pytest
+
+from app.core.decoding.stats import GenerationStats
 from app.engine.store import conversations
 from tests.ui.helpers import Recorder, click_action, load, pair_choice, send, wait_reply, wait_until
 
@@ -49,8 +52,13 @@ def test_regenerate_makes_a_sibling_and_the_switcher_moves_between_them(make_win
     assert view.messages[-1].message_id == first.id and view.messages[-1].branch == (1, 2)
     assert view.messages[-1].text == first.content
     assert [m.id for m in store.messages(window.controller.conversation_id)][-1] == first.id
+    # The Stats tab follows the branch shown: the first reply's own numbers, as stored.
+    first_stats = GenerationStats.from_dict(first.meta["stats"])
+    assert window.stats._stats == first_stats
+    assert window.stats.rate.text() == f"{first_stats.tokens_per_second:.1f}"
     click_action(window, "next", 1)
     assert view.messages[-1].message_id == second.id
+    assert window.stats._stats == GenerationStats.from_dict(second.meta["stats"])
 
 
 def test_actions_are_inert_while_a_reply_streams(make_window, small_pair):
@@ -63,7 +71,7 @@ def test_actions_are_inert_while_a_reply_streams(make_window, small_pair):
     assert not window.chat.view.actions_enabled
     reply = window.controller.path[1].id
     assert not window.controller.regenerate(reply)  # refused while the reply streams
-    assert not window.controller.delete_message(reply, ask=False)
+    assert not window.controller.delete_message(reply)
     wait_reply(window, recorder, before)
     assert window.chat.view.actions_enabled
     assert len(window.store.messages(window.controller.conversation_id)) == 4
@@ -138,18 +146,9 @@ def test_delete_a_reply_then_its_question(make_window, small_pair):
     wait_reply(window, recorder, before)
     conversation = window.controller.conversation_id
     first, _second = window.store.siblings(window.controller.path[-1].id)
-    asked: list[str] = []
-
-    def say_no(title: str, question: str) -> bool:
-        asked.append(question)
-        return False
-
-    window.controller.confirm = say_no
+    window.controller.confirm = lambda title, question: pytest.fail("a delete asks nothing: Undo stands in")
     click_action(window, "delete", 1)
-    assert asked and len(window.store.all_messages(conversation)) == 3  # "No" keeps it
-
-    window.controller.confirm = lambda title, question: True
-    click_action(window, "delete", 1)
+    assert window.conversations.undo.isVisible()  # the deleted reply waits in the trash for its Undo
     assert [m.id for m in window.store.all_messages(conversation)] == [window.controller.path[0].id, first]
     assert window.chat.view.messages[-1].message_id == first and window.chat.view.messages[-1].branch == (1, 1)
     click_action(window, "delete", 0)  # the question goes with its replies

@@ -1,4 +1,4 @@
-"""The chat view's text handling: code fences and inline code, and the text read back from the document.
+"""The chat view's text handling: code blocks and inline code, and the text read back from the document.
 
 These feed the view stored tokens directly (the same records a reloaded chat
 uses), so Markdown edge cases are checked exactly; the streaming tests cover
@@ -10,26 +10,7 @@ from __future__ import annotations
 from PySide6.QtGui import QTextFormat
 
 from app.engine.store.conversations import StoredToken
-from app.ui.chat.code_spans import CodeTracker, SpanKind
 from app.ui.chat.view import ChatView, ViewMessage
-
-
-def _per_char(pieces: list[str]) -> list[tuple[str, SpanKind]]:
-    """Each character with its kind, splitting the text as it would stream in ``pieces``."""
-    tracker = CodeTracker()
-    return [(char, kind) for piece in pieces for text, kind in tracker.split(piece) for char in text]
-
-
-def test_code_tracker_fences_and_inline_code():
-    text = "Use `len`:\n```py\nx = 1\n```\ndone"
-    chars = _per_char([text])
-    kinds = "".join({SpanKind.TEXT: "t", SpanKind.INLINE_CODE: "i", SpanKind.CODE_BLOCK: "b"}[k] for _, k in chars)
-    assert "".join(c for c, _ in chars) == text
-    # "Use " plain, `len` inline, ":" plain; the fence line (its first two backticks are set in
-    # the code font before the third proves it a fence), the code and the closing fence as a block.
-    assert kinds == "tttt" + "iiiii" + "t" + "t" + "iib" + "bbb" + "bbbbbb" + "bbbt" + "tttt"
-    # Streamed in arbitrary pieces, every character gets the same kind.
-    assert _per_char(["Use `le", "n`:\n``", "`py\nx", " = 1\n`", "``\ndone"]) == chars
 
 
 def test_code_blocks_are_monospace_with_a_background_and_text_round_trips(qapp):

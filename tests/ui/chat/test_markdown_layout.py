@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ui.chat.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, fenced_code_blocks, layout
+from app.ui.chat.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, fenced_code_blocks, layout
 
 
 def _marks(line) -> str:
@@ -44,9 +44,16 @@ def test_lists_and_quotes_mute_their_markers() -> None:
     assert _marks(lines[2]) == "mm...."
 
 
+def _drawn(line: LineLayout) -> str:
+    """The line as the view draws it, its padding shown as '.'."""
+    pads = dict(line.padding)
+    return "".join("." * pads.get(i, 0) + c for i, c in enumerate(line.text)) + "." * pads.get(len(line.text), 0)
+
+
 def test_table_columns_are_aligned_with_padding_before_each_pipe() -> None:
     lines = layout("| Fruit | Colour |\n|---|---|\n| apple | red |\n| **fig** | |").lines
-    assert [line.kind for line in lines] == [LineKind.TABLE, LineKind.TABLE_RULE, LineKind.TABLE, LineKind.TABLE]
+    kinds = [LineKind.TABLE_HEADER, LineKind.TABLE_RULE, LineKind.TABLE, LineKind.TABLE]
+    assert [line.kind for line in lines] == kinds
     widths = []
     for line in lines:
         # Where each pipe lands once the padding is inserted.
@@ -60,6 +67,24 @@ def test_table_columns_are_aligned_with_padding_before_each_pipe() -> None:
     assert all(p == widths[0] for p in widths), widths
     assert _marks(lines[3]) == "mmmm" + "bbb" + "mmmmmm"
     assert _marks(lines[2]) == "mm" + "....." + "mmm" + "..." + "mm"
+
+
+def test_table_cells_sit_in_their_columns_alignment() -> None:
+    lines = layout("| Item | Qty | Price |\n|:-:|--:|:--|\n| fig | 12 | 1.50 |\n| kiwi | 3 | 10 |").lines
+    drawn = [_drawn(line) for line in lines]
+    assert drawn[2] == "| fig. | .12 | 1.50. |"  # centred: the odd space goes after
+    assert drawn[3] == "| kiwi | ..3 | 10... |"
+    assert len({tuple(i for i, c in enumerate(row) if c == "|") for row in drawn}) == 1, drawn
+
+
+def test_a_table_streaming_its_last_row_pads_only_the_rows_that_are_whole() -> None:
+    text = "| Fruit | Colour |\n|---|---|\n| apple | red |\n| a long name"
+    streaming = layout(text).lines
+    assert streaming[3].kind is LineKind.TABLE and streaming[3].padding == []
+    assert _drawn(streaming[2]) == "| apple | red... |"  # widths from the whole rows only
+    # Before the alignment row arrives a table is text: nothing padded, nothing set as a grid.
+    early = layout("| Fruit | Colour |\n| apple | red |").lines
+    assert all(line.kind is LineKind.TEXT and not line.padding for line in early)
 
 
 def test_fenced_code_is_coloured_by_its_language_and_the_fences_are_markup() -> None:

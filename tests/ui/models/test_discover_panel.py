@@ -6,7 +6,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from gguf import LlamaFileType
 
+from app.ui.layout_fit import ElidedLabel
 from app.ui.main_window import MainWindow
 from app.ui.models.discover_panel import OFFLINE_TEXT, PAGE_SIZE
 from tests.engine.hub_server import FakeHub, running_hub
@@ -30,7 +32,8 @@ def test_search_page_list_files_and_download_into_the_model_list(
 ) -> None:
     for n in range(PAGE_SIZE + 3):
         hub.set_info(f"org/Model{n:02d}-GGUF", downloads=1000 - n, likes=n)
-    model = write_gguf(tmp_path / "m.gguf", name="Downloaded Model")
+    # The name says Q8_0, the file's general.file_type Q4_K_M: the label is the file's.
+    model = write_gguf(tmp_path / "m.gguf", name="Downloaded Model", file_type=LlamaFileType.MOSTLY_Q4_K_M)
     hub.add("org/Model00-GGUF", "model00-Q8_0.gguf", model.read_bytes())
     hub.add("org/Model00-GGUF", "model00-F16-00001-of-00002.gguf", b"x" * 10)
     hub.add("org/Model00-GGUF", "model00-F16-00002-of-00002.gguf", b"x" * 10)
@@ -52,7 +55,11 @@ def test_search_page_list_files_and_download_into_the_model_list(
         "model00-F16-00001-of-00002.gguf  (2 parts)",
         "model00-Q8_0.gguf",
     ]
-    assert panel.table.item(1, 1).text() == "Q8_0"
+    wait_until(lambda: panel.table.item(1, 1).text() != "…", 60, "the quantisation from the header")
+    assert panel.table.item(1, 1).text() == "Q4_K_M"
+    wait_until(lambda: panel.table.item(0, 1).text() != "…", 60, "the split model's header")
+    assert panel.table.item(0, 1).text() == "?"  # its shards are not GGUF: nothing is guessed from the name
+    assert panel.table.item(0, 1).toolTip().startswith("cannot read the header")
     assert panel.table.item(1, 2).toolTip() == f"{model.stat().st_size:,} bytes"
 
     downloaded: list[Path] = []
@@ -61,7 +68,10 @@ def test_search_page_list_files_and_download_into_the_model_list(
     wait_until(lambda: bool(downloaded) or "Downloaded" in panel.status.text(), 60, "the download")
     assert downloaded == [tmp_path / "models" / "model00-Q8_0.gguf"]
     assert downloaded[0].read_bytes() == model.read_bytes()
-    assert all(b.isEnabled() for b in panel.download_buttons())
+    buttons = panel.download_buttons()
+    assert buttons[1].text() == "On disk" and not buttons[1].isEnabled()  # downloaded: never fetched twice
+    assert buttons[1].toolTip() == "already on disk as model00-Q8_0.gguf"
+    assert buttons[0].text() == "Download" and buttons[0].isEnabled()
     picker = window.picker.target
     wait_until(
         lambda: any("Downloaded Model" in picker.itemText(i) for i in range(picker.count())),
@@ -122,3 +132,42 @@ def test_find_a_draft_for_the_target_and_download_the_best_in_one_click(
     panel.best_button.click()
     wait_until(lambda: bool(downloaded) or (not panel.busy and "Downloaded" not in panel.status.text()), 120, "it")
     assert downloaded == [tmp_path / "models" / "tiny-Q4_K_M.gguf"]
+
+
+def test_a_file_already_in_the_library_shows_on_disk_and_is_not_downloaded_again(
+    make_window: Callable[..., MainWindow], hub: FakeHub, tmp_path: Path
+) -> None:
+    folder = tmp_path / "models"
+    folder.mkdir()
+    held = write_gguf(folder / "my-renamed-copy.gguf", name="Held Model")
+    long_name = "a-model-with-a-very-long-name-that-cannot-fit-in-the-file-column-Q8_0.gguf"
+    hub.add("org/Held-GGUF", long_name, held.read_bytes())
+    same_size_other = bytearray(held.read_bytes())
+    same_size_other[-1] ^= 0xFF  # the same size, another content: not on disk
+    hub.add("org/Held-GGUF", "other-Q8_0.gguf", bytes(same_size_other))
+    window = make_window()
+    panel = window.discover
+    window.resize(700, 700)
+    panel.query.setText("held")
+    hub.set_info("org/Held-GGUF", downloads=1, likes=1)
+    panel.search()
+    wait_until(lambda: panel.results.count() == 1, 60, "the search")
+    panel.results.setCurrentRow(0)
+    wait_until(lambda: panel.table.rowCount() == 2, 60, "the repository's files")
+    rows = {panel.table.item(r, 0).text(): r for r in range(2)}
+    row = rows[long_name]
+    label = panel.table.cellWidget(row, 0)
+    assert isinstance(label, ElidedLabel) and label.full_text() == long_name and label.toolTip() == long_name
+    button = panel.download_buttons()[row]
+    assert button.text() == "On disk" and not button.isEnabled()
+    assert button.toolTip() == "already on disk as my-renamed-copy.gguf"
+    assert panel.download_buttons()[rows["other-Q8_0.gguf"]].text() == "Download"
+    assert panel.status.text().endswith("; 1 already on disk")
+
+    wait_until(lambda: all(panel.table.item(r, 1).text() != "…" for r in range(2)), 60, "the header reads")
+    gets = len(hub.gets())
+    panel.download(f"org/Held-GGUF/{long_name}")
+    assert not panel.busy
+    assert panel.status.text() == f"org/Held-GGUF/{long_name}: already on disk as my-renamed-copy.gguf"
+    assert len(hub.gets()) == gets  # nothing fetched
+    assert sorted(p.name for p in folder.iterdir()) == ["my-renamed-copy.gguf"]

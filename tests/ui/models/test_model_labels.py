@@ -52,7 +52,7 @@ def test_copies_of_one_model_and_the_cheaper_draft_get_labels_of_their_own(folde
     assert cheaper.name not in labels[cheaper.name]  # already told apart: no file name needed
     assert not any("cheaper copy" in labels[n] for n in (target.name, draft.name, twin.name))
 
-    options = [o for o in draft_options(target) if o.path is not None and o.path.parent == folder.path]
+    options = [o for o in draft_options(target).options if o.path is not None and o.path.parent == folder.path]
     shown = {o.path.name: o.label for o in options if o.path is not None}
     assert {draft.name, twin.name, cheaper.name} <= set(shown)
     assert len({shown[n] for n in (draft.name, twin.name, cheaper.name)}) == 3, shown

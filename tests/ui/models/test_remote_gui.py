@@ -261,6 +261,10 @@ def test_llama_server_replies_are_coloured_by_its_verify_steps(
     stored = last_reply(window)
     assert stored.content == finished.text and "draft" in {t.origin for t in stored.tokens}
     assert stored.meta["drafter"] == "server (llama-server)" and finished.stats.drafted > 0
+    # What llama-server does not send reads "not reported", never "0 ms"; its drafts are counted.
+    assert window.stats.timing.text() == "not reported" and window.stats.threads.text() == "not reported"
+    assert window.stats.rules.text() == "not reported"
+    assert f"({finished.stats.accepted}/{finished.stats.drafted})" in window.stats.acceptance.text()
 
 
 def test_a_malformed_event_ends_the_reply_with_all_its_text_kept(make_window: Callable[..., MainWindow]) -> None:

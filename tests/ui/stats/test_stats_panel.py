@@ -70,3 +70,51 @@ def test_threads_row_says_the_count_and_who_chose_it(qapp: object, threads: int,
         assert panel.threads.text() == expected
     finally:
         panel.deleteLater()
+
+
+def test_thinking_and_answer_acceptance_show_apart_only_for_a_reasoning_reply(qapp: object) -> None:
+    from app.core.reply.reasoning import ReasoningTally
+
+    panel = StatsPanel()
+    try:
+        panel.show()
+        panel.reset("model", False)
+        assert not panel.parts.isVisible() and not panel.parts_label.isVisible()
+        tally = ReasoningTally()
+        stream = [("<think>", "target"), ("a", "draft"), ("b", "draft"), ("c", "corrected"), ("</think>", "bonus")]
+        stream += [("\n", "target"), ("Hi", "corrected"), ("!", "target")]
+        for text, origin in stream:
+            tally.add(text, origin)
+        tally.finish()
+        panel.set_parts(tally.split())
+        assert panel.parts.isVisible()
+        assert panel.parts.text() == "thinking 67% (2/3, 5 tokens) | answer 0% (0/1, 3 tokens)"
+        plain = ReasoningTally()
+        plain.add("Hello", "draft")
+        panel.set_parts(plain.split() if plain.has_block else None)
+        assert not panel.parts.isVisible()
+        panel.reset("model", False)  # a new reply starts without the row
+        assert not panel.parts_label.isVisible()
+    finally:
+        panel.deleteLater()
+
+
+def test_a_servers_missing_figures_read_not_reported(qapp: object) -> None:
+    panel = StatsPanel()
+    try:
+        # A server's steps: counts it sent, no timings, threads or expected-acceptance rows.
+        stats = GenerationStats(steps=3, drafted=6, accepted=4, emitted=7, total_s=1.0)
+        panel.set_remote(True)
+        panel.reset("server (llama-server)", False)
+        panel.update_stats(stats)
+        assert panel.timing.text() == "not reported" and "ms" not in panel.timing.text()
+        assert panel.threads.text() == "not reported"
+        assert panel.rules.text() == "not reported"
+        assert "(4/6)" in panel.acceptance.text()
+        # The local pair again: the same empty figures are its own measurements of nothing.
+        panel.set_remote(False)
+        panel.update_stats(stats)
+        assert panel.timing.text().startswith("draft 0 ms")
+        assert panel.threads.text() == "–" and panel.rules.text() == "–"
+    finally:
+        panel.deleteLater()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from app.engine.gguf.header import read_header
 from app.ui.chat.controller import Activity
@@ -12,7 +13,7 @@ from tests.ui.helpers import load, pair_choice, send, wait_until
 
 
 def test_preflight_offers_and_makes_the_cheaper_draft(
-    make_window, small_pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make_window, small_pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, qtbot
 ) -> None:
     window = make_window()
     window.settings_panel.max_tokens.setValue(12)
@@ -28,6 +29,14 @@ def test_preflight_offers_and_makes_the_cheaper_draft(
     dialog = window.tools.run_preflight()
     assert dialog is not None
     wait_until(lambda: dialog.complete, 600, "pre-flight")
+    # The detail is a chart of the predicted speedup per draft length; the table is folded away.
+    predicted = [(float(p.k), float(p.speedup)) for p in dialog.report.predictions]
+    assert dialog.chart.isVisibleTo(dialog) and dialog.chart.series[0].points == predicted
+    assert not dialog.details.isVisibleTo(dialog) and "speedup" in dialog.details.toPlainText()
+    qtbot.mouseClick(dialog.show_table, Qt.MouseButton.LeftButton)
+    assert dialog.details.isVisibleTo(dialog) and dialog.show_table.text() == "Hide the table"
+    qtbot.mouseClick(dialog.show_table, Qt.MouseButton.LeftButton)
+    assert not dialog.details.isVisibleTo(dialog)
     verdict = dialog.report.cheaper_draft
     assert verdict is not None and not verdict.measured  # the SmolLM2 draft keeps a Q8_0 output layer
     assert Path(verdict.path).parent == folder

@@ -3,36 +3,66 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 
+from app.core.bench.verdict import Spread, ab_verdict, sweep_conclusion
 from app.core.decoding.events import FinishReason
 from app.ui.chat.controller import Activity
 from app.ui.settings.store import AppSettings
 from app.ui.threads.stall_probe import StallProbe
+from app.ui.tools.ab_dialog import ABDialog
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 
-def test_ab_and_sweep(make_window, small_pair):
+def test_ab_and_sweep(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(24)
     load(window, pair_choice(small_pair))
     assert window.tools.run_ab() is None  # nothing to rerun yet
+    window.settings_panel.system_prompt.setPlainText("You are terse. <|im_start|> stays text.")
     send(window, "Count from one to ten.")
 
-    dialog = window.tools.run_ab()
+    dialog = window.tools.run_ab(repeats=2)
     assert dialog is not None
+    # The chat's own system prompt and sampling settings, not defaults.
+    job = dialog._job
+    assert job.messages[0].role == "system" and job.messages[0].content.startswith("You are terse.")
+    settings = window.controller.chat_settings()
+    assert job.params.temperature == settings.sampling_params().temperature and job.repeats == 2
     assert window.controller.activity is Activity.COMPARING
     assert not window.chat.send_button.isEnabled()
     wait_until(lambda: dialog.complete, 600, "the A/B runs")
-    assert [r.drafter.value for r in dialog.runs] == ["none", "model"]
-    base, spec = dialog.runs
-    assert base.stats["drafted"] == 0 and spec.stats["drafted"] > 0
-    assert dialog.speedup is not None and dialog.speedup > 0
-    assert dialog.speedup == spec.stats["tokens_per_second"] / base.stats["tokens_per_second"]
+    # Interleaved repeats of both arms, all on the chat's own prompt and settings.
+    assert [r.drafter.value for r in dialog.runs] == ["none", "model", "none", "model"]
+    base_runs, spec_runs = dialog.arm("baseline"), dialog.arm("speculative")
+    assert all(r.stats["drafted"] == 0 for r in base_runs) and all(r.stats["drafted"] > 0 for r in spec_runs)
+    # The verdict is the core's on the runs' rates; a ratio only when the ranges are disjoint.
+    expected = ab_verdict(
+        [r.stats["tokens_per_second"] for r in base_runs],
+        [r.stats["tokens_per_second"] for r in spec_runs],
+        sum(r.stats["drafted"] for r in spec_runs),
+    )
+    assert dialog.verdict == expected and dialog.speedup == expected.ratio
+    assert expected.text in dialog.summary.text()
+    if expected.ratio is None:
+        assert "faster" not in dialog.summary.text() and "no difference measured" in dialog.summary.text()
+    assert "2 runs" in dialog.rates["baseline"].text() and "2 runs" in dialog.rates["speculative"].text()
+    base, spec = base_runs[0], spec_runs[0]
     assert dialog.outputs_match == (base.token_ids == spec.token_ids)
-    assert "Speedup" in dialog.summary.text()
-    # The target-only rate becomes the baseline for the live speedup.
+    # The target-only median becomes the baseline for the live speedup.
     stored = AppSettings().baseline(small_pair[0], window.settings_panel.settings().n_threads)
-    assert stored == base.stats["tokens_per_second"]
+    assert stored == Spread.of([r.stats["tokens_per_second"] for r in base_runs]).median
+    # "Run again" with another count: a fresh dialog, and the count is kept for the next A/B.
+    assert dialog.run_again.isEnabled()
+    dialog.repeats.setValue(1)
+    qtbot.mouseClick(dialog.run_again, Qt.MouseButton.LeftButton)
+    again = window.tools._dialog
+    assert isinstance(again, ABDialog) and again is not dialog and again._job.repeats == 1
+    wait_until(lambda: again.complete, 600, "the second A/B")
+    assert [r.drafter.value for r in again.runs] == ["none", "model"]
+    assert again.verdict is not None and again.verdict.ratio is None  # one run per side claims nothing
+    assert "faster" not in again.summary.text()
+    dialog = again
     assert "target-only" in window.stats.baseline_note.text()
     dialog.close()
     wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "idle after A/B")
@@ -52,6 +82,8 @@ def test_ab_and_sweep(make_window, small_pair):
     assert exact[0][1] == pytest.approx(match[0][1])
     assert exact[1][1] > match[1][1] > 0.0
     assert "sample-and-match" in sweep.chart.series[2].label
+    assert sweep.conclusion.text() == sweep_conclusion(exact, match)
+    assert sweep.conclusion.text().endswith("at T=1")  # the hottest point swept
     sweep.close()
     wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "idle after the sweep")
     assert send(window, "Say hi.").reason is not FinishReason.CANCELLED

@@ -1,0 +1,125 @@
+"""Reading a reply for calls: the template's format, and a whole reply that is nothing but one call's JSON.
+
+Small models given tools often answer with the call's JSON alone, bare or in
+a Markdown fence (the demo pair's Qwen2.5-Coder 1.5B writes
+````json {"name": "get_weather", "arguments": {...}}````), not in their
+template's ``<tool_call>`` tags. :class:`CallReader` takes such a reply as a
+call, but only when the *whole* reply is that one object and its name is one
+of the offered tools; anything else stays text. To stream, it holds the
+start of a reply only while it can still become such an object (``{"name":``
+after an optional fence); from the first character that rules it out, text
+flows as usual through :class:`app.core.tools.hermes.ToolStreamParser`.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.tools.hermes import CallPiece, ParsedReply, StreamPiece, TextPiece, ToolStreamParser
+from app.core.tools.records import ToolCall, new_call_id
+
+_FENCE = "```"
+_LEAD = '{"name":'  # what a bare call starts with, whitespace left out
+_FENCED = re.compile(r"\A```(?:json)?\s*(.*?)\s*```\Z", re.DOTALL)
+
+
+class _Gate(enum.Enum):
+    """Whether the reply so far may still be one bare call."""
+
+    MAYBE = "maybe"  # too short to tell
+    CALL = "call"  # it began like one: hold it to the end
+    NO = "no"  # it cannot be one
+
+
+def _gate(text: str) -> _Gate:
+    rest = text.lstrip()
+    if rest.startswith(_FENCE):
+        rest = rest[len(_FENCE) :]
+        if "json".startswith(rest):  # "", "j", ... "json": the fence's language may still be coming
+            return _Gate.MAYBE
+        rest = rest.removeprefix("json").lstrip()
+    elif _FENCE.startswith(rest):
+        return _Gate.MAYBE
+    compact = "".join(rest.split())[: len(_LEAD)]
+    if compact == _LEAD:
+        return _Gate.CALL
+    return _Gate.MAYBE if _LEAD.startswith(compact) else _Gate.NO
+
+
+def read_bare_call(text: str, names: Collection[str], new_id: Callable[[], str] = new_call_id) -> ToolCall | None:
+    """The call a whole reply spells as bare or fenced JSON, naming one of ``names``; None otherwise."""
+    body = text.strip()
+    fenced = _FENCED.match(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        value: Any = json.loads(body)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or set(value) != {"name", "arguments"}:
+        return None
+    name, arguments = value["name"], value["arguments"]
+    if name not in names or not isinstance(arguments, dict):
+        return None
+    return ToolCall(new_id(), name, json.dumps(arguments, ensure_ascii=False))
+
+
+@dataclass
+class CallReader:
+    """Reply text in, content pieces and calls out: tagged calls anywhere, or a whole reply that is one call."""
+
+    names: frozenset[str] = frozenset()  # the offered tools; none: no bare calls are read
+    parallel: bool = True
+    new_id: Callable[[], str] = new_call_id
+    _tagged: ToolStreamParser = field(init=False)
+    _held: str = ""
+    _gate: _Gate = _Gate.MAYBE
+
+    def __post_init__(self) -> None:
+        self._tagged = ToolStreamParser(self.parallel, self.new_id)
+        if not self.names:
+            self._gate = _Gate.NO
+
+    @property
+    def calls(self) -> int:
+        """Calls read so far."""
+        return self._tagged.calls
+
+    def feed(self, text: str) -> list[StreamPiece]:
+        """The pieces ``text`` completes."""
+        if self._gate is _Gate.NO:
+            return self._tagged.feed(text)
+        self._held += text
+        if self._gate is _Gate.MAYBE:
+            self._gate = _gate(self._held)
+        if self._gate is _Gate.NO:
+            held, self._held = self._held, ""
+            return self._tagged.feed(held)
+        return []
+
+    def finish(self) -> list[StreamPiece]:
+        """The rest, when the reply ends."""
+        if self._gate is not _Gate.NO:
+            self._gate = _Gate.NO
+            call = read_bare_call(self._held, self.names, self.new_id)
+            if call is not None:
+                self._tagged.calls = 1
+                return [CallPiece(0, call)]
+            held, self._held = self._held, ""
+            return self._tagged.feed(held) + self._tagged.finish()
+        return self._tagged.finish()
+
+
+def read_reply(
+    text: str, names: Collection[str] = (), parallel: bool = True, new_id: Callable[[], str] = new_call_id
+) -> ParsedReply:
+    """A whole reply read by :class:`CallReader`, so a streamed reply and a plain one agree."""
+    reader = CallReader(frozenset(names), parallel, new_id)
+    pieces = reader.feed(text) + reader.finish()
+    content = "".join(p.text for p in pieces if isinstance(p, TextPiece))
+    return ParsedReply(content, tuple(p.call for p in pieces if isinstance(p, CallPiece)))

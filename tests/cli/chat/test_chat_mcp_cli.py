@@ -1,0 +1,94 @@
+"""`tandem chat --mcp CONFIG`: the real demo pair calls a tool of a real MCP server (the SDK-written test server).
+
+Greedy sampling, so each run is the same. The weather tool's reading is
+unusual (37 °C, purple hail), so an answer that states it can only have come
+from the tool. Usage errors are one line before any model or server starts.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import ROOT, one_line_error, run_cli
+
+SERVER = ROOT / "tests" / "engine" / "tools" / "mcp_test_server.py"
+ASK = "What is the weather in Paris right now?"
+
+
+def write_config(tmp_path: Path) -> Path:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"test": {"command": sys.executable, "args": [str(SERVER)]}}}))
+    return config
+
+
+def pair_args(pair: tuple[Path, Path]) -> list[str]:
+    return ["--target", str(pair[0]), "--draft", str(pair[1]), "--ctx", "2048", "--threads", "1"]
+
+
+@pytest.mark.slow
+def test_allowed_call_runs_its_result_goes_back_and_the_answer_uses_it(
+    demo_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    config = write_config(tmp_path)
+    args = [*pair_args(demo_pair), "--temperature", "0", "--max-tokens", "80", "--json"]
+    result = run_cli("chat", *args, "--mcp", str(config), "--allow-tools", ASK)
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    (call,) = reply["tool_calls"]
+    assert call["name"] == "weather" and json.loads(call["arguments"])["city"].lower().startswith("paris")
+    assert call["allowed"] and not call["is_error"] and "purple hail" in call["result"]
+    assert "37" in reply["text"]
+    # Shown on stderr: the server's command before it starts, then the call with its arguments and its result.
+    assert f"starting MCP server 'test': {sys.executable} {SERVER}" in result.stderr
+    assert 'tool call: weather {"city": "Paris"}' in result.stderr
+    assert "  result: " in result.stderr and "[y/N]" not in result.stderr  # --allow-tools: never asked
+
+
+@pytest.mark.slow
+def test_a_call_the_user_denies_does_not_run_and_the_model_is_told(
+    demo_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    config = write_config(tmp_path)
+    args = [*pair_args(demo_pair), "--temperature", "0", "--max-tokens", "80", "--json", "--mcp", str(config)]
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), "chat", *args, ASK],
+        input="n\n" * 8,  # an answer for every call it may make (--max-tool-calls' default is 4)
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "run weather? [y/N]" in result.stderr
+    reply = json.loads(result.stdout)
+    calls = reply["tool_calls"]
+    assert calls and calls[0]["name"] == "weather"
+    # Denied, the model may try again in other words: each try is asked about, and none runs.
+    assert result.stderr.count("[y/N]") == len(calls) <= 4
+    assert all(not c["allowed"] and c["is_error"] and c["result"] == "the user did not allow this call" for c in calls)
+    assert "purple hail" not in reply["text"] and "37" not in reply["text"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        (["--allow-tools"], ("--allow-tools only means something with --mcp",)),
+        (["--mcp", "{config}", "--remote", "http://127.0.0.1:9"], ("--mcp works with the local pair",)),
+        (["--mcp", "{config}", "--chat", "1"], ("--mcp works with the local pair",)),
+        (["--mcp", "{missing}"], ("cannot read the MCP configuration",)),
+        (["--mcp", "{bad}"], ('has no "mcpServers" object',)),
+    ],
+)
+def test_usage_errors_are_one_line(tmp_path: Path, extra: list[str], words: tuple[str, ...]) -> None:
+    config = write_config(tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"servers": {}}')
+    paths = {"{config}": str(config), "{missing}": str(tmp_path / "nope.json"), "{bad}": str(bad)}
+    result = run_cli("chat", *[paths.get(a, a) for a in extra], "hi", data=tmp_path / "data")
+    one_line_error(result, *words)

@@ -1,0 +1,103 @@
+"""The server's tool fields and the reply's OpenAI shape, on hand-written steps (no model)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from app.core.decoding.events import EmittedToken, FinishReason, StepEvent, StepTimings, TokenOrigin
+from app.core.decoding.stats import GenerationStats
+from app.core.tools.records import ToolChoice, ToolChoiceKind
+from app.engine.server.protocol import RequestError, ResponseShape, parse_chat_request
+from app.engine.server.tool_calls import ToolRelay, ToolRequest
+
+WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+ASK = {"messages": [{"role": "user", "content": "hi"}]}
+
+
+def _step(text: str) -> StepEvent:
+    tokens = (EmittedToken(1, text, TokenOrigin.TARGET, 0.9),)
+    return StepEvent(tokens=tokens, drafted=0, accepted=0, draft_length=0, rejected=None, timings=StepTimings(0, 0, 0))
+
+
+def _stream(relay: ToolRelay, pieces: list[str]) -> list[dict[str, Any]]:
+    chunks: list[dict[str, Any]] = []
+    for i, piece in enumerate(pieces):
+        chunks += relay.step_chunks(_step(piece), first=i == 0)
+    return chunks + relay.final_chunks(FinishReason.EOG, GenerationStats(), "model")
+
+
+def test_tools_choice_and_parallel_are_read() -> None:
+    request = parse_chat_request({**ASK, "tools": [WEATHER], "tool_choice": "required", "parallel_tool_calls": False})
+    assert request.tools is not None
+    assert [t.name for t in request.tools.tools] == ["get_weather"]
+    assert request.tools.choice == ToolChoice(ToolChoiceKind.REQUIRED) and not request.tools.parallel
+    assert parse_chat_request({**ASK, "tools": []}).tools is None
+    none = parse_chat_request({**ASK, "tools": [WEATHER], "tool_choice": "none"}).tools
+    assert none is not None and none.rendered == () and none.reply_prefix == ""
+
+
+def test_assistant_calls_and_tool_results_become_message_fields() -> None:
+    call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}
+    messages = [
+        {"role": "user", "content": "Weather?"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "<|im_end|> 3 C"},
+    ]
+    parsed = parse_chat_request({"messages": messages, "tools": [WEATHER]}).messages
+    assert parsed[1].content == "" and parsed[1].tool_calls[0].name == "get_weather"
+    assert parsed[2].role == "tool" and parsed[2].tool_call_id == "call_1" and parsed[2].content == "<|im_end|> 3 C"
+
+
+@pytest.mark.parametrize(
+    ("message", "param"),
+    [
+        ({"role": "tool", "content": "x"}, "messages[1].tool_call_id"),
+        ({"role": "tool", "content": "x", "tool_call_id": "<|im_end|>"}, "messages[1].tool_call_id"),
+        ({"role": "user", "content": "x", "tool_calls": []}, "messages[1].tool_calls"),
+        (
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "c", "function": {"name": "f"}}]},
+            "messages[1].tool_calls[0].function.arguments",
+        ),
+    ],
+)
+def test_bad_tool_messages_are_refused_by_name(message: dict[str, Any], param: str) -> None:
+    with pytest.raises(RequestError) as caught:
+        parse_chat_request({"messages": [{"role": "user", "content": "hi"}, message, {"role": "user", "content": "?"}]})
+    assert caught.value.param == param
+
+
+def test_a_streamed_call_comes_as_name_then_arguments_and_nothing_of_it_as_content() -> None:
+    relay = ToolRelay(ToolRequest(()), ResponseShape(chat=True, model="m"))
+    pieces = ["Checking.", " <tool", '_call>\n{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}\n</tool_call>']
+    chunks = _stream(relay, pieces)
+    content = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
+    assert content == "Checking."
+    calls = [c["choices"][0]["delta"]["tool_calls"][0] for c in chunks if "tool_calls" in c["choices"][0]["delta"]]
+    assert calls[0]["index"] == 0 and calls[0]["id"].startswith("call_") and calls[0]["type"] == "function"
+    assert calls[0]["function"] == {"name": "get_weather", "arguments": ""}
+    assert calls[1] == {"index": 0, "function": {"arguments": '{"city": "Oslo"}'}}
+    assert chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_a_steered_reply_is_read_with_its_prefix_whole_and_streamed() -> None:
+    steer = ToolRequest((), ToolChoice(ToolChoiceKind.NAMED, "get_weather"))
+    shape = ResponseShape(chat=True, model="m")
+    whole = ToolRelay(steer, shape).complete(' {"city": "Oslo"}}', [], FinishReason.EOG, GenerationStats(), "model")
+    message = whole["choices"][0]["message"]
+    assert message["content"] is None and whole["choices"][0]["finish_reason"] == "tool_calls"
+    assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in message["tool_calls"]] == [
+        ("get_weather", {"city": "Oslo"})
+    ]
+    chunks = _stream(ToolRelay(steer, shape), [' {"city":', ' "Oslo"}}'])
+    assert any("tool_calls" in c["choices"][0]["delta"] for c in chunks)
+
+
+def test_a_malformed_call_comes_back_as_plain_content_with_the_generations_reason() -> None:
+    relay = ToolRelay(ToolRequest(()), ResponseShape(chat=True, model="m"))
+    text = '<tool_call>\n{"name": "get_weather", "arguments": {oops}\n</tool_call>'
+    reply = relay.complete(text, [], FinishReason.EOG, GenerationStats(), "model")
+    assert reply["choices"][0]["message"] == {"role": "assistant", "content": text}
+    assert reply["choices"][0]["finish_reason"] == "stop"

@@ -1,0 +1,57 @@
+"""A tiny MCP server for the tests, written with the official SDK and run over stdio.
+
+``add`` and ``weather`` answer; ``echo`` returns its text unchanged (chat-template
+markers included); ``hang`` never answers; ``crash`` ends the process mid-call;
+``fail`` raises, which the SDK reports as an error result.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+from mcp.server.mcpserver import MCPServer
+
+server = MCPServer("tandem-test")
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    """Add two integers."""
+    return a + b
+
+
+@server.tool()
+def weather(city: str) -> str:
+    """Get the current weather in a city."""
+    # An unusual reading, so an answer that states it can only have come from the tool.
+    return f'{{"city": "{city}", "temperature_c": 37, "sky": "purple hail"}}'
+
+
+@server.tool()
+def echo(text: str) -> str:
+    """Return the text unchanged."""
+    return text
+
+
+@server.tool()
+def hang() -> str:
+    """Never answer."""
+    time.sleep(3600)
+    return "late"
+
+
+@server.tool()
+def crash() -> str:
+    """End the server's process in the middle of the call."""
+    os._exit(3)
+
+
+@server.tool()
+def fail() -> str:
+    """Raise an error."""
+    raise RuntimeError("the tool broke on purpose")
+
+
+if __name__ == "__main__":
+    server.run("stdio")
