@@ -49,6 +49,7 @@ _VALID: dict[str, Callable[[Any], bool]] = {
     "drafter": lambda v: v in DRAFTERS,
     "draft_length": lambda v: _is_int(v) and 1 <= v <= MAX_DRAFT_LENGTH,
     "adaptive": lambda v: isinstance(v, bool),
+    "json_schema": lambda v: isinstance(v, str),
 }
 
 
@@ -71,6 +72,8 @@ class ChatSettings:
     drafter: str = "hybrid"  # "hybrid" (lookup where trusted, else the draft model) | "model" | "ngram" | "none"
     draft_length: int = 4  # fixed length, or the adaptive controller's upper bound
     adaptive: bool = True
+    # Structured output: a JSON schema (its text) every reply must match; empty: free text (app.core.output_format).
+    json_schema: str = ""
 
     def __post_init__(self) -> None:
         for spec in SAMPLING_FIELDS:

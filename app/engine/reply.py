@@ -38,10 +38,12 @@ from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.lookup import LookupSource
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import PromptTooLongError
+from app.core.output_format import OutputFormat, chat_output_format
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
 from app.core.reply.reasoning import THINK, history_without_reasoning
 from app.core.reply.record import Provenance, ReplyRecord, SamplingRecord, stats_record
 from app.core.tools.records import ToolSpec
+from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply_attachments import lookup_sources, plan_attachments
 from app.engine.store import conversations
@@ -74,6 +76,7 @@ class ReplyRequest:
     first_token: int = 0
     whole_documents: bool = False  # the user's "whole document": every attachment whole, or told why not
     chunk_search: ChunkSearch | None = None  # BM25 over the chat database's chunks; None: in memory
+    output_format: OutputFormat | None = None  # structured output (JSON mode, a JSON schema); None: free text
     # ``serve``'s tools, rendered by the template, and the start of the reply that steers a required call
     # (:mod:`app.engine.server.tool_calls`); both only with PromptPolicy.REFUSE, serve's policy.
     tools: tuple[ToolSpec, ...] = ()
@@ -99,6 +102,7 @@ class ReplyPlan:
     first_token: int = 0
     lookup_sources: tuple[LookupSource, ...] = ()  # the attachments' tokens, for prompt lookup
     attachments: AttachmentContext | None = None  # how the attachments entered the prompt (None: there were none)
+    grammar: str | None = None  # the compiled grammar every token keeps to (app.engine.llama.grammar); None: free
     # The prompt ends inside a reasoning block the template opened: the reply starts as thinking.
     reasoning_inside: bool = False
 
@@ -172,6 +176,11 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     if len(fitted.tokens) >= n_ctx:
         raise PromptTooLongError(len(fitted.tokens), n_ctx)
     reused, draft_reused = pair.cached_prefix(fitted.tokens)
+    grammar = None
+    output = request.output_format or chat_output_format(settings.json_schema)
+    if output is not None and output.constrained:
+        # Compiled and checked against the vocabulary before anything runs: a bad schema is refused, losing nothing.
+        grammar = compile_grammar(output, grammar_tokenizer(pair.target)[0])
     config = pair.config
     draft_name = config.draft.name if drafter.uses_draft_model and config.draft is not None else None
     provenance = provenance_of(settings, params, config.target.name, draft_name, drafter.value, draft)
@@ -195,6 +204,7 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         request.first_token,
         sources,
         context,
+        grammar,
         inside,
     )
 
@@ -234,8 +244,15 @@ def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool]
     decoder = pair.decoder(
         plan.params, plan.draft.policy(), drafter=plan.drafter, sources=plan.lookup_sources, trace=plan.trace
     )
+    constraint = grammar_mask(pair.target, plan.grammar) if plan.grammar is not None else None
     generation = GenerationRequest(
-        plan.prompt.tokens, plan.max_tokens, plan.stop, should_stop or _never, plan.first_step, plan.first_token
+        plan.prompt.tokens,
+        plan.max_tokens,
+        plan.stop,
+        should_stop or _never,
+        plan.first_step,
+        plan.first_token,
+        constraint,
     )
     return decoder.generate(generation)
 

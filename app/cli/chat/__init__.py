@@ -24,6 +24,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The reply the options ask for: a saved chat's next turn, a remote server's, the local pair's (with tools)."""
+    if (args.json_schema is not None or args.json_object) and (args.chat is not None or args.remote or args.mcp):
+        raise TandemError("--json-schema and --json-object work with a one-off prompt to the local pair, without --mcp")
     if args.mcp is not None and (args.chat is not None or args.remote or args.attach):
         raise TandemError("--mcp works with the local pair and a plain prompt; not with --chat, --remote or --attach")
     if args.allow_tools and args.mcp is None:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from app.cli.chat.options import attachments_json, drafter_kind, read_attached, settings_from_options
+from app.cli.chat.output import read_output_format
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair, sampling_params
@@ -24,6 +25,7 @@ def run_local(args: argparse.Namespace) -> int:
     sampling_params(args)  # a bad value is reported before anything loads
     prompt_text = read_prompt(args)
     attached = read_attached(args)  # a file that cannot be attached is refused before any model loads
+    output_format = read_output_format(args)  # so is a schema that cannot be used
     target, draft = resolve_pair(args)
     kind = drafter_kind(args, draft)
     settings = settings_from_options(args, ChatSettings(drafter=kind.value))
@@ -36,6 +38,7 @@ def run_local(args: argparse.Namespace) -> int:
         chat_messages(settings, [Message("user", prompt_text, attached)]),
         PromptPolicy.REFUSE,
         stop=tuple(args.stop),
+        output_format=output_format,
     )
     with LoadedPair(config) as pair:
         plan = plan_reply(pair, request)

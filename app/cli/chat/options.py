@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from app.cli.chat.output import add_output_options
 from app.cli.chat.remote import add_options as add_remote_options
 from app.cli.common import add_model_options, add_sampling_options, option_help, option_type
 from app.core.attachments.record import Attachment
@@ -85,6 +86,7 @@ def add_parser(subparsers: argparse._SubParsersAction, run: Callable[[argparse.N
         help="with --mcp: after N calls the model must answer (default 4)",
     )
     parser.add_argument("prompt", nargs="?", help="the user message (- reads it from standard input)")
+    add_output_options(parser)
     add_remote_options(parser)
     # Sampling options default to "not given", so --chat can tell them from the chat's own settings.
     parser.set_defaults(run=run, **dict.fromkeys(SAMPLING_OPTIONS))

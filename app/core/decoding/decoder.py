@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.core.decoding.acceptance_rules import rejection_sampling_acceptance, sample_and_match_acceptance
+from app.core.decoding.constraint import BoolArray, TokenMask, advance_through, warp_masked
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
 from app.core.decoding.drafters import Draft, Drafter, NoDrafter
@@ -54,6 +55,9 @@ class GenerationRequest:
     # a continued reply's new steps follow the steps and tokens already stored.
     first_step: int = 0
     first_token: int = 0
+    # Structured output: the grammar every emitted token must keep to (app.core.decoding.constraint);
+    # one mask per request, starting at the grammar's start.
+    constraint: TokenMask | None = None
 
 
 class ThreadCount(Protocol):
@@ -78,11 +82,20 @@ class ThreadCount(Protocol):
 class _LazyTargetRows(Sequence[TokenDistribution]):
     """Target distributions warped only when verification reaches their row."""
 
-    def __init__(self, rows: npt.NDArray[np.float32], warper: LogitsWarper, history: list[int], draft: Draft) -> None:
+    def __init__(
+        self,
+        rows: npt.NDArray[np.float32],
+        warper: LogitsWarper,
+        history: list[int],
+        draft: Draft,
+        masks: Sequence[BoolArray] | None = None,
+    ) -> None:
         self._rows = rows
         self._warper = warper
         self._history = history
         self._draft = draft
+        # Row i's grammar mask (the state after the draft's first i tokens), when the output is constrained.
+        self._masks = masks
         self._cache: dict[int, TokenDistribution] = {}
 
     def __len__(self) -> int:
@@ -91,7 +104,10 @@ class _LazyTargetRows(Sequence[TokenDistribution]):
     def __getitem__(self, index: int) -> TokenDistribution:  # type: ignore[override]  # int indexes only: verify_draft never slices the lazy rows
         if index not in self._cache:
             history = self._history + self._draft.tokens[:index] if self._history else ()
-            self._cache[index] = self._warper.warp(self._rows[index], history)
+            if self._masks is None:
+                self._cache[index] = self._warper.warp(self._rows[index], history)
+            else:
+                self._cache[index] = warp_masked(self._warper, self._rows[index], history, self._masks[index])
         return self._cache[index]
 
 
@@ -179,20 +195,31 @@ class SpeculativeDecoder:
         k = min(want, cap)
         # A lookup costs no model time: a drafter that has one is asked even when the policy drafts nothing.
         lookup = min(self.drafter.lookup_length, cap)
+        constraint = request.constraint
         if k > 0:
-            draft = self.drafter.propose(context, k, self.policy.confidence_floor(), lookup)
+            draft = self.drafter.propose(context, k, self.policy.confidence_floor(), lookup, constraint)
         elif lookup > 0:
-            draft = self.drafter.propose(context, 0, None, lookup)
+            draft = self.drafter.propose(context, 0, None, lookup, constraint)
         else:
             draft = Draft()
+        masks: list[BoolArray] | None = None
+        if constraint is not None:
+            # The grammar walks the draft (a drafter that ignored the mask is cut at its first refused token).
+            n_allowed, masks = advance_through(constraint, draft.tokens)
+            if n_allowed < len(draft):
+                draft = _cut_draft(draft, n_allowed)
         drafted_at = time.perf_counter()
 
         rows = self.target.decode([context[-1], *draft.tokens], "all")
         verified_at = time.perf_counter()
 
         history = list(context[-self.params.repeat_last_n :]) if self.params.repeat_penalty != 1.0 else []
-        p_target = _LazyTargetRows(rows, self.warper, history, draft)
+        p_target = _LazyTargetRows(rows, self.warper, history, draft, masks)
         verdict = verify_draft(draft.tokens, draft.q_draft, p_target, self.rng)
+        if constraint is not None:
+            # Back to the last accepted token, then past the token the masked target added.
+            constraint.rollback(len(draft) - verdict.n_accepted)
+            constraint.consume(verdict.next_token)
         kept = len(context) + verdict.n_accepted
         self.target.truncate(kept)
         self.drafter.accept(verdict.n_accepted)
@@ -270,6 +297,17 @@ class SpeculativeDecoder:
             )
             event = replace(event, record=record)
         return event, finished
+
+
+def _cut_draft(draft: Draft, n_keep: int) -> Draft:
+    """The first ``n_keep`` proposals of ``draft``."""
+    return replace(
+        draft,
+        tokens=draft.tokens[:n_keep],
+        q_draft=draft.q_draft[:n_keep],
+        confidence=draft.confidence[:n_keep],
+        copied_from=draft.copied_from[:n_keep],
+    )
 
 
 def _cut_at_text(event: StepEvent, cut: int) -> StepEvent:

@@ -24,6 +24,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from app.core.decoding.constraint import TokenMask, allowed_prefix, warp_masked
 from app.core.decoding.copy_tracking import REPEAT, Anchor, CopyState, CopyTracker
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.lookup import (
@@ -100,13 +101,19 @@ class Drafter(Protocol):
         ...
 
     def propose(
-        self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
+        self,
+        context: Sequence[int],
+        max_tokens: int,
+        min_confidence: float | None = None,
+        lookup_tokens: int = 0,
+        mask: TokenMask | None = None,
     ) -> Draft:
         """Up to ``max_tokens`` model proposals (or up to ``lookup_tokens`` looked-up ones) that continue ``context``.
 
         ``min_confidence`` is the policy's early-stop floor for this draft (see
         :meth:`~app.core.decoding.draft_policy.DraftLengthPolicy.confidence_floor`);
-        drafters without a confidence of their own ignore it.
+        drafters without a confidence of their own ignore it. With ``mask`` (structured output)
+        every proposal is one the grammar allows, and the mask is left as it was found.
         """
         ...
 
@@ -125,7 +132,12 @@ class NoDrafter:
         """Nothing to prepare."""
 
     def propose(
-        self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
+        self,
+        context: Sequence[int],
+        max_tokens: int,
+        min_confidence: float | None = None,
+        lookup_tokens: int = 0,
+        mask: TokenMask | None = None,
     ) -> Draft:
         """An empty draft."""
         return Draft()
@@ -160,7 +172,12 @@ class ModelDrafter:
         sync_cache(self.model, prompt[:-1])
 
     def propose(
-        self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
+        self,
+        context: Sequence[int],
+        max_tokens: int,
+        min_confidence: float | None = None,
+        lookup_tokens: int = 0,
+        mask: TokenMask | None = None,
     ) -> Draft:
         """Sample up to ``max_tokens`` tokens, stopping early where the draft's top probability < ``min_confidence``."""
         draft = Draft()
@@ -190,10 +207,16 @@ class ModelDrafter:
                 if confidence < floor:
                     break
                 draft.confidence.append(confidence)
-            q = self.warper.warp(logits, history)
+            if mask is None:
+                q = self.warper.warp(logits, history)
+            else:
+                # q_draft masked by the grammar state this proposal continues (app.core.decoding.constraint).
+                q = warp_masked(self.warper, logits, history, mask.allowed())
             token = q.argmax() if self.warper.params.greedy else q.sample(self.rng)
             draft.tokens.append(token)
             draft.q_draft.append(q)
+            if mask is not None:
+                mask.consume(token)
             if history:
                 history.append(token)
             if i + 1 < max_tokens:
@@ -202,6 +225,8 @@ class ModelDrafter:
                 model_s += clock() - started
                 self._n_decoded_drafts += 1
         draft.model_s = model_s
+        if mask is not None:
+            mask.rollback(len(draft.tokens))
         return draft
 
     def accept(self, n_accepted: int) -> None:
@@ -277,7 +302,12 @@ class NgramDrafter:
         self._context.clear()
 
     def propose(
-        self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
+        self,
+        context: Sequence[int],
+        max_tokens: int,
+        min_confidence: float | None = None,
+        lookup_tokens: int = 0,
+        mask: TokenMask | None = None,
     ) -> Draft:
         """What the copy the reply is making predicts next, as far as it is trusted."""
         draft = Draft(source=LOOKUP_SOURCE)
@@ -310,6 +340,9 @@ class NgramDrafter:
             keep = 0
         else:
             keep = trusted_prefix(confidence, min_confidence) if min_confidence else len(confidence)
+        if mask is not None:
+            # A copied token the grammar refuses would be rejected for sure: cut the copy before it.
+            keep = allowed_prefix(mask, proposal[:keep])
         if keep <= 0:
             return draft
         self._pending = (match, keep)
@@ -403,16 +436,21 @@ class HybridDrafter:
         self._last = None
 
     def propose(
-        self, context: Sequence[int], max_tokens: int, min_confidence: float | None = None, lookup_tokens: int = 0
+        self,
+        context: Sequence[int],
+        max_tokens: int,
+        min_confidence: float | None = None,
+        lookup_tokens: int = 0,
+        mask: TokenMask | None = None,
     ) -> Draft:
         """The lookup's trusted proposals if any, else the model's draft of up to ``max_tokens``."""
         if lookup_tokens > 0 or max_tokens > 0:
-            draft = self.lookup.propose(context, 0, None, max(lookup_tokens, max_tokens))
+            draft = self.lookup.propose(context, 0, None, max(lookup_tokens, max_tokens), mask)
             if draft.tokens:
                 self._last = self.lookup
                 return draft
         self._last = self.model
-        return self.model.propose(context, max_tokens, min_confidence)
+        return self.model.propose(context, max_tokens, min_confidence, mask=mask)
 
     def accept(self, n_accepted: int) -> None:
         """Tell the drafter that proposed the last draft what was kept."""

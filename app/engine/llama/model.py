@@ -168,6 +168,11 @@ class LlamaModel:
         return self._n_vocab
 
     @property
+    def vocab(self) -> llama_cpp.llama_vocab_p:
+        """llama.cpp's vocabulary handle (the grammar tokenizer reads it: app.engine.llama.grammar)."""
+        return self._vocab
+
+    @property
     def n_ctx(self) -> int:
         """KV cache capacity in positions."""
         return self._n_ctx

@@ -4,8 +4,7 @@ Parsing is strict where a silent guess would surprise a client (a negative
 temperature, ``n`` > 1, an unknown role) and lenient where OpenAI itself is
 (unknown fields are ignored, ``model`` may name anything: one pair is loaded).
 A known field that would change what the reply means and that the engine
-does not implement (``functions``, ``response_format`` other than text,
-``logprobs``, ``logit_bias``, penalties OpenAI's way, ...) is a 400 naming
+does not implement (``functions``, ``logprobs``, ``logit_bias``, penalties OpenAI's way, ...) is a 400 naming
 it: a client that relies on it must not get a plain reply as if it had worked.
 Every response carries llama-server-shaped ``timings`` (``predicted_n``,
 ``predicted_per_second``, ``draft_n``, ``draft_n_accepted``...) so dashboards
@@ -40,10 +39,12 @@ from app.core.decoding.sampling import (
     seed_from_setting,
 )
 from app.core.decoding.stats import GenerationStats
+from app.core.output_format import OutputFormat, OutputFormatError
 from app.core.reply.token_record import TokenRecord
 from app.core.tools.records import ToolError
 from app.engine.server.content_parts import PartError, read_parts
 from app.engine.server.reasoning_wire import ReasoningStream, message_fields, wants_split
+from app.engine.server.response_format import parse_response_format
 from app.engine.server.tool_calls import ToolRequest, message_tool_fields, parse_tool_request
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -54,7 +55,6 @@ MAX_STOP_STRINGS = 4  # OpenAI's own limit
 _NOT_IMPLEMENTED: dict[str, tuple[tuple[Any, ...], str]] = {
     "functions": ((None, []), "function calls are not implemented by this server yet"),
     "function_call": ((None, "none", "auto"), "function calls are not implemented by this server yet"),
-    "response_format": ((None, {"type": "text"}), "structured output (JSON mode, JSON schema) is not implemented yet"),
     "logprobs": ((None, False), "log probabilities are not returned (each token's p_target is in 'tandem')"),
     "top_logprobs": ((None, 0), "log probabilities are not returned (each token's p_target is in 'tandem')"),
     "logit_bias": ((None, {}), "logit bias is not implemented"),
@@ -100,6 +100,7 @@ class CompletionRequest:
     include_usage: bool = False
     timings_per_token: bool = False
     model: str = ""
+    output_format: OutputFormat | None = None  # response_format: JSON mode or a schema (None: free text)
     tools: ToolRequest | None = None  # None: the request offers no tools
     reasoning: bool = True  # split a reasoning block into reasoning_content (reasoning_format "none": keep it)
 
@@ -212,6 +213,10 @@ def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
         seed=seed_from_setting(_field(body, SEED)),  # -1, as llama-server reads it: a fresh random seed
     )
     model = body.get("model", "")
+    try:
+        output_format = parse_response_format(body.get("response_format"))
+    except OutputFormatError as exc:
+        raise RequestError(str(exc), param="response_format") from None
     return CompletionRequest(
         params=params,
         max_tokens=max_tokens,
@@ -220,6 +225,7 @@ def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
         include_usage=bool(options.get("include_usage", False)),
         timings_per_token=bool(body.get("timings_per_token", False)),
         model=model if isinstance(model, str) else "",
+        output_format=output_format,
         reasoning=_reasoning(body),
         **fields,
     )

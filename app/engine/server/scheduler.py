@@ -25,6 +25,7 @@ from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
 from app.core.errors import PromptTooLongError
+from app.core.output_format import OutputFormatError
 from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, plan_reply, run_reply
@@ -204,6 +205,7 @@ def reply_request(request: CompletionRequest, drafter: DrafterKind, draft_length
         PromptPolicy.REFUSE,
         stop=request.stop,
         raw_prompt=None if request.chat else request.prompt,
+        output_format=request.output_format,
         tools=request.tools.rendered if request.tools is not None else (),
         reply_prefix=request.tools.reply_prefix if request.tools is not None else "",
     )
@@ -226,6 +228,9 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
             plan = plan_reply(pair, reply_request(request, pair.config.drafter, draft_length))
         except PromptTooLongError as exc:
             job.items.put(RequestError(exc.worded("--ctx"), param="messages" if request.chat else "prompt"))
+            return
+        except OutputFormatError as exc:  # a schema this vocabulary cannot spell
+            job.items.put(RequestError(str(exc), param="response_format"))
             return
         job.items.put(PromptAccepted(len(plan.prompt.tokens), plan.reasoning_inside))
         finished: FinishedEvent | None = None

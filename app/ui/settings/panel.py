@@ -144,6 +144,11 @@ class SettingsPanel(QWidget):
         self.max_tokens = _int_for(MAX_TOKENS, 16)
         form.addRow("System", self.system_prompt)
         form.addRow("Max tokens", self.max_tokens)
+        # Structured output: the draft and the target are both held to the schema (app.core.decoding.constraint).
+        self.json_schema = QPlainTextEdit()
+        self.json_schema.setPlaceholderText('optional JSON schema every reply must match, e.g. {"type": "object"}')
+        self.json_schema.setFixedHeight(64)
+        form.addRow("JSON schema", self.json_schema)
         layout.addWidget(reply)
 
         sampling = QGroupBox("Sampling")
@@ -232,6 +237,7 @@ class SettingsPanel(QWidget):
         self.adaptive.toggled.connect(self._emit_chat)
         self.drafter.currentIndexChanged.connect(self._emit_chat)
         self.system_prompt.textChanged.connect(self._emit_chat)
+        self.json_schema.textChanged.connect(self._emit_chat)
         for spin in (self.n_ctx, self.n_threads, self.n_gpu_layers, self.n_gpu_layers_draft):
             spin.valueChanged.connect(self._emit)
 
@@ -258,6 +264,7 @@ class SettingsPanel(QWidget):
             drafter=str(self.drafter.currentData()),
             draft_length=self.draft_length.value(),
             adaptive=self.adaptive.isChecked(),
+            json_schema=self.json_schema.toPlainText(),
         )
 
     def set_chat_settings(self, s: ChatSettings, emit: bool = False) -> None:
@@ -276,6 +283,8 @@ class SettingsPanel(QWidget):
             self.adaptive.setChecked(s.adaptive)
             if self.system_prompt.toPlainText() != s.system_prompt:
                 self.system_prompt.setPlainText(s.system_prompt)
+            if self.json_schema.toPlainText() != s.json_schema:
+                self.json_schema.setPlainText(s.json_schema)
         finally:
             self._updating = False
         if emit:

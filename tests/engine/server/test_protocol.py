@@ -92,7 +92,6 @@ def test_responses_carry_the_enums_own_finish_reason(reason: FinishReason, word:
     [
         ("functions", [{"name": "f"}]),  # the deprecated form of tools
         ("function_call", {"name": "f"}),
-        ("response_format", {"type": "json_schema", "json_schema": {"name": "x", "schema": {}}}),
         ("logprobs", True),
         ("logprobs", 1),  # True == 1 in Python; still not false
         ("top_logprobs", 3),
