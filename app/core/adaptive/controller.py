@@ -157,6 +157,9 @@ class PairProfile:
 class AdaptiveDraftLength:
     """A :class:`~app.core.decoding.draft_policy.DraftLengthPolicy` that maximises expected tokens per second."""
 
+    # The first token comes from the target alone while the draft model has the prompt to read.
+    first_token_first = True
+
     def __init__(self, max_length: int = DEFAULT_MAX_LENGTH, profile: DrafterProfile | None = None) -> None:
         if max_length < 1:
             raise ValueError("the adaptive controller needs a maximum draft length of at least 1")

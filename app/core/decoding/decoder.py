@@ -11,8 +11,9 @@ polled between steps, never inside a llama.cpp call.
 
 Only the target is prefilled before the first step: a draft model reads the
 prompt on its first draft (:class:`~app.core.decoding.drafters.ModelDrafter`).
-When that would mean reading more than a few tokens, the first step drafts
-nothing, so the first token comes as soon as the target alone can give it;
+When that would mean reading more than a few tokens and the policy allows it
+(``first_token_first``: the adaptive controller and a chat's fixed length, not
+the demo), the first step drafts nothing, so the first token comes as soon as the target alone can give it;
 the draft catches up on the next step. The statistics keep the prompt's
 figures (tokens, reused from the target's cache, prefill time, time to the
 first token).
@@ -193,7 +194,12 @@ class SpeculativeDecoder:
         why = self.policy.reason if self.trace else ""
         cap = max(0, min(room, remaining - 1))
         k = min(want, cap)
-        deferred = k > 0 and n_steps == 0 and self.drafter.backlog(context) > FIRST_STEP_MAX_BACKLOG
+        deferred = (
+            k > 0
+            and n_steps == 0
+            and self.policy.first_token_first
+            and self.drafter.backlog(context) > FIRST_STEP_MAX_BACKLOG
+        )
         if deferred:
             k = 0  # the first token from the target alone; the draft model reads the prompt next step
         # A lookup costs no model time: a drafter that has one is asked even when the policy drafts nothing.

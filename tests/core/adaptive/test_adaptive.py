@@ -354,6 +354,8 @@ def test_steps_without_a_draft_leave_the_draft_cache_alone() -> None:
     lengths = iter([0, 0, 0, 3, 0, 2] + [0] * 20)
 
     class Script:
+        first_token_first = False
+
         def next_length(self) -> int:
             return next(lengths)
 

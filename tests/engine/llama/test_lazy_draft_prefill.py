@@ -19,7 +19,11 @@ QUESTION = "List the planets of the solar system in order from the sun, one per 
 
 def _reply(pair: LoadedPair, kind: DrafterKind, length: int) -> tuple[list[StepEvent], FinishedEvent]:
     prompt = pair.template.render([Message("user", QUESTION)])
-    events = list(pair.decoder(GREEDY, FixedDraftLength(length), drafter=kind).generate(GenerationRequest(prompt, 40)))
+    events = list(
+        pair.decoder(GREEDY, FixedDraftLength(length, first_token_first=True), drafter=kind).generate(
+            GenerationRequest(prompt, 40)
+        )
+    )
     finished = events[-1]
     assert isinstance(finished, FinishedEvent)
     return [e for e in events if isinstance(e, StepEvent)], finished
