@@ -73,30 +73,37 @@ class PromptFigures:
     """How a reply's prompt was read: the numbers its footer, the Stats tab and ``chat --json`` show."""
 
     prompt_tokens: int
-    prompt_reused: int  # prompt tokens the target's KV cache already held (not read again)
+    prompt_reused: int | None  # prompt tokens the target's KV cache already held (None: a server did not say)
     prefill_ms: float  # the target reading the rest of the prompt
     time_to_first_token_ms: float  # from the reply's start to its first verify step's tokens
 
     @property
-    def prompt_read(self) -> int:
-        """Prompt tokens the target read in the prefill (the last one is read by the first step)."""
+    def prompt_read(self) -> int | None:
+        """Prompt tokens the target read in the prefill (the last one is read by the first step; None: not known)."""
+        if self.prompt_reused is None:
+            return None
         return max(0, self.prompt_tokens - self.prompt_reused - 1)
 
     @property
     def prompt_tokens_per_second(self) -> float | None:
-        """The prefill's speed (None when it read nothing or took no measurable time)."""
-        if self.prompt_read <= 0 or self.prefill_ms <= 0.0:
+        """The prefill's speed (None when it read nothing, took no measurable time or is not known)."""
+        read = self.prompt_read
+        if read is None or read <= 0 or self.prefill_ms <= 0.0:
             return None
-        return self.prompt_read / (self.prefill_ms / 1000.0)
+        return read / (self.prefill_ms / 1000.0)
+
+    @property
+    def cache_words(self) -> str:
+        """How many prompt tokens came from the cache, of how many."""
+        if self.prompt_reused is None:
+            return f"{self.prompt_tokens:,} prompt tokens (the server does not say how many it had cached)"
+        return f"{self.prompt_reused:,} of {self.prompt_tokens:,} prompt tokens from cache"
 
     def words(self) -> str:
         """The footer's and the Stats tab's line: time to first token, prompt speed, what the cache gave."""
         rate = self.prompt_tokens_per_second
         speed = f"prompt {rate:,.0f} tok/s" if rate is not None else "prompt —"
-        return (
-            f"first token {self.time_to_first_token_ms:,.0f} ms  ·  {speed}  ·  "
-            f"{self.prompt_reused:,} of {self.prompt_tokens:,} prompt tokens from cache"
-        )
+        return f"first token {self.time_to_first_token_ms:,.0f} ms  ·  {speed}  ·  {self.cache_words}"
 
     def to_dict(self) -> dict[str, Any]:
         """The keys a statistics summary carries (``chat --json``, the stored reply)."""
@@ -114,9 +121,9 @@ class PromptFigures:
             return None
         tokens, reused = data.get("prompt_tokens"), data.get("prompt_reused")
         prefill, first = data.get("prefill_ms"), data.get("time_to_first_token_ms")
-        if not (_is_count(tokens) and _is_count(reused) and _is_ms(prefill) and _is_ms(first)):
+        if not (_is_count(tokens) and (reused is None or _is_count(reused)) and _is_ms(prefill) and _is_ms(first)):
             return None
-        return cls(int(tokens), int(reused), float(prefill), float(first))
+        return cls(tokens, reused, float(prefill), float(first))
 
 
 def _is_count(value: object) -> TypeGuard[int]:

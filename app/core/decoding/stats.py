@@ -32,7 +32,7 @@ class GenerationStats:
     accepted: int = 0
     emitted: int = 0
     prompt_tokens: int = 0
-    prompt_reused: int = 0  # prompt tokens the target's KV cache already held
+    prompt_reused: int | None = 0  # prompt tokens the target's KV cache already held (None: a server did not say)
     prefill_s: float = 0.0
     time_to_first_token_s: float = 0.0  # from the start to the first verify step's tokens (0: no step yet)
     # Tokens the draft model read to catch its cache up before drafting (the prompt too: it is read

@@ -186,7 +186,10 @@ class StatsPanel(QWidget):
         self.first_token.setText(f"{figures.time_to_first_token_ms:,.0f} ms")
         rate = figures.prompt_tokens_per_second
         self.prompt_rate.setText(f"{rate:,.0f} tok/s" if rate is not None else "– (nothing read)")
-        self.prompt_cached.setText(f"{figures.prompt_reused:,} of {figures.prompt_tokens:,} prompt tokens")
+        if figures.prompt_reused is None:
+            self.prompt_cached.setText(f"not reported (of {figures.prompt_tokens:,} prompt tokens)")
+        else:
+            self.prompt_cached.setText(f"{figures.prompt_reused:,} of {figures.prompt_tokens:,} prompt tokens")
 
     def _draft_length_text(self, stats: GenerationStats) -> str:
         if not stats.steps:

@@ -75,3 +75,10 @@ def test_the_draft_model_reads_nothing_when_it_never_drafts() -> None:
     assert draft_model.decode_calls == [] and list(draft_model.kv_tokens) == []
     assert steps and all(s.draft_caught_up == 0 for s in steps)
     assert finished.stats.draft_caught_up == 0 and finished.stats.to_dict()["draft_caught_up"] == 0
+
+
+def test_a_server_that_does_not_say_what_it_had_cached() -> None:
+    figures = PromptFigures(prompt_tokens=120, prompt_reused=None, prefill_ms=300.0, time_to_first_token_ms=300.0)
+    assert PromptFigures.from_dict(figures.to_dict()) == figures
+    assert figures.prompt_tokens_per_second is None  # its prefill may have skipped cached tokens: no speed guessed
+    assert figures.words().endswith("120 prompt tokens (the server does not say how many it had cached)")
