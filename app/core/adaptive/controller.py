@@ -85,6 +85,9 @@ _RECENT_DECAY = 0.9  # the achieved rate looks back ~10 steps
 # Before any verify cost is known, a lookup proposal is sent while its estimated acceptance is at least this.
 _LOOKUP_FLOOR_UNMEASURED = 0.5
 _LOOKUP_SOURCE = "lookup"
+# A model draft that follows a drafted step reads one or two tokens first (the correction or bonus, and
+# after a full acceptance the last draft token); one that read more was catching up (its lazy prefill).
+_USUAL_CATCH_UP = 2
 
 
 @dataclass(slots=True)
@@ -153,6 +156,9 @@ class PairProfile:
 
 class AdaptiveDraftLength:
     """A :class:`~app.core.decoding.draft_policy.DraftLengthPolicy` that maximises expected tokens per second."""
+
+    # The first token comes from the target alone while the draft model has the prompt to read.
+    first_token_first = True
 
     def __init__(self, max_length: int = DEFAULT_MAX_LENGTH, profile: DrafterProfile | None = None) -> None:
         if max_length < 1:
@@ -308,9 +314,10 @@ class AdaptiveDraftLength:
         requested = event.draft_length
         if requested == 0:
             self.profile.draft.observe(0, timings.total_s - timings.verify_s, verify.one_token_s)
-        elif self._last_requested != 0:
+        elif self._last_requested != 0 and event.draft_caught_up <= _USUAL_CATCH_UP:
             # A model drafter's first step after an off stretch also catches its cache up on
-            # every token it missed; that one-off cost is not the per-token cost.
+            # every token it missed (on its first draft of a reply: the prompt, read lazily);
+            # that one-off cost is not the per-token cost.
             decodes = min(event.drafted + 1, requested)
             self.profile.draft.observe(decodes, timings.total_s - timings.verify_s, verify.one_token_s)
         self._last_requested = requested

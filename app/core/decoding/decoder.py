@@ -8,6 +8,15 @@ the speculative path share every line that matters for a fair comparison.
 
 The consumer iterates the generator on a worker thread; ``should_stop`` is
 polled between steps, never inside a llama.cpp call.
+
+Only the target is prefilled before the first step: a draft model reads the
+prompt on its first draft (:class:`~app.core.decoding.drafters.ModelDrafter`).
+When that would mean reading more than a few tokens and the policy allows it
+(``first_token_first``: the adaptive controller and a chat's fixed length, not
+the demo), the first step drafts nothing, so the first token comes as soon as the target alone can give it;
+the draft catches up on the next step. The statistics keep the prompt's
+figures (tokens, reused from the target's cache, prefill time, time to the
+first token).
 """
 
 from __future__ import annotations
@@ -34,13 +43,17 @@ from app.core.decoding.events import (
     StepTimings,
     TokenOrigin,
 )
-from app.core.decoding.model_port import CausalLM, sync_cache
+from app.core.decoding.model_port import CausalLM, common_prefix_length, sync_cache
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.decoding.stats import GenerationStats
 from app.core.decoding.step_trace import clip_record, record_step
 from app.core.decoding.text import IncrementalDetokenizer, find_stop, standalone_text
 from app.core.decoding.verification import verify_draft
 from app.core.errors import PromptTooLongError
+
+# A draft model more than this many tokens behind the context on the first step (its lazy prefill)
+# does not draft then: reading the prompt would delay the first token by a draft prefill.
+FIRST_STEP_MAX_BACKLOG = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,8 +160,9 @@ class SpeculativeDecoder:
         if self.threads is not None:
             self.threads.begin()
         started = time.perf_counter()
+        stats.prompt_reused = common_prefix_length(self.target.kv_tokens, prompt[:-1])
         sync_cache(self.target, prompt[:-1])
-        self.drafter.begin(prompt)
+        self.drafter.begin(prompt)  # reads nothing: a draft model catches up on its first draft
         stats.prefill_s = time.perf_counter() - started
 
         context = prompt
@@ -164,6 +178,9 @@ class SpeculativeDecoder:
                 reason = FinishReason.CONTEXT_FULL
                 break
             event, finished = self._step(context, request, room, stats.emitted, steps)
+            if not steps:
+                stats.time_to_first_token_s = time.perf_counter() - started
+                event = replace(event, prompt=stats.prompt_figures_now())
             steps += 1
             stats.record(event)
             self.policy.observe(event)
@@ -193,6 +210,14 @@ class SpeculativeDecoder:
         why = self.policy.reason if self.trace else ""
         cap = max(0, min(room, remaining - 1))
         k = min(want, cap)
+        deferred = (
+            k > 0
+            and n_steps == 0
+            and self.policy.first_token_first
+            and self.drafter.backlog(context) > FIRST_STEP_MAX_BACKLOG
+        )
+        if deferred:
+            k = 0  # the first token from the target alone; the draft model reads the prompt next step
         # A lookup costs no model time: a drafter that has one is asked even when the policy drafts nothing.
         lookup = min(self.drafter.lookup_length, cap)
         constraint = request.constraint
@@ -276,9 +301,12 @@ class SpeculativeDecoder:
             threads=threads.threads if threads is not None else 0,
             threads_auto=threads is not None and threads.auto,
             draft_source=draft.source if draft.tokens else None,
+            draft_caught_up=draft.caught_up,
         )
         if self.trace:
-            if k < want:
+            if deferred:
+                why += "; 0 on the first step: the draft model reads the prompt after the first token"
+            elif k < want:
                 why += f"; {k} by the tokens or context left"
             if k == 0 and draft.tokens:
                 why += "; prompt lookup proposes anyway (it costs no model time)"

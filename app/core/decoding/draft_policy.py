@@ -15,6 +15,10 @@ from app.core.decoding.events import StepEvent
 class DraftLengthPolicy(Protocol):
     """Chooses the draft length for the next step."""
 
+    # Whether the first step may go without a model draft when the draft model still has the prompt to
+    # read (its lazy prefill), so the first token is not delayed by it (the demo drafts every step: no).
+    first_token_first: bool
+
     def next_length(self) -> int:
         """Draft length for the coming step (0 turns drafting off for it)."""
         ...
@@ -41,10 +45,11 @@ class DraftLengthPolicy(Protocol):
 class FixedDraftLength:
     """Always the same draft length."""
 
-    def __init__(self, length: int) -> None:
+    def __init__(self, length: int, first_token_first: bool = False) -> None:
         if length < 0:
             raise ValueError("draft length must be >= 0")
         self.length = length
+        self.first_token_first = first_token_first
 
     def next_length(self) -> int:
         """The configured length."""

@@ -9,6 +9,14 @@
   draft model otherwise, step by step.
 * :class:`NoDrafter` proposes nothing: plain target decoding through the same loop.
 
+The draft model's prompt is read lazily: :meth:`ModelDrafter.begin` reads
+nothing, and the first draft of a reply catches the draft's KV cache up to
+the context as it then stands (prompt and reply so far, less the prefix the
+cache already holds). A reply in which the draft model never drafts (the
+adaptive controller kept it off, or prompt lookup answered every step) costs
+the draft model nothing. :meth:`Drafter.backlog` says how far behind it is, so
+the decoder can take the first token from the target alone.
+
 Every draft says which drafter made it (``source``: "model" or "lookup"), so the
 tokens, the statistics and the view can tell the two apart.
 """
@@ -37,7 +45,7 @@ from app.core.decoding.lookup import (
     find_match,
     trusted_prefix,
 )
-from app.core.decoding.model_port import CausalLM, sync_cache
+from app.core.decoding.model_port import CausalLM, common_prefix_length
 from app.core.decoding.sampling import LogitsWarper
 
 # How many next tokens a source's copy must share with the context's to be cited in its place.
@@ -83,6 +91,8 @@ class Draft:
     match_length: int | None = None
     # For a lookup's proposals: where each was copied from ("report.pdf, p. 3", "earlier in this chat").
     copied_from: list[str] = field(default_factory=list)
+    # Tokens the draft model read to catch its cache up before proposing (its lazy prefill on the first draft).
+    caught_up: int = 0
 
     def __len__(self) -> int:
         return len(self.tokens)
@@ -121,6 +131,10 @@ class Drafter(Protocol):
         """The target kept the first ``n_accepted`` proposals of the last draft."""
         ...
 
+    def backlog(self, context: Sequence[int]) -> int:
+        """Tokens of ``context`` a model draft would first have to read (0 for a drafter without a model)."""
+        ...
+
 
 class NoDrafter:
     """Proposes nothing, so every step is one plain target token."""
@@ -145,13 +159,18 @@ class NoDrafter:
     def accept(self, n_accepted: int) -> None:
         """Nothing to roll back."""
 
+    def backlog(self, context: Sequence[int]) -> int:
+        """No model, nothing to read."""
+        return 0
+
 
 class ModelDrafter:
     """A small model that drafts token by token, sharing the target's token ids.
 
     Its KV cache follows the committed context: before drafting it is brought
-    up to date (usually one or two tokens), and after verification it is cut
-    back to the accepted prefix.
+    up to date (usually one or two tokens; on the first draft of a reply the
+    prompt and the reply so far, which is its lazy prefill), and after
+    verification it is cut back to the accepted prefix.
     """
 
     kind = "model"
@@ -166,10 +185,20 @@ class ModelDrafter:
         # Whether the last propose() still awaits its accept(): a step that drafted
         # nothing (K = 0) must leave the cache alone, not cut it back to a stale base.
         self._pending = False
+        # Whether the cache is known to hold a prefix of the context; until the first draft of a
+        # reply it may hold an older conversation (a reply that never drafted left it as it was).
+        self._synced = False
 
     def begin(self, prompt: Sequence[int]) -> None:
-        """Prefill everything but the last prompt token (the first draft step feeds it)."""
-        sync_cache(self.model, prompt[:-1])
+        """Read nothing yet: the first draft catches the cache up (a reply that never drafts costs nothing)."""
+        self._synced = False
+        self._pending = False
+
+    def backlog(self, context: Sequence[int]) -> int:
+        """Tokens of ``context`` the next draft reads before its first proposal."""
+        if self._synced:
+            return max(1, len(context) - len(self.model.kv_tokens))
+        return len(context) - min(common_prefix_length(self.model.kv_tokens, context), len(context) - 1)
 
     def propose(
         self,
@@ -184,11 +213,19 @@ class ModelDrafter:
         if max_tokens <= 0:
             return draft
         model = self.model
-        cached = len(model.kv_tokens)
+        if self._synced:
+            cached = len(model.kv_tokens)
+        else:
+            # The lazy prefill: keep what the cache shares with the context, read the rest below.
+            cached = common_prefix_length(model.kv_tokens, context)
+            if cached < len(model.kv_tokens):
+                model.truncate(cached)
+            self._synced = True
         if cached >= len(context):
             # The last context token must be fed again to get its logits row.
             model.truncate(len(context) - 1)
             cached = len(context) - 1
+        draft.caught_up = len(context) - cached
         self._base = len(context)
         self._n_decoded_drafts = 0
         self._pending = True
@@ -404,6 +441,10 @@ class NgramDrafter:
     def _match(anchor: Anchor, key: tuple[int, ...]) -> LookupMatch:
         return LookupMatch(anchor.state.source, anchor.evidence, anchor.rivals, key, anchor.origin)
 
+    def backlog(self, context: Sequence[int]) -> int:
+        """No model: a lookup reads nothing."""
+        return 0
+
     def accept(self, n_accepted: int) -> None:
         """Record how much of the last proposal was kept (the copy itself follows the context)."""
         if self._pending is not None:
@@ -451,6 +492,10 @@ class HybridDrafter:
                 return draft
         self._last = self.model
         return self.model.propose(context, max_tokens, min_confidence, mask=mask)
+
+    def backlog(self, context: Sequence[int]) -> int:
+        """What the draft model would read before drafting (the lookup reads nothing)."""
+        return self.model.backlog(context)
 
     def accept(self, n_accepted: int) -> None:
         """Tell the drafter that proposed the last draft what was kept."""

@@ -1,14 +1,18 @@
 """What the decoder reports: tokens tagged by origin, one event per verify step.
 
 The view decides how each origin looks; these types only say where a token
-came from, so the CLI, the GUI and the tests all read the same facts.
+came from, so the CLI, the GUI and the tests all read the same facts. A
+reply's first step also says how its prompt was read (:class:`PromptFigures`,
+with its one serialisation into a statistics summary and back).
 """
 
 from __future__ import annotations
 
 import enum
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 if TYPE_CHECKING:
     from app.core.decoding.stats import GenerationStats
@@ -64,9 +68,75 @@ class StepTimings:
         return max(0.0, self.total_s - self.draft_s - self.verify_s)
 
 
+@dataclass(frozen=True, slots=True)
+class PromptFigures:
+    """How a reply's prompt was read: the numbers its footer, the Stats tab and ``chat --json`` show."""
+
+    prompt_tokens: int
+    prompt_reused: int | None  # prompt tokens the target's KV cache already held (None: a server did not say)
+    prefill_ms: float  # the target reading the rest of the prompt
+    time_to_first_token_ms: float  # from the reply's start to its first verify step's tokens
+
+    @property
+    def prompt_read(self) -> int | None:
+        """Prompt tokens the target read in the prefill (the last one is read by the first step; None: not known)."""
+        if self.prompt_reused is None:
+            return None
+        return max(0, self.prompt_tokens - self.prompt_reused - 1)
+
+    @property
+    def prompt_tokens_per_second(self) -> float | None:
+        """The prefill's speed (None when it read nothing, took no measurable time or is not known)."""
+        read = self.prompt_read
+        if read is None or read <= 0 or self.prefill_ms <= 0.0:
+            return None
+        return read / (self.prefill_ms / 1000.0)
+
+    @property
+    def cache_words(self) -> str:
+        """How many prompt tokens came from the cache, of how many."""
+        if self.prompt_reused is None:
+            return f"{self.prompt_tokens:,} prompt tokens (the server does not say how many it had cached)"
+        return f"{self.prompt_reused:,} of {self.prompt_tokens:,} prompt tokens from cache"
+
+    def words(self) -> str:
+        """The footer's and the Stats tab's line: time to first token, prompt speed, what the cache gave."""
+        rate = self.prompt_tokens_per_second
+        speed = f"prompt {rate:,.0f} tok/s" if rate is not None else "prompt —"
+        return f"first token {self.time_to_first_token_ms:,.0f} ms  ·  {speed}  ·  {self.cache_words}"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The keys a statistics summary carries (``chat --json``, the stored reply)."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "prompt_reused": self.prompt_reused,
+            "prefill_ms": self.prefill_ms,
+            "time_to_first_token_ms": self.time_to_first_token_ms,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> PromptFigures | None:
+        """Read back from a summary; None for one written before these figures were kept (or damaged)."""
+        if not isinstance(data, Mapping):
+            return None
+        tokens, reused = data.get("prompt_tokens"), data.get("prompt_reused")
+        prefill, first = data.get("prefill_ms"), data.get("time_to_first_token_ms")
+        if not (_is_count(tokens) and (reused is None or _is_count(reused)) and _is_ms(prefill) and _is_ms(first)):
+            return None
+        return cls(tokens, reused, float(prefill), float(first))
+
+
+def _is_count(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_ms(value: object) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StepEvent:
-    """Everything one draft-and-verify step produced; built with keywords only (thirteen fields, several alike)."""
+    """Everything one draft-and-verify step produced; built with keywords only (fifteen fields, several alike)."""
 
     tokens: tuple[EmittedToken, ...]
     drafted: int
@@ -86,6 +156,11 @@ class StepEvent:
     threads: int = 0
     threads_auto: bool = False
     draft_source: str | None = None  # which drafter proposed this step's draft ("model", "lookup"); None: no draft
+    # Tokens the draft model read to catch its cache up before this step's draft: usually 1-2, the whole
+    # prompt (less what its cache held) on its first draft of a reply, since the draft's prefill is lazy.
+    draft_caught_up: int = 0
+    # On a reply's first step only: how its prompt was read (tokens, reused, prefill, time to first token).
+    prompt: PromptFigures | None = None
     # The step as kept for replay (app.core.reply.step_record); only a decoder made with trace=True builds it.
     record: StepRecord | None = None
 

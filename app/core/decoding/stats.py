@@ -6,6 +6,11 @@ The two expected-acceptance figures average, over every draft position the
 verifier reached, what exact rejection sampling and sample-and-match would
 keep there (:mod:`app.core.decoding.acceptance_rules`); the measured rate to
 set beside them is accepted / verified.
+
+The prompt's figures (:class:`~app.core.decoding.events.PromptFigures`: its tokens, how many the target's
+KV cache already held, the prefill time and the time to the first token) are
+written into the summary by :meth:`PromptFigures.to_dict` and read back from a
+stored one by :meth:`PromptFigures.from_dict`, their one serialisation.
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.decoding.events import StepEvent
+from app.core.decoding.events import PromptFigures, StepEvent
+
+__all__ = ["GenerationStats", "PromptFigures"]
 
 
 @dataclass(slots=True)
@@ -26,7 +33,12 @@ class GenerationStats:
     accepted: int = 0
     emitted: int = 0
     prompt_tokens: int = 0
+    prompt_reused: int | None = 0  # prompt tokens the target's KV cache already held (None: a server did not say)
     prefill_s: float = 0.0
+    time_to_first_token_s: float = 0.0  # from the start to the first verify step's tokens (0: no step yet)
+    # Tokens the draft model read to catch its cache up before drafting (the prompt too: it is read
+    # lazily, on the first draft): 0 for a reply in which the draft model never drafted.
+    draft_caught_up: int = 0
     draft_s: float = 0.0
     verify_s: float = 0.0
     total_s: float = 0.0
@@ -52,6 +64,12 @@ class GenerationStats:
         self.accepted += event.accepted
         self.emitted += len(event.tokens)
         self.draft_s += event.timings.draft_s
+        self.draft_caught_up += event.draft_caught_up
+        if event.prompt is not None:  # the first step tells how the prompt was read
+            self.prompt_tokens = event.prompt.prompt_tokens
+            self.prompt_reused = event.prompt.prompt_reused
+            self.prefill_s = event.prompt.prefill_ms / 1000.0
+            self.time_to_first_token_s = event.prompt.time_to_first_token_ms / 1000.0
         self.verify_s += event.timings.verify_s
         self.total_s += event.timings.total_s
         self.last_draft_length = event.draft_length
@@ -78,6 +96,19 @@ class GenerationStats:
             self.position_attempts[i] += 1
             if i < event.accepted:
                 self.position_hits[i] += 1
+
+    def prompt_figures_now(self) -> PromptFigures:
+        """The prompt's figures as they stand (the decoder puts them on the first step's event)."""
+        return PromptFigures(
+            self.prompt_tokens, self.prompt_reused, 1000.0 * self.prefill_s, 1000.0 * self.time_to_first_token_s
+        )
+
+    @property
+    def prompt_figures(self) -> PromptFigures | None:
+        """The prompt's figures, once the first step has run (None before, or where no one measured them)."""
+        if not self.steps or self.time_to_first_token_s <= 0.0:
+            return None
+        return self.prompt_figures_now()
 
     @property
     def acceptance_rate(self) -> float:
@@ -141,7 +172,8 @@ class GenerationStats:
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready summary."""
+        """A JSON-ready summary (with the prompt's figures once a step has run)."""
+        figures = self.prompt_figures
         return {
             "tokens_per_second": self.tokens_per_second,
             "drafted": self.drafted,
@@ -174,6 +206,8 @@ class GenerationStats:
             "sample_and_match_sum": self.sample_and_match_sum,
             "rule_positions": self.rule_positions,
             "last_draft_length": self.last_draft_length,
+            "draft_caught_up": self.draft_caught_up,
+            **(figures.to_dict() if figures is not None else {}),
         }
 
     @classmethod
@@ -216,7 +250,11 @@ class GenerationStats:
             if isinstance(raw_copied, Mapping)
             else {}
         )
+        figures = PromptFigures.from_dict(data)  # None for replies stored before the prompt's figures
         return cls(
+            prompt_reused=figures.prompt_reused if figures is not None else 0,
+            time_to_first_token_s=figures.time_to_first_token_ms / 1000.0 if figures is not None else 0.0,
+            draft_caught_up=number("draft_caught_up", int),
             steps=number("steps", int),
             drafted=number("drafted", int),
             accepted=number("accepted", int),

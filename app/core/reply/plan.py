@@ -104,7 +104,8 @@ class DraftPlan:
         """A fresh policy object for one generation (the adaptive one is attached to a pair's profile later)."""
         if self.mode is DraftMode.ADAPTIVE:
             return AdaptiveDraftLength(self.length)
-        return FixedDraftLength(self.length)
+        # A chat's fixed length lets the first token come before the draft reads the prompt; the demo drafts every step.
+        return FixedDraftLength(self.length, first_token_first=not self.demo)
 
 
 def adaptive_max_length(draft_length: int) -> int:

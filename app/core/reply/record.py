@@ -29,7 +29,7 @@ from app.core.decoding.sampling import (
     TOP_P,
     SamplingParams,
 )
-from app.core.decoding.stats import GenerationStats
+from app.core.decoding.stats import GenerationStats, PromptFigures
 
 # Replies that can be continued: cut at the token limit or stopped (by the user or a crash).
 CONTINUABLE_REASONS = frozenset({FinishReason.MAX_TOKENS.value, FinishReason.CANCELLED.value})
@@ -232,6 +232,11 @@ class ReplyRecord:
     def stat(self, name: str, default: float = 0.0) -> float:
         """One number of the statistics (``default`` when absent or not a number)."""
         return _float((self.stats or {}).get(name), default)
+
+    @property
+    def prompt_figures(self) -> PromptFigures | None:
+        """Time to first token, prefill, prompt tokens and those reused (None: a reply from before they were kept)."""
+        return PromptFigures.from_dict(self.stats)
 
     def offers_demo(self) -> bool:
         """A finished reply in which the adaptive controller kept a model draft off at the end."""

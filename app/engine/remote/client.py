@@ -403,6 +403,8 @@ class RemoteEngine:
             yield event
         ended = time.perf_counter()
         stats.prefill_s = (first_token_at or ended) - started
+        stats.time_to_first_token_s = stats.prefill_s  # what a client sees; the server's prefill is not told apart
+        stats.prompt_reused = None  # what the server's cache held is not reported
         stats.total_s = ended - (first_token_at or started)
         self._fold_server_stats(stats)
         yield FinishedEvent(reason, reply.text, stats)

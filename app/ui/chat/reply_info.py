@@ -3,7 +3,8 @@
 Reads a reply's typed record (:class:`app.core.reply.record.ReplyRecord`:
 its provenance, written by :mod:`app.engine.reply`, and the prompt numbers
 kept beside it): how many prompt tokens the KV caches already held
-(reused) and how many were read again (prefill).
+(reused) and how many were read again (prefill), the prefill's speed and the
+time to the first token ("—" for a reply stored before that was kept).
 """
 
 from __future__ import annotations
@@ -53,8 +54,15 @@ def provenance_rows(record: ReplyRecord) -> list[tuple[str, str]]:
     if prompt is not None:
         reused = record.prompt_reused
         rows.append(("Prompt", f"{prompt} tokens: {reused} reused from the cache, {max(0, prompt - reused)} read"))
-    if record.stats is not None and "prefill_s" in record.stats:
+    figures = record.prompt_figures
+    if figures is not None:
+        rate = figures.prompt_tokens_per_second
+        speed = f", {rate:,.0f} prompt tokens/s" if rate is not None else ""
+        rows.append(("Prefill", f"{figures.prefill_ms:,.0f} ms{speed}"))
+        rows.append(("First token", f"{figures.time_to_first_token_ms:,.0f} ms"))
+    elif record.stats is not None and "prefill_s" in record.stats:  # a reply from before the first token was timed
         rows.append(("Prefill", f"{record.stat('prefill_s') * 1000:.0f} ms"))
+        rows.append(("First token", "—"))
     if record.continued:
         rows.append(("Continued", f"{record.continued} time(s); the numbers are the last part's"))
     return rows

@@ -4,7 +4,9 @@ Pure functions of a message and its typed record
 (:class:`~app.core.reply.record.ReplyRecord`), so the view, the controller and
 the tests all word a reply the same way. The footer says in words what
 drafting did: the acceptance and mean accepted length, why the adaptive
-controller kept the draft off, or that a server reported nothing.
+controller kept the draft off, or that a server reported nothing; and how the
+prompt was read (time to first token, prompt tokens per second, how many came
+from the cache; "—" for a reply stored before these were kept).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from typing import Any
 
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
-from app.core.decoding.stats import GenerationStats
+from app.core.decoding.stats import GenerationStats, PromptFigures
 from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
 from app.engine.reply import pair_label
 from app.engine.store import conversations
@@ -103,6 +105,8 @@ def footer_text(
     if isinstance(stats, GenerationStats):
         s["last_draft_length"] = stats.last_draft_length
     parts = [f"{s.get('emitted', 0)} tokens", f"{s.get('tokens_per_second', 0.0):.1f} tok/s"]
+    figures = PromptFigures.from_dict(s)
+    parts.append(figures.words() if figures is not None else "first token —")
     parts += drafting_words(s, drafter, adaptive, demo_length)
     try:
         why = _REASONS.get(FinishReason(reason), "")

@@ -11,6 +11,8 @@ sampling (sum min(p, q)) and the sample-and-match rule llama.cpp's examples use
 (sum p * q), so the gap exact verification recovers is visible live.
 A remote server (llama-server, vLLM) reports no per-step timings, threads or
 expected-acceptance rows: those rows say "not reported" rather than a made-up 0 ms.
+Under "Prompt": the time to the first token, the prefill's prompt tokens per
+second and how many prompt tokens the target's KV cache already held.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
-from app.core.decoding.stats import GenerationStats
+from app.core.decoding.stats import GenerationStats, PromptFigures
 from app.core.reply.reasoning import Part, PartAcceptance
 from app.ui import theme
 from app.ui.stats.charts import BarChart
@@ -105,6 +107,19 @@ class StatsPanel(QWidget):
         self.copied.setAccessibleName("Copied tokens per source")
         form.addRow("Copied from", self.copied)
         layout.addWidget(details)
+
+        prompt_box = QGroupBox("Prompt")
+        prompt_form = QFormLayout(prompt_box)
+        self.first_token = QLabel("–")
+        self.first_token.setToolTip("from the reply's start to its first tokens: the prefill and the first step")
+        self.prompt_rate = QLabel("–")
+        self.prompt_rate.setToolTip("prompt tokens the target read per second of prefill (cached ones not counted)")
+        self.prompt_cached = QLabel("–")
+        self.prompt_cached.setToolTip("prompt tokens the target's KV cache already held from the previous reply")
+        prompt_form.addRow("First token", self.first_token)
+        prompt_form.addRow("Prompt speed", self.prompt_rate)
+        prompt_form.addRow("From cache", self.prompt_cached)
+        layout.addWidget(prompt_box)
 
         chart_box = QGroupBox("Acceptance by draft position")
         chart_layout = QVBoxLayout(chart_box)
@@ -192,6 +207,21 @@ class StatsPanel(QWidget):
         # Accepted tokens prompt lookup copied, per place ("report.pdf, p. 3"); older statistics have none.
         self.set_copied(getattr(stats, "copied", {}))
         self.chart.set_values(stats.per_position_acceptance)
+        self._show_prompt(stats.prompt_figures)
+
+    def _show_prompt(self, figures: PromptFigures | None) -> None:
+        """The prompt's figures, or dashes before the first step."""
+        if figures is None:
+            for label in (self.first_token, self.prompt_rate, self.prompt_cached):
+                label.setText("–")
+            return
+        self.first_token.setText(f"{figures.time_to_first_token_ms:,.0f} ms")
+        rate = figures.prompt_tokens_per_second
+        self.prompt_rate.setText(f"{rate:,.0f} tok/s" if rate is not None else "– (nothing read)")
+        if figures.prompt_reused is None:
+            self.prompt_cached.setText(f"not reported (of {figures.prompt_tokens:,} prompt tokens)")
+        else:
+            self.prompt_cached.setText(f"{figures.prompt_reused:,} of {figures.prompt_tokens:,} prompt tokens")
 
     def _draft_length_text(self, stats: GenerationStats) -> str:
         if not stats.steps:

@@ -30,6 +30,9 @@ def test_json_output_has_text_tokens_and_stats(small_pair: tuple[Path, Path]) ->
         assert key in stats
     assert stats["accepted"] <= stats["drafted"]
     assert len(payload["tokens"]) == stats["emitted"] <= 24
+    # How the prompt was read: a fresh process, so nothing came from the cache.
+    assert stats["prompt_tokens"] == len(payload["prompt_tokens"]) and stats["prompt_reused"] == 0
+    assert stats["time_to_first_token_ms"] >= stats["prefill_ms"] > 0
     assert stats["tokens_per_second"] > 0
 
 

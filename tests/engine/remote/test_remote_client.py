@@ -99,6 +99,10 @@ def test_llama_server_counters_become_steps_and_origins() -> None:
     origins = [t.origin.value for s in steps for t in s.tokens]
     assert origins == ["target", "draft", "draft", "corrected", "draft", "draft", "draft", "bonus"]
     assert (finished.stats.drafted, finished.stats.accepted, finished.stats.prompt_tokens) == (6, 5, 9)
+    # The time to the first token is what this client saw; what the server had cached it does not say.
+    figures = finished.stats.prompt_figures
+    assert figures is not None and figures.prompt_reused is None and figures.time_to_first_token_ms > 0
+    assert finished.stats.to_dict()["prompt_reused"] is None
     assert finished.text == "A red, blue and green."
     assert server.bodies[0]["timings_per_token"] is True and server.bodies[0]["stream_options"]["include_usage"]
 

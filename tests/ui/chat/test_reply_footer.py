@@ -12,7 +12,9 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 
 from app.core.reply.plan import DEMO_DRAFT_LENGTH
+from app.core.reply.record import ReplyRecord
 from app.ui.chat.controller import footer_text
+from app.ui.chat.reply_info import provenance_rows
 from app.ui.chat.token_painter import Prop
 from app.ui.chat.view import ChatView
 from tests.ui.helpers import Recorder, load, pair_choice, send
@@ -56,6 +58,12 @@ def test_footer_explains_a_reply_without_drafts_and_the_demo_switch_drafts(make_
     assert "acceptance 0%" not in reply.footer
     assert reply.footer_link is not None and reply.footer_link[1] == "show speculation anyway"
     assert recorder.steps[-1].draft_length == 0
+    # How the prompt was read: the time to the first token, its speed and what the cache gave (nothing, first reply).
+    figures = recorder.finished[-1].stats.prompt_figures
+    assert figures is not None and figures.prompt_reused == 0
+    assert "first token " in reply.footer and f"0 of {figures.prompt_tokens:,} prompt tokens from cache" in reply.footer
+    assert window.stats.prompt_cached.text() == f"0 of {figures.prompt_tokens:,} prompt tokens"
+    assert window.stats.first_token.text().endswith(" ms")
 
     _click_footer_link(view, len(view.messages) - 1)
     assert window.controller.demo_speculation
@@ -106,3 +114,24 @@ def test_footer_words_for_each_case() -> None:
     on = {**off, "drafting_steps": 28, "last_draft_length": 4, "mean_accepted_length": 1.5}
     assert "mean accepted 1.50" in footer_text(on, "eog", "model", adaptive=True)
     assert "speculation demo: 4 drafted tokens every step" in footer_text(on, "eog", "model", demo_length=4)
+
+
+def test_an_older_reply_footer_shows_a_dash_for_the_prompt_figures() -> None:
+    old = {"emitted": 12, "tokens_per_second": 30.0, "steps": 12, "prompt_tokens": 40, "prefill_s": 0.2}
+    footer = footer_text(old, "eog", "none")
+    assert "first token —" in footer and "12 tokens" in footer
+    new = {**old, "prompt_reused": 30, "prefill_ms": 20.0, "time_to_first_token_ms": 25.0}
+    assert "first token 25 ms  ·  prompt 450 tok/s  ·  30 of 40 prompt tokens from cache" in footer_text(
+        new, "eog", "none"
+    )
+
+
+def test_info_rows_give_prefill_speed_and_first_token_or_a_dash() -> None:
+    produced_by = {"target": "t.gguf", "drafter": "none", "draft_policy": "none"}
+    old = ReplyRecord.from_meta({"produced_by": produced_by, "prompt_tokens": 40, "stats": {"prefill_s": 0.2}})
+    rows = dict(provenance_rows(old))
+    assert rows["Prefill"] == "200 ms" and rows["First token"] == "—"
+    stats = {"prompt_tokens": 40, "prompt_reused": 30, "prefill_ms": 20.0, "time_to_first_token_ms": 25.0}
+    new = ReplyRecord.from_meta({"produced_by": produced_by, "prompt_tokens": 40, "stats": stats})
+    rows = dict(provenance_rows(new))
+    assert rows["Prefill"] == "20 ms, 450 prompt tokens/s" and rows["First token"] == "25 ms"

@@ -118,3 +118,21 @@ def test_a_servers_missing_figures_read_not_reported(qapp: object) -> None:
         assert panel.threads.text() == "–" and panel.rules.text() == "–"
     finally:
         panel.deleteLater()
+
+
+def test_prompt_rows_show_first_token_speed_and_cache(qapp: object) -> None:
+    panel = StatsPanel()
+    try:
+        panel.reset("hybrid", True)
+        assert panel.first_token.text() == panel.prompt_rate.text() == panel.prompt_cached.text() == "–"
+        stats = GenerationStats(
+            steps=1, emitted=1, prompt_tokens=4001, prompt_reused=1000, prefill_s=1.5, time_to_first_token_s=1.75
+        )
+        panel.update_stats(stats)
+        assert panel.first_token.text() == "1,750 ms"
+        assert panel.prompt_rate.text() == "2,000 tok/s"  # 3,000 tokens read in 1.5 s (the last one by the first step)
+        assert panel.prompt_cached.text() == "1,000 of 4,001 prompt tokens"
+        panel.update_stats(GenerationStats())  # a new reply: dashes again
+        assert panel.first_token.text() == "–"
+    finally:
+        panel.deleteLater()
