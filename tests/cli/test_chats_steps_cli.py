@@ -43,7 +43,11 @@ def test_chat_continued_from_the_terminal_stores_its_steps(data_dir, small_pair)
     assert sum(step.n_emitted for step in steps) == len(tokens) > 0
     assert [step.first_token for step in steps] == [sum(s.n_emitted for s in steps[:n]) for n in range(len(steps))]
     assert all(step.reason.startswith("fixed at 3") for step in steps)
-    assert all(step.drafter == ("model" if step.drafted else None) for step in steps) and steps[0].drafted
+    assert all(step.drafter == ("model" if step.drafted else None) for step in steps)
+    # The first token comes from the target alone while the draft model reads the prompt (lazy
+    # prefill); the steps after it draft, and the first one's record says why it did not.
+    assert not steps[0].drafted and "deferred" in steps[0].reason
+    assert any(step.drafted for step in steps[1:])
     store = ChatStore(path, read_only=True)
     try:
         assert "".join(token["text"] for token in tokens) == store.message(reply_id).content
@@ -53,8 +57,9 @@ def test_chat_continued_from_the_terminal_stores_its_steps(data_dir, small_pair)
     lines = run_cli("chats", "steps", str(reply_id), data=data_dir)
     assert lines.returncode == 0, lines.stderr
     assert lines.stdout.count("\n") == len(steps) and lines.stdout.startswith(
-        "step 1 · model · K=3 asked: 'fixed at 3'"
+        "step 1 · no draft · K=0 asked: 'fixed at 3; deferred"
     )
+    assert "step 2 · model · K=3 asked: 'fixed at 3'" in lines.stdout
 
 
 def _seed(path: Path) -> tuple[int, int, int, int]:

@@ -218,6 +218,8 @@ class SpeculativeDecoder:
         )
         if deferred:
             k = 0  # the first token from the target alone; the draft model reads the prompt next step
+            if self.trace:  # the step's record must not claim a draft it did not make
+                why = f"{why}; deferred: the first token comes from the target alone while the draft reads the prompt"
         # A lookup costs no model time: a drafter that has one is asked even when the policy drafts nothing.
         lookup = min(self.drafter.lookup_length, cap)
         constraint = request.constraint
