@@ -136,3 +136,19 @@ def test_prompt_rows_show_first_token_speed_and_cache(qapp: object) -> None:
         assert panel.first_token.text() == "–"
     finally:
         panel.deleteLater()
+
+
+def test_an_adaptive_reply_with_drafting_off_says_why(qapp: object) -> None:
+    panel = StatsPanel()
+    try:
+        panel.reset("hybrid", True)
+        panel.update_stats(GenerationStats(steps=5, emitted=5, last_draft_length=0))
+        assert panel.draft_length.text().startswith("0: off, drafting is slower than the target alone here")
+        panel.reset("ngram", True)
+        panel.update_stats(GenerationStats(steps=5, emitted=5, last_draft_length=0))
+        assert panel.draft_length.text().startswith("0: off for now, recent lookups were rejected")
+        panel.reset("hybrid", False)  # a fixed length of 0 is the user's setting: no explanation
+        panel.update_stats(GenerationStats(steps=5, emitted=5, last_draft_length=0))
+        assert panel.draft_length.text() == "0"
+    finally:
+        panel.deleteLater()
