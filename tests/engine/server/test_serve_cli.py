@@ -4,9 +4,11 @@ origins and the request log on standard error (the real CLI on the SmolLM2 pair,
 from __future__ import annotations
 
 import os
+import select
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,6 +46,25 @@ def serve(
                 stream.close()
 
 
+def _stderr_until(process: subprocess.Popen[str], needle: str, timeout: float = 60.0) -> str:
+    """What the server wrote to standard error until a line holding ``needle`` (or ``timeout`` s, or its end).
+
+    Read from the pipe's descriptor, not the text stream, so nothing waits in Python's buffer.
+    """
+    assert process.stderr is not None
+    fd = process.stderr.fileno()
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while needle.encode() not in seen and (left := deadline - time.monotonic()) > 0:
+        if not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        seen += chunk
+    return seen.decode("utf-8", "replace")
+
+
 def get(url: str, raw: bytes) -> Reply:
     host, port = url.split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)
     with socket.create_connection((host, int(port)), timeout=30) as sock:
@@ -62,8 +83,11 @@ def test_the_key_from_a_file_an_origin_and_the_request_log(small_pair: tuple[Pat
         allowed = get(url, request_bytes("GET", "/v1/models", headers={"Origin": "http://localhost:3000"}))
         assert allowed.status == 401 and allowed.headers["access-control-allow-origin"] == "http://localhost:3000"
         assert get(url, request_bytes("GET", "/v1/models", headers={"Origin": "http://evil.example"})).status == 403
+        # The handler writes its log line after the answer has gone: wait for it before stopping the server.
+        early = _stderr_until(process, " 403 ")
         process.terminate()
         _, err = process.communicate(timeout=30)
+        err = early + err
     log = [line for line in err.splitlines() if " tokens " in line]
     assert any(" POST /v1/chat/completions 200 " in line for line in log), err
     assert any(" GET /v1/models 401 - tokens " in line for line in log), err
