@@ -48,7 +48,9 @@ SORTS = [
 ]
 PAGE_SIZE = 20
 OFFLINE_TEXT = str(
-    QT_TRANSLATE_NOOP("DiscoverPanel", "Offline: Hub search and downloads are off (HF_HUB_OFFLINE); local models work as usual.")
+    QT_TRANSLATE_NOOP(
+        "DiscoverPanel", "Offline: Hub search and downloads are off (HF_HUB_OFFLINE); local models work as usual."
+    )
 )
 
 
@@ -173,7 +175,9 @@ class DiscoverPanel(QWidget):
         generation = self._generation
         query, page, sort = self._query, self._page, str(self.sort.currentData())
         self.status.setText(
-            self.tr("Searching the Hub for {query}...").format(query=repr(query)) if query else self.tr("Searching the Hub...")
+            self.tr("Searching the Hub for {query}...").format(query=repr(query))
+            if query
+            else self.tr("Searching the Hub...")
         )
         self.more.setEnabled(False)
         self.background.submit(
@@ -187,7 +191,9 @@ class DiscoverPanel(QWidget):
             return
         for repo in result.results:
             gated = "  ·  " + self.tr("gated: needs a token") if repo.gated else ""
-            counts = self.tr("{downloads:,} downloads  ·  {likes:,} likes").format(downloads=repo.downloads, likes=repo.likes)
+            counts = self.tr("{downloads:,} downloads  ·  {likes:,} likes").format(
+                downloads=repo.downloads, likes=repo.likes
+            )
             item = QListWidgetItem(f"{repo.repo_id}  ·  {counts}{gated}")
             item.setData(Qt.ItemDataRole.UserRole, repo.repo_id)
             self.results.addItem(item)
@@ -248,10 +254,7 @@ class DiscoverPanel(QWidget):
         self._read_quants(self.files)
         held = sum(1 for m in files if m.spec in self.on_disk)
         tail = "; " + self.tr("{n} already on disk").format(n=held) if held else ""
-        if len(files) == 1:
-            count = self.tr("1 GGUF model")
-        else:
-            count = self.tr("{n} GGUF models").format(n=len(files))
+        count = self.tr("1 GGUF model") if len(files) == 1 else self.tr("{n} GGUF models").format(n=len(files))
         self.status.setText(f"{repo_id}: {count}{tail}")
 
     def _read_quants(self, listing: list[object]) -> None:

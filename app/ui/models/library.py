@@ -74,7 +74,9 @@ def local_models() -> list[LocalModel]:
         if model.ok:
             label = _model_label(model.name, model.quant, format_bytes(model.file_size), model.path)
         else:
-            label = "✗ " + QCoreApplication.translate("ModelLibrary", "{name} (unreadable)").format(name=model.path.name)
+            label = "✗ " + QCoreApplication.translate("ModelLibrary", "{name} (unreadable)").format(
+                name=model.path.name
+            )
         out.append(LocalModel(model.path, label, model.file_size, model.error))
     labels = _distinct([m.label for m in out], [m.path for m in out])
     out = [LocalModel(m.path, label, m.size, m.error) for m, label in zip(out, labels, strict=True)]
@@ -102,7 +104,9 @@ def draft_options(target: Path) -> DraftOptions:
         if candidate.path is not None:
             label = _model_label(candidate.name, candidate.quant, format_bytes(candidate.file_size), candidate.path)
         else:
-            download = QCoreApplication.translate("ModelLibrary", "download {size}").format(size=format_bytes(candidate.file_size))
+            download = QCoreApplication.translate("ModelLibrary", "download {size}").format(
+                size=format_bytes(candidate.file_size)
+            )
             label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  {download}"
         size = ModelSize(candidate.n_params, candidate.file_size)
         # The draft list shows the same models as the target list: each entry says how it compares to the target.

@@ -102,7 +102,11 @@ class PairPicker(QWidget):
                 self.tr("Hybrid"),
                 self.tr("prompt lookup where the reply copies earlier text, the draft model everywhere else"),
             ),
-            (DrafterKind.MODEL, self.tr("Draft model"), self.tr("a small model with the same vocabulary proposes tokens")),
+            (
+                DrafterKind.MODEL,
+                self.tr("Draft model"),
+                self.tr("a small model with the same vocabulary proposes tokens"),
+            ),
             (
                 DrafterKind.NGRAM,
                 self.tr("N-gram"),
@@ -299,7 +303,8 @@ class PairPicker(QWidget):
             reason = refused.reason if refused is not None else self.tr("it is not among this target's possible drafts")
             target_name = Path(str(self.target.currentData(_PATH_ROLE))).name
             self.status.setText(
-                "✗ " + self.tr("{draft} cannot draft for {target}: {reason}").format(
+                "✗ "
+                + self.tr("{draft} cannot draft for {target}: {reason}").format(
                     draft=wanted.name, target=target_name, reason=reason
                 )
             )
@@ -381,7 +386,8 @@ class PairPicker(QWidget):
             self.verdict.setText(
                 text
                 + (
-                    " " + self.tr("(why the others do not fit:{list})").format(list=f"<ul style='margin:0'>{reasons}</ul>")
+                    " "
+                    + self.tr("(why the others do not fit:{list})").format(list=f"<ul style='margin:0'>{reasons}</ul>")
                     if reasons
                     else "."
                 )

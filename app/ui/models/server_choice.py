@@ -58,7 +58,9 @@ def _connect(base_url: str, api_key: str | None) -> _Connected:
     engine = RemoteEngine(base_url, api_key, read_timeout_s=CONNECT_TIMEOUT_S)
     models = engine.list_models()
     if not models:
-        raise TandemError(QCoreApplication.translate("ServerChoice", "{url} offers no models").format(url=engine.base_url))
+        raise TandemError(
+            QCoreApplication.translate("ServerChoice", "{url} offers no models").format(url=engine.base_url)
+        )
     return _Connected(engine, models, kind_of(models))
 
 
@@ -154,7 +156,9 @@ class ServerChoice(QWidget):
         """Ask the server for its models in the background; the answer fills the list or the error line."""
         url = self.url.text().strip()
         if not url.startswith(("http://", "https://")):
-            self.status.setText("✗ " + self.tr("the URL must start with http:// or https://, e.g. http://127.0.0.1:8080/v1"))
+            self.status.setText(
+                "✗ " + self.tr("the URL must start with http:// or https://, e.g. http://127.0.0.1:8080/v1")
+            )
             return
         key = self.key.text().strip() or None
         self._generation += 1

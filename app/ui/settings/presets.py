@@ -60,8 +60,12 @@ class PresetBox(QWidget):
         buttons = QGridLayout()  # two by two, so the side panel can be narrow
         self.save_button = self._button(self.tr("Save as…"), self.tr("keep the current chat's settings as a preset"))
         self.rename_button = self._button(self.tr("Rename…"), self.tr("rename the preset"))
-        self.delete_button = self._button(self.tr("Delete"), self.tr("delete the preset (chats that used it keep their settings)"))
-        self.default_button = self._button(self.tr("Default"), self.tr("new chats start from this preset (click again to unset)"))
+        self.delete_button = self._button(
+            self.tr("Delete"), self.tr("delete the preset (chats that used it keep their settings)")
+        )
+        self.default_button = self._button(
+            self.tr("Default"), self.tr("new chats start from this preset (click again to unset)")
+        )
         self.default_button.setCheckable(True)
         row_buttons = (self.save_button, self.rename_button, self.delete_button, self.default_button)
         for number, button in enumerate(row_buttons):
@@ -147,7 +151,8 @@ class PresetBox(QWidget):
         """Keep the current chat's settings as preset ``name`` (asked for when not given)."""
         if name is None:
             name, ok = QInputDialog.getText(
-                self, self.tr("Save preset"), self.tr("Name of the preset"), text=self.selected() or "")
+                self, self.tr("Save preset"), self.tr("Name of the preset"), text=self.selected() or ""
+            )
             if not ok:
                 return False
             if name.strip() in self.names():
@@ -195,7 +200,9 @@ class PresetBox(QWidget):
         try:
             change()
         except (StoreWriteError, KeyError, ValueError) as exc:
-            self.failed.emit(str(exc) if not isinstance(exc, KeyError) else self.tr("no preset called {name}").format(name=exc))
+            self.failed.emit(
+                str(exc) if not isinstance(exc, KeyError) else self.tr("no preset called {name}").format(name=exc)
+            )
             self.refresh()
             return False
         self.refresh(select)

@@ -34,7 +34,9 @@ class RemoteTimeoutBox(QGroupBox):
         self.setTitle(self.tr("Remote server (this machine)"))
         self._updating = False
         form = QFormLayout(self)
-        self.deadline = _seconds(10, self.tr("a remote reply that has not finished after this long ends, its text kept"))
+        self.deadline = _seconds(
+            10, self.tr("a remote reply that has not finished after this long ends, its text kept")
+        )
         self.idle = _seconds(
             5,
             self.tr(

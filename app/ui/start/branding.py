@@ -21,7 +21,9 @@ from app.engine.paths import resources_dir
 
 APP_NAME = app.APP_NAME
 APP_ID = "tandem"  # desktop file, icon theme name and distribution name
-DESCRIPTION = str(QT_TRANSLATE_NOOP("Branding", "Offline chat with local GGUF models, with speculative decoding you can see."))
+DESCRIPTION = str(
+    QT_TRANSLATE_NOOP("Branding", "Offline chat with local GGUF models, with speculative decoding you can see.")
+)
 ICON_SIZES = (16, 32, 48, 64, 128, 256, 512)
 
 

@@ -28,9 +28,12 @@ from app.core.reply.reasoning import Part, PartAcceptance
 from app.ui import theme
 from app.ui.stats.charts import BarChart
 
-
 # Where a baseline came from, as the window and the tools name it; shown in the user's language.
-BASELINE_SOURCES = (str(QT_TRANSLATE_NOOP("StatsPanel", "measured here")), str(QT_TRANSLATE_NOOP("StatsPanel", "pre-flight")))
+BASELINE_SOURCES = (
+    str(QT_TRANSLATE_NOOP("StatsPanel", "measured here")),
+    str(QT_TRANSLATE_NOOP("StatsPanel", "pre-flight")),
+)
+
 
 class StatsPanel(QWidget):
     """Numbers and a per-position chart, updated once per verify step."""
@@ -76,8 +79,8 @@ class StatsPanel(QWidget):
         self.rules.setToolTip(
             self.tr(
                 "expected acceptance per verified draft token, from the same target and draft distributions:\n"
-            "exact rejection sampling keeps a draft with probability min(1, p/q), on average sum min(p, q);\n"
-            "sample-and-match keeps it only when the target's own sample equals it, on average sum p·q"
+                "exact rejection sampling keeps a draft with probability min(1, p/q), on average sum min(p, q);\n"
+                "sample-and-match keeps it only when the target's own sample equals it, on average sum p·q"
             )
         )
         self.draft_length = QLabel("–")
@@ -88,7 +91,7 @@ class StatsPanel(QWidget):
         self.threads.setToolTip(
             self.tr(
                 "llama.cpp's threads wait for each other, so a core another program keeps busy slows all of them:\n"
-            "Auto measures which count is fastest here and re-checks during long replies"
+                "Auto measures which count is fastest here and re-checks during long replies"
             )
         )
         form.addRow(self.tr("Drafter"), self.drafter)
@@ -99,7 +102,7 @@ class StatsPanel(QWidget):
         self.parts.setToolTip(
             self.tr(
                 "a reasoning reply's thinking and its answer apart: accepted draft tokens per verdict\n"
-            "the target gave on a draft there (each corrected token is one turned down)"
+                "the target gave on a draft there (each corrected token is one turned down)"
             )
         )
         self.parts_label = QLabel(self.tr("Thinking / answer"))
@@ -120,11 +123,17 @@ class StatsPanel(QWidget):
         prompt_box = QGroupBox(self.tr("Prompt"))
         prompt_form = QFormLayout(prompt_box)
         self.first_token = QLabel("–")
-        self.first_token.setToolTip(self.tr("from the reply's start to its first tokens: the prefill and the first step"))
+        self.first_token.setToolTip(
+            self.tr("from the reply's start to its first tokens: the prefill and the first step")
+        )
         self.prompt_rate = QLabel("–")
-        self.prompt_rate.setToolTip(self.tr("prompt tokens the target read per second of prefill (cached ones not counted)"))
+        self.prompt_rate.setToolTip(
+            self.tr("prompt tokens the target read per second of prefill (cached ones not counted)")
+        )
         self.prompt_cached = QLabel("–")
-        self.prompt_cached.setToolTip(self.tr("prompt tokens the target's KV cache already held from the previous reply"))
+        self.prompt_cached.setToolTip(
+            self.tr("prompt tokens the target's KV cache already held from the previous reply")
+        )
         prompt_form.addRow(self.tr("First token"), self.first_token)
         prompt_form.addRow(self.tr("Prompt speed"), self.prompt_rate)
         prompt_form.addRow(self.tr("From cache"), self.prompt_cached)
@@ -195,7 +204,9 @@ class StatsPanel(QWidget):
         if stats.steps and self._baseline:
             ratio = rate / self._baseline
             self.speedup.setText(f"{ratio:.2f}×")
-            self.speedup.setToolTip(self.tr("faster than target-only") if ratio >= 1 else self.tr("slower than target-only here"))
+            self.speedup.setToolTip(
+                self.tr("faster than target-only") if ratio >= 1 else self.tr("slower than target-only here")
+            )
         else:
             self.speedup.setText("–")
         if stats.drafted:
@@ -278,7 +289,7 @@ NOT_REPORTED = str(QT_TRANSLATE_NOOP("StatsPanel", "not reported"))
 
 
 def not_reported() -> str:
-    """"not reported", in the user's language: a figure the server in use does not send."""
+    """ "not reported", in the user's language: a figure the server in use does not send."""
     return QCoreApplication.translate("StatsPanel", NOT_REPORTED)
 
 

@@ -62,7 +62,9 @@ class StepsLauncher(QObject):
 
         self.open_action = QAction(self.tr("Steps of this reply"), window)
         self.open_action.setShortcut(QKeySequence("Ctrl+J"))
-        self.open_action.setToolTip(self.tr("replay the reply at the caret (else the last one) one verify step at a time"))
+        self.open_action.setToolTip(
+            self.tr("replay the reply at the caret (else the last one) one verify step at a time")
+        )
         self.open_action.triggered.connect(self.open_at_caret)
         self.slow_action = QAction(self.tr("Slow motion (hold each step)"), window, checkable=True)
         self.slow_action.setToolTip(self.tr("a local reply waits after each verify step, and the step view follows it"))
@@ -189,7 +191,9 @@ class StepsLauncher(QObject):
             return
         self._following = True
         slow = self.slow_action.isChecked()
-        self.view.begin_live(self.tr("the reply being written (slow motion)") if slow else self.tr("the reply being written"))
+        self.view.begin_live(
+            self.tr("the reply being written (slow motion)") if slow else self.tr("the reply being written")
+        )
         self.view.show()
 
     @Slot(object)

@@ -183,7 +183,11 @@ class StepCard(QWidget):
         palette = self.palette()
         muted = theme.muted_text(palette)
         self._text(
-            painter, QRectF(_MARGIN, y, 400, _LINE), self.tr("Drafted tokens: q (draft) and p (target)"), muted, bold=True
+            painter,
+            QRectF(_MARGIN, y, 400, _LINE),
+            self.tr("Drafted tokens: q (draft) and p (target)"),
+            muted,
+            bold=True,
         )
         y += _LINE
         n = len(step.drafted)
@@ -275,7 +279,11 @@ class StepCard(QWidget):
             return
         chance = token.accept_probability
         self._text(
-            painter, label, self.tr("keep {chance:.2f} · coin {coin:.2f}").format(chance=chance, coin=token.coin), muted, align=Qt.AlignmentFlag.AlignHCenter
+            painter,
+            label,
+            self.tr("keep {chance:.2f} · coin {coin:.2f}").format(chance=chance, coin=token.coin),
+            muted,
+            align=Qt.AlignmentFlag.AlignHCenter,
         )
         painter.setPen(muted)
         painter.setBrush(Qt.BrushStyle.NoBrush)

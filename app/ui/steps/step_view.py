@@ -35,7 +35,11 @@ from app.ui.steps.player import MAX_SPEED, MIN_SPEED, StepPlayer
 from app.ui.steps.step_card import StepCard
 from app.ui.steps.timeline import StepTimeline
 
-NO_STEPS = str(QT_TRANSLATE_NOOP("StepView", "No steps were recorded for this reply (made before Tandem kept them, or by a server)"))
+NO_STEPS = str(
+    QT_TRANSLATE_NOOP(
+        "StepView", "No steps were recorded for this reply (made before Tandem kept them, or by a server)"
+    )
+)
 
 
 class StepView(QDialog):
@@ -98,7 +102,9 @@ class StepView(QDialog):
         self.speed.setAccessibleName(self.tr("Playing speed"))
         self.speed.valueChanged.connect(self.player.set_speed)
         self.caret_button = QPushButton(self.tr("Step of the token at the caret"))
-        self.caret_button.setToolTip(self.tr("the step that made the token at the chat's caret (clicking a token moves it)"))
+        self.caret_button.setToolTip(
+            self.tr("the step that made the token at the chat's caret (clicking a token moves it)")
+        )
         self.export_button = QPushButton(self.tr("Export steps as HTML…"))
         self.first_button.clicked.connect(self.first)
         self.previous_button.clicked.connect(self.previous)

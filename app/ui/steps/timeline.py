@@ -54,7 +54,9 @@ class StepTimeline(QWidget):
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.setMinimumHeight(64)
         self.setAccessibleName(self.tr("Steps of the reply"))
-        self.setToolTip(self.tr("one column per verify step: outline = drafted, filled = accepted, square = how it ended"))
+        self.setToolTip(
+            self.tr("one column per verify step: outline = drafted, filled = accepted, square = how it ended")
+        )
 
     @property
     def steps(self) -> list[StepRecord]:

@@ -81,7 +81,9 @@ class PreflightDialog(QDialog):
         self.cheaper.setWordWrap(True)
         self.cheaper.setVisible(False)
         self.make_cheaper = QPushButton(self.tr("Make the cheaper draft"))
-        self.make_cheaper.setToolTip(self.tr("re-quantise the draft to Q4_0 (its output layer too) into the models folder"))
+        self.make_cheaper.setToolTip(
+            self.tr("re-quantise the draft to Q4_0 (its output layer too) into the models folder")
+        )
         self.make_cheaper.setVisible(False)
         self.make_cheaper.clicked.connect(self._make_cheaper_draft)
         self.use_cheaper = QPushButton(self.tr("Use it as the draft"))
@@ -195,7 +197,9 @@ class PreflightDialog(QDialog):
             return
         self.make_cheaper.setEnabled(True)
         self.make_cheaper.setText(self.tr("Make the cheaper draft"))
-        self.cheaper.setText(self.tr("The cheaper draft could not be made (nothing was written): {error}").format(error=exc))
+        self.cheaper.setText(
+            self.tr("The cheaper draft could not be made (nothing was written): {error}").format(error=exc)
+        )
 
     def _on_error(self, message: str) -> None:
         self.progress_label.setText(self.tr("Failed: {message}").format(message=message))
@@ -205,7 +209,9 @@ class PreflightDialog(QDialog):
         self.progress.setVisible(False)
         if self.report is not None:
             self.progress_label.setText(
-                self.tr("measured in {seconds:.1f} s; the adaptive controller now uses it").format(seconds=self.report.wall_s)
+                self.tr("measured in {seconds:.1f} s; the adaptive controller now uses it").format(
+                    seconds=self.report.wall_s
+                )
             )
         for signal, slot in self._connections:
             signal.disconnect(slot)

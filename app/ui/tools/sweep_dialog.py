@@ -58,9 +58,14 @@ class SweepDialog(RunDialog):
                 Series(self.tr("measured"), self.points()),
                 Series(
                     self.tr("exact rejection sampling"),
-                    self.rule_points("rejection_sampling_expected"), theme.OKABE_ITO["blue"],
+                    self.rule_points("rejection_sampling_expected"),
+                    theme.OKABE_ITO["blue"],
                 ),
-                Series(self.tr("sample-and-match"), self.rule_points("sample_and_match_expected"), theme.OKABE_ITO["orange"]),
+                Series(
+                    self.tr("sample-and-match"),
+                    self.rule_points("sample_and_match_expected"),
+                    theme.OKABE_ITO["orange"],
+                ),
             ]
         )
         exact, match = self.rule_points("rejection_sampling_expected"), self.rule_points("sample_and_match_expected")
@@ -68,7 +73,8 @@ class SweepDialog(RunDialog):
         self.table.setText(
             "   ".join(
                 self.tr(
-                    "T={t:g}: {measured:.0%} measured, {exact:.0%} exact vs {match:.0%} match expected, {rate:.1f} tok/s"
+                    "T={t:g}: {measured:.0%} measured, {exact:.0%} exact vs {match:.0%} match expected, "
+                    "{rate:.1f} tok/s"
                 ).format(
                     t=r.temperature,
                     measured=r.stats.get("verified_acceptance_rate", 0.0),
