@@ -186,9 +186,14 @@ class OutlinesCore:
 class _XgrMatcher:
     def __init__(self, matcher: Any) -> None:
         self._m = matcher
+        self._torch = importlib.import_module("torch")  # xgrammar's own dependency
+        self._words: Words | None = None
+        self._view: Any = None
 
     def fill(self, words: Words) -> None:
-        self._m.fill_next_token_bitmask(words.reshape(1, -1))  # a (batch, words) int32 array, by DLPack
+        if self._words is not words:  # a (batch, words) int32 tensor sharing the buffer's memory, made once
+            self._words, self._view = words, self._torch.from_numpy(words).view(1, -1)
+        self._m.fill_next_token_bitmask(self._view)
 
     def consume(self, token: int) -> None:
         if not self._m.accept_token(token):
