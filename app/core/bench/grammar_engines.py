@@ -112,8 +112,8 @@ STRINGS = GrammarCase(
         "title": "Speculative decoding on two CPU cores",
         "summary": "A small draft model proposes tokens; the target checks them in one batch and keeps "
         "the longest prefix it agrees with, so the output is exactly what the target alone would write.",
-        "body": 'When the target is compute-bound, verifying K+1 tokens costs nearly K+1 single steps,\n'
-        'so drafting rarely pays. An F16 target is memory-bound: the batch is almost free.\n'
+        "body": "When the target is compute-bound, verifying K+1 tokens costs nearly K+1 single steps,\n"
+        "so drafting rarely pays. An F16 target is memory-bound: the batch is almost free.\n"
         'The "adaptive" controller measures both costs and switches drafting off when it loses. '
         "Café, naïve, Größe: text outside ASCII is kept as it is.",
         "quotes": [
@@ -186,7 +186,9 @@ def _finite(value: float) -> float | None:
 RATIO_KEYS = ("compile_ms", "mask_median_us", "mask_p95_us", f"rollback{ROLLBACK_TOKENS}_median_us")
 
 
-def ratios(runs: Mapping[str, Mapping[str, Any]], baseline: str = BASELINE_ENGINE) -> dict[str, dict[str, float | None]]:
+def ratios(
+    runs: Mapping[str, Mapping[str, Any]], baseline: str = BASELINE_ENGINE
+) -> dict[str, dict[str, float | None]]:
     """Each engine's figures over the baseline's (2.0: twice llguidance's time); None where either is missing."""
     base = runs.get(baseline, {})
     out: dict[str, dict[str, float | None]] = {}
@@ -194,8 +196,10 @@ def ratios(runs: Mapping[str, Mapping[str, Any]], baseline: str = BASELINE_ENGIN
         row: dict[str, float | None] = {}
         for key in RATIO_KEYS:
             mine, theirs = figures.get(key), base.get(key)
-            ok = isinstance(mine, int | float) and isinstance(theirs, int | float) and theirs > 0
-            row[key] = float(mine) / float(theirs) if ok else None
+            if isinstance(mine, int | float) and isinstance(theirs, int | float) and theirs > 0:
+                row[key] = float(mine) / float(theirs)
+            else:
+                row[key] = None
         out[engine] = row
     return out
 

@@ -249,7 +249,7 @@ def build_engine(name: str, vocab: Vocabulary, threads: int = 1) -> Engine:
 
 
 def run_case(engine: Engine, case: GrammarCase, walk: Sequence[int], n_vocab: int) -> tuple[EngineRun, list[bytes]]:
-    """One engine on one schema: compile, a mask before every token (and after the last), rollbacks; the masks' digests."""
+    """One engine on one schema: compile, a mask before each token and after the last, rollbacks; the masks' digests."""
     run = EngineRun()
     digests: list[bytes] = []
     clock = time.perf_counter_ns

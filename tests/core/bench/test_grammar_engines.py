@@ -65,8 +65,18 @@ def test_ratios_are_over_llguidance_and_missing_where_a_figure_is():
         "xgrammar": {"compile_ms": 8.0, "mask_median_us": 5.0, "mask_p95_us": None, "rollback4_median_us": 3.0},
     }
     got = ratios(runs)
-    assert got["llguidance"] == {"compile_ms": 1.0, "mask_median_us": 1.0, "mask_p95_us": 1.0, "rollback4_median_us": 1.0}
-    assert got["xgrammar"] == {"compile_ms": 4.0, "mask_median_us": 0.5, "mask_p95_us": None, "rollback4_median_us": 3.0}
+    assert got["llguidance"] == {
+        "compile_ms": 1.0,
+        "mask_median_us": 1.0,
+        "mask_p95_us": 1.0,
+        "rollback4_median_us": 1.0,
+    }
+    assert got["xgrammar"] == {
+        "compile_ms": 4.0,
+        "mask_median_us": 0.5,
+        "mask_p95_us": None,
+        "rollback4_median_us": 3.0,
+    }
     assert ratios({"xgrammar": runs["xgrammar"]})["xgrammar"]["compile_ms"] is None  # no baseline: no ratio
 
 

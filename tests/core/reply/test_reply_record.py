@@ -124,10 +124,11 @@ def test_a_schema_is_recorded_by_name_and_the_sha256_of_its_canonical_json():
 
 def test_the_output_format_round_trips_in_the_provenance_and_older_rows_read_as_free_text():
     sha = "ab" * 32
+    schema_stored = {"kind": "json_schema", "name": "thing", "sha256": sha, "strict": True}
     for record, stored in (
-        (OutputRecord(OutputKind.JSON_SCHEMA, "thing", sha, True), {"kind": "json_schema", "name": "thing", "sha256": sha, "strict": True}),
+        (OutputRecord(OutputKind.JSON_SCHEMA, "thing", sha, True), schema_stored),
         (OutputRecord(OutputKind.JSON_OBJECT), {"kind": "json_object"}),
-    ):  # fmt: skip
+    ):
         provenance = Provenance("t", None, "none", "none", None, output_format=record)
         data = json.loads(json.dumps(provenance.to_dict()))
         assert data["output_format"] == stored
@@ -144,7 +145,10 @@ def test_the_output_format_round_trips_in_the_provenance_and_older_rows_read_as_
         ("json_object", None),
         ({"kind": "text"}, None),
         ({"kind": "yaml"}, None),
-        ({"kind": "json_schema", "name": 3, "sha256": "not-a-hash", "strict": "yes"}, OutputRecord(OutputKind.JSON_SCHEMA)),
+        (
+            {"kind": "json_schema", "name": 3, "sha256": "not-a-hash", "strict": "yes"},
+            OutputRecord(OutputKind.JSON_SCHEMA),
+        ),
         ({"kind": "json_schema", "sha256": "AB" * 32}, OutputRecord(OutputKind.JSON_SCHEMA)),
     ],
 )

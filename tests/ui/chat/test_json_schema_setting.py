@@ -37,7 +37,12 @@ def test_a_typed_schema_holds_every_reply_to_it(make_window, small_pair):
     canonical = json.dumps(SCHEMA, sort_keys=True, separators=(",", ":"))
     sha = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     reply = window.controller.path[-1]
-    assert reply.meta["produced_by"]["output_format"] == {"kind": "json_schema", "name": "", "sha256": sha, "strict": True}
+    assert reply.meta["produced_by"]["output_format"] == {
+        "kind": "json_schema",
+        "name": "",
+        "sha256": sha,
+        "strict": True,
+    }
     window.controller.show_info(reply.id)
     box = window.controller.info_box
     assert box is not None and "Output format" in box.text() and f"SHA-256 {sha[:16]}" in box.text()

@@ -145,4 +145,7 @@ def test_info_rows_name_the_output_format_and_free_text_has_none() -> None:
     rows = dict(provenance_rows(ReplyRecord.from_meta({"produced_by": {**produced_by, "output_format": schema}})))
     assert rows["Output format"] == f"JSON schema “book”, strict, SHA-256 {sha[:16]}…"
     mode = {**produced_by, "output_format": {"kind": "json_object"}}
-    assert dict(provenance_rows(ReplyRecord.from_meta({"produced_by": mode})))["Output format"] == "JSON object (JSON mode)"
+    assert (
+        dict(provenance_rows(ReplyRecord.from_meta({"produced_by": mode})))["Output format"]
+        == "JSON object (JSON mode)"
+    )
