@@ -50,6 +50,7 @@ def main() -> None:
     finally:
         model.close()
     json_path, md_path = args.out.with_suffix(".json"), args.out.with_suffix(".md")
+    json_path.parent.mkdir(parents=True, exist_ok=True)
     json_path.write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     md_path.write_text(render_markdown(report), encoding="utf-8")
     print(f"wrote {json_path} and {md_path}")

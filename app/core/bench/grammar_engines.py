@@ -221,7 +221,8 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         "",
         f"Model vocabulary: {report.get('model', '?')} ({report.get('n_vocab', '?')} tokens). "
         f"Ratios are each engine's time over {BASELINE_ENGINE}'s (below 1: faster). "
-        f"Rollback: {ROLLBACK_TOKENS} tokens undone every {ROLLBACK_EVERY} tokens of the walk, then consumed again.",
+        f"Rollback: {ROLLBACK_TOKENS} tokens undone every {ROLLBACK_EVERY} tokens of the walk, then consumed again. "
+        "Compile: schema to a matcher ready for its first mask (work an engine defers shows in the mask p95).",
         "",
         "## Engines",
         "",
