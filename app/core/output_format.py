@@ -5,12 +5,15 @@
 planner turns into a grammar (``app.engine.llama.grammar``). ``strict`` is
 OpenAI's switch: a strict schema is enforced in full or refused when it uses
 a keyword the grammar engine cannot enforce; a non-strict one has such
-keywords ignored.
+keywords ignored. :meth:`OutputFormat.schema_sha256` names a schema by the
+SHA-256 of its canonical JSON, so a reply's provenance says which schema held
+it without storing the schema itself.
 """
 
 from __future__ import annotations
 
 import enum
+import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +58,17 @@ class OutputFormat:
         if self.kind is OutputKind.JSON_OBJECT:
             return {"type": "object"}
         raise OutputFormatError("free text has no schema")
+
+    def schema_sha256(self) -> str:
+        """The SHA-256 (hex) of the schema's canonical JSON; empty for a format without a schema."""
+        if self.schema is None:
+            return ""
+        return hashlib.sha256(canonical_json(self.schema).encode("utf-8")).hexdigest()
+
+
+def canonical_json(value: Any) -> str:
+    """One spelling of a JSON value: keys sorted, no spaces, text kept as UTF-8 (the same schema, the same hash)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
 def chat_output_format(json_schema: str) -> OutputFormat | None:

@@ -41,7 +41,7 @@ from app.core.errors import PromptTooLongError
 from app.core.output_format import OutputFormat, chat_output_format
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
 from app.core.reply.reasoning import THINK, history_without_reasoning
-from app.core.reply.record import Provenance, ReplyRecord, SamplingRecord, stats_record
+from app.core.reply.record import OutputRecord, Provenance, ReplyRecord, SamplingRecord, stats_record
 from app.core.tools.records import ToolSpec
 from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
 from app.engine.llama.session import LoadedPair, PairConfig
@@ -184,6 +184,8 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     config = pair.config
     draft_name = config.draft.name if drafter.uses_draft_model and config.draft is not None else None
     provenance = provenance_of(settings, params, config.target.name, draft_name, drafter.value, draft)
+    if grammar is not None and output is not None:  # which format held the reply (schema by name and hash)
+        provenance = dataclasses.replace(provenance, output_format=OutputRecord.of(output))
     sources: tuple[LookupSource, ...] = ()
     if context is not None:
         provenance = dataclasses.replace(provenance, attachments=context.uses)

@@ -78,6 +78,9 @@ def run_json(events: Any, plan: ReplyPlan, out: TextIO, extra: dict[str, Any] | 
             payload["produced_by"] = plan.provenance.to_dict()
             # Per attachment, how it entered the prompt: whole, or which chunks ("report.pdf, p. 3").
             payload["attachments"] = [use.to_json() for use in plan.provenance.attachments]
+            # The JSON format the grammar held the reply to (a schema by name and SHA-256); null: free text.
+            output = plan.provenance.output_format
+            payload["output_format"] = output.to_dict() if output is not None else None
             if plan.notices:
                 payload["notices"] = list(plan.notices)
             payload.update(extra or {})

@@ -1,7 +1,8 @@
 """What a stored reply records: typed, with one serialisation (the message's ``meta`` JSON) each way.
 
 :class:`Provenance` is what produced the reply (pair, drafter, draft-length
-policy, sampling, system prompt, seed), stored under ``meta["produced_by"]``;
+policy, sampling, system prompt, seed, the output format a grammar held it
+to), stored under ``meta["produced_by"]``;
 :class:`ReplyRecord` is the whole of a reply's metadata (its provenance, the
 prompt numbers, the statistics and how it ended). Both read whatever an older
 Tandem, an import or a damaged row left there without raising: a missing or
@@ -30,6 +31,7 @@ from app.core.decoding.sampling import (
     SamplingParams,
 )
 from app.core.decoding.stats import GenerationStats, PromptFigures
+from app.core.output_format import OutputFormat, OutputKind
 
 # Replies that can be continued: cut at the token limit or stopped (by the user or a crash).
 CONTINUABLE_REASONS = frozenset({FinishReason.MAX_TOKENS.value, FinishReason.CANCELLED.value})
@@ -101,6 +103,59 @@ class SamplingRecord:
 
 
 @dataclass(frozen=True, slots=True)
+class OutputRecord:
+    """The output format a reply was held to: JSON mode, or a schema by its name and the SHA-256 of its canonical JSON.
+
+    The schema itself is not stored (it may be large; the chat's settings or
+    the client have it): the hash is enough to tell whether a given schema is
+    the one (:meth:`app.core.output_format.OutputFormat.schema_sha256`).
+    """
+
+    kind: OutputKind
+    name: str = ""
+    sha256: str = ""
+    strict: bool = False
+
+    @classmethod
+    def of(cls, output: OutputFormat) -> OutputRecord | None:
+        """What a reply under ``output`` records (None: free text, recorded as before)."""
+        if not output.constrained:
+            return None
+        if output.kind is OutputKind.JSON_OBJECT:
+            return cls(OutputKind.JSON_OBJECT)
+        return cls(output.kind, output.name, output.schema_sha256(), output.strict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The stored form (``produced_by["output_format"]``); JSON mode is its kind alone."""
+        if self.kind is OutputKind.JSON_OBJECT:
+            return {"kind": self.kind.value}
+        return {"kind": self.kind.value, "name": self.name, "sha256": self.sha256, "strict": self.strict}
+
+    @classmethod
+    def from_dict(cls, data: object) -> OutputRecord | None:
+        """Read back tolerantly; None for free text, an older row or anything that is not a known format."""
+        if not isinstance(data, Mapping):
+            return None
+        kind = data.get("kind")
+        if kind == OutputKind.JSON_OBJECT.value:
+            return cls(OutputKind.JSON_OBJECT)
+        if kind != OutputKind.JSON_SCHEMA.value:
+            return None
+        sha = _str(data.get("sha256"))
+        valid = len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)
+        return cls(OutputKind.JSON_SCHEMA, _str(data.get("name")), sha if valid else "", data.get("strict") is True)
+
+    def words(self) -> str:
+        """The format in words, as the reply's Info shows it."""
+        if self.kind is OutputKind.JSON_OBJECT:
+            return "JSON object (JSON mode)"
+        name = f"“{self.name}”" if self.name else "(unnamed)"
+        strict = ", strict" if self.strict else ""
+        sha = f", SHA-256 {self.sha256[:16]}…" if self.sha256 else ", SHA-256 not recorded"
+        return f"JSON schema {name}{strict}{sha}"
+
+
+@dataclass(frozen=True, slots=True)
 class Provenance:
     """What produced a reply: which pair, which drafter and draft-length policy, which settings, which seed.
 
@@ -108,7 +163,8 @@ class Provenance:
     remote server's label such as "server (Tandem)"); ``draft`` is named only
     when the draft model took part; ``seed`` is None only for a reply whose
     server drew from fresh entropy it did not report. ``attachments`` says how
-    each attached file entered the prompt (whole, which chunks, or left out).
+    each attached file entered the prompt (whole, which chunks, or left out);
+    ``output_format`` the JSON format a grammar held every token to.
     """
 
     target: str
@@ -119,6 +175,7 @@ class Provenance:
     system_prompt: str = ""
     seed: int | None = None
     attachments: tuple[AttachmentUse, ...] = ()
+    output_format: OutputRecord | None = None  # the grammar's format (None: free text)
 
     def __post_init__(self) -> None:
         if self.drafter not in (DrafterKind.MODEL, DrafterKind.HYBRID) and self.draft is not None:
@@ -137,6 +194,8 @@ class Provenance:
         }
         if self.attachments:  # a reply without attachments is stored as before
             out["attachments"] = [use.to_json() for use in self.attachments]
+        if self.output_format is not None:  # so is a free-text reply
+            out["output_format"] = self.output_format.to_dict()
         return out
 
     @classmethod
@@ -154,6 +213,7 @@ class Provenance:
             system_prompt=_str(data.get("system_prompt")),
             seed=_opt_int(data.get("seed")),
             attachments=_attachment_uses(data.get("attachments")),
+            output_format=OutputRecord.from_dict(data.get("output_format")),
         )
 
 

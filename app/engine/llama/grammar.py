@@ -56,13 +56,19 @@ def grammar_tokenizer(model: LlamaModel) -> tuple[llguidance.LLTokenizer, tuple[
     return found
 
 
+def is_control_token(model: LlamaModel, token: int) -> bool:
+    """A token no text spells: a control token, or a user-defined one written like ``<tag>``."""
+    attr = int(llama_cpp.llama_vocab_get_attr(model.vocab, token))
+    if attr & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL:
+        return True
+    text = model.token_text(token)
+    return bool(attr & llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED) and text.startswith("<") and text.endswith(">")
+
+
 def _grammar_piece(model: LlamaModel, token: int) -> bytes:
     """A token's bytes as llguidance reads them: a control token is its name behind 0xff, so no text matches it."""
-    attr = int(llama_cpp.llama_vocab_get_attr(model.vocab, token))
-    text = model.token_text(token)
-    user_special = attr & llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED and text.startswith("<") and text.endswith(">")
-    if attr & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL or user_special:
-        return b"\xff" + text.encode("utf-8")
+    if is_control_token(model, token):
+        return b"\xff" + model.token_text(token).encode("utf-8")
     return model.token_bytes(token)
 
 

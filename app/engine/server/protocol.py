@@ -117,7 +117,15 @@ def parse_chat_request(body: Mapping[str, Any]) -> CompletionRequest:
         tools = parse_tool_request(body)
     except ToolError as exc:
         raise RequestError(exc.message, param=exc.where) from exc
-    return _common(body, chat=True, messages=parsed, tools=tools)
+    request = _common(body, chat=True, messages=parsed, tools=tools)
+    if tools is not None and request.output_format is not None and request.output_format.constrained:
+        # The grammar would hold every token to the JSON format, so the model could never write a tool call.
+        raise RequestError(
+            f"'tools' and 'response_format' ({request.output_format.kind.value}) cannot be combined: "
+            "a reply under the format cannot call a tool; send one or the other",
+            param="response_format",
+        )
+    return request
 
 
 def parse_completion_request(body: Mapping[str, Any]) -> CompletionRequest:

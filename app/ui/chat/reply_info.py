@@ -4,7 +4,8 @@ Reads a reply's typed record (:class:`app.core.reply.record.ReplyRecord`:
 its provenance, written by :mod:`app.engine.reply`, and the prompt numbers
 kept beside it): how many prompt tokens the KV caches already held
 (reused) and how many were read again (prefill), the prefill's speed and the
-time to the first token ("—" for a reply stored before that was kept).
+time to the first token ("—" for a reply stored before that was kept), and
+the JSON format a grammar held it to (a schema by name and SHA-256).
 """
 
 from __future__ import annotations
@@ -50,6 +51,8 @@ def provenance_rows(record: ReplyRecord) -> list[tuple[str, str]]:
     system = produced_by.system_prompt
     shown = system if len(system) <= _SYSTEM_SHOWN else system[:_SYSTEM_SHOWN] + "…"
     rows.append(("System prompt", shown or "(none)"))
+    if produced_by.output_format is not None:  # a free-text reply shows no row, as before
+        rows.append(("Output format", produced_by.output_format.words()))
     prompt = record.prompt_tokens
     if prompt is not None:
         reused = record.prompt_reused

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -34,6 +35,10 @@ def test_the_reply_matches_the_schema_at_t08_with_drafting(small_pair, tmp_path,
         assert reply["finish_reason"] == "eog"
         jsonschema.validate(json.loads(reply["text"]), SCHEMA)
         assert reply["stats"]["drafted"] > 0
+        # The schema that held the reply, by the file's name and the SHA-256 of its canonical JSON.
+        sha = hashlib.sha256(json.dumps(SCHEMA, sort_keys=True, separators=(",", ":")).encode("utf-8")).hexdigest()
+        recorded = {"kind": "json_schema", "name": "book", "sha256": sha, "strict": True}
+        assert reply["output_format"] == recorded and reply["produced_by"]["output_format"] == recorded
 
 
 def test_a_bad_schema_file_is_one_line_before_any_model_loads(tmp_path, data_dir):

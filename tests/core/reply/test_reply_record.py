@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
 
 from app.core.decoding.stats import GenerationStats
-from app.core.reply.record import Provenance, ReplyRecord, SamplingRecord, stats_record
+from app.core.output_format import OutputFormat, OutputKind
+from app.core.reply.record import OutputRecord, Provenance, ReplyRecord, SamplingRecord, stats_record
 
 PRODUCED = {
     "target": "t.gguf",
@@ -101,3 +103,63 @@ def test_the_sampling_record_of_a_run_and_settings_from_a_request_agree():
     settings = ChatSettings.from_sampling(params, max_tokens=64)
     assert settings.sampling_params() == params and settings.max_tokens == 64
     assert ChatSettings.from_sampling(SamplingParams(seed=None)).seed == -1  # None: a fresh seed per reply
+
+
+SCHEMA = {"type": "object", "properties": {"naïve": {"type": "string"}, "a": {"type": "integer"}}}
+# The SHA-256 of SCHEMA's canonical JSON, spelled out here so that a change to the canonical form fails this test.
+SCHEMA_CANONICAL = '{"properties":{"a":{"type":"integer"},"naïve":{"type":"string"}},"type":"object"}'
+
+
+def test_a_schema_is_recorded_by_name_and_the_sha256_of_its_canonical_json():
+    expected = hashlib.sha256(SCHEMA_CANONICAL.encode("utf-8")).hexdigest()
+    reordered = {"properties": {"a": {"type": "integer"}, "naïve": {"type": "string"}}, "type": "object"}
+    for schema in (SCHEMA, reordered):  # the same schema in another key order is the same schema
+        record = OutputRecord.of(OutputFormat(OutputKind.JSON_SCHEMA, schema, strict=True, name="thing"))
+        assert record == OutputRecord(OutputKind.JSON_SCHEMA, "thing", expected, True)
+    other = OutputRecord.of(OutputFormat(OutputKind.JSON_SCHEMA, {**SCHEMA, "required": ["a"]}, name="thing"))
+    assert other is not None and other.sha256 != expected and not other.strict
+    assert OutputRecord.of(OutputFormat(OutputKind.JSON_OBJECT)) == OutputRecord(OutputKind.JSON_OBJECT)
+    assert OutputRecord.of(OutputFormat()) is None
+
+
+def test_the_output_format_round_trips_in_the_provenance_and_older_rows_read_as_free_text():
+    sha = "ab" * 32
+    schema_stored = {"kind": "json_schema", "name": "thing", "sha256": sha, "strict": True}
+    for record, stored in (
+        (OutputRecord(OutputKind.JSON_SCHEMA, "thing", sha, True), schema_stored),
+        (OutputRecord(OutputKind.JSON_OBJECT), {"kind": "json_object"}),
+    ):
+        provenance = Provenance("t", None, "none", "none", None, output_format=record)
+        data = json.loads(json.dumps(provenance.to_dict()))
+        assert data["output_format"] == stored
+        assert Provenance.from_dict(data) == provenance
+        meta = ReplyRecord(produced_by=provenance).to_meta()
+        assert ReplyRecord.from_meta(json.loads(json.dumps(meta))).produced_by == provenance
+    older = Provenance.from_dict(PRODUCED)  # a row from before the format was recorded
+    assert older is not None and older.output_format is None and "output_format" not in older.to_dict()
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [
+        ("json_object", None),
+        ({"kind": "text"}, None),
+        ({"kind": "yaml"}, None),
+        (
+            {"kind": "json_schema", "name": 3, "sha256": "not-a-hash", "strict": "yes"},
+            OutputRecord(OutputKind.JSON_SCHEMA),
+        ),
+        ({"kind": "json_schema", "sha256": "AB" * 32}, OutputRecord(OutputKind.JSON_SCHEMA)),
+    ],
+)
+def test_a_damaged_output_format_reads_tolerantly(stored: object, expected: OutputRecord | None):
+    provenance = Provenance.from_dict({**PRODUCED, "output_format": stored})
+    assert provenance is not None and provenance.output_format == expected
+
+
+def test_the_output_format_in_words():
+    sha = "0123456789abcdef" * 4
+    assert OutputRecord(OutputKind.JSON_OBJECT).words() == "JSON object (JSON mode)"
+    named = OutputRecord(OutputKind.JSON_SCHEMA, "thing", sha, True).words()
+    assert named == "JSON schema “thing”, strict, SHA-256 0123456789abcdef…"
+    assert OutputRecord(OutputKind.JSON_SCHEMA).words() == "JSON schema (unnamed), SHA-256 not recorded"

@@ -85,3 +85,29 @@ def test_serve_answers_json_schema_at_t08_with_drafting(server: RunningServer) -
         jsonschema.validate(json.loads(choice.message.content or ""), COLOUR)
         drafted += (reply.model_extra or {})["timings"]["draft_n"]
     assert drafted > 0
+
+
+WEATHER: Any = {
+    "type": "function",
+    "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}},
+}
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"type": "json_object"},
+        {"type": "json_schema", "json_schema": {"name": "colour", "schema": COLOUR, "strict": True}},
+    ],
+)
+def test_tools_with_a_json_response_format_is_a_400_naming_the_conflict(server: RunningServer, spec: Any) -> None:
+    client = openai.OpenAI(base_url=server.url, api_key="unused", max_retries=0, timeout=600)
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}], tools=[WEATHER], response_format=spec, max_tokens=8
+        )
+    assert caught.value.status_code == 400 and caught.value.param == "response_format"
+    assert f"'tools' and 'response_format' ({spec['type']}) cannot be combined" in caught.value.message
+    # Either alone is still served (the text format, and no tools, are no conflict).
+    parse_chat_request({**ASK, "tools": [WEATHER], "response_format": {"type": "text"}})
+    parse_chat_request({**ASK, "response_format": spec})

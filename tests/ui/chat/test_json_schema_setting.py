@@ -1,7 +1,8 @@
-"""The chat's JSON schema field: typed in the settings panel, every reply matches it, with drafting on."""
+"""The chat's JSON schema field: typed in the settings panel, every reply matches it, with drafting on, and says so."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import jsonschema
@@ -32,6 +33,20 @@ def test_a_typed_schema_holds_every_reply_to_it(make_window, small_pair):
         finished = send(window, "Name a fruit and how many, as JSON.", recorder)
         jsonschema.validate(json.loads(finished.text), SCHEMA)
     assert sum(s.drafted for s in recorder.steps) > 0
+    # The reply records which schema held it (by the SHA-256 of its canonical JSON) and its Info shows it.
+    canonical = json.dumps(SCHEMA, sort_keys=True, separators=(",", ":"))
+    sha = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    reply = window.controller.path[-1]
+    assert reply.meta["produced_by"]["output_format"] == {
+        "kind": "json_schema",
+        "name": "",
+        "sha256": sha,
+        "strict": True,
+    }
+    window.controller.show_info(reply.id)
+    box = window.controller.info_box
+    assert box is not None and "Output format" in box.text() and f"SHA-256 {sha[:16]}" in box.text()
+    box.close()
 
 
 def test_a_schema_that_is_not_json_is_one_line_and_the_question_is_kept(make_window, small_pair):

@@ -135,3 +135,17 @@ def test_info_rows_give_prefill_speed_and_first_token_or_a_dash() -> None:
     new = ReplyRecord.from_meta({"produced_by": produced_by, "prompt_tokens": 40, "stats": stats})
     rows = dict(provenance_rows(new))
     assert rows["Prefill"] == "20 ms, 450 prompt tokens/s" and rows["First token"] == "25 ms"
+
+
+def test_info_rows_name_the_output_format_and_free_text_has_none() -> None:
+    produced_by = {"target": "t.gguf", "drafter": "none", "draft_policy": "none"}
+    assert "Output format" not in dict(provenance_rows(ReplyRecord.from_meta({"produced_by": produced_by})))
+    sha = "fe" * 32
+    schema = {"kind": "json_schema", "name": "book", "sha256": sha, "strict": True}
+    rows = dict(provenance_rows(ReplyRecord.from_meta({"produced_by": {**produced_by, "output_format": schema}})))
+    assert rows["Output format"] == f"JSON schema “book”, strict, SHA-256 {sha[:16]}…"
+    mode = {**produced_by, "output_format": {"kind": "json_object"}}
+    assert (
+        dict(provenance_rows(ReplyRecord.from_meta({"produced_by": mode})))["Output format"]
+        == "JSON object (JSON mode)"
+    )
