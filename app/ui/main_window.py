@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QCloseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -51,6 +51,7 @@ from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.sidebar_actions import SidebarActions
 from app.ui.chat.store_notice import StoreNotice
+from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.layout_fit import ElidedLabel, fit_to_screen
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
@@ -171,7 +172,9 @@ class MainWindow(QMainWindow):
         self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
         self.steps = StepsLauncher(self, self.controller, lambda: self.store, self.statusBar().showMessage)
         self.conversations.search.set_store(lambda: self.store)
-        self.pair_status = ElidedLabel(self.tr("no pair loaded"), mode=Qt.TextElideMode.ElideMiddle)  # whole in its tooltip
+        self.pair_status = ElidedLabel(
+            self.tr("no pair loaded"), mode=Qt.TextElideMode.ElideMiddle
+        )  # whole in its tooltip
         self.statusBar().addPermanentWidget(self.pair_status)
         self._build_actions()
         self._restore()
@@ -353,7 +356,9 @@ class MainWindow(QMainWindow):
     def _load_failed(self, choice: PairChoice) -> None:
         # The worker unloads the old pair before loading: after a failure nothing is loaded.
         self.pair_status.setText(self.tr("no pair loaded"))
-        self.picker.set_loaded(self.tr("{model} did not load: see the message above the chat").format(model=choice.target.name))
+        self.picker.set_loaded(
+            self.tr("{model} did not load: see the message above the chat").format(model=choice.target.name)
+        )
         if self.app_settings.pair() == choice:
             self.app_settings.clear_pair()  # a default that no longer loads is not retried at every start
 
@@ -413,7 +418,9 @@ class MainWindow(QMainWindow):
         if previous.load_settings_differ(settings):
             self._estimate_memory(self.picker.choice())
             if self.controller.pair is not None:
-                self.statusBar().showMessage(self.tr("context, threads and GPU layers apply when the pair is reloaded"), 6000)
+                self.statusBar().showMessage(
+                    self.tr("context, threads and GPU layers apply when the pair is reloaded"), 6000
+                )
 
     # -- per-chat settings -----------------------------------------------------------------
 

@@ -86,7 +86,9 @@ class StoreGuard(QObject):
                 store = ChatStore.scratch()
             self._notice.show_notice(
                 (
-                    self.tr("Tandem is already open on this data folder ({folder}): that window was brought to the front.")
+                    self.tr(
+                        "Tandem is already open on this data folder ({folder}): that window was brought to the front."
+                    )
                     if reached
                     else self.tr("Tandem is already open on this data folder ({folder}).")
                 ).format(folder=path.parent)
@@ -117,7 +119,9 @@ class StoreGuard(QObject):
                 actions = [(self.tr("Open read-only"), self.open_read_only)]
         else:
             advice = self.tr("Set TANDEM_DATA_DIR to a folder you can write (or unset it) and restart.")
-        self._notice.show_notice(self.tr("Your chats could not be opened: {error}.").format(error=exc) + f" {advice} {kept}", actions)
+        self._notice.show_notice(
+            self.tr("Your chats could not be opened: {error}.").format(error=exc) + f" {advice} {kept}", actions
+        )
         return ChatStore.scratch()
 
     # -- the ways out --------------------------------------------------------------------------
@@ -135,12 +139,18 @@ class StoreGuard(QObject):
             self._use(ChatStore.scratch())
             self._notice.show_notice(
                 self.tr("Recovery did not work: {error}. The original file was not changed.").format(error=exc),
-                [(self.tr("Move it aside and start fresh"), self.start_fresh), (self.tr("Open read-only"), self.open_read_only)],
+                [
+                    (self.tr("Move it aside and start fresh"), self.start_fresh),
+                    (self.tr("Open read-only"), self.open_read_only),
+                ],
             )
             return
         self._use(store)
         self._beacon.listen()
-        self._notice.show_notice(self.tr("Your chats were recovered: {summary}.").format(summary=report.summary()), [(self.tr("OK"), self._notice.hide)])
+        self._notice.show_notice(
+            self.tr("Your chats were recovered: {summary}.").format(summary=report.summary()),
+            [(self.tr("OK"), self._notice.hide)],
+        )
 
     def start_fresh(self) -> None:
         """Move the unusable file (or folder) aside, unchanged, and start an empty history."""
@@ -151,13 +161,18 @@ class StoreGuard(QObject):
             aside = move_aside(path)
             store = ChatStore(path)
         except TandemError as exc:
-            self._notice.show_notice(self.tr("Could not start fresh: {error}.").format(error=exc), [(self.tr("Open read-only"), self.open_read_only)])
+            self._notice.show_notice(
+                self.tr("Could not start fresh: {error}.").format(error=exc),
+                [(self.tr("Open read-only"), self.open_read_only)],
+            )
             return
         self.store.close()
         self._use(store)
         self._beacon.listen()
         where = " " + self.tr("The old one is kept as {path}.").format(path=aside) if aside is not None else ""
-        self._notice.show_notice(self.tr("Started with an empty history.") + where, [(self.tr("OK"), self._notice.hide)])
+        self._notice.show_notice(
+            self.tr("Started with an empty history.") + where, [(self.tr("OK"), self._notice.hide)]
+        )
 
     def open_read_only(self) -> None:
         """Show the chats in the file without ever writing to it."""
@@ -168,13 +183,19 @@ class StoreGuard(QObject):
         except StoreOpenError as exc:
             self._notice.show_notice(
                 self.tr("It cannot be opened read-only either: {error}.").format(error=exc),
-                [(self.tr("Recover what can be read"), self.recover), (self.tr("Move it aside and start fresh"), self.start_fresh)],
+                [
+                    (self.tr("Recover what can be read"), self.recover),
+                    (self.tr("Move it aside and start fresh"), self.start_fresh),
+                ],
             )
             return
         self.store.close()
         self._use(store)
         self._notice.show_notice(
-            self.tr("Your chats are shown read-only: nothing new is saved. Restart Tandem to repair the file or start fresh."),
+            self.tr(
+                "Your chats are shown read-only: nothing new is saved. "
+                "Restart Tandem to repair the file or start fresh."
+            ),
             [(self.tr("OK"), self._notice.hide)],
         )
 
@@ -194,7 +215,10 @@ class StoreGuard(QObject):
     def _write_failed(self, error: StoreWriteError) -> None:
         self._notice.show_notice(
             str(error),
-            [(self.tr("Retry saving"), self.controller.retry_save), (self.tr("Export the reply…"), lambda: self.export_unsaved())],
+            [
+                (self.tr("Retry saving"), self.controller.retry_save),
+                (self.tr("Export the reply…"), lambda: self.export_unsaved()),
+            ],
         )
 
     def export_unsaved(self, path: Path | None = None) -> Path | None:
@@ -223,7 +247,7 @@ class StoreGuard(QObject):
         answer = QMessageBox.question(
             self._window,
             self.tr("A reply was not saved"),
-            (self.controller.store_error or self.tr("The chat could not be saved."))
+            (str(self.controller.store_error or "") or self.tr("The chat could not be saved."))
             + "\n\n"
             + self.tr("Export the reply before quitting?"),
         )

@@ -21,11 +21,12 @@ dark window is nearly invisible; :class:`_VisibleIndicators` draws them with
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QPalette, QTextCharFormat
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory, QStyleOption, QWidget
 
 from app.core.decoding.events import TokenOrigin
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 # Okabe & Ito, "Color Universal Design" (2008): hues that stay apart for the
 # common colour-vision deficiencies. Green reads as "agreed", vermillion as

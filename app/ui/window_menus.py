@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from app.engine.llama.model import gpu_offload_supported
 from app.ui import theme
+from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.install import SETTING as LANGUAGE_SETTING
 from app.ui.i18n.install import Language, language_of
 from app.ui.settings.preferences import Preferences, PreferencesDialog
@@ -53,9 +54,18 @@ _EDIT_ACTIONS = (
 )
 # Keys the prompt box handles itself (not actions), listed with the actions in the shortcuts list.
 PROMPT_KEYS = (
-    (QT_TRANSLATE_NOOP("WindowMenus", "Send the message"), QT_TRANSLATE_NOOP("WindowMenus", "Enter (Ctrl+Enter in both modes)")),
-    (QT_TRANSLATE_NOOP("WindowMenus", "New line in the message"), QT_TRANSLATE_NOOP("WindowMenus", "Shift+Enter (Enter with “Send with Ctrl+Enter”)")),
-    (QT_TRANSLATE_NOOP("WindowMenus", "Edit the last message"), QT_TRANSLATE_NOOP("WindowMenus", "Up, in an empty prompt box")),
+    (
+        QT_TRANSLATE_NOOP("WindowMenus", "Send the message"),
+        QT_TRANSLATE_NOOP("WindowMenus", "Enter (Ctrl+Enter in both modes)"),
+    ),
+    (
+        QT_TRANSLATE_NOOP("WindowMenus", "New line in the message"),
+        QT_TRANSLATE_NOOP("WindowMenus", "Shift+Enter (Enter with “Send with Ctrl+Enter”)"),
+    ),
+    (
+        QT_TRANSLATE_NOOP("WindowMenus", "Edit the last message"),
+        QT_TRANSLATE_NOOP("WindowMenus", "Up, in an empty prompt box"),
+    ),
     (QT_TRANSLATE_NOOP("WindowMenus", "Stop the reply"), QT_TRANSLATE_NOOP("WindowMenus", "Esc")),
 )
 
@@ -79,14 +89,25 @@ class WindowMenus:
         menu = w.menuBar()
 
         file_menu = menu.addMenu(QCoreApplication.translate("WindowMenus", "&File"))
-        self.new_action = file_menu.addAction(QCoreApplication.translate("WindowMenus", "New chat"), w.controller.new_conversation)
+        self.new_action = file_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "New chat"), w.controller.new_conversation
+        )
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
-        file_menu.addAction(QCoreApplication.translate("WindowMenus", "Export chat as Markdown…"), lambda: w.sidebar.export_current("markdown"))
-        file_menu.addAction(QCoreApplication.translate("WindowMenus", "Export chat as JSON…"), lambda: w.sidebar.export_current("json"))
+        file_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Export chat as Markdown…"),
+            lambda: w.sidebar.export_current("markdown"),
+        )
+        file_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Export chat as JSON…"), lambda: w.sidebar.export_current("json")
+        )
         file_menu.addSeparator()
-        self.close_chat_action = file_menu.addAction(QCoreApplication.translate("WindowMenus", "Close chat"), self.close_chat)
+        self.close_chat_action = file_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Close chat"), self.close_chat
+        )
         self.close_chat_action.setShortcut(QKeySequence("Ctrl+W"))
-        self.close_chat_action.setToolTip(QCoreApplication.translate("WindowMenus", "leave this chat for a new one (it stays in the list)"))
+        self.close_chat_action.setToolTip(
+            QCoreApplication.translate("WindowMenus", "leave this chat for a new one (it stays in the list)")
+        )
         quit_action = file_menu.addAction(QCoreApplication.translate("WindowMenus", "Quit"), w.close)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
 
@@ -96,31 +117,47 @@ class WindowMenus:
             if text is None or key is None:
                 edit_menu.addSeparator()
                 continue
-            action = edit_menu.addAction(QCoreApplication.translate("WindowMenus", text), functools.partial(_on_focused, method))
+            action = edit_menu.addAction(
+                QCoreApplication.translate("WindowMenus", text), functools.partial(_on_focused, method)
+            )
             action.setShortcut(QKeySequence(key))
             self.edit_actions[method] = action
         edit_menu.addSeparator()
-        self.find_action = edit_menu.addAction(QCoreApplication.translate("WindowMenus", "Find in chats…"), w.conversations.search.focus)
+        self.find_action = edit_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Find in chats…"), w.conversations.search.focus
+        )
         self.find_action.setShortcuts([QKeySequence("Ctrl+K"), QKeySequence(QKeySequence.StandardKey.Find)])
         edit_menu.addSeparator()
-        self.preferences_action = edit_menu.addAction(QCoreApplication.translate("WindowMenus", "Preferences…"), self.show_preferences)
+        self.preferences_action = edit_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Preferences…"), self.show_preferences
+        )
         self.preferences_action.setShortcut(QKeySequence("Ctrl+,"))
         self.preferences_action.setMenuRole(QAction.MenuRole.PreferencesRole)  # macOS: Tandem ▸ Settings…
 
         chat_menu = menu.addMenu(QCoreApplication.translate("WindowMenus", "&Chat"))
-        self.regenerate_action = chat_menu.addAction(QCoreApplication.translate("WindowMenus", "Regenerate the last reply"), self.regenerate_last)
+        self.regenerate_action = chat_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Regenerate the last reply"), self.regenerate_last
+        )
         self.regenerate_action.setShortcut(QKeySequence("Ctrl+R"))
-        self.copy_reply_action = chat_menu.addAction(QCoreApplication.translate("WindowMenus", "Copy the last reply"), self.copy_last_reply)
+        self.copy_reply_action = chat_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Copy the last reply"), self.copy_last_reply
+        )
         self.copy_reply_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
-        self.edit_last_action = chat_menu.addAction(QCoreApplication.translate("WindowMenus", "Edit the last message"), self.edit_last_message)
+        self.edit_last_action = chat_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Edit the last message"), self.edit_last_message
+        )
         self.edit_last_action.setShortcut(QKeySequence("Ctrl+Shift+E"))
         w.chat.prompt.edit_last_requested.connect(self.edit_last_message)
 
         view_menu = menu.addMenu(QCoreApplication.translate("WindowMenus", "&View"))
-        self.coloured_action = QAction(QCoreApplication.translate("WindowMenus", "Colour tokens by origin"), w, checkable=True)
+        self.coloured_action = QAction(
+            QCoreApplication.translate("WindowMenus", "Colour tokens by origin"), w, checkable=True
+        )
         self.coloured_action.toggled.connect(w.chat.legend.coloured.setChecked)
         w.chat.legend.coloured.toggled.connect(self.coloured_action.setChecked)
-        self.ghost_action = QAction(QCoreApplication.translate("WindowMenus", "Show rejected drafts"), w, checkable=True)
+        self.ghost_action = QAction(
+            QCoreApplication.translate("WindowMenus", "Show rejected drafts"), w, checkable=True
+        )
         self.ghost_action.toggled.connect(w.chat.legend.ghosts.setChecked)
         w.chat.legend.ghosts.toggled.connect(self.ghost_action.setChecked)
         view_menu.addAction(self.coloured_action)
@@ -128,7 +165,9 @@ class WindowMenus:
         w.steps.add_to(view_menu)  # the step view and slow motion
         self.side_action = QAction(QCoreApplication.translate("WindowMenus", "Side panel"), w, checkable=True)
         self.side_action.setShortcut(QKeySequence("Ctrl+Alt+B"))
-        self.side_action.setToolTip(QCoreApplication.translate("WindowMenus", "show or hide the Model / Stats / Settings / Discover panel"))
+        self.side_action.setToolTip(
+            QCoreApplication.translate("WindowMenus", "show or hide the Model / Stats / Settings / Discover panel")
+        )
         self.side_action.setChecked(w.app_settings.flag("side_panel", True))
         w.side.setVisible(self.side_action.isChecked())
         self.side_action.toggled.connect(self.show_side_panel)
@@ -139,10 +178,14 @@ class WindowMenus:
         tools = menu.addMenu(QCoreApplication.translate("WindowMenus", "&Tools"))
         tools.addActions(list(w.tools.actions))
         tools.addSeparator()
-        tools.addAction(QCoreApplication.translate("WindowMenus", "Get models…"), lambda: w.stack.setCurrentWidget(w.welcome))
+        tools.addAction(
+            QCoreApplication.translate("WindowMenus", "Get models…"), lambda: w.stack.setCurrentWidget(w.welcome)
+        )
 
         help_menu = menu.addMenu(QCoreApplication.translate("WindowMenus", "&Help"))
-        self.shortcuts_action = help_menu.addAction(QCoreApplication.translate("WindowMenus", "Keyboard shortcuts"), self.show_shortcuts)
+        self.shortcuts_action = help_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Keyboard shortcuts"), self.show_shortcuts
+        )
         help_keys = [QKeySequence(QKeySequence.StandardKey.HelpContents), QKeySequence("Ctrl+/")]
         self.shortcuts_action.setShortcuts(help_keys)
         help_menu.addAction(QCoreApplication.translate("WindowMenus", "About Tandem"), lambda: branding.show_about(w))
@@ -154,7 +197,15 @@ class WindowMenus:
         self.stop_action = toolbar.addAction(QCoreApplication.translate("WindowMenus", "Stop"), w.controller.stop)
         self.stop_action.setToolTip(QCoreApplication.translate("WindowMenus", "stop the reply (Esc)"))
         toolbar.addSeparator()
-        for action, short in zip(w.tools.actions, (QCoreApplication.translate("WindowMenus", "A/B"), QCoreApplication.translate("WindowMenus", "Sweep"), QCoreApplication.translate("WindowMenus", "Pre-flight")), strict=True):
+        for action, short in zip(
+            w.tools.actions,
+            (
+                QCoreApplication.translate("WindowMenus", "A/B"),
+                QCoreApplication.translate("WindowMenus", "Sweep"),
+                QCoreApplication.translate("WindowMenus", "Pre-flight"),
+            ),
+            strict=True,
+        ):
             toolbar.addAction(action)
             action.setIconText(short)
 
@@ -271,7 +322,10 @@ class WindowMenus:
             )
             for action in self.actions_with_shortcuts()
         ]
-        keys = [(QCoreApplication.translate("WindowMenus", what), QCoreApplication.translate("WindowMenus", how)) for what, how in PROMPT_KEYS]
+        keys = [
+            (QCoreApplication.translate("WindowMenus", what), QCoreApplication.translate("WindowMenus", how))
+            for what, how in PROMPT_KEYS
+        ]
         return rows + keys
 
     def show_shortcuts(self) -> QDialog:
@@ -282,7 +336,9 @@ class WindowMenus:
         rows = self.shortcut_rows()
         table = QTableWidget(len(rows), 2, dialog)
         table.setObjectName("shortcuts")
-        table.setHorizontalHeaderLabels([QCoreApplication.translate("WindowMenus", "Action"), QCoreApplication.translate("WindowMenus", "Keys")])
+        table.setHorizontalHeaderLabels(
+            [QCoreApplication.translate("WindowMenus", "Action"), QCoreApplication.translate("WindowMenus", "Keys")]
+        )
         table.verticalHeader().setVisible(False)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for row, (what, keys) in enumerate(rows):

@@ -52,12 +52,15 @@ UI = ROOT / "app" / "ui"
 
 # English words that no German text of the catalogue uses: one of them in a visible string means English text.
 _ENGLISH_WORDS = frozenset(
-    "the and of to with is are was were be not this that these for from your you off by or it its will can "
-    "has have no yet here which what when only all each every new show hide open close save saved load loaded "
-    "loading pair reply replies message messages settings tokens draft drafts drafted drafter target server "
-    "memory none measured measure run runs model models chat chats search find copy export delete send stop "
-    "file files folder attach choose pick press start started select first last next previous context size "
-    "threads layers speed rate used left out fit whole passages download downloads downloaded token".split()
+    (  # noqa: SIM905 - 110 words read better as text
+        "the and of to with is are was were be not this that these for from your you off by or it its will "
+        "can has have no yet here which what when only all each every new show hide open close save saved "
+        "load loaded loading pair reply replies message messages settings tokens draft drafts drafted "
+        "drafter target server memory none measured measure run runs model models chat chats search find "
+        "copy export delete send stop file files folder attach choose pick press start started select first "
+        "last next previous context size threads layers speed rate used left out fit whole passages download "
+        "downloads downloaded token"
+    ).split()
 )
 # Names and words that read the same in both languages (checked after the strings of the .ts files).
 _ALLOWED = re.compile(
@@ -114,8 +117,50 @@ def german(qapp: QApplication) -> Iterator[None]:
     remove_translators(qapp, translators)
 
 
-def _folder_of(widget: QWidget | None) -> str:
-    """The app/ui folder whose code made ``widget`` (its own class, else the nearest such parent's)."""
+_UNWRAPPED: dict[str, set[str]] = {}
+
+
+def _unwrapped_literals() -> dict[str, set[str]]:
+    """Each string literal under app/ui not handed to a translator (nor a docstring): its folders."""
+    if _UNWRAPPED:
+        return _UNWRAPPED
+    for path in sorted(UI.rglob("*.py")):
+        relative = path.relative_to(UI)
+        folder = "app/ui/" + (relative.parts[0] if len(relative.parts) > 1 else relative.name)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        skip: set[int] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+                skip.add(id(node.value))  # a docstring
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+                if name in ("tr", "translate", "QT_TRANSLATE_NOOP"):
+                    skip.update(id(arg) for arg in node.args)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in skip:
+                _UNWRAPPED.setdefault(node.value.split("\n", 1)[0][:40], set()).add(folder)
+            if isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+                head = str(node.values[0].value)[:40]
+                _UNWRAPPED.setdefault(head, set()).add(folder)
+    return _UNWRAPPED
+
+
+def _written_in(text: str) -> str | None:
+    """The app/ui folder (or top-level module) whose code shows ``text`` unwrapped, if the sources tell."""
+    probe = text.split("\n", 1)[0][:40]
+    literals = _unwrapped_literals()
+    folders = literals.get(probe) or next(
+        (f for head, f in literals.items() if len(head) >= 6 and probe.startswith(head)), None
+    )
+    return ", ".join(sorted(folders)) if folders else None
+
+
+def _folder_of(widget: QWidget | None, text: str = "") -> str:
+    """The app/ui folder whose code wrote ``text`` (found in the sources), else whose class made ``widget``."""
+    found = _written_in(text) if text else None
+    if found is not None:
+        return found
     while widget is not None:
         module = type(widget).__module__
         if module.startswith("app.ui."):
@@ -156,7 +201,10 @@ def _texts(widget: QWidget) -> Iterator[tuple[str, str]]:
             yield f"item {index}", item.text(0) if item is not None else ""
     for action in widget.actions():
         yield f"action {action.objectName() or '?'}", action.text()
-        yield f"action {action.objectName() or '?'} toolTip", action.toolTip() if action.toolTip() != action.text().replace("&", "") else ""
+        yield (
+            f"action {action.objectName() or '?'} toolTip",
+            action.toolTip() if action.toolTip() != action.text().replace("&", "") else "",
+        )
 
 
 def _problem(text: str, sources: tuple[set[str], set[str], set[str]]) -> str | None:
@@ -182,7 +230,7 @@ def _walk(roots: list[QWidget], sources: tuple[set[str], set[str], set[str]]) ->
             for what, text in _texts(widget):
                 why = _problem(text, sources)
                 if why is not None:
-                    problems.append(f"{_folder_of(widget)}: {why}: {type(widget).__name__} {what}: {text!r}")
+                    problems.append(f"{_folder_of(widget, text)}: {why}: {type(widget).__name__} {what}: {text!r}")
     return problems
 
 
@@ -194,12 +242,12 @@ def _menu_problems(window: MainWindow, sources: tuple[set[str], set[str], set[st
             for what, text in (("text", action.text()), ("toolTip", action.toolTip())):
                 why = _problem(text, sources)
                 if why is not None:
-                    problems.append(f"{where}: {why}: menu action {what}: {text!r}")
+                    problems.append(f"{_written_in(text) or where}: {why}: menu action {what}: {text!r}")
             submenu = action.menu()
             if isinstance(submenu, QMenu):
                 walk(submenu.actions(), where)
 
-    walk(window.menuBar().actions(), "app/ui/window_menus.py (or the folder that made the action)")
+    walk(window.menuBar().actions(), "app/ui/window_menus.py")
     return problems
 
 
@@ -213,7 +261,10 @@ def _report(problems: list[str]) -> str:
 
 
 def test_the_german_window_shows_no_english(
-    german: None, make_window: Callable[..., MainWindow], qapp: QApplication, sources: tuple[set[str], set[str], set[str]]
+    german: None,
+    make_window: Callable[..., MainWindow],
+    qapp: QApplication,
+    sources: tuple[set[str], set[str], set[str]],
 ) -> None:
     window = make_window()
     store = window.controller.store
@@ -243,7 +294,7 @@ def test_the_german_window_shows_no_english(
     QTimer.singleShot(200, read_about)  # the About box is modal: read it from a timer, then close it
 
     branding.show_about(window)
-    problems += [line.replace("app/ui (no Tandem class above it)", "app/ui/start (About)") for line in about]
+    problems += ["app/ui/start (the About box): " + line.split(": ", 1)[1] for line in about]
     assert not problems, "strings the German window shows in English, by folder:\n" + _report(problems)
 
 
@@ -263,9 +314,13 @@ def _literals() -> Iterator[tuple[Path, str]]:
                 continue
             name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
             args = node.args[1:] if name in ("translate", "QT_TRANSLATE_NOOP") else node.args
-            if name in ("tr", "translate", "QT_TRANSLATE_NOOP") and args and isinstance(args[0], ast.Constant):
-                if isinstance(args[0].value, str):
-                    yield path, args[0].value
+            literal = args[0] if args and isinstance(args[0], ast.Constant) else None
+            if (
+                name in ("tr", "translate", "QT_TRANSLATE_NOOP")
+                and literal is not None
+                and isinstance(literal.value, str)
+            ):
+                yield path, literal.value
 
 
 def test_every_wrapped_string_is_in_a_catalogue() -> None:
@@ -280,8 +335,11 @@ def test_catalogues_are_finished_and_plurals_have_english_forms() -> None:
     german = _catalogue("tandem_de*.ts")
     unfinished = []
     for path in (ROOT / "translations").glob("tandem_*.ts"):
-        unfinished += [f"{path.name}: {m.findtext('source')!r}" for m in ET.parse(path).getroot().iter("message")
-                       if (m.find("translation") is not None and m.find("translation").get("type") == "unfinished")]
+        unfinished += [
+            f"{path.name}: {m.findtext('source')!r}"
+            for m in ET.parse(path).getroot().iter("message")
+            if (m.find("translation") is not None and m.find("translation").get("type") == "unfinished")
+        ]
     assert not unfinished, "\n".join(unfinished)
     assert all(all(form.strip() for form in forms) for _c, _s, forms in german), "an empty German translation"
     plurals = {(c, s) for c, s, forms in german if "%n" in s}

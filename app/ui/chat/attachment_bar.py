@@ -98,7 +98,9 @@ class AttachmentChip(QFrame):
             )
         elif not pending.fits:
             self.setToolTip(
-                self.tr("{name} does not fit: passages will be retrieved per question").format(name=pending.attachment.name)
+                self.tr("{name} does not fit: passages will be retrieved per question").format(
+                    name=pending.attachment.name
+                )
             )
         else:
             self.setToolTip("")
@@ -162,7 +164,9 @@ class PaperclipButton(QToolButton):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setText(paperclip(self.fontMetrics().inFontUcs4) or self.tr("Attach"))
-        self.setToolTip(self.tr("attach files (text, code, PDF, HTML) or a folder of code; you can also drop or paste them"))
+        self.setToolTip(
+            self.tr("attach files (text, code, PDF, HTML) or a folder of code; you can also drop or paste them")
+        )
         self.setAccessibleName(self.tr("Attach files"))
         self.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         menu = QMenu(self)

@@ -297,9 +297,9 @@ class AttachmentFlow(QObject):
             passages = (room - used) // PASSAGE_TOKENS
             if passages < 1:
                 notes.append(
-                    self.tr("{name}: {tokens} tokens, does not fit, and the {left} tokens left may hold no passage of it").format(
-                        name=attachment.name, tokens=f"{tokens:,}", left=f"{max(0, room - used):,}"
-                    )
+                    self.tr(
+                        "{name}: {tokens} tokens, does not fit, and the {left} tokens left may hold no passage of it"
+                    ).format(name=attachment.name, tokens=f"{tokens:,}", left=f"{max(0, room - used):,}")
                 )
             elif self.whole_documents:
                 notes.append(
@@ -310,9 +310,11 @@ class AttachmentFlow(QObject):
                 )
             else:
                 notes.append(
-                    self.tr("{name}: {tokens} tokens, does not fit: %n passage(s) will be retrieved per question", "", passages).format(
-                        name=attachment.name, tokens=f"{tokens:,}"
-                    )
+                    self.tr(
+                        "{name}: {tokens} tokens, does not fit: %n passage(s) will be retrieved per question",
+                        "",
+                        passages,
+                    ).format(name=attachment.name, tokens=f"{tokens:,}")
                 )
         for chip in self.row.chips:
             fitted = fits.get(chip.pending.attachment.sha256, True)

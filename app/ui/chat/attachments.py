@@ -111,7 +111,11 @@ def chip_label(attachment: Attachment, tokens: int | None, longest: int = 0) -> 
     ``longest`` > 0 shortens a long name in the middle, where names differ least ("quarterly-…-2025.pdf").
     """
     words = QCoreApplication.translate("Attachments", "{count} tokens")
-    count = words.format(count=f"{tokens:,}") if tokens is not None else "≈" + words.format(count=f"{estimated_tokens(attachment):,}")
+    count = (
+        words.format(count=f"{tokens:,}")
+        if tokens is not None
+        else "≈" + words.format(count=f"{estimated_tokens(attachment):,}")
+    )
     name = attachment.name
     if 0 < longest < len(name):
         keep = max(4, longest - 1)

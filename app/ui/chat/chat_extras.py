@@ -122,15 +122,23 @@ class ChatExtras:
         if self.conversation_id is not None:
             self._offer_demo_links(self.store.messages(self.conversation_id, with_tokens=False))
         self.status.emit(
-            QCoreApplication.translate("ChatExtras", "this chat's next replies draft {n} tokens every step, to show speculation").format(n=DEMO_DRAFT_LENGTH)
+            QCoreApplication.translate(
+                "ChatExtras", "this chat's next replies draft {n} tokens every step, to show speculation"
+            ).format(n=DEMO_DRAFT_LENGTH)
             if on
-            else QCoreApplication.translate("ChatExtras", "this chat's replies let the adaptive controller choose the draft length again")
+            else QCoreApplication.translate(
+                "ChatExtras", "this chat's replies let the adaptive controller choose the draft length again"
+            )
         )
 
     def _demo_link(self, meta: dict[str, Any]) -> tuple[str, str] | None:
         record = ReplyRecord.from_meta(meta)
         if record.demo_length:
-            return (DEMO_OFF, QCoreApplication.translate("ChatExtras", "back to adaptive")) if self.demo_speculation else None
+            return (
+                (DEMO_OFF, QCoreApplication.translate("ChatExtras", "back to adaptive"))
+                if self.demo_speculation
+                else None
+            )
         if record.offers_demo():
             if self.demo_speculation:
                 return DEMO_OFF, QCoreApplication.translate("ChatExtras", "next reply drafts anyway (undo)")

@@ -118,7 +118,8 @@ class ChatSearch(QWidget):
             self.status.setText(
                 self.tr("nothing found")
                 if not count
-                else self.tr("%n message(s)", "", count) + (" " + self.tr("(the first ones)") if count >= _LIMIT else "")
+                else self.tr("%n message(s)", "", count)
+                + (" " + self.tr("(the first ones)") if count >= _LIMIT else "")
             )
         for hit in self.hits:
             who = {"user": self.tr("You"), "assistant": self.tr("Assistant")}.get(hit.role, hit.role)

@@ -31,7 +31,9 @@ class ContextGauge(QWidget):
         self.bar.setTextVisible(False)
         self.bar.setMaximumHeight(8)
         self.bar.setAccessibleName(self.tr("Context used"))
-        self.label = ElidedLabel(self.tr("context: no model loaded"))  # elided, whole in its tooltip, when the chat is narrow
+        self.label = ElidedLabel(
+            self.tr("context: no model loaded")
+        )  # elided, whole in its tooltip, when the chat is narrow
         self.label.setAccessibleName(self.tr("Context tokens"))
         row.addWidget(QLabel(self.tr("Context")))
         row.addWidget(self.bar, 1)
@@ -67,9 +69,13 @@ class ContextGauge(QWidget):
         if dropped:
             start = self.tr(", from “{text}”").format(text=first_dropped) if first_dropped else ""
             if streaming:
-                notice = self.tr("⚠ the %n oldest message(s){start} were left out to fit the {total}-token context", "", dropped)
+                notice = self.tr(
+                    "⚠ the %n oldest message(s){start} were left out to fit the {total}-token context", "", dropped
+                )
             else:
-                notice = self.tr("⚠ the %n oldest message(s){start} would be left out to fit the {total}-token context", "", dropped)
+                notice = self.tr(
+                    "⚠ the %n oldest message(s){start} would be left out to fit the {total}-token context", "", dropped
+                )
             self.notice.setText(notice.format(start=start, total=f"{total:,}"))
             self.notice.show()
         else:

@@ -146,7 +146,10 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.panel.banner.hide()  # an earlier load error no longer applies
         self._set_activity(Activity.IDLE)
         where = (
-            " " + self.tr("({n_ctx} tokens of context, {seconds} s)").format(n_ctx=info.n_ctx, seconds=f"{info.load_seconds:.1f}")
+            " "
+            + self.tr("({n_ctx} tokens of context, {seconds} s)").format(
+                n_ctx=info.n_ctx, seconds=f"{info.load_seconds:.1f}"
+            )
             if info.remote is None
             else ""
         )
@@ -252,7 +255,9 @@ class ChatController(QObject, TreeActions, ChatExtras):
     def _ready(self) -> bool:
         """A reply may start now; else the banner says why (False)."""
         if self.pair is None:
-            self.panel.banner.show_message(self.tr("No model pair is loaded yet: pick one in the Model tab and press Load."))
+            self.panel.banner.show_message(
+                self.tr("No model pair is loaded yet: pick one in the Model tab and press Load.")
+            )
             return False
         if self.activity is not Activity.IDLE:
             return False
@@ -471,7 +476,9 @@ class ChatController(QObject, TreeActions, ChatExtras):
             self.reload()  # the new reply's id, its siblings and its actions
         if self.unsaved is None:
             self.status.emit(
-                self.tr("{n} tokens at {rate} tok/s").format(n=event.stats.emitted, rate=f"{event.stats.tokens_per_second:.1f}")
+                self.tr("{n} tokens at {rate} tok/s").format(
+                    n=event.stats.emitted, rate=f"{event.stats.tokens_per_second:.1f}"
+                )
                 + (
                     ", " + self.tr("acceptance {share}").format(share=f"{event.stats.acceptance_rate:.0%}")
                     if event.stats.drafted

@@ -13,13 +13,14 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QDateTime, QLocale, QPoint, Qt, Signal
+from PySide6.QtCore import QDateTime, QLocale, QPoint, Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence
 from PySide6.QtWidgets import QMenu, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from app.engine.store.conversations import ConversationSummary
 from app.ui.chat.chat_search import ChatSearch
 from app.ui.chat.undo_bar import UndoBar
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 _ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 # The English names are the keys; the headings show them translated.
@@ -73,7 +74,9 @@ class ConversationList(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.new_button = QPushButton(self.tr("New chat"))
-        self.new_button.setToolTip(QKeySequence(QKeySequence.StandardKey.New).toString(QKeySequence.SequenceFormat.NativeText))
+        self.new_button.setToolTip(
+            QKeySequence(QKeySequence.StandardKey.New).toString(QKeySequence.SequenceFormat.NativeText)
+        )
         self.search = ChatSearch()
         self.tree = QTreeWidget()
         self.tree.setHeaderHidden(True)
@@ -113,7 +116,12 @@ class ConversationList(QWidget):
                     groups[name] = header
                 item = QTreeWidgetItem([f"{conversation.title}\n{_when(conversation.updated)}"])
                 item.setData(0, _ID_ROLE, conversation.id)
-                item.setToolTip(0, self.tr("{title} ({count} messages)").format(title=conversation.title, count=conversation.message_count))
+                item.setToolTip(
+                    0,
+                    self.tr("{title} ({count} messages)").format(
+                        title=conversation.title, count=conversation.message_count
+                    ),
+                )
                 header.addChild(item)
             for name in GROUPS:  # the groups in their fixed order, whatever order the chats came in
                 if name in groups:
@@ -170,7 +178,9 @@ class ConversationList(QWidget):
         conversation = int(item.data(0, _ID_ROLE))
         pinned = self._pinned.get(conversation, False)
         menu = QMenu(self)
-        menu.addAction(self.tr("Unpin") if pinned else self.tr("Pin"), lambda: self.pin_requested.emit(conversation, not pinned))
+        menu.addAction(
+            self.tr("Unpin") if pinned else self.tr("Pin"), lambda: self.pin_requested.emit(conversation, not pinned)
+        )
         menu.addAction(self.tr("Rename…"), lambda: self.rename_requested.emit(conversation))
         menu.addAction(self.tr("Export as Markdown…"), lambda: self.export_requested.emit(conversation, "markdown"))
         menu.addAction(self.tr("Export as JSON…"), lambda: self.export_requested.emit(conversation, "json"))

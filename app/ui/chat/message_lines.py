@@ -11,10 +11,11 @@ reply streams the action line is drawn as plain muted text.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 
 from app.ui.chat.token_painter import Prop, TokenPainter
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 COPY_MESSAGE = "tandem:copy-message"
 MESSAGE_ACTION = "tandem:message-action"
@@ -60,7 +61,9 @@ def insert_header(cursor: QTextCursor, painter: TokenPainter, index: int, role: 
     new_block(cursor, top_margin=0 if index == 0 else 16)
     fmt = painter.plain_format(index, "header", painter.muted)
     fmt.setFontWeight(QFont.Weight.DemiBold)
-    cursor.insertText(QCoreApplication.translate("MessageLines", _WHO.get(role, role)) + (f"  ·  {header}" if header else ""), fmt)
+    cursor.insertText(
+        QCoreApplication.translate("MessageLines", _WHO.get(role, role)) + (f"  ·  {header}" if header else ""), fmt
+    )
     if notice:
         new_block(cursor, top_margin=4)
         warning = painter.plain_format(index, "notice", painter.muted)

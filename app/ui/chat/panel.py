@@ -115,7 +115,9 @@ class Legend(QWidget):
         self.coloured.setAccessibleName(self.tr("Show token origins"))
         self.coloured.setChecked(True)
         self.underlines = QCheckBox(self.tr("Underlines"))
-        self.underlines.setToolTip(self.tr("mark each origin with its own underline style too: the cue that needs no colour"))
+        self.underlines.setToolTip(
+            self.tr("mark each origin with its own underline style too: the cue that needs no colour")
+        )
         self.underlines.setAccessibleName(self.tr("Underline tokens by origin"))
         self.ghosts = QCheckBox(self.tr("Rejected drafts"))
         self.ghosts.setToolTip(self.tr("show each rejected draft proposal inline, struck through"))
@@ -251,7 +253,9 @@ class ChatPanel(QWidget):
     def set_send_with_ctrl_enter(self, on: bool) -> None:
         """Which key sends (the Preferences' "Send with Ctrl+Enter"): the prompt box and the Send button's tooltip."""
         self.prompt.set_send_with_ctrl_enter(on)
-        self.send_button.setToolTip(self.tr("Ctrl+Enter (Enter adds a line)") if on else self.tr("Enter (Shift+Enter adds a line)"))
+        self.send_button.setToolTip(
+            self.tr("Ctrl+Enter (Enter adds a line)") if on else self.tr("Enter (Shift+Enter adds a line)")
+        )
 
     def set_generating(self, generating: bool, can_send: bool) -> None:
         """Swap the buttons' availability while a reply streams."""

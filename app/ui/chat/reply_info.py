@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 
 from app.core.decoding.drafters import DrafterKind
 from app.core.reply.record import ReplyRecord
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 _SYSTEM_SHOWN = 240  # characters of the system prompt shown; the export has all of it
 _DRAFTER_WORDS = {
@@ -35,13 +36,35 @@ def provenance_rows(record: ReplyRecord) -> list[tuple[str, str]]:
     rows = [(QCoreApplication.translate("ReplyInfo", "Target"), produced_by.target or "?")]
     drafter = produced_by.drafter or DrafterKind.NONE.value
     if drafter == DrafterKind.MODEL:
-        rows.append((QCoreApplication.translate("ReplyInfo", "Drafter"), QCoreApplication.translate("ReplyInfo", "draft model {name}").format(name=produced_by.draft or "?")))
+        rows.append(
+            (
+                QCoreApplication.translate("ReplyInfo", "Drafter"),
+                QCoreApplication.translate("ReplyInfo", "draft model {name}").format(name=produced_by.draft or "?"),
+            )
+        )
     else:
-        rows.append((QCoreApplication.translate("ReplyInfo", "Drafter"), QCoreApplication.translate("ReplyInfo", _DRAFTER_WORDS.get(drafter, drafter))))
-    rows.append((QCoreApplication.translate("ReplyInfo", "Draft length"), produced_by.draft_policy or QCoreApplication.translate("ReplyInfo", "none")))
+        rows.append(
+            (
+                QCoreApplication.translate("ReplyInfo", "Drafter"),
+                QCoreApplication.translate("ReplyInfo", _DRAFTER_WORDS.get(drafter, drafter)),
+            )
+        )
+    rows.append(
+        (
+            QCoreApplication.translate("ReplyInfo", "Draft length"),
+            produced_by.draft_policy or QCoreApplication.translate("ReplyInfo", "none"),
+        )
+    )
     sampling = produced_by.sampling
     if sampling is not None:
-        rows.append((QCoreApplication.translate("ReplyInfo", "Temperature"), QCoreApplication.translate("ReplyInfo", "greedy") if sampling.temperature == 0 else f"{sampling.temperature:g}"))
+        rows.append(
+            (
+                QCoreApplication.translate("ReplyInfo", "Temperature"),
+                QCoreApplication.translate("ReplyInfo", "greedy")
+                if sampling.temperature == 0
+                else f"{sampling.temperature:g}",
+            )
+        )
         rows.append(
             (
                 QCoreApplication.translate("ReplyInfo", "Sampling"),
@@ -52,26 +75,49 @@ def provenance_rows(record: ReplyRecord) -> list[tuple[str, str]]:
         )
         rows.append((QCoreApplication.translate("ReplyInfo", "Max tokens"), str(sampling.max_tokens)))
     seed = produced_by.seed
-    rows.append((QCoreApplication.translate("ReplyInfo", "Seed"), QCoreApplication.translate("ReplyInfo", "fresh random (not recorded)") if seed is None else str(seed)))
+    rows.append(
+        (
+            QCoreApplication.translate("ReplyInfo", "Seed"),
+            QCoreApplication.translate("ReplyInfo", "fresh random (not recorded)") if seed is None else str(seed),
+        )
+    )
     system = produced_by.system_prompt
     shown = system if len(system) <= _SYSTEM_SHOWN else system[:_SYSTEM_SHOWN] + "…"
-    rows.append((QCoreApplication.translate("ReplyInfo", "System prompt"), shown or QCoreApplication.translate("ReplyInfo", "(none)")))
+    rows.append(
+        (
+            QCoreApplication.translate("ReplyInfo", "System prompt"),
+            shown or QCoreApplication.translate("ReplyInfo", "(none)"),
+        )
+    )
     prompt = record.prompt_tokens
     if prompt is not None:
         reused = record.prompt_reused
         words = QCoreApplication.translate("ReplyInfo", "{prompt} tokens: {reused} reused from the cache, {read} read")
-        rows.append((QCoreApplication.translate("ReplyInfo", "Prompt"), words.format(prompt=prompt, reused=reused, read=max(0, prompt - reused))))
+        rows.append(
+            (
+                QCoreApplication.translate("ReplyInfo", "Prompt"),
+                words.format(prompt=prompt, reused=reused, read=max(0, prompt - reused)),
+            )
+        )
     figures = record.prompt_figures
     if figures is not None:
         rate = figures.prompt_tokens_per_second
-        speed = ", " + QCoreApplication.translate("ReplyInfo", "{rate} prompt tokens/s").format(rate=f"{rate:,.0f}") if rate is not None else ""
+        speed = (
+            ", " + QCoreApplication.translate("ReplyInfo", "{rate} prompt tokens/s").format(rate=f"{rate:,.0f}")
+            if rate is not None
+            else ""
+        )
         rows.append((QCoreApplication.translate("ReplyInfo", "Prefill"), f"{figures.prefill_ms:,.0f} ms{speed}"))
-        rows.append((QCoreApplication.translate("ReplyInfo", "First token"), f"{figures.time_to_first_token_ms:,.0f} ms"))
+        rows.append(
+            (QCoreApplication.translate("ReplyInfo", "First token"), f"{figures.time_to_first_token_ms:,.0f} ms")
+        )
     elif record.stats is not None and "prefill_s" in record.stats:  # a reply from before the first token was timed
         rows.append((QCoreApplication.translate("ReplyInfo", "Prefill"), f"{record.stat('prefill_s') * 1000:.0f} ms"))
         rows.append((QCoreApplication.translate("ReplyInfo", "First token"), "—"))
     if record.continued:
-        continued = QCoreApplication.translate("ReplyInfo", "{n}× (the numbers are the last part's)").format(n=record.continued)
+        continued = QCoreApplication.translate("ReplyInfo", "{n}× (the numbers are the last part's)").format(
+            n=record.continued
+        )
         rows.append((QCoreApplication.translate("ReplyInfo", "Continued"), continued))
     return rows
 

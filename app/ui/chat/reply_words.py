@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
@@ -24,6 +24,7 @@ from app.engine.store import conversations
 from app.engine.store.conversations import StoredMessage, StoredToken
 from app.ui.chat.reply_info import provenance_html
 from app.ui.chat.view import ViewMessage
+from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.threads.worker import PairInfo
 
 _REASONS = {
@@ -72,29 +73,55 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
     """What drafting did in a reply, in words (the footer's middle), from its statistics summary."""
     drafted = int(s.get("drafted", 0))
     numbers = [
-        QCoreApplication.translate("ReplyWords", "acceptance {share}").format(share=f"{s.get('acceptance_rate', 0.0):.0%}"),
-        QCoreApplication.translate("ReplyWords", "mean accepted {length}").format(length=f"{s.get('mean_accepted_length', 0.0):.2f}"),
+        QCoreApplication.translate("ReplyWords", "acceptance {share}").format(
+            share=f"{s.get('acceptance_rate', 0.0):.0%}"
+        ),
+        QCoreApplication.translate("ReplyWords", "mean accepted {length}").format(
+            length=f"{s.get('mean_accepted_length', 0.0):.2f}"
+        ),
     ]
     if drafter in ("none", ""):
         return [QCoreApplication.translate("ReplyWords", "target only")]
     if drafter.startswith("server"):  # a remote server: only what it reported
-        return [*numbers, drafter] if drafted else [QCoreApplication.translate("ReplyWords", "{drafter}: no draft statistics reported").format(drafter=drafter)]
+        return (
+            [*numbers, drafter]
+            if drafted
+            else [
+                QCoreApplication.translate("ReplyWords", "{drafter}: no draft statistics reported").format(
+                    drafter=drafter
+                )
+            ]
+        )
     if demo_length:
-        return [QCoreApplication.translate("ReplyWords", "speculation demo: {n} drafted tokens every step").format(n=demo_length), *numbers]
+        return [
+            QCoreApplication.translate("ReplyWords", "speculation demo: {n} drafted tokens every step").format(
+                n=demo_length
+            ),
+            *numbers,
+        ]
     steps, drafting = int(s.get("steps", 0)), int(s.get("drafting_steps", drafted > 0))
     if adaptive and steps and drafting < steps and s.get("last_draft_length", 1) == 0:
         if drafter == "ngram":
-            why = QCoreApplication.translate("ReplyWords", "lookup off for now: recent proposals were rejected or nothing repeated")
+            why = QCoreApplication.translate(
+                "ReplyWords", "lookup off for now: recent proposals were rejected or nothing repeated"
+            )
         elif drafter == "hybrid":
-            why = QCoreApplication.translate("ReplyWords", "draft off: it would slow this machine down, and no trusted repeat to look up")
+            why = QCoreApplication.translate(
+                "ReplyWords", "draft off: it would slow this machine down, and no trusted repeat to look up"
+            )
         else:
             why = QCoreApplication.translate("ReplyWords", "draft off: it would slow this machine down")
         if drafted:
-            measured = QCoreApplication.translate("ReplyWords", "measured in {drafting} of {steps} steps, acceptance {share}")
+            measured = QCoreApplication.translate(
+                "ReplyWords", "measured in {drafting} of {steps} steps, acceptance {share}"
+            )
             return [why, measured.format(drafting=drafting, steps=steps, share=f"{s.get('acceptance_rate', 0.0):.0%}")]
         return [why]
     if not drafted:
-        return [QCoreApplication.translate("ReplyWords", "no drafts in this reply") + (" " + QCoreApplication.translate("ReplyWords", "(draft length 0 in Settings)") if not adaptive else "")]
+        return [
+            QCoreApplication.translate("ReplyWords", "no drafts in this reply")
+            + (" " + QCoreApplication.translate("ReplyWords", "(draft length 0 in Settings)") if not adaptive else "")
+        ]
     return [*numbers, QCoreApplication.translate("ReplyWords", "drafter: {drafter}").format(drafter=drafter)]
 
 
@@ -133,16 +160,24 @@ def view_message(
     notice = ""
     if record.dropped_messages:
         # No plural form here: pyside6-lupdate marks only self.tr's counts as plurals, not translate's.
-        notice = QCoreApplication.translate("ReplyWords", "older messages left out of this reply to fit the context: {n}")
+        notice = QCoreApplication.translate(
+            "ReplyWords", "older messages left out of this reply to fit the context: {n}"
+        )
         notice = notice.format(n=record.dropped_messages)
     footer = ""
     if message.role == "assistant":
         if message.state == conversations.INTERRUPTED:
-            footer = QCoreApplication.translate("ReplyWords", "interrupted: the app closed while this reply was being written")
+            footer = QCoreApplication.translate(
+                "ReplyWords", "interrupted: the app closed while this reply was being written"
+            )
         elif record.finish_reason == STORE_ERROR_REASON:
-            footer = QCoreApplication.translate("ReplyWords", "stopped: {error}").format(error=record.error or QCoreApplication.translate("ReplyWords", "the chat could not be saved"))
+            footer = QCoreApplication.translate("ReplyWords", "stopped: {error}").format(
+                error=record.error or QCoreApplication.translate("ReplyWords", "the chat could not be saved")
+            )
         elif message.state == conversations.FAILED:
-            footer = QCoreApplication.translate("ReplyWords", "failed: {error}").format(error=record.error or QCoreApplication.translate("ReplyWords", "unknown error"))
+            footer = QCoreApplication.translate("ReplyWords", "failed: {error}").format(
+                error=record.error or QCoreApplication.translate("ReplyWords", "unknown error")
+            )
         elif record.stats is not None:
             footer = footer_text(
                 dict(record.stats), record.finish_reason or "", record.drafter, record.adaptive, record.demo_length
@@ -152,7 +187,9 @@ def view_message(
         tokens = [StoredToken(message.content, "target", 1.0)]
     if record.continued and footer:
         footer += "  ·  " + (
-            QCoreApplication.translate("ReplyWords", "continued {n} times").format(n=record.continued) if record.continued > 1 else QCoreApplication.translate("ReplyWords", "continued")
+            QCoreApplication.translate("ReplyWords", "continued {n} times").format(n=record.continued)
+            if record.continued > 1
+            else QCoreApplication.translate("ReplyWords", "continued")
         )
     return ViewMessage(
         message.role,

@@ -98,13 +98,17 @@ class SidebarActions(QObject):
             title = store.conversation_title(conversation_id)
             store.delete_conversation(conversation_id)
         except (StoreWriteError, KeyError) as exc:
-            self._chat.banner.show_message(str(exc) if isinstance(exc, StoreWriteError) else self.tr("that chat is gone"))
+            self._chat.banner.show_message(
+                str(exc) if isinstance(exc, StoreWriteError) else self.tr("that chat is gone")
+            )
             self.refresh()
             return
         if conversation_id == controller.conversation_id:
             controller.new_conversation()
         self.refresh()
-        self._conversations.undo.offer(self.tr("Deleted '{title}'").format(title=title), lambda: self._restore_deleted(conversation_id))
+        self._conversations.undo.offer(
+            self.tr("Deleted '{title}'").format(title=title), lambda: self._restore_deleted(conversation_id)
+        )
 
     def offer_message_undo(self, message_id: int, text: str) -> None:
         """A message just went to the trash: the undo bar (the same as a deleted chat's) brings it back."""
@@ -142,7 +146,9 @@ class SidebarActions(QObject):
             if not store.read_only:
                 store.switch_to(hit.message_id)
         except (StoreWriteError, KeyError) as exc:
-            self._chat.banner.show_message(str(exc) if isinstance(exc, StoreWriteError) else self.tr("that message is gone"))
+            self._chat.banner.show_message(
+                str(exc) if isinstance(exc, StoreWriteError) else self.tr("that message is gone")
+            )
             return False
         self._show_chat()
         controller.open_conversation(hit.conversation_id, force=True)
@@ -168,7 +174,9 @@ class SidebarActions(QObject):
         if path is None:
             title = store.conversation_title(conversation_id)
             safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in title).strip() or "chat"
-            chosen, _ = QFileDialog.getSaveFileName(self._window, self.tr("Export chat"), str(Path.home() / f"{safe}{suffix}"))
+            chosen, _ = QFileDialog.getSaveFileName(
+                self._window, self.tr("Export chat"), str(Path.home() / f"{safe}{suffix}")
+            )
             if not chosen:
                 return None
             path = Path(chosen)

@@ -17,13 +17,14 @@ import html
 import math
 from dataclasses import dataclass
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextEdit, QToolTip
 
 from app.core.decoding.events import TokenOrigin
 from app.ui import theme
 from app.ui.chat.token_painter import Prop
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,9 +73,15 @@ def token_tooltip(fmt: QTextCharFormat) -> str | None:
     if kind == "ghost":
         title = "<b>" + html.escape(QCoreApplication.translate("TokenCards", "Rejected draft proposal")) + "</b>"
         explanation = QCoreApplication.translate("TokenCards", "the draft proposed this; the target said no")
-        rows.append(_row(QCoreApplication.translate("TokenCards", "proposal"), _code(str(fmt.property(Prop.REJECTED_TEXT)))))
-        rows.append(_row(QCoreApplication.translate("TokenCards", "target p"), f"{float(fmt.property(Prop.REJECTED_P)):.3f}"))
-        rows.append(_row(QCoreApplication.translate("TokenCards", "draft q"), f"{float(fmt.property(Prop.REJECTED_Q)):.3f}"))
+        rows.append(
+            _row(QCoreApplication.translate("TokenCards", "proposal"), _code(str(fmt.property(Prop.REJECTED_TEXT))))
+        )
+        rows.append(
+            _row(QCoreApplication.translate("TokenCards", "target p"), f"{float(fmt.property(Prop.REJECTED_P)):.3f}")
+        )
+        rows.append(
+            _row(QCoreApplication.translate("TokenCards", "draft q"), f"{float(fmt.property(Prop.REJECTED_Q)):.3f}")
+        )
     else:
         origin = TokenOrigin(str(fmt.property(Prop.ORIGIN)))
         label = theme.origin_label(origin)
@@ -84,10 +91,20 @@ def token_tooltip(fmt: QTextCharFormat) -> str | None:
         if token is not None:
             rows.append(_row(QCoreApplication.translate("TokenCards", "token"), _code(str(token))))
         p = float(fmt.property(Prop.P_TARGET))
-        rows.append(_row(QCoreApplication.translate("TokenCards", "target p"), QCoreApplication.translate("TokenCards", "not reported by the server") if math.isnan(p) else f"{p:.3f}"))
+        rows.append(
+            _row(
+                QCoreApplication.translate("TokenCards", "target p"),
+                QCoreApplication.translate("TokenCards", "not reported by the server") if math.isnan(p) else f"{p:.3f}",
+            )
+        )
         source = fmt.property(Prop.SOURCE)
         if source is not None:
-            rows.append(_row(QCoreApplication.translate("TokenCards", "proposed by"), QCoreApplication.translate("TokenCards", _SOURCE_LABELS.get(str(source), str(source)))))
+            rows.append(
+                _row(
+                    QCoreApplication.translate("TokenCards", "proposed by"),
+                    QCoreApplication.translate("TokenCards", _SOURCE_LABELS.get(str(source), str(source))),
+                )
+            )
         copied = fmt.property(Prop.COPIED_FROM)
         if copied is not None:
             rows.append(_row(QCoreApplication.translate("TokenCards", "copied from"), html.escape(str(copied))))

@@ -104,7 +104,11 @@ class TreeActions:
         self.panel.show_editing(True)
         self.panel.prompt.setPlainText(self.path[index].content)
         self.panel.prompt.setFocus()
-        self.status.emit(QCoreApplication.translate("TreeActions", "editing: send makes a new branch, the old one is kept (Cancel leaves it as it was)"))
+        self.status.emit(
+            QCoreApplication.translate(
+                "TreeActions", "editing: send makes a new branch, the old one is kept (Cancel leaves it as it was)"
+            )
+        )
 
     def cancel_edit(self) -> None:
         """Leave editing (the prompt box is cleared only when it still holds the edited text)."""
@@ -127,7 +131,9 @@ class TreeActions:
             return False
         following = len(self.path) - index - 1
         if following:
-            what = QCoreApplication.translate("TreeActions", "Deleted a message and the {n} after it").format(n=following)
+            what = QCoreApplication.translate("TreeActions", "Deleted a message and the {n} after it").format(
+                n=following
+            )
         else:
             what = QCoreApplication.translate("TreeActions", "Deleted a message")
         self.cancel_edit()
@@ -145,12 +151,20 @@ class TreeActions:
     def restore_message(self, message_id: int) -> bool:
         """Put a message deleted by :meth:`delete_message` back in its place (the undo bar's Undo)."""
         if self.activity is not Activity.IDLE:
-            self.status.emit(QCoreApplication.translate("TreeActions", "a reply is being written: the message waits in the trash (tandem chats restore)"))
+            self.status.emit(
+                QCoreApplication.translate(
+                    "TreeActions", "a reply is being written: the message waits in the trash (tandem chats restore)"
+                )
+            )
             return False
         try:
             self.store.restore_message(message_id)
         except (StoreWriteError, KeyError, ValueError) as exc:
-            self.status.emit(str(exc) if isinstance(exc, StoreWriteError) else QCoreApplication.translate("TreeActions", "that message is gone"))
+            self.status.emit(
+                str(exc)
+                if isinstance(exc, StoreWriteError)
+                else QCoreApplication.translate("TreeActions", "that message is gone")
+            )
             return False
         self.reload()
         self.conversations_changed.emit()
@@ -214,7 +228,12 @@ class TreeActions:
         record = ReplyRecord.from_meta(self.path[index].meta)
         if record.produced_by is None:
             return
-        box = QMessageBox(QMessageBox.Icon.Information, QCoreApplication.translate("TreeActions", "What produced this reply"), "", parent=self.panel)
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            QCoreApplication.translate("TreeActions", "What produced this reply"),
+            "",
+            parent=self.panel,
+        )
         box.setTextFormat(Qt.TextFormat.RichText)
         box.setText(provenance_html(record))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

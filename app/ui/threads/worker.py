@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from app.core.attachments.context import rendered_whole
 from app.core.chat import Message
@@ -44,6 +44,7 @@ from app.engine.memory.measure import capture_load_log, measured_breakdown, proc
 from app.engine.remote.client import RemoteEngine, RemoteError, ServerKind
 from app.engine.remote.steps import plain_step
 from app.engine.reply import ReplyPlan, ReplyRequest, plan_remote_reply, plan_reply, reply_reserve, run_reply
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 # How replies and footers name a remote server's "drafter", by what it reports.
 _SERVER_NAMES = {
@@ -337,7 +338,11 @@ class EngineWorker(QObject):
             for i, (kind, params) in enumerate(runs):
                 if job.cancel.is_set():
                     break
-                label = self.tr("target only") if kind is DrafterKind.NONE else self.tr("{kind} drafter").format(kind=kind.value)
+                label = (
+                    self.tr("target only")
+                    if kind is DrafterKind.NONE
+                    else self.tr("{kind} drafter").format(kind=kind.value)
+                )
                 self.comparison_progress.emit(
                     self.tr("run {i} of {n}: {label}, temperature {t}").format(
                         i=i + 1, n=len(runs), label=label, t=f"{params.temperature:g}"
