@@ -51,10 +51,10 @@ PROMPTS = [
 ]
 
 
-def _run(pair: LoadedPair, n: int, temperature: float, drafter: str, k: int, schema: bool) -> dict[str, Any]:
+def _run(pair: LoadedPair, n: int, temperature: float, drafter: str, k: int, schema: bool) -> list[dict[str, Any]]:
+    """One row per reply: valid (None without a schema), drafted, accepted, emitted, seconds."""
     output = OutputFormat(OutputKind.JSON_SCHEMA, SCHEMA, strict=True) if schema else None
-    valid = drafted = accepted = emitted = 0
-    seconds = 0.0
+    rows: list[dict[str, Any]] = []
     for i in range(n):
         settings = ChatSettings(
             temperature=temperature, seed=i, max_tokens=160, drafter=drafter, draft_length=k, adaptive=False
@@ -63,19 +63,44 @@ def _run(pair: LoadedPair, n: int, temperature: float, drafter: str, k: int, sch
         plan = plan_reply(pair, request)
         started = time.perf_counter()
         finished = [e for e in run_reply(pair, plan) if isinstance(e, FinishedEvent)][-1]
-        seconds += time.perf_counter() - started
+        seconds = time.perf_counter() - started
         stats = finished.stats
-        drafted, accepted, emitted = drafted + stats.drafted, accepted + stats.accepted, emitted + stats.emitted
+        valid: bool | None = None
+        problem = ""
         if schema:
             try:
                 jsonschema.validate(json.loads(finished.text), SCHEMA)
-                valid += 1
-            except (ValueError, jsonschema.ValidationError):
-                pass
+                valid = True
+            except (ValueError, jsonschema.ValidationError) as exc:
+                valid = False
+                problem = f"seed {i}, finish {finished.reason}: {str(exc).splitlines()[0]}: {finished.text!r}"
+                print(problem)
+        rows.append(
+            {
+                "valid": valid,
+                "drafted": stats.drafted,
+                "accepted": stats.accepted,
+                "emitted": stats.emitted,
+                "seconds": seconds,
+                "problem": problem,
+            }
+        )
+    return rows
+
+
+def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    drafted = sum(r["drafted"] for r in rows)
+    accepted = sum(r["accepted"] for r in rows)
+    emitted = sum(r["emitted"] for r in rows)
+    seconds = sum(r["seconds"] for r in rows)
+    checked = [r["valid"] for r in rows if r["valid"] is not None]
     return {
-        "valid": f"{valid}/{n}" if schema else "-",
-        "acceptance": f"{accepted / drafted:.2f}" if drafted else "-",
-        "tokens_per_s": f"{emitted / seconds:.1f}" if seconds else "-",
+        "replies": len(rows),
+        "valid": f"{sum(checked)}/{len(checked)}" if checked else "-",
+        "acceptance": round(accepted / drafted, 3) if drafted else None,
+        "tokens_per_s": round(emitted / seconds, 2) if seconds else None,
+        "tokens": emitted,
+        "invalid": [r["problem"] for r in rows if r["problem"]],
     }
 
 
@@ -87,18 +112,43 @@ def main() -> None:
     parser.add_argument("--draft-max", type=int, default=4)
     parser.add_argument("--ctx", type=int, default=2048)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument(
+        "--speed-n",
+        type=int,
+        default=None,
+        help="replies per mode for the speed comparison (default --n); schema+draft still runs --n for validity",
+    )
+    parser.add_argument("--json", default=None, help="write the figures here")
+    parser.add_argument("--only", default=None, help="run only this mode (schema+draft, free+draft, schema+target)")
     args = parser.parse_args()
+    speed_n = min(args.speed_n or args.n, args.n)
     install = install_demo_pair if args.pair == "demo" else install_small_pair
     target, draft = install(models_dir())
+    report: dict[str, Any] = {
+        "n": args.n,
+        "speed_n": speed_n,
+        "temperature": args.temperature,
+        "draft_max": args.draft_max,
+    }
     with LoadedPair(PairConfig(target, draft, n_ctx=args.ctx, n_threads=args.threads)) as pair:
         modes = {
-            "schema+draft": ("hybrid", True),
-            "free+draft": ("hybrid", False),
-            "schema+target": ("none", True),
+            "schema+draft": ("hybrid", True, args.n),
+            "free+draft": ("hybrid", False, speed_n),
+            "schema+target": ("none", True, speed_n),
         }
-        for name, (drafter, schema) in modes.items():
-            row = _run(pair, args.n, args.temperature, drafter, args.draft_max, schema)
-            print(f"{name:14} valid {row['valid']:>8}  acceptance {row['acceptance']:>5}  tok/s {row['tokens_per_s']}")
+        for name, (drafter, schema, n) in modes.items():
+            if args.only and name != args.only:
+                continue
+            rows = _run(pair, n, args.temperature, drafter, args.draft_max, schema)
+            whole, same = _summary(rows), _summary(rows[:speed_n])
+            report[name] = {"all": whole, "speed_set": same}
+            print(
+                f"{name:14} valid {whole['valid']:>8}  acceptance {same['acceptance']}  "
+                f"tok/s {same['tokens_per_s']} (first {speed_n} replies)"
+            )
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(report, out, indent=2)
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 
 Run through ``scripts/screenshots.sh`` (which starts Xvfb). It loads a real
 pair (the Qwen demo pair by default), sends a prompt, waits for the streamed
-reply (a table and a highlighted code block, with "show speculation anyway" on so
-the draft runs even where it does not pay), then captures: the coloured reply
+reply (an edit of pasted code with the default drafter, where prompt lookup pays:
+the code block and a table; ``--demo-speculation`` for the older picture of code
+written from a description with the draft model forced on), then captures: the coloured reply
 with the Model tab and the context gauge, the statistics,
 a token's hover card, rejected drafts as ghost text, the clean reading view,
 the A/B comparison, the temperature sweep, pre-flight, the dark theme, the
@@ -25,7 +26,29 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+# An edit of pasted code: the reply copies most of its input, so prompt lookup drafts long runs the
+# target accepts and the default drafter is faster than the target alone even on a 2-core CPU.
+PASTED = """def is_palindrome(s):
+    \"\"\"Return True when s reads the same both ways, ignoring case and punctuation.\"\"\"
+    cleaned = [c.lower() for c in s if c.isalnum()]
+    return cleaned == cleaned[::-1]
+
+
+def longest_palindrome(words):
+    \"\"\"The longest palindrome in words, or None.\"\"\"
+    best = None
+    for s in words:
+        if is_palindrome(s) and (best is None or len(s) > len(best)):
+            best = s
+    return best
+"""
 PROMPT = (
+    "Here is my module:\n\n```python\n" + PASTED + "```\n\n"
+    "Rename the parameter s to text everywhere (docstrings too) and return the whole module, "
+    "then a Markdown table (| Input | Palindrome? |) of three example strings."
+)
+# The earlier picture: code written from a description, with the draft model forced on.
+DEMO_PROMPT = (
     "First a Markdown table (| Input | Palindrome? |) of three example strings, "
     "then a short Python function is_palindrome(text) that ignores case and punctuation."
 )
@@ -39,6 +62,11 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=200)
     parser.add_argument("--ab-tokens", type=int, default=48)
     parser.add_argument("--sweep-tokens", type=int, default=24)
+    parser.add_argument(
+        "--demo-speculation",
+        action="store_true",
+        help="the old first picture: code from a description with the draft model forced on (it does not pay on a CPU)",
+    )
     parser.add_argument("--skip", default="", help="comma-separated steps to skip: ab,sweep,preflight,branches,search")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
@@ -105,15 +133,16 @@ def main() -> int:
     window.show()
     window.settings_panel.max_tokens.setValue(args.max_tokens)
     window.settings_panel.temperature.setValue(0.0)
-    choice = PairChoice(target, draft, DrafterKind.MODEL)
+    choice = PairChoice(target, draft, DrafterKind.MODEL if args.demo_speculation else DrafterKind.HYBRID)
     window.picker.refresh(choice)
     window.load_pair(choice)
     spin(lambda: window.controller.activity is Activity.IDLE and window.controller.pair is not None, 900, "loading")
     spin(lambda: window.memory.state.source == "measured", 120, "the memory meter")
-    # On a CPU the adaptive controller rightly keeps the draft off; the pictures show the
-    # mechanism, so this chat drafts anyway ("show speculation anyway", as a user would click).
-    window.controller.set_demo_speculation(True)
-    window.chat.prompt.setPlainText(PROMPT)
+    if args.demo_speculation:
+        # On a CPU the adaptive controller rightly keeps the draft off; this picture shows the
+        # mechanism, so the chat drafts anyway ("show speculation anyway", as a user would click).
+        window.controller.set_demo_speculation(True)
+    window.chat.prompt.setPlainText(DEMO_PROMPT if args.demo_speculation else PROMPT)
     window.chat.send_button.click()
     spin(lambda: window.controller.activity is Activity.GENERATING, 30, "generation to start")
     spin(lambda: window.controller.activity is Activity.IDLE, 3600, "the reply")

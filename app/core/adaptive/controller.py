@@ -275,6 +275,35 @@ class AdaptiveDraftLength:
         self._reason = f"a probe at K={self._chosen}: drafting is off, checking whether it pays again"
         return self._chosen
 
+    def catch_up_pays(self, backlog: int, remaining: int) -> bool:
+        """Whether the draft model may read the ``backlog`` tokens it missed before drafting.
+
+        A draft model that has not drafted for a while (or at all: its prompt is
+        read lazily) first reads every token it missed. After a long document
+        that read costs seconds, once; the draft's plan saves a share of each
+        token still to come. The catch-up goes ahead only when the plan's saving
+        over the ``remaining`` tokens (an upper bound: a reply may end sooner) is
+        larger. Otherwise the model stays off for this step, the lookup competes
+        with a plain step alone, and the question comes back on the next step.
+        """
+        verify = self.profile.verify
+        if not (verify.known and self.profile.draft.known):
+            return True  # the costs are being measured: that first draft is how
+        costs = self.costs()
+        base = 1.0 / costs.step_time(0)
+        plan = self._planned_rate
+        saved_s = 0.0 if plan <= base else remaining / base - remaining / plan
+        read_s = backlog * self.profile.draft.catch_up_per_token_s(verify.one_token_s)
+        if saved_s > read_s:
+            return True
+        self._planned_rate = 0.0  # the lookup's rival this step is a plain step
+        self._chosen = 0
+        self._reason = (
+            f"the draft model stays off: reading the {backlog} tokens it missed (~{read_s:.1f} s) would cost "
+            f"more than its plan saves in the {remaining} tokens left (~{saved_s:.1f} s)"
+        )
+        return False
+
     def lookup_length(self, confidences: Sequence[float]) -> int:
         """How many of a lookup's proposals to send, given each one's estimated acceptance (given the ones before).
 
@@ -320,6 +349,12 @@ class AdaptiveDraftLength:
             # that one-off cost is not the per-token cost.
             decodes = min(event.drafted + 1, requested)
             self.profile.draft.observe(decodes, timings.total_s - timings.verify_s, verify.one_token_s)
+        elif event.draft_caught_up > _USUAL_CATCH_UP:
+            # ...but it is what the next catch-up will cost, per token read (see catch_up_pays).
+            decodes = min(event.drafted + 1, requested)
+            self.profile.draft.observe_catch_up(
+                event.draft_caught_up, decodes, timings.total_s - timings.verify_s, verify.one_token_s
+            )
         self._last_requested = requested
         if event.drafted:
             estimator = self._estimators[self._streak]  # the state this step was chosen in

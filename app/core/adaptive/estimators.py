@@ -20,6 +20,12 @@ PRIOR_ACCEPTANCE = 0.6
 _PRIOR_VERIFY_SLOPE = 0.3
 
 
+# Reading a token in a batch (a prefill) against decoding one: on a 2-core CPU llama.cpp reads a 0.5B
+# model's prompt about 8-10x faster per token than it decodes; a GPU widens the gap. The first
+# catch-up measures it.
+PRIOR_CATCH_UP_RATIO = 0.125
+
+
 class _EwMean:
     """An exponentially weighted mean whose weight saturates at ``1 / (1 - decay)``."""
 
@@ -164,6 +170,7 @@ class DraftCostEstimator:
     def __init__(self, decay: float = 0.9) -> None:
         self._fixed = _EwMean(decay)
         self._per_token = _EwMean(decay)  # in units of the target's one-token cost
+        self._catch_up = _EwMean(decay)  # per token read in one batch, in units of one draft decode
 
     @property
     def known(self) -> bool:
@@ -197,6 +204,20 @@ class DraftCostEstimator:
         elif one_token_s > 0:
             ratio = max(0.0, seconds - self._fixed.mean) / decodes / one_token_s
             self._per_token.add(_clipped(ratio, self._per_token))
+
+    def catch_up_per_token_s(self, one_token_s: float) -> float:
+        """What reading one missed token costs the draft model (a batched read, cheaper than a decode)."""
+        ratio = self._catch_up.mean if self._catch_up.weight > 0 else PRIOR_CATCH_UP_RATIO
+        return ratio * self.per_token_s(one_token_s)
+
+    def observe_catch_up(self, tokens: int, decodes: int, seconds: float, one_token_s: float) -> None:
+        """A step read ``tokens`` missed tokens and made ``decodes`` decodes in ``seconds`` outside the verify call."""
+        per_decode = self.per_token_s(one_token_s)
+        if tokens <= 0 or per_decode <= 0:
+            return
+        read_s = seconds - self._fixed.mean - decodes * per_decode
+        if read_s > 0:
+            self._catch_up.add(read_s / tokens / per_decode)
 
 
 class AcceptanceEstimator:

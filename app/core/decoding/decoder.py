@@ -14,7 +14,10 @@ prompt on its first draft (:class:`~app.core.decoding.drafters.ModelDrafter`).
 When that would mean reading more than a few tokens and the policy allows it
 (``first_token_first``: the adaptive controller and a chat's fixed length, not
 the demo), the first step drafts nothing, so the first token comes as soon as the target alone can give it;
-the draft catches up on the next step. The statistics keep the prompt's
+the draft catches up on the next step, if the policy judges that reading
+everything it missed pays for itself in the tokens still to come
+(``catch_up_pays``: after a long document and for a small gain it does not,
+and the model stays off while a lookup may still propose). The statistics keep the prompt's
 figures (tokens, reused from the target's cache, prefill time, time to the
 first token).
 """
@@ -210,16 +213,15 @@ class SpeculativeDecoder:
         why = self.policy.reason if self.trace else ""
         cap = max(0, min(room, remaining - 1))
         k = min(want, cap)
-        deferred = (
-            k > 0
-            and n_steps == 0
-            and self.policy.first_token_first
-            and self.drafter.backlog(context) > FIRST_STEP_MAX_BACKLOG
-        )
+        backlog = self.drafter.backlog(context) if k > 0 else 0
+        deferred = k > 0 and n_steps == 0 and self.policy.first_token_first and backlog > FIRST_STEP_MAX_BACKLOG
         if deferred:
             k = 0  # the first token from the target alone; the draft model reads the prompt next step
             if self.trace:  # the step's record must not claim a draft it did not make
                 why = f"{why}; deferred: the first token comes from the target alone while the draft reads the prompt"
+        elif backlog > FIRST_STEP_MAX_BACKLOG and not self.policy.catch_up_pays(backlog, remaining):
+            k = 0  # far behind (a long prompt, or a long stretch without drafting) for too little gain
+            why = self.policy.reason if self.trace else ""
         # A lookup costs no model time: a drafter that has one is asked even when the policy drafts nothing.
         lookup = min(self.drafter.lookup_length, cap)
         constraint = request.constraint

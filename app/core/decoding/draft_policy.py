@@ -37,6 +37,14 @@ class DraftLengthPolicy(Protocol):
         """
         ...
 
+    def catch_up_pays(self, backlog: int, remaining: int) -> bool:
+        """Whether a draft model ``backlog`` tokens behind may read them now to draft (asked when far behind).
+
+        ``remaining`` is how many tokens the reply may still produce. False
+        keeps the model off for the coming step (a lookup may still propose).
+        """
+        ...
+
     def observe(self, event: StepEvent) -> None:
         """Learn from the step that just ran."""
         ...
@@ -63,6 +71,10 @@ class FixedDraftLength:
     def confidence_floor(self) -> float | None:
         """A fixed length drafts in full."""
         return None
+
+    def catch_up_pays(self, backlog: int, remaining: int) -> bool:
+        """A fixed length drafts whatever the draft model must read first."""
+        return True
 
     def observe(self, event: StepEvent) -> None:
         """A fixed policy learns nothing."""

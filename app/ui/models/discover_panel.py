@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -41,9 +41,17 @@ from app.engine.models.library import DownloadCancelledError, DownloadProgress
 from app.ui.layout_fit import ElidedLabel
 from app.ui.threads.background import Background
 
-SORTS = [("Most downloaded", "downloads"), ("Most liked", "likes"), ("Recently updated", "updated")]
+SORTS = [
+    (str(QT_TRANSLATE_NOOP("DiscoverPanel", "Most downloaded")), "downloads"),
+    (str(QT_TRANSLATE_NOOP("DiscoverPanel", "Most liked")), "likes"),
+    (str(QT_TRANSLATE_NOOP("DiscoverPanel", "Recently updated")), "updated"),
+]
 PAGE_SIZE = 20
-OFFLINE_TEXT = "Offline: Hub search and downloads are off (HF_HUB_OFFLINE); local models work as usual."
+OFFLINE_TEXT = str(
+    QT_TRANSLATE_NOOP(
+        "DiscoverPanel", "Offline: Hub search and downloads are off (HF_HUB_OFFLINE); local models work as usual."
+    )
+)
 
 
 class DiscoverPanel(QWidget):
@@ -69,24 +77,24 @@ class DiscoverPanel(QWidget):
         self.files: list[object] = []
         self.on_disk: dict[str, Path] = {}  # spec -> the library's file with the same content
 
-        self.offline = QLabel(OFFLINE_TEXT)
+        self.offline = QLabel(self.tr(OFFLINE_TEXT))
         self.offline.setWordWrap(True)
         self.query = QLineEdit()
-        self.query.setPlaceholderText("Search GGUF models on the Hub, e.g. qwen2.5 coder")
+        self.query.setPlaceholderText(self.tr("Search GGUF models on the Hub, e.g. qwen2.5 coder"))
         self.sort = QComboBox()
         for label, key in SORTS:
-            self.sort.addItem(label, key)
-        self.search_button = QPushButton("Search")
+            self.sort.addItem(self.tr(label), key)
+        self.search_button = QPushButton(self.tr("Search"))
         # The query gets a row of its own: beside the sort and the button it shrank to a sliver.
         row = QHBoxLayout()
         row.addWidget(self.sort, 1)
         row.addWidget(self.search_button)
 
         self.results = QListWidget()
-        self.more = QPushButton("More results")
+        self.more = QPushButton(self.tr("More results"))
         self.more.setVisible(False)
         self.table = QTableWidget(0, 4)
-        self.table.setHorizontalHeaderLabels(["File", "Quant", "Size", ""])
+        self.table.setHorizontalHeaderLabels([self.tr("File"), self.tr("Quant"), self.tr("Size"), ""])
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         for column in (1, 2, 3):  # as wide as their contents: the name takes the rest, never a sideways scroll
@@ -99,12 +107,12 @@ class DiscoverPanel(QWidget):
         self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
-        self.cancel_button = QPushButton("Cancel download")
+        self.cancel_button = QPushButton(self.tr("Cancel download"))
         self.cancel_button.setVisible(False)
-        self.find_button = QPushButton("Find a draft for the Model tab's target")
-        self.best_button = QPushButton("Download the best draft")
+        self.find_button = QPushButton(self.tr("Find a draft for the Model tab's target"))
+        self.best_button = QPushButton(self.tr("Download the best draft"))
         self.best_button.setVisible(False)
-        self.find_button.setToolTip("search the Hub for drafts that share the Model tab's target's vocabulary")
+        self.find_button.setToolTip(self.tr("search the Hub for drafts that share the Model tab's target's vocabulary"))
         drafts_row = QVBoxLayout()  # one above the other: side by side they set a wide minimum
         drafts_row.addWidget(self.find_button)
         drafts_row.addWidget(self.best_button)
@@ -166,7 +174,11 @@ class DiscoverPanel(QWidget):
         self._generation += 1
         generation = self._generation
         query, page, sort = self._query, self._page, str(self.sort.currentData())
-        self.status.setText(f"Searching the Hub for {query!r}..." if query else "Searching the Hub...")
+        self.status.setText(
+            self.tr("Searching the Hub for {query}...").format(query=repr(query))
+            if query
+            else self.tr("Searching the Hub...")
+        )
         self.more.setEnabled(False)
         self.background.submit(
             lambda: model_library.search_hub(query, sort=sort, limit=PAGE_SIZE, page=page),
@@ -178,14 +190,22 @@ class DiscoverPanel(QWidget):
         if generation != self._generation:
             return
         for repo in result.results:
-            gated = "  ·  gated: needs a token" if repo.gated else ""
-            item = QListWidgetItem(f"{repo.repo_id}  ·  {repo.downloads:,} downloads  ·  {repo.likes:,} likes{gated}")
+            gated = "  ·  " + self.tr("gated: needs a token") if repo.gated else ""
+            counts = self.tr("{downloads:,} downloads  ·  {likes:,} likes").format(
+                downloads=repo.downloads, likes=repo.likes
+            )
+            item = QListWidgetItem(f"{repo.repo_id}  ·  {counts}{gated}")
             item.setData(Qt.ItemDataRole.UserRole, repo.repo_id)
             self.results.addItem(item)
         self.more.setVisible(result.has_more)
         self.more.setEnabled(True)
         shown = self.results.count()
-        self.status.setText(f"{shown} repositor{'y' if shown == 1 else 'ies'}" if shown else "No GGUF models found.")
+        if not shown:
+            self.status.setText(self.tr("No GGUF models found."))
+        elif shown == 1:
+            self.status.setText(self.tr("1 repository"))
+        else:
+            self.status.setText(self.tr("{n} repositories").format(n=shown))
 
     def _failed(self, generation: int, exc: Exception) -> None:
         if generation != self._generation:
@@ -202,7 +222,7 @@ class DiscoverPanel(QWidget):
         self._generation += 1
         generation = self._generation
         self.table.setRowCount(0)
-        self.status.setText(f"Listing the files of {repo_id}...")
+        self.status.setText(self.tr("Listing the files of {repo}...").format(repo=repo_id))
         self.background.submit(
             lambda: _files_and_copies(repo_id),
             lambda found: self._files_ready(generation, repo_id, *found),
@@ -220,20 +240,22 @@ class DiscoverPanel(QWidget):
         self.on_disk = dict(on_disk)
         self.table.setRowCount(len(files))
         for row, model in enumerate(files):
-            name = model.filename + (f"  ({len(model.parts)} parts)" if model.split else "")
+            parts = "  " + self.tr("({n} parts)").format(n=len(model.parts)) if model.split else ""
+            name = model.filename + parts
             self._set_name(row, name, name)
             # The quantisation is the file's own general.file_type, read from its header: a name can say anything.
             quant = QTableWidgetItem("…")
-            quant.setToolTip("reading the quantisation from the file's GGUF header")
+            quant.setToolTip(self.tr("reading the quantisation from the file's GGUF header"))
             self.table.setItem(row, 1, quant)
             size = QTableWidgetItem(format_bytes(model.size))
-            size.setToolTip(f"{model.size:,} bytes")
+            size.setToolTip(self.tr("{n:,} bytes").format(n=model.size))
             self.table.setItem(row, 2, size)
             self.table.setCellWidget(row, 3, self._download_button(model.spec))
         self._read_quants(self.files)
         held = sum(1 for m in files if m.spec in self.on_disk)
-        tail = f"; {held} already on disk" if held else ""
-        self.status.setText(f"{repo_id}: {len(files)} GGUF model{'s' if len(files) != 1 else ''}{tail}")
+        tail = "; " + self.tr("{n} already on disk").format(n=held) if held else ""
+        count = self.tr("1 GGUF model") if len(files) == 1 else self.tr("{n} GGUF models").format(n=len(files))
+        self.status.setText(f"{repo_id}: {count}{tail}")
 
     def _read_quants(self, listing: list[object]) -> None:
         """Fill the Quant column from each model's (first) file header, read with Range requests and cached."""
@@ -242,12 +264,12 @@ class DiscoverPanel(QWidget):
             # A split model's spec names its first shard: the one holding the metadata.
             self.background.submit(
                 partial(_header_quant, model.spec),
-                partial(self._quant_ready, listing, row, tip="from the file's GGUF header"),
+                partial(self._quant_ready, listing, row, tip=self.tr("from the file's GGUF header")),
                 partial(self._quant_failed, listing, row),
             )
 
     def _quant_failed(self, listing: list[object], row: int, exc: Exception) -> None:
-        self._quant_ready(listing, row, "?", tip=f"cannot read the header: {exc}")
+        self._quant_ready(listing, row, "?", tip=self.tr("cannot read the header: {error}").format(error=exc))
 
     def _quant_ready(self, listing: list[object], row: int, quant: str, *, tip: str) -> None:
         if listing is not self.files or row >= self.table.rowCount():
@@ -280,12 +302,12 @@ class DiscoverPanel(QWidget):
         """Download, or a disabled "On disk" naming the library's copy."""
         held = self.on_disk.get(spec)
         if held is not None:
-            button = QPushButton("On disk")
+            button = QPushButton(self.tr("On disk"))
             button.setToolTip(on_disk_text(held.name))
             button.setEnabled(False)
             button.setProperty("on_disk", True)
             return button
-        button = QPushButton("Download")
+        button = QPushButton(self.tr("Download"))
         button.clicked.connect(lambda _checked=False, spec=spec: self.download(spec))
         button.setEnabled(not self.busy)
         return button
@@ -298,14 +320,16 @@ class DiscoverPanel(QWidget):
             return
         chosen = target or self._current_target()
         if chosen is None:
-            self.status.setText("Choose a target model in the Model tab first.")
+            self.status.setText(self.tr("Choose a target model in the Model tab first."))
             return
         self._generation += 1
         generation = self._generation
         self.table.setRowCount(0)
         self.on_disk = {}  # the draft list is checked against the library by the search itself
         self.best_button.setVisible(False)
-        self.status.setText(f"Looking for drafts of {chosen.name} on the Hub (reading only their headers)...")
+        self.status.setText(
+            self.tr("Looking for drafts of {name} on the Hub (reading only their headers)...").format(name=chosen.name)
+        )
         self.background.submit(
             lambda: model_library.find_drafts(chosen),
             lambda found: self._drafts_ready(generation, found),
@@ -327,11 +351,14 @@ class DiscoverPanel(QWidget):
             self.table.setCellWidget(row, 3, self._download_button(str(candidate.spec)))
         self.best_button.setVisible(found.best is not None)
         others = len(found.candidates) - len(good)
-        tail = f"; {others} incompatible" if others else ""
+        tail = "; " + self.tr("{n} incompatible").format(n=others) if others else ""
         if found.best is None:
-            self.status.setText(f"No compatible draft found for {' or '.join(repr(q) for q in found.queries)}{tail}.")
+            queries = self.tr(" or ").join(repr(q) for q in found.queries)
+            self.status.setText(self.tr("No compatible draft found for {queries}").format(queries=queries) + tail + ".")
         else:
-            self.status.setText(f"Best: {found.best.spec}: {found.best.reason}{tail}")
+            self.status.setText(
+                self.tr("Best: {spec}: {reason}").format(spec=found.best.spec, reason=found.best.reason) + tail
+            )
 
     def _download_best(self) -> None:
         if self.drafts is not None and self.drafts.best is not None:
@@ -359,7 +386,7 @@ class DiscoverPanel(QWidget):
         self.progress.setVisible(True)
         self.progress.setRange(0, 0)
         self.cancel_button.setVisible(True)
-        self.status.setText(f"Starting {spec}...")
+        self.status.setText(self.tr("Starting {spec}...").format(spec=spec))
         self.background.submit(
             lambda: model_library.download_hub_file(spec, self._progress_arrived.emit, cancel),
             partial(self._download_done, spec),
@@ -375,10 +402,21 @@ class DiscoverPanel(QWidget):
         if update.bytes_total:
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * update.bytes_done / update.bytes_total))
-        which = f" ({update.file_index} of {update.file_count})" if update.file_count > 1 else ""
+        which = (
+            " " + self.tr("({index} of {count})").format(index=update.file_index, count=update.file_count)
+            if update.file_count > 1
+            else ""
+        )
         speed = f", {format_rate(update.speed_bps)}" if update.speed_bps > 0 else ""
-        eta = f", {int(update.eta_s // 60)} min {int(update.eta_s % 60):02d} s left" if update.eta_s else ""
-        total = f" of {format_bytes(update.bytes_total)}" if update.bytes_total else ""
+        eta = (
+            ", "
+            + self.tr("{minutes} min {seconds:02d} s left").format(
+                minutes=int(update.eta_s // 60), seconds=int(update.eta_s % 60)
+            )
+            if update.eta_s
+            else ""
+        )
+        total = " " + self.tr("of {size}").format(size=format_bytes(update.bytes_total)) if update.bytes_total else ""
         self.status.setText(
             f"{update.stage} {update.filename}{which}: {format_bytes(update.bytes_done)}{total}{speed}{eta}"
         )
@@ -396,13 +434,13 @@ class DiscoverPanel(QWidget):
             if self._row_spec(row) == spec:
                 self.table.setCellWidget(row, 3, self._download_button(spec))
         self._finish()
-        self.status.setText(f"Downloaded {path.name}: it is in the model list now.")
+        self.status.setText(self.tr("Downloaded {name}: it is in the model list now.").format(name=path.name))
         self.downloaded.emit(path)
 
     def _download_failed(self, exc: Exception) -> None:
         self._finish()
         if isinstance(exc, DownloadCancelledError):
-            self.status.setText(f"{exc}. Download it again to resume.")
+            self.status.setText(self.tr("{error}. Download it again to resume.").format(error=exc))
         else:
             self.status.setText(str(exc))
 

@@ -16,6 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from PySide6.QtCore import QCoreApplication
+
 from app.core.pairing.catalog import CatalogModel
 from app.core.pairing.compatibility import CompatibilityReport
 from app.core.pairing.default_draft import (
@@ -72,7 +74,9 @@ def local_models() -> list[LocalModel]:
         if model.ok:
             label = _model_label(model.name, model.quant, format_bytes(model.file_size), model.path)
         else:
-            label = f"✗ {model.path.name} (unreadable)"
+            label = "✗ " + QCoreApplication.translate("ModelLibrary", "{name} (unreadable)").format(
+                name=model.path.name
+            )
         out.append(LocalModel(model.path, label, model.file_size, model.error))
     labels = _distinct([m.label for m in out], [m.path for m in out])
     out = [LocalModel(m.path, label, m.size, m.error) for m, label in zip(out, labels, strict=True)]
@@ -100,7 +104,10 @@ def draft_options(target: Path) -> DraftOptions:
         if candidate.path is not None:
             label = _model_label(candidate.name, candidate.quant, format_bytes(candidate.file_size), candidate.path)
         else:
-            label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  download {format_bytes(candidate.file_size)}"
+            download = QCoreApplication.translate("ModelLibrary", "download {size}").format(
+                size=format_bytes(candidate.file_size)
+            )
+            label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  {download}"
         size = ModelSize(candidate.n_params, candidate.file_size)
         # The draft list shows the same models as the target list: each entry says how it compares to the target.
         label = f"{label}  ·  {relative_size_text(target_size, size)}"
@@ -118,7 +125,7 @@ def draft_options(target: Path) -> DraftOptions:
 
 def _model_label(name: str, quant: str, size: str, path: Path) -> str:
     """Name, quantisation and size; pre-flight's cheaper copy says so (it shares its source's name)."""
-    copy = "  ·  cheaper copy" if is_cheaper_draft(path) else ""
+    copy = "  ·  " + QCoreApplication.translate("ModelLibrary", "cheaper copy") if is_cheaper_draft(path) else ""
     return f"{name}  ·  {quant}{copy}  ·  {size}"
 
 
@@ -150,7 +157,14 @@ Progress = Callable[[str, int, int], None]  # (stage, done bytes, total bytes)
 
 def _relay(progress: Progress) -> Callable[[DownloadProgress], None]:
     def relay(update: DownloadProgress) -> None:
-        which = f" ({update.file_index} of {update.file_count})" if update.file_count > 1 else ""
+        which = (
+            " "
+            + QCoreApplication.translate("ModelLibrary", "({index} of {count})").format(
+                index=update.file_index, count=update.file_count
+            )
+            if update.file_count > 1
+            else ""
+        )
         speed = f", {format_rate(update.speed_bps)}" if update.speed_bps > 0 else ""
         progress(f"{update.stage} {update.filename}{which}{speed}", update.bytes_done, update.bytes_total or 0)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QRectF, QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -28,6 +28,20 @@ SEGMENT_HUES: dict[str, int] = {
     "runtime": 300,
     "other": 270,
 }
+
+# The same kinds, and the meter's sources, as words to translate (the engine names them in English).
+_WORDS = (
+    QT_TRANSLATE_NOOP("MemoryMeter", "target weights"),
+    QT_TRANSLATE_NOOP("MemoryMeter", "draft weights"),
+    QT_TRANSLATE_NOOP("MemoryMeter", "target KV cache"),
+    QT_TRANSLATE_NOOP("MemoryMeter", "draft KV cache"),
+    QT_TRANSLATE_NOOP("MemoryMeter", "compute buffers"),
+    QT_TRANSLATE_NOOP("MemoryMeter", "logits and app buffers"),
+    QT_TRANSLATE_NOOP("MemoryMeter", "runtime"),
+    QT_TRANSLATE_NOOP("MemoryMeter", "other"),
+    QT_TRANSLATE_NOOP("MemoryMeter", "estimate"),
+    QT_TRANSLATE_NOOP("MemoryMeter", "measured"),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +117,7 @@ class MemoryMeter(QWidget):
                 if kind not in kinds:
                     kinds.append(kind)
         totals = {k: sum(size for b in self._state.bars for kind, size in b.segments if kind == k) for k in kinds}
-        return [f"{k} {format_bytes(totals[k])}" for k in kinds]
+        return [f"{self.tr(k)} {format_bytes(totals[k])}" for k in kinds]
 
     def _legend_columns(self, width: int) -> int:
         entries = self._legend_entries()
@@ -141,14 +155,19 @@ class MemoryMeter(QWidget):
         if not state.bars:
             painter.setPen(muted)
             painter.drawText(
-                QRectF(4, y, width, line * 2), Qt.TextFlag.TextWordWrap, state.verdict or "no estimate yet"
+                QRectF(4, y, width, line * 2), Qt.TextFlag.TextWordWrap, state.verdict or self.tr("no estimate yet")
             )
             return
         kinds: list[str] = []
         for bar in state.bars:
             painter.setPen(text)
-            budget = f" of {format_bytes(bar.budget)}" if bar.budget else ""
-            title = f"{bar.device}: {format_bytes(bar.used)}{budget} ({state.source})"
+            used, source = format_bytes(bar.used), self.tr(state.source)
+            if bar.budget:
+                title = self.tr("{device}: {used} of {budget} ({source})").format(
+                    device=bar.device, used=used, budget=format_bytes(bar.budget), source=source
+                )
+            else:
+                title = self.tr("{device}: {used} ({source})").format(device=bar.device, used=used, source=source)
             painter.drawText(QRectF(4, y, width, line), Qt.AlignmentFlag.AlignLeft, title)
             y += line + 4
             track = QRectF(4, y, width, 18)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from PySide6.QtCore import QCoreApplication
+
 from app.core.memory.estimate import MemoryBreakdown
 from app.core.memory.verdict import MemoryVerdict, judge
 from app.core.units import format_bytes
@@ -27,7 +29,7 @@ _LEVELS = {"fits": "fits", "tight": "tight", "does_not_fit": "too big"}
 def _device_title(name: str, budget: HardwareBudget) -> str:
     if name == "gpu":
         return f"GPU ({budget.gpu_name})" if budget.gpu_name else "GPU"
-    return "System RAM"
+    return QCoreApplication.translate("MemoryMeter", "System RAM")
 
 
 def _state(breakdown: MemoryBreakdown, budget: HardwareBudget, verdict: MemoryVerdict, source: str) -> MeterState:
@@ -63,5 +65,7 @@ def measured_state(estimate: MeterState | None, info: PairInfo) -> MeterState:
     # The engine thread could not read llama.cpp's load log: show the growth of the process alone.
     grown = info.measured_bytes.get("process_delta", 0)
     bars = estimate.bars if estimate is not None else ()
-    verdict = f"loaded in {info.load_seconds:.1f} s; the process grew by {format_bytes(grown)}"
+    verdict = QCoreApplication.translate("MemoryMeter", "loaded in {seconds:.1f} s; the process grew by {size}").format(
+        seconds=info.load_seconds, size=format_bytes(grown)
+    )
     return MeterState(bars, "measured", verdict, "fits", estimate.notes if estimate else ())

@@ -65,10 +65,10 @@ class PairPicker(QWidget):
         outer = QVBoxLayout(self)
         outer.setContentsMargins(8, 8, 8, 8)
         sources = QHBoxLayout()
-        self.local_button = QRadioButton("Local pair")
-        self.local_button.setToolTip("models on this computer, run by Tandem's own engine")
-        self.server_button = QRadioButton("Server")
-        self.server_button.setToolTip("a llama-server, vLLM, Tandem or other OpenAI-compatible server")
+        self.local_button = QRadioButton(self.tr("Local pair"))
+        self.local_button.setToolTip(self.tr("models on this computer, run by Tandem's own engine"))
+        self.server_button = QRadioButton(self.tr("Server"))
+        self.server_button.setToolTip(self.tr("a llama-server, vLLM, Tandem or other OpenAI-compatible server"))
         self.local_button.setChecked(True)
         self._source_group = QButtonGroup(self)
         for button in (self.local_button, self.server_button):
@@ -90,7 +90,7 @@ class PairPicker(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         form = QFormLayout()
         self.target = ElidedComboBox()  # file names differ at their end: elided in the middle
-        form.addRow("Target", self._file_row(self.target, for_draft=False))
+        form.addRow(self.tr("Target"), self._file_row(self.target, for_draft=False))
 
         kinds = QGridLayout()  # two by two: one row of four would set the side panel's minimum width
         kinds.setContentsMargins(0, 0, 0, 0)
@@ -99,12 +99,20 @@ class PairPicker(QWidget):
         for kind, text, tip in (
             (
                 DrafterKind.HYBRID,
-                "Hybrid",
-                "prompt lookup where the reply copies earlier text, the draft model everywhere else",
+                self.tr("Hybrid"),
+                self.tr("prompt lookup where the reply copies earlier text, the draft model everywhere else"),
             ),
-            (DrafterKind.MODEL, "Draft model", "a small model with the same vocabulary proposes tokens"),
-            (DrafterKind.NGRAM, "N-gram", "proposes continuations found earlier in the conversation; no second model"),
-            (DrafterKind.NONE, "None", "target only: the baseline"),
+            (
+                DrafterKind.MODEL,
+                self.tr("Draft model"),
+                self.tr("a small model with the same vocabulary proposes tokens"),
+            ),
+            (
+                DrafterKind.NGRAM,
+                self.tr("N-gram"),
+                self.tr("proposes continuations found earlier in the conversation; no second model"),
+            ),
+            (DrafterKind.NONE, self.tr("None"), self.tr("target only: the baseline")),
         ):
             button = QRadioButton(text)
             button.setToolTip(tip)
@@ -113,10 +121,10 @@ class PairPicker(QWidget):
             self.kind_buttons[kind] = button
         kinds.setColumnStretch(2, 1)
         self.kind_buttons[DrafterKind.HYBRID].setChecked(True)
-        form.addRow("Drafter", kinds)
+        form.addRow(self.tr("Drafter"), kinds)
 
         self.draft = ElidedComboBox()
-        form.addRow("Draft", self._file_row(self.draft, for_draft=True))
+        form.addRow(self.tr("Draft"), self._file_row(self.draft, for_draft=True))
         layout.addLayout(form)
 
         self.verdict = QLabel("")
@@ -126,7 +134,7 @@ class PairPicker(QWidget):
         layout.addWidget(self.verdict)
 
         buttons = QHBoxLayout()
-        self.load_button = QPushButton("Load pair")
+        self.load_button = QPushButton(self.tr("Load pair"))
         self.load_button.setDefault(True)
         self.load_button.clicked.connect(self._request_load)
         self.status = QLabel("")
@@ -151,11 +159,11 @@ class PairPicker(QWidget):
             select = self.choice()
         self._generation += 1
         generation = self._generation
-        self.status.setText("scanning models…")
+        self.status.setText(self.tr("scanning models…"))
         self._background.submit(
             library.local_models,
             lambda models: self._models_ready(generation, models, select),
-            lambda exc: self.status.setText(f"could not list models: {exc}"),
+            lambda exc: self.status.setText(self.tr("could not list models: {error}").format(error=exc)),
         )
 
     def choice(self) -> PairChoice | None:
@@ -210,11 +218,11 @@ class PairPicker(QWidget):
                 kind = DrafterKind.HYBRID if current and current.draft else DrafterKind.NGRAM
                 self.refresh(PairChoice(registered, current.draft if current else None, kind))
 
-        self.status.setText(f"reading {path.name}…")
+        self.status.setText(self.tr("reading {name}…").format(name=path.name))
         self._background.submit(
             lambda: library.add_local_model(path),
             added,
-            lambda exc: self.status.setText(f"cannot use {path.name}: {exc}"),
+            lambda exc: self.status.setText(self.tr("cannot use {name}: {error}").format(name=path.name, error=exc)),
         )
 
     # -- internals --------------------------------------------------------------------------
@@ -227,7 +235,7 @@ class PairPicker(QWidget):
         if generation != self._generation:
             return
         self._models = models
-        self.status.setText("" if models else "no models yet: use the … button or Tools › Get models")
+        self.status.setText("" if models else self.tr("no models yet: use the … button or Tools › Get models"))
         current = select.target if select else self.target.currentData(_PATH_ROLE)
         self.target.blockSignals(True)
         self.target.clear()
@@ -256,7 +264,7 @@ class PairPicker(QWidget):
             return
         self._generation += 1
         generation = self._generation
-        self.verdict.setText("checking which drafts fit this target…")
+        self.verdict.setText(self.tr("checking which drafts fit this target…"))
         self._background.submit(
             lambda: library.draft_options(Path(target)),
             lambda options: self._drafts_ready(generation, options),
@@ -292,9 +300,14 @@ class PairPicker(QWidget):
         if wanted is not None and index < 0:
             # The draft the user picked cannot draft for this target: say why rather than pick another silently.
             refused = next((o for o in options if o.path == wanted), None)
-            reason = refused.reason if refused is not None else "it is not among this target's possible drafts"
+            reason = refused.reason if refused is not None else self.tr("it is not among this target's possible drafts")
             target_name = Path(str(self.target.currentData(_PATH_ROLE))).name
-            self.status.setText(f"✗ {wanted.name} cannot draft for {target_name}: {reason}")
+            self.status.setText(
+                "✗ "
+                + self.tr("{draft} cannot draft for {target}: {reason}").format(
+                    draft=wanted.name, target=target_name, reason=reason
+                )
+            )
         fallback = False
         if index < 0 and wanted is None:
             # No choice of the user's to keep: the default is a draft smaller than the target, or none.
@@ -326,11 +339,13 @@ class PairPicker(QWidget):
         self._generation += 1
         generation = self._generation
         draft = option.path
-        self.verdict.setText("checking the pair…")
+        self.verdict.setText(self.tr("checking the pair…"))
         self._background.submit(
             lambda: library.check_pair(Path(target), draft),
             lambda report: self._report_ready(generation, report),
-            lambda exc: self.verdict.setText(f"<b>Cannot read the draft:</b> {html.escape(str(exc))}"),
+            lambda exc: self.verdict.setText(
+                self.tr("<b>Cannot read the draft:</b> {error}").format(error=html.escape(str(exc)))
+            ),
         )
 
     def _report_ready(self, generation: int, report: CompatibilityReport) -> None:
@@ -348,39 +363,51 @@ class PairPicker(QWidget):
     def _show_verdict(self) -> None:
         kind = self.drafter_kind()
         option = self._current_option()
-        self.load_button.setText("Load pair")
+        self.load_button.setText(self.tr("Load pair"))
         if self.target.currentData(_PATH_ROLE) is None:
-            self.verdict.setText("Pick a target model.")
+            self.verdict.setText(self.tr("Pick a target model."))
         elif self._target_error is not None:
-            self.verdict.setText(f"<b>Cannot read the target:</b> {html.escape(self._target_error)}")
+            self.verdict.setText(
+                self.tr("<b>Cannot read the target:</b> {error}").format(error=html.escape(self._target_error))
+            )
         elif kind is DrafterKind.NGRAM:
             why = f"<br>{html.escape(self.fallback_reason)}" if self.fallback_reason else ""
-            self.verdict.setText(f"N-gram lookup: drafts from text already in the conversation; fits any target.{why}")
+            self.verdict.setText(
+                self.tr("N-gram lookup: drafts from text already in the conversation; fits any target.") + why
+            )
         elif kind is DrafterKind.NONE:
-            self.verdict.setText("Target only: no drafting (the baseline speed).")
+            self.verdict.setText(self.tr("Target only: no drafting (the baseline speed)."))
         elif option is None or not any(o.compatible for o in self._options):
             reasons = "".join(
                 f"<li>{html.escape(o.path.name if o.path else o.label)}: {html.escape(o.reason)}</li>"
                 for o in self._options[:4]
             )
-            text = "<b>No compatible draft</b> among your models: use n-gram lookup, or add a model"
+            text = self.tr("<b>No compatible draft</b> among your models: use n-gram lookup, or add a model")
             self.verdict.setText(
-                text + (f" (why the others do not fit:<ul style='margin:0'>{reasons}</ul>)" if reasons else ".")
+                text
+                + (
+                    " "
+                    + self.tr("(why the others do not fit:{list})").format(list=f"<ul style='margin:0'>{reasons}</ul>")
+                    if reasons
+                    else "."
+                )
             )
         elif option.path is None:
-            self.verdict.setText(f"<b>✓ Compatible</b>, not downloaded yet: {html.escape(option.reason)}")
-            self.load_button.setText("Download draft")
+            self.verdict.setText(
+                self.tr("<b>✓ Compatible</b>, not downloaded yet: {reason}").format(reason=html.escape(option.reason))
+            )
+            self.load_button.setText(self.tr("Download draft"))
         elif self._report is None:
-            self.verdict.setText("checking the pair…")
+            self.verdict.setText(self.tr("checking the pair…"))
         elif self._report.compatible:
             warnings = "".join(f"<br>⚠ {html.escape(w)}" for w in self._report.warnings)
             reason = option.reason.removeprefix("compatible; ").removeprefix("compatible")
-            self.verdict.setText(f"<b>✓ Compatible</b>: {html.escape(reason)}{warnings}")
+            self.verdict.setText(self.tr("<b>✓ Compatible</b>: {reason}").format(reason=html.escape(reason)) + warnings)
         else:
             items = "".join(
                 f"<li><b>{html.escape(p.rule)}</b>: {html.escape(p.detail)}</li>" for p in self._report.problems
             )
-            self.verdict.setText(f"<b>✗ Not compatible</b><ul style='margin:0'>{items}</ul>")
+            self.verdict.setText(self.tr("<b>✗ Not compatible</b>") + f"<ul style='margin:0'>{items}</ul>")
         self.load_button.setEnabled(self._loadable())
 
     def _loadable(self) -> bool:
@@ -419,12 +446,12 @@ class PairPicker(QWidget):
 
         def finished(path: Path) -> None:
             self._download_cancel = None
-            self.status.setText(f"downloaded {path.name}")
+            self.status.setText(self.tr("downloaded {name}").format(name=path.name))
             self.refresh(PairChoice(target, path, DrafterKind.HYBRID))
 
         def failed(exc: Exception) -> None:
             self._download_cancel = None
-            self.status.setText(f"download failed: {exc}")
+            self.status.setText(self.tr("download failed: {error}").format(error=exc))
             self._show_verdict()
 
         self._background.submit(lambda: library.download_draft(catalog_model, progress, cancel), finished, failed)
@@ -435,7 +462,7 @@ class PairPicker(QWidget):
         combo.setMinimumContentsLength(10)  # the open list shows names in full; each item's tooltip too
         browse = QToolButton()
         browse.setText("…")
-        browse.setToolTip("add a GGUF file")
+        browse.setToolTip(self.tr("add a GGUF file"))
         browse.clicked.connect(lambda: self._browse(for_draft=for_draft))
         row = QHBoxLayout()
         row.addWidget(combo, 1)
@@ -443,6 +470,8 @@ class PairPicker(QWidget):
         return row
 
     def _browse(self, for_draft: bool) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", str(Path.home()), "GGUF models (*.gguf)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Choose a GGUF model"), str(Path.home()), self.tr("GGUF models (*.gguf)")
+        )
         if path:
             self.add_model(Path(path), as_draft=for_draft)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -37,7 +37,7 @@ _KIND_NAMES = {
     ServerKind.TANDEM: "Tandem (serve)",
     ServerKind.LLAMA_SERVER: "llama-server (llama.cpp)",
     ServerKind.VLLM: "vLLM",
-    ServerKind.PLAIN: "another OpenAI-compatible server",
+    ServerKind.PLAIN: str(QT_TRANSLATE_NOOP("ServerChoice", "another OpenAI-compatible server")),
 }
 
 
@@ -58,7 +58,9 @@ def _connect(base_url: str, api_key: str | None) -> _Connected:
     engine = RemoteEngine(base_url, api_key, read_timeout_s=CONNECT_TIMEOUT_S)
     models = engine.list_models()
     if not models:
-        raise TandemError(f"{engine.base_url} offers no models")
+        raise TandemError(
+            QCoreApplication.translate("ServerChoice", "{url} offers no models").format(url=engine.base_url)
+        )
     return _Connected(engine, models, kind_of(models))
 
 
@@ -83,27 +85,27 @@ class ServerChoice(QWidget):
         form = QFormLayout()
         self.url = QLineEdit()
         self.url.setPlaceholderText("http://127.0.0.1:8080/v1")
-        self.url.setToolTip("the server's OpenAI base URL (…/v1 is added when missing)")
-        form.addRow("URL", self.url)
+        self.url.setToolTip(self.tr("the server's OpenAI base URL (…/v1 is added when missing)"))
+        form.addRow(self.tr("URL"), self.url)
         self.key = QLineEdit()
         self.key.setEchoMode(QLineEdit.EchoMode.Password)
-        self.key.setPlaceholderText("none")
-        form.addRow("API key", self.key)
-        self.remember = QCheckBox("Remember the key")
+        self.key.setPlaceholderText(self.tr("none"))
+        form.addRow(self.tr("API key"), self.key)
+        self.remember = QCheckBox(self.tr("Remember the key"))
         self.remember.setChecked(True)
         form.addRow("", self.remember)
         self.key_location = QLabel("")
         self.key_location.setWordWrap(True)
         form.addRow("", self.key_location)
         connect_row = QHBoxLayout()
-        self.connect_button = QPushButton("Connect")
+        self.connect_button = QPushButton(self.tr("Connect"))
         self.connect_button.clicked.connect(self.connect_to_server)
         connect_row.addWidget(self.connect_button)
         connect_row.addStretch(1)
         form.addRow("", connect_row)
         self.models = QComboBox()
         self.models.setEnabled(False)
-        form.addRow("Model", self.models)
+        form.addRow(self.tr("Model"), self.models)
         layout.addLayout(form)
 
         self.kind = QLabel("")
@@ -113,7 +115,7 @@ class ServerChoice(QWidget):
         self.note.setWordWrap(True)
         layout.addWidget(self.note)
         buttons = QHBoxLayout()
-        self.use_button = QPushButton("Chat with this server")
+        self.use_button = QPushButton(self.tr("Chat with this server"))
         self.use_button.setEnabled(False)
         self.use_button.clicked.connect(self._use)
         self.status = QLabel("")
@@ -154,14 +156,16 @@ class ServerChoice(QWidget):
         """Ask the server for its models in the background; the answer fills the list or the error line."""
         url = self.url.text().strip()
         if not url.startswith(("http://", "https://")):
-            self.status.setText("✗ the URL must start with http:// or https://, e.g. http://127.0.0.1:8080/v1")
+            self.status.setText(
+                "✗ " + self.tr("the URL must start with http:// or https://, e.g. http://127.0.0.1:8080/v1")
+            )
             return
         key = self.key.text().strip() or None
         self._generation += 1
         generation = self._generation
         self._forget_connection()
         self.connect_button.setEnabled(False)
-        self.status.setText(f"connecting to {url}…")
+        self.status.setText(self.tr("connecting to {url}…").format(url=url))
         self._background.submit(
             lambda: _connect(url, key),
             lambda found: self._connected_ready(generation, found, key),
@@ -181,9 +185,10 @@ class ServerChoice(QWidget):
         index = self.models.findText(self._wanted_model) if self._wanted_model else -1
         self.models.setCurrentIndex(max(0, index))
         self.models.setEnabled(True)
-        self.kind.setText(f"<b>{_KIND_NAMES[found.kind]}</b>, {len(found.models)} model(s)")
+        name = self.tr(_KIND_NAMES[found.kind])
+        self.kind.setText(self.tr("<b>{kind}</b>, %n model(s)", "", len(found.models)).format(kind=name))
         self.note.setText(KIND_NOTES[found.kind])
-        self.status.setText(f"✓ connected to {found.engine.base_url}")
+        self.status.setText("✓ " + self.tr("connected to {url}").format(url=found.engine.base_url))
         self.use_button.setEnabled(not self._busy)
         self._keep_key(found.engine.base_url, key)
 
@@ -200,7 +205,7 @@ class ServerChoice(QWidget):
             elif not self.remember.isChecked():
                 self.credentials.forget(base_url)
         except TandemError as exc:  # the connection works; only remembering the key failed
-            self.status.setText(f"✓ connected, but the key was not saved: {exc}")
+            self.status.setText("✓ " + self.tr("connected, but the key was not saved: {error}").format(error=exc))
         self._show_key_location()
 
     def _fill_saved_key(self) -> None:
@@ -210,13 +215,13 @@ class ServerChoice(QWidget):
         try:
             saved = self.credentials.load(RemoteEngine(url).base_url)
         except TandemError as exc:
-            self.status.setText(f"the saved key could not be read: {exc}")
+            self.status.setText(self.tr("the saved key could not be read: {error}").format(error=exc))
             return
         if saved:
             self.key.setText(saved)
 
     def _show_key_location(self) -> None:
-        self.key_location.setText(f"A remembered key is kept {self.credentials.where}.")
+        self.key_location.setText(self.tr("A remembered key is kept {where}.").format(where=self.credentials.where))
 
     def _forget_connection(self) -> None:
         self._connected = None

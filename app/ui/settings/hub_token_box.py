@@ -21,22 +21,25 @@ class HubTokenBox(QGroupBox):
     """A password field with Save and Forget, and a line saying where the token is kept."""
 
     def __init__(self, credentials: CredentialStore | None = None, parent: QWidget | None = None) -> None:
-        super().__init__("Hugging Face Hub (this machine)", parent)
+        super().__init__(parent)
+        self.setTitle(self.tr("Hugging Face Hub (this machine)"))
         self.credentials = credentials or CredentialStore()
         layout = QVBoxLayout(self)
         row = QHBoxLayout()
         self.field = QLineEdit()
         self.field.setEchoMode(QLineEdit.EchoMode.Password)
-        self.field.setPlaceholderText("hf_... (for gated and private models)")
+        self.field.setPlaceholderText(self.tr("hf_... (for gated and private models)"))
         self.field.setToolTip(
-            "A read token from huggingface.co/settings/tokens; a gated model also needs its licence accepted there"
+            self.tr(
+                "A read token from huggingface.co/settings/tokens; a gated model also needs its licence accepted there"
+            )
         )
         self.field.returnPressed.connect(self.save)
-        self.save_button = QPushButton("Save")
+        self.save_button = QPushButton(self.tr("Save"))
         self.save_button.clicked.connect(self.save)
-        self.forget_button = QPushButton("Forget")
+        self.forget_button = QPushButton(self.tr("Forget"))
         self.forget_button.clicked.connect(self.forget)
-        row.addWidget(QLabel("Token"))
+        row.addWidget(QLabel(self.tr("Token")))
         row.addWidget(self.field, 1)
         layout.addLayout(row)
         # The buttons on a line of their own: beside the field they widened the side panel at its narrowest.
@@ -67,11 +70,13 @@ class HubTokenBox(QGroupBox):
             return
         self.forget_button.setEnabled(bool(saved))
         if saved:
-            text = f"A token is saved {self.credentials.where}; Discover and downloads send it."
+            text = self.tr("A token is saved {where}; Discover and downloads send it.").format(
+                where=self.credentials.where
+            )
         else:
-            text = "No token saved: gated and private models cannot be listed or downloaded."
+            text = self.tr("No token saved: gated and private models cannot be listed or downloaded.")
         if os.environ.get("HF_TOKEN", "").strip():
-            text += " HF_TOKEN is set in the environment and is used instead."
+            text += " " + self.tr("HF_TOKEN is set in the environment and is used instead.")
         self.status.setText(text)
 
     def save(self) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -48,10 +48,10 @@ from app.ui.settings.remote_box import RemoteTimeoutBox
 from app.ui.settings.store import GenerationSettings
 
 DRAFTER_CHOICES = (
-    ("hybrid", "Hybrid (prompt lookup where trusted, else the draft model)"),
-    ("model", "Draft model"),
-    ("ngram", "Prompt lookup (n-gram)"),
-    ("none", "None (target only)"),
+    ("hybrid", str(QT_TRANSLATE_NOOP("SettingsPanel", "Hybrid (prompt lookup where trusted, else the draft model)"))),
+    ("model", str(QT_TRANSLATE_NOOP("SettingsPanel", "Draft model"))),
+    ("ngram", str(QT_TRANSLATE_NOOP("SettingsPanel", "Prompt lookup (n-gram)"))),
+    ("none", str(QT_TRANSLATE_NOOP("SettingsPanel", "None (target only)"))),
 )
 
 
@@ -121,105 +121,115 @@ class SettingsPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 8)
 
-        self.chat_title = QLabel("<b>This chat</b>")
-        self.chat_note = QLabel("Kept with the chat: other chats keep their own.")
+        self.chat_title = QLabel(self.tr("<b>This chat</b>"))
+        self.chat_note = QLabel(self.tr("Kept with the chat: other chats keep their own."))
         self.chat_note.setWordWrap(True)
         self.chat_note.setEnabled(False)
         layout.addWidget(self.chat_title)
         layout.addWidget(self.chat_note)
         self.presets: PresetBox | None = None
         if store is not None:
-            preset_group = QGroupBox("Presets")
+            preset_group = QGroupBox(self.tr("Presets"))
             preset_layout = QVBoxLayout(preset_group)
             self.presets = PresetBox(store, self.chat_settings)
             self.presets.applied.connect(lambda s: self.set_chat_settings(s, emit=True))
             preset_layout.addWidget(self.presets)
             layout.addWidget(preset_group)
 
-        reply = QGroupBox("Reply")
+        reply = QGroupBox(self.tr("Reply"))
         form = QFormLayout(reply)
         self.system_prompt = QPlainTextEdit()
-        self.system_prompt.setPlaceholderText("optional system prompt for this chat")
+        self.system_prompt.setPlaceholderText(self.tr("optional system prompt for this chat"))
         self.system_prompt.setFixedHeight(64)
         self.max_tokens = _int_for(MAX_TOKENS, 16)
-        form.addRow("System", self.system_prompt)
-        form.addRow("Max tokens", self.max_tokens)
+        form.addRow(self.tr("System"), self.system_prompt)
+        form.addRow(self.tr("Max tokens"), self.max_tokens)
         # Structured output: the draft and the target are both held to the schema (app.core.decoding.constraint).
         self.json_schema = QPlainTextEdit()
-        self.json_schema.setPlaceholderText('optional JSON schema every reply must match, e.g. {"type": "object"}')
+        self.json_schema.setPlaceholderText(
+            self.tr('optional JSON schema every reply must match, e.g. {"type": "object"}')
+        )
         self.json_schema.setFixedHeight(64)
-        form.addRow("JSON schema", self.json_schema)
+        form.addRow(self.tr("JSON schema"), self.json_schema)
         layout.addWidget(reply)
 
-        sampling = QGroupBox("Sampling")
+        sampling = QGroupBox(self.tr("Sampling"))
         form = QFormLayout(sampling)
         self.temperature = _double_for(TEMPERATURE, 0.05)
-        self.top_k = _int_for(TOP_K, special="off")
+        self.top_k = _int_for(TOP_K, special=self.tr("off"))
         self.top_p = _double_for(TOP_P, 0.01)
         self.min_p = _double_for(MIN_P, 0.01)
         self.repeat_penalty = _double_for(REPEAT_PENALTY, 0.05)
-        self.seed = _int_for(SEED, special="random")
-        self.seed.setToolTip("random: a new seed for every reply (each reply records the one it used)")
-        form.addRow("Temperature", self.temperature)
-        form.addRow("Top-k", self.top_k)
-        form.addRow("Top-p", self.top_p)
-        form.addRow("Min-p", self.min_p)
-        form.addRow("Repeat penalty", self.repeat_penalty)
-        form.addRow("Seed", self.seed)
+        self.seed = _int_for(SEED, special=self.tr("random"))
+        self.seed.setToolTip(self.tr("random: a new seed for every reply (each reply records the one it used)"))
+        form.addRow(self.tr("Temperature"), self.temperature)
+        form.addRow(self.tr("Top-k"), self.top_k)
+        form.addRow(self.tr("Top-p"), self.top_p)
+        form.addRow(self.tr("Min-p"), self.min_p)
+        form.addRow(self.tr("Repeat penalty"), self.repeat_penalty)
+        form.addRow(self.tr("Seed"), self.seed)
         layout.addWidget(sampling)
 
-        speculation = QGroupBox("Speculation")
+        speculation = QGroupBox(self.tr("Speculation"))
         form = QFormLayout(speculation)
         self.drafter = ElidedComboBox(mode=Qt.TextElideMode.ElideRight)  # "Hybrid (prompt lookup…", whole when open
         for value, label in DRAFTER_CHOICES:
-            self.drafter.addItem(label, value)
+            self.drafter.addItem(self.tr(label), value)
         # Sized to a short label, not to its longest item, so the side panel never scrolls sideways;
         # the open list shows every label in full.
         self.drafter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.drafter.setMinimumContentsLength(12)
         self.drafter.setToolTip(
-            "who proposes tokens for the target to verify; a draft model is used when the loaded pair has one "
-            "(otherwise the pair's own drafter)"
+            self.tr(
+                "who proposes tokens for the target to verify; a draft model is used when the loaded pair has one "
+                "(otherwise the pair's own drafter)"
+            )
         )
         self.draft_length = _int(1, MAX_DRAFT_LENGTH)
-        self.draft_length.setToolTip("tokens the drafter proposes per verify step")
-        self.adaptive = QCheckBox("Adaptive")
+        self.draft_length.setToolTip(self.tr("tokens the drafter proposes per verify step"))
+        self.adaptive = QCheckBox(self.tr("Adaptive"))
         self.adaptive.setToolTip(
-            "choose the draft length every step from the measured costs and acceptance, and turn drafting "
-            "off when it loses (the draft length above becomes a floor on the maximum)"
+            self.tr(
+                "choose the draft length every step from the measured costs and acceptance, and turn drafting "
+                "off when it loses (the draft length above becomes a floor on the maximum)"
+            )
         )
-        form.addRow("Drafter", self.drafter)
-        form.addRow("Draft length", self.draft_length)
+        form.addRow(self.tr("Drafter"), self.drafter)
+        form.addRow(self.tr("Draft length"), self.draft_length)
         form.addRow("", self.adaptive)
         layout.addWidget(speculation)
 
-        self.reset_button = QPushButton("Reset this chat to defaults")
+        self.reset_button = QPushButton(self.tr("Reset this chat to defaults"))
         self.reset_button.clicked.connect(lambda: self.set_chat_settings(ChatSettings(), emit=True))
         layout.addWidget(self.reset_button)
 
-        loading = QGroupBox("This machine")  # a short title: a group box's title sets its minimum width
+        loading = QGroupBox(self.tr("This machine"))  # a short title: a group box's title sets its minimum width
         form = QFormLayout(loading)
-        applies = QLabel("Applies on the next load (also in Edit ▸ Preferences).")
+        applies = QLabel(self.tr("Applies on the next load (also in Edit ▸ Preferences)."))
         applies.setWordWrap(True)
         applies.setEnabled(False)
         form.addRow(applies)
         self.n_ctx = _int(256, 131_072, 256)
-        self.n_threads = _int(0, 256, special="Auto")
-        self.n_threads.setToolTip("Auto measures which thread count is fastest with what else runs here, and re-checks")
+        self.n_threads = _int(0, 256, special=self.tr("Auto"))
+        self.n_threads.setToolTip(
+            self.tr("Auto measures which thread count is fastest with what else runs here, and re-checks")
+        )
         # The spin box's lowest value shows "auto" (AUTO_GPU_LAYERS in the settings, see _layers).
-        self.n_gpu_layers = _int(_SPIN_AUTO, 999, special="auto")
-        self.n_gpu_layers_draft = _int(_SPIN_AUTO, 999, special="auto")
+        self.n_gpu_layers = _int(_SPIN_AUTO, 999, special=self.tr("auto"))
+        self.n_gpu_layers_draft = _int(_SPIN_AUTO, 999, special=self.tr("auto"))
         for spin in (self.n_gpu_layers, self.n_gpu_layers_draft):
-            spin.setToolTip("auto: as many layers as fit the free VRAM, the draft's first (shown in the memory meter)")
-        form.addRow("Context size", self.n_ctx)
-        form.addRow("Threads", self.n_threads)
-        form.addRow("GPU layers, target", self.n_gpu_layers)
-        form.addRow("GPU layers, draft", self.n_gpu_layers_draft)
+            spin.setToolTip(
+                self.tr("auto: as many layers as fit the free VRAM, the draft's first (shown in the memory meter)")
+            )
+        form.addRow(self.tr("Context size"), self.n_ctx)
+        form.addRow(self.tr("Threads"), self.n_threads)
+        form.addRow(self.tr("GPU layers, target"), self.n_gpu_layers)
+        form.addRow(self.tr("GPU layers, draft"), self.n_gpu_layers_draft)
         if not gpu_offload:
             for spin in (self.n_gpu_layers, self.n_gpu_layers_draft):
                 spin.setEnabled(False)
-                spin.setToolTip("this llama.cpp build runs on the CPU only")
-            note = QLabel("This llama.cpp build has no GPU offload: both models run on the CPU.")
+                spin.setToolTip(self.tr("this llama.cpp build runs on the CPU only"))
+            note = QLabel(self.tr("This llama.cpp build has no GPU offload: both models run on the CPU."))
             note.setWordWrap(True)
             note.setEnabled(False)
             form.addRow(note)
@@ -243,11 +253,11 @@ class SettingsPanel(QWidget):
 
     def show_chat(self, new: bool) -> None:
         """Say whose settings these are: the open chat's, or those the next new chat is created with."""
-        self.chat_title.setText("<b>New chat</b>" if new else "<b>This chat</b>")
+        self.chat_title.setText(self.tr("<b>New chat</b>") if new else self.tr("<b>This chat</b>"))
         self.chat_note.setText(
-            "The chat is created with these when you send its first message."
+            self.tr("The chat is created with these when you send its first message.")
             if new
-            else "Kept with the chat: other chats keep their own."
+            else self.tr("Kept with the chat: other chats keep their own.")
         )
 
     def chat_settings(self) -> ChatSettings:

@@ -55,20 +55,20 @@ class PreferencesDialog(QDialog):
 
     def __init__(self, current: Preferences, gpu_offload: bool, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Preferences")
+        self.setWindowTitle(self.tr("Preferences"))
         layout = QVBoxLayout(self)
 
-        look = QGroupBox("Look and keys")
+        look = QGroupBox(self.tr("Look and keys"))
         form = QFormLayout(look)
         self.theme = QComboBox()
         for name in theme.THEMES:
-            self.theme.addItem(theme.label(name), name)
+            self.theme.addItem(self._theme_label(name), name)
         self.theme.setCurrentIndex(max(0, self.theme.findData(current.theme)))
-        self.theme.setToolTip("applies at once; System is the platform's own look")
-        form.addRow("Theme", self.theme)
-        self.ctrl_enter = QCheckBox("Send with Ctrl+Enter")
+        self.theme.setToolTip(self.tr("applies at once; System is the platform's own look"))
+        form.addRow(self.tr("Theme"), self.theme)
+        self.ctrl_enter = QCheckBox(self.tr("Send with Ctrl+Enter"))
         self.ctrl_enter.setToolTip(
-            "on: Enter adds a line and Ctrl+Enter sends; off: Enter sends, Shift+Enter adds a line"
+            self.tr("on: Enter adds a line and Ctrl+Enter sends; off: Enter sends, Shift+Enter adds a line")
         )
         self.ctrl_enter.setChecked(current.send_with_ctrl_enter)
         form.addRow("", self.ctrl_enter)
@@ -76,25 +76,25 @@ class PreferencesDialog(QDialog):
         form.addRow(self.language.title(), self.language)
         layout.addWidget(look)
 
-        machine = QGroupBox("Loading the models (applies on the next load)")
+        machine = QGroupBox(self.tr("Loading the models (applies on the next load)"))
         form = QFormLayout(machine)
         g = current.generation
         self.n_ctx = _spin(256, 131_072, 256)
         self.n_ctx.setValue(g.n_ctx)
-        self.n_threads = _spin(0, 256, special="Auto")
+        self.n_threads = _spin(0, 256, special=self.tr("Auto"))
         self.n_threads.setValue(g.n_threads)
         self.n_gpu_layers = _spin(0, 999)
         self.n_gpu_layers.setValue(g.n_gpu_layers)
         self.n_gpu_layers_draft = _spin(0, 999)
         self.n_gpu_layers_draft.setValue(g.n_gpu_layers_draft)
-        form.addRow("Context size", self.n_ctx)
-        form.addRow("Threads", self.n_threads)
-        form.addRow("GPU layers, target", self.n_gpu_layers)
-        form.addRow("GPU layers, draft", self.n_gpu_layers_draft)
+        form.addRow(self.tr("Context size"), self.n_ctx)
+        form.addRow(self.tr("Threads"), self.n_threads)
+        form.addRow(self.tr("GPU layers, target"), self.n_gpu_layers)
+        form.addRow(self.tr("GPU layers, draft"), self.n_gpu_layers_draft)
         if not gpu_offload:
             for spin in (self.n_gpu_layers, self.n_gpu_layers_draft):
                 spin.setEnabled(False)
-            note = QLabel("This llama.cpp build has no GPU offload: both models run on the CPU.")
+            note = QLabel(self.tr("This llama.cpp build has no GPU offload: both models run on the CPU."))
             note.setWordWrap(True)
             form.addRow(note)
         layout.addWidget(machine)
@@ -103,6 +103,11 @@ class PreferencesDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+
+    def _theme_label(self, name: str) -> str:
+        """A theme's name as the list shows it (an unknown one capitalised as it is)."""
+        labels = {"system": self.tr("System"), "light": self.tr("Light"), "dark": self.tr("Dark")}
+        return labels.get(name, name.capitalize())
 
     def preferences(self) -> Preferences:
         """What the controls show."""

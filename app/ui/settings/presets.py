@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -29,7 +29,7 @@ from app.core.chat_settings import ChatSettings
 from app.engine.store.conversations import ChatStore
 from app.engine.store.database import StoreWriteError
 
-_DEFAULT_MARK = "  (default)"
+_DEFAULT_MARK = str(QT_TRANSLATE_NOOP("PresetBox", "(default)"))
 
 
 class PresetBox(QWidget):
@@ -51,24 +51,28 @@ class PresetBox(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
         self.combo = QComboBox()
-        self.combo.setAccessibleName("Presets")
+        self.combo.setAccessibleName(self.tr("Presets"))
         self.combo.setMinimumContentsLength(10)
-        self.apply_button = self._button("Apply", "use this preset's settings in the current chat")
+        self.apply_button = self._button(self.tr("Apply"), self.tr("use this preset's settings in the current chat"))
         row.addWidget(self.combo, 1)
         row.addWidget(self.apply_button)
         layout.addLayout(row)
         buttons = QGridLayout()  # two by two, so the side panel can be narrow
-        self.save_button = self._button("Save as…", "keep the current chat's settings as a preset")
-        self.rename_button = self._button("Rename…", "rename the preset")
-        self.delete_button = self._button("Delete", "delete the preset (chats that used it keep their settings)")
-        self.default_button = self._button("Default", "new chats start from this preset (click again to unset)")
+        self.save_button = self._button(self.tr("Save as…"), self.tr("keep the current chat's settings as a preset"))
+        self.rename_button = self._button(self.tr("Rename…"), self.tr("rename the preset"))
+        self.delete_button = self._button(
+            self.tr("Delete"), self.tr("delete the preset (chats that used it keep their settings)")
+        )
+        self.default_button = self._button(
+            self.tr("Default"), self.tr("new chats start from this preset (click again to unset)")
+        )
         self.default_button.setCheckable(True)
         row_buttons = (self.save_button, self.rename_button, self.delete_button, self.default_button)
         for number, button in enumerate(row_buttons):
             buttons.addWidget(button, number // 2, number % 2)
         buttons.setColumnStretch(2, 1)
         layout.addLayout(buttons)
-        self.empty = QLabel("No presets yet: Save as… keeps this chat's settings under a name.")
+        self.empty = QLabel(self.tr("No presets yet: Save as… keeps this chat's settings under a name."))
         self.empty.setWordWrap(True)
         self.empty.setEnabled(False)
         layout.addWidget(self.empty)
@@ -84,7 +88,7 @@ class PresetBox(QWidget):
         button = QToolButton()
         button.setText(text)
         button.setToolTip(tip)
-        button.setAccessibleName(f"Preset: {text.rstrip('…')}")
+        button.setAccessibleName(self.tr("Preset: {name}").format(name=text.rstrip("…")))
         return button
 
     # -- the list -------------------------------------------------------------------------
@@ -113,7 +117,7 @@ class PresetBox(QWidget):
         try:
             self.combo.clear()
             for name in self.names():
-                self.combo.addItem(name + (_DEFAULT_MARK if name == default_name else ""), name)
+                self.combo.addItem(name + ("  " + self.tr(_DEFAULT_MARK) if name == default_name else ""), name)
             if keep is not None:
                 index = self.combo.findData(keep)
                 if index >= 0:
@@ -146,16 +150,20 @@ class PresetBox(QWidget):
     def save_as(self, name: str | None = None) -> bool:
         """Keep the current chat's settings as preset ``name`` (asked for when not given)."""
         if name is None:
-            name, ok = QInputDialog.getText(self, "Save preset", "Name of the preset", text=self.selected() or "")
+            name, ok = QInputDialog.getText(
+                self, self.tr("Save preset"), self.tr("Name of the preset"), text=self.selected() or ""
+            )
             if not ok:
                 return False
             if name.strip() in self.names():
-                overwrite = QMessageBox.question(self, "Save preset", f"Replace the preset '{name.strip()}'?")
+                overwrite = QMessageBox.question(
+                    self, self.tr("Save preset"), self.tr("Replace the preset '{name}'?").format(name=name.strip())
+                )
                 if overwrite != QMessageBox.StandardButton.Yes:
                     return False
         name = name.strip()
         if not name:
-            self.failed.emit("a preset needs a name")
+            self.failed.emit(self.tr("a preset needs a name"))
             return False
         return self._write(lambda: self._store().save_preset(name, self._current().to_dict()), name)
 
@@ -165,14 +173,14 @@ class PresetBox(QWidget):
         if old is None:
             return False
         if new is None:
-            new, ok = QInputDialog.getText(self, "Rename preset", "New name", text=old)
+            new, ok = QInputDialog.getText(self, self.tr("Rename preset"), self.tr("New name"), text=old)
             if not ok:
                 return False
         new = new.strip()
         if not new or new == old:
             return False
         if new in self.names():
-            self.failed.emit(f"there is already a preset called '{new}'")
+            self.failed.emit(self.tr("there is already a preset called '{name}'").format(name=new))
             return False
         return self._write(lambda: self._store().rename_preset(old, new), new)
 
@@ -192,7 +200,9 @@ class PresetBox(QWidget):
         try:
             change()
         except (StoreWriteError, KeyError, ValueError) as exc:
-            self.failed.emit(str(exc) if not isinstance(exc, KeyError) else f"no preset called {exc}")
+            self.failed.emit(
+                str(exc) if not isinstance(exc, KeyError) else self.tr("no preset called {name}").format(name=exc)
+            )
             self.refresh()
             return False
         self.refresh(select)

@@ -30,14 +30,22 @@ class RemoteTimeoutBox(QGroupBox):
     changed = Signal(object)  # RemoteLimits
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__("Remote server (this machine)", parent)
+        super().__init__(parent)
+        self.setTitle(self.tr("Remote server (this machine)"))
         self._updating = False
         form = QFormLayout(self)
-        self.deadline = _seconds(10, "a remote reply that has not finished after this long ends, its text kept")
-        self.idle = _seconds(5, "a remote reply ends when the server sends no event for this long (a long prompt's "
-                                "prefill sends nothing: leave room for it)")  # fmt: skip
-        form.addRow("Reply deadline", self.deadline)
-        form.addRow("Idle time-out", self.idle)
+        self.deadline = _seconds(
+            10, self.tr("a remote reply that has not finished after this long ends, its text kept")
+        )
+        self.idle = _seconds(
+            5,
+            self.tr(
+                "a remote reply ends when the server sends no event for this long (a long prompt's "
+                "prefill sends nothing: leave room for it)"
+            ),
+        )
+        form.addRow(self.tr("Reply deadline"), self.deadline)
+        form.addRow(self.tr("Idle time-out"), self.idle)
         self.set_limits(RemoteLimits())
         self.deadline.valueChanged.connect(self._emit)
         self.idle.valueChanged.connect(self._emit)

@@ -12,7 +12,7 @@ import functools
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize
 from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QMessageBox, QWidget
 
@@ -21,7 +21,9 @@ from app.engine.paths import resources_dir
 
 APP_NAME = app.APP_NAME
 APP_ID = "tandem"  # desktop file, icon theme name and distribution name
-DESCRIPTION = "Offline chat with local GGUF models, with speculative decoding you can see."
+DESCRIPTION = str(
+    QT_TRANSLATE_NOOP("Branding", "Offline chat with local GGUF models, with speculative decoding you can see.")
+)
 ICON_SIZES = (16, 32, 48, 64, 128, 256, 512)
 
 
@@ -82,10 +84,14 @@ def llama_build_info() -> str:
 
         from app.engine.llama.model import gpu_offload_supported
 
-        offload = "GPU offload supported" if gpu_offload_supported() else "CPU only (no GPU offload in this build)"
+        offload = (
+            QCoreApplication.translate("Branding", "GPU offload supported")
+            if gpu_offload_supported()
+            else QCoreApplication.translate("Branding", "CPU only (no GPU offload in this build)")
+        )
         return f"llama-cpp-python {llama_cpp.__version__}, {offload}"
     except Exception as exc:  # the dialog must open even when llama.cpp cannot load
-        return f"llama.cpp unavailable: {exc}"
+        return QCoreApplication.translate("Branding", "llama.cpp unavailable: {error}").format(error=exc)
 
 
 def about_text() -> str:
@@ -94,13 +100,18 @@ def about_text() -> str:
 
     return (
         f"<h3>{APP_NAME} {app_version()}</h3>"
-        f"<p>{DESCRIPTION}</p>"
+        f"<p>{QCoreApplication.translate('Branding', DESCRIPTION)}</p>"
         f"<p>{llama_build_info()}<br>Python {sys.version.split()[0]}</p>"
-        f"<p>Models, chats and settings are kept in<br><code>{data_dir()}</code><br>"
-        "and stay there when the app is reinstalled or removed.</p>"
+        + QCoreApplication.translate(
+            "Branding",
+            "<p>Models, chats and settings are kept in<br><code>{folder}</code><br>"
+            "and stay there when the app is reinstalled or removed.</p>",
+        ).format(folder=data_dir())
     )
 
 
 def show_about(parent: QWidget | None) -> None:
     """Show the modal About dialog."""
-    QMessageBox.about(parent, f"About {APP_NAME}", about_text())
+    QMessageBox.about(
+        parent, QCoreApplication.translate("Branding", "About {name}").format(name=APP_NAME), about_text()
+    )

@@ -25,11 +25,11 @@ def _percent(value: float) -> str:
 class BarChart(QWidget):
     """Bars for values in [0, 1], one per labelled category (per-position acceptance)."""
 
-    def __init__(self, parent: QWidget | None = None, empty_text: str = "no data yet") -> None:
+    def __init__(self, parent: QWidget | None = None, empty_text: str | None = None) -> None:
         super().__init__(parent)
         self._values: list[float] = []
         self._labels: list[str] = []
-        self._empty_text = empty_text
+        self._empty_text = empty_text if empty_text is not None else self.tr("no data yet")
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         self.setMinimumHeight(120)
 
@@ -182,4 +182,4 @@ class LineChart(QWidget):
             painter.drawText(QRectF(legend_x + 16, 2, width, line + 2), Qt.AlignmentFlag.AlignLeft, series.label)
         if not self._series or not xs:
             painter.setPen(muted)
-            painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, "no points yet")
+            painter.drawText(plot, Qt.AlignmentFlag.AlignCenter, self.tr("no points yet"))

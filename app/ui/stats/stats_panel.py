@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
@@ -27,6 +27,12 @@ from app.core.decoding.stats import GenerationStats, PromptFigures
 from app.core.reply.reasoning import Part, PartAcceptance
 from app.ui import theme
 from app.ui.stats.charts import BarChart
+
+# Where a baseline came from, as the window and the tools name it; shown in the user's language.
+BASELINE_SOURCES = (
+    str(QT_TRANSLATE_NOOP("StatsPanel", "measured here")),
+    str(QT_TRANSLATE_NOOP("StatsPanel", "pre-flight")),
+)
 
 
 class StatsPanel(QWidget):
@@ -52,9 +58,9 @@ class StatsPanel(QWidget):
         self.speedup = QLabel("–")
         self.speedup.setFont(big)
         top = QFormLayout()
-        top.addRow("Tokens/s", self.rate)
-        top.addRow("Speedup", self.speedup)
-        self.baseline_note = QLabel("target-only rate not measured yet: run A/B")
+        top.addRow(self.tr("Tokens/s"), self.rate)
+        top.addRow(self.tr("Speedup"), self.speedup)
+        self.baseline_note = QLabel(self.tr("target-only rate not measured yet: run A/B"))
         self.baseline_note.setWordWrap(True)
         muted = self.baseline_note.palette()
         muted.setColor(QPalette.ColorRole.WindowText, theme.muted_text(self.palette()))
@@ -62,7 +68,7 @@ class StatsPanel(QWidget):
         top.addRow("", self.baseline_note)
         layout.addLayout(top)
 
-        details = QGroupBox("Speculation")
+        details = QGroupBox(self.tr("Speculation"))
         form = QFormLayout(details)
         self.drafter = QLabel("–")
         self.acceptance = QLabel("–")
@@ -71,9 +77,11 @@ class StatsPanel(QWidget):
         self.rules = QLabel("–")
         self.rules.setWordWrap(True)
         self.rules.setToolTip(
-            "expected acceptance per verified draft token, from the same target and draft distributions:\n"
-            "exact rejection sampling keeps a draft with probability min(1, p/q), on average sum min(p, q);\n"
-            "sample-and-match keeps it only when the target's own sample equals it, on average sum p·q"
+            self.tr(
+                "expected acceptance per verified draft token, from the same target and draft distributions:\n"
+                "exact rejection sampling keeps a draft with probability min(1, p/q), on average sum min(p, q);\n"
+                "sample-and-match keeps it only when the target's own sample equals it, on average sum p·q"
+            )
         )
         self.draft_length = QLabel("–")
         self.draft_length.setWordWrap(True)
@@ -81,49 +89,59 @@ class StatsPanel(QWidget):
         self.timing.setWordWrap(True)
         self.threads = QLabel("–")
         self.threads.setToolTip(
-            "llama.cpp's threads wait for each other, so a core another program keeps busy slows all of them:\n"
-            "Auto measures which count is fastest here and re-checks during long replies"
+            self.tr(
+                "llama.cpp's threads wait for each other, so a core another program keeps busy slows all of them:\n"
+                "Auto measures which count is fastest here and re-checks during long replies"
+            )
         )
-        form.addRow("Drafter", self.drafter)
-        form.addRow("Acceptance", self.acceptance)
+        form.addRow(self.tr("Drafter"), self.drafter)
+        form.addRow(self.tr("Acceptance"), self.acceptance)
         self.parts = QLabel("–")
         self.parts.setWordWrap(True)
-        self.parts.setAccessibleName("Acceptance in thinking and in the answer")
+        self.parts.setAccessibleName(self.tr("Acceptance in thinking and in the answer"))
         self.parts.setToolTip(
-            "a reasoning reply's thinking and its answer apart: accepted draft tokens per verdict\n"
-            "the target gave on a draft there (each corrected token is one turned down)"
+            self.tr(
+                "a reasoning reply's thinking and its answer apart: accepted draft tokens per verdict\n"
+                "the target gave on a draft there (each corrected token is one turned down)"
+            )
         )
-        self.parts_label = QLabel("Thinking / answer")
+        self.parts_label = QLabel(self.tr("Thinking / answer"))
         form.addRow(self.parts_label, self.parts)
-        form.addRow("Rules", self.rules)
-        form.addRow("Mean accepted", self.mean_length)
-        form.addRow("Tokens per pass", self.per_pass)
-        form.addRow("Draft length", self.draft_length)
-        form.addRow("Per step", self.timing)
-        form.addRow("Threads", self.threads)
+        form.addRow(self.tr("Rules"), self.rules)
+        form.addRow(self.tr("Mean accepted"), self.mean_length)
+        form.addRow(self.tr("Tokens per pass"), self.per_pass)
+        form.addRow(self.tr("Draft length"), self.draft_length)
+        form.addRow(self.tr("Per step"), self.timing)
+        form.addRow(self.tr("Threads"), self.threads)
         self.copied = QLabel("–")
         self.copied.setWordWrap(True)
-        self.copied.setToolTip("accepted draft tokens prompt lookup copied, by where it copied them from")
-        self.copied.setAccessibleName("Copied tokens per source")
-        form.addRow("Copied from", self.copied)
+        self.copied.setToolTip(self.tr("accepted draft tokens prompt lookup copied, by where it copied them from"))
+        self.copied.setAccessibleName(self.tr("Copied tokens per source"))
+        form.addRow(self.tr("Copied from"), self.copied)
         layout.addWidget(details)
 
-        prompt_box = QGroupBox("Prompt")
+        prompt_box = QGroupBox(self.tr("Prompt"))
         prompt_form = QFormLayout(prompt_box)
         self.first_token = QLabel("–")
-        self.first_token.setToolTip("from the reply's start to its first tokens: the prefill and the first step")
+        self.first_token.setToolTip(
+            self.tr("from the reply's start to its first tokens: the prefill and the first step")
+        )
         self.prompt_rate = QLabel("–")
-        self.prompt_rate.setToolTip("prompt tokens the target read per second of prefill (cached ones not counted)")
+        self.prompt_rate.setToolTip(
+            self.tr("prompt tokens the target read per second of prefill (cached ones not counted)")
+        )
         self.prompt_cached = QLabel("–")
-        self.prompt_cached.setToolTip("prompt tokens the target's KV cache already held from the previous reply")
-        prompt_form.addRow("First token", self.first_token)
-        prompt_form.addRow("Prompt speed", self.prompt_rate)
-        prompt_form.addRow("From cache", self.prompt_cached)
+        self.prompt_cached.setToolTip(
+            self.tr("prompt tokens the target's KV cache already held from the previous reply")
+        )
+        prompt_form.addRow(self.tr("First token"), self.first_token)
+        prompt_form.addRow(self.tr("Prompt speed"), self.prompt_rate)
+        prompt_form.addRow(self.tr("From cache"), self.prompt_cached)
         layout.addWidget(prompt_box)
 
-        chart_box = QGroupBox("Acceptance by draft position")
+        chart_box = QGroupBox(self.tr("Acceptance by draft position"))
         chart_layout = QVBoxLayout(chart_box)
-        self.chart = BarChart(empty_text="no drafts yet")
+        self.chart = BarChart(empty_text=self.tr("no drafts yet"))
         chart_layout.addWidget(self.chart)
         layout.addWidget(chart_box)
         layout.addStretch(1)
@@ -137,7 +155,7 @@ class StatsPanel(QWidget):
         """Clear the numbers for a new reply by ``drafter`` (``adaptive``: the controller picks lengths)."""
         self._adaptive = adaptive and drafter != "none"
         self._ngram = drafter == "ngram"
-        self.drafter.setText(f"{drafter}, adaptive" if self._adaptive else drafter)
+        self.drafter.setText(self.tr("{drafter}, adaptive").format(drafter=drafter) if self._adaptive else drafter)
         self.update_stats(GenerationStats())
         self.set_parts(None)
 
@@ -148,7 +166,11 @@ class StatsPanel(QWidget):
         if split is None:
             self.parts.setText("–")
             return
-        self.parts.setText(f"thinking {part_text(split[Part.THINKING])} | answer {part_text(split[Part.ANSWER])}")
+        self.parts.setText(
+            self.tr("thinking {thinking} | answer {answer}").format(
+                thinking=part_text(split[Part.THINKING]), answer=part_text(split[Part.ANSWER])
+            )
+        )
 
     def set_remote(self, remote: bool) -> None:
         """A server answers (True) or the local pair does: a server's missing figures read "not reported"."""
@@ -165,9 +187,13 @@ class StatsPanel(QWidget):
         self._baseline = tokens_per_second
         self._baseline_source = source
         if tokens_per_second:
-            self.baseline_note.setText(f"vs {tokens_per_second:.1f} tok/s target-only ({source or 'this machine'})")
+            self.baseline_note.setText(
+                self.tr("vs {rate:.1f} tok/s target-only ({source})").format(
+                    rate=tokens_per_second, source=self.tr(source) if source else self.tr("this machine")
+                )
+            )
         else:
-            self.baseline_note.setText("target-only rate not measured yet: run A/B")
+            self.baseline_note.setText(self.tr("target-only rate not measured yet: run A/B"))
         self.update_stats(self._stats)  # the shown reply's speedup against the new baseline
 
     def update_stats(self, stats: GenerationStats) -> None:
@@ -178,7 +204,9 @@ class StatsPanel(QWidget):
         if stats.steps and self._baseline:
             ratio = rate / self._baseline
             self.speedup.setText(f"{ratio:.2f}×")
-            self.speedup.setToolTip("faster than target-only" if ratio >= 1 else "slower than target-only here")
+            self.speedup.setToolTip(
+                self.tr("faster than target-only") if ratio >= 1 else self.tr("slower than target-only here")
+            )
         else:
             self.speedup.setText("–")
         if stats.drafted:
@@ -187,19 +215,22 @@ class StatsPanel(QWidget):
                 text += "  · " + ", ".join(f"{src} {a}/{d}" for src, (d, a) in sorted(stats.by_source.items()))
             self.acceptance.setText(text)
         else:
-            self.acceptance.setText("– (nothing drafted)" if stats.steps else "–")
+            self.acceptance.setText(self.tr("– (nothing drafted)") if stats.steps else "–")
         self.rules.setText(rules_text(stats, self._remote))
-        self.mean_length.setText(f"{stats.mean_accepted_length:.2f} per step" if stats.steps else "–")
+        self.mean_length.setText(
+            self.tr("{mean:.2f} per step").format(mean=stats.mean_accepted_length) if stats.steps else "–"
+        )
         self.per_pass.setText(f"{stats.tokens_per_step:.2f}" if stats.steps else "–")
         self.draft_length.setText(self._draft_length_text(stats))
         if stats.steps and self._remote:
             # A server's stream carries no draft/verify split (its steps are rebuilt from counters).
-            self.timing.setText(NOT_REPORTED)
+            self.timing.setText(not_reported())
         elif stats.steps:
             ms = 1000.0 / stats.steps
             self.timing.setText(
-                f"draft {stats.draft_s * ms:.0f} ms · verify {stats.verify_s * ms:.0f} ms · "
-                f"other {stats.overhead_ms_per_step:.0f} ms"
+                self.tr("draft {draft:.0f} ms · verify {verify:.0f} ms · other {other:.0f} ms").format(
+                    draft=stats.draft_s * ms, verify=stats.verify_s * ms, other=stats.overhead_ms_per_step
+                )
             )
         else:
             self.timing.setText("–")
@@ -215,13 +246,21 @@ class StatsPanel(QWidget):
             for label in (self.first_token, self.prompt_rate, self.prompt_cached):
                 label.setText("–")
             return
-        self.first_token.setText(f"{figures.time_to_first_token_ms:,.0f} ms")
+        self.first_token.setText(self.tr("{ms:,.0f} ms").format(ms=figures.time_to_first_token_ms))
         rate = figures.prompt_tokens_per_second
-        self.prompt_rate.setText(f"{rate:,.0f} tok/s" if rate is not None else "– (nothing read)")
+        self.prompt_rate.setText(
+            self.tr("{rate:,.0f} tok/s").format(rate=rate) if rate is not None else self.tr("– (nothing read)")
+        )
         if figures.prompt_reused is None:
-            self.prompt_cached.setText(f"not reported (of {figures.prompt_tokens:,} prompt tokens)")
+            self.prompt_cached.setText(
+                self.tr("not reported (of {total:,} prompt tokens)").format(total=figures.prompt_tokens)
+            )
         else:
-            self.prompt_cached.setText(f"{figures.prompt_reused:,} of {figures.prompt_tokens:,} prompt tokens")
+            self.prompt_cached.setText(
+                self.tr("{reused:,} of {total:,} prompt tokens").format(
+                    reused=figures.prompt_reused, total=figures.prompt_tokens
+                )
+            )
 
     def _draft_length_text(self, stats: GenerationStats) -> str:
         if not stats.steps:
@@ -229,8 +268,8 @@ class StatsPanel(QWidget):
         if self._adaptive and stats.last_draft_length == 0:
             # The controller switched drafting off: say why, or the missing colours look like a fault.
             if self._ngram:
-                return "0: off for now, recent lookups were rejected (retried every few steps)"
-            return "0: off, drafting is slower than the target alone here (re-checked now and then)"
+                return self.tr("0: off for now, recent lookups were rejected (retried every few steps)")
+            return self.tr("0: off, drafting is slower than the target alone here (re-checked now and then)")
         return str(stats.last_draft_length)
 
 
@@ -238,30 +277,45 @@ def part_text(part: PartAcceptance) -> str:
     """One part's acceptance: the rate and its counts, or a dash where nothing was drafted there."""
     judged = part.from_draft + part.rejections
     if not judged:
-        return f"– ({part.tokens} tokens, nothing drafted)"
-    return f"{part.acceptance_rate:.0%} ({part.from_draft}/{judged}, {part.tokens} tokens)"
+        return QCoreApplication.translate("StatsPanel", "– ({tokens} tokens, nothing drafted)").format(
+            tokens=part.tokens
+        )
+    return QCoreApplication.translate("StatsPanel", "{rate:.0%} ({accepted}/{judged}, {tokens} tokens)").format(
+        rate=part.acceptance_rate, accepted=part.from_draft, judged=judged, tokens=part.tokens
+    )
 
 
-NOT_REPORTED = "not reported"
+NOT_REPORTED = str(QT_TRANSLATE_NOOP("StatsPanel", "not reported"))
+
+
+def not_reported() -> str:
+    """ "not reported", in the user's language: a figure the server in use does not send."""
+    return QCoreApplication.translate("StatsPanel", NOT_REPORTED)
 
 
 def threads_text(stats: GenerationStats, remote: bool = False) -> str:
     """The thread count of the latest step, and whether it was measured or forced."""
     if remote and stats.steps and not stats.threads:
-        return NOT_REPORTED
+        return not_reported()
     if not stats.steps or not stats.threads:
         return "–"
-    chooser = "auto: fastest measured here" if stats.threads_auto else "set in Settings"
-    return f"{stats.threads} ({chooser})"
+    if stats.threads_auto:
+        return QCoreApplication.translate("StatsPanel", "{n} (auto: fastest measured here)").format(n=stats.threads)
+    return QCoreApplication.translate("StatsPanel", "{n} (set in Settings)").format(n=stats.threads)
 
 
 def rules_text(stats: GenerationStats, remote: bool = False) -> str:
     """The two rules' expected acceptance next to what verification measured on the same positions."""
     if remote and stats.steps and not stats.rule_positions:
-        return NOT_REPORTED
+        return not_reported()
     if not stats.rule_positions:
         return "–"
-    return (
-        f"exact {stats.rejection_sampling_expected:.0%} · sample-and-match {stats.sample_and_match_expected:.0%} "
-        f"expected; measured {stats.verified_acceptance_rate:.0%} of {stats.verified} verified"
+    return QCoreApplication.translate(
+        "StatsPanel",
+        "exact {exact:.0%} · sample-and-match {match:.0%} expected; measured {measured:.0%} of {verified} verified",
+    ).format(
+        exact=stats.rejection_sampling_expected,
+        match=stats.sample_and_match_expected,
+        measured=stats.verified_acceptance_rate,
+        verified=stats.verified,
     )

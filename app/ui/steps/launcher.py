@@ -60,24 +60,26 @@ class StepsLauncher(QObject):
         self.ask_path: Callable[[str], Path | None] = self._ask_path  # the tests answer for the dialog
         self._following = False  # the view shows the live reply
 
-        self.open_action = QAction("Steps of this reply", window)
+        self.open_action = QAction(self.tr("Steps of this reply"), window)
         self.open_action.setShortcut(QKeySequence("Ctrl+J"))
-        self.open_action.setToolTip("replay the reply at the caret (else the last one) one verify step at a time")
+        self.open_action.setToolTip(
+            self.tr("replay the reply at the caret (else the last one) one verify step at a time")
+        )
         self.open_action.triggered.connect(self.open_at_caret)
-        self.slow_action = QAction("Slow motion (hold each step)", window, checkable=True)
-        self.slow_action.setToolTip("a local reply waits after each verify step, and the step view follows it")
+        self.slow_action = QAction(self.tr("Slow motion (hold each step)"), window, checkable=True)
+        self.slow_action.setToolTip(self.tr("a local reply waits after each verify step, and the step view follows it"))
         self.slow_action.toggled.connect(self._apply_hold)
         self.hold = QDoubleSpinBox()
         self.hold.setRange(MIN_HOLD_S, MAX_HOLD_S)
         self.hold.setSingleStep(0.25)
         self.hold.setValue(DEFAULT_HOLD_S)
         self.hold.setSuffix(" s")
-        self.hold.setAccessibleName("Slow motion hold per step")
+        self.hold.setAccessibleName(self.tr("Slow motion hold per step"))
         self.hold.valueChanged.connect(lambda _value: self._apply_hold(self.slow_action.isChecked()))
         holder = QWidget()
         row = QHBoxLayout(holder)
         row.setContentsMargins(24, 2, 8, 2)
-        row.addWidget(QLabel("Hold each step for"))
+        row.addWidget(QLabel(self.tr("Hold each step for")))
         row.addWidget(self.hold)
         self.hold_action = QWidgetAction(window)
         self.hold_action.setDefaultWidget(holder)
@@ -110,14 +112,16 @@ class StepsLauncher(QObject):
             chat = self._store().conversation_title(conversation) if conversation is not None else ""
         except KeyError:
             chat = ""
-        return f"{chat} · reply {message_id}" if chat else f"reply {message_id}"
+        if chat:
+            return self.tr("{chat} · reply {id}").format(chat=chat, id=message_id)
+        return self.tr("reply {id}").format(id=message_id)
 
     def steps_of(self, message_id: int) -> list[StepRecord]:
         """The stored reply's steps (empty when it has none, or they cannot be read)."""
         try:
             return self._store().steps(message_id)
         except (ValueError, TandemError) as exc:
-            self._status(f"the steps of this reply cannot be read: {exc}", 8000)
+            self._status(self.tr("the steps of this reply cannot be read: {error}").format(error=exc), 8000)
             return []
 
     def open_reply(self, message_id: int) -> None:
@@ -152,7 +156,7 @@ class StepsLauncher(QObject):
             return
         replies = [m for m in self._controller.path if m.role == "assistant"]
         if not replies:
-            self._status("no reply to show the steps of yet", 4000)
+            self._status(self.tr("no reply to show the steps of yet"), 4000)
             return
         self.open_reply(replies[-1].id)
 
@@ -160,7 +164,7 @@ class StepsLauncher(QObject):
         """Select the step of the token at the chat's caret, when it is a token of the reply shown."""
         at = self._caret_token()
         if at is None or at[0] != self.view.message_id:
-            self._status("put the chat's caret on a token of this reply first (click it)", 4000)
+            self._status(self.tr("put the chat's caret on a token of this reply first (click it)"), 4000)
             return False
         return self.view.jump_to_token(at[1])
 
@@ -186,7 +190,10 @@ class StepsLauncher(QObject):
         if info.plan is None or not (self.slow_action.isChecked() or self.view.isVisible()):
             return
         self._following = True
-        self.view.begin_live("the reply being written" + (" (slow motion)" if self.slow_action.isChecked() else ""))
+        slow = self.slow_action.isChecked()
+        self.view.begin_live(
+            self.tr("the reply being written (slow motion)") if slow else self.tr("the reply being written")
+        )
         self.view.show()
 
     @Slot(object)
@@ -207,7 +214,7 @@ class StepsLauncher(QObject):
 
     def _ask_path(self, suggested: str) -> Path | None:
         chosen, _ = QFileDialog.getSaveFileName(
-            self._window, "Export steps", str(Path.home() / suggested), "HTML (*.html)"
+            self._window, self.tr("Export steps"), str(Path.home() / suggested), self.tr("HTML (*.html)")
         )
         return Path(chosen) if chosen else None
 
@@ -218,7 +225,7 @@ class StepsLauncher(QObject):
         message = self._message(message_id)
         steps = self.steps_of(message_id)
         if message is None or not steps:
-            self._status("this reply has no recorded steps to export", 6000)
+            self._status(self.tr("this reply has no recorded steps to export"), 6000)
             return None
         if path is None:
             path = self.ask_path(f"steps-{message_id}.html")
@@ -229,7 +236,7 @@ class StepsLauncher(QObject):
         try:  # the dialog asked before replacing a file; a link, folder or device is still never replaced
             write_text_safely(path, page, overwrite=True)
         except TandemError as exc:
-            self._status(f"not exported: {exc}", 8000)
+            self._status(self.tr("not exported: {error}").format(error=exc), 8000)
             return None
-        self._status(f"steps exported to {path}", 6000)
+        self._status(self.tr("steps exported to {path}").format(path=path), 6000)
         return path

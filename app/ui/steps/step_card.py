@@ -21,7 +21,7 @@ can find it on the grabbed image.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
@@ -37,7 +37,10 @@ _BARS_H = 84.0
 _TEST_H = 12.0
 _ROW_H = 20.0
 _MIN_COLUMN = 120.0  # a drafted token's column, at least
-_DRAFTERS = {"model": "the draft model", "lookup": "prompt lookup"}
+_DRAFTERS = {
+    "model": str(QT_TRANSLATE_NOOP("StepCard", "the draft model")),
+    "lookup": str(QT_TRANSLATE_NOOP("StepCard", "prompt lookup")),
+}
 Q_HUE = "orange"
 P_HUE = "blue"
 
@@ -54,10 +57,10 @@ class StepCard(QWidget):
         super().__init__(parent)
         self.step: StepRecord | None = None
         self.position: tuple[int, int] = (0, 0)  # (this step's number from 1, how many steps)
-        self.empty_text = "No step selected"
+        self.empty_text = self.tr("No step selected")
         self.bars: dict[str, QRectF] = {}
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
-        self.setAccessibleName("Step card")
+        self.setAccessibleName(self.tr("Step card"))
 
     def set_step(self, step: StepRecord | None, number: int = 0, count: int = 0) -> None:
         """Show ``step`` (number ``number`` of ``count``), or the empty text."""
@@ -132,28 +135,37 @@ class StepCard(QWidget):
         number, count = self.position
         drafted = len(step.drafted)
         if drafted:
-            by = _DRAFTERS.get(step.drafter or "", step.drafter or "the drafter")
+            known = _DRAFTERS.get(step.drafter or "")
+            by = self.tr(known) if known is not None else step.drafter or self.tr("the drafter")
             if step.drafter == "lookup" and step.lookup_match is not None:
-                by += f" (a {step.lookup_match}-token match)"
+                by = self.tr("{drafter} (a {n}-token match)").format(drafter=by, n=step.lookup_match)
             rejected = step.rejected_at
             outcome = (
-                f"{step.n_accepted} accepted, rejected at {rejected + 1}"
+                self.tr("{accepted} accepted, rejected at {position}").format(
+                    accepted=step.n_accepted, position=rejected + 1
+                )
                 if rejected is not None
-                else f"all {drafted} accepted, then a bonus token"
+                else self.tr("all {n} accepted, then a bonus token").format(n=drafted)
             )
-            summary = f"{by} drafted {drafted}: {outcome}"
+            summary = self.tr("{drafter} drafted {n}: {outcome}").format(drafter=by, n=drafted, outcome=outcome)
         else:
-            summary = "nothing drafted: the target decoded one token alone"
-        title = f"Step {number} of {count} · {summary}" if count else summary
+            summary = self.tr("nothing drafted: the target decoded one token alone")
+        title = (
+            self.tr("Step {number} of {count} · {summary}").format(number=number, count=count, summary=summary)
+            if count
+            else summary
+        )
         self._text(painter, QRectF(_MARGIN, y, width, _LINE), title, bold=True)
         y += _LINE
-        why = f"draft length {step.draft_length}" + (f" ({step.reason})" if step.reason else "")
+        why = self.tr("draft length {n}").format(n=step.draft_length) + (f" ({step.reason})" if step.reason else "")
         mode = (
-            "greedy: kept when it is the target's argmax"
+            self.tr("greedy: kept when it is the target's argmax")
             if step.greedy
-            else "sampled: kept when the coin < min(1, p/q)"
+            else self.tr("sampled: kept when the coin < min(1, p/q)")
         )
-        cost = f"draft {step.draft_ms:.1f} ms · verify {step.verify_ms:.1f} ms"
+        cost = self.tr("draft {draft:.1f} ms · verify {verify:.1f} ms").format(
+            draft=step.draft_ms, verify=step.verify_ms
+        )
         bar_w = 160.0
         self._text(
             painter, QRectF(_MARGIN, y, width - bar_w - 8, _LINE), f"{why} · {mode} · {cost}", theme.muted_text(palette)
@@ -171,7 +183,11 @@ class StepCard(QWidget):
         palette = self.palette()
         muted = theme.muted_text(palette)
         self._text(
-            painter, QRectF(_MARGIN, y, 400, _LINE), "Drafted tokens: q (draft) and p (target)", muted, bold=True
+            painter,
+            QRectF(_MARGIN, y, 400, _LINE),
+            self.tr("Drafted tokens: q (draft) and p (target)"),
+            muted,
+            bold=True,
         )
         y += _LINE
         n = len(step.drafted)
@@ -190,7 +206,7 @@ class StepCard(QWidget):
                 self._text(
                     painter,
                     QRectF(x + 2, test_y - 4, column - 4, _LINE),
-                    "not tested",
+                    self.tr("not tested"),
                     muted,
                     align=Qt.AlignmentFlag.AlignHCenter,
                 )
@@ -263,7 +279,11 @@ class StepCard(QWidget):
             return
         chance = token.accept_probability
         self._text(
-            painter, label, f"keep {chance:.2f} · coin {token.coin:.2f}", muted, align=Qt.AlignmentFlag.AlignHCenter
+            painter,
+            label,
+            self.tr("keep {chance:.2f} · coin {coin:.2f}").format(chance=chance, coin=token.coin),
+            muted,
+            align=Qt.AlignmentFlag.AlignHCenter,
         )
         painter.setPen(muted)
         painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -284,13 +304,13 @@ class StepCard(QWidget):
         muted = theme.muted_text(palette)
         width = self.width() - 2 * _MARGIN
         if step.rejected_at is not None:
-            title = "Residual max(0, p − q), renormalised: the target drew the correction from it"
+            title = self.tr("Residual max(0, p − q), renormalised: the target drew the correction from it")
             entries, chosen, key, origin = step.residual_top, step.correction, "residual", TokenOrigin.CORRECTED
         else:
             title = (
-                "Bonus: every draft token was kept, so the target drew one more from its own distribution"
+                self.tr("Bonus: every draft token was kept, so the target drew one more from its own distribution")
                 if step.drafted
-                else "The target's own distribution, and the token it drew"
+                else self.tr("The target's own distribution, and the token it drew")
             )
             entries, chosen, key, origin = step.bonus_top, step.bonus, "bonus", TokenOrigin.BONUS
         self._text(painter, QRectF(_MARGIN, y, width, _LINE), title, muted, bold=True)
@@ -301,7 +321,7 @@ class StepCard(QWidget):
         bar_full = max(40.0, width - name_w - value_w - 90)
         shown_chosen = False
         if not entries:
-            self._text(painter, QRectF(_MARGIN, y, width, _ROW_H), "(no entries recorded)", muted)
+            self._text(painter, QRectF(_MARGIN, y, width, _ROW_H), self.tr("(no entries recorded)"), muted)
             y += _ROW_H
         for i, entry in enumerate(entries):
             is_chosen = chosen is not None and entry.text == chosen.text and not shown_chosen
@@ -347,5 +367,5 @@ class StepCard(QWidget):
         self.bars[key] = bar
         if chosen:
             self.bars["chosen"] = bar
-        words = f"{entry.p:.3f}" + ("  ◀ drawn" if chosen else "")
+        words = f"{entry.p:.3f}" + ("  " + self.tr("◀ drawn") if chosen else "")
         self._text(painter, QRectF(bar.right() + 6, row.top(), 120, row.height()), words, bold=chosen)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -35,7 +35,11 @@ from app.ui.steps.player import MAX_SPEED, MIN_SPEED, StepPlayer
 from app.ui.steps.step_card import StepCard
 from app.ui.steps.timeline import StepTimeline
 
-NO_STEPS = "No steps were recorded for this reply (made before Tandem kept them, or by a server)"
+NO_STEPS = str(
+    QT_TRANSLATE_NOOP(
+        "StepView", "No steps were recorded for this reply (made before Tandem kept them, or by a server)"
+    )
+)
 
 
 class StepView(QDialog):
@@ -46,7 +50,7 @@ class StepView(QDialog):
 
     def __init__(self, parent: QWidget | None = None, words: Callable[[StepRecord], str] | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Steps")
+        self.setWindowTitle(self.tr("Steps"))
         self.setModal(False)
         self.resize(960, 620)
         self.message_id: int | None = None  # the stored reply shown (None: the live reply, or nothing)
@@ -60,7 +64,7 @@ class StepView(QDialog):
 
         self.title = QLabel()
         self.title.setTextFormat(Qt.TextFormat.PlainText)
-        self.notice = QLabel(NO_STEPS)
+        self.notice = QLabel(self.tr(NO_STEPS))
         self.notice.setWordWrap(True)
         self.timeline = StepTimeline()
         self.timeline.step_clicked.connect(self.select)
@@ -84,22 +88,24 @@ class StepView(QDialog):
         card_area.setWidget(inner)
         card_area.setWidgetResizable(True)
 
-        self.first_button = QPushButton("◀◀ First")
-        self.previous_button = QPushButton("◀ Previous")
-        self.play_button = QPushButton("▶ Play")
-        self.next_button = QPushButton("Next ▶")
-        self.last_button = QPushButton("Last ▶▶")
+        self.first_button = QPushButton(self.tr("◀◀ First"))
+        self.previous_button = QPushButton(self.tr("◀ Previous"))
+        self.play_button = QPushButton(self.tr("▶ Play"))
+        self.next_button = QPushButton(self.tr("Next ▶"))
+        self.last_button = QPushButton(self.tr("Last ▶▶"))
         self.speed = QDoubleSpinBox()
         self.speed.setRange(MIN_SPEED, MAX_SPEED)
         self.speed.setSingleStep(0.5)
         self.speed.setDecimals(2)
-        self.speed.setSuffix(" steps/s")
+        self.speed.setSuffix(self.tr(" steps/s"))
         self.speed.setValue(self.player.speed)
-        self.speed.setAccessibleName("Playing speed")
+        self.speed.setAccessibleName(self.tr("Playing speed"))
         self.speed.valueChanged.connect(self.player.set_speed)
-        self.caret_button = QPushButton("Step of the token at the caret")
-        self.caret_button.setToolTip("the step that made the token at the chat's caret (clicking a token moves it)")
-        self.export_button = QPushButton("Export steps as HTML…")
+        self.caret_button = QPushButton(self.tr("Step of the token at the caret"))
+        self.caret_button.setToolTip(
+            self.tr("the step that made the token at the chat's caret (clicking a token moves it)")
+        )
+        self.export_button = QPushButton(self.tr("Export steps as HTML…"))
         self.first_button.clicked.connect(self.first)
         self.previous_button.clicked.connect(self.previous)
         self.play_button.clicked.connect(self.player.toggle)
@@ -115,7 +121,7 @@ class StepView(QDialog):
         controls = QHBoxLayout()
         for button in self._buttons:
             controls.addWidget(button)
-        controls.addWidget(QLabel("Speed"))
+        controls.addWidget(QLabel(self.tr("Speed")))
         controls.addWidget(self.speed)
         controls.addStretch(1)
         controls.addWidget(self.caret_button)
@@ -219,7 +225,7 @@ class StepView(QDialog):
     def _playing_changed(self, playing: bool) -> None:
         if playing and self.current is not None and self.current >= len(self._steps) - 1:
             self.select(0)  # Play at the last step replays from the start
-        self.play_button.setText("⏸ Pause" if playing else "▶ Play")
+        self.play_button.setText(self.tr("⏸ Pause") if playing else self.tr("▶ Play"))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         """Left/Right, Home/End and Space move through the steps; the rest as a dialog does."""
@@ -250,7 +256,7 @@ class StepView(QDialog):
         self.timeline.set_steps(steps)
         self.timeline.select(self.current)
         step = steps[self.current] if self.current is not None else None
-        self.card.empty_text = "Waiting for the reply's first step…" if self.live else NO_STEPS
+        self.card.empty_text = self.tr("Waiting for the reply's first step…") if self.live else self.tr(NO_STEPS)
         self.card.set_step(step, (self.current or 0) + 1, len(steps))
         self.words.setText(self._words(step) if step is not None else "")
         at = self.current

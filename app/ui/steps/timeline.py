@@ -53,8 +53,10 @@ class StepTimeline(QWidget):
         self.selected: int | None = None
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.setMinimumHeight(64)
-        self.setAccessibleName("Steps of the reply")
-        self.setToolTip("one column per verify step: outline = drafted, filled = accepted, square = how it ended")
+        self.setAccessibleName(self.tr("Steps of the reply"))
+        self.setToolTip(
+            self.tr("one column per verify step: outline = drafted, filled = accepted, square = how it ended")
+        )
 
     @property
     def steps(self) -> list[StepRecord]:

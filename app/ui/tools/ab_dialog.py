@@ -10,7 +10,7 @@ hidden.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QDialogButtonBox,
     QGridLayout,
@@ -36,11 +36,13 @@ class ABDialog(RunDialog):
     rerun_requested = Signal(int)  # "Run again" with this many runs per side
 
     def __init__(self, host: EngineHost, job: ComparisonJob, parent: QWidget | None = None) -> None:
-        super().__init__(host, job, "A/B: target only vs speculative", parent)
+        # Translated before the QObject exists, so with the class named.
+        super().__init__(host, job, QCoreApplication.translate("ABDialog", "A/B: target only vs speculative"), parent)
         self.resize(820, 560)
         grid = QGridLayout()
         self.rates: dict[str, QLabel] = {}
-        for column, key, title in ((0, "baseline", "Target only"), (1, "speculative", "With the drafter")):
+        sides = ((0, "baseline", self.tr("Target only")), (1, "speculative", self.tr("With the drafter")))
+        for column, key, title in sides:
             heading = QLabel(f"<b>{title}</b>")
             rate = QLabel("–")
             text = QPlainTextEdit()
@@ -59,9 +61,11 @@ class ABDialog(RunDialog):
         self.repeats = QSpinBox()
         self.repeats.setRange(1, 20)
         self.repeats.setValue(job.repeats)
-        self.repeats.setPrefix("runs per side: ")
-        self.repeats.setToolTip("more runs measure the run-to-run spread better; a speedup is claimed only beyond it")
-        self.run_again = QPushButton("Run again")
+        self.repeats.setPrefix(self.tr("runs per side: "))
+        self.repeats.setToolTip(
+            self.tr("more runs measure the run-to-run spread better; a speedup is claimed only beyond it")
+        )
+        self.run_again = QPushButton(self.tr("Run again"))
         self.run_again.setEnabled(False)
         self.run_again.clicked.connect(lambda: self.rerun_requested.emit(self.repeats.value()))
         self.buttons.addButton(self.run_again, QDialogButtonBox.ButtonRole.ActionRole)
@@ -82,14 +86,16 @@ class ABDialog(RunDialog):
         runs = self.arm(key)
         spread = Spread.of([float(r.stats["tokens_per_second"]) for r in runs])
         stats = run.stats
-        line = f"{spread.text()} · {stats['emitted']} tokens · {stats['steps']} target passes"
+        line = self.tr("{spread} · {tokens} tokens · {passes} target passes").format(
+            spread=spread.text(), tokens=stats["emitted"], passes=stats["steps"]
+        )
         drafted = sum(int(r.stats.get("drafted", 0)) for r in runs)
         if key == "speculative":
             accepted = sum(int(r.stats.get("accepted", 0)) for r in runs)
-            line += f" · drafted {drafted}"
+            line += " · " + self.tr("drafted {n}").format(n=drafted)
             if drafted:
-                line += f" · acceptance {accepted / drafted:.0%}"
-            line += f" · drafter {run.drafter.value}"
+                line += " · " + self.tr("acceptance {rate:.0%}").format(rate=accepted / drafted)
+            line += " · " + self.tr("drafter {name}").format(name=run.drafter.value)
         self.rates[key].setText(line)
         if len(runs) == 1:
             getattr(self, f"{key}_text").setPlainText(run.text)
@@ -99,7 +105,7 @@ class ABDialog(RunDialog):
         self.run_again.setEnabled(True)
         base_runs, spec_runs = self.arm("baseline"), self.arm("speculative")
         if not base_runs or not spec_runs:
-            self.summary.setText("Stopped before both sides ran." if self.runs else "")
+            self.summary.setText(self.tr("Stopped before both sides ran.") if self.runs else "")
             return
         base_rates = [float(r.stats["tokens_per_second"]) for r in base_runs]
         drafted = sum(int(r.stats.get("drafted", 0)) for r in spec_runs)
@@ -108,20 +114,27 @@ class ABDialog(RunDialog):
         median = Spread.of(base_rates).median
         if median > 0:
             self.baseline_measured.emit(median)
-        parts = [f"<b>{self.verdict.text}</b> ({len(base_runs)} + {len(spec_runs)} runs, medians and min–max)"]
+        parts = [
+            self.tr("<b>{verdict}</b> ({base} + {spec} runs, medians and min–max)").format(
+                verdict=self.verdict.text, base=len(base_runs), spec=len(spec_runs)
+            )
+        ]
         base, spec = base_runs[0], spec_runs[0]
         divergence = first_divergence(base.token_ids, spec.token_ids)
         self.outputs_match = divergence is None
         if base.temperature > 0:
             parts.append(
-                "Sampled at temperature "
-                f"{base.temperature:g}: both runs follow the target's distribution, so the texts may differ."
+                self.tr(
+                    "Sampled at temperature {t:g}: both runs follow the target's distribution, so the texts may differ."
+                ).format(t=base.temperature)
             )
         elif divergence is None:
-            parts.append(f"Greedy outputs match token for token ({len(base.token_ids)} tokens).")
+            parts.append(self.tr("Greedy outputs match token for token ({n} tokens).").format(n=len(base.token_ids)))
         else:
             parts.append(
-                f"Greedy outputs match for the first {divergence} tokens, then diverge: batched and single-token "
-                "passes round differently, which flips a near-tie between the target's top two tokens."
+                self.tr(
+                    "Greedy outputs match for the first {n} tokens, then diverge: batched and single-token "
+                    "passes round differently, which flips a near-tie between the target's top two tokens."
+                ).format(n=divergence)
             )
         self.summary.setText("<br>".join(parts))

@@ -51,12 +51,12 @@ class ToolsLauncher(QObject):
         self._use_draft = use_draft
         self._dialog: QDialog | None = None
         self._ab_repeats = AB_REPEATS  # the last "runs per side" chosen in the A/B dialog
-        self.ab_action = QAction("A/B: rerun the last prompt target-only and with the drafter", window)
+        self.ab_action = QAction(self.tr("A/B: rerun the last prompt target-only and with the drafter"), window)
         self.ab_action.triggered.connect(lambda: self.run_ab())
         self.ab_action.setShortcut(QKeySequence("Ctrl+B"))
-        self.sweep_action = QAction("Temperature sweep…", window)
+        self.sweep_action = QAction(self.tr("Temperature sweep…"), window)
         self.sweep_action.triggered.connect(lambda: self.run_sweep())
-        self.preflight_action = QAction("Pre-flight: will speculation pay here?", window)
+        self.preflight_action = QAction(self.tr("Pre-flight: will speculation pay here?"), window)
         self.preflight_action.triggered.connect(self.run_preflight)
         # A slot of this object, so it runs on the GUI thread (a lambda would run on the engine thread).
         host.worker.comparison_finished.connect(self._comparison_finished)
@@ -88,11 +88,11 @@ class ToolsLauncher(QObject):
         controller = self._controller
         cid = controller.conversation_id
         if not controller.can_send() or cid is None:
-            self._status("load a pair and send a prompt first (and wait for the reply)", 6000)
+            self._status(self.tr("load a pair and send a prompt first (and wait for the reply)"), 6000)
             return None
         messages = controller.history(cid, upto_last_user=True)
         if not messages or messages[-1].role != "user":
-            self._status("no prompt to rerun in this chat", 6000)
+            self._status(self.tr("no prompt to rerun in this chat"), 6000)
             return None
         settings = controller.chat_settings()
         params = settings.sampling_params()
@@ -135,7 +135,7 @@ class ToolsLauncher(QObject):
     def run_preflight(self) -> PreflightDialog | None:
         """Measure this machine with the loaded pair (seeds the adaptive controller and the speedup baseline)."""
         if not self._controller.can_send():
-            self._status("load a pair first (and wait for the reply to finish)", 6000)
+            self._status(self.tr("load a pair first (and wait for the reply to finish)"), 6000)
             return None
         dialog = PreflightDialog(self._host, self._controller.chat_settings().sampling_params(), self._window)
         dialog.baseline_measured.connect(lambda rate: self._baseline_measured(rate, "pre-flight"))

@@ -48,19 +48,19 @@ class PreflightDialog(QDialog):
 
     def __init__(self, host: EngineHost, params: SamplingParams, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Pre-flight: will speculation pay on this machine?")
+        self.setWindowTitle(self.tr("Pre-flight: will speculation pay on this machine?"))
         self.resize(900, 560)
         self._host = host
         self._params = params
         self.report: Any = None
         self.complete = False
         layout = QVBoxLayout(self)
-        self.progress_label = QLabel("measuring…")
+        self.progress_label = QLabel(self.tr("measuring…"))
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         self.recommendation = QLabel("")
         self.recommendation.setWordWrap(True)
-        self.chart = LineChart("draft length (tokens per step)", "predicted speedup")
+        self.chart = LineChart(self.tr("draft length (tokens per step)"), self.tr("predicted speedup"))
         self.chart.y_format = _times
         self.chart.setVisible(False)  # shown once there are predictions
         self.details = QPlainTextEdit()
@@ -69,7 +69,7 @@ class PreflightDialog(QDialog):
         self.details.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.details.setVisible(False)  # folded: the chart says it; the table is there for the figures
         self.show_table = QToolButton()
-        self.show_table.setText("Show the table")
+        self.show_table.setText(self.tr("Show the table"))
         self.show_table.setCheckable(True)
         self.show_table.setArrowType(Qt.ArrowType.RightArrow)
         self.show_table.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
@@ -80,12 +80,14 @@ class PreflightDialog(QDialog):
         self.cheaper = QLabel("")
         self.cheaper.setWordWrap(True)
         self.cheaper.setVisible(False)
-        self.make_cheaper = QPushButton("Make the cheaper draft")
-        self.make_cheaper.setToolTip("re-quantise the draft to Q4_0 (its output layer too) into the models folder")
+        self.make_cheaper = QPushButton(self.tr("Make the cheaper draft"))
+        self.make_cheaper.setToolTip(
+            self.tr("re-quantise the draft to Q4_0 (its output layer too) into the models folder")
+        )
         self.make_cheaper.setVisible(False)
         self.make_cheaper.clicked.connect(self._make_cheaper_draft)
-        self.use_cheaper = QPushButton("Use it as the draft")
-        self.use_cheaper.setToolTip("load this pair again with the cheaper copy as its draft")
+        self.use_cheaper = QPushButton(self.tr("Use it as the draft"))
+        self.use_cheaper.setToolTip(self.tr("load this pair again with the cheaper copy as its draft"))
         self.use_cheaper.setVisible(False)
         self.use_cheaper.clicked.connect(self._use_cheaper_draft)
         # The window's pool when there is one: a quantise outlives a closed dialog and still finishes (atomically).
@@ -115,7 +117,7 @@ class PreflightDialog(QDialog):
         self._host.preflight(self._params)
 
     def _on_progress(self, stage: str, fraction: float) -> None:
-        self.progress_label.setText(f"measuring {stage}…")
+        self.progress_label.setText(self.tr("measuring {stage}…").format(stage=stage))
         self.progress.setValue(int(100 * fraction))
 
     def _on_done(self, report: Any) -> None:
@@ -133,8 +135,8 @@ class PreflightDialog(QDialog):
             self.chart.x_range = ks if ks[1] > ks[0] else None
             self.chart.set_series(
                 [
-                    Series("predicted speedup", points, theme.OKABE_ITO["blue"]),
-                    Series("target alone (1×)", [(ks[0], 1.0), (ks[1], 1.0)], theme.OKABE_ITO["orange"]),
+                    Series(self.tr("predicted speedup"), points, theme.OKABE_ITO["blue"]),
+                    Series(self.tr("target alone (1×)"), [(ks[0], 1.0), (ks[1], 1.0)], theme.OKABE_ITO["orange"]),
                 ]
             )
             self.chart.setVisible(True)
@@ -147,13 +149,15 @@ class PreflightDialog(QDialog):
             made = Path(verdict.path).is_file()
             self.make_cheaper.setVisible(verdict.pays and not made and report.draft_path is not None)
             if made:
-                self.cheaper.setText(f"{verdict.text} It is already made: {Path(verdict.path).name}.")
+                self.cheaper.setText(
+                    verdict.text + " " + self.tr("It is already made: {name}.").format(name=Path(verdict.path).name)
+                )
                 self.made_path = Path(verdict.path)
                 self.use_cheaper.setVisible(report.draft_path is not None and Path(report.draft_path) != self.made_path)
 
     def _fold_table(self, shown: bool) -> None:
         self.details.setVisible(shown)
-        self.show_table.setText("Hide the table" if shown else "Show the table")
+        self.show_table.setText(self.tr("Hide the table") if shown else self.tr("Show the table"))
         self.show_table.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
 
     def _make_cheaper_draft(self) -> None:
@@ -161,7 +165,7 @@ class PreflightDialog(QDialog):
 
         source = Path(str(self.report.draft_path))
         self.make_cheaper.setEnabled(False)
-        self.make_cheaper.setText("Making the cheaper draft…")
+        self.make_cheaper.setText(self.tr("Making the cheaper draft…"))
         self._background.submit(lambda: make_cheaper_draft(source), self._on_made, self._on_make_failed)
 
     def done(self, result: int) -> None:
@@ -175,8 +179,10 @@ class PreflightDialog(QDialog):
         self.made_path = path
         self.make_cheaper.setVisible(False)
         self.cheaper.setText(
-            f"Made {path.name} ({format_bytes(path.stat().st_size)}) in the models folder. Use it as the draft "
-            "(or choose it in the pair picker later) and run pre-flight again to measure it."
+            self.tr(
+                "Made {name} ({size}) in the models folder. Use it as the draft "
+                "(or choose it in the pair picker later) and run pre-flight again to measure it."
+            ).format(name=path.name, size=format_bytes(path.stat().st_size))
         )
         self.use_cheaper.setVisible(True)
         self.cheaper_draft_made.emit(path)
@@ -190,17 +196,23 @@ class PreflightDialog(QDialog):
         if self._closed:
             return
         self.make_cheaper.setEnabled(True)
-        self.make_cheaper.setText("Make the cheaper draft")
-        self.cheaper.setText(f"The cheaper draft could not be made (nothing was written): {exc}")
+        self.make_cheaper.setText(self.tr("Make the cheaper draft"))
+        self.cheaper.setText(
+            self.tr("The cheaper draft could not be made (nothing was written): {error}").format(error=exc)
+        )
 
     def _on_error(self, message: str) -> None:
-        self.progress_label.setText(f"Failed: {message}")
+        self.progress_label.setText(self.tr("Failed: {message}").format(message=message))
 
     def _on_finished(self) -> None:
         self.complete = True
         self.progress.setVisible(False)
         if self.report is not None:
-            self.progress_label.setText(f"measured in {self.report.wall_s:.1f} s; the adaptive controller now uses it")
+            self.progress_label.setText(
+                self.tr("measured in {seconds:.1f} s; the adaptive controller now uses it").format(
+                    seconds=self.report.wall_s
+                )
+            )
         for signal, slot in self._connections:
             signal.disconnect(slot)
 

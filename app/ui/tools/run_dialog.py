@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -27,14 +28,15 @@ class RunDialog(QDialog):
         self._job = job
         self.runs: list[RunSummary] = []
         self.complete = False
+        self._failed = False  # an error's line stays on screen when the job ends
         self.layout_ = QVBoxLayout(self)
-        self.progress_label = QLabel("starting…")
+        self.progress_label = QLabel(QCoreApplication.translate("RunDialog", "starting…"))
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)
         self.layout_.addWidget(self.progress_label)
         self.layout_.addWidget(self.progress)
         self.buttons = QDialogButtonBox()
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(QCoreApplication.translate("RunDialog", "Stop"))
         self.stop_button.clicked.connect(self._stop)
         self.buttons.addButton(self.stop_button, QDialogButtonBox.ButtonRole.ActionRole)
         self.buttons.addButton(QDialogButtonBox.StandardButton.Close).clicked.connect(self.reject)
@@ -57,16 +59,19 @@ class RunDialog(QDialog):
         self.run_added(run)
 
     def _on_error(self, message: str) -> None:
-        self.progress_label.setText(f"<b>Failed:</b> {html.escape(message)}")
+        self._failed = True
+        self.progress_label.setText(
+            QCoreApplication.translate("RunDialog", "<b>Failed:</b> {message}").format(message=html.escape(message))
+        )
 
     def _on_finished(self) -> None:
         self.complete = True
         self.progress.setVisible(False)
         self.stop_button.setEnabled(False)
         if self._job.cancel.is_set():  # "stopping…" would otherwise stay on screen
-            self.progress_label.setText(f"stopped: {len(self.runs)} run{'s' if len(self.runs) != 1 else ''} finished")
-        elif not self.progress_label.text().startswith("<b>Failed"):
-            self.progress_label.setText("done")
+            self.progress_label.setText(stopped_text(len(self.runs)))
+        elif not self._failed:
+            self.progress_label.setText(QCoreApplication.translate("RunDialog", "done"))
         worker = self._host.worker
         for signal, slot in (
             (worker.comparison_progress, self._on_progress),
@@ -79,7 +84,7 @@ class RunDialog(QDialog):
 
     def _stop(self) -> None:
         self._job.cancel.set()
-        self.progress_label.setText("stopping after the current step…")
+        self.progress_label.setText(QCoreApplication.translate("RunDialog", "stopping after the current step…"))
 
     def _closed(self, result: int) -> None:
         # Closing the dialog stops the job; the engine finishes its current step and moves on.
@@ -91,3 +96,10 @@ class RunDialog(QDialog):
 
     def all_done(self) -> None:
         """Every run finished (or the job stopped)."""
+
+
+def stopped_text(runs: int) -> str:
+    """The line a stopped job ends on (one run, or a count: English and German share the rule)."""
+    if runs == 1:
+        return QCoreApplication.translate("RunDialog", "stopped: 1 run finished")
+    return QCoreApplication.translate("RunDialog", "stopped: {n} runs finished").format(n=runs)

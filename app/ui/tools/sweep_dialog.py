@@ -9,6 +9,7 @@ verification recovers.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -26,9 +27,10 @@ class SweepDialog(RunDialog):
     """Acceptance rate against temperature for the loaded pair."""
 
     def __init__(self, host: EngineHost, job: ComparisonJob, parent: QWidget | None = None) -> None:
-        super().__init__(host, job, "Temperature sweep", parent)
+        # Translated before the QObject exists, so with the class named.
+        super().__init__(host, job, QCoreApplication.translate("SweepDialog", "Temperature sweep"), parent)
         self.resize(640, 460)
-        self.chart = LineChart("temperature", "acceptance rate")
+        self.chart = LineChart(self.tr("temperature"), self.tr("acceptance rate"))
         self.chart.x_range = (min(job.temperatures), max(job.temperatures)) if job.temperatures else None
         self.conclusion = QLabel("")  # the sweep in one sentence (app.core.bench.verdict)
         self.conclusion.setWordWrap(True)
@@ -53,21 +55,33 @@ class SweepDialog(RunDialog):
         """Add a point."""
         self.chart.set_series(
             [
-                Series("measured", self.points()),
+                Series(self.tr("measured"), self.points()),
                 Series(
-                    "exact rejection sampling", self.rule_points("rejection_sampling_expected"), theme.OKABE_ITO["blue"]
+                    self.tr("exact rejection sampling"),
+                    self.rule_points("rejection_sampling_expected"),
+                    theme.OKABE_ITO["blue"],
                 ),
-                Series("sample-and-match", self.rule_points("sample_and_match_expected"), theme.OKABE_ITO["orange"]),
+                Series(
+                    self.tr("sample-and-match"),
+                    self.rule_points("sample_and_match_expected"),
+                    theme.OKABE_ITO["orange"],
+                ),
             ]
         )
         exact, match = self.rule_points("rejection_sampling_expected"), self.rule_points("sample_and_match_expected")
         self.conclusion.setText(sweep_conclusion(exact, match))
         self.table.setText(
             "   ".join(
-                f"T={r.temperature:g}: {r.stats.get('verified_acceptance_rate', 0.0):.0%} measured, "
-                f"{r.stats.get('rejection_sampling_expected', 0.0):.0%} exact vs "
-                f"{r.stats.get('sample_and_match_expected', 0.0):.0%} match expected, "
-                f"{r.stats['tokens_per_second']:.1f} tok/s"
+                self.tr(
+                    "T={t:g}: {measured:.0%} measured, {exact:.0%} exact vs {match:.0%} match expected, "
+                    "{rate:.1f} tok/s"
+                ).format(
+                    t=r.temperature,
+                    measured=r.stats.get("verified_acceptance_rate", 0.0),
+                    exact=r.stats.get("rejection_sampling_expected", 0.0),
+                    match=r.stats.get("sample_and_match_expected", 0.0),
+                    rate=r.stats["tokens_per_second"],
+                )
                 for r in self.runs
             )
         )

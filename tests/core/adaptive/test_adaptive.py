@@ -362,6 +362,9 @@ def test_steps_without_a_draft_leave_the_draft_cache_alone() -> None:
         def confidence_floor(self) -> float | None:
             return None
 
+        def catch_up_pays(self, backlog: int, remaining: int) -> bool:
+            return True
+
         def observe(self, event: StepEvent) -> None:
             pass
 

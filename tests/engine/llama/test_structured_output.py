@@ -105,3 +105,22 @@ def test_rolling_back_past_the_end_of_the_grammar_restores_each_state(pair: Load
     assert (mask.allowed() == states[-1]).all()
     with pytest.raises(ConstraintError):
         mask.consume(ids[0])  # '{"' cannot follow '{"a": 1'
+
+
+def test_whitespace_between_json_tokens_is_bounded(pair: LoadedPair) -> None:
+    """A sampled reply cannot fill its budget with blanks: after a line break and 40 spaces no more are allowed."""
+    mask = grammar_mask(pair.target, compile_grammar(OutputFormat(OutputKind.JSON_OBJECT)))
+    (brace,) = pair.target.tokenize("{", parse_special=False)
+    (newline,) = pair.target.tokenize("\n", parse_special=False)
+    (space,) = pair.target.tokenize(" ", parse_special=False)
+    mask.consume(brace)
+    assert mask.allowed()[newline]
+    mask.consume(newline)
+    spaces = 0
+    while mask.allowed()[space] and spaces < 100:
+        mask.consume(space)
+        spaces += 1
+    assert spaces == 40
+    assert not mask.allowed()[newline]  # nor a second line break: one blank run between two tokens
+    (quote,) = pair.target.tokenize('"', parse_special=False)
+    assert mask.allowed()[quote]  # the object goes on

@@ -1,0 +1,104 @@
+"""The draft model's catch-up after a long prompt: read it only when the plan can repay the read."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from app.core.adaptive.controller import AdaptiveDraftLength
+from app.core.adaptive.cost_model import StepCosts
+from app.core.adaptive.estimators import PRIOR_CATCH_UP_RATIO, DraftCostEstimator
+from app.core.decoding.decoder import FIRST_STEP_MAX_BACKLOG, GenerationRequest, SpeculativeDecoder
+from app.core.decoding.drafters import ModelDrafter
+from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.decoding.sampling import LogitsWarper, SamplingParams
+from tests.core.adaptive.test_adaptive import MEMORY_BOUND, seeded, step
+from tests.core.fakes import BigramLM, random_table
+
+# A draft that is nearly free and nearly always right: its plan makes the target ~3x faster.
+CHEAP_DRAFT = StepCosts(tuple(0.075 * (1 + 0.02 * n) for n in range(17)), draft_per_token_s=0.002)
+
+
+def test_the_catch_up_cost_starts_from_the_prior_and_learns_from_a_measured_read() -> None:
+    draft = DraftCostEstimator()
+    draft.seed(per_token_s=0.02, one_token_s=0.1)
+    assert draft.catch_up_per_token_s(0.1) == pytest.approx(0.02 * PRIOR_CATCH_UP_RATIO)
+    # A step read 1,000 missed tokens and made 5 decodes in 5.1 s: 5.0 s of reading, 5 ms a token.
+    draft.observe_catch_up(1000, 5, 5.1, one_token_s=0.1)
+    assert draft.catch_up_per_token_s(0.1) == pytest.approx(0.005)
+    # Relative to a decode, so a machine that slows down (one-token cost doubled) reads slower too.
+    assert draft.catch_up_per_token_s(0.2) == pytest.approx(0.010)
+
+
+def test_a_small_gain_does_not_repay_reading_a_long_document() -> None:
+    policy = seeded(MEMORY_BOUND, [0.75] * 12)
+    assert policy.next_length() > 0  # drafting pays step by step...
+    assert not policy.catch_up_pays(3000, 120)  # ...but not enough to read 3,000 missed tokens first
+    assert "stays off" in policy.reason and "3000 tokens" in policy.reason
+    policy.next_length()  # the next step plans again
+    assert policy.catch_up_pays(FIRST_STEP_MAX_BACKLOG + 4, 120)  # a short prompt is worth reading
+
+
+def test_a_large_gain_over_a_long_reply_repays_the_read() -> None:
+    policy = seeded(CHEAP_DRAFT, [0.95] * 12)
+    assert policy.next_length() > 0
+    assert policy.catch_up_pays(3000, 500)
+    policy.next_length()
+    assert not policy.catch_up_pays(3000, 3)  # three tokens left cannot repay it
+
+
+def test_a_probe_never_reads_a_long_backlog() -> None:
+    policy = seeded(MEMORY_BOUND, [0.0] * 12)
+    probes = refused = 0
+    for _ in range(40):
+        if policy.next_length() > 0:
+            probes += 1
+            refused += not policy.catch_up_pays(3000, 200)
+        policy.observe(step(0, 0, MEMORY_BOUND))
+    assert probes > 0  # drafting off, it still probes now and then...
+    assert refused == probes  # ...and a probe, which plans no gain, never reads 3,000 tokens for it
+
+
+def test_costs_not_yet_measured_let_the_first_draft_measure_them() -> None:
+    assert AdaptiveDraftLength(8).catch_up_pays(3000, 100)
+
+
+class _Refusing:
+    """A policy that drafts 4 every step but never lets the draft model catch up."""
+
+    first_token_first = True
+    reason = "scripted"
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[int, int]] = []
+
+    def next_length(self) -> int:
+        return 4
+
+    def confidence_floor(self) -> float | None:
+        return None
+
+    def catch_up_pays(self, backlog: int, remaining: int) -> bool:
+        self.asked.append((backlog, remaining))
+        return False
+
+    def observe(self, event: StepEvent) -> None:
+        pass
+
+
+def test_the_decoder_keeps_the_draft_model_off_when_the_policy_refuses_its_catch_up() -> None:
+    table = random_table(20, seed=3)
+    greedy = SamplingParams(temperature=0)
+    prompt = [t % 19 + 1 for t in range(60)]
+    baseline = [e for e in SpeculativeDecoder(BigramLM(table), None, greedy).generate(GenerationRequest(prompt, 12))]
+    draft_model = BigramLM(table)
+    rng = np.random.default_rng(0)
+    policy = _Refusing()
+    drafter = ModelDrafter(draft_model, LogitsWarper(greedy, 20), rng)
+    decoder = SpeculativeDecoder(BigramLM(table), drafter, greedy, policy, rng)
+    events = list(decoder.generate(GenerationRequest(prompt, 12)))
+    assert draft_model.decode_calls == []  # never read the prompt, never drafted
+    assert policy.asked and policy.asked[0][0] > len(prompt)  # asked from the second step, the prompt still unread
+    assert policy.asked[0][1] < 12  # with the tokens the reply may still make
+    finished = [e for e in events if isinstance(e, FinishedEvent)][-1]
+    assert finished.text == [e for e in baseline if isinstance(e, FinishedEvent)][-1].text
