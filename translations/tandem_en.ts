@@ -48,4 +48,14 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>ServerChoice</name>
+    <message numerus="yes">
+        <source>&lt;b&gt;{kind}&lt;/b&gt;, %n model(s)</source>
+        <translation>
+            <numerusform>&lt;b&gt;{kind}&lt;/b&gt;, %n model</numerusform>
+            <numerusform>&lt;b&gt;{kind}&lt;/b&gt;, %n models</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>
