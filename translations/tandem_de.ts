@@ -170,11 +170,11 @@
     </message>
     <message>
         <source>No model pair is loaded yet: pick one in the Model tab and press Load.</source>
-        <translation>Noch ist kein Modellpaar geladen: Wähle eines im Reiter Modell und drücke Laden.</translation>
+        <translation>Noch ist kein Modellpaar geladen: Wählen Sie eines im Reiter Modell und drücken Sie Laden.</translation>
     </message>
     <message>
         <source>This window shows your chats read-only, so nothing new can be saved: close the other Tandem window (or repair the database) and restart to chat.</source>
-        <translation>Dieses Fenster zeigt deine Chats schreibgeschützt, daher kann nichts Neues gespeichert werden: Schließe das andere Tandem-Fenster (oder repariere die Datenbank) und starte neu, um zu chatten.</translation>
+        <translation>Dieses Fenster zeigt Ihre Chats schreibgeschützt, daher kann nichts Neues gespeichert werden: Schließen Sie das andere Tandem-Fenster (oder reparieren Sie die Datenbank) und starten Sie neu, um zu chatten.</translation>
     </message>
     <message>
         <source>New chat</source>
@@ -321,7 +321,7 @@
     </message>
     <message>
         <source>You</source>
-        <translation>Du</translation>
+        <translation>Sie</translation>
     </message>
     <message>
         <source>Assistant</source>
@@ -475,7 +475,7 @@
     <name>EditBar</name>
     <message>
         <source>Editing a message: sending makes a new branch from it; the old one is kept.</source>
-        <translation>Du bearbeitest eine Nachricht: Senden legt einen neuen Zweig an, der alte bleibt erhalten.</translation>
+        <translation>Sie bearbeiten eine Nachricht: Senden legt einen neuen Zweig an, der alte bleibt erhalten.</translation>
     </message>
     <message>
         <source>Cancel</source>
@@ -490,7 +490,7 @@
     <name>EngineWorker</name>
     <message>
         <source>a server is chosen: A/B, the sweep and pre-flight measure a local pair; load one in the Model tab</source>
-        <translation>ein Server ist gewählt: A/B, Sweep und Vorabtest messen ein lokales Paar; lade eines im Reiter Modell</translation>
+        <translation>ein Server ist gewählt: A/B, Sweep und Vorabtest messen ein lokales Paar; laden Sie eines im Reiter Modell</translation>
     </message>
     <message>
         <source>target only</source>
@@ -506,7 +506,7 @@
     </message>
     <message>
         <source>no model pair is loaded yet: pick one and press Load</source>
-        <translation>noch ist kein Modellpaar geladen: Wähle eines und drücke Laden</translation>
+        <translation>noch ist kein Modellpaar geladen: Wählen Sie eines und drücken Sie Laden</translation>
     </message>
 </context>
 <context>
@@ -622,7 +622,7 @@
     </message>
     <message>
         <source>no models yet: install or add a pair to start</source>
-        <translation>noch keine Modelle: Installiere oder füge ein Paar hinzu, um zu beginnen</translation>
+        <translation>noch keine Modelle: Installieren Sie ein Paar oder fügen Sie eines hinzu, um zu beginnen</translation>
     </message>
     <message>
         <source>loading a pair…</source>
@@ -642,7 +642,7 @@
     </message>
     <message>
         <source>load a local pair first</source>
-        <translation>lade zuerst ein lokales Paar</translation>
+        <translation>laden Sie zuerst ein lokales Paar</translation>
     </message>
     <message>
         <source>loaded in {seconds} s</source>
@@ -654,7 +654,7 @@
     </message>
     <message>
         <source>a server is chosen (Server above): load a pair to use this computer again</source>
-        <translation>ein Server ist gewählt (Server oben): Lade ein Paar, um wieder diesen Computer zu nutzen</translation>
+        <translation>ein Server ist gewählt (Server oben): Laden Sie ein Paar, um wieder diesen Computer zu nutzen</translation>
     </message>
     <message>
         <source>a server is chosen: the memory meter is for a local pair</source>
@@ -717,7 +717,7 @@
     </message>
     <message>
         <source>You</source>
-        <translation>Du</translation>
+        <translation>Sie</translation>
     </message>
     <message>
         <source>Assistant</source>
@@ -740,7 +740,7 @@
     </message>
     <message>
         <source>attach files (text, code, PDF, HTML) or a folder of code; you can also drop or paste them</source>
-        <translation>Dateien (Text, Code, PDF, HTML) oder einen Code-Ordner anhängen; du kannst sie auch hineinziehen oder einfügen</translation>
+        <translation>Dateien (Text, Code, PDF, HTML) oder einen Code-Ordner anhängen; Sie können sie auch hineinziehen oder einfügen</translation>
     </message>
     <message>
         <source>Attach files</source>
@@ -779,7 +779,7 @@
     </message>
     <message>
         <source>Ask something…   ({keys})</source>
-        <translation>Frag etwas…   ({keys})</translation>
+        <translation>Fragen Sie etwas…   ({keys})</translation>
     </message>
     <message>
         <source>Esc stops the reply; Up in an empty box edits the last message</source>
@@ -893,7 +893,7 @@
     </message>
     <message>
         <source>the context is full: start a new chat or raise the context size</source>
-        <translation>der Kontext ist voll: Beginne einen neuen Chat oder vergrößere den Kontext</translation>
+        <translation>der Kontext ist voll: Beginnen Sie einen neuen Chat oder vergrößern Sie den Kontext</translation>
     </message>
     <message>
         <source>stopped</source>
@@ -996,7 +996,7 @@
     <name>SidebarActions</name>
     <message>
         <source>wait for the reply to finish (or press Esc) before switching chats</source>
-        <translation>warte, bis die Antwort fertig ist (oder drücke Esc), bevor du den Chat wechselst</translation>
+        <translation>warten Sie, bis die Antwort fertig ist (oder drücken Sie Esc), bevor Sie den Chat wechseln</translation>
     </message>
     <message>
         <source>Rename chat</source>
@@ -1008,7 +1008,7 @@
     </message>
     <message>
         <source>this chat is being written to: stop the reply first</source>
-        <translation>in diesen Chat wird gerade geschrieben: Halte zuerst die Antwort an</translation>
+        <translation>in diesen Chat wird gerade geschrieben: Halten Sie zuerst die Antwort an</translation>
     </message>
     <message>
         <source>that chat is gone</source>
@@ -1024,7 +1024,7 @@
     </message>
     <message>
         <source>wait for the reply to finish (or press Esc) before jumping</source>
-        <translation>warte, bis die Antwort fertig ist (oder drücke Esc), bevor du springst</translation>
+        <translation>warten Sie, bis die Antwort fertig ist (oder drücken Sie Esc), bevor Sie springen</translation>
     </message>
     <message>
         <source>that message is gone</source>
@@ -1063,7 +1063,7 @@
     </message>
     <message>
         <source>This window shows your chats read-only; nothing new is saved here.</source>
-        <translation>Dieses Fenster zeigt deine Chats schreibgeschützt; hier wird nichts Neues gespeichert.</translation>
+        <translation>Dieses Fenster zeigt Ihre Chats schreibgeschützt; hier wird nichts Neues gespeichert.</translation>
     </message>
     <message>
         <source>Close this window</source>
@@ -1071,11 +1071,11 @@
     </message>
     <message>
         <source>Until you choose, chats in this window are not kept.</source>
-        <translation>Bis du dich entscheidest, werden Chats in diesem Fenster nicht behalten.</translation>
+        <translation>Bis Sie sich entscheiden, werden Chats in diesem Fenster nicht behalten.</translation>
     </message>
     <message>
         <source>Tandem has not changed it. You can recover what can still be read into a new file (the damaged one is kept beside it), move it aside and start with an empty history, or open it read-only to look.</source>
-        <translation>Tandem hat sie nicht verändert. Du kannst retten, was noch lesbar ist, in eine neue Datei (die beschädigte bleibt daneben liegen), sie beiseitelegen und mit leerem Verlauf beginnen oder sie schreibgeschützt öffnen, um nachzusehen.</translation>
+        <translation>Tandem hat sie nicht verändert. Sie können retten, was noch lesbar ist, in eine neue Datei (die beschädigte bleibt daneben liegen), sie beiseitelegen und mit leerem Verlauf beginnen oder sie schreibgeschützt öffnen, um nachzusehen.</translation>
     </message>
     <message>
         <source>Recover what can be read</source>
@@ -1091,19 +1091,19 @@
     </message>
     <message>
         <source>You can move it aside (nothing in it is deleted) and start with an empty history.</source>
-        <translation>Du kannst sie beiseitelegen (nichts darin wird gelöscht) und mit einem leeren Verlauf beginnen.</translation>
+        <translation>Sie können sie beiseitelegen (nichts darin wird gelöscht) und mit einem leeren Verlauf beginnen.</translation>
     </message>
     <message>
         <source>You can open your chats read-only, or make the file and its folder writable and restart.</source>
-        <translation>Du kannst deine Chats schreibgeschützt öffnen oder die Datei und ihren Ordner beschreibbar machen und neu starten.</translation>
+        <translation>Sie können Ihre Chats schreibgeschützt öffnen oder die Datei und ihren Ordner beschreibbar machen und neu starten.</translation>
     </message>
     <message>
         <source>Set TANDEM_DATA_DIR to a folder you can write (or unset it) and restart.</source>
-        <translation>Setze TANDEM_DATA_DIR auf einen beschreibbaren Ordner (oder entferne die Variable) und starte neu.</translation>
+        <translation>Setzen Sie TANDEM_DATA_DIR auf einen beschreibbaren Ordner (oder entfernen Sie die Variable) und starten Sie neu.</translation>
     </message>
     <message>
         <source>Your chats could not be opened: {error}.</source>
-        <translation>Deine Chats ließen sich nicht öffnen: {error}.</translation>
+        <translation>Ihre Chats ließen sich nicht öffnen: {error}.</translation>
     </message>
     <message>
         <source>Recovery did not work: {error}. The original file was not changed.</source>
@@ -1111,7 +1111,7 @@
     </message>
     <message>
         <source>Your chats were recovered: {summary}.</source>
-        <translation>Deine Chats wurden wiederhergestellt: {summary}.</translation>
+        <translation>Ihre Chats wurden wiederhergestellt: {summary}.</translation>
     </message>
     <message>
         <source>OK</source>
@@ -1135,11 +1135,11 @@
     </message>
     <message>
         <source>Your chats are shown read-only: nothing new is saved. Restart Tandem to repair the file or start fresh.</source>
-        <translation>Deine Chats werden schreibgeschützt gezeigt: Nichts Neues wird gespeichert. Starte Tandem neu, um die Datei zu reparieren oder neu zu beginnen.</translation>
+        <translation>Ihre Chats werden schreibgeschützt gezeigt: Nichts Neues wird gespeichert. Starten Sie Tandem neu, um die Datei zu reparieren oder neu zu beginnen.</translation>
     </message>
     <message>
         <source>wait for the reply to finish first</source>
-        <translation>warte zuerst, bis die Antwort fertig ist</translation>
+        <translation>warten Sie zuerst, bis die Antwort fertig ist</translation>
     </message>
     <message>
         <source>Retry saving</source>
