@@ -111,17 +111,17 @@
     </message>
     <message>
         <source>{name}: {tokens} tokens, does not fit, and the {left} tokens left may hold no passage of it</source>
-        <translation>{name}: {tokens} Token, passt nicht, und die restlichen {left} Token fassen womöglich keine Passage davon</translation>
+        <translation>{name}: {tokens} Tokens, passt nicht, und die restlichen {left} Tokens fassen womöglich keine Passage davon</translation>
     </message>
     <message>
         <source>⚠ {name}: {tokens} tokens, does not fit whole in the {n_ctx}-token context: the passages that best answer will be used instead</source>
-        <translation>⚠ {name}: {tokens} Token, passt nicht ganz in den Kontext von {n_ctx} Token: Stattdessen werden die Passagen verwendet, die am besten antworten</translation>
+        <translation>⚠ {name}: {tokens} Tokens, passt nicht ganz in den Kontext von {n_ctx} Tokens: Stattdessen werden die Passagen verwendet, die am besten antworten</translation>
     </message>
     <message numerus="yes">
         <source>{name}: {tokens} tokens, does not fit: %n passage(s) will be retrieved per question</source>
         <translation>
-            <numerusform>{name}: {tokens} Token, passt nicht: %n Passage wird je Frage gesucht</numerusform>
-            <numerusform>{name}: {tokens} Token, passt nicht: %n Passagen werden je Frage gesucht</numerusform>
+            <numerusform>{name}: {tokens} Tokens, passt nicht: %n Passage wird je Frage gesucht</numerusform>
+            <numerusform>{name}: {tokens} Tokens, passt nicht: %n Passagen werden je Frage gesucht</numerusform>
         </translation>
     </message>
 </context>
@@ -151,7 +151,7 @@
     <name>Attachments</name>
     <message>
         <source>{count} tokens</source>
-        <translation>{count} Token</translation>
+        <translation>{count} Tokens</translation>
     </message>
 </context>
 <context>
@@ -162,7 +162,7 @@
     </message>
     <message>
         <source>({n_ctx} tokens of context, {seconds} s)</source>
-        <translation>({n_ctx} Token Kontext, {seconds} s)</translation>
+        <translation>({n_ctx} Tokens Kontext, {seconds} s)</translation>
     </message>
     <message>
         <source>ready: {pair}</source>
@@ -191,8 +191,8 @@
     <message numerus="yes">
         <source>%n older message(s) did not fit in the {n_ctx}-token context and were left out of this reply</source>
         <translation>
-            <numerusform>%n ältere Nachricht passte nicht in den Kontext von {n_ctx} Token und wurde für diese Antwort weggelassen</numerusform>
-            <numerusform>%n ältere Nachrichten passten nicht in den Kontext von {n_ctx} Token und wurden für diese Antwort weggelassen</numerusform>
+            <numerusform>%n ältere Nachricht passte nicht in den Kontext von {n_ctx} Tokens und wurde für diese Antwort weggelassen</numerusform>
+            <numerusform>%n ältere Nachrichten passten nicht in den Kontext von {n_ctx} Tokens und wurden für diese Antwort weggelassen</numerusform>
         </translation>
     </message>
     <message>
@@ -213,7 +213,7 @@
     </message>
     <message>
         <source>{n} tokens at {rate} tok/s</source>
-        <translation>{n} Token mit {rate} Tok./s</translation>
+        <translation>{n} Tokens mit {rate} Tok./s</translation>
     </message>
     <message>
         <source>acceptance {share}</source>
@@ -232,11 +232,11 @@
     <name>ChatExtras</name>
     <message>
         <source>this chat&apos;s next replies draft {n} tokens every step, to show speculation</source>
-        <translation>die nächsten Antworten dieses Chats entwerfen in jedem Schritt {n} Token, um die Spekulation zu zeigen</translation>
+        <translation>die nächsten Antworten dieses Chats entwerfen in jedem Schritt {n} Tokens, um die Spekulation zu zeigen</translation>
     </message>
     <message>
         <source>this chat&apos;s replies let the adaptive controller choose the draft length again</source>
-        <translation>die Antworten dieses Chats lassen die Entwurfslänge wieder vom adaptiven Regler wählen</translation>
+        <translation>die Antworten dieses Chats lassen die Draft-Länge wieder vom adaptiven Regler wählen</translation>
     </message>
     <message>
         <source>back to adaptive</source>
@@ -383,7 +383,7 @@
     </message>
     <message>
         <source>{used} / {total} tokens</source>
-        <translation>{used} / {total} Token</translation>
+        <translation>{used} / {total} Tokens</translation>
     </message>
     <message>
         <source>replying</source>
@@ -396,15 +396,15 @@
     <message numerus="yes">
         <source>⚠ the %n oldest message(s){start} were left out to fit the {total}-token context</source>
         <translation>
-            <numerusform>⚠ die älteste Nachricht{start} wurde weggelassen, damit der Kontext von {total} Token reicht</numerusform>
-            <numerusform>⚠ die %n ältesten Nachrichten{start} wurden weggelassen, damit der Kontext von {total} Token reicht</numerusform>
+            <numerusform>⚠ die älteste Nachricht{start} wurde weggelassen, damit der Kontext von {total} Tokens reicht</numerusform>
+            <numerusform>⚠ die %n ältesten Nachrichten{start} wurden weggelassen, damit der Kontext von {total} Tokens reicht</numerusform>
         </translation>
     </message>
     <message numerus="yes">
         <source>⚠ the %n oldest message(s){start} would be left out to fit the {total}-token context</source>
         <translation>
-            <numerusform>⚠ die älteste Nachricht{start} würde weggelassen, damit der Kontext von {total} Token reicht</numerusform>
-            <numerusform>⚠ die %n ältesten Nachrichten{start} würden weggelassen, damit der Kontext von {total} Token reicht</numerusform>
+            <numerusform>⚠ die älteste Nachricht{start} würde weggelassen, damit der Kontext von {total} Tokens reicht</numerusform>
+            <numerusform>⚠ die %n ältesten Nachrichten{start} würden weggelassen, damit der Kontext von {total} Tokens reicht</numerusform>
         </translation>
     </message>
 </context>
@@ -498,7 +498,7 @@
     </message>
     <message>
         <source>{kind} drafter</source>
-        <translation>Entwerfer {kind}</translation>
+        <translation>Drafter {kind}</translation>
     </message>
     <message>
         <source>run {i} of {n}: {label}, temperature {t}</source>
@@ -571,15 +571,15 @@
     </message>
     <message>
         <source>Rejected drafts</source>
-        <translation>Abgelehnte Entwürfe</translation>
+        <translation>Abgelehnte Drafts</translation>
     </message>
     <message>
         <source>show each rejected draft proposal inline, struck through</source>
-        <translation>jeden abgelehnten Entwurfsvorschlag durchgestrichen im Text zeigen</translation>
+        <translation>jeden abgelehnten Draft-Vorschlag durchgestrichen im Text zeigen</translation>
     </message>
     <message>
         <source>Show rejected drafts</source>
-        <translation>Abgelehnte Entwürfe zeigen</translation>
+        <translation>Abgelehnte Drafts zeigen</translation>
     </message>
 </context>
 <context>
@@ -802,15 +802,15 @@
     </message>
     <message>
         <source>Drafter</source>
-        <translation>Entwerfer</translation>
+        <translation>Drafter</translation>
     </message>
     <message>
         <source>draft model {name}</source>
-        <translation>Entwurfsmodell {name}</translation>
+        <translation>Draft-Modell {name}</translation>
     </message>
     <message>
         <source>Draft length</source>
-        <translation>Entwurfslänge</translation>
+        <translation>Draft-Länge</translation>
     </message>
     <message>
         <source>none</source>
@@ -854,7 +854,7 @@
     </message>
     <message>
         <source>{prompt} tokens: {reused} reused from the cache, {read} read</source>
-        <translation>{prompt} Token: {reused} aus dem Cache, {read} gelesen</translation>
+        <translation>{prompt} Tokens: {reused} aus dem Cache, {read} gelesen</translation>
     </message>
     <message>
         <source>Prompt</source>
@@ -913,7 +913,7 @@
     </message>
     <message>
         <source>{drafter}: no draft statistics reported</source>
-        <translation>{drafter}: keine Entwurfsstatistik gemeldet</translation>
+        <translation>{drafter}: keine Draft-Statistik gemeldet</translation>
     </message>
     <message>
         <source>speculation demo: {n} drafted tokens every step</source>
@@ -925,11 +925,11 @@
     </message>
     <message>
         <source>draft off: it would slow this machine down, and no trusted repeat to look up</source>
-        <translation>Entwurf aus: Er würde diesen Rechner ausbremsen, und keine verlässliche Wiederholung zum Nachschlagen</translation>
+        <translation>Draft aus: Er würde diesen Rechner ausbremsen, und keine verlässliche Wiederholung zum Nachschlagen</translation>
     </message>
     <message>
         <source>draft off: it would slow this machine down</source>
-        <translation>Entwurf aus: Er würde diesen Rechner ausbremsen</translation>
+        <translation>Draft aus: Er würde diesen Rechner ausbremsen</translation>
     </message>
     <message>
         <source>measured in {drafting} of {steps} steps, acceptance {share}</source>
@@ -937,19 +937,19 @@
     </message>
     <message>
         <source>no drafts in this reply</source>
-        <translation>keine Entwürfe in dieser Antwort</translation>
+        <translation>keine Drafts in dieser Antwort</translation>
     </message>
     <message>
         <source>(draft length 0 in Settings)</source>
-        <translation>(Entwurfslänge 0 in den Einstellungen)</translation>
+        <translation>(Draft-Länge 0 in den Einstellungen)</translation>
     </message>
     <message>
         <source>drafter: {drafter}</source>
-        <translation>Entwerfer: {drafter}</translation>
+        <translation>Drafter: {drafter}</translation>
     </message>
     <message>
         <source>{n} tokens</source>
-        <translation>{n} Token</translation>
+        <translation>{n} Tokens</translation>
     </message>
     <message>
         <source>{rate} tok/s</source>
@@ -1182,7 +1182,7 @@
     <name>TokenCards</name>
     <message>
         <source>the draft model</source>
-        <translation>das Entwurfsmodell</translation>
+        <translation>das Draft-Modell</translation>
     </message>
     <message>
         <source>prompt lookup (copied from earlier text)</source>
@@ -1190,11 +1190,11 @@
     </message>
     <message>
         <source>Rejected draft proposal</source>
-        <translation>Abgelehnter Entwurfsvorschlag</translation>
+        <translation>Abgelehnter Draft-Vorschlag</translation>
     </message>
     <message>
         <source>the draft proposed this; the target said no</source>
-        <translation>der Entwurf schlug dies vor; das Zielmodell lehnte ab</translation>
+        <translation>der Draft schlug dies vor; das Zielmodell lehnte ab</translation>
     </message>
     <message>
         <source>proposal</source>
@@ -1206,7 +1206,7 @@
     </message>
     <message>
         <source>draft q</source>
-        <translation>Entwurf q</translation>
+        <translation>Draft q</translation>
     </message>
     <message>
         <source>token</source>
@@ -1391,7 +1391,7 @@
     </message>
     <message>
         <source>Show rejected drafts</source>
-        <translation>Abgelehnte Entwürfe zeigen</translation>
+        <translation>Abgelehnte Drafts zeigen</translation>
     </message>
     <message>
         <source>Side panel</source>
@@ -1482,7 +1482,7 @@
     </message>
     <message>
         <source>draft, accepted</source>
-        <translation>Entwurf, angenommen</translation>
+        <translation>Draft, angenommen</translation>
     </message>
     <message>
         <source>target correction</source>
@@ -1498,19 +1498,19 @@
     </message>
     <message>
         <source>proposed by the drafter and accepted by the target</source>
-        <translation>vom Entwerfer vorgeschlagen und vom Zielmodell angenommen</translation>
+        <translation>vom Drafter vorgeschlagen und vom Zielmodell angenommen</translation>
     </message>
     <message>
         <source>sampled by the target after it rejected the draft&apos;s proposal</source>
-        <translation>vom Zielmodell gezogen, nachdem es den Vorschlag des Entwurfs abgelehnt hatte</translation>
+        <translation>vom Zielmodell gezogen, nachdem es den Vorschlag des Drafts abgelehnt hatte</translation>
     </message>
     <message>
         <source>sampled by the target for free after it accepted the whole draft</source>
-        <translation>vom Zielmodell gratis gezogen, nachdem es den ganzen Entwurf angenommen hatte</translation>
+        <translation>vom Zielmodell gratis gezogen, nachdem es den ganzen Draft angenommen hatte</translation>
     </message>
     <message>
         <source>decoded by the target alone (no draft this step)</source>
-        <translation>vom Zielmodell allein erzeugt (kein Entwurf in diesem Schritt)</translation>
+        <translation>vom Zielmodell allein erzeugt (kein Draft in diesem Schritt)</translation>
     </message>
     <message>
         <source>System</source>
