@@ -31,6 +31,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path(tempfile.gettempdir()) / "tandem-layout")
     parser.add_argument("--theme", choices=("system", "light", "dark"), default="light")
+    parser.add_argument(
+        "--language", choices=("system", "en", "de"), default="system", help="the window's language (system: LANG)"
+    )
     parser.add_argument("--pair", action="store_true", help="load the small test pair, serve it, and reply once first")
     args = parser.parse_args()
     from app.engine.paths import models_dir
@@ -47,6 +50,12 @@ def main() -> int:
 
     app = QApplication(sys.argv)
     theme.apply_theme(app, args.theme)
+    from app.ui.i18n.catalog import BUILT, build_catalogue
+    from app.ui.i18n.install import install_translators, language_of
+
+    for language in BUILT:
+        build_catalogue(language)
+    install_translators(app, language_of(args.language))
     from app.ui.main_window import MainWindow
 
     window = MainWindow(autoload=False)

@@ -37,6 +37,9 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$(cat "$stamp")" !
     "$(ls "$wheels"/llama_cpp_python-*.whl)"
   echo "$wheels" >"$stamp"
 fi
+# The window's translations: translations/tandem_<lang>*.ts compiled into app/ui/i18n/tandem_<lang>.qm,
+# only when a .ts is newer than its .qm (app/ui/i18n/catalog.py; the bundle's spec and the tests call it too).
+"$venv/bin/python" -m app.ui.i18n.catalog
 if [ "${TANDEM_SKIP_MODELS:-0}" != 1 ]; then
   "$venv/bin/python" main.py models install-small
   if [ "${TANDEM_DEMO:-1}" = 1 ]; then

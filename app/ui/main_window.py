@@ -51,6 +51,7 @@ from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.sidebar_actions import SidebarActions
 from app.ui.chat.store_notice import StoreNotice
+from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.layout_fit import ElidedLabel, fit_to_screen
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
@@ -72,6 +73,8 @@ from app.ui.wheel_guard import WheelGuard
 from app.ui.window_menus import WindowMenus
 
 DEFAULT_SIZE = QSize(1360, 860)  # a first start's size, shrunk to the screen when that is smaller
+# Where a target-only rate came from, as the tools name it (translated when shown).
+_BASELINE_SOURCES = (QT_TRANSLATE_NOOP("MainWindow", "measured here"), QT_TRANSLATE_NOOP("MainWindow", "pre-flight"))
 
 
 def _scrolled(widget: QWidget) -> QScrollArea:
@@ -120,11 +123,11 @@ class MainWindow(QMainWindow):
         model_layout = QVBoxLayout(model_tab)
         model_layout.setContentsMargins(0, 0, 0, 0)
         model_layout.addWidget(self.picker)
-        memory_title = QLabel("<b>Memory</b>")
+        memory_title = QLabel(self.tr("<b>Memory</b>"))
         memory_title.setContentsMargins(8, 8, 8, 0)
         model_layout.addWidget(memory_title)
         model_layout.addWidget(self.memory)
-        server_title = QLabel("<b>Local server</b>")
+        server_title = QLabel(self.tr("<b>Local server</b>"))
         server_title.setContentsMargins(8, 8, 8, 0)
         model_layout.addWidget(server_title)
         self.server_switch = ServerSwitch(self.host, self.app_settings)
@@ -133,11 +136,11 @@ class MainWindow(QMainWindow):
         self.stats = StatsPanel()
         self.settings_panel = SettingsPanel(gpu_offload_supported(), lambda: self.store)
         self.side = QTabWidget()
-        self.side.addTab(_scrolled(model_tab), "Model")
-        self.side.addTab(_scrolled(self.stats), "Stats")
-        self.side.addTab(_scrolled(self.settings_panel), "Settings")
+        self.side.addTab(_scrolled(model_tab), self.tr("Model"))
+        self.side.addTab(_scrolled(self.stats), self.tr("Stats"))
+        self.side.addTab(_scrolled(self.settings_panel), self.tr("Settings"))
         self.discover = DiscoverPanel(self.background, lambda: c.target if (c := self.picker.choice()) else None)
-        self.side.addTab(self.discover, "Discover")
+        self.side.addTab(self.discover, self.tr("Discover"))
         self.discover.downloaded.connect(lambda _path: self.picker.refresh())
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -169,7 +172,9 @@ class MainWindow(QMainWindow):
         self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
         self.steps = StepsLauncher(self, self.controller, lambda: self.store, self.statusBar().showMessage)
         self.conversations.search.set_store(lambda: self.store)
-        self.pair_status = ElidedLabel("no pair loaded", mode=Qt.TextElideMode.ElideMiddle)  # whole in its tooltip
+        self.pair_status = ElidedLabel(
+            self.tr("no pair loaded"), mode=Qt.TextElideMode.ElideMiddle
+        )  # whole in its tooltip
         self.statusBar().addPermanentWidget(self.pair_status)
         self._build_actions()
         self._restore()
@@ -254,7 +259,7 @@ class MainWindow(QMainWindow):
         self.picker.refresh(choice)
         if choice is None:
             self.stack.setCurrentWidget(self.welcome)
-            self.statusBar().showMessage("no models yet: install or add a pair to start")
+            self.statusBar().showMessage(self.tr("no models yet: install or add a pair to start"))
             return
         self.stack.setCurrentWidget(self.chat)
         if autoload:
@@ -266,9 +271,9 @@ class MainWindow(QMainWindow):
         """Load ``choice`` with the current loading settings; it becomes the default once it has loaded."""
         self.stack.setCurrentWidget(self.chat)
         config = choice.config(self.settings_panel.settings())
-        self.server_switch.set_pair(None, "loading a pair…")
-        self.pair_status.setText(f"loading {pair_label(config)}…")
-        self.picker.set_loaded(f"loading {pair_label(config)}…")
+        self.server_switch.set_pair(None, self.tr("loading a pair…"))
+        self.pair_status.setText(self.tr("loading {pair}…").format(pair=pair_label(config)))
+        self.picker.set_loaded(self.tr("loading {pair}…").format(pair=pair_label(config)))
         self._loading = choice
         self.controller.load(config)
         self._estimate_memory(choice)
@@ -276,9 +281,9 @@ class MainWindow(QMainWindow):
     def use_server(self, engine: RemoteEngine, info: RemoteInfo) -> None:
         """Answer from a remote server instead of a local pair (the local pair is freed)."""
         self.stack.setCurrentWidget(self.chat)
-        self.server_switch.set_pair(None, "a server is chosen: the local server serves a local pair")
+        self.server_switch.set_pair(None, self.tr("a server is chosen: the local server serves a local pair"))
         self.app_settings.set_remote(RemoteChoice(info.base_url, info.model))
-        self.pair_status.setText(f"switching to {info.label}…")
+        self.pair_status.setText(self.tr("switching to {server}…").format(server=info.label))
         engine.limits = self.app_settings.remote_limits()
         self._server_engine = engine  # Settings' remote time-outs apply to it from its next reply
         self.host.use_remote(engine, info)
@@ -292,7 +297,7 @@ class MainWindow(QMainWindow):
         """Load the loaded pair again with ``draft`` in place of its draft (pre-flight's cheaper copy)."""
         pair = self.controller.pair
         if pair is None or pair.remote is not None:
-            self.statusBar().showMessage("load a local pair first", 6000)
+            self.statusBar().showMessage(self.tr("load a local pair first"), 6000)
             return
         config = pair.config
         drafter = config.drafter if config.drafter.uses_draft_model else DrafterKind.HYBRID
@@ -324,10 +329,10 @@ class MainWindow(QMainWindow):
         self.server_switch.set_pair(info.config)
         label = pair_label(info.config)
         self.pair_status.setText(label)
-        self.picker.set_loaded(f"loaded in {info.load_seconds:.1f} s")
+        self.picker.set_loaded(self.tr("loaded in {seconds} s").format(seconds=f"{info.load_seconds:.1f}"))
         self.memory.set_state(measured_state(self._estimate, info))
         threads = self.settings_panel.settings().n_threads
-        self.stats.set_baseline(self.app_settings.baseline(info.config.target, threads), "measured here")
+        self.stats.set_baseline(self.app_settings.baseline(info.config.target, threads), self.tr("measured here"))
         self.stats.set_remote(False)
         self.stats.reset(info.config.drafter.value, self.controller.chat_settings().adaptive)
         self._activity_changed(self.controller.activity)
@@ -337,11 +342,11 @@ class MainWindow(QMainWindow):
         remote = info.remote
         assert remote is not None
         self.pair_status.setText(info_label(info))
-        self.picker.server.status.setText(f"chatting with {remote.label}")
-        self.picker.set_loaded("a server is chosen (Server above): load a pair to use this computer again")
-        self.memory.set_state(MeterState(verdict="a server is chosen: the memory meter is for a local pair"))
+        self.picker.server.status.setText(self.tr("chatting with {server}").format(server=remote.label))
+        self.picker.set_loaded(self.tr("a server is chosen (Server above): load a pair to use this computer again"))
+        self.memory.set_state(MeterState(verdict=self.tr("a server is chosen: the memory meter is for a local pair")))
         self.memory.setEnabled(False)
-        self.memory.setToolTip("the models run on the server, not on this computer")
+        self.memory.setToolTip(self.tr("the models run on the server, not on this computer"))
         self.stats.set_baseline(None, "")
         self.stats.set_remote(True)  # the server's missing figures read "not reported"
         self.stats.reset(info.drafter_name, False)
@@ -350,8 +355,10 @@ class MainWindow(QMainWindow):
 
     def _load_failed(self, choice: PairChoice) -> None:
         # The worker unloads the old pair before loading: after a failure nothing is loaded.
-        self.pair_status.setText("no pair loaded")
-        self.picker.set_loaded(f"{choice.target.name} did not load: see the message above the chat")
+        self.pair_status.setText(self.tr("no pair loaded"))
+        self.picker.set_loaded(
+            self.tr("{model} did not load: see the message above the chat").format(model=choice.target.name)
+        )
         if self.app_settings.pair() == choice:
             self.app_settings.clear_pair()  # a default that no longer loads is not retried at every start
 
@@ -370,7 +377,7 @@ class MainWindow(QMainWindow):
         if pair is None:
             return
         self.app_settings.set_baseline(pair.config.target, self.settings_panel.settings().n_threads, rate)
-        self.stats.set_baseline(rate, source)
+        self.stats.set_baseline(rate, self.tr(source))  # the tools pass the English words: _BASELINE_SOURCES
 
     def _estimate_memory(self, choice: PairChoice | None) -> None:
         if choice is None:
@@ -381,7 +388,7 @@ class MainWindow(QMainWindow):
         self.background.submit(
             lambda: estimate_state(choice, settings),
             lambda state: self._estimate_ready(generation, state),
-            lambda exc: self.memory.set_state(MeterState(verdict=f"no estimate: {exc}")),
+            lambda exc: self.memory.set_state(MeterState(verdict=self.tr("no estimate: {error}").format(error=exc))),
         )
 
     def _estimate_ready(self, generation: int, state: MeterState) -> None:
@@ -411,7 +418,9 @@ class MainWindow(QMainWindow):
         if previous.load_settings_differ(settings):
             self._estimate_memory(self.picker.choice())
             if self.controller.pair is not None:
-                self.statusBar().showMessage("context, threads and GPU layers apply when the pair is reloaded", 6000)
+                self.statusBar().showMessage(
+                    self.tr("context, threads and GPU layers apply when the pair is reloaded"), 6000
+                )
 
     # -- per-chat settings -----------------------------------------------------------------
 
@@ -453,7 +462,7 @@ class MainWindow(QMainWindow):
         self.raise_()
         self.activateWindow()
         self.statusBar().showMessage(
-            "another Tandem was started on this data folder: it shows the chats read-only", 8000
+            self.tr("another Tandem was started on this data folder: it shows the chats read-only"), 8000
         )
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override

@@ -85,35 +85,43 @@ class StoreGuard(QObject):
             except StoreOpenError:
                 store = ChatStore.scratch()
             self._notice.show_notice(
-                f"Tandem is already open on this data folder ({path.parent})"
-                + (": that window was brought to the front. " if reached else ". ")
-                + "This window shows your chats read-only; nothing new is saved here.",
-                [("Close this window", self._window.close)],
+                (
+                    self.tr(
+                        "Tandem is already open on this data folder ({folder}): that window was brought to the front."
+                    )
+                    if reached
+                    else self.tr("Tandem is already open on this data folder ({folder}).")
+                ).format(folder=path.parent)
+                + " "
+                + self.tr("This window shows your chats read-only; nothing new is saved here."),
+                [(self.tr("Close this window"), self._window.close)],
             )
             return store
-        kept = "Until you choose, chats in this window are not kept."
+        kept = self.tr("Until you choose, chats in this window are not kept.")
         actions: list[tuple[str, Any]] = []
         if exc.problem is Problem.DAMAGED:
-            advice = (
+            advice = self.tr(
                 "Tandem has not changed it. You can recover what can still be read into a new file "
                 "(the damaged one is kept beside it), move it aside and start with an empty history, "
                 "or open it read-only to look."
             )
             actions = [
-                ("Recover what can be read", self.recover),
-                ("Move it aside and start fresh", self.start_fresh),
-                ("Open read-only", self.open_read_only),
+                (self.tr("Recover what can be read"), self.recover),
+                (self.tr("Move it aside and start fresh"), self.start_fresh),
+                (self.tr("Open read-only"), self.open_read_only),
             ]
         elif exc.problem is Problem.NOT_A_FILE:
-            advice = "You can move it aside (nothing in it is deleted) and start with an empty history."
-            actions = [("Move it aside and start fresh", self.start_fresh)]
+            advice = self.tr("You can move it aside (nothing in it is deleted) and start with an empty history.")
+            actions = [(self.tr("Move it aside and start fresh"), self.start_fresh)]
         elif exc.problem is Problem.READ_ONLY:
-            advice = "You can open your chats read-only, or make the file and its folder writable and restart."
+            advice = self.tr("You can open your chats read-only, or make the file and its folder writable and restart.")
             if path.is_file():
-                actions = [("Open read-only", self.open_read_only)]
+                actions = [(self.tr("Open read-only"), self.open_read_only)]
         else:
-            advice = "Set TANDEM_DATA_DIR to a folder you can write (or unset it) and restart."
-        self._notice.show_notice(f"Your chats could not be opened: {exc}. {advice} {kept}", actions)
+            advice = self.tr("Set TANDEM_DATA_DIR to a folder you can write (or unset it) and restart.")
+        self._notice.show_notice(
+            self.tr("Your chats could not be opened: {error}.").format(error=exc) + f" {advice} {kept}", actions
+        )
         return ChatStore.scratch()
 
     # -- the ways out --------------------------------------------------------------------------
@@ -130,13 +138,19 @@ class StoreGuard(QObject):
         except TandemError as exc:
             self._use(ChatStore.scratch())
             self._notice.show_notice(
-                f"Recovery did not work: {exc}. The original file was not changed.",
-                [("Move it aside and start fresh", self.start_fresh), ("Open read-only", self.open_read_only)],
+                self.tr("Recovery did not work: {error}. The original file was not changed.").format(error=exc),
+                [
+                    (self.tr("Move it aside and start fresh"), self.start_fresh),
+                    (self.tr("Open read-only"), self.open_read_only),
+                ],
             )
             return
         self._use(store)
         self._beacon.listen()
-        self._notice.show_notice("Your chats were recovered: " + report.summary() + ".", [("OK", self._notice.hide)])
+        self._notice.show_notice(
+            self.tr("Your chats were recovered: {summary}.").format(summary=report.summary()),
+            [(self.tr("OK"), self._notice.hide)],
+        )
 
     def start_fresh(self) -> None:
         """Move the unusable file (or folder) aside, unchanged, and start an empty history."""
@@ -147,13 +161,18 @@ class StoreGuard(QObject):
             aside = move_aside(path)
             store = ChatStore(path)
         except TandemError as exc:
-            self._notice.show_notice(f"Could not start fresh: {exc}.", [("Open read-only", self.open_read_only)])
+            self._notice.show_notice(
+                self.tr("Could not start fresh: {error}.").format(error=exc),
+                [(self.tr("Open read-only"), self.open_read_only)],
+            )
             return
         self.store.close()
         self._use(store)
         self._beacon.listen()
-        where = f" The old one is kept as {aside}." if aside is not None else ""
-        self._notice.show_notice(f"Started with an empty history.{where}", [("OK", self._notice.hide)])
+        where = " " + self.tr("The old one is kept as {path}.").format(path=aside) if aside is not None else ""
+        self._notice.show_notice(
+            self.tr("Started with an empty history.") + where, [(self.tr("OK"), self._notice.hide)]
+        )
 
     def open_read_only(self) -> None:
         """Show the chats in the file without ever writing to it."""
@@ -163,20 +182,26 @@ class StoreGuard(QObject):
             store = ChatStore(default_path(), read_only=True)
         except StoreOpenError as exc:
             self._notice.show_notice(
-                f"It cannot be opened read-only either: {exc}.",
-                [("Recover what can be read", self.recover), ("Move it aside and start fresh", self.start_fresh)],
+                self.tr("It cannot be opened read-only either: {error}.").format(error=exc),
+                [
+                    (self.tr("Recover what can be read"), self.recover),
+                    (self.tr("Move it aside and start fresh"), self.start_fresh),
+                ],
             )
             return
         self.store.close()
         self._use(store)
         self._notice.show_notice(
-            "Your chats are shown read-only: nothing new is saved. Restart Tandem to repair the file or start fresh.",
-            [("OK", self._notice.hide)],
+            self.tr(
+                "Your chats are shown read-only: nothing new is saved. "
+                "Restart Tandem to repair the file or start fresh."
+            ),
+            [(self.tr("OK"), self._notice.hide)],
         )
 
     def _can_swap(self) -> bool:
         if self.controller.activity is not Activity.IDLE:
-            self._status("wait for the reply to finish first", 5000)
+            self._status(self.tr("wait for the reply to finish first"), 5000)
             return False
         return True
 
@@ -190,18 +215,21 @@ class StoreGuard(QObject):
     def _write_failed(self, error: StoreWriteError) -> None:
         self._notice.show_notice(
             str(error),
-            [("Retry saving", self.controller.retry_save), ("Export the reply…", lambda: self.export_unsaved())],
+            [
+                (self.tr("Retry saving"), self.controller.retry_save),
+                (self.tr("Export the reply…"), lambda: self.export_unsaved()),
+            ],
         )
 
     def export_unsaved(self, path: Path | None = None) -> Path | None:
         """Write the reply the store could not take to a Markdown file (asks where unless ``path`` is given)."""
         text = self.controller.unsaved_markdown()
         if not text:
-            self._status("nothing is waiting to be saved", 4000)
+            self._status(self.tr("nothing is waiting to be saved"), 4000)
             return None
         if path is None:
             chosen, _ = QFileDialog.getSaveFileName(
-                self._window, "Export the unsaved reply", str(Path.home() / "reply.md")
+                self._window, self.tr("Export the unsaved reply"), str(Path.home() / "reply.md")
             )
             if not chosen:
                 return None
@@ -209,17 +237,19 @@ class StoreGuard(QObject):
         try:
             write_text_safely(path, text, overwrite=True)
         except TandemError as exc:
-            self._status(f"not exported: {exc}", 8000)
+            self._status(self.tr("not exported: {error}").format(error=exc), 8000)
             return None
-        self._status(f"exported to {path}", 6000)
+        self._status(self.tr("exported to {path}").format(path=path), 6000)
         return path
 
     def offer_unsaved_export(self) -> None:
         """At quit, with a reply the store never took: ask whether to export it first."""
         answer = QMessageBox.question(
             self._window,
-            "A reply was not saved",
-            f"{self.controller.store_error or 'The chat could not be saved.'}\n\nExport the reply before quitting?",
+            self.tr("A reply was not saved"),
+            (str(self.controller.store_error or "") or self.tr("The chat could not be saved."))
+            + "\n\n"
+            + self.tr("Export the reply before quitting?"),
         )
         if answer == QMessageBox.StandardButton.Yes:
             self.export_unsaved()

@@ -21,10 +21,12 @@ dark window is nearly invisible; :class:`_VisibleIndicators` draws them with
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QFont, QFontDatabase, QPainter, QPalette, QTextCharFormat
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleFactory, QStyleOption, QWidget
 
 from app.core.decoding.events import TokenOrigin
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 # Okabe & Ito, "Color Universal Design" (2008): hues that stay apart for the
 # common colour-vision deficiencies. Green reads as "agreed", vermillion as
@@ -51,25 +53,40 @@ ORIGIN_UNDERLINES: dict[TokenOrigin, QTextCharFormat.UnderlineStyle] = {
     TokenOrigin.TARGET: QTextCharFormat.UnderlineStyle.NoUnderline,
 }
 ORIGIN_UNDERLINE_NAMES: dict[TokenOrigin, str] = {
-    TokenOrigin.DRAFT: "solid underline",
-    TokenOrigin.CORRECTED: "wavy underline",
-    TokenOrigin.BONUS: "dotted underline",
-    TokenOrigin.TARGET: "no underline",
+    TokenOrigin.DRAFT: QT_TRANSLATE_NOOP("theme", "solid underline"),
+    TokenOrigin.CORRECTED: QT_TRANSLATE_NOOP("theme", "wavy underline"),
+    TokenOrigin.BONUS: QT_TRANSLATE_NOOP("theme", "dotted underline"),
+    TokenOrigin.TARGET: QT_TRANSLATE_NOOP("theme", "no underline"),
 }
 
 ORIGIN_LABELS: dict[TokenOrigin, str] = {
-    TokenOrigin.DRAFT: "draft, accepted",
-    TokenOrigin.CORRECTED: "target correction",
-    TokenOrigin.BONUS: "target bonus",
-    TokenOrigin.TARGET: "target only",
+    TokenOrigin.DRAFT: QT_TRANSLATE_NOOP("theme", "draft, accepted"),
+    TokenOrigin.CORRECTED: QT_TRANSLATE_NOOP("theme", "target correction"),
+    TokenOrigin.BONUS: QT_TRANSLATE_NOOP("theme", "target bonus"),
+    TokenOrigin.TARGET: QT_TRANSLATE_NOOP("theme", "target only"),
 }
 
 ORIGIN_EXPLANATIONS: dict[TokenOrigin, str] = {
-    TokenOrigin.DRAFT: "proposed by the drafter and accepted by the target",
-    TokenOrigin.CORRECTED: "sampled by the target after it rejected the draft's proposal",
-    TokenOrigin.BONUS: "sampled by the target for free after it accepted the whole draft",
-    TokenOrigin.TARGET: "decoded by the target alone (no draft this step)",
+    TokenOrigin.DRAFT: QT_TRANSLATE_NOOP("theme", "proposed by the drafter and accepted by the target"),
+    TokenOrigin.CORRECTED: QT_TRANSLATE_NOOP("theme", "sampled by the target after it rejected the draft's proposal"),
+    TokenOrigin.BONUS: QT_TRANSLATE_NOOP("theme", "sampled by the target for free after it accepted the whole draft"),
+    TokenOrigin.TARGET: QT_TRANSLATE_NOOP("theme", "decoded by the target alone (no draft this step)"),
 }
+
+
+def origin_label(origin: TokenOrigin) -> str:
+    """The origin's name (legend, hover card) in the window's language."""
+    return QCoreApplication.translate("theme", ORIGIN_LABELS[origin])
+
+
+def origin_explanation(origin: TokenOrigin) -> str:
+    """What the origin means, in the window's language."""
+    return QCoreApplication.translate("theme", ORIGIN_EXPLANATIONS[origin])
+
+
+def origin_underline_name(origin: TokenOrigin) -> str:
+    """The origin's underline style named, in the window's language."""
+    return QCoreApplication.translate("theme", ORIGIN_UNDERLINE_NAMES[origin])
 
 
 def blend(front: QColor, back: QColor, amount: float) -> QColor:
@@ -187,6 +204,18 @@ def light_palette() -> QPalette:
 
 
 THEMES = ("system", "light", "dark")
+# What the menus and Preferences call each theme (translated where shown).
+_THEME_LABELS = {
+    "system": QT_TRANSLATE_NOOP("theme", "System"),
+    "light": QT_TRANSLATE_NOOP("theme", "Light"),
+    "dark": QT_TRANSLATE_NOOP("theme", "Dark"),
+}
+
+
+def label(name: str) -> str:
+    """The theme's name as the menus show it, in the window's language."""
+    return QCoreApplication.translate("theme", _THEME_LABELS.get(name, name))
+
 
 # Text on its background: WCAG AA for normal text; indicators and borders: WCAG's 3:1 for non-text.
 TEXT_CONTRAST = 4.5

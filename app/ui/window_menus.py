@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -32,6 +33,9 @@ from PySide6.QtWidgets import (
 
 from app.engine.llama.model import gpu_offload_supported
 from app.ui import theme
+from app.ui.i18n import QT_TRANSLATE_NOOP
+from app.ui.i18n.install import SETTING as LANGUAGE_SETTING
+from app.ui.i18n.install import Language, language_of
 from app.ui.settings.preferences import Preferences, PreferencesDialog
 from app.ui.start import branding
 
@@ -40,20 +44,29 @@ if TYPE_CHECKING:
 
 # What the Edit menu's text actions call on the focused widget (QLineEdit, QPlainTextEdit, QTextEdit all have them).
 _EDIT_ACTIONS = (
-    ("Undo", QKeySequence.StandardKey.Undo, "undo"),
-    ("Redo", QKeySequence.StandardKey.Redo, "redo"),
+    (QT_TRANSLATE_NOOP("WindowMenus", "Undo"), QKeySequence.StandardKey.Undo, "undo"),
+    (QT_TRANSLATE_NOOP("WindowMenus", "Redo"), QKeySequence.StandardKey.Redo, "redo"),
     (None, None, ""),
-    ("Cut", QKeySequence.StandardKey.Cut, "cut"),
-    ("Copy", QKeySequence.StandardKey.Copy, "copy"),
-    ("Paste", QKeySequence.StandardKey.Paste, "paste"),
-    ("Select All", QKeySequence.StandardKey.SelectAll, "selectAll"),
+    (QT_TRANSLATE_NOOP("WindowMenus", "Cut"), QKeySequence.StandardKey.Cut, "cut"),
+    (QT_TRANSLATE_NOOP("WindowMenus", "Copy"), QKeySequence.StandardKey.Copy, "copy"),
+    (QT_TRANSLATE_NOOP("WindowMenus", "Paste"), QKeySequence.StandardKey.Paste, "paste"),
+    (QT_TRANSLATE_NOOP("WindowMenus", "Select All"), QKeySequence.StandardKey.SelectAll, "selectAll"),
 )
 # Keys the prompt box handles itself (not actions), listed with the actions in the shortcuts list.
 PROMPT_KEYS = (
-    ("Send the message", "Enter (Ctrl+Enter in both modes)"),
-    ("New line in the message", "Shift+Enter (Enter with “Send with Ctrl+Enter”)"),
-    ("Edit the last message", "Up, in an empty prompt box"),
-    ("Stop the reply", "Esc"),
+    (
+        QT_TRANSLATE_NOOP("WindowMenus", "Send the message"),
+        QT_TRANSLATE_NOOP("WindowMenus", "Enter (Ctrl+Enter in both modes)"),
+    ),
+    (
+        QT_TRANSLATE_NOOP("WindowMenus", "New line in the message"),
+        QT_TRANSLATE_NOOP("WindowMenus", "Shift+Enter (Enter with “Send with Ctrl+Enter”)"),
+    ),
+    (
+        QT_TRANSLATE_NOOP("WindowMenus", "Edit the last message"),
+        QT_TRANSLATE_NOOP("WindowMenus", "Up, in an empty prompt box"),
+    ),
+    (QT_TRANSLATE_NOOP("WindowMenus", "Stop the reply"), QT_TRANSLATE_NOOP("WindowMenus", "Esc")),
 )
 
 
@@ -75,83 +88,124 @@ class WindowMenus:
         w = window
         menu = w.menuBar()
 
-        file_menu = menu.addMenu("&File")
-        self.new_action = file_menu.addAction("New chat", w.controller.new_conversation)
+        file_menu = menu.addMenu(QCoreApplication.translate("WindowMenus", "&File"))
+        self.new_action = file_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "New chat"), w.controller.new_conversation
+        )
         self.new_action.setShortcut(QKeySequence.StandardKey.New)
-        file_menu.addAction("Export chat as Markdown…", lambda: w.sidebar.export_current("markdown"))
-        file_menu.addAction("Export chat as JSON…", lambda: w.sidebar.export_current("json"))
+        file_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Export chat as Markdown…"),
+            lambda: w.sidebar.export_current("markdown"),
+        )
+        file_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Export chat as JSON…"), lambda: w.sidebar.export_current("json")
+        )
         file_menu.addSeparator()
-        self.close_chat_action = file_menu.addAction("Close chat", self.close_chat)
+        self.close_chat_action = file_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Close chat"), self.close_chat
+        )
         self.close_chat_action.setShortcut(QKeySequence("Ctrl+W"))
-        self.close_chat_action.setToolTip("leave this chat for a new one (it stays in the list)")
-        quit_action = file_menu.addAction("Quit", w.close)
+        self.close_chat_action.setToolTip(
+            QCoreApplication.translate("WindowMenus", "leave this chat for a new one (it stays in the list)")
+        )
+        quit_action = file_menu.addAction(QCoreApplication.translate("WindowMenus", "Quit"), w.close)
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
 
-        edit_menu = menu.addMenu("&Edit")
+        edit_menu = menu.addMenu(QCoreApplication.translate("WindowMenus", "&Edit"))
         self.edit_actions: dict[str, QAction] = {}
         for text, key, method in _EDIT_ACTIONS:
             if text is None or key is None:
                 edit_menu.addSeparator()
                 continue
-            action = edit_menu.addAction(text, functools.partial(_on_focused, method))
+            action = edit_menu.addAction(
+                QCoreApplication.translate("WindowMenus", text), functools.partial(_on_focused, method)
+            )
             action.setShortcut(QKeySequence(key))
             self.edit_actions[method] = action
         edit_menu.addSeparator()
-        self.find_action = edit_menu.addAction("Find in chats…", w.conversations.search.focus)
+        self.find_action = edit_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Find in chats…"), w.conversations.search.focus
+        )
         self.find_action.setShortcuts([QKeySequence("Ctrl+K"), QKeySequence(QKeySequence.StandardKey.Find)])
         edit_menu.addSeparator()
-        self.preferences_action = edit_menu.addAction("Preferences…", self.show_preferences)
+        self.preferences_action = edit_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Preferences…"), self.show_preferences
+        )
         self.preferences_action.setShortcut(QKeySequence("Ctrl+,"))
         self.preferences_action.setMenuRole(QAction.MenuRole.PreferencesRole)  # macOS: Tandem ▸ Settings…
 
-        chat_menu = menu.addMenu("&Chat")
-        self.regenerate_action = chat_menu.addAction("Regenerate the last reply", self.regenerate_last)
+        chat_menu = menu.addMenu(QCoreApplication.translate("WindowMenus", "&Chat"))
+        self.regenerate_action = chat_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Regenerate the last reply"), self.regenerate_last
+        )
         self.regenerate_action.setShortcut(QKeySequence("Ctrl+R"))
-        self.copy_reply_action = chat_menu.addAction("Copy the last reply", self.copy_last_reply)
+        self.copy_reply_action = chat_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Copy the last reply"), self.copy_last_reply
+        )
         self.copy_reply_action.setShortcut(QKeySequence("Ctrl+Shift+C"))
-        self.edit_last_action = chat_menu.addAction("Edit the last message", self.edit_last_message)
+        self.edit_last_action = chat_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Edit the last message"), self.edit_last_message
+        )
         self.edit_last_action.setShortcut(QKeySequence("Ctrl+Shift+E"))
         w.chat.prompt.edit_last_requested.connect(self.edit_last_message)
 
-        view_menu = menu.addMenu("&View")
-        self.coloured_action = QAction("Colour tokens by origin", w, checkable=True)
+        view_menu = menu.addMenu(QCoreApplication.translate("WindowMenus", "&View"))
+        self.coloured_action = QAction(
+            QCoreApplication.translate("WindowMenus", "Colour tokens by origin"), w, checkable=True
+        )
         self.coloured_action.toggled.connect(w.chat.legend.coloured.setChecked)
         w.chat.legend.coloured.toggled.connect(self.coloured_action.setChecked)
-        self.ghost_action = QAction("Show rejected drafts", w, checkable=True)
+        self.ghost_action = QAction(
+            QCoreApplication.translate("WindowMenus", "Show rejected drafts"), w, checkable=True
+        )
         self.ghost_action.toggled.connect(w.chat.legend.ghosts.setChecked)
         w.chat.legend.ghosts.toggled.connect(self.ghost_action.setChecked)
         view_menu.addAction(self.coloured_action)
         view_menu.addAction(self.ghost_action)
         w.steps.add_to(view_menu)  # the step view and slow motion
-        self.side_action = QAction("Side panel", w, checkable=True)
+        self.side_action = QAction(QCoreApplication.translate("WindowMenus", "Side panel"), w, checkable=True)
         self.side_action.setShortcut(QKeySequence("Ctrl+Alt+B"))
-        self.side_action.setToolTip("show or hide the Model / Stats / Settings / Discover panel")
+        self.side_action.setToolTip(
+            QCoreApplication.translate("WindowMenus", "show or hide the Model / Stats / Settings / Discover panel")
+        )
         self.side_action.setChecked(w.app_settings.flag("side_panel", True))
         w.side.setVisible(self.side_action.isChecked())
         self.side_action.toggled.connect(self.show_side_panel)
         view_menu.addAction(self.side_action)
-        theme_menu = view_menu.addMenu("Theme")
+        theme_menu = view_menu.addMenu(QCoreApplication.translate("WindowMenus", "Theme"))
         self.theme_actions = self._theme_menu(theme_menu)
 
-        tools = menu.addMenu("&Tools")
+        tools = menu.addMenu(QCoreApplication.translate("WindowMenus", "&Tools"))
         tools.addActions(list(w.tools.actions))
         tools.addSeparator()
-        tools.addAction("Get models…", lambda: w.stack.setCurrentWidget(w.welcome))
+        tools.addAction(
+            QCoreApplication.translate("WindowMenus", "Get models…"), lambda: w.stack.setCurrentWidget(w.welcome)
+        )
 
-        help_menu = menu.addMenu("&Help")
-        self.shortcuts_action = help_menu.addAction("Keyboard shortcuts", self.show_shortcuts)
+        help_menu = menu.addMenu(QCoreApplication.translate("WindowMenus", "&Help"))
+        self.shortcuts_action = help_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Keyboard shortcuts"), self.show_shortcuts
+        )
         help_keys = [QKeySequence(QKeySequence.StandardKey.HelpContents), QKeySequence("Ctrl+/")]
         self.shortcuts_action.setShortcuts(help_keys)
-        help_menu.addAction("About Tandem", lambda: branding.show_about(w))
+        help_menu.addAction(QCoreApplication.translate("WindowMenus", "About Tandem"), lambda: branding.show_about(w))
 
-        toolbar = w.addToolBar("Main")
+        toolbar = w.addToolBar(QCoreApplication.translate("WindowMenus", "Main"))
         toolbar.setObjectName("main-toolbar")
         toolbar.setMovable(False)
         toolbar.addAction(self.new_action)
-        self.stop_action = toolbar.addAction("Stop", w.controller.stop)
-        self.stop_action.setToolTip("stop the reply (Esc)")
+        self.stop_action = toolbar.addAction(QCoreApplication.translate("WindowMenus", "Stop"), w.controller.stop)
+        self.stop_action.setToolTip(QCoreApplication.translate("WindowMenus", "stop the reply (Esc)"))
         toolbar.addSeparator()
-        for action, short in zip(w.tools.actions, ("A/B", "Sweep", "Pre-flight"), strict=True):
+        for action, short in zip(
+            w.tools.actions,
+            (
+                QCoreApplication.translate("WindowMenus", "A/B"),
+                QCoreApplication.translate("WindowMenus", "Sweep"),
+                QCoreApplication.translate("WindowMenus", "Pre-flight"),
+            ),
+            strict=True,
+        ):
             toolbar.addAction(action)
             action.setIconText(short)
 
@@ -162,7 +216,7 @@ class WindowMenus:
         actions: dict[str, QAction] = {}
         current = self.window.app_settings.text("view/theme", "system")
         for name in theme.THEMES:
-            action = menu.addAction(name.capitalize(), functools.partial(self.set_theme, name))
+            action = menu.addAction(theme.label(name), functools.partial(self.set_theme, name))
             action.setCheckable(True)
             action.setChecked(current == name)
             group.addAction(action)
@@ -207,7 +261,7 @@ class WindowMenus:
         if reply is None:
             return False
         QApplication.clipboard().setText(reply.content)
-        self.window.statusBar().showMessage("reply copied", 3000)
+        self.window.statusBar().showMessage(QCoreApplication.translate("WindowMenus", "reply copied"), 3000)
         return True
 
     def edit_last_message(self) -> bool:
@@ -221,12 +275,13 @@ class WindowMenus:
     # -- dialogs -----------------------------------------------------------------------------
 
     def show_preferences(self) -> PreferencesDialog:
-        """Open Preferences; OK applies the theme, the send key and the loading settings."""
+        """Open Preferences; OK applies the theme, the send key and the loading settings, and keeps the language."""
         w = self.window
         current = Preferences(
             theme=w.app_settings.text("view/theme", "system"),
             send_with_ctrl_enter=w.chat.prompt.send_with_ctrl_enter,
             generation=w.settings_panel.settings(),
+            language=language_of(w.app_settings.text(LANGUAGE_SETTING, Language.SYSTEM.value)),
         )
         dialog = PreferencesDialog(current, gpu_offload_supported(), w)
         dialog.accepted.connect(lambda: self.apply_preferences(dialog.preferences()))
@@ -240,6 +295,7 @@ class WindowMenus:
         self.set_theme(chosen.theme)
         w.chat.set_send_with_ctrl_enter(chosen.send_with_ctrl_enter)
         w.app_settings.set_flag("send_with_ctrl_enter", chosen.send_with_ctrl_enter)
+        w.app_settings.set_text(LANGUAGE_SETTING, chosen.language.value)  # read at the next start
         w.settings_panel.set_settings(chosen.generation, emit=True)  # the Settings tab follows; the window saves it
 
     def actions_with_shortcuts(self) -> list[QAction]:
@@ -266,17 +322,23 @@ class WindowMenus:
             )
             for action in self.actions_with_shortcuts()
         ]
-        return rows + list(PROMPT_KEYS)
+        keys = [
+            (QCoreApplication.translate("WindowMenus", what), QCoreApplication.translate("WindowMenus", how))
+            for what, how in PROMPT_KEYS
+        ]
+        return rows + keys
 
     def show_shortcuts(self) -> QDialog:
         """The list of keyboard shortcuts, built from the actions."""
         dialog = QDialog(self.window)
-        dialog.setWindowTitle("Keyboard shortcuts")
+        dialog.setWindowTitle(QCoreApplication.translate("WindowMenus", "Keyboard shortcuts"))
         layout = QVBoxLayout(dialog)
         rows = self.shortcut_rows()
         table = QTableWidget(len(rows), 2, dialog)
         table.setObjectName("shortcuts")
-        table.setHorizontalHeaderLabels(["Action", "Keys"])
+        table.setHorizontalHeaderLabels(
+            [QCoreApplication.translate("WindowMenus", "Action"), QCoreApplication.translate("WindowMenus", "Keys")]
+        )
         table.verticalHeader().setVisible(False)
         table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         for row, (what, keys) in enumerate(rows):

@@ -30,3 +30,19 @@ def make_window(qapp: object, data_dir: Path) -> Iterator[Callable[..., MainWind
     for window in windows:
         window.close()
         assert not window.host.thread.isRunning(), "the engine thread must stop when the window closes"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def english_plurals(qapp: object) -> Iterator[None]:
+    """The English catalogue, as the app installs it at start: "1 passage", "2 passages" for the "%n" texts."""
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.i18n.catalog import BUILT, build_catalogue
+    from app.ui.i18n.install import Language, install_translators, remove_translators
+
+    assert isinstance(qapp, QApplication)
+    for language in BUILT:
+        build_catalogue(language)
+    translators = install_translators(qapp, Language.ENGLISH)
+    yield
+    remove_translators(qapp, translators)

@@ -60,18 +60,18 @@ class AttachmentChip(QFrame):
         self.name = QToolButton()
         self.name.setAutoRaise(True)
         self.name.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.name.setToolTip(f"{pending.attachment.name}: show the text that will be sent")
+        self.name.setToolTip(self.tr("{name}: show the text that will be sent").format(name=pending.attachment.name))
         self.name.clicked.connect(lambda: self.opened.emit(self))
         self.whole = QToolButton()
-        self.whole.setText("whole")
+        self.whole.setText(self.tr("whole"))
         self.whole.setCheckable(True)
         self.whole.setAutoRaise(True)
-        self.whole.setToolTip("send the whole document, not only the passages retrieved for each question")
+        self.whole.setToolTip(self.tr("send the whole document, not only the passages retrieved for each question"))
         self.whole.toggled.connect(lambda on: self.whole_toggled.emit(self, on))
         self.remove = QToolButton()
         self.remove.setText("×")
         self.remove.setAutoRaise(True)
-        self.remove.setToolTip("remove this attachment")
+        self.remove.setToolTip(self.tr("remove this attachment"))
         self.remove.clicked.connect(lambda: self.removed.emit(self))
         layout.addWidget(self.name)
         layout.addWidget(self.whole)
@@ -84,16 +84,24 @@ class AttachmentChip(QFrame):
         label = chip_label(pending.attachment, pending.tokens, NAME_CHARS)
         warning = not pending.fits and pending.whole
         self.name.setText(("⚠ " if warning else "") + label)
-        self.name.setAccessibleName(f"attachment {label}")
-        self.remove.setAccessibleName(f"Remove {pending.attachment.name}")
-        self.whole.setAccessibleName(f"Send all of {pending.attachment.name}")
+        self.name.setAccessibleName(self.tr("attachment {label}").format(label=label))
+        self.remove.setAccessibleName(self.tr("Remove {name}").format(name=pending.attachment.name))
+        self.whole.setAccessibleName(self.tr("Send all of {name}").format(name=pending.attachment.name))
         self.whole.blockSignals(True)
         self.whole.setChecked(pending.whole)
         self.whole.blockSignals(False)
         if warning:
-            self.setToolTip(f"{pending.attachment.name} does not fit the context whole: passages will be used instead")
+            self.setToolTip(
+                self.tr("{name} does not fit the context whole: passages will be used instead").format(
+                    name=pending.attachment.name
+                )
+            )
         elif not pending.fits:
-            self.setToolTip(f"{pending.attachment.name} does not fit: passages will be retrieved per question")
+            self.setToolTip(
+                self.tr("{name} does not fit: passages will be retrieved per question").format(
+                    name=pending.attachment.name
+                )
+            )
         else:
             self.setToolTip("")
         palette = self.palette()
@@ -108,11 +116,11 @@ class AttachmentRow(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setAccessibleName("Attachments")
+        self.setAccessibleName(self.tr("Attachments"))
         self._layout = FlowLayout(self, spacing=6)  # chips wrap onto a new line: no scroll bar to hide one
         self._layout.setContentsMargins(0, 0, 0, 0)
         self.status = QLabel("")
-        self.status.setAccessibleName("Attachment status")
+        self.status.setAccessibleName(self.tr("Attachment status"))
         self.status.hide()
         self._layout.addWidget(self.status)
         self.chips: list[AttachmentChip] = []
@@ -155,13 +163,15 @@ class PaperclipButton(QToolButton):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setText(paperclip(self.fontMetrics().inFontUcs4) or "Attach")
-        self.setToolTip("attach files (text, code, PDF, HTML) or a folder of code; you can also drop or paste them")
-        self.setAccessibleName("Attach files")
+        self.setText(paperclip(self.fontMetrics().inFontUcs4) or self.tr("Attach"))
+        self.setToolTip(
+            self.tr("attach files (text, code, PDF, HTML) or a folder of code; you can also drop or paste them")
+        )
+        self.setAccessibleName(self.tr("Attach files"))
         self.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)
         menu = QMenu(self)
-        self.files_action = QAction("Files…", self)
-        self.folder_action = QAction("Folder…", self)
+        self.files_action = QAction(self.tr("Files…"), self)
+        self.folder_action = QAction(self.tr("Folder…"), self)
         menu.addAction(self.files_action)
         menu.addAction(self.folder_action)
         self.setMenu(menu)

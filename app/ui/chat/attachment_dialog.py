@@ -37,21 +37,23 @@ class AttachmentDialog(QDialog):
     def __init__(self, attachment: Attachment, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.attachment = attachment
-        self.setWindowTitle(f"{attachment.name} — attached text")
+        self.setWindowTitle(self.tr("{name} — attached text").format(name=attachment.name))
         self.resize(820, 600)
         layout = QVBoxLayout(self)
-        facts = f"{attachment.kind.value} · {format_bytes(attachment.size)} · {len(attachment.text):,} characters"
+        facts = self.tr("{kind} · {size} · {count} characters").format(
+            kind=attachment.kind.value, size=format_bytes(attachment.size), count=f"{len(attachment.text):,}"
+        )
         if attachment.encoding:
             facts += f" · {attachment.encoding}"
         self.facts = QLabel(facts)
         layout.addWidget(self.facts)
         self.notes = QLabel("\n".join(f"⚠ {note}" for note in attachment.notes))
         self.notes.setWordWrap(True)
-        self.notes.setAccessibleName("Attachment notes")
+        self.notes.setAccessibleName(self.tr("Attachment notes"))
         self.notes.setVisible(bool(attachment.notes))
         layout.addWidget(self.notes)
         self.sections = QListWidget()
-        self.sections.setAccessibleName("Sections")
+        self.sections.setAccessibleName(self.tr("Sections"))
         for section in attachment.sections:
             item = QListWidgetItem(section.label)
             item.setData(Qt.ItemDataRole.UserRole, section.start)
@@ -60,7 +62,7 @@ class AttachmentDialog(QDialog):
         self.sections.itemClicked.connect(self._go_to_item)
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
-        self.text.setAccessibleName("Attached text")
+        self.text.setAccessibleName(self.tr("Attached text"))
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.text.setPlainText(attachment.text)
         splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -72,8 +74,8 @@ class AttachmentDialog(QDialog):
         layout.addWidget(splitter, 1)
         search_row = QHBoxLayout()
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Find in the text (Enter: next, Shift+Enter: previous)")
-        self.search.setAccessibleName("Find in attachment")
+        self.search.setPlaceholderText(self.tr("Find in the text (Enter: next, Shift+Enter: previous)"))
+        self.search.setAccessibleName(self.tr("Find in attachment"))
         self.search.returnPressed.connect(lambda: self.find_text(self.search.text()))
         self.found = QLabel("")
         search_row.addWidget(self.search, 1)
@@ -108,9 +110,9 @@ class AttachmentDialog(QDialog):
         cursor.movePosition(QTextCursor.MoveOperation.End if backward else QTextCursor.MoveOperation.Start)
         self.text.setTextCursor(cursor)
         if self.text.find(needle, flags):
-            self.found.setText("wrapped round")
+            self.found.setText(self.tr("wrapped round"))
             return True
-        self.found.setText("not found")
+        self.found.setText(self.tr("not found"))
         return False
 
     def scroll_to(self, offset: int) -> None:

@@ -97,14 +97,14 @@ class AttachmentFlow(QObject):
     def pick_files(self) -> None:
         """The file dialog (several files at once)."""
         names, _filter = QFileDialog.getOpenFileNames(
-            self.panel, "Attach files", "", "Documents and code (*);;Text (*.txt *.md);;PDF (*.pdf)"
+            self.panel, self.tr("Attach files"), "", self.tr("Documents and code (*);;Text (*.txt *.md);;PDF (*.pdf)")
         )
         if names:
             self.attach_paths([Path(name) for name in names])
 
     def pick_folder(self) -> None:
         """The folder dialog ("Folder…": a folder of code, its .gitignore respected)."""
-        folder = QFileDialog.getExistingDirectory(self.panel, "Attach a folder")
+        folder = QFileDialog.getExistingDirectory(self.panel, self.tr("Attach a folder"))
         if folder:
             self.attach_paths([Path(folder)])
 
@@ -115,13 +115,13 @@ class AttachmentFlow(QObject):
             return
         self.reading += 1
         names = ", ".join(p.name for p in paths[:3]) + ("…" if len(paths) > 3 else "")
-        self.row.set_status(f"reading {names}…")
+        self.row.set_status(self.tr("reading {names}…").format(names=names))
         self.background.submit(lambda: [read_path(p) for p in paths], self._read, self._failed)
 
     def attach_data(self, name: str, data: bytes) -> None:
         """Read pasted file data named ``name`` off the GUI thread."""
         self.reading += 1
-        self.row.set_status(f"reading {name}…")
+        self.row.set_status(self.tr("reading {names}…").format(names=name))
         self.background.submit(lambda: [read_data(name, data)], self._read, self._failed)
 
     def attach_mime(self, mime: QMimeData) -> bool:
@@ -159,7 +159,7 @@ class AttachmentFlow(QObject):
 
     def _read(self, attachments: list[Attachment]) -> None:
         self.reading -= 1
-        self.row.set_status("reading…" if self.reading else "")
+        self.row.set_status(self.tr("reading…") if self.reading else "")
         known = {p.attachment.sha256 for p in self.pending}
         for attachment in attachments:
             if attachment.sha256 in known:
@@ -177,13 +177,13 @@ class AttachmentFlow(QObject):
 
     def _failed(self, error: Exception) -> None:
         self.reading -= 1
-        self.row.set_status("reading…" if self.reading else "")
+        self.row.set_status(self.tr("reading…") if self.reading else "")
         if isinstance(error, AttachmentError):
             message = str(error)
         elif isinstance(error, OSError):
-            message = f"could not read the file: {error.strerror or error}"
+            message = self.tr("could not read the file: {error}").format(error=error.strerror or error)
         else:
-            message = f"could not attach the file: {error}"
+            message = self.tr("could not attach the file: {error}").format(error=error)
         self.panel.banner.show_message(message)
 
     def _remove(self, chip: AttachmentChip) -> None:
@@ -297,18 +297,24 @@ class AttachmentFlow(QObject):
             passages = (room - used) // PASSAGE_TOKENS
             if passages < 1:
                 notes.append(
-                    f"{attachment.name}: {tokens:,} tokens, does not fit, and the {max(0, room - used):,} tokens "
-                    "left may hold no passage of it"
+                    self.tr(
+                        "{name}: {tokens} tokens, does not fit, and the {left} tokens left may hold no passage of it"
+                    ).format(name=attachment.name, tokens=f"{tokens:,}", left=f"{max(0, room - used):,}")
                 )
             elif self.whole_documents:
                 notes.append(
-                    f"⚠ {attachment.name}: {tokens:,} tokens, does not fit whole in the {n_ctx:,}-token context: "
-                    "the passages that best answer will be used instead"
+                    self.tr(
+                        "⚠ {name}: {tokens} tokens, does not fit whole in the {n_ctx}-token context: "
+                        "the passages that best answer will be used instead"
+                    ).format(name=attachment.name, tokens=f"{tokens:,}", n_ctx=f"{n_ctx:,}")
                 )
             else:
                 notes.append(
-                    f"{attachment.name}: {tokens:,} tokens, does not fit: "
-                    f"{passages} passage{'s' if passages > 1 else ''} will be retrieved per question"
+                    self.tr(
+                        "{name}: {tokens} tokens, does not fit: %n passage(s) will be retrieved per question",
+                        "",
+                        passages,
+                    ).format(name=attachment.name, tokens=f"{tokens:,}")
                 )
         for chip in self.row.chips:
             fitted = fits.get(chip.pending.attachment.sha256, True)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFontMetrics, QTextCharFormat, QTextCursor
 
 from app.core.attachments.record import Attachment, AttachmentUse
@@ -46,7 +47,7 @@ def insert_chips(
     fmt = painter.plain_format(index, "attachments", painter.muted)
     fmt.setFontPointSize(painter.small_point_size)
     glyph = paperclip(QFontMetrics(fmt.font()).inFontUcs4)
-    cursor.insertText(f"{glyph} " if glyph else "attached: ", fmt)
+    cursor.insertText(f"{glyph} " if glyph else QCoreApplication.translate("AttachmentLines", "attached: "), fmt)
     for number, attachment in enumerate(attachments):
         if number:
             cursor.insertText("   ", fmt)
@@ -79,7 +80,7 @@ def insert_citations(cursor: QTextCursor, painter: TokenPainter, index: int, use
     new_block(cursor, top_margin=2)
     fmt = painter.plain_format(index, "citations", painter.muted)
     fmt.setFontPointSize(painter.small_point_size)
-    cursor.insertText("from ", fmt)
+    cursor.insertText(QCoreApplication.translate("AttachmentLines", "from "), fmt)
     for number, (use_number, name, labels) in enumerate(words):
         if number:
             cursor.insertText("; ", fmt)

@@ -19,6 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
+
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.core.units import format_bytes
 from app.engine.attachments import AttachmentError, read_attachment, read_attachment_bytes
@@ -108,7 +110,12 @@ def chip_label(attachment: Attachment, tokens: int | None, longest: int = 0) -> 
 
     ``longest`` > 0 shortens a long name in the middle, where names differ least ("quarterly-…-2025.pdf").
     """
-    count = f"{tokens:,} tokens" if tokens is not None else f"≈{estimated_tokens(attachment):,} tokens"
+    words = QCoreApplication.translate("Attachments", "{count} tokens")
+    count = (
+        words.format(count=f"{tokens:,}")
+        if tokens is not None
+        else "≈" + words.format(count=f"{estimated_tokens(attachment):,}")
+    )
     name = attachment.name
     if 0 < longest < len(name):
         keep = max(4, longest - 1)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QTimer, QUrl, SignalInstance
+from PySide6.QtCore import QCoreApplication, QTimer, QUrl, SignalInstance
 from PySide6.QtGui import QDesktopServices
 
 from app.core.attachments.record import Attachment
@@ -122,19 +122,27 @@ class ChatExtras:
         if self.conversation_id is not None:
             self._offer_demo_links(self.store.messages(self.conversation_id, with_tokens=False))
         self.status.emit(
-            f"this chat's next replies draft {DEMO_DRAFT_LENGTH} tokens every step, to show speculation"
+            QCoreApplication.translate(
+                "ChatExtras", "this chat's next replies draft {n} tokens every step, to show speculation"
+            ).format(n=DEMO_DRAFT_LENGTH)
             if on
-            else "this chat's replies let the adaptive controller choose the draft length again"
+            else QCoreApplication.translate(
+                "ChatExtras", "this chat's replies let the adaptive controller choose the draft length again"
+            )
         )
 
     def _demo_link(self, meta: dict[str, Any]) -> tuple[str, str] | None:
         record = ReplyRecord.from_meta(meta)
         if record.demo_length:
-            return (DEMO_OFF, "back to adaptive") if self.demo_speculation else None
+            return (
+                (DEMO_OFF, QCoreApplication.translate("ChatExtras", "back to adaptive"))
+                if self.demo_speculation
+                else None
+            )
         if record.offers_demo():
             if self.demo_speculation:
-                return DEMO_OFF, "next reply drafts anyway (undo)"
-            return DEMO_ON, "show speculation anyway"
+                return DEMO_OFF, QCoreApplication.translate("ChatExtras", "next reply drafts anyway (undo)")
+            return DEMO_ON, QCoreApplication.translate("ChatExtras", "show speculation anyway")
         return None
 
     def _offer_demo_links(self, stored: list[StoredMessage]) -> None:

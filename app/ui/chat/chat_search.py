@@ -56,14 +56,14 @@ class ChatSearch(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 4, 0, 0)
         self.box = _SearchBox()
-        self.box.setPlaceholderText("Search all chats  (Ctrl+K)")
+        self.box.setPlaceholderText(self.tr("Search all chats  (Ctrl+K)"))
         self.box.setClearButtonEnabled(True)
-        self.box.setAccessibleName("Search all chats")
+        self.box.setAccessibleName(self.tr("Search all chats"))
         self.results = QListWidget()
         self.results.setWordWrap(True)
         self.results.setAlternatingRowColors(True)  # where one result ends and the next begins
         self.results.setSpacing(2)
-        self.results.setAccessibleName("Search results")
+        self.results.setAccessibleName(self.tr("Search results"))
         self.results.hide()
         self.status = QLabel("")
         self.status.setEnabled(False)
@@ -112,16 +112,17 @@ class ChatSearch(QWidget):
         try:
             self.hits = self._store().search(query, limit=_LIMIT)
         except Exception as exc:  # a query FTS cannot parse, or a store that fails: say so, keep the window
-            self.status.setText(f"search failed: {exc}")
+            self.status.setText(self.tr("search failed: {error}").format(error=exc))
         else:
             count = len(self.hits)
             self.status.setText(
-                "nothing found"
+                self.tr("nothing found")
                 if not count
-                else f"{count} message{'s' if count != 1 else ''}" + (" (the first ones)" if count >= _LIMIT else "")
+                else self.tr("%n message(s)", "", count)
+                + (" " + self.tr("(the first ones)") if count >= _LIMIT else "")
             )
         for hit in self.hits:
-            who = {"user": "You", "assistant": "Assistant"}.get(hit.role, hit.role)
+            who = {"user": self.tr("You"), "assistant": self.tr("Assistant")}.get(hit.role, hit.role)
             parts = snippet_parts(hit.snippet)
             plain = " ".join("".join(text for text, _match in parts).split())
             marked = "".join(f"<b>{html.escape(t)}</b>" if match else html.escape(t) for t, match in parts)

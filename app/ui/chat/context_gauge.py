@@ -30,21 +30,23 @@ class ContextGauge(QWidget):
         self.bar = QProgressBar()
         self.bar.setTextVisible(False)
         self.bar.setMaximumHeight(8)
-        self.bar.setAccessibleName("Context used")
-        self.label = ElidedLabel("context: no model loaded")  # elided, whole in its tooltip, when the chat is narrow
-        self.label.setAccessibleName("Context tokens")
-        row.addWidget(QLabel("Context"))
+        self.bar.setAccessibleName(self.tr("Context used"))
+        self.label = ElidedLabel(
+            self.tr("context: no model loaded")
+        )  # elided, whole in its tooltip, when the chat is narrow
+        self.label.setAccessibleName(self.tr("Context tokens"))
+        row.addWidget(QLabel(self.tr("Context")))
         row.addWidget(self.bar, 1)
         row.addWidget(self.label)
         outer.addLayout(row)
         self.notice = QLabel("")
         self.notice.setWordWrap(True)
-        self.notice.setAccessibleName("Context notice")
+        self.notice.setAccessibleName(self.tr("Context notice"))
         self.notice.hide()
         outer.addWidget(self.notice)
         self.attachment_notice = QLabel("")
         self.attachment_notice.setWordWrap(True)
-        self.attachment_notice.setAccessibleName("Attachments notice")
+        self.attachment_notice.setAccessibleName(self.tr("Attachments notice"))
         self.attachment_notice.hide()
         outer.addWidget(self.attachment_notice)
         self.used = 0
@@ -59,12 +61,22 @@ class ContextGauge(QWidget):
         self.bar.setRange(0, max(1, total))
         self.bar.setValue(min(used, total))
         share = f" ({used / total:.0%})" if total else ""
-        self.label.setText(f"{used:,} / {total:,} tokens{share}" + (" · replying" if streaming else ""))
+        self.label.setText(
+            self.tr("{used} / {total} tokens").format(used=f"{used:,}", total=f"{total:,}")
+            + share
+            + (" · " + self.tr("replying") if streaming else "")
+        )
         if dropped:
-            which = "the oldest message" if dropped == 1 else f"the {dropped} oldest messages"
-            start = f", from “{first_dropped}”" if first_dropped else ""
-            verb = "were" if streaming else "would be"
-            self.notice.setText(f"⚠ {which}{start} {verb} left out to fit the {total:,}-token context")
+            start = self.tr(", from “{text}”").format(text=first_dropped) if first_dropped else ""
+            if streaming:
+                notice = self.tr(
+                    "⚠ the %n oldest message(s){start} were left out to fit the {total}-token context", "", dropped
+                )
+            else:
+                notice = self.tr(
+                    "⚠ the %n oldest message(s){start} would be left out to fit the {total}-token context", "", dropped
+                )
+            self.notice.setText(notice.format(start=start, total=f"{total:,}"))
             self.notice.show()
         else:
             self.notice.hide()
@@ -74,10 +86,10 @@ class ContextGauge(QWidget):
         self.attachment_notice.setText("\n".join(lines))
         self.attachment_notice.setVisible(bool(lines))
 
-    def clear(self, text: str = "context: no model loaded") -> None:
-        """No numbers to show."""
+    def clear(self, text: str = "") -> None:
+        """No numbers to show (``text`` in their place; by default: no model loaded)."""
         self.used = self.total = self.dropped = 0
         self.bar.setValue(0)
-        self.label.setText(text)
+        self.label.setText(text or self.tr("context: no model loaded"))
         self.notice.hide()
         self.attachment_notice.hide()

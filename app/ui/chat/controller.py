@@ -136,7 +136,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
             self.stop()
         self.pair = None
         self._set_activity(Activity.LOADING)
-        self.status.emit(f"loading {pair_label(config)}…")
+        self.status.emit(self.tr("loading {pair}…").format(pair=pair_label(config)))
         self.host.load(config)
 
     def _on_loaded(self, info: PairInfo) -> None:
@@ -145,8 +145,15 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.pair = info
         self.panel.banner.hide()  # an earlier load error no longer applies
         self._set_activity(Activity.IDLE)
-        where = f" ({info.n_ctx} tokens of context, {info.load_seconds:.1f} s)" if info.remote is None else ""
-        self.status.emit(f"ready: {info_label(info)}{where}")
+        where = (
+            " "
+            + self.tr("({n_ctx} tokens of context, {seconds} s)").format(
+                n_ctx=info.n_ctx, seconds=f"{info.load_seconds:.1f}"
+            )
+            if info.remote is None
+            else ""
+        )
+        self.status.emit(self.tr("ready: {pair}").format(pair=info_label(info)) + where)
         self.pair_loaded.emit(info)
         self.count_context()
 
@@ -248,14 +255,18 @@ class ChatController(QObject, TreeActions, ChatExtras):
     def _ready(self) -> bool:
         """A reply may start now; else the banner says why (False)."""
         if self.pair is None:
-            self.panel.banner.show_message("No model pair is loaded yet: pick one in the Model tab and press Load.")
+            self.panel.banner.show_message(
+                self.tr("No model pair is loaded yet: pick one in the Model tab and press Load.")
+            )
             return False
         if self.activity is not Activity.IDLE:
             return False
         if self.store.read_only:
             self.panel.banner.show_message(
-                "This window shows your chats read-only, so nothing new can be saved: "
-                "close the other Tandem window (or repair the database) and restart to chat."
+                self.tr(
+                    "This window shows your chats read-only, so nothing new can be saved: "
+                    "close the other Tandem window (or repair the database) and restart to chat."
+                )
             )
             return False
         return self.unsaved is None or self.retry_save()  # the banner says why; the prompt stays in the box
@@ -272,7 +283,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         created = self.conversation_id is None
         try:
             if self.conversation_id is None:
-                title = " ".join(text.split())[:48] or "New chat"
+                title = " ".join(text.split())[:48] or self.tr("New chat")
                 self.conversation_id = self.store.create_conversation(title, self._pending.to_dict())
                 self._demo[self.conversation_id] = self._demo.pop(None, False)
             parent = editing.parent_id if editing is not None else ACTIVE_LEAF
@@ -322,14 +333,14 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self._reply = None
         self._live = GenerationStats()
         self._set_activity(Activity.GENERATING)
-        self.status.emit("thinking…")
+        self.status.emit(self.tr("thinking…"))
         self.host.generate(self._job)
 
     def stop(self) -> None:
         """Stop the running reply (or comparison) at the next step boundary."""
         if self.activity in (Activity.GENERATING, Activity.COMPARING):
             self.host.cancel()
-            self.status.emit("stopping…")
+            self.status.emit(self.tr("stopping…"))
 
     def reply_in_flight(self) -> int | None:
         """The store's id of the reply being generated (None when idle or not stored yet)."""
@@ -362,15 +373,22 @@ class ChatController(QObject, TreeActions, ChatExtras):
         notices = list(plan_notices(plan))  # a "whole document" that did not fit
         if info.dropped_messages:
             notices.append(
-                f"{info.dropped_messages} older messages did not fit in the {info.n_ctx}-token context "
-                "and were left out of this reply"
+                self.tr(
+                    "%n older message(s) did not fit in the {n_ctx}-token context and were left out of this reply",
+                    "",
+                    info.dropped_messages,
+                ).format(n_ctx=info.n_ctx)
             )
         notice = " ".join(notices)
         if continuing is None:
             self.panel.view.begin_reply(label, notice)
         self._prompt_tokens = info.n_tokens
         self._show_gauge(info, streaming=True)
-        self.status.emit(f"generating ({info.n_tokens} prompt tokens, {info.reused} already in the cache)…")
+        self.status.emit(
+            self.tr("generating ({prompt} prompt tokens, {reused} already in the cache)…").format(
+                prompt=info.n_tokens, reused=info.reused
+            )
+        )
 
     def _on_step(self, event: StepEvent) -> None:
         if self._closed:
@@ -406,7 +424,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         if self.activity is Activity.GENERATING:
             # What cannot be saved should not grow: stop the reply; it stays whole in memory.
             self.host.cancel()
-        self.status.emit("not saved: " + str(error))
+        self.status.emit(self.tr("not saved: {error}").format(error=error))
         self.store_failed.emit(error)
 
     def retry_save(self) -> bool:
@@ -414,7 +432,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         return self.saver.retry()
 
     def _saved_late(self) -> None:
-        self.status.emit("the reply that could not be saved is now saved")
+        self.status.emit(self.tr("the reply that could not be saved is now saved"))
         self.conversations_changed.emit()
         self.store_recovered.emit()
 
@@ -440,7 +458,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
                 why = str(self.store_error)
                 meta.update(finish_reason=STORE_ERROR_REASON, error=why)
                 state = conversations.FAILED
-                footer = f"stopped: {why}"
+                footer = self.tr("stopped: {error}").format(error=why)
             self._reply.ending = (self._reply.prefix + event.text, state, meta)
             self.saver.finish(self._reply)
         if self.panel.view.messages:
@@ -458,8 +476,14 @@ class ChatController(QObject, TreeActions, ChatExtras):
             self.reload()  # the new reply's id, its siblings and its actions
         if self.unsaved is None:
             self.status.emit(
-                f"{event.stats.emitted} tokens at {event.stats.tokens_per_second:.1f} tok/s"
-                + (f", acceptance {event.stats.acceptance_rate:.0%}" if event.stats.drafted else "")
+                self.tr("{n} tokens at {rate} tok/s").format(
+                    n=event.stats.emitted, rate=f"{event.stats.tokens_per_second:.1f}"
+                )
+                + (
+                    ", " + self.tr("acceptance {share}").format(share=f"{event.stats.acceptance_rate:.0%}")
+                    if event.stats.drafted
+                    else ""
+                )
             )
         self.conversations_changed.emit()
         self.count_context()
@@ -473,14 +497,14 @@ class ChatController(QObject, TreeActions, ChatExtras):
             if self._reply is not None:
                 self._reply.ending = (self._reply.text, conversations.FAILED, {"error": message})
                 self.saver.finish(self._reply)
-                self.panel.view.end_reply(f"failed: {message}")
+                self.panel.view.end_reply(self.tr("failed: {error}").format(error=message))
             self._reply = None
             self._job = None
             self._continuing = None
         elif self.activity is Activity.LOADING:
             self.pair = None
         self.panel.banner.show_message(message)
-        self.status.emit("error: " + message)
+        self.status.emit(self.tr("error: {error}").format(error=message))
         if self.activity is not Activity.COMPARING:
             self._set_activity(Activity.IDLE)
 

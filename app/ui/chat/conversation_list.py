@@ -13,16 +13,25 @@ from __future__ import annotations
 import datetime as dt
 import time
 
-from PySide6.QtCore import QPoint, Qt, Signal
-from PySide6.QtGui import QFont
+from PySide6.QtCore import QDateTime, QLocale, QPoint, Qt, Signal
+from PySide6.QtGui import QFont, QKeySequence
 from PySide6.QtWidgets import QMenu, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from app.engine.store.conversations import ConversationSummary
 from app.ui.chat.chat_search import ChatSearch
 from app.ui.chat.undo_bar import UndoBar
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 _ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1
-GROUPS = ("Pinned", "Today", "Yesterday", "Previous 7 days", "Previous 30 days", "Older")
+# The English names are the keys; the headings show them translated.
+GROUPS = (
+    QT_TRANSLATE_NOOP("ConversationList", "Pinned"),
+    QT_TRANSLATE_NOOP("ConversationList", "Today"),
+    QT_TRANSLATE_NOOP("ConversationList", "Yesterday"),
+    QT_TRANSLATE_NOOP("ConversationList", "Previous 7 days"),
+    QT_TRANSLATE_NOOP("ConversationList", "Previous 30 days"),
+    QT_TRANSLATE_NOOP("ConversationList", "Older"),
+)
 
 
 def date_group(conversation: ConversationSummary, now: float | None = None) -> str:
@@ -46,7 +55,8 @@ def _when(timestamp: float) -> str:
     now = time.time()
     if now - timestamp < 86_400:
         return time.strftime("%H:%M", time.localtime(timestamp))
-    return time.strftime("%d %b", time.localtime(timestamp))
+    # The day and the month's short name in the window's language ("3 Dec", "3. Dez.").
+    return QLocale().toString(QDateTime.fromSecsSinceEpoch(int(timestamp)).date(), "d MMM")
 
 
 class ConversationList(QWidget):
@@ -63,8 +73,10 @@ class ConversationList(QWidget):
         super().__init__(parent)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.new_button = QPushButton("New chat")
-        self.new_button.setToolTip("Ctrl+N")
+        self.new_button = QPushButton(self.tr("New chat"))
+        self.new_button.setToolTip(
+            QKeySequence(QKeySequence.StandardKey.New).toString(QKeySequence.SequenceFormat.NativeText)
+        )
         self.search = ChatSearch()
         self.tree = QTreeWidget()
         self.tree.setHeaderHidden(True)
@@ -72,7 +84,7 @@ class ConversationList(QWidget):
         self.tree.setIndentation(6)
         self.tree.setWordWrap(True)
         self.tree.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
-        self.tree.setAccessibleName("Chats")
+        self.tree.setAccessibleName(self.tr("Chats"))
         self.undo = UndoBar()
         layout.addWidget(self.new_button)
         layout.addWidget(self.search)
@@ -98,13 +110,18 @@ class ConversationList(QWidget):
                 name = date_group(conversation)
                 header = groups.get(name)
                 if header is None:
-                    header = QTreeWidgetItem([name])
+                    header = QTreeWidgetItem([self.tr(name)])
                     header.setFlags(Qt.ItemFlag.ItemIsEnabled)  # a heading: not selectable
                     header.setFont(0, bold)
                     groups[name] = header
                 item = QTreeWidgetItem([f"{conversation.title}\n{_when(conversation.updated)}"])
                 item.setData(0, _ID_ROLE, conversation.id)
-                item.setToolTip(0, f"{conversation.title} ({conversation.message_count} messages)")
+                item.setToolTip(
+                    0,
+                    self.tr("{title} ({count} messages)").format(
+                        title=conversation.title, count=conversation.message_count
+                    ),
+                )
                 header.addChild(item)
             for name in GROUPS:  # the groups in their fixed order, whatever order the chats came in
                 if name in groups:
@@ -161,10 +178,12 @@ class ConversationList(QWidget):
         conversation = int(item.data(0, _ID_ROLE))
         pinned = self._pinned.get(conversation, False)
         menu = QMenu(self)
-        menu.addAction("Unpin" if pinned else "Pin", lambda: self.pin_requested.emit(conversation, not pinned))
-        menu.addAction("Rename…", lambda: self.rename_requested.emit(conversation))
-        menu.addAction("Export as Markdown…", lambda: self.export_requested.emit(conversation, "markdown"))
-        menu.addAction("Export as JSON…", lambda: self.export_requested.emit(conversation, "json"))
+        menu.addAction(
+            self.tr("Unpin") if pinned else self.tr("Pin"), lambda: self.pin_requested.emit(conversation, not pinned)
+        )
+        menu.addAction(self.tr("Rename…"), lambda: self.rename_requested.emit(conversation))
+        menu.addAction(self.tr("Export as Markdown…"), lambda: self.export_requested.emit(conversation, "markdown"))
+        menu.addAction(self.tr("Export as JSON…"), lambda: self.export_requested.emit(conversation, "json"))
         menu.addSeparator()
-        menu.addAction("Delete", lambda: self.delete_requested.emit(conversation))
+        menu.addAction(self.tr("Delete"), lambda: self.delete_requested.emit(conversation))
         menu.exec(self.tree.viewport().mapToGlobal(pos))

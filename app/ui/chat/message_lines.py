@@ -11,25 +11,36 @@ reply streams the action line is drawn as plain muted text.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 
 from app.ui.chat.token_painter import Prop, TokenPainter
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 COPY_MESSAGE = "tandem:copy-message"
 MESSAGE_ACTION = "tandem:message-action"
 # What each action is called in the action line and the context menu, in the order shown.
 ACTION_LABELS = {
-    "generate": "Generate",
-    "edit": "Edit",
-    "regenerate": "Regenerate",
-    "continue": "Continue",
-    "delete": "Delete",
-    "info": "Info",
-    "steps": "Steps",
+    "generate": QT_TRANSLATE_NOOP("MessageLines", "Generate"),
+    "edit": QT_TRANSLATE_NOOP("MessageLines", "Edit"),
+    "regenerate": QT_TRANSLATE_NOOP("MessageLines", "Regenerate"),
+    "continue": QT_TRANSLATE_NOOP("MessageLines", "Continue"),
+    "delete": QT_TRANSLATE_NOOP("MessageLines", "Delete"),
+    "info": QT_TRANSLATE_NOOP("MessageLines", "Info"),
+    "steps": QT_TRANSLATE_NOOP("MessageLines", "Steps"),
 }
 # The context menu's entry that copies the branch up to a message into a new chat (not in the action line).
-FORK_LABEL = "Fork into new chat"
-_WHO = {"user": "You", "assistant": "Assistant", "system": "System"}
+FORK_LABEL = QT_TRANSLATE_NOOP("MessageLines", "Fork into new chat")
+_WHO = {
+    "user": QT_TRANSLATE_NOOP("MessageLines", "You"),
+    "assistant": QT_TRANSLATE_NOOP("MessageLines", "Assistant"),
+    "system": QT_TRANSLATE_NOOP("MessageLines", "System"),
+}
+
+
+def action_label(key: str) -> str:
+    """An action's name (see :data:`ACTION_LABELS`) in the window's language."""
+    return QCoreApplication.translate("MessageLines", ACTION_LABELS[key])
 
 
 def new_block(cursor: QTextCursor, top_margin: float = 0.0, background: QColor | None = None) -> None:
@@ -50,7 +61,9 @@ def insert_header(cursor: QTextCursor, painter: TokenPainter, index: int, role: 
     new_block(cursor, top_margin=0 if index == 0 else 16)
     fmt = painter.plain_format(index, "header", painter.muted)
     fmt.setFontWeight(QFont.Weight.DemiBold)
-    cursor.insertText(_WHO.get(role, role) + (f"  ·  {header}" if header else ""), fmt)
+    cursor.insertText(
+        QCoreApplication.translate("MessageLines", _WHO.get(role, role)) + (f"  ·  {header}" if header else ""), fmt
+    )
     if notice:
         new_block(cursor, top_margin=4)
         warning = painter.plain_format(index, "notice", painter.muted)
@@ -78,7 +91,7 @@ def insert_footer(
         copy.setAnchor(True)
         copy.setAnchorHref(f"{COPY_MESSAGE}?message={index}")
         copy.setProperty(Prop.KIND, "footer-link")
-        cursor.insertText("copy", copy)
+        cursor.insertText(QCoreApplication.translate("MessageLines", "copy"), copy)
     if footer_link is not None:
         href, label = footer_link
         cursor.insertText("  ·  ", fmt)
@@ -135,4 +148,4 @@ def insert_actions(
     for number, key in enumerate(actions):
         if number:
             cursor.insertText("  ·  ", plain)
-        link(key, ACTION_LABELS[key])
+        link(key, action_label(key))

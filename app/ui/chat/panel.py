@@ -44,7 +44,7 @@ class PromptBox(QPlainTextEdit):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.send_with_ctrl_enter = False
-        self.setAccessibleName("Message")
+        self.setAccessibleName(self.tr("Message"))
         self.set_send_with_ctrl_enter(False)
         self.setTabChangesFocus(True)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
@@ -61,10 +61,12 @@ class PromptBox(QPlainTextEdit):
     def set_send_with_ctrl_enter(self, on: bool) -> None:
         """Ctrl+Enter only sends (Enter adds a line), or Enter sends (Shift+Enter adds a line)."""
         self.send_with_ctrl_enter = on
-        keys = "Ctrl+Enter to send, Enter for a new line" if on else "Enter to send, Shift+Enter for a new line"
-        self.setPlaceholderText(f"Ask something…   ({keys.split(',')[0]})")  # short: the box may be narrow
-        self.setToolTip(f"{keys}; Esc stops the reply; Up in an empty box edits the last message")
-        self.setAccessibleDescription(f"{keys}, Esc stops the reply, Up in an empty box edits the last message")
+        send = self.tr("Ctrl+Enter to send") if on else self.tr("Enter to send")
+        line = self.tr("Enter for a new line") if on else self.tr("Shift+Enter for a new line")
+        self.setPlaceholderText(self.tr("Ask something…   ({keys})").format(keys=send))  # short: the box may be narrow
+        more = self.tr("Esc stops the reply; Up in an empty box edits the last message")
+        self.setToolTip(f"{send}, {line}; {more}")
+        self.setAccessibleDescription(f"{send}, {line}, {more}")
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         """Enter, Shift+Enter, Ctrl+Enter, Up in an empty box, and Esc."""
@@ -98,24 +100,28 @@ class Legend(QWidget):
         layout.setContentsMargins(2, 0, 2, 0)
         self.swatches: dict[TokenOrigin, QLabel] = {}
         for origin in (TokenOrigin.DRAFT, TokenOrigin.CORRECTED, TokenOrigin.BONUS, TokenOrigin.TARGET):
-            label = QLabel(theme.ORIGIN_LABELS[origin])
+            label = QLabel(theme.origin_label(origin))
             label.setToolTip(
-                f"{theme.ORIGIN_EXPLANATIONS[origin]} (with Underlines on: {theme.ORIGIN_UNDERLINE_NAMES[origin]})"
+                self.tr("{meaning} (with Underlines on: {underline})").format(
+                    meaning=theme.origin_explanation(origin), underline=theme.origin_underline_name(origin)
+                )
             )
-            label.setAccessibleName(f"legend: {theme.ORIGIN_LABELS[origin]}")
+            label.setAccessibleName(self.tr("legend: {origin}").format(origin=theme.origin_label(origin)))
             label.setMargin(3)
             self.swatches[origin] = label
             layout.addWidget(label)
-        self.coloured = QCheckBox("Origins")
-        self.coloured.setToolTip("on: tokens tinted by origin; off: the plain reading view (Markdown kept)")
-        self.coloured.setAccessibleName("Show token origins")
+        self.coloured = QCheckBox(self.tr("Origins"))
+        self.coloured.setToolTip(self.tr("on: tokens tinted by origin; off: the plain reading view (Markdown kept)"))
+        self.coloured.setAccessibleName(self.tr("Show token origins"))
         self.coloured.setChecked(True)
-        self.underlines = QCheckBox("Underlines")
-        self.underlines.setToolTip("mark each origin with its own underline style too: the cue that needs no colour")
-        self.underlines.setAccessibleName("Underline tokens by origin")
-        self.ghosts = QCheckBox("Rejected drafts")
-        self.ghosts.setToolTip("show each rejected draft proposal inline, struck through")
-        self.ghosts.setAccessibleName("Show rejected drafts")
+        self.underlines = QCheckBox(self.tr("Underlines"))
+        self.underlines.setToolTip(
+            self.tr("mark each origin with its own underline style too: the cue that needs no colour")
+        )
+        self.underlines.setAccessibleName(self.tr("Underline tokens by origin"))
+        self.ghosts = QCheckBox(self.tr("Rejected drafts"))
+        self.ghosts.setToolTip(self.tr("show each rejected draft proposal inline, struck through"))
+        self.ghosts.setAccessibleName(self.tr("Show rejected drafts"))
         layout.addWidget(self.coloured)
         layout.addWidget(self.underlines)
         layout.addWidget(self.ghosts)
@@ -155,8 +161,8 @@ class ErrorBanner(QFrame):
         self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         close = QToolButton()
         close.setText("✕")
-        close.setToolTip("dismiss")
-        close.setAccessibleName("Dismiss message")
+        close.setToolTip(self.tr("dismiss"))
+        close.setAccessibleName(self.tr("Dismiss message"))
         close.clicked.connect(self.hide)
         layout.addWidget(self.text, 1)
         layout.addWidget(close, 0, Qt.AlignmentFlag.AlignTop)
@@ -178,11 +184,11 @@ class EditBar(QFrame):
         super().__init__(parent)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 2, 2, 2)
-        self.text = QLabel("Editing a message: sending makes a new branch from it; the old one is kept.")
+        self.text = QLabel(self.tr("Editing a message: sending makes a new branch from it; the old one is kept."))
         self.text.setWordWrap(True)
         self.cancel = QToolButton()
-        self.cancel.setText("Cancel")
-        self.cancel.setAccessibleName("Cancel editing")
+        self.cancel.setText(self.tr("Cancel"))
+        self.cancel.setAccessibleName(self.tr("Cancel editing"))
         layout.addWidget(self.text, 1)
         layout.addWidget(self.cancel)
         self.hide()
@@ -206,12 +212,12 @@ class ChatPanel(QWidget):
         self.gauge = ContextGauge()
         self.prompt = PromptBox()
         self.edit_bar = EditBar()
-        self.send_button = QPushButton("Send")
-        self.send_button.setToolTip("Enter (Shift+Enter adds a line)")
-        self.send_button.setAccessibleName("Send message")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("Esc")
-        self.stop_button.setAccessibleName("Stop reply")
+        self.send_button = QPushButton(self.tr("Send"))
+        self.send_button.setToolTip(self.tr("Enter (Shift+Enter adds a line)"))
+        self.send_button.setAccessibleName(self.tr("Send message"))
+        self.stop_button = QPushButton(self.tr("Stop"))
+        self.stop_button.setToolTip(self.tr("Esc"))
+        self.stop_button.setAccessibleName(self.tr("Stop reply"))
         self.stop_button.setEnabled(False)
         buttons = QVBoxLayout()
         buttons.addWidget(self.send_button)
@@ -247,7 +253,9 @@ class ChatPanel(QWidget):
     def set_send_with_ctrl_enter(self, on: bool) -> None:
         """Which key sends (the Preferences' "Send with Ctrl+Enter"): the prompt box and the Send button's tooltip."""
         self.prompt.set_send_with_ctrl_enter(on)
-        self.send_button.setToolTip("Ctrl+Enter (Enter adds a line)" if on else "Enter (Shift+Enter adds a line)")
+        self.send_button.setToolTip(
+            self.tr("Ctrl+Enter (Enter adds a line)") if on else self.tr("Enter (Shift+Enter adds a line)")
+        )
 
     def set_generating(self, generating: bool, can_send: bool) -> None:
         """Swap the buttons' availability while a reply streams."""
@@ -257,7 +265,7 @@ class ChatPanel(QWidget):
     def show_editing(self, editing: bool) -> None:
         """Show or hide the editing bar; Send says what it will do."""
         self.edit_bar.setVisible(editing)
-        self.send_button.setText("Resend" if editing else "Send")
+        self.send_button.setText(self.tr("Resend") if editing else self.tr("Send"))
 
     def _submit(self) -> None:
         if not self.send_button.isEnabled():

@@ -18,6 +18,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QTextBlockFormat, QTextCursor
 
 from app.engine.store.conversations import StoredToken
@@ -148,7 +149,7 @@ def _draw_line(
         link.setAnchorHref(f"{COPY_CODE}?message={state.message_index}&line={number}")
         link.setFontPointSize(painter.small_point_size)
         cursor.insertText("   ", painter.plain_format(state.message_index, "filler"))
-        cursor.insertText("copy code", link)
+        cursor.insertText(QCoreApplication.translate("ChatView", "copy code"), link)
 
 
 def _draw_run(

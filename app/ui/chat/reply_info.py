@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import html
 
+from PySide6.QtCore import QCoreApplication
+
 from app.core.decoding.drafters import DrafterKind
 from app.core.reply.record import ReplyRecord
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 _SYSTEM_SHOWN = 240  # characters of the system prompt shown; the export has all of it
-_DRAFTER_WORDS = {DrafterKind.NGRAM.value: "prompt lookup (n-gram)", DrafterKind.NONE.value: "none (target only)"}
+_DRAFTER_WORDS = {
+    DrafterKind.NGRAM.value: QT_TRANSLATE_NOOP("ReplyInfo", "prompt lookup (n-gram)"),
+    DrafterKind.NONE.value: QT_TRANSLATE_NOOP("ReplyInfo", "none (target only)"),
+}
 
 
 def _row(name: str, value: str) -> str:
@@ -28,50 +34,99 @@ def provenance_rows(record: ReplyRecord) -> list[tuple[str, str]]:
     produced_by = record.produced_by
     if produced_by is None:
         return []
-    rows = [("Target", produced_by.target or "?")]
+    rows = [(QCoreApplication.translate("ReplyInfo", "Target"), produced_by.target or "?")]
     drafter = produced_by.drafter or DrafterKind.NONE.value
     if drafter == DrafterKind.MODEL:
-        rows.append(("Drafter", f"draft model {produced_by.draft or '?'}"))
-    else:
-        rows.append(("Drafter", _DRAFTER_WORDS.get(drafter, drafter)))
-    rows.append(("Draft length", produced_by.draft_policy or "none"))
-    sampling = produced_by.sampling
-    if sampling is not None:
-        rows.append(("Temperature", "greedy" if sampling.temperature == 0 else f"{sampling.temperature:g}"))
         rows.append(
             (
-                "Sampling",
-                f"top-k {sampling.top_k}, top-p {sampling.top_p}, min-p {sampling.min_p}, "
-                f"repeat penalty {sampling.repeat_penalty}",
+                QCoreApplication.translate("ReplyInfo", "Drafter"),
+                QCoreApplication.translate("ReplyInfo", "draft model {name}").format(name=produced_by.draft or "?"),
             )
         )
-        rows.append(("Max tokens", str(sampling.max_tokens)))
+    else:
+        rows.append(
+            (
+                QCoreApplication.translate("ReplyInfo", "Drafter"),
+                QCoreApplication.translate("ReplyInfo", _DRAFTER_WORDS.get(drafter, drafter)),
+            )
+        )
+    rows.append(
+        (
+            QCoreApplication.translate("ReplyInfo", "Draft length"),
+            produced_by.draft_policy or QCoreApplication.translate("ReplyInfo", "none"),
+        )
+    )
+    sampling = produced_by.sampling
+    if sampling is not None:
+        rows.append(
+            (
+                QCoreApplication.translate("ReplyInfo", "Temperature"),
+                QCoreApplication.translate("ReplyInfo", "greedy")
+                if sampling.temperature == 0
+                else f"{sampling.temperature:g}",
+            )
+        )
+        rows.append(
+            (
+                QCoreApplication.translate("ReplyInfo", "Sampling"),
+                QCoreApplication.translate("ReplyInfo", "top-k {k}, top-p {p}, min-p {m}, repeat penalty {r}").format(
+                    k=sampling.top_k, p=sampling.top_p, m=sampling.min_p, r=sampling.repeat_penalty
+                ),
+            )
+        )
+        rows.append((QCoreApplication.translate("ReplyInfo", "Max tokens"), str(sampling.max_tokens)))
     seed = produced_by.seed
-    rows.append(("Seed", "fresh random (not recorded)" if seed is None else str(seed)))
+    rows.append(
+        (
+            QCoreApplication.translate("ReplyInfo", "Seed"),
+            QCoreApplication.translate("ReplyInfo", "fresh random (not recorded)") if seed is None else str(seed),
+        )
+    )
     system = produced_by.system_prompt
     shown = system if len(system) <= _SYSTEM_SHOWN else system[:_SYSTEM_SHOWN] + "…"
-    rows.append(("System prompt", shown or "(none)"))
+    rows.append(
+        (
+            QCoreApplication.translate("ReplyInfo", "System prompt"),
+            shown or QCoreApplication.translate("ReplyInfo", "(none)"),
+        )
+    )
     if produced_by.output_format is not None:  # a free-text reply shows no row, as before
-        rows.append(("Output format", produced_by.output_format.words()))
+        rows.append((QCoreApplication.translate("ReplyInfo", "Output format"), produced_by.output_format.words()))
     prompt = record.prompt_tokens
     if prompt is not None:
         reused = record.prompt_reused
-        rows.append(("Prompt", f"{prompt} tokens: {reused} reused from the cache, {max(0, prompt - reused)} read"))
+        words = QCoreApplication.translate("ReplyInfo", "{prompt} tokens: {reused} reused from the cache, {read} read")
+        rows.append(
+            (
+                QCoreApplication.translate("ReplyInfo", "Prompt"),
+                words.format(prompt=prompt, reused=reused, read=max(0, prompt - reused)),
+            )
+        )
     figures = record.prompt_figures
     if figures is not None:
         rate = figures.prompt_tokens_per_second
-        speed = f", {rate:,.0f} prompt tokens/s" if rate is not None else ""
-        rows.append(("Prefill", f"{figures.prefill_ms:,.0f} ms{speed}"))
-        rows.append(("First token", f"{figures.time_to_first_token_ms:,.0f} ms"))
+        speed = (
+            ", " + QCoreApplication.translate("ReplyInfo", "{rate} prompt tokens/s").format(rate=f"{rate:,.0f}")
+            if rate is not None
+            else ""
+        )
+        rows.append((QCoreApplication.translate("ReplyInfo", "Prefill"), f"{figures.prefill_ms:,.0f} ms{speed}"))
+        rows.append(
+            (QCoreApplication.translate("ReplyInfo", "First token"), f"{figures.time_to_first_token_ms:,.0f} ms")
+        )
     elif record.stats is not None and "prefill_s" in record.stats:  # a reply from before the first token was timed
-        rows.append(("Prefill", f"{record.stat('prefill_s') * 1000:.0f} ms"))
-        rows.append(("First token", "—"))
+        rows.append((QCoreApplication.translate("ReplyInfo", "Prefill"), f"{record.stat('prefill_s') * 1000:.0f} ms"))
+        rows.append((QCoreApplication.translate("ReplyInfo", "First token"), "—"))
     if record.continued:
-        rows.append(("Continued", f"{record.continued} time(s); the numbers are the last part's"))
+        continued = QCoreApplication.translate("ReplyInfo", "{n}× (the numbers are the last part's)").format(
+            n=record.continued
+        )
+        rows.append((QCoreApplication.translate("ReplyInfo", "Continued"), continued))
     return rows
 
 
 def provenance_html(record: ReplyRecord) -> str:
     """Rich text for the popup and the hover card."""
     rows = "".join(_row(name, html.escape(value)) for name, value in provenance_rows(record))
-    return f"<p><b>What produced this reply</b></p><table cellspacing='0' cellpadding='1'>{rows}</table>"
+    title = html.escape(QCoreApplication.translate("ReplyInfo", "What produced this reply"))
+    return f"<p><b>{title}</b></p><table cellspacing='0' cellpadding='1'>{rows}</table>"

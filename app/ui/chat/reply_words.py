@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
+
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
 from app.core.decoding.stats import GenerationStats, PromptFigures
@@ -22,14 +24,17 @@ from app.engine.store import conversations
 from app.engine.store.conversations import StoredMessage, StoredToken
 from app.ui.chat.reply_info import provenance_html
 from app.ui.chat.view import ViewMessage
+from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.threads.worker import PairInfo
 
 _REASONS = {
     FinishReason.EOG: "",
     FinishReason.STOP_STRING: "",
-    FinishReason.MAX_TOKENS: "stopped at the token limit",
-    FinishReason.CONTEXT_FULL: "the context is full: start a new chat or raise the context size",
-    FinishReason.CANCELLED: "stopped",
+    FinishReason.MAX_TOKENS: QT_TRANSLATE_NOOP("ReplyWords", "stopped at the token limit"),
+    FinishReason.CONTEXT_FULL: QT_TRANSLATE_NOOP(
+        "ReplyWords", "the context is full: start a new chat or raise the context size"
+    ),
+    FinishReason.CANCELLED: QT_TRANSLATE_NOOP("ReplyWords", "stopped"),
 }
 
 
@@ -68,29 +73,56 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
     """What drafting did in a reply, in words (the footer's middle), from its statistics summary."""
     drafted = int(s.get("drafted", 0))
     numbers = [
-        f"acceptance {s.get('acceptance_rate', 0.0):.0%}",
-        f"mean accepted {s.get('mean_accepted_length', 0.0):.2f}",
+        QCoreApplication.translate("ReplyWords", "acceptance {share}").format(
+            share=f"{s.get('acceptance_rate', 0.0):.0%}"
+        ),
+        QCoreApplication.translate("ReplyWords", "mean accepted {length}").format(
+            length=f"{s.get('mean_accepted_length', 0.0):.2f}"
+        ),
     ]
     if drafter in ("none", ""):
-        return ["target only"]
+        return [QCoreApplication.translate("ReplyWords", "target only")]
     if drafter.startswith("server"):  # a remote server: only what it reported
-        return [*numbers, drafter] if drafted else [f"{drafter}: no draft statistics reported"]
+        return (
+            [*numbers, drafter]
+            if drafted
+            else [
+                QCoreApplication.translate("ReplyWords", "{drafter}: no draft statistics reported").format(
+                    drafter=drafter
+                )
+            ]
+        )
     if demo_length:
-        return [f"speculation demo: {demo_length} drafted tokens every step", *numbers]
+        return [
+            QCoreApplication.translate("ReplyWords", "speculation demo: {n} drafted tokens every step").format(
+                n=demo_length
+            ),
+            *numbers,
+        ]
     steps, drafting = int(s.get("steps", 0)), int(s.get("drafting_steps", drafted > 0))
     if adaptive and steps and drafting < steps and s.get("last_draft_length", 1) == 0:
         if drafter == "ngram":
-            why = "lookup off for now: recent proposals were rejected or nothing repeated"
+            why = QCoreApplication.translate(
+                "ReplyWords", "lookup off for now: recent proposals were rejected or nothing repeated"
+            )
         elif drafter == "hybrid":
-            why = "draft off: it would slow this machine down, and no trusted repeat to look up"
+            why = QCoreApplication.translate(
+                "ReplyWords", "draft off: it would slow this machine down, and no trusted repeat to look up"
+            )
         else:
-            why = "draft off: it would slow this machine down"
+            why = QCoreApplication.translate("ReplyWords", "draft off: it would slow this machine down")
         if drafted:
-            return [why, f"measured in {drafting} of {steps} steps, acceptance {s.get('acceptance_rate', 0.0):.0%}"]
+            measured = QCoreApplication.translate(
+                "ReplyWords", "measured in {drafting} of {steps} steps, acceptance {share}"
+            )
+            return [why, measured.format(drafting=drafting, steps=steps, share=f"{s.get('acceptance_rate', 0.0):.0%}")]
         return [why]
     if not drafted:
-        return ["no drafts in this reply" + (" (draft length 0 in Settings)" if not adaptive else "")]
-    return [*numbers, f"drafter: {drafter}"]
+        return [
+            QCoreApplication.translate("ReplyWords", "no drafts in this reply")
+            + (" " + QCoreApplication.translate("ReplyWords", "(draft length 0 in Settings)") if not adaptive else "")
+        ]
+    return [*numbers, QCoreApplication.translate("ReplyWords", "drafter: {drafter}").format(drafter=drafter)]
 
 
 def footer_text(
@@ -104,12 +136,15 @@ def footer_text(
     s = stats.to_dict() if isinstance(stats, GenerationStats) else stats
     if isinstance(stats, GenerationStats):
         s["last_draft_length"] = stats.last_draft_length
-    parts = [f"{s.get('emitted', 0)} tokens", f"{s.get('tokens_per_second', 0.0):.1f} tok/s"]
+    parts = [
+        QCoreApplication.translate("ReplyWords", "{n} tokens").format(n=s.get("emitted", 0)),
+        QCoreApplication.translate("ReplyWords", "{rate} tok/s").format(rate=f"{s.get('tokens_per_second', 0.0):.1f}"),
+    ]
     figures = PromptFigures.from_dict(s)
-    parts.append(figures.words() if figures is not None else "first token —")
+    parts.append(figures.words() if figures is not None else QCoreApplication.translate("ReplyWords", "first token —"))
     parts += drafting_words(s, drafter, adaptive, demo_length)
     try:
-        why = _REASONS.get(FinishReason(reason), "")
+        why = QCoreApplication.translate("ReplyWords", _REASONS.get(FinishReason(reason), ""))
     except ValueError:
         why = str(reason)
     if why:
@@ -124,15 +159,25 @@ def view_message(
     record = ReplyRecord.from_meta(message.meta)
     notice = ""
     if record.dropped_messages:
-        notice = f"{record.dropped_messages} older messages did not fit in the context and were left out of this reply"
+        # No plural form here: pyside6-lupdate marks only self.tr's counts as plurals, not translate's.
+        notice = QCoreApplication.translate(
+            "ReplyWords", "older messages left out of this reply to fit the context: {n}"
+        )
+        notice = notice.format(n=record.dropped_messages)
     footer = ""
     if message.role == "assistant":
         if message.state == conversations.INTERRUPTED:
-            footer = "interrupted: the app closed while this reply was being written"
+            footer = QCoreApplication.translate(
+                "ReplyWords", "interrupted: the app closed while this reply was being written"
+            )
         elif record.finish_reason == STORE_ERROR_REASON:
-            footer = f"stopped: {record.error or 'the chat could not be saved'}"
+            footer = QCoreApplication.translate("ReplyWords", "stopped: {error}").format(
+                error=record.error or QCoreApplication.translate("ReplyWords", "the chat could not be saved")
+            )
         elif message.state == conversations.FAILED:
-            footer = f"failed: {record.error or 'unknown error'}"
+            footer = QCoreApplication.translate("ReplyWords", "failed: {error}").format(
+                error=record.error or QCoreApplication.translate("ReplyWords", "unknown error")
+            )
         elif record.stats is not None:
             footer = footer_text(
                 dict(record.stats), record.finish_reason or "", record.drafter, record.adaptive, record.demo_length
@@ -141,7 +186,11 @@ def view_message(
     if message.role == "assistant" and not tokens and message.content:
         tokens = [StoredToken(message.content, "target", 1.0)]
     if record.continued and footer:
-        footer += "  ·  continued" + (f" {record.continued} times" if record.continued > 1 else "")
+        footer += "  ·  " + (
+            QCoreApplication.translate("ReplyWords", "continued {n} times").format(n=record.continued)
+            if record.continued > 1
+            else QCoreApplication.translate("ReplyWords", "continued")
+        )
     return ViewMessage(
         message.role,
         message.content,

@@ -68,7 +68,7 @@ class SidebarActions(QObject):
     def open(self, conversation_id: int) -> None:
         """Show a chat (not while a reply is being written: the selection goes back to that chat)."""
         if self._controller.activity is Activity.GENERATING:
-            self._status("wait for the reply to finish (or press Esc) before switching chats", 5000)
+            self._status(self.tr("wait for the reply to finish (or press Esc) before switching chats"), 5000)
             self.refresh()  # put the selection back on the chat being written
             return
         self._show_chat()
@@ -78,7 +78,7 @@ class SidebarActions(QObject):
         """Ask for a new title and give it to the chat."""
         store = self._store()
         title, ok = QInputDialog.getText(
-            self._window, "Rename chat", "Title", text=store.conversation_title(conversation_id)
+            self._window, self.tr("Rename chat"), self.tr("Title"), text=store.conversation_title(conversation_id)
         )
         if ok and title.strip():
             try:
@@ -91,20 +91,24 @@ class SidebarActions(QObject):
         """Move a chat to the trash at once; the undo bar brings it back for a few seconds."""
         controller = self._controller
         if controller.activity is Activity.GENERATING and conversation_id == controller.conversation_id:
-            self._status("this chat is being written to: stop the reply first", 5000)
+            self._status(self.tr("this chat is being written to: stop the reply first"), 5000)
             return
         try:
             store = self._store()
             title = store.conversation_title(conversation_id)
             store.delete_conversation(conversation_id)
         except (StoreWriteError, KeyError) as exc:
-            self._chat.banner.show_message(str(exc) if isinstance(exc, StoreWriteError) else "that chat is gone")
+            self._chat.banner.show_message(
+                str(exc) if isinstance(exc, StoreWriteError) else self.tr("that chat is gone")
+            )
             self.refresh()
             return
         if conversation_id == controller.conversation_id:
             controller.new_conversation()
         self.refresh()
-        self._conversations.undo.offer(f"Deleted '{title}'", lambda: self._restore_deleted(conversation_id))
+        self._conversations.undo.offer(
+            self.tr("Deleted '{title}'").format(title=title), lambda: self._restore_deleted(conversation_id)
+        )
 
     def offer_message_undo(self, message_id: int, text: str) -> None:
         """A message just went to the trash: the undo bar (the same as a deleted chat's) brings it back."""
@@ -121,7 +125,7 @@ class SidebarActions(QObject):
             self._chat.banner.show_message(str(exc))
             return
         self.refresh()
-        self._status("the chat is back", 4000)
+        self._status(self.tr("the chat is back"), 4000)
 
     def pin(self, conversation_id: int, pinned: bool) -> None:
         """Pin a chat to the top of the list (or unpin it)."""
@@ -135,21 +139,23 @@ class SidebarActions(QObject):
         """Open a search result's chat on the result's branch and highlight the message; False when it cannot."""
         controller = self._controller
         if controller.activity is not Activity.IDLE:
-            self._status("wait for the reply to finish (or press Esc) before jumping", 5000)
+            self._status(self.tr("wait for the reply to finish (or press Esc) before jumping"), 5000)
             return False
         try:
             store = self._store()
             if not store.read_only:
                 store.switch_to(hit.message_id)
         except (StoreWriteError, KeyError) as exc:
-            self._chat.banner.show_message(str(exc) if isinstance(exc, StoreWriteError) else "that message is gone")
+            self._chat.banner.show_message(
+                str(exc) if isinstance(exc, StoreWriteError) else self.tr("that message is gone")
+            )
             return False
         self._show_chat()
         controller.open_conversation(hit.conversation_id, force=True)
         self.refresh()
         index = self._chat.view.message_index_of(hit.message_id)
         if index is None:
-            self._status("that message is on another branch of the chat", 5000)
+            self._status(self.tr("that message is on another branch of the chat"), 5000)
             return False
         self._chat.view.highlight_message(index)
         return True
@@ -157,7 +163,7 @@ class SidebarActions(QObject):
     def export_current(self, kind: str) -> None:
         """Export the open conversation."""
         if self._controller.conversation_id is None:
-            self._status("nothing to export yet", 4000)
+            self._status(self.tr("nothing to export yet"), 4000)
             return
         self.export(self._controller.conversation_id, kind)
 
@@ -168,7 +174,9 @@ class SidebarActions(QObject):
         if path is None:
             title = store.conversation_title(conversation_id)
             safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in title).strip() or "chat"
-            chosen, _ = QFileDialog.getSaveFileName(self._window, "Export chat", str(Path.home() / f"{safe}{suffix}"))
+            chosen, _ = QFileDialog.getSaveFileName(
+                self._window, self.tr("Export chat"), str(Path.home() / f"{safe}{suffix}")
+            )
             if not chosen:
                 return None
             path = Path(chosen)
@@ -179,7 +187,7 @@ class SidebarActions(QObject):
         try:  # the dialog asked before replacing a file; a link, folder or device is still never replaced
             write_text_safely(path, text, overwrite=True)
         except TandemError as exc:
-            self._status(f"not exported: {exc}", 8000)
+            self._status(self.tr("not exported: {error}").format(error=exc), 8000)
             return None
-        self._status(f"exported to {path}", 6000)
+        self._status(self.tr("exported to {path}").format(path=path), 6000)
         return path

@@ -17,12 +17,14 @@ import html
 import math
 from dataclasses import dataclass
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextEdit, QToolTip
 
 from app.core.decoding.events import TokenOrigin
 from app.ui import theme
 from app.ui.chat.token_painter import Prop
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +38,10 @@ class TokenSpan:
     ghost: bool
 
 
-_SOURCE_LABELS = {"model": "the draft model", "lookup": "prompt lookup (copied from earlier text)"}
+_SOURCE_LABELS = {
+    "model": QT_TRANSLATE_NOOP("TokenCards", "the draft model"),
+    "lookup": QT_TRANSLATE_NOOP("TokenCards", "prompt lookup (copied from earlier text)"),
+}
 
 
 def format_at(document: QTextDocument, position: int) -> QTextCharFormat:
@@ -66,33 +71,50 @@ def token_tooltip(fmt: QTextCharFormat) -> str | None:
         return None
     rows: list[str] = []
     if kind == "ghost":
-        title = "<b>Rejected draft proposal</b>"
-        explanation = "the draft proposed this; the target said no"
-        rows.append(_row("proposal", _code(str(fmt.property(Prop.REJECTED_TEXT)))))
-        rows.append(_row("target p", f"{float(fmt.property(Prop.REJECTED_P)):.3f}"))
-        rows.append(_row("draft q", f"{float(fmt.property(Prop.REJECTED_Q)):.3f}"))
+        title = "<b>" + html.escape(QCoreApplication.translate("TokenCards", "Rejected draft proposal")) + "</b>"
+        explanation = QCoreApplication.translate("TokenCards", "the draft proposed this; the target said no")
+        rows.append(
+            _row(QCoreApplication.translate("TokenCards", "proposal"), _code(str(fmt.property(Prop.REJECTED_TEXT))))
+        )
+        rows.append(
+            _row(QCoreApplication.translate("TokenCards", "target p"), f"{float(fmt.property(Prop.REJECTED_P)):.3f}")
+        )
+        rows.append(
+            _row(QCoreApplication.translate("TokenCards", "draft q"), f"{float(fmt.property(Prop.REJECTED_Q)):.3f}")
+        )
     else:
         origin = TokenOrigin(str(fmt.property(Prop.ORIGIN)))
-        title = f"<b>{html.escape(theme.ORIGIN_LABELS[origin].capitalize())}</b>"
-        explanation = theme.ORIGIN_EXPLANATIONS[origin]
+        label = theme.origin_label(origin)
+        title = f"<b>{html.escape(label[:1].upper() + label[1:])}</b>"
+        explanation = theme.origin_explanation(origin)
         token = fmt.property(Prop.TOKEN_TEXT)
         if token is not None:
-            rows.append(_row("token", _code(str(token))))
+            rows.append(_row(QCoreApplication.translate("TokenCards", "token"), _code(str(token))))
         p = float(fmt.property(Prop.P_TARGET))
-        rows.append(_row("target p", "not reported by the server" if math.isnan(p) else f"{p:.3f}"))
+        rows.append(
+            _row(
+                QCoreApplication.translate("TokenCards", "target p"),
+                QCoreApplication.translate("TokenCards", "not reported by the server") if math.isnan(p) else f"{p:.3f}",
+            )
+        )
         source = fmt.property(Prop.SOURCE)
         if source is not None:
-            rows.append(_row("proposed by", _SOURCE_LABELS.get(str(source), str(source))))
+            rows.append(
+                _row(
+                    QCoreApplication.translate("TokenCards", "proposed by"),
+                    QCoreApplication.translate("TokenCards", _SOURCE_LABELS.get(str(source), str(source))),
+                )
+            )
         copied = fmt.property(Prop.COPIED_FROM)
         if copied is not None:
-            rows.append(_row("copied from", html.escape(str(copied))))
+            rows.append(_row(QCoreApplication.translate("TokenCards", "copied from"), html.escape(str(copied))))
         q = fmt.property(Prop.Q_DRAFT)
         if q is not None:
-            rows.append(_row("draft q", f"{float(q):.3f}"))
+            rows.append(_row(QCoreApplication.translate("TokenCards", "draft q"), f"{float(q):.3f}"))
         rejected = fmt.property(Prop.REJECTED_TEXT)
         if rejected is not None:
             odds = f"p {float(fmt.property(Prop.REJECTED_P)):.3f}, q {float(fmt.property(Prop.REJECTED_Q)):.3f}"
-            rows.append(_row("rejected", f"{_code(str(rejected))} ({odds})"))
+            rows.append(_row(QCoreApplication.translate("TokenCards", "rejected"), f"{_code(str(rejected))} ({odds})"))
     return (
         f"<p style='white-space:pre'>{title}<br>{html.escape(explanation)}</p>"
         f"<table cellspacing='0' cellpadding='1'>{''.join(rows)}</table>"

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, SignalInstance
+from PySide6.QtCore import QCoreApplication, Qt, SignalInstance
 from PySide6.QtWidgets import QMessageBox
 
 from app.core.decoding.stats import GenerationStats
@@ -104,7 +104,11 @@ class TreeActions:
         self.panel.show_editing(True)
         self.panel.prompt.setPlainText(self.path[index].content)
         self.panel.prompt.setFocus()
-        self.status.emit("editing: send makes a new branch, the old one is kept (Cancel leaves it as it was)")
+        self.status.emit(
+            QCoreApplication.translate(
+                "TreeActions", "editing: send makes a new branch, the old one is kept (Cancel leaves it as it was)"
+            )
+        )
 
     def cancel_edit(self) -> None:
         """Leave editing (the prompt box is cleared only when it still holds the edited text)."""
@@ -126,7 +130,12 @@ class TreeActions:
         if index is None or self.activity is not Activity.IDLE or self.store.read_only:
             return False
         following = len(self.path) - index - 1
-        what = "a message" + (f" and the {following} after it" if following else "")
+        if following:
+            what = QCoreApplication.translate("TreeActions", "Deleted a message and the {n} after it").format(
+                n=following
+            )
+        else:
+            what = QCoreApplication.translate("TreeActions", "Deleted a message")
         self.cancel_edit()
         try:
             self.store.trash_message(message_id)
@@ -136,23 +145,31 @@ class TreeActions:
         self.reload()
         self.conversations_changed.emit()
         self.count_context()
-        self.message_trashed.emit(message_id, f"Deleted {what}")
+        self.message_trashed.emit(message_id, what)
         return True
 
     def restore_message(self, message_id: int) -> bool:
         """Put a message deleted by :meth:`delete_message` back in its place (the undo bar's Undo)."""
         if self.activity is not Activity.IDLE:
-            self.status.emit("a reply is being written: the message waits in the trash (tandem chats restore)")
+            self.status.emit(
+                QCoreApplication.translate(
+                    "TreeActions", "a reply is being written: the message waits in the trash (tandem chats restore)"
+                )
+            )
             return False
         try:
             self.store.restore_message(message_id)
         except (StoreWriteError, KeyError, ValueError) as exc:
-            self.status.emit(str(exc) if isinstance(exc, StoreWriteError) else "that message is gone")
+            self.status.emit(
+                str(exc)
+                if isinstance(exc, StoreWriteError)
+                else QCoreApplication.translate("TreeActions", "that message is gone")
+            )
             return False
         self.reload()
         self.conversations_changed.emit()
         self.count_context()
-        self.status.emit("the message is back")
+        self.status.emit(QCoreApplication.translate("TreeActions", "the message is back"))
         return True
 
     def fork(self, message_id: int) -> bool:
@@ -169,7 +186,7 @@ class TreeActions:
             return False
         self.open_conversation(conversation_id)
         self.conversations_changed.emit()
-        self.status.emit("forked into a new chat; the original is unchanged")
+        self.status.emit(QCoreApplication.translate("TreeActions", "forked into a new chat; the original is unchanged"))
         return True
 
     def switch_branch(self, message_id: int, step: int) -> bool:
@@ -211,7 +228,12 @@ class TreeActions:
         record = ReplyRecord.from_meta(self.path[index].meta)
         if record.produced_by is None:
             return
-        box = QMessageBox(QMessageBox.Icon.Information, "What produced this reply", "", parent=self.panel)
+        box = QMessageBox(
+            QMessageBox.Icon.Information,
+            QCoreApplication.translate("TreeActions", "What produced this reply"),
+            "",
+            parent=self.panel,
+        )
         box.setTextFormat(Qt.TextFormat.RichText)
         box.setText(provenance_html(record))
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)

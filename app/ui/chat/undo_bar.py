@@ -26,8 +26,8 @@ class UndoBar(QFrame):
         self.text = QLabel("")
         self.text.setWordWrap(True)
         self.button = QToolButton()
-        self.button.setText("Undo")
-        self.button.setAccessibleName("Undo")
+        self.button.setText(self.tr("Undo"))
+        self.button.setAccessibleName(self.tr("Undo"))
         layout.addWidget(self.text, 1)
         layout.addWidget(self.button)
         self._undo: Callable[[], None] | None = None

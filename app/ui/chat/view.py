@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
-from PySide6.QtCore import QEvent, QPointF, Qt, QTimer, QUrl, QUrlQuery, Signal
+from PySide6.QtCore import QCoreApplication, QEvent, QPointF, Qt, QTimer, QUrl, QUrlQuery, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QHelpEvent,
@@ -46,10 +46,10 @@ from app.ui.chat import table_grid, token_cards
 from app.ui.chat.attachment_lines import insert_chips, insert_citations
 from app.ui.chat.markdown_layout import fenced_code_blocks
 from app.ui.chat.message_lines import (
-    ACTION_LABELS,
     COPY_MESSAGE,
     FORK_LABEL,
     MESSAGE_ACTION,
+    action_label,
     insert_actions,
     insert_footer,
     insert_header,
@@ -108,10 +108,12 @@ class ChatView(QTextBrowser):
         self.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextBrowserInteraction | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
-        self.setAccessibleName("Conversation")
+        self.setAccessibleName(self.tr("Conversation"))
         self.setAccessibleDescription(
-            "Alt+Right and Alt+Left move from token to token and show each token's card; "
-            "Alt+Return shows the card of the token at the caret"
+            self.tr(
+                "Alt+Right and Alt+Left move from token to token and show each token's card; "
+                "Alt+Return shows the card of the token at the caret"
+            )
         )
 
     # -- public API -------------------------------------------------------------
@@ -323,21 +325,21 @@ class ChatView(QTextBrowser):
             index, line = where
             menu.addSeparator()
             if self.code_block_at_line(index, line) is not None:
-                menu.addAction("Copy code block", lambda: self.copy_code_block(index, line))
-            menu.addAction("Copy message as Markdown", lambda: self.copy_message(index))
+                menu.addAction(self.tr("Copy code block"), lambda: self.copy_code_block(index, line))
+            menu.addAction(self.tr("Copy message as Markdown"), lambda: self.copy_message(index))
         message = self.message_at(QPointF(event.pos()))
         if message is not None and self._messages[message].actions:
             menu.addSeparator()
             for key in self._messages[message].actions:
-                action = menu.addAction(ACTION_LABELS[key])
+                action = menu.addAction(action_label(key))
                 action.triggered.connect(partial(self.message_action.emit, key, message))
                 action.setEnabled(self._actions_enabled)
             if "steps" in self._messages[message].actions:
-                export = menu.addAction("Export steps as HTML…")
+                export = menu.addAction(self.tr("Export steps as HTML…"))
                 export.triggered.connect(partial(self.message_action.emit, "export-steps", message))
                 export.setEnabled(self._actions_enabled)
             if "delete" in self._messages[message].actions:  # a stored message: its branch can be forked
-                fork = menu.addAction(FORK_LABEL)
+                fork = menu.addAction(QCoreApplication.translate("MessageLines", FORK_LABEL))
                 fork.triggered.connect(partial(self.message_action.emit, "fork", message))
                 fork.setEnabled(self._actions_enabled)
         menu.exec(event.globalPos())

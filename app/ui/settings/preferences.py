@@ -26,16 +26,19 @@ from PySide6.QtWidgets import (
 )
 
 from app.ui import theme
+from app.ui.i18n.install import Language
+from app.ui.i18n.language_box import LanguageBox
 from app.ui.settings.store import GenerationSettings
 
 
 @dataclass(frozen=True, slots=True)
 class Preferences:
-    """What the dialog edits: the look, the send key and the loading settings."""
+    """What the dialog edits: the look, the send key, the loading settings and the language (next start)."""
 
     theme: str
     send_with_ctrl_enter: bool
     generation: GenerationSettings
+    language: Language = Language.SYSTEM
 
 
 def _spin(low: int, high: int, step: int = 1, special: str = "") -> QSpinBox:
@@ -69,6 +72,8 @@ class PreferencesDialog(QDialog):
         )
         self.ctrl_enter.setChecked(current.send_with_ctrl_enter)
         form.addRow("", self.ctrl_enter)
+        self.language = LanguageBox(current.language)
+        form.addRow(self.language.title(), self.language)
         layout.addWidget(look)
 
         machine = QGroupBox(self.tr("Loading the models (applies on the next load)"))
@@ -115,4 +120,5 @@ class PreferencesDialog(QDialog):
                 n_gpu_layers_draft=self.n_gpu_layers_draft.value(),
                 n_threads=self.n_threads.value(),
             ),
+            language=self.language.chosen(),
         )

@@ -10,18 +10,23 @@ from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QApplication
 
 from app.ui import theme
+from app.ui.i18n.install import SETTING as LANGUAGE_SETTING
+from app.ui.i18n.install import install_translators, language_of
 from app.ui.settings.store import APPLICATION, ORGANISATION, AppSettings
 from app.ui.start import branding
 
 
 def make_application(argv: list[str] | None = None) -> QApplication:
-    """The QApplication (reused if one exists), named and themed."""
+    """The QApplication (reused if one exists), named, themed and translated."""
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(argv if argv is not None else sys.argv)
     QCoreApplication.setOrganizationName(ORGANISATION)
     branding.apply_branding(app)
     QCoreApplication.setApplicationName(APPLICATION)
-    theme.apply_theme(app, AppSettings().text("view/theme", "system"))
+    settings = AppSettings()
+    theme.apply_theme(app, settings.text("view/theme", "system"))
+    # Before any widget exists: widgets read their text when made. Parented to the app, so kept alive.
+    install_translators(app, language_of(settings.text(LANGUAGE_SETTING)))
     return app
 
 

@@ -44,6 +44,7 @@ from app.engine.memory.measure import capture_load_log, measured_breakdown, proc
 from app.engine.remote.client import RemoteEngine, RemoteError, ServerKind
 from app.engine.remote.steps import plain_step
 from app.engine.reply import ReplyPlan, ReplyRequest, plan_remote_reply, plan_reply, reply_reserve, run_reply
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 # How replies and footers name a remote server's "drafter", by what it reports.
 _SERVER_NAMES = {
@@ -139,7 +140,10 @@ class ComparisonJob:
 
 # How the window's errors name the context-size setting (the CLI says --ctx).
 CONTEXT_SETTING = '"Context size" in the Settings tab'
-LOCAL_ONLY = "a server is chosen: A/B, the sweep and pre-flight measure a local pair; load one in the Model tab"
+# Marked for translation here; shown through QCoreApplication.translate("EngineWorker", LOCAL_ONLY).
+LOCAL_ONLY = QT_TRANSLATE_NOOP(
+    "EngineWorker", "a server is chosen: A/B, the sweep and pre-flight measure a local pair; load one in the Model tab"
+)
 
 
 def _describe(exc: BaseException) -> str:
@@ -334,9 +338,15 @@ class EngineWorker(QObject):
             for i, (kind, params) in enumerate(runs):
                 if job.cancel.is_set():
                     break
-                label = "target only" if kind is DrafterKind.NONE else f"{kind.value} drafter"
+                label = (
+                    self.tr("target only")
+                    if kind is DrafterKind.NONE
+                    else self.tr("{kind} drafter").format(kind=kind.value)
+                )
                 self.comparison_progress.emit(
-                    f"run {i + 1} of {len(runs)}: {label}, temperature {params.temperature:g}"
+                    self.tr("run {i} of {n}: {label}, temperature {t}").format(
+                        i=i + 1, n=len(runs), label=label, t=f"{params.temperature:g}"
+                    )
                 )
                 request = GenerationRequest(fitted.tokens, job.max_tokens, should_stop=job.cancel.is_set)
                 ids: list[int] = []
@@ -392,9 +402,9 @@ class EngineWorker(QObject):
 
     def _require_pair(self) -> LoadedPair:
         if self._remote is not None:
-            raise TandemError(LOCAL_ONLY)
+            raise TandemError(self.tr(LOCAL_ONLY))
         if self._pair is None:
-            raise TandemError("no model pair is loaded yet: pick one and press Load")
+            raise TandemError(self.tr("no model pair is loaded yet: pick one and press Load"))
         return self._pair
 
     def _unload(self) -> None:
