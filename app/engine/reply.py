@@ -41,7 +41,7 @@ from app.core.errors import PromptTooLongError
 from app.core.output_format import OutputFormat, chat_output_format
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
 from app.core.reply.reasoning import THINK, history_without_reasoning
-from app.core.reply.record import OutputRecord, Provenance, ReplyRecord, SamplingRecord, stats_record
+from app.core.reply.record import THINKING_SECONDS, OutputRecord, Provenance, ReplyRecord, SamplingRecord, stats_record
 from app.core.tools.records import ToolSpec
 from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
 from app.engine.llama.session import LoadedPair, PairConfig
@@ -284,6 +284,7 @@ def record_start(plan: ReplyPlan, label: str, drafter: str | None = None) -> Rep
         dropped_messages=plan.prompt.dropped_messages,
         adaptive=plan.draft.is_adaptive,
         demo_length=plan.draft.length if plan.draft.demo else 0,
+        reasoning_inside=plan.reasoning_inside,
     )
 
 
@@ -292,9 +293,15 @@ def finished_state(reason: FinishReason) -> str:
     return conversations.CANCELLED if reason is FinishReason.CANCELLED else conversations.DONE
 
 
-def record_end(event: FinishedEvent) -> dict[str, object]:
-    """The metadata a finished reply adds to what it recorded at the start (statistics, finish reason)."""
-    return {"stats": stats_record(event.stats), "finish_reason": event.reason.value}
+def record_end(event: FinishedEvent, thinking_seconds: float | None = None) -> dict[str, object]:
+    """The metadata a finished reply adds to what it recorded at the start (statistics, finish reason).
+
+    ``thinking_seconds``: how long the reply's reasoning block took, where the caller timed one.
+    """
+    out: dict[str, object] = {"stats": stats_record(event.stats), "finish_reason": event.reason.value}
+    if thinking_seconds is not None:
+        out[THINKING_SECONDS] = thinking_seconds
+    return out
 
 
 def saving(events: Iterator[ReplyEvent], store: ChatStore, reply_id: int) -> Iterator[ReplyEvent]:

@@ -37,6 +37,8 @@ from app.core.output_format import OutputFormat, OutputKind
 CONTINUABLE_REASONS = frozenset({FinishReason.MAX_TOKENS.value, FinishReason.CANCELLED.value})
 # The finish reason of a reply stopped because the store refused to save it.
 STORE_ERROR_REASON = "store-error"
+# The key of a reply's reasoning-block duration in its metadata (written at the end, with the statistics).
+THINKING_SECONDS = "thinking_seconds"
 
 
 def _int(value: object, default: int = 0) -> int:
@@ -55,6 +57,12 @@ def _float(value: object, default: float = 0.0) -> float:
 
 def _str(value: object, default: str = "") -> str:
     return value if isinstance(value, str) else default
+
+
+def _opt_seconds(value: object) -> float | None:
+    """A duration read back: a finite, non-negative number, else None."""
+    seconds = _float(value, -1.0)
+    return seconds if seconds >= 0 else None
 
 
 def _opt_str(value: object) -> str | None:
@@ -261,6 +269,8 @@ class ReplyRecord:
     stats: Mapping[str, Any] | None = None  # :func:`stats_record` of the last generation
     finish_reason: str | None = None  # a FinishReason value, or STORE_ERROR_REASON
     error: str | None = None
+    reasoning_inside: bool = False  # the prompt opened the reasoning block: the reply starts as thinking
+    thinking_seconds: float | None = None  # how long its reasoning block took (the verify steps' time)
     extra: Mapping[str, Any] = field(default_factory=dict)  # keys kept for others (the store's own)
 
     _KNOWN = (
@@ -277,6 +287,8 @@ class ReplyRecord:
         "stats",
         "finish_reason",
         "error",
+        "reasoning_inside",
+        THINKING_SECONDS,
     )
 
     @property
@@ -333,6 +345,10 @@ class ReplyRecord:
             meta["finish_reason"] = self.finish_reason
         if self.error is not None:
             meta["error"] = self.error
+        if self.reasoning_inside:  # a reply without a block the prompt opened is stored as before
+            meta["reasoning_inside"] = True
+        if self.thinking_seconds is not None:
+            meta[THINKING_SECONDS] = self.thinking_seconds
         return meta
 
     @classmethod
@@ -355,5 +371,7 @@ class ReplyRecord:
             stats=dict(stats) if isinstance(stats, Mapping) else None,
             finish_reason=_opt_str(meta.get("finish_reason")),
             error=_opt_str(meta.get("error")),
+            reasoning_inside=meta.get("reasoning_inside") is True,
+            thinking_seconds=_opt_seconds(meta.get(THINKING_SECONDS)),
             extra={key: value for key, value in meta.items() if key not in cls._KNOWN},
         )

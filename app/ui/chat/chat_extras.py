@@ -23,6 +23,7 @@ from app.core.attachments.record import Attachment
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.reply.plan import DEMO_DRAFT_LENGTH
+from app.core.reply.reasoning import history_without_reasoning
 from app.core.reply.record import ReplyRecord
 from app.engine.reply import reply_reserve
 from app.engine.store.conversations import ChatStore, StoredMessage
@@ -84,7 +85,8 @@ class ChatExtras:
             return
         if self.activity is not Activity.IDLE:
             return
-        messages = self.context_messages()
+        # Counted as the prompt will be sent: earlier replies' thinking left out, as the planner does.
+        messages = history_without_reasoning(self.context_messages())
         if not messages:
             self.panel.gauge.set_counts(0, self.pair.n_ctx)
             return

@@ -364,7 +364,8 @@ class ChatController(QObject, TreeActions, ChatExtras):
         if continuing is not None:
             # The reply's row exists: it grows, its tokens continue after the stored ones.
             previous = ReplyRecord.from_meta(continuing.meta)
-            meta = replace(record, continued=previous.continued + 1, extra=previous.extra).to_meta()
+            grown = replace(record, continued=previous.continued + 1, extra=previous.extra)
+            meta = replace(grown, reasoning_inside=previous.reasoning_inside).to_meta()  # the reply still opens inside
             self._reply = UnsavedReply(self.conversation_id, meta, continuing.id, texts=[continuing.content])
             self._reply.prefix = continuing.content
         else:
@@ -381,7 +382,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
             )
         notice = " ".join(notices)
         if continuing is None:
-            self.panel.view.begin_reply(label, notice)
+            self.panel.view.begin_reply(label, notice, plan.reasoning_inside)
         self._prompt_tokens = info.n_tokens
         self._show_gauge(info, streaming=True)
         self.status.emit(
@@ -396,7 +397,8 @@ class ChatController(QObject, TreeActions, ChatExtras):
         if self.activity is not Activity.GENERATING or self._reply is None:
             return
         tokens = tokens_of_step(event)
-        self.panel.view.append_tokens(tokens)
+        step_ms = event.record.draft_ms + event.record.verify_ms if event.record is not None else None
+        self.panel.view.append_tokens(tokens, step_ms)  # the step's time: the "Thinking (N s)" header
         self._reply.unsaved.extend(tokens)
         if event.record is not None:
             self._reply.unsaved_steps.append(event.record)
@@ -448,7 +450,8 @@ class ChatController(QObject, TreeActions, ChatExtras):
         reply_meta = self._reply.meta if self._reply is not None else {}
         started = ReplyRecord.from_meta(reply_meta)
         footer = footer_text(event.stats, event.reason, started.drafter, started.adaptive, started.demo_length)
-        meta: dict[str, Any] = record_end(event)
+        shown = self.panel.view.messages
+        meta: dict[str, Any] = record_end(event, shown[-1].thinking_seconds if shown else None)
         if self._reply is not None and self._continuing is not None:
             # The grown reply's metadata describes its last part (its statistics, what produced it).
             meta = {**reply_meta, **meta}

@@ -19,12 +19,12 @@ from bisect import bisect_right
 from dataclasses import dataclass, field
 
 from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QColor, QTextBlockFormat, QTextCursor
+from PySide6.QtGui import QColor, QTextBlockFormat, QTextCharFormat, QTextCursor
 
 from app.engine.store.conversations import StoredToken
 from app.ui.chat import table_grid
 from app.ui.chat.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, layout
-from app.ui.chat.token_painter import TokenPainter, ghost_text
+from app.ui.chat.token_painter import Prop, TokenPainter, ghost_text
 
 COPY_CODE = "tandem:copy-code"
 
@@ -42,6 +42,8 @@ class StreamState:
     leaf_line: int = 0  # the first line to draw again
     last_line: int = 0
     background: QColor | None = None  # behind the text lines (a user's turn); code lines have their own
+    token_base: int = 0  # the reply index of ``tokens[0]`` (a reply's answer after its "Thinking" section)
+    indent: float = 0.0  # extra left margin of every line (the "Thinking" section's)
 
 
 def relayout_tail(
@@ -115,13 +117,16 @@ def _draw_line(
         block.setTopMargin(6)
     if line.quote:
         block.setLeftMargin(14.0 * line.quote)
+    if state.indent:
+        block.setLeftMargin(block.leftMargin() + state.indent)
     if number == 0:
         cursor.setBlockFormat(block)
     else:
         newline = start - 1
         owner = _owner(state, newline)
         _maybe_ghost(cursor, state, tokens, painter, owner, newline)
-        cursor.insertBlock(block, painter.reply_format(state.message_index, tokens, owner, line, Char.NONE, ""))
+        fmt = painter.reply_format(state.message_index, tokens, owner, line, Char.NONE, "")
+        cursor.insertBlock(block, _indexed(fmt, state, tokens, owner))
     padding = dict(line.padding)
     run_start = 0
     for column in range(len(line.text) + 1):
@@ -168,6 +173,7 @@ def _draw_run(
     colour = line.colours[begin] if line.colours is not None else ""
     href = next((h for a, b, h in line.links if a <= begin < b), "")
     fmt = painter.reply_format(state.message_index, tokens, owner, line, line.styles[begin], colour, href)
+    _indexed(fmt, state, tokens, owner)
     cursor.insertText(line.text[begin:end], fmt)
 
 
@@ -190,5 +196,12 @@ def _maybe_ghost(
     token = tokens[owner]
     if token.rejected_text:
         # A rejected line break is shown as a mark: it never becomes part of the reply's layout.
-        fmt = painter.token_format(state.message_index, owner, token, ghost=True)
+        fmt = _indexed(painter.token_format(state.message_index, owner, token, ghost=True), state, tokens, owner)
         cursor.insertText(ghost_text(token.rejected_text), fmt)
+
+
+def _indexed(fmt: QTextCharFormat, state: StreamState, tokens: list[StoredToken], owner: int) -> QTextCharFormat:
+    """``fmt`` with its token's index in the whole reply (the lists drawn may start after a "Thinking" section)."""
+    if state.token_base and tokens:
+        fmt.setProperty(Prop.TOKEN_INDEX, state.token_base + owner)
+    return fmt

@@ -202,4 +202,6 @@ def view_message(
         branch=branch,
         actions=actions,
         info=provenance_html(record) if record.produced_by is not None else "",
+        reasoning_inside=record.reasoning_inside,
+        thinking_seconds=record.thinking_seconds,
     )

@@ -56,6 +56,8 @@ from app.ui.chat.message_lines import (
     new_block,
 )
 from app.ui.chat.reply_drawing import COPY_CODE, StreamState, relayout_tail
+from app.ui.chat.reply_split import ReplySplit
+from app.ui.chat.thinking_fold import THINKING_LINK, ReplyStream, draw_reply, draw_text, is_expanded, split_of
 from app.ui.chat.token_cards import TokenSpan, format_at, token_tooltip
 from app.ui.chat.token_painter import Prop, TokenPainter
 
@@ -79,6 +81,10 @@ class ViewMessage:
     info: str = ""  # rich text: what produced the reply (the Info action and the footer's hover)
     attachments: tuple[Attachment, ...] = ()  # the files attached to it (chips under it)
     attachment_uses: tuple[AttachmentUse, ...] = ()  # a reply: how its prompt used them (citations)
+    reasoning_inside: bool = False  # the prompt opened the reasoning block: the reply starts as thinking
+    thinking_seconds: float | None = None  # how long its reasoning block took (None: not known)
+    thinking_open: bool | None = None  # the reader's choice for its "Thinking" section (None: automatic)
+    split: ReplySplit | None = field(default=None, repr=False, compare=False)  # its tokens by part, as drawn
 
 
 class ChatView(QTextBrowser):
@@ -101,7 +107,8 @@ class ChatView(QTextBrowser):
         self._messages: list[ViewMessage] = []
         self.attachment_tokens: dict[str, int] = {}  # sha256 -> tokens counted, for the chips
         self._painter = TokenPainter(self)
-        self._stream: StreamState | None = None
+        self._stream: ReplyStream | None = None  # the reply drawn last, where its parts stand
+        self._streaming = False  # a reply streams into the last message
         self.anchorClicked.connect(self._on_anchor)
         self.last_card: str | None = None  # the token card last shown from the keyboard
         # A caret in the read-only transcript, so the keyboard reaches every token.
@@ -136,6 +143,7 @@ class ChatView(QTextBrowser):
     def set_messages(self, messages: Sequence[ViewMessage]) -> None:
         """Show a whole conversation."""
         self._messages = list(messages)
+        self._streaming = False
         self._rerender(keep_scroll=False)
 
     def add_message(self, message: ViewMessage) -> None:
@@ -144,34 +152,62 @@ class ChatView(QTextBrowser):
         with self._at_end() as cursor:
             self._render(cursor, len(self._messages) - 1, message)
 
-    def begin_reply(self, header: str, notice: str = "") -> None:
-        """Start an assistant turn that tokens will stream into."""
-        message = ViewMessage("assistant", header=header, notice=notice)
+    def begin_reply(self, header: str, notice: str = "", reasoning_inside: bool = False) -> None:
+        """Start an assistant turn that tokens will stream into (``reasoning_inside``: it starts as thinking)."""
+        message = ViewMessage("assistant", header=header, notice=notice, reasoning_inside=reasoning_inside)
+        message.split = ReplySplit(reasoning_inside)
         self._messages.append(message)
+        self._streaming = True
         with self._at_end() as cursor:
             self._render(cursor, len(self._messages) - 1, message)
 
-    def append_tokens(self, tokens: Sequence[StoredToken]) -> None:
-        """Stream more tokens into the current reply."""
+    def append_tokens(self, tokens: Sequence[StoredToken], step_ms: float | None = None) -> None:
+        """Stream more tokens into the current reply (``step_ms``: the verify step's time, for "Thinking (N s)")."""
         if not self._messages or self._messages[-1].role != "assistant":
             raise RuntimeError("append_tokens without begin_reply")
         message = self._messages[-1]
         message.tokens.extend(tokens)
         message.text += "".join(t.text for t in tokens)
-        state = self._stream
-        if state is None or state.message_index != len(self._messages) - 1:
+        stream, split = self._stream, message.split
+        # A reply re-opened to continue was drawn as finished: it is drawn once more as streaming.
+        changed = not self._streaming or split is None
+        self._streaming = True
+        if split is not None and split.add(tokens, step_ms):
+            changed = True
+            if split.closed:
+                message.thinking_open = None  # the answer starts: the section folds
+                if split.seconds is not None:
+                    message.thinking_seconds = split.seconds
+        if changed or stream is None or stream.message_index != len(self._messages) - 1 or stream.split is not split:
             self._rerender(keep_scroll=True)
             return
         with self._at_end() as cursor:
-            relayout_tail(cursor, state, message.tokens, message.text, self._painter)
+            stream.draw_tail(cursor, self._painter)
 
     def end_reply(self, footer: str) -> None:
         """Close the current reply with a one-line summary under it."""
         if not self._messages:
             return
-        self._messages[-1].footer = footer
+        message = self._messages[-1]
+        message.footer = footer
+        self._streaming = False
+        split, stream = message.split, self._stream
+        if split is not None and not split.finished:
+            # Text held back as a possible marker is decided; an unclosed section says so in its header.
+            if split.finish() or (split.has_block and not split.closed) or stream is None or stream.split is not split:
+                self._rerender(keep_scroll=True)
+                return
+            with self._at_end() as cursor:
+                stream.draw_tail(cursor, self._painter)
         with self._at_end() as cursor:
-            self._insert_footer(cursor, len(self._messages) - 1, self._messages[-1])
+            self._insert_footer(cursor, len(self._messages) - 1, message)
+
+    def toggle_thinking(self, index: int) -> None:
+        """Fold or unfold message ``index``'s "Thinking" section (its header's link does this)."""
+        message = self._messages[index] if 0 <= index < len(self._messages) else None
+        if message is not None and message.split is not None and message.split.has_block:
+            message.thinking_open = not is_expanded(message.split, message.thinking_open)
+            self._rerender(keep_scroll=True)
 
     def refresh(self) -> None:
         """Lay the document out again from :attr:`messages` (after a footer or its link changed)."""
@@ -280,7 +316,11 @@ class ChatView(QTextBrowser):
 
     def code_block_at_line(self, message_index: int, line: int) -> str | None:
         """The raw code of the fenced block of a message that contains source line ``line``, if any."""
-        for start, _info, code in fenced_code_blocks(self._messages[message_index].text):
+        message = self._messages[message_index]
+        # A reply with a "Thinking" section: its copy links count the lines of the answer drawn under it.
+        split = message.split
+        text = split.answer_text if split is not None and split.has_block else message.text
+        for start, _info, code in fenced_code_blocks(text):
             if start <= line <= start + code.count("\n") + 1:
                 return code
         return None
@@ -313,6 +353,8 @@ class ChatView(QTextBrowser):
             self.copy_code_block(int(query.queryItemValue("message")), int(query.queryItemValue("line")))
         elif base == COPY_MESSAGE:
             self.copy_message(int(query.queryItemValue("message")))
+        elif base == THINKING_LINK:
+            self.toggle_thinking(int(query.queryItemValue("message")))
         elif base == MESSAGE_ACTION and self._actions_enabled:
             self.message_action.emit(query.queryItemValue("do"), int(query.queryItemValue("message")))
 
@@ -460,14 +502,21 @@ class ChatView(QTextBrowser):
             if message.tokens:
                 # The tokens are what is drawn: the text laid out is theirs.
                 message.text = "".join(t.text for t in message.tokens)
-            state = StreamState(index)
-            self._stream = state
-            relayout_tail(cursor, state, message.tokens, message.text, self._painter)
+            self._stream = self._draw_reply(cursor, index, message)
         else:
             # The user's own words are set as Markdown by the same layout, as text without tokens.
             background = self._painter.user_background if user else None
             relayout_tail(cursor, StreamState(index, background=background), [], message.text, self._painter)
         insert_chips(cursor, self._painter, index, message.attachments, self.attachment_tokens)
+
+    def _draw_reply(self, cursor: QTextCursor, index: int, message: ViewMessage) -> ReplyStream:
+        """A reply's "Thinking" section, where it has a reasoning block, and its answer (:mod:`thinking_fold`)."""
+        if not message.tokens and message.text:
+            return draw_text(cursor, index, message.text, self._painter)
+        streaming = self._streaming and index == len(self._messages) - 1
+        message.split = split_of(message.tokens, message.reasoning_inside, not streaming, message.split)
+        seconds, choice = message.thinking_seconds, message.thinking_open
+        return draw_reply(cursor, index, message.split, self._painter, seconds, choice, streaming)
 
     def _insert_footer(self, cursor: QTextCursor, index: int, message: ViewMessage) -> None:
         insert_footer(cursor, self._painter, index, message.footer, bool(message.text), message.footer_link)

@@ -163,3 +163,18 @@ def test_the_output_format_in_words():
     named = OutputRecord(OutputKind.JSON_SCHEMA, "thing", sha, True).words()
     assert named == "JSON schema “thing”, strict, SHA-256 0123456789abcdef…"
     assert OutputRecord(OutputKind.JSON_SCHEMA).words() == "JSON schema (unnamed), SHA-256 not recorded"
+
+
+def test_a_reasoning_reply_keeps_where_its_block_opened_and_how_long_it_took():
+    record = ReplyRecord(pair="t", reasoning_inside=True, thinking_seconds=3.5)
+    meta = json.loads(json.dumps(record.to_meta()))  # as the store keeps it
+    assert meta["reasoning_inside"] is True and meta["thinking_seconds"] == 3.5
+    assert ReplyRecord.from_meta(meta) == record
+    plain = ReplyRecord(pair="t").to_meta()
+    assert "reasoning_inside" not in plain and "thinking_seconds" not in plain  # stored as before
+    older = ReplyRecord.from_meta({"pair": "t"})
+    assert not older.reasoning_inside and older.thinking_seconds is None
+    for bad in ("3", -1, float("nan"), True, None, [2]):
+        odd = ReplyRecord.from_meta({"reasoning_inside": "yes", "thinking_seconds": bad})
+        assert odd.thinking_seconds is None and not odd.reasoning_inside
+        assert "thinking_seconds" not in odd.extra

@@ -1,0 +1,240 @@
+"""A reply's reasoning block in the window: a "Thinking" section that folds, keeps its cards, survives a reload.
+
+Two roads in: a reply stored in the window's real SQLite store (as an earlier
+session with a reasoning model would have left it), opened and clicked through
+qtbot; and a real reply from the demo pair, which its system prompt asks to
+think first (no reasoning model is on disk; greedy, so it does the same every
+time), streamed into the window.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Slot
+from PySide6.QtGui import QTextCursor
+
+from app.core.chat_settings import ChatSettings
+from app.engine.store import conversations
+from app.engine.store.conversations import StoredToken
+from app.ui.chat.thinking_fold import THINKING_LINK
+from app.ui.chat.token_painter import Prop
+from app.ui.chat.view import ChatView, ViewMessage
+from tests.ui.helpers import Recorder, load, pair_choice, send
+
+THINK_FIRST = "Always begin your reply with <think>, write your reasoning, then </think>, then the answer."
+
+TOKENS = [
+    StoredToken("<think>", "target", 0.9),
+    StoredToken("\nAdd", "draft", 0.8, 0.7, source="model"),
+    StoredToken(" 2 and 3", "corrected", 0.6, 0.2, " 4", 0.1, 0.5),
+    StoredToken(".\n</think>", "bonus", 0.7),
+    StoredToken("\n\nThe answer", "draft", 0.9, 0.85, source="model"),
+    StoredToken(" is 5.", "target", 0.8),
+]
+
+
+def _header(view: ChatView, index: int) -> str | None:
+    """The text of message ``index``'s "Thinking" header, if it has one."""
+    href = f"{THINKING_LINK}?message={index}"
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if fragment.charFormat().anchorHref() == href:
+                return fragment.text()
+            it += 1
+        block = block.next()
+    return None
+
+
+def _click_header(qtbot, view: ChatView, index: int) -> None:
+    """Click the header where the view draws it, as a person would."""
+    href = f"{THINKING_LINK}?message={index}"
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            if fragment.charFormat().anchorHref() == href:
+                cursor = QTextCursor(view.document())
+                cursor.setPosition(fragment.position() + 3)
+                view.setTextCursor(cursor)
+                view.ensureCursorVisible()
+                rect = view.cursorRect(cursor)
+                qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(rect.left(), rect.center().y()))
+                return
+            it += 1
+        block = block.next()
+    raise AssertionError(f"no Thinking header on message {index}")
+
+
+def _shown_texts(view: ChatView, index: int) -> list[str]:
+    return [s.text for s in view.token_spans() if s.message_index == index and not s.ghost]
+
+
+def _hover(view: ChatView, index: int, token_index: int) -> str | None:
+    """The card shown when the pointer rests on a token's first character."""
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fragment = it.fragment()
+            fmt = fragment.charFormat()
+            if (
+                fmt.property(Prop.KIND) == "token"
+                and fmt.property(Prop.MESSAGE_INDEX) == index
+                and fmt.property(Prop.TOKEN_INDEX) == token_index
+            ):
+                cursor = QTextCursor(view.document())
+                cursor.setPosition(fragment.position() + 1)
+                view.setTextCursor(cursor)
+                view.ensureCursorVisible()
+                rect = view.cursorRect(cursor)
+                return view.tooltip_at(QPointF(rect.left() - 1, rect.center().y()))
+            it += 1
+        block = block.next()
+    raise AssertionError(f"token {token_index} of message {index} is not drawn")
+
+
+def test_a_streamed_block_is_open_while_it_streams_and_folds_when_the_answer_starts(qtbot):
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.resize(700, 500)
+    view.show()
+    view.set_messages([ViewMessage("user", "What is 2+3?")])
+    view.begin_reply("pair")
+    view.append_tokens(TOKENS[:2], step_ms=400.0)
+    assert _header(view, 1) == "▾ Thinking…"
+    assert _shown_texts(view, 1) == ["Add"]  # the marker and the white space after it are not drawn
+    view.append_tokens(TOKENS[2:3], step_ms=300.0)
+    assert _shown_texts(view, 1) == ["Add", " 2 and 3"]
+    view.append_tokens(TOKENS[3:5], step_ms=550.0)  # the block closes, the answer starts
+    assert _header(view, 1) == "▸ Thinking (1.2 s)"
+    assert _shown_texts(view, 1) == ["The answer"]
+    view.append_tokens(TOKENS[5:], step_ms=900.0)
+    view.end_reply("done")
+    assert _shown_texts(view, 1) == ["The answer", " is 5."]
+    assert view.messages[1].thinking_seconds == 1.25  # the answer's steps do not count
+    assert [s.token_index for s in view.token_spans() if s.message_index == 1] == [4, 5]  # the reply's own indices
+
+    _click_header(qtbot, view, 1)
+    assert _header(view, 1) == "▾ Thinking (1.2 s)"
+    assert _shown_texts(view, 1) == ["Add", " 2 and 3", ".", "The answer", " is 5."]
+    card = _hover(view, 1, 2)  # inside the section, the corrected token keeps its card
+    assert card is not None and "Target correction" in card
+    assert "target p</td><td>0.600" in card and "draft q</td><td>0.200" in card
+    _click_header(qtbot, view, 1)
+    assert _header(view, 1) == "▸ Thinking (1.2 s)" and _shown_texts(view, 1) == ["The answer", " is 5."]
+
+
+def test_a_reply_without_a_block_has_no_section_and_a_late_marker_stays_text(qtbot):
+    view = ChatView()
+    qtbot.addWidget(view)
+    tokens = [
+        StoredToken("Use ", "target", 0.5),
+        StoredToken("<think>", "draft", 0.5, 0.5),
+        StoredToken(" tags", "target", 0.5),
+    ]
+    view.set_messages([ViewMessage("assistant", tokens=list(tokens))])
+    assert _header(view, 0) is None
+    assert _shown_texts(view, 0) == ["Use ", "<think>", " tags"]
+
+
+def _store_reasoning_chat(store, meta: dict, tokens: list[StoredToken]) -> int:
+    chat = store.create_conversation("Thinking")
+    store.add_message(chat, "user", "What is 2+3?")
+    reply = store.begin_reply(chat, {"pair": "reasoner + draft", **meta})
+    store.append_tokens(reply, tokens)
+    store.finish_reply(reply, "".join(t.text for t in tokens), conversations.DONE, {"stats": {"emitted": len(tokens)}})
+    return chat
+
+
+def test_a_stored_reasoning_reply_reopens_folded_with_its_duration(qtbot, make_window):
+    window = make_window()
+    chat = _store_reasoning_chat(window.store, {"thinking_seconds": 2.5}, TOKENS)
+    # A template that opened the block in the prompt: the reply has no opener of its own.
+    inside = _store_reasoning_chat(window.store, {"reasoning_inside": True}, [TOKENS[1], *TOKENS[3:]])
+    window.sidebar.refresh()
+    window.controller.open_conversation(chat)
+    view = window.chat.view
+    assert _header(view, 1) == "▸ Thinking (2.5 s)"
+    assert _shown_texts(view, 1) == ["The answer", " is 5."]
+    _click_header(qtbot, view, 1)
+    assert _shown_texts(view, 1) == ["Add", " 2 and 3", ".", "The answer", " is 5."]
+    card = _hover(view, 1, 1)
+    assert card is not None and "Draft, accepted" in card and "draft q</td><td>0.700" in card
+
+    window.controller.open_conversation(inside)
+    assert _header(view, 1) == "▸ Thinking"  # no duration stored: none shown
+    _click_header(qtbot, view, 1)
+    assert _shown_texts(view, 1) == ["Add", ".", "The answer", " is 5."]
+
+    window.close()
+    again = make_window()  # a new session on the same store
+    again.controller.open_conversation(chat)
+    assert _header(again.chat.view, 1) == "▸ Thinking (2.5 s)"
+    assert _shown_texts(again.chat.view, 1) == ["The answer", " is 5."]
+
+
+class _Headers(QObject):
+    """The reply's "Thinking" header after each step, read once the window has drawn the step."""
+
+    def __init__(self, window) -> None:
+        super().__init__(window)
+        self.view = window.chat.view
+        self.seen: list[str | None] = []
+        window.host.worker.step.connect(self._step)  # connected after the window's own: runs after it
+
+    @Slot(object)
+    def _step(self, _event: object) -> None:
+        self.seen.append(_header(self.view, 1))
+
+
+def test_a_real_reply_thinks_in_the_section_and_the_gauge_counts_it_left_out(qtbot, make_window, demo_pair):
+    window = make_window()
+    panel = window.settings_panel
+    panel.max_tokens.setValue(80)
+    load(window, pair_choice(demo_pair))
+    panel.system_prompt.setPlainText(THINK_FIRST)
+    panel.temperature.setValue(0.0)
+    view = window.chat.view
+    headers = _Headers(window)
+    send(window, "What is 2+3?", Recorder(window))
+
+    reply = window.controller.path[-1]
+    assert reply.content.startswith("<think>") and "</think>" in reply.content, reply.content
+    assert "▾ Thinking…" in headers.seen, headers.seen  # open while it streamed
+    assert (headers.seen[-1] or "").startswith("▸ Thinking ("), headers.seen  # folded once the answer came
+    stored = reply.meta.get("thinking_seconds")
+    assert isinstance(stored, float) and stored > 0  # kept with the reply
+    shown = _header(view, 1)  # the window showed the branch again from the store
+    assert shown is not None and shown.startswith("▸ Thinking (") and shown.endswith(" s)")
+    answer = "".join(_shown_texts(view, 1))
+    assert answer.strip() and "think>" not in answer and answer in reply.content
+    _click_header(qtbot, view, 1)
+    texts = [t.text for t in reply.tokens]
+    close = next(i for i in range(len(texts)) if "</think>" in "".join(texts[: i + 1]))
+    drafted = next(i for i in range(2, close) if reply.tokens[i].origin == "draft" and texts[i].strip().isalpha())
+    card = _hover(view, 1, drafted)  # a token inside the section keeps its card
+    assert card is not None and "Draft, accepted" in card
+    assert f"draft q</td><td>{reply.tokens[drafted].q_draft:.3f}" in card
+
+    # The gauge counts the next prompt as it will be sent (a follow-up typed): without the reply's thinking.
+    window.chat.prompt.setPlainText("And 3+4?")  # the reply is an earlier turn now
+    counted = _count(qtbot, window)
+    copy = window.store.create_conversation("Answer only")
+    window.store.set_conversation_settings(copy, window.store.conversation_settings(window.controller.conversation_id))
+    window.store.add_message(copy, "user", "What is 2+3?")
+    window.store.add_message(copy, "assistant", reply.content.split("</think>", 1)[1].lstrip())
+    window.controller.open_conversation(copy)
+    window.chat.prompt.setPlainText("And 3+4?")
+    assert ChatSettings.from_dict(window.store.conversation_settings(copy)).system_prompt == THINK_FIRST
+    assert _count(qtbot, window) == counted
+
+
+def _count(qtbot, window) -> int:
+    """The gauge's count of what the window shows now (counts asked for before are answered first, in order)."""
+    for _ in range(2):  # the first answer may be one asked for before the text was typed
+        with qtbot.waitSignal(window.host.worker.prompt_counted, timeout=120_000):
+            window.controller.count_context()
+    return int(window.chat.gauge.used)
