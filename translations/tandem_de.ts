@@ -1529,4 +1529,23 @@
         <translation>Dunkel</translation>
     </message>
 </context>
+<context>
+    <name>ThinkingFold</name>
+    <message>
+        <source>Thinking…</source>
+        <translation>Denkt nach…</translation>
+    </message>
+    <message>
+        <source>Thinking (not finished)</source>
+        <translation>Gedankengang (nicht abgeschlossen)</translation>
+    </message>
+    <message>
+        <source>Thinking</source>
+        <translation>Gedankengang</translation>
+    </message>
+    <message>
+        <source>Thinking ({duration})</source>
+        <translation>Gedankengang ({duration})</translation>
+    </message>
+</context>
 </TS>
