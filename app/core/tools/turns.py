@@ -80,7 +80,7 @@ class ToolOutcome:
             return None
         try:
             call = ToolCall.from_openai(raw.get("call"), "tool_result.call")
-            approval = Approval(raw.get("approval"))
+            approval = Approval(str(raw.get("approval")))
         except (ToolError, ValueError):
             return None
         return cls(call, approval, ToolResult(call.id, content, is_error=bool(raw.get("is_error"))))

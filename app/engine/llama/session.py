@@ -141,9 +141,7 @@ class LoadedPair:
         budget = self.target.n_ctx - max(1, reserve)
         if not continue_reply:
             return fit_conversation(messages, lambda m: self.template.render(m, tools=tools), budget)
-        fitted = fit_conversation(
-            messages, lambda m: self.template.render(m, continue_reply=True, tools=tools), budget
-        )
+        fitted = fit_conversation(messages, lambda m: self.template.render(m, continue_reply=True, tools=tools), budget)
         return FittedPrompt(self._as_cached(fitted.tokens), fitted.dropped_messages)
 
     def _as_cached(self, prompt: list[int]) -> list[int]:

@@ -110,10 +110,8 @@ class ToolLoop:
         """Run the call the user allowed (a refusal goes back as an error line); blocks for at most the time-out."""
         if approval is Approval.ALWAYS_IN_CHAT:
             self.always.add(call.name)
-        if approval.allows:
-            result = self.runner.call(call)
-        else:
-            result = ToolResult(call.id, DENIED_TEXT, is_error=True)
+        denied = ToolResult(call.id, DENIED_TEXT, is_error=True)
+        result = self.runner.call(call) if approval.allows else denied
         self._answered.add((call.name, canonical(call.arguments)))
         self._count += 1
         if self._count >= self.max_calls:

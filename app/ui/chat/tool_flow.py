@@ -162,12 +162,12 @@ class ToolFlow(QObject):
             return self._pending
         try:
             settings = self.controller.store.conversation_settings(cid)
-            if self._pending != ChatTools() and CHAT_TOOLS_KEY not in settings:
-                # A chat just created keeps what was chosen before it existed.
-                if len(self.controller.store.messages(cid, with_tokens=False)) <= 1:
-                    self._save_chat_tools(self._pending, cid)
-                    self._pending = ChatTools()
-                    settings = self.controller.store.conversation_settings(cid)
+            fresh = self._pending != ChatTools() and CHAT_TOOLS_KEY not in settings
+            # A chat just created (its first message only) keeps what was chosen before it existed.
+            if fresh and len(self.controller.store.messages(cid, with_tokens=False)) <= 1:
+                self._save_chat_tools(self._pending, cid)
+                self._pending = ChatTools()
+                settings = self.controller.store.conversation_settings(cid)
             return ChatTools.from_settings(settings)
         except KeyError:
             return ChatTools()

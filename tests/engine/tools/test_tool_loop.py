@@ -109,7 +109,9 @@ def test_a_hanging_server_ends_that_call_with_a_line_and_the_reply_goes_on(clien
     loop = ToolLoop(client, tools, lambda _c: Approval.ALLOW_ONCE)
     end = loop.run([Message(Role.USER, "hang")], Script(call_text("hang"), "it did not answer"))
     (outcome,) = end.outcomes
-    assert outcome.result.is_error and outcome.result.text == "MCP tool 'hang' (server 'test') did not answer within 3 s"
+    assert (
+        outcome.result.is_error and outcome.result.text == "MCP tool 'hang' (server 'test') did not answer within 3 s"
+    )
     assert end.text == "it did not answer"
 
 
