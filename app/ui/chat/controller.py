@@ -331,11 +331,17 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.status.emit("thinking…")
         self.host.generate(self._job)
 
-    def reply_to_branch(self) -> bool:
-        """Generate the next reply to the active branch as it stands (after a reply's tool results); False: not now."""
+    def reply_to_branch(self, instead_of_last: bool = False) -> bool:
+        """Generate the next reply to the active branch (after a reply's tool results); False: not now.
+
+        ``instead_of_last``: the new reply is a sibling of the branch's last reply, as Regenerate makes one.
+        """
         if not self._ready():
             return False
-        self._start_reply()
+        if instead_of_last and self.path and self.path[-1].role == "assistant":
+            self._start_reply(upto=len(self.path) - 1, parent_id=self.path[-1].parent_id)
+        else:
+            self._start_reply()
         return True
 
     def set_tools_running(self, running: bool) -> None:

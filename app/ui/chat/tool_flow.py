@@ -228,7 +228,8 @@ class ToolFlow(QObject):
             self._loop = None  # the answer
             return
         if not asked.calls:
-            self._continue()  # only repeats: the model answers without tools
+            # Only repeats of answered calls: the model answers without tools, the answer beside the repeat.
+            self._continue(instead_of_last=True)
             return
         reply = controller.path[-1] if controller.path else None
         if reply is None or reply.role != Role.ASSISTANT:
@@ -283,12 +284,12 @@ class ToolFlow(QObject):
             self.controller.reload()
         self._next_call()
 
-    def _continue(self) -> None:
+    def _continue(self, instead_of_last: bool = False) -> None:
         if self.controller.conversation_id != self._chat:
             self._loop = None  # the user went to another chat: the loop ends here, its turns stored
             return
         self._chain = True
-        if not self.controller.reply_to_branch():
+        if not self.controller.reply_to_branch(instead_of_last):
             self._chain, self._loop = False, None
 
     # -- on screen -----------------------------------------------------------------------

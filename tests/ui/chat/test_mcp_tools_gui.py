@@ -116,7 +116,8 @@ def test_a_hanging_server_ends_the_call_with_one_line_and_the_reply_goes_on(make
     assert [str(m.role) for m in stored][:3] == ["user", "assistant", "tool"]
     line = "MCP tool 'weather' (server 'test') did not answer within 3 s"
     assert stored[2].content == line and stored[2].meta["tool_result"]["is_error"]
-    assert stored[-1].role == "assistant" and stored[-1].content.strip()
+    # The loop went on to a finished reply (what the small model says then varies: it may even say nothing).
+    assert stored[-1].role == "assistant" and stored[-1].state == "done" and "tool_calls" not in stored[-1].meta
     assert window.chat.view.messages[2].header == "weather · error"
 
 
