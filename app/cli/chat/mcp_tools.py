@@ -47,7 +47,7 @@ from app.engine.reply import (
     run_reply,
     saving,
 )
-from app.engine.store.conversations import ChatStore
+from app.engine.store.conversations import ACTIVE_LEAF, ChatStore
 from app.engine.tools.mcp_client import McpClient
 from app.engine.tools.mcp_file import read_mcp_file
 from app.engine.tools.tool_loop import ToolLoop
@@ -100,6 +100,7 @@ class _Turns:
     label: str = ""
     user_id: int | None = None
     reply_id: int | None = None
+    called: bool = False  # the last reply's calls were taken (False after a reply of repeats)
     events: list[ReplyEvent] = field(default_factory=list)
     plan: ReplyPlan | None = None
 
@@ -115,13 +116,19 @@ class _Turns:
             if self.user_id is None:  # saved once the first reply is planned: a refused prompt stores nothing
                 self.user_id = self.store.add_message(self.conversation_id, Role.USER, self.user_text)
             record = record_start(self.plan, self.label)
-            self.reply_id = self.store.begin_reply(self.conversation_id, record.to_meta())
+            parent: int | None = ACTIVE_LEAF
+            if self.reply_id is not None and not self.called:
+                # The reply before only repeated answered calls: this one answers beside it, as a regenerated reply.
+                parent = self.store.message(self.reply_id, with_tokens=False).parent_id
+            self.called = False
+            self.reply_id = self.store.begin_reply(self.conversation_id, record.to_meta(), parent)
             self.events = list(saving(run_reply(self.pair, self.plan), self.store, self.reply_id))
         finished = self.events[-1] if self.events else None
         return finished.text if isinstance(finished, FinishedEvent) else ""
 
     def calls(self, content: str, calls: tuple[ToolCall, ...]) -> None:
         """A reply that called tools: stored as its text outside the calls, with the calls in its meta."""
+        self.called = True
         if self.store is not None and self.reply_id is not None:
             self.store.finish_reply(self.reply_id, content, MessageState.DONE, calls_meta(calls))
 

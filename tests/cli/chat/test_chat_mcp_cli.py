@@ -86,8 +86,6 @@ def test_with_chat_the_call_and_its_result_are_stored_in_that_chat(
     store = ChatStore(data_dir / "conversations.sqlite3")
     try:
         cid = store.create_conversation("Trip", ChatSettings(temperature=0.0, max_tokens=80).to_dict())
-        store.add_message(cid, "user", "I am going to Paris tomorrow.")
-        store.add_message(cid, "assistant", "Have a good trip!")
     finally:
         store.close()
     args = [*pair_args(demo_pair), "--json", "--mcp", str(config), "--allow-tools", "--chat", str(cid)]
@@ -99,19 +97,19 @@ def test_with_chat_the_call_and_its_result_are_stored_in_that_chat(
     store = ChatStore(data_dir / "conversations.sqlite3", read_only=True)
     try:
         branch = store.messages(cid, with_tokens=False)
-        assert [str(m.role) for m in branch] == ["user", "assistant", "user", "assistant", "tool", "assistant"]
-        assert branch[2].id == reply["user_message_id"] and branch[-1].id == reply["reply_message_id"]
-        (stored_call,) = branch[3].meta["tool_calls"]
-        assert stored_call["function"]["name"] == "weather" and "produced_by" in branch[3].meta
-        outcome = ToolOutcome.from_message(branch[4].content, branch[4].meta)
-        assert outcome is not None and outcome.approval is Approval.ALLOW_ONCE and "purple hail" in branch[4].content
-        assert outcome.call.id == stored_call["id"] and "37" in branch[5].content
+        assert [str(m.role) for m in branch] == ["user", "assistant", "tool", "assistant"]
+        assert branch[0].id == reply["user_message_id"] and branch[-1].id == reply["reply_message_id"]
+        (stored_call,) = branch[1].meta["tool_calls"]
+        assert stored_call["function"]["name"] == "weather" and "produced_by" in branch[1].meta
+        outcome = ToolOutcome.from_message(branch[2].content, branch[2].meta)
+        assert outcome is not None and outcome.approval is Approval.ALLOW_ONCE and "purple hail" in branch[2].content
+        assert outcome.call.id == stored_call["id"] and "37" in branch[3].content
         assert any(h.role == "tool" and h.conversation_id == cid for h in store.search("purple hail"))
     finally:
         store.close()
     shown = run_cli("chats", "show", str(cid), "--json", data=data_dir)
     listed = json.loads(shown.stdout)["messages"]
-    assert listed[4]["role"] == "tool" and listed[4]["meta"]["tool_result"]["call"]["function"]["name"] == "weather"
+    assert listed[2]["role"] == "tool" and listed[2]["meta"]["tool_result"]["call"]["function"]["name"] == "weather"
 
 
 @pytest.mark.parametrize(
