@@ -180,7 +180,8 @@ def _show(args: argparse.Namespace) -> int:
         return 0
     print(f"# {visible(summary.title)}  (chat {summary.id}, {len(messages)} messages on this branch)")
     for message, count, position in zip(messages, branches, positions, strict=True):
-        who = {"user": "You", "assistant": "Assistant", "system": "System"}.get(message.role, message.role)
+        speakers = {"user": "You", "assistant": "Assistant", "system": "System", "tool": "Tool"}
+        who = speakers.get(message.role, message.role)
         notes = [f"‹ {position}/{count} ›"] if count > 1 else []
         if message.state != "done":
             notes.append(message.state)

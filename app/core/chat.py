@@ -16,6 +16,7 @@ class Role(enum.StrEnum):
     SYSTEM = "system"
     USER = "user"
     ASSISTANT = "assistant"
+    TOOL = "tool"  # a tool call's result (its call is in the assistant turn before it)
 
 
 class MessageState(enum.StrEnum):
@@ -32,7 +33,7 @@ class MessageState(enum.StrEnum):
 class Message:
     """One turn of a conversation, with the files attached to it (how they enter the prompt is decided later)."""
 
-    role: str  # a Role, or "tool" for a tool's result (only ``serve`` sends those)
+    role: str  # a Role
     content: str
     attachments: tuple[Attachment, ...] = ()
     tool_calls: tuple[ToolCall, ...] = ()  # an assistant turn's calls

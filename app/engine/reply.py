@@ -77,8 +77,8 @@ class ReplyRequest:
     whole_documents: bool = False  # the user's "whole document": every attachment whole, or told why not
     chunk_search: ChunkSearch | None = None  # BM25 over the chat database's chunks; None: in memory
     output_format: OutputFormat | None = None  # structured output (JSON mode, a JSON schema); None: free text
-    # ``serve``'s tools, rendered by the template, and the start of the reply that steers a required call
-    # (:mod:`app.engine.server.tool_calls`); both only with PromptPolicy.REFUSE, serve's policy.
+    # The tools offered (``serve``'s, or MCP servers' in the tool loop), rendered by the template, and the start
+    # of the reply that steers a required call (:mod:`app.engine.server.tool_calls`; only with PromptPolicy.REFUSE).
     tools: tuple[ToolSpec, ...] = ()
     reply_prefix: str = ""
 
@@ -115,7 +115,13 @@ class ReplyPlan:
 def chat_messages(settings: ChatSettings, turns: Sequence[Message]) -> tuple[Message, ...]:
     """A chat's prompt messages: its own system prompt (when it has one), then its turns, their attachments kept."""
     system = settings.system_prompt.strip()
-    kept = [m for m in turns if (m.content or m.attachments) and m.role in ("user", "assistant", "system")]
+    # A reply that only called tools has no text but stays, as do the calls' results (``tool`` turns).
+    kept = [
+        m
+        for m in turns
+        if (m.content or m.attachments or m.tool_calls or m.role == "tool")
+        and m.role in ("user", "assistant", "system", "tool")
+    ]
     return (*([Message("system", system)] if system else []), *kept)
 
 
@@ -172,7 +178,9 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
             pair.template.render(list(messages), tools=request.tools, reply_prefix=request.reply_prefix), 0
         )
     else:
-        fitted = pair.prompt_tokens(messages, reserve=reserve, continue_reply=request.continue_reply)
+        fitted = pair.prompt_tokens(
+            messages, reserve=reserve, continue_reply=request.continue_reply, tools=request.tools
+        )
     if len(fitted.tokens) >= n_ctx:
         raise PromptTooLongError(len(fitted.tokens), n_ctx)
     reused, draft_reused = pair.cached_prefix(fitted.tokens)

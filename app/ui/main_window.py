@@ -241,6 +241,10 @@ class MainWindow(QMainWindow):
         self.picker.choice_changed.connect(self._estimate_memory)
         self.settings_panel.changed.connect(self._settings_changed)
         self.settings_panel.remote.changed.connect(self._remote_limits_changed)
+        panel, settings = self.settings_panel, self.app_settings
+        c.tool_flow.attach(
+            panel.chat_tools, panel.mcp, settings.text("mcp_config"), lambda path: settings.set_text("mcp_config", path)
+        )
         self.chat.legend.coloured.toggled.connect(lambda on: self.app_settings.set_flag("coloured", on))
         self.chat.legend.ghosts.toggled.connect(lambda on: self.app_settings.set_flag("ghosts", on))
         self.chat.legend.underlines.toggled.connect(lambda on: self.app_settings.set_flag("underlines", on))

@@ -3,7 +3,8 @@
 :mod:`.options` reads the command line into a chat's settings, :mod:`.local`
 answers one prompt, :mod:`.stored` continues a saved chat (``--chat ID``),
 :mod:`.remote` asks a remote server (``--remote URL``), :mod:`.mcp_tools`
-answers with MCP servers' tools (``--mcp CONFIG``); all print through
+answers with MCP servers' tools (``--mcp CONFIG``, also
+with ``--chat ID``); all print through
 :mod:`.printing`. The local replies are planned by :mod:`app.engine.reply`,
 as the window's are.
 """
@@ -26,10 +27,14 @@ def run(args: argparse.Namespace) -> int:
     """The reply the options ask for: a saved chat's next turn, a remote server's, the local pair's (with tools)."""
     if (args.json_schema is not None or args.json_object) and (args.chat is not None or args.remote or args.mcp):
         raise TandemError("--json-schema and --json-object work with a one-off prompt to the local pair, without --mcp")
-    if args.mcp is not None and (args.chat is not None or args.remote or args.attach):
-        raise TandemError("--mcp works with the local pair and a plain prompt; not with --chat, --remote or --attach")
+    if args.mcp is not None and (args.remote or args.attach):
+        raise TandemError("--mcp works with the local pair and a plain prompt; not with --remote or --attach")
     if args.allow_tools and args.mcp is None:
         raise TandemError("--allow-tools only means something with --mcp CONFIG")
+    if args.chat is not None and args.mcp is not None:
+        from app.cli.chat.stored import run_chat_with_tools
+
+        return run_chat_with_tools(args)
     if args.chat is not None:
         from app.cli.chat.stored import run_chat
 

@@ -1,15 +1,14 @@
-"""`tandem chat --mcp CONFIG [--allow-tools]`: one prompt answered by the local pair with MCP servers' tools.
+"""`tandem chat --mcp CONFIG [--allow-tools] [--chat ID]`: the local pair answers with MCP servers' tools.
 
-The tools go to the model through its chat template, as ``serve``'s do
-(:class:`~app.engine.reply.ReplyRequest`'s ``tools``), and its reply is read
-for calls by the same reader (:func:`app.core.tools.reader.read_reply`). Each
-call is printed with its name and arguments on standard error and, unless
-``--allow-tools`` was given, asked about (y/N) on the terminal; its result
-(or the user's refusal, or the failure's one line) goes back to the model as
-a tool message, and the model replies again. The loop ends on a reply with no
-call; after ``--max-tool-calls`` calls, or when the model only repeats calls
-already answered, the next turn is rendered without tools, so it must answer.
-Standard output holds only the answer (or ``--json``'s one object).
+The loop is the engine's (:class:`~app.engine.tools.tool_loop.ToolLoop`, the
+window's too); this module is its terminal side. Each call is printed with
+its name and arguments on standard error and, unless ``--allow-tools`` was
+given, asked about (y/N) on the terminal; its result (or the user's refusal,
+or the failure's one line) is printed folded under it. Standard output holds
+only the answer (or ``--json``'s one object). With ``--chat ID`` the turn is
+a saved chat's next one: the user's message, each reply (a reply that called
+tools with its calls), each call's result as a ``tool`` message, and the
+answer are stored in that chat as they happen, as the window stores them.
 
 A server's command is printed before its first start. Text from the model
 and the tools is printed with control characters made visible.
@@ -18,62 +17,42 @@ and the tools is printed with control characters made visible.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any, TextIO
 
 from app.cli.chat.options import drafter_kind, settings_from_options
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair, sampling_params
-from app.core.chat import Message
+from app.core.chat import Message, MessageState, Role
 from app.core.chat_settings import ChatSettings
+from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent
 from app.core.errors import TandemError
-from app.core.reply.plan import PromptPolicy
+from app.core.reply.plan import PromptPolicy, effective_drafter
 from app.core.terminal_text import visible
-from app.core.tools.mcp_config import McpServerConfig, parse_mcp_config
-from app.core.tools.reader import read_reply
-from app.core.tools.records import ToolCall, ToolResult
+from app.core.tools.mcp_config import McpServerConfig
+from app.core.tools.records import ToolCall, ToolSpec
+from app.core.tools.turns import Approval, ToolOutcome, calls_meta, prompt_message
 from app.engine.llama.session import LoadedPair, PairConfig
-from app.engine.reply import ReplyRequest, chat_messages, plan_reply, run_reply
+from app.engine.reply import (
+    ReplyEvent,
+    ReplyPlan,
+    ReplyRequest,
+    chat_messages,
+    pair_label,
+    plan_reply,
+    record_start,
+    run_reply,
+    saving,
+)
+from app.engine.store.conversations import ACTIVE_LEAF, ChatStore
 from app.engine.tools.mcp_client import McpClient
+from app.engine.tools.mcp_file import read_mcp_file
+from app.engine.tools.tool_loop import ToolLoop
 
-DEFAULT_MAX_TOOL_CALLS = 4
 _FOLD = 300  # characters of a result shown under its call
-
-
-@dataclass(frozen=True, slots=True)
-class CallRecord:
-    """One call as ``--json`` reports it: what the model asked, whether the user allowed it, what came back."""
-
-    call: ToolCall
-    allowed: bool
-    result: ToolResult
-
-    def to_json(self) -> dict[str, Any]:
-        """The entry of ``--json``'s ``tool_calls``."""
-        return {
-            "id": self.call.id,
-            "name": self.call.name,
-            "arguments": self.call.arguments,
-            "allowed": self.allowed,
-            "result": self.result.text,
-            "is_error": self.result.is_error,
-        }
-
-
-def read_config(path: Path) -> tuple[McpServerConfig, ...]:
-    """The servers of the ``--mcp`` file; one line when it cannot be read or is not the mcp.json shape."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise TandemError(f"cannot read the MCP configuration {path}: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise TandemError(f"the MCP configuration {path} is not UTF-8 text (byte {exc.start})") from exc
-    return parse_mcp_config(text, str(path))
 
 
 class Asker:
@@ -84,17 +63,18 @@ class Asker:
         self.prompt_on_stdin = prompt_on_stdin
         self.err = err
 
-    def allows(self, call: ToolCall) -> bool:
-        """True when the call may run: ``--allow-tools``, or the user's "y"."""
+    def approve(self, call: ToolCall) -> Approval:
+        """The call shown, then ``--allow-tools``' allow or the user's y/N (no terminal to ask on: denied)."""
+        self.err.write(f"tool call: {visible(call.name)} {visible(call.arguments)}\n")
         if self.allow_all:
-            return True
-        self.err.write(f"run {call.name}? [y/N] ")
+            return Approval.ALLOW_ONCE
+        self.err.write(f"run {visible(call.name)}? [y/N] ")
         self.err.flush()
         answer = self._answer()
         if answer is None:
             self.err.write("\nno terminal to ask on: denied (give --allow-tools to allow calls)\n")
-            return False
-        return answer.strip().lower() in ("y", "yes")
+            return Approval.DENY
+        return Approval.ALLOW_ONCE if answer.strip().lower() in ("y", "yes") else Approval.DENY
 
     def _answer(self) -> str | None:
         if not self.prompt_on_stdin:
@@ -107,16 +87,78 @@ class Asker:
             return None
 
 
-def run_mcp(args: argparse.Namespace) -> int:
-    """Load the pair, offer the servers' tools, run the calls the user allows, print the answer."""
-    if args.max_tokens < 1 or args.ctx < 16 or args.max_tool_calls < 0:
+@dataclass
+class _Turns:
+    """The replies of one run as they are made, and, with ``--chat``, where they are stored."""
+
+    pair: LoadedPair
+    settings: ChatSettings
+    stop: tuple[str, ...]
+    store: ChatStore | None = None
+    conversation_id: int = 0
+    user_text: str = ""
+    label: str = ""
+    user_id: int | None = None
+    reply_id: int | None = None
+    called: bool = False  # the last reply's calls were taken (False after a reply of repeats)
+    events: list[ReplyEvent] = field(default_factory=list)
+    plan: ReplyPlan | None = None
+
+    def generate(self, messages: tuple[Message, ...], tools: tuple[ToolSpec, ...]) -> str:
+        """One reply, held whole (a reply that is a call is not shown as text); stored as it runs with ``--chat``."""
+        if self.store is None:
+            request = ReplyRequest(self.settings, messages, PromptPolicy.REFUSE, stop=self.stop, tools=tools)
+            self.plan = plan_reply(self.pair, request)
+            self.events = list(run_reply(self.pair, self.plan))
+        else:
+            request = ReplyRequest(self.settings, messages, stop=self.stop, tools=tools, trace=True)
+            self.plan = plan_reply(self.pair, request)
+            if self.user_id is None:  # saved once the first reply is planned: a refused prompt stores nothing
+                self.user_id = self.store.add_message(self.conversation_id, Role.USER, self.user_text)
+            record = record_start(self.plan, self.label)
+            parent: int | None = ACTIVE_LEAF
+            if self.reply_id is not None and not self.called:
+                # The reply before only repeated answered calls: this one answers beside it, as a regenerated reply.
+                parent = self.store.message(self.reply_id, with_tokens=False).parent_id
+            self.called = False
+            self.reply_id = self.store.begin_reply(self.conversation_id, record.to_meta(), parent)
+            self.events = list(saving(run_reply(self.pair, self.plan), self.store, self.reply_id))
+        finished = self.events[-1] if self.events else None
+        return finished.text if isinstance(finished, FinishedEvent) else ""
+
+    def calls(self, content: str, calls: tuple[ToolCall, ...]) -> None:
+        """A reply that called tools: stored as its text outside the calls, with the calls in its meta."""
+        self.called = True
+        if self.store is not None and self.reply_id is not None:
+            self.store.finish_reply(self.reply_id, content, MessageState.DONE, calls_meta(calls))
+
+    def outcome(self, outcome: ToolOutcome, err: TextIO) -> None:
+        """A call's end: printed folded under it, and stored as a ``tool`` message with ``--chat``."""
+        shown = " ".join(outcome.result.text.split())
+        folded = shown if len(shown) <= _FOLD else shown[:_FOLD] + " …"
+        err.write(f"  {'error' if outcome.result.is_error else 'result'}: {visible(folded)}\n")
+        if self.store is not None:
+            self.store.add_message(self.conversation_id, Role.TOOL, outcome.result.text, meta=outcome.to_meta())
+
+
+def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversation_id: int = 0) -> int:
+    """Load the pair, offer the servers' tools, run the calls the user allows, print (and with ``--chat`` store)."""
+    if (args.max_tokens is not None and args.max_tokens < 1) or args.ctx < 16 or args.max_tool_calls < 0:
         raise TandemError("--max-tokens must be >= 1, --ctx >= 16 and --max-tool-calls >= 0")
-    sampling_params(args)
+    if store is None:
+        sampling_params(args)  # a bad value is reported before anything loads (--chat: the chat's own, checked)
     prompt_text = read_prompt(args)
-    configs = read_config(args.mcp)
+    configs = read_mcp_file(args.mcp)
     target, draft = resolve_pair(args)
-    kind = drafter_kind(args, draft)
-    settings = settings_from_options(args, ChatSettings(drafter=kind.value))
+    history: list[Message] = []
+    if store is None:
+        kind = drafter_kind(args, draft)
+        settings = settings_from_options(args, ChatSettings(drafter=kind.value))
+    else:
+        settings = settings_from_options(args, ChatSettings.from_dict(store.conversation_settings(conversation_id)))
+        kind = effective_drafter(DrafterKind(settings.drafter), draft is not None, DrafterKind.NGRAM)
+        stored = store.messages(conversation_id, with_tokens=False)
+        history = [prompt_message(m.role, m.content, m.meta, m.attachments) for m in stored]
     config = PairConfig(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
@@ -133,56 +175,21 @@ def run_mcp(args: argparse.Namespace) -> int:
         tools = client.list_tools()
         for notice in client.notices:
             err.write(f"note: {visible(notice)}\n")
-        names = frozenset(t.name for t in tools)
-        messages = list(chat_messages(settings, [Message("user", prompt_text)]))
-        records: list[CallRecord] = []
-        answered: set[tuple[str, str]] = set()
-        offer = bool(tools) and args.max_tool_calls > 0
-        while True:
-            request = ReplyRequest(
-                settings, tuple(messages), PromptPolicy.REFUSE, stop=tuple(args.stop), tools=tools if offer else ()
-            )
-            plan = plan_reply(pair, request)
-            events = list(run_reply(pair, plan))  # held whole: a reply that is a call is not shown as text
-            finished = next((e for e in events if isinstance(e, FinishedEvent)), None)
-            text = finished.text if finished is not None else ""
-            reply = read_reply(text, names if offer else ()) if offer else None
-            if reply is None or not reply.calls:
-                return _print_answer(args, events, plan, records)
-            fresh = [c for c in reply.calls if (c.name, _canonical(c.arguments)) not in answered]
-            if not fresh:  # only calls already answered: the model has what it asked for
-                offer = False
-                continue
-            messages.append(Message("assistant", reply.content, tool_calls=reply.calls))
-            for call in reply.calls:
-                record = _run_call(call, client, asker, err)
-                records.append(record)
-                answered.add((call.name, _canonical(call.arguments)))
-                messages.append(Message("tool", record.result.text, tool_call_id=call.id))
-            if len(records) >= args.max_tool_calls:
-                offer = False
-
-
-def _run_call(call: ToolCall, client: McpClient, asker: Asker, err: TextIO) -> CallRecord:
-    err.write(f"tool call: {visible(call.name)} {visible(call.arguments)}\n")
-    allowed = asker.allows(call)
-    denied = ToolResult(call.id, "the user did not allow this call", is_error=True)
-    result = client.call(call) if allowed else denied
-    shown = " ".join(result.text.split())
-    folded = shown if len(shown) <= _FOLD else shown[:_FOLD] + " …"
-    err.write(f"  {'error' if result.is_error else 'result'}: {visible(folded)}\n")
-    return CallRecord(call, allowed, result)
-
-
-def _print_answer(args: argparse.Namespace, events: list[Any], plan: Any, records: list[CallRecord]) -> int:
-    if args.json:
-        return run_json(iter(events), plan, sys.stdout, extra={"tool_calls": [r.to_json() for r in records]})
-    return run_stream(iter(events), plan.drafter, sys.stdout)
-
-
-def _canonical(arguments: str) -> str:
-    """The arguments in one spelling, so a repeated call is known whatever its spacing or key order."""
-    try:
-        return json.dumps(json.loads(arguments), sort_keys=True)
-    except ValueError:
-        return arguments
+        turns = _Turns(pair, settings, tuple(args.stop), store, conversation_id, prompt_text, pair_label(config, kind))
+        loop = ToolLoop(
+            client,
+            tools,
+            asker.approve,
+            args.max_tool_calls,
+            on_calls=turns.calls,
+            on_outcome=lambda outcome: turns.outcome(outcome, err),
+        )
+        end = loop.run(chat_messages(settings, [*history, Message(Role.USER, prompt_text)]), turns.generate)
+        assert turns.plan is not None  # the loop made at least one reply
+        extra: dict[str, Any] = {"tool_calls": [o.to_json() for o in end.outcomes]}
+        if store is not None:
+            ids = {"conversation_id": conversation_id, "user_message_id": turns.user_id}
+            extra.update(ids, reply_message_id=turns.reply_id)
+        if args.json:
+            return run_json(iter(turns.events), turns.plan, sys.stdout, extra=extra)
+        return run_stream(iter(turns.events), turns.plan.drafter, sys.stdout)

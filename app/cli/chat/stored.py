@@ -36,6 +36,7 @@ from app.core.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.errors import TandemError
 from app.core.reply.plan import effective_drafter
+from app.core.tools.turns import prompt_message
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, chat_messages, pair_label, plan_reply, record_start, run_reply, saving
 from app.engine.store.conversations import ChatStore
@@ -57,7 +58,8 @@ def run_stored_chat(
     config = PairConfig(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
-    history = [Message(m.role, m.content, m.attachments) for m in store.messages(conversation_id, with_tokens=False)]
+    stored_turns = store.messages(conversation_id, with_tokens=False)
+    history = [prompt_message(m.role, m.content, m.meta, m.attachments) for m in stored_turns]
     request = ReplyRequest(
         settings,
         chat_messages(settings, [*history, Message("user", prompt_text, attached)]),
@@ -75,6 +77,18 @@ def run_stored_chat(
             ids.update(attachments_json(attached))
             return run_json(events, plan, sys.stdout, extra=ids)
         return run_stream(events, plan.drafter, sys.stdout)
+
+
+def run_chat_with_tools(args: argparse.Namespace) -> int:
+    """`chat --chat ID --mcp CONFIG`: the next turn of a saved conversation, its tool calls stored in it."""
+    from app.cli.chat.mcp_tools import run_mcp
+    from app.cli.chats_command import chat_id, writing
+
+    if args.ctx < 16:
+        raise TandemError("--ctx must be >= 16")
+    with writing() as store:
+        conversation = chat_id(args.chat, store)
+        return run_mcp(args, store, conversation.id)
 
 
 def run_chat(args: argparse.Namespace) -> int:

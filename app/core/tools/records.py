@@ -66,7 +66,7 @@ class ToolSpec:
     def from_openai(cls, raw: Any, where: str) -> ToolSpec:
         """One entry of ``tools`` (``{"type": "function", "function": {...}}``)."""
         if not isinstance(raw, Mapping) or raw.get("type") != "function":
-            raise ToolError(f"{where} must be an object with \"type\": \"function\" (the only tool type)", where)
+            raise ToolError(f'{where} must be an object with "type": "function" (the only tool type)', where)
         function = raw.get("function")
         if not isinstance(function, Mapping):
             raise ToolError(f"{where}.function must be an object", f"{where}.function")
@@ -100,7 +100,7 @@ class ToolCall:
     def from_openai(cls, raw: Any, where: str) -> ToolCall:
         """One entry of an assistant message's ``tool_calls``; the arguments must be a JSON object's text."""
         if not isinstance(raw, Mapping) or raw.get("type", "function") != "function":
-            raise ToolError(f"{where} must be an object with \"type\": \"function\"", where)
+            raise ToolError(f'{where} must be an object with "type": "function"', where)
         call_id = check_call_id(raw.get("id"), f"{where}.id")
         function = raw.get("function")
         if not isinstance(function, Mapping):
@@ -168,8 +168,7 @@ class ToolChoice:
         if isinstance(raw, Mapping) and raw.get("type") == "function" and isinstance(raw.get("function"), Mapping):
             return cls(ToolChoiceKind.NAMED, check_name(raw["function"].get("name"), f"{where}.function.name"))
         raise ToolError(
-            f"{where} must be \"auto\", \"none\", \"required\" or {{\"type\": \"function\", \"function\": "
-            "{\"name\": ...}}",
+            f'{where} must be "auto", "none", "required" or {{"type": "function", "function": {{"name": ...}}}}',
             where,
         )
 

@@ -25,6 +25,7 @@ from app.core.decoding.model_port import common_prefix_length
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import IncompatiblePairError, TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
+from app.core.tools.records import ToolSpec
 from app.engine.cpu import CpuLoad, max_useful_threads
 from app.engine.gguf.header import read_header
 from app.engine.gguf.vocab import check_files
@@ -125,17 +126,22 @@ class LoadedPair:
             self.draft.set_threads(n_threads)
 
     def prompt_tokens(
-        self, messages: Sequence[Message], reserve: int = 0, continue_reply: bool = False
+        self,
+        messages: Sequence[Message],
+        reserve: int = 0,
+        continue_reply: bool = False,
+        tools: Sequence[ToolSpec] = (),
     ) -> FittedPrompt:
         """Render ``messages``, dropping the oldest turns if the prompt plus ``reserve`` would not fit.
 
         ``continue_reply``: the last message is an unfinished assistant reply that generation
         goes on with (the prompt ends inside its turn, see :meth:`ChatTemplate.render`).
+        ``tools``: offered to the model through the template (a chat's MCP tools).
         """
         budget = self.target.n_ctx - max(1, reserve)
         if not continue_reply:
-            return fit_conversation(messages, self.template.render, budget)
-        fitted = fit_conversation(messages, lambda m: self.template.render(m, continue_reply=True), budget)
+            return fit_conversation(messages, lambda m: self.template.render(m, tools=tools), budget)
+        fitted = fit_conversation(messages, lambda m: self.template.render(m, continue_reply=True, tools=tools), budget)
         return FittedPrompt(self._as_cached(fitted.tokens), fitted.dropped_messages)
 
     def _as_cached(self, prompt: list[int]) -> list[int]:

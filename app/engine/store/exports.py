@@ -13,6 +13,7 @@ from typing import Any
 
 from app.core.chat import MessageState, Role
 from app.core.reply.record import ReplyRecord
+from app.core.tools.turns import calls_of_meta
 from app.engine.store.attachments import attachment_bytes, link_attachments
 from app.engine.store.connection import json_dict
 from app.engine.store.exchange import EXPORT_VERSION, FORMAT, parse_export
@@ -21,7 +22,7 @@ from app.engine.store.tokens import write_tokens
 from app.engine.store.tree import MessageTree, StoredMessage
 
 # How the Markdown transcript names each speaker (an unknown role is shown as it is written).
-_SPEAKERS: dict[str, str] = {Role.USER: "You", Role.ASSISTANT: "Assistant", Role.SYSTEM: "System"}
+_SPEAKERS: dict[str, str] = {Role.USER: "You", Role.ASSISTANT: "Assistant", Role.SYSTEM: "System", Role.TOOL: "Tool"}
 
 
 class Exports(MessageTree):
@@ -114,7 +115,10 @@ class Exports(MessageTree):
         for message in self.messages(conversation_id, with_tokens=False):
             who = _SPEAKERS.get(message.role, message.role)
             note = "" if message.state == MessageState.DONE else f" _({message.state})_"
-            lines += [f"### {who}{note}", "", message.content.rstrip(), ""]
+            lines += [f"### {who}{note}", ""] + ([message.content.rstrip(), ""] if message.content.strip() else [])
+            # A reply's tool calls, each as the model wrote it (its arguments are JSON text).
+            calls = calls_of_meta(message.meta)
+            lines += [f"> calls `{c.name}` with `{c.arguments}`" for c in calls] + ([""] if calls else [])
             record = ReplyRecord.from_meta(message.meta)
             if message.role == Role.ASSISTANT and record.stat("emitted"):
                 lines += [_stats_line(record), ""]

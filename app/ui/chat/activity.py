@@ -12,3 +12,4 @@ class Activity(enum.Enum):
     LOADING = "loading"
     GENERATING = "generating"
     COMPARING = "comparing"
+    TOOLS = "tools"  # a reply's tool calls are being asked about or run (no reply runs meanwhile)

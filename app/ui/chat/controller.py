@@ -35,6 +35,7 @@ from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.reasoning import ReasoningTally
 from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
+from app.core.tools.turns import prompt_message
 from app.engine.llama.session import PairConfig
 from app.engine.reply import ReplyRequest, chat_messages, finished_state, pair_label, record_end, record_start
 from app.engine.store import conversations
@@ -47,6 +48,7 @@ from app.ui.chat.chat_extras import ChatExtras
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
 from app.ui.chat.reply_words import drafter_words, footer_text, info_label, message_actions, view_message
+from app.ui.chat.tool_flow import ToolFlow
 from app.ui.chat.tree_actions import TreeActions
 from app.ui.chat.view import ViewMessage
 from app.ui.stats.stats_panel import StatsPanel
@@ -115,6 +117,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         # The files the next message carries; their counts change the gauge as typing does.
         self.attachments = AttachmentFlow(panel, host, panel.attachments, panel.paperclip)
         self.attachments.changed.connect(self._count_timer.start)
+        self.tool_flow = ToolFlow(self)  # MCP tools: offered to each reply, its calls asked about and stored
         worker = host.worker
         worker.prompt_counted.connect(self._on_counted)
         worker.loaded.connect(self._on_loaded)
@@ -174,7 +177,9 @@ class ChatController(QObject, TreeActions, ChatExtras):
             self._pending = settings
         else:
             try:
-                self.store.set_conversation_settings(self.conversation_id, settings.to_dict())
+                # Keys beside the chat settings (its tool choices) stay.
+                kept = self.store.conversation_settings(self.conversation_id)
+                self.store.set_conversation_settings(self.conversation_id, {**kept, **settings.to_dict()})
             except StoreWriteError as exc:
                 self.panel.banner.show_message(str(exc))
         self.count_context()
@@ -229,7 +234,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
             position = siblings.index(message.id) + 1 if message.id in siblings else 1
             last = i == len(stored) - 1
             one = view_message(message, (position, max(1, len(siblings))), message_actions(message, last))
-            shown.append(self.attachments.shown(one, message))
+            shown.append(self.tool_flow.shown(self.attachments.shown(one, message), message))
         self.attachments.count_tokens([a for m in shown for a in m.attachments])
         return shown
 
@@ -244,7 +249,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         return messages
 
     def _messages_of(self, stored: list[StoredMessage], settings: ChatSettings) -> tuple[Message, ...]:
-        return chat_messages(settings, [Message(m.role, m.content, m.attachments) for m in stored])
+        return chat_messages(settings, [prompt_message(m.role, m.content, m.meta, m.attachments) for m in stored])
 
     # -- a reply ------------------------------------------------------------------------
 
@@ -325,6 +330,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
             trace=True,  # the step records are stored with the tokens, for the step view and `chats steps`
             first_step=0 if continuing is None else self.store.step_count(continuing.id),
             first_token=0 if continuing is None else len(continuing.tokens),
+            tools=self.tool_flow.offered() if continuing is None else (),
         )
         request = with_whole_documents(request, self.attachments.take_whole())
         self._job = GenerateJob(request)
@@ -335,6 +341,23 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self._set_activity(Activity.GENERATING)
         self.status.emit(self.tr("thinking…"))
         self.host.generate(self._job)
+
+    def reply_to_branch(self, instead_of_last: bool = False) -> bool:
+        """Generate the next reply to the active branch (after a reply's tool results); False: not now.
+
+        ``instead_of_last``: the new reply is a sibling of the branch's last reply, as Regenerate makes one.
+        """
+        if not self._ready():
+            return False
+        if instead_of_last and self.path and self.path[-1].role == "assistant":
+            self._start_reply(upto=len(self.path) - 1, parent_id=self.path[-1].parent_id)
+        else:
+            self._start_reply()
+        return True
+
+    def set_tools_running(self, running: bool) -> None:
+        """A reply's tool calls are asked about and run: no reply starts meanwhile."""
+        self._set_activity(Activity.TOOLS if running else Activity.IDLE)
 
     def stop(self) -> None:
         """Stop the running reply (or comparison) at the next step boundary."""
@@ -544,6 +567,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
         self.saver.stop()
         self._count_timer.stop()
         self.attachments.shutdown()
+        self.tool_flow.shutdown()
         if self.activity is Activity.GENERATING and self._reply is not None:
             # One reply waits at most: send() refuses to start another while one does.
             reply, self._reply = self._reply, None

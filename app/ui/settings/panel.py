@@ -41,8 +41,10 @@ from app.core.decoding.sampling import (
 )
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.store.conversations import ChatStore
+from app.ui.chat.tool_list import ToolListBox
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.settings.hub_token_box import HubTokenBox
+from app.ui.settings.mcp_box import McpBox
 from app.ui.settings.presets import PresetBox
 from app.ui.settings.remote_box import RemoteTimeoutBox
 from app.ui.settings.store import GenerationSettings
@@ -238,6 +240,10 @@ class SettingsPanel(QWidget):
         layout.addWidget(self.remote)
         self.hub_token = HubTokenBox()  # saved at once where the remote keys are; the model library reads it
         layout.addWidget(self.hub_token)
+        self.mcp = McpBox()  # its own signal (chosen): the window gives the file to the chat's tool flow
+        layout.addWidget(self.mcp)
+        self.chat_tools = ToolListBox()  # the open chat's tools, on or off (kept in the chat's settings)
+        layout.addWidget(self.chat_tools)
         layout.addStretch(1)
 
         for box in (self.temperature, self.top_p, self.min_p, self.repeat_penalty):

@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from app.core.chat_settings import ChatSettings
+from app.core.tools.turns import Approval, ToolOutcome
+from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import ROOT, one_line_error, run_cli
 
 SERVER = ROOT / "tests" / "engine" / "tools" / "mcp_test_server.py"
@@ -75,12 +78,46 @@ def test_a_call_the_user_denies_does_not_run_and_the_model_is_told(
     assert "purple hail" not in reply["text"] and "37" not in reply["text"]
 
 
+@pytest.mark.slow
+def test_with_chat_the_call_and_its_result_are_stored_in_that_chat(
+    demo_pair: tuple[Path, Path], tmp_path: Path, data_dir: Path
+) -> None:
+    config = write_config(tmp_path)
+    store = ChatStore(data_dir / "conversations.sqlite3")
+    try:
+        cid = store.create_conversation("Trip", ChatSettings(temperature=0.0, max_tokens=80).to_dict())
+    finally:
+        store.close()
+    args = [*pair_args(demo_pair), "--json", "--mcp", str(config), "--allow-tools", "--chat", str(cid)]
+    result = run_cli("chat", *args, ASK, data=data_dir)
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    (call,) = reply["tool_calls"]
+    assert call["name"] == "weather" and "purple hail" in call["result"] and "37" in reply["text"]
+    store = ChatStore(data_dir / "conversations.sqlite3", read_only=True)
+    try:
+        branch = store.messages(cid, with_tokens=False)
+        assert [str(m.role) for m in branch] == ["user", "assistant", "tool", "assistant"]
+        assert branch[0].id == reply["user_message_id"] and branch[-1].id == reply["reply_message_id"]
+        (stored_call,) = branch[1].meta["tool_calls"]
+        assert stored_call["function"]["name"] == "weather" and "produced_by" in branch[1].meta
+        outcome = ToolOutcome.from_message(branch[2].content, branch[2].meta)
+        assert outcome is not None and outcome.approval is Approval.ALLOW_ONCE and "purple hail" in branch[2].content
+        assert outcome.call.id == stored_call["id"] and "37" in branch[3].content
+        assert any(h.role == "tool" and h.conversation_id == cid for h in store.search("purple hail"))
+    finally:
+        store.close()
+    shown = run_cli("chats", "show", str(cid), "--json", data=data_dir)
+    listed = json.loads(shown.stdout)["messages"]
+    assert listed[2]["role"] == "tool" and listed[2]["meta"]["tool_result"]["call"]["function"]["name"] == "weather"
+
+
 @pytest.mark.parametrize(
     ("extra", "words"),
     [
         (["--allow-tools"], ("--allow-tools only means something with --mcp",)),
         (["--mcp", "{config}", "--remote", "http://127.0.0.1:9"], ("--mcp works with the local pair",)),
-        (["--mcp", "{config}", "--chat", "1"], ("--mcp works with the local pair",)),
+        (["--mcp", "{config}", "--chat", "1"], ("no chat with id 1",)),
         (["--mcp", "{missing}"], ("cannot read the MCP configuration",)),
         (["--mcp", "{bad}"], ('has no "mcpServers" object',)),
     ],

@@ -162,7 +162,7 @@ def _valid(store: ChatStore) -> dict:
         (lambda d: {**d, "settings": []}, "settings"),
         (lambda d: {**d, "active_leaf": 424242}, "active_leaf"),
         (lambda d: _edit(d, 1, role="robot"), "message 2 has the role 'robot'"),
-        (lambda d: _edit(d, 1, role=5), "message 2 has the role 5 (expected system, user or assistant)"),
+        (lambda d: _edit(d, 1, role=5), "message 2 has the role 5 (expected system, user, assistant or tool)"),
         (lambda d: _edit(d, 1, role="User"), "role 'User'"),  # the stored spelling only
         (lambda d: _edit(d, 1, content=None), "message 2 has no text"),
         (lambda d: _edit(d, 1, state="lost"), "unknown state"),

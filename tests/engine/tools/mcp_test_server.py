@@ -2,7 +2,8 @@
 
 ``add`` and ``weather`` answer; ``echo`` returns its text unchanged (chat-template
 markers included); ``hang`` never answers; ``crash`` ends the process mid-call;
-``fail`` raises, which the SDK reports as an error result.
+``fail`` raises, which the SDK reports as an error result. With
+``TANDEM_TEST_WEATHER=hang`` in its environment, ``weather`` never answers either.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ def add(a: int, b: int) -> int:
 @server.tool()
 def weather(city: str) -> str:
     """Get the current weather in a city."""
+    if os.environ.get("TANDEM_TEST_WEATHER") == "hang":  # a server that stops answering (the GUI's bad-server test)
+        time.sleep(3600)
     # An unusual reading, so an answer that states it can only have come from the tool.
     return f'{{"city": "{city}", "temperature_c": 37, "sky": "purple hail"}}'
 

@@ -1,0 +1,350 @@
+"""MCP tools in the window: the servers started (their commands confirmed first), each call asked about and stored.
+
+The policy is the engine's :class:`~app.engine.tools.tool_loop.ToolLoop`, the
+one ``chat --mcp`` runs; the window drives its steps without blocking the GUI
+thread. Each reply is an ordinary reply (planned and streamed on the engine
+thread, stored by the controller) given :meth:`ToolFlow.offered`'s tools.
+When it ends, :meth:`ToolFlow._on_reply_finished` reads it for calls: the
+reply is stored with its calls (its text outside them as its content), each
+call is shown in the Allow once / Always in this chat / Deny dialog (unless
+this chat allowed its tool always), run on a pool thread (the MCP client
+bounds it by its time-out), and its result stored as a ``tool`` message; then
+the next reply starts, until one has no call. A failing server (crash, hang,
+malformed result) ends that call with its one line as the result, and the
+reply goes on.
+
+On screen a reply's calls are named in its footer, and each result is folded
+to its first line under the call, "show all" unfolding it. Which tools a chat
+offers (on/off) and which it allows always are kept in the chat's settings
+(:class:`~app.core.tools.turns.ChatTools`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QCoreApplication, QObject, QUrl, QUrlQuery, Signal
+from PySide6.QtWidgets import QWidget
+
+from app.core.chat import MessageState, Role
+from app.core.decoding.events import FinishedEvent, FinishReason
+from app.core.errors import TandemError
+from app.core.tools.mcp_config import McpServerConfig
+from app.core.tools.records import ToolCall, ToolResult, ToolSpec
+from app.core.tools.turns import CHAT_TOOLS_KEY, Approval, ChatTools, ToolOutcome, calls_meta, calls_of_meta
+from app.engine.store.conversations import StoredMessage
+from app.engine.store.database import StoreWriteError
+from app.engine.tools.mcp_client import DEFAULT_CALL_TIMEOUT, McpClient
+from app.engine.tools.mcp_file import read_mcp_file
+from app.engine.tools.tool_loop import DEFAULT_MAX_TOOL_CALLS, ToolLoop, enabled_tools
+from app.ui.chat.activity import Activity
+from app.ui.chat.tool_dialogs import ask_call, confirm_server_start
+from app.ui.chat.tool_list import ToolListBox
+from app.ui.chat.view import ViewMessage
+from app.ui.settings.mcp_box import McpBox
+from app.ui.threads.background import Background
+
+if TYPE_CHECKING:
+    from app.ui.chat.controller import ChatController
+
+TOGGLE = "tandem-tool:toggle"  # a result's "show all" / "fold" link
+_FOLDED = 120  # characters of a result's first line shown while folded
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("ToolFlow", text)
+
+
+class ToolFlow(QObject):
+    """The window's side of the tool loop: servers, the chat's tool choices, calls asked, run and stored."""
+
+    tools_changed = Signal()  # the tools on offer (or the status line) changed
+
+    def __init__(self, controller: ChatController) -> None:
+        super().__init__(controller)
+        self.controller = controller
+        self.background = Background(self, workers=1)  # one call at a time, in order
+        self.client: McpClient | None = None
+        self.tools: tuple[ToolSpec, ...] = ()
+        self.status_line = ""
+        self.box: ToolListBox | None = None
+        # The two questions; the tests answer them for the user.
+        self.confirm_start: Callable[[McpServerConfig], bool] = lambda s: confirm_server_start(self._window(), s)
+        self.ask: Callable[[ToolCall], Approval] = lambda c: ask_call(self._window(), c)
+        self.call_timeout = DEFAULT_CALL_TIMEOUT
+        self.max_calls = DEFAULT_MAX_TOOL_CALLS
+        self._loop: ToolLoop | None = None
+        self._chain = False  # the next reply goes on with the loop (after the results were stored)
+        self._chat: int | None = None  # the conversation the loop runs in
+        self._queue: list[ToolCall] = []
+        self._pending = ChatTools()  # the choices of a chat not created yet
+        self._expanded: set[int] = set()  # tool messages unfolded
+        controller.reply_finished.connect(self._on_reply_finished)
+        controller.chat_settings_changed.connect(lambda _settings: self._show_list())
+        controller.panel.view.anchorClicked.connect(self._on_link)
+
+    # -- the servers ---------------------------------------------------------------------
+
+    def attach(self, box: ToolListBox, mcp: McpBox, saved: str, save: Callable[[str], None]) -> None:
+        """Show the tools, and take the chat's on/off choices, in ``box``; the file from ``mcp`` (``saved`` at first).
+
+        ``save`` keeps a newly chosen file's path (the window's settings file).
+        """
+        self.box = box
+        box.changed.connect(self._set_off)
+        self.tools_changed.connect(lambda: mcp.set_status(self.status_line))
+
+        def chosen(path: str) -> None:
+            save(path)
+            self.set_config(path)
+
+        mcp.chosen.connect(chosen)
+        mcp.set_path(saved)
+        if saved:
+            self.set_config(saved)
+        self._show_list()
+
+    def set_config(self, path: str) -> None:
+        """Use the MCP servers of the file at ``path`` ("" for none): each command confirmed, then started, listed."""
+        self._close_client()
+        self.tools = ()
+        if not path:
+            self._set_status("")
+            return
+        try:
+            configs = read_mcp_file(Path(path))
+        except TandemError as exc:
+            self._set_status(str(exc))
+            return
+        confirmed = {c.name for c in configs if self.confirm_start(c)}
+        declined = [c.name for c in configs if c.name not in confirmed]
+        client = McpClient(configs, call_timeout=self.call_timeout, before_start=lambda c: c.name in confirmed)
+        self.client = client
+        self._set_status(_tr("Starting the MCP servers…"))
+
+        def listed(tools: tuple[ToolSpec, ...]) -> None:
+            if client is not self.client:
+                return  # another file was chosen meanwhile
+            self.tools = tools
+            lines = list(client.notices)
+            lines += [_tr("MCP server {name} was not started (not confirmed).").format(name=repr(n)) for n in declined]
+            if not tools and not lines:
+                lines.append(_tr("The MCP servers offer no tools."))
+            self._set_status(" ".join(lines))
+
+        self.background.submit(client.list_tools, listed, lambda exc: self._set_status(str(exc)))
+
+    def shutdown(self) -> None:
+        """Stop the servers and the pool thread (the window is closing)."""
+        self.background.shutdown()
+        self._close_client()
+
+    def _close_client(self) -> None:
+        if self.client is not None:
+            self.client.close()
+            self.client = None
+        self._loop = None
+
+    def _set_status(self, line: str) -> None:
+        self.status_line = line
+        self._show_list()
+        self.tools_changed.emit()
+
+    # -- the chat's choices --------------------------------------------------------------
+
+    def chat_tools(self) -> ChatTools:
+        """The open chat's choices (a chat not created yet: those it will start with)."""
+        cid = self.controller.conversation_id
+        if cid is None:
+            return self._pending
+        try:
+            settings = self.controller.store.conversation_settings(cid)
+            fresh = self._pending != ChatTools() and CHAT_TOOLS_KEY not in settings
+            # A chat just created (its first message only) keeps what was chosen before it existed.
+            if fresh and len(self.controller.store.messages(cid, with_tokens=False)) <= 1:
+                self._save_chat_tools(self._pending, cid)
+                self._pending = ChatTools()
+                settings = self.controller.store.conversation_settings(cid)
+            return ChatTools.from_settings(settings)
+        except KeyError:
+            return ChatTools()
+
+    def _save_chat_tools(self, tools: ChatTools, cid: int | None) -> None:
+        if cid is None:
+            self._pending = tools
+            return
+        try:
+            settings = dict(self.controller.store.conversation_settings(cid))
+            settings[CHAT_TOOLS_KEY] = tools.to_dict()
+            self.controller.store.set_conversation_settings(cid, settings)
+        except (KeyError, StoreWriteError) as exc:
+            self.controller.panel.banner.show_message(str(exc))
+
+    def _set_off(self, off: frozenset[str]) -> None:
+        self._save_chat_tools(dataclasses.replace(self.chat_tools(), off=off), self.controller.conversation_id)
+
+    def _show_list(self) -> None:
+        if self.box is not None:
+            if self.client is None and not self.status_line:
+                self.box.set_tools((), (), _tr("No MCP configuration: choose one under MCP servers in Settings."))
+            else:
+                self.box.set_tools(self.tools, self.chat_tools().off, self.status_line)
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def offered(self) -> tuple[ToolSpec, ...]:
+        """The tools the reply about to start is given (the controller asks as it starts each reply)."""
+        controller = self.controller
+        cid = controller.conversation_id
+        remote = controller.pair is not None and controller.pair.remote is not None
+        if self.client is None or not self.tools or cid is None or remote:
+            self._loop, self._chain = None, False
+            return ()
+        if not self._chain or self._loop is None or self._chat != cid:
+            choices = self.chat_tools()
+            tools = enabled_tools(self.tools, choices.off)
+            self._loop = ToolLoop(self.client, tools, max_calls=self.max_calls, always=set(choices.always))
+            self._chat = cid
+        self._chain = False
+        return self._loop.offered()
+
+    @property
+    def running(self) -> bool:
+        """True while calls of a reply are being asked about or run."""
+        return bool(self._queue) or self._chain
+
+    def _on_reply_finished(self, event: FinishedEvent) -> None:
+        loop, controller = self._loop, self.controller
+        if loop is None or self._chat != controller.conversation_id:
+            return
+        if event.reason is FinishReason.CANCELLED or controller.unsaved is not None:
+            self._loop = None  # stopped, or not saved: no call runs
+            return
+        asked = loop.calls_in(event.text)
+        if asked is None:
+            self._loop = None  # the answer
+            return
+        if not asked.calls:
+            # Only repeats of answered calls: the model answers without tools, the answer beside the repeat.
+            self._continue(instead_of_last=True)
+            return
+        reply = controller.path[-1] if controller.path else None
+        if reply is None or reply.role != Role.ASSISTANT:
+            self._loop = None
+            return
+        try:
+            controller.store.finish_reply(reply.id, asked.content, MessageState.DONE, calls_meta(asked.calls))
+        except StoreWriteError as exc:
+            controller.panel.banner.show_message(str(exc))
+            self._loop = None
+            return
+        self._queue = list(asked.calls)
+        controller.set_tools_running(True)
+        controller.reload()
+        self._next_call()
+
+    def _next_call(self) -> None:
+        loop, cid = self._loop, self._chat
+        if loop is None or cid is None:
+            self._queue = []
+            self.controller.set_tools_running(False)
+            return
+        if not self._queue:
+            self.controller.set_tools_running(False)
+            self._continue()
+            return
+        call = self._queue.pop(0)
+        approval = loop.preset(call) or self.ask(call)
+        if approval is Approval.ALWAYS_IN_CHAT and call.name not in loop.always:
+            choices = self.chat_tools()
+            self._save_chat_tools(dataclasses.replace(choices, always=choices.always | {call.name}), cid)
+        self.controller.status.emit(_tr("running the tool {name}…").format(name=call.name))
+
+        def failed(exc: Exception) -> None:  # the client turns its failures into results; this is a backstop
+            line = _tr("the call to {name} failed: {why}").format(name=call.name, why=exc)
+            self._stored(ToolOutcome(call, approval, ToolResult(call.id, line, is_error=True)))
+
+        self.background.submit(lambda: loop.outcome(call, approval), self._stored, failed)
+
+    def _stored(self, outcome: ToolOutcome) -> None:
+        cid = self._chat
+        if cid is None:
+            return
+        try:
+            self.controller.store.add_message(cid, Role.TOOL, outcome.result.text, meta=outcome.to_meta())
+        except StoreWriteError as exc:
+            self.controller.panel.banner.show_message(str(exc))
+            self._queue, self._loop = [], None
+            self.controller.set_tools_running(False)
+            return
+        if self.controller.conversation_id == cid:
+            self.controller.reload()
+        self._next_call()
+
+    def _continue(self, instead_of_last: bool = False) -> None:
+        if self.controller.conversation_id != self._chat:
+            self._loop = None  # the user went to another chat: the loop ends here, its turns stored
+            return
+        self._chain = True
+        if not self.controller.reply_to_branch(instead_of_last):
+            self._chain, self._loop = False, None
+
+    # -- on screen -----------------------------------------------------------------------
+
+    def shown(self, one: ViewMessage, message: StoredMessage) -> ViewMessage:
+        """A stored turn as the view shows it: a reply's calls named in its footer, a result folded under them."""
+        if message.role == Role.ASSISTANT:
+            calls = calls_of_meta(message.meta)
+            if calls:
+                words = [_tr("called {name} {arguments}").format(name=c.name, arguments=c.arguments) for c in calls]
+                one.footer = "  ·  ".join([*words, *([one.footer] if one.footer else [])])
+            return one
+        if message.role != Role.TOOL:
+            return one
+        outcome = ToolOutcome.from_message(message.content, message.meta)
+        name = outcome.call.name if outcome is not None else _tr("tool")
+        if outcome is not None and not outcome.allowed:
+            label = _tr("denied")
+        elif outcome is not None and outcome.result.is_error:
+            label = _tr("error")
+        else:
+            label = _tr("result")
+        one.header = f"{name} · {label}"
+        text = message.content
+        first = text.strip().splitlines()[0] if text.strip() else ""
+        folded = first if len(first) <= _FOLDED else first[:_FOLDED] + "…"
+        foldable = folded != text.strip()
+        expanded = message.id in self._expanded or not foldable
+        one.text = fenced(text if expanded else folded + (" …" if foldable and folded == first else ""))
+        one.tokens = []
+        one.footer = _tr("{count} characters").format(count=len(text))
+        if foldable:
+            one.footer_link = (f"{TOGGLE}?message={message.id}", _tr("fold") if expanded else _tr("show all"))
+        return one
+
+    def _on_link(self, url: QUrl) -> None:
+        if url.toString().split("?")[0] != TOGGLE:
+            return
+        try:
+            message_id = int(QUrlQuery(url).queryItemValue("message"))
+        except ValueError:
+            return
+        self._expanded ^= {message_id}
+        if self.controller.activity in (Activity.IDLE, Activity.TOOLS):
+            self.controller.reload()
+
+    def _window(self) -> QWidget | None:
+        return self.controller.panel.window()
+
+
+def fenced(text: str) -> str:
+    """``text`` as a Markdown code block, its fence longer than any backtick run inside, so it shows as written."""
+    longest, run = 0, 0
+    for char in text:
+        run = run + 1 if char == "`" else 0
+        longest = max(longest, run)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{text}\n{fence}"

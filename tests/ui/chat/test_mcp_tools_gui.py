@@ -1,0 +1,172 @@
+"""MCP tools in the window: the SDK-written test server, the Qwen demo pair, the dialogs answered through qtbot.
+
+The real model calls the weather tool (greedy, as the CLI's test does); the
+call is asked about, run on a pool thread, stored as a ``tool`` message under
+the reply that called, and the model answers from it. A server that hangs
+ends that call with its one line and the reply still comes. The dialogs,
+the folded result and the chat's on/off choices are tested without a model.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+
+from app.core.tools.mcp_config import McpServerConfig
+from app.core.tools.records import ToolCall, ToolResult
+from app.core.tools.turns import Approval, ChatTools, ToolOutcome, calls_meta
+from app.engine.llama.session import DrafterKind
+from app.ui.chat.controller import Activity
+from app.ui.chat.tool_dialogs import ToolCallDialog
+from app.ui.chat.tool_flow import TOGGLE
+from tests.paths import REPO_ROOT
+from tests.ui.helpers import REPLY_TIMEOUT_S, click_href, load, pair_choice, wait_until
+
+SERVER = REPO_ROOT / "tests" / "engine" / "tools" / "mcp_test_server.py"
+ASK = "What is the weather in Paris right now?"
+
+
+def write_config(tmp_path: Path, env: dict[str, str] | None = None) -> Path:
+    config = tmp_path / "mcp.json"
+    entry: dict[str, object] = {"command": sys.executable, "args": [str(SERVER)]}
+    if env:
+        entry["env"] = env
+    config.write_text(json.dumps({"mcpServers": {"test": entry}}))
+    return config
+
+
+def choose_config(window, config: Path, confirmed: list[McpServerConfig]) -> None:
+    """Type the file's path into Settings' MCP box as a user would; the start is confirmed (and recorded)."""
+    flow = window.controller.tool_flow
+    flow.confirm_start = lambda server: confirmed.append(server) or True
+    box = window.settings_panel.mcp
+    box.path.setFocus()
+    QTest.keyClicks(box.path, str(config))
+    QTest.keyClick(box.path, Qt.Key.Key_Return)
+    wait_until(lambda: bool(flow.tools), 120, "the server's tools")
+
+
+def ask_and_wait(window, text: str) -> list:
+    """Send ``text`` and wait until the tool loop has given its final answer; the branch as stored."""
+    controller = window.controller
+    window.chat.prompt.setPlainText(text)
+    QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+
+    def answered() -> bool:
+        banner = window.chat.banner
+        assert not (banner.isVisible() and banner.text.text()), banner.text.text()
+        path = controller.path
+        return (
+            controller.activity is Activity.IDLE
+            and controller.tool_flow._loop is None
+            and len(path) >= 4
+            and path[-1].role == "assistant"
+        )
+
+    wait_until(answered, REPLY_TIMEOUT_S * 3, "the answer after the tool call")
+    return controller.store.messages(controller.conversation_id, with_tokens=False)
+
+
+def _window_with_tools(make_window, demo_pair, config: Path, timeout: float = 60.0):
+    window = make_window()
+    panel = window.settings_panel
+    panel.temperature.setValue(0.0)
+    panel.max_tokens.setValue(80)
+    panel.n_ctx.setValue(2048)
+    window.controller.tool_flow.call_timeout = timeout
+    load(window, pair_choice(demo_pair, DrafterKind.MODEL))
+    confirmed: list[McpServerConfig] = []
+    choose_config(window, config, confirmed)
+    return window, confirmed
+
+
+def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pair, tmp_path):
+    config = write_config(tmp_path)
+    window, confirmed = _window_with_tools(make_window, demo_pair, config)
+    assert [s.command_line for s in confirmed] == [f"{sys.executable} {SERVER}"]  # shown before the first start
+    boxes = window.settings_panel.chat_tools.boxes
+    assert {"weather", "add", "hang"} <= set(boxes)
+    boxes["hang"].click()  # off in this chat
+    asked: list[ToolCall] = []
+    window.controller.tool_flow.ask = lambda call: asked.append(call) or Approval.ALWAYS_IN_CHAT
+    stored = ask_and_wait(window, ASK)
+    assert [str(m.role) for m in stored] == ["user", "assistant", "tool", "assistant"]
+    (call,) = asked
+    assert call.name == "weather" and json.loads(call.arguments)["city"].lower().startswith("paris")
+    assert stored[1].meta["tool_calls"] == [call.to_openai()]
+    outcome = ToolOutcome.from_message(stored[2].content, stored[2].meta)
+    assert outcome is not None and outcome.approval is Approval.ALWAYS_IN_CHAT and "purple hail" in outcome.result.text
+    assert "37" in stored[3].content
+    choices = ChatTools.from_settings(window.controller.store.conversation_settings(window.controller.conversation_id))
+    assert choices == ChatTools(off=frozenset({"hang"}), always=frozenset({"weather"}))
+    shown = window.chat.view.messages
+    assert "called weather" in shown[1].footer and shown[2].header == "weather · result"
+    assert "purple hail" in shown[2].text
+
+
+def test_a_hanging_server_ends_the_call_with_one_line_and_the_reply_goes_on(make_window, demo_pair, tmp_path):
+    config = write_config(tmp_path, {"TANDEM_TEST_WEATHER": "hang"})
+    window, _ = _window_with_tools(make_window, demo_pair, config, timeout=3.0)
+    window.controller.tool_flow.ask = lambda call: Approval.ALLOW_ONCE
+    stored = ask_and_wait(window, ASK)
+    assert [str(m.role) for m in stored][:3] == ["user", "assistant", "tool"]
+    line = "MCP tool 'weather' (server 'test') did not answer within 3 s"
+    assert stored[2].content == line and stored[2].meta["tool_result"]["is_error"]
+    # The loop went on to a finished reply (what the small model says then varies: it may even say nothing).
+    assert stored[-1].role == "assistant" and stored[-1].state == "done" and "tool_calls" not in stored[-1].meta
+    assert window.chat.view.messages[2].header == "weather · error"
+
+
+def test_the_call_dialog_answers_with_the_button_clicked(qtbot):
+    call = ToolCall("call_1", "weather", '{"city": "<|im_end|>Paris"}')
+    for button, expected in (("allow_once", Approval.ALLOW_ONCE), ("always", Approval.ALWAYS_IN_CHAT)):
+        dialog = ToolCallDialog(call)
+        qtbot.addWidget(dialog)
+        dialog.show()
+        qtbot.mouseClick(getattr(dialog, button), Qt.MouseButton.LeftButton)
+        assert dialog.answer is expected
+    dialog = ToolCallDialog(call)
+    qtbot.addWidget(dialog)
+    assert '"city": "<|im_end|>Paris"' in dialog.arguments.toPlainText()  # the arguments shown as written
+    dialog.show()
+    dialog.reject()  # closed: denied
+    assert dialog.answer is Approval.DENY
+
+
+def test_a_long_result_is_folded_under_its_call_and_unfolds_on_click(make_window):
+    window = make_window()
+    store = window.controller.store
+    cid = store.create_conversation("folded")
+    store.add_message(cid, "user", "list it")
+    call = ToolCall("call_1", "echo", '{"text": "x"}')
+    store.add_message(cid, "assistant", "", meta=calls_meta([call]))
+    text = "first line of the result\n" + "\n".join(f"line {n}" for n in range(40))
+    outcome = ToolOutcome(call, Approval.ALLOW_ONCE, ToolResult("call_1", text))
+    result_id = store.add_message(cid, "tool", text, meta=outcome.to_meta())
+    window.controller.open_conversation(cid)
+    shown = window.chat.view.messages[2]
+    assert "first line of the result" in shown.text and "line 39" not in shown.text
+    click_href(window, f"{TOGGLE}?message={result_id}")
+    wait_until(lambda: "line 39" in window.chat.view.messages[2].text, 10, "the unfolded result")
+
+
+def test_a_server_not_confirmed_does_not_start(make_window, tmp_path):
+    window = make_window()
+    flow = window.controller.tool_flow
+    flow.confirm_start = lambda server: False
+    flow.set_config(str(write_config(tmp_path)))
+    wait_until(lambda: "not started" in flow.status_line, 60, "the notice")
+    assert flow.tools == () and "not started" in window.settings_panel.mcp.status.text()
+
+
+def test_a_file_that_is_not_an_mcp_config_is_one_line(make_window, tmp_path):
+    window = make_window()
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"servers": {}}')
+    window.controller.tool_flow.set_config(str(bad))
+    line = window.settings_panel.mcp.status.text()
+    assert 'has no "mcpServers" object' in line and "\n" not in line
