@@ -43,6 +43,7 @@ from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.store.conversations import ChatStore
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.settings.hub_token_box import HubTokenBox
+from app.ui.settings.prefix_cache_box import PrefixCacheBox
 from app.ui.settings.presets import PresetBox
 from app.ui.settings.remote_box import RemoteTimeoutBox
 from app.ui.settings.store import GenerationSettings
@@ -228,6 +229,8 @@ class SettingsPanel(QWidget):
         layout.addWidget(self.remote)
         self.hub_token = HubTokenBox()  # saved at once where the remote keys are; the model library reads it
         layout.addWidget(self.hub_token)
+        self.prefix_cache_box = PrefixCacheBox()  # the window attaches the cache (install_prefix_cache)
+        layout.addWidget(self.prefix_cache_box)
         layout.addStretch(1)
 
         for box in (self.temperature, self.top_p, self.min_p, self.repeat_penalty):
