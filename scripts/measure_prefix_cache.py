@@ -125,7 +125,9 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=32, help="reply length (default 32)")
     parser.add_argument("--no-draft", action="store_true", help="the target alone")
     parser.add_argument("--small", action="store_true", help="the SmolLM2 test pair instead of the demo pair")
-    parser.add_argument("--data-dir", type=Path, default=None, help="data folder for the cache (default: a temporary one)")
+    parser.add_argument(
+        "--data-dir", type=Path, default=None, help="data folder for the cache (default: a temporary one)"
+    )
     parser.add_argument("--child", choices=("first", "followup"), help=argparse.SUPPRESS)
     parser.add_argument("--work", help=argparse.SUPPRESS)
     args = parser.parse_args()

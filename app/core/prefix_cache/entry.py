@@ -122,9 +122,7 @@ class EntryHeader:
             raise EntryError("header counts missing or negative")
         if not all(isinstance(data.get(k), str) for k in texts):
             raise EntryError("header digests missing")
-        return cls(
-            data["model"], data["n_tokens"], data["tokens_sha256"], data["payload_size"], data["payload_sha256"]
-        )
+        return cls(data["model"], data["n_tokens"], data["tokens_sha256"], data["payload_size"], data["payload_sha256"])
 
     def file_size(self) -> int:
         """The whole file's size, as a complete entry with this header has it."""
@@ -133,9 +131,7 @@ class EntryHeader:
 
 def build_header(model: str, tokens: Sequence[int], payload: bytes | bytearray | memoryview) -> EntryHeader:
     """The header of an entry holding ``payload`` for ``tokens`` of ``model``."""
-    return EntryHeader(
-        model, len(tokens), tokens_digest(tokens), len(payload), hashlib.sha256(payload).hexdigest()
-    )
+    return EntryHeader(model, len(tokens), tokens_digest(tokens), len(payload), hashlib.sha256(payload).hexdigest())
 
 
 def encode_tokens(tokens: Sequence[int]) -> bytes:

@@ -123,10 +123,12 @@ def test_a_damaged_or_foreign_entry_is_dropped_and_the_reply_stays_right(
         # The same weights under another name are another model to the cache: its entries are not theirs.
         target = prefix_cache_dir().parent / "copy-of-target.gguf"
         shutil.copyfile(small_pair[0], target)
-    with caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"):
-        with LoadedPair(_config(small_pair, target)) as loaded:
-            loaded.prefix_cache = open_prefix_cache()
-            ids, _, reused, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+    with (
+        caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"),
+        LoadedPair(_config(small_pair, target)) as loaded,
+    ):
+        loaded.prefix_cache = open_prefix_cache()
+        ids, _, reused, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
     assert reused == 0 and ids == reference["first"]
     if damage != "foreign":
         dropped = [r for r in caplog.records if "dropped" in r.getMessage()]
@@ -150,10 +152,12 @@ def test_a_state_llama_cpp_refuses_is_dropped(
     payload = b"\x01\x00\x00\x00" + bytes(4096)  # "one cell", then nothing llama.cpp can read
     forged = build_header(header.model, tokens, payload)
     path.write_bytes(forged.to_bytes() + encode_tokens(tokens) + payload)
-    with caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"):
-        with LoadedPair(_config(small_pair)) as loaded:
-            loaded.prefix_cache = open_prefix_cache()
-            ids, _, reused, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+    with (
+        caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"),
+        LoadedPair(_config(small_pair)) as loaded,
+    ):
+        loaded.prefix_cache = open_prefix_cache()
+        ids, _, reused, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
     assert reused == 0 and ids == reference["first"]
     assert "llama.cpp refused" in caplog.text
 
@@ -185,10 +189,12 @@ def test_an_unwritable_folder_is_one_log_line_and_the_reply_goes_on(
 ) -> None:
     blocked = prefix_cache_dir()
     blocked.write_text("a file where the folder should be")
-    with caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"):
-        with LoadedPair(_config(small_pair)) as loaded:
-            loaded.prefix_cache = open_prefix_cache()
-            ids, finished, _, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+    with (
+        caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"),
+        LoadedPair(_config(small_pair)) as loaded,
+    ):
+        loaded.prefix_cache = open_prefix_cache()
+        ids, finished, _, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
     assert ids == reference["first"] and finished.text
     lines = [r for r in caplog.records if "could not save" in r.getMessage()]
     assert len(lines) == 2, caplog.text  # one per model, each one line
