@@ -12,7 +12,9 @@ DOCUMENT = "\n".join(f"Entry {i}: the lynx near Graz was {i % 9 + 1} years old i
 
 
 def _ask(small_pair: tuple[Path, Path], data: Path, prompt: Path, *extra: str) -> dict[str, object]:
-    args = ["--target", str(small_pair[0]), "--draft", str(small_pair[1]), "--ctx", "2048", "--threads", "1"]
+    # The target alone: with a draft, a step's batch size depends on what was drafted, and a near-tie can
+    # then round either way; without one the same prompt is the same computation, cache or not.
+    args = ["--target", str(small_pair[0]), "--no-draft", "--ctx", "2048", "--threads", "1"]
     result = run_cli(
         "chat", *args, "--json", "--temperature", "0", "--max-tokens", "12", "--prompt-file", str(prompt), *extra,
         data=data,
@@ -34,7 +36,7 @@ def test_a_second_process_reuses_the_saved_prefix(small_pair: tuple[Path, Path],
     data = tmp_path / "data"
     first = _ask(small_pair, data, prompt)
     assert _reused(first) == 0
-    assert len(list((data / "prefix-cache").glob(f"*{SUFFIX}"))) == 2  # target and draft
+    assert len(list((data / "prefix-cache").glob(f"*{SUFFIX}"))) == 1  # the target's state
     second = _ask(small_pair, data, prompt)
     assert _reused(second) == len(second["prompt_tokens"]) - 1  # type: ignore[arg-type]
     assert second["text"] == first["text"]
