@@ -77,3 +77,8 @@ def models_dir() -> Path:
     with contextlib.suppress(OSError):  # as for data_dir: whoever writes there reports the problem
         path.mkdir(parents=True, exist_ok=True)
     return path
+
+
+def prefix_cache_dir() -> Path:
+    """Where the prefix cache keeps saved KV states (:mod:`app.engine.llama.prefix_cache`); made when first written."""
+    return data_dir() / "prefix-cache"

@@ -183,6 +183,8 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         )
     if len(fitted.tokens) >= n_ctx:
         raise PromptTooLongError(len(fitted.tokens), n_ctx)
+    # Saved states first (a no-op without a prefix cache): what they load counts as reused like the live cache.
+    pair.restore_prefix(fitted.tokens, drafter.uses_draft_model)
     reused, draft_reused = pair.cached_prefix(fitted.tokens)
     grammar = None
     output = request.output_format or chat_output_format(settings.json_schema)
@@ -264,7 +266,17 @@ def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool]
         plan.first_token,
         constraint,
     )
-    return decoder.generate(generation)
+    return _saved_after(pair, decoder.generate(generation))
+
+
+def _saved_after(pair: LoadedPair, events: Iterator[ReplyEvent]) -> Iterator[ReplyEvent]:
+    """``events``, then the caches' states saved (a no-op without a prefix cache).
+
+    The save runs once the finished event has gone out and the caller asks for
+    more, so the write delays no token of this reply.
+    """
+    yield from events
+    pair.save_prefix()
 
 
 def _never() -> bool:

@@ -60,6 +60,7 @@ from app.ui.models.pair_picker import PairPicker
 from app.ui.models.server_switch import ServerSwitch
 from app.ui.models.welcome_panel import WelcomePanel
 from app.ui.settings.panel import SettingsPanel
+from app.ui.settings.prefix_cache_box import install_prefix_cache
 from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice, RemoteChoice
 from app.ui.start import branding
 from app.ui.start.single_instance import InstanceBeacon
@@ -179,6 +180,8 @@ class MainWindow(QMainWindow):
         self._build_actions()
         self._restore()
         self._wire()
+        # Before the first load: every pair the engine thread loads gets the on-disk prefix cache.
+        self.host.worker.prefix_cache = install_prefix_cache(self.settings_panel.prefix_cache_box, self.app_settings)
         self.sidebar.refresh()
         self._initial_pair(autoload)
         self._activity_changed(self.controller.activity)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.cli.chat.output import add_output_options
 from app.cli.chat.remote import add_options as add_remote_options
@@ -23,6 +23,9 @@ from app.core.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.sampling import MAX_TOKENS
 from app.core.errors import TandemError
+
+if TYPE_CHECKING:
+    from app.engine.llama.session import LoadedPair
 
 _MAX_TOKENS = MAX_TOKENS.default  # without --chat (a stored chat has its own limit): the same default everywhere
 # Sampling options that, given with --chat, override the chat's stored setting of the same name.
@@ -45,6 +48,13 @@ def add_parser(subparsers: argparse._SubParsersAction, run: Callable[[argparse.N
     parser.add_argument("--system", default=None, help="system prompt")
     parser.add_argument("--stop", action="append", default=[], help="stop string (repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON object instead of streaming")
+    parser.add_argument(
+        "--prefix-cache",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="reuse the KV state of a long prompt prefix saved on disk by an earlier reply, and save this one's "
+        "(default: on; the folder is Tandem's data folder's prefix-cache, at most 4 GiB)",
+    )
     parser.add_argument(
         "--prompt-file",
         type=Path,
@@ -144,6 +154,14 @@ def attachments_json(attachments: tuple[Attachment, ...]) -> dict[str, Any]:
     from app.engine.store.attachments import AttachmentSummary
 
     return {"attachments": [AttachmentSummary.of(a).to_json() for a in attachments]}
+
+
+def use_prefix_cache(pair: LoadedPair, args: argparse.Namespace) -> None:
+    """Attach the on-disk prefix cache to ``pair`` unless ``--no-prefix-cache`` was given."""
+    if getattr(args, "prefix_cache", True):
+        from app.engine.llama.prefix_cache import open_prefix_cache  # the parser is built without llama.cpp
+
+        pair.prefix_cache = open_prefix_cache()
 
 
 def fill_defaults(args: argparse.Namespace) -> None:

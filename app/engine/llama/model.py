@@ -225,6 +225,39 @@ class LlamaModel:
         llama_cpp.llama_memory_seq_rm(self._memory, 0, n_keep, -1)
         del self._tokens[n_keep:]
 
+    def state_bytes(self) -> bytearray:
+        """The KV state of the cached tokens (sequence 0) as llama.cpp serialises it: the prefix cache's payload."""
+        size = int(llama_cpp.llama_state_seq_get_size(self._ctx, 0))
+        data = bytearray(size)
+        if size == 0:
+            return data
+        buffer = (ctypes.c_uint8 * size).from_buffer(data)
+        written = int(llama_cpp.llama_state_seq_get_data(self._ctx, buffer, size, 0))
+        del buffer  # the bytearray cannot shrink while a ctypes view exports it
+        del data[written:]
+        return data
+
+    def load_state(self, data: bytearray, tokens: Sequence[int]) -> bool:
+        """Replace the cache with a state :meth:`state_bytes` gave for ``tokens``; False (cache empty) if refused.
+
+        llama.cpp checks the state against this context (layers, sizes, V layout)
+        and the cell count is checked against ``tokens``, so a state it would
+        read differently leaves an empty cache rather than a wrong one.
+        """
+        llama_cpp.llama_memory_seq_rm(self._memory, 0, -1, -1)
+        self._tokens = []
+        if not data or len(tokens) > self._n_ctx:
+            return False
+        buffer = (ctypes.c_uint8 * len(data)).from_buffer(data)
+        read = int(llama_cpp.llama_state_seq_set_data(self._ctx, buffer, len(data), 0))
+        del buffer
+        top = int(llama_cpp.llama_memory_seq_pos_max(self._memory, 0))
+        if read == 0 or top != len(tokens) - 1:
+            llama_cpp.llama_memory_seq_rm(self._memory, 0, -1, -1)
+            return False
+        self._tokens = [int(t) for t in tokens]
+        return True
+
     def token_bytes(self, token: int) -> bytes:
         """The token's piece, never cut at 32 bytes (llama-cpp-python issue 2362)."""
         piece = self._pieces.get(token)

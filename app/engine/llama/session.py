@@ -31,6 +31,7 @@ from app.engine.gguf.header import read_header
 from app.engine.gguf.vocab import check_files
 from app.engine.llama.chat_template import ChatTemplate
 from app.engine.llama.model import LlamaModel, LoadOptions
+from app.engine.llama.prefix_cache import PrefixCache, restore_pair, save_pair
 from app.engine.memory.plan import auto_gpu_layers
 
 # Prompt lookup: matches of at least three tokens (one- and two-token matches guess wrong
@@ -108,6 +109,9 @@ class LoadedPair:
             self.target.close()
             raise
         self.template = ChatTemplate(self.target)
+        # KV states saved on disk (None: off). The front end attaches it: the window from its settings,
+        # ``chat`` with ``--prefix-cache``; a benchmark never does, so its runs prefill as they always did.
+        self.prefix_cache: PrefixCache | None = None
         # What the adaptive controller learns about this pair on this machine
         # (costs, typical acceptance): shared by every generation, seeded by pre-flight.
         self.profile = PairProfile()
@@ -188,6 +192,23 @@ class LoadedPair:
         target = common_prefix_length(self.target.kv_tokens, head)
         draft = common_prefix_length(self.draft.kv_tokens, head) if self.draft is not None else None
         return target, draft
+
+    def restore_prefix(self, prompt: Sequence[int], with_draft: bool) -> tuple[int, int]:
+        """Load the saved states that serve ``prompt`` best (target, and draft when ``with_draft``): tokens loaded each.
+
+        ``prompt`` is the whole prompt; the caches end up holding at most all
+        but its last token, as the decoder wants them.
+        """
+        if self.prefix_cache is None:
+            return 0, 0
+        draft = self.draft if with_draft else None
+        target_loaded, draft_loaded = restore_pair(self.prefix_cache, (self.target, draft), prompt[:-1])
+        return target_loaded, draft_loaded
+
+    def save_prefix(self) -> None:
+        """Save what each cache holds now (after a reply), where the prefix cache's policy finds it worth it."""
+        if self.prefix_cache is not None:
+            save_pair(self.prefix_cache, (self.target, self.draft))
 
     def decoder(
         self,

@@ -45,6 +45,7 @@ from app.ui.chat.tool_list import ToolListBox
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.settings.hub_token_box import HubTokenBox
 from app.ui.settings.mcp_box import McpBox
+from app.ui.settings.prefix_cache_box import PrefixCacheBox
 from app.ui.settings.presets import PresetBox
 from app.ui.settings.remote_box import RemoteTimeoutBox
 from app.ui.settings.store import GenerationSettings
@@ -244,6 +245,8 @@ class SettingsPanel(QWidget):
         layout.addWidget(self.mcp)
         self.chat_tools = ToolListBox()  # the open chat's tools, on or off (kept in the chat's settings)
         layout.addWidget(self.chat_tools)
+        self.prefix_cache_box = PrefixCacheBox()  # the window attaches the cache (install_prefix_cache)
+        layout.addWidget(self.prefix_cache_box)
         layout.addStretch(1)
 
         for box in (self.temperature, self.top_p, self.min_p, self.repeat_penalty):

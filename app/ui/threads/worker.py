@@ -39,6 +39,7 @@ from app.core.decoding.sampling import SamplingParams
 from app.core.errors import ContextSettingError, OutOfMemoryError, TandemError
 from app.core.memory.estimate import MemoryBreakdown
 from app.core.reply.plan import DraftPlan
+from app.engine.llama.prefix_cache import PrefixCache
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.memory.measure import capture_load_log, measured_breakdown, process_memory
 from app.engine.remote.client import RemoteEngine, RemoteError, ServerKind
@@ -203,6 +204,7 @@ class EngineWorker(QObject):
         # Seconds a local reply waits after each step (slow motion; 0: none). Set from the GUI
         # thread and read here once per step: a float's assignment is atomic, no lock needed.
         self.step_hold = 0.0
+        self.prefix_cache: PrefixCache | None = None  # given to each pair loaded (set by the window before any load)
 
     # -- slots (queued from the GUI thread) -------------------------------------------
 
@@ -223,6 +225,7 @@ class EngineWorker(QObject):
             self.error.emit(_describe(exc))
             return
         self._pair = pair
+        pair.prefix_cache = self.prefix_cache
         draft_name = config.draft.name if pair.draft is not None and config.draft is not None else None
         info = PairInfo(
             config, config.target.name, draft_name, pair.target.n_ctx, pair.target.n_vocab, elapsed, measured, breakdown

@@ -1,0 +1,115 @@
+"""The Settings panel's "Prefix cache" group: how much disk the saved KV states may take, what they take, Clear.
+
+The cache itself is :class:`~app.engine.llama.prefix_cache.PrefixCache`: the
+engine thread restores and saves through it, this box reads its size and
+clears it from the GUI thread (its methods take one lock). The limit is per
+machine, kept in the INI file under ``prefix_cache/limit_gib``; 0 turns the
+cache off (everything is removed and nothing is saved).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QWidget
+
+from app.core.prefix_cache.policy import DEFAULT_BUDGET_BYTES
+from app.core.units import GIB, format_bytes
+from app.engine.llama.prefix_cache import PrefixCache, open_prefix_cache
+from app.ui.settings.store import AppSettings
+
+LIMIT_KEY = "prefix_cache/limit_gib"
+DEFAULT_LIMIT_GIB = DEFAULT_BUDGET_BYTES // GIB
+MAX_LIMIT_GIB = 1024
+
+
+class PrefixCacheBox(QGroupBox):
+    """A limit in GiB ("Off" at 0), the space in use, and Clear; ``limit_changed`` carries the new GiB."""
+
+    limit_changed = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTitle(self.tr("Prefix cache (this machine)"))
+        self.cache: PrefixCache | None = None
+        form = QFormLayout(self)
+        self.limit = QSpinBox()
+        self.limit.setRange(0, MAX_LIMIT_GIB)
+        self.limit.setSuffix(" GiB")
+        self.limit.setSpecialValueText(self.tr("Off"))
+        self.limit.setValue(DEFAULT_LIMIT_GIB)
+        self.limit.setToolTip(
+            self.tr(
+                "Long prompts' model state (system prompt, documents, history) is saved on disk, so a new chat "
+                "or a restart reads it back instead of processing it again; the least recently used goes first"
+            )
+        )
+        self.usage = QLabel()
+        self.clear_button = QPushButton(self.tr("Clear"))
+        self.clear_button.clicked.connect(self.clear)
+        row = QHBoxLayout()
+        row.addWidget(self.usage, 1)
+        row.addWidget(self.clear_button)
+        form.addRow(self.tr("Limit"), self.limit)
+        form.addRow(self.tr("In use"), row)
+        self.limit.valueChanged.connect(self._limit_edited)
+        self.refresh()
+
+    def attach(self, cache: PrefixCache) -> None:
+        """Show and edit ``cache`` (its limit is set to the box's)."""
+        self.cache = cache
+        cache.set_budget(self.limit.value() * GIB)
+        self.refresh()
+
+    def set_limit(self, gib: int) -> None:
+        """Show ``gib`` without emitting ``limit_changed`` (and apply it to the cache)."""
+        self.limit.blockSignals(True)
+        try:
+            self.limit.setValue(gib)
+        finally:
+            self.limit.blockSignals(False)
+        if self.cache is not None:
+            self.cache.set_budget(self.limit.value() * GIB)
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Say what the saved states take now."""
+        cache = self.cache
+        if cache is None:
+            self.usage.setText("—")
+            self.clear_button.setEnabled(False)
+            return
+        n = len(cache.entries)
+        self.usage.setText(self.tr("%1 in %n saved state(s)", "", n).replace("%1", format_bytes(cache.size_bytes())))
+        self.clear_button.setEnabled(n > 0)
+
+    def clear(self) -> None:
+        """Remove every saved state."""
+        if self.cache is not None:
+            self.cache.clear()
+        self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)
+        """Current whenever the tab is shown: replies save states while it is hidden."""
+        self.refresh()
+        super().showEvent(event)
+
+    def _limit_edited(self, gib: int) -> None:
+        if self.cache is not None:
+            self.cache.set_budget(gib * GIB)
+        self.refresh()
+        self.limit_changed.emit(gib)
+
+
+def install_prefix_cache(box: PrefixCacheBox, app_settings: AppSettings) -> PrefixCache:
+    """Open the data folder's cache with the saved limit, show it in ``box`` and keep the limit when edited."""
+    text = app_settings.text(LIMIT_KEY, str(DEFAULT_LIMIT_GIB))
+    try:
+        gib = min(MAX_LIMIT_GIB, max(0, int(text)))
+    except ValueError:
+        gib = DEFAULT_LIMIT_GIB
+    box.set_limit(gib)
+    cache = open_prefix_cache(gib * GIB)
+    box.attach(cache)
+    box.limit_changed.connect(lambda value: app_settings.set_text(LIMIT_KEY, str(value)))
+    return cache

@@ -1,0 +1,201 @@
+"""The prefix cache on the real SmolLM2 pair and real files: reused by a new pair, damaged entries dropped, LRU.
+
+Each test has its own data folder (the ``data_dir`` fixture), so the cache's
+folder starts empty. A "new pair" is a second :class:`LoadedPair` on the same
+files, as after a restart: nothing of the first one's KV cache is in memory.
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from pathlib import Path
+
+import pytest
+
+from app.core.chat import Message
+from app.core.chat_settings import ChatSettings
+from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.prefix_cache.policy import MIN_PREFIX_TOKENS
+from app.engine.llama.prefix_cache import SUFFIX, file_identity, open_prefix_cache
+from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
+from app.engine.paths import prefix_cache_dir
+from app.engine.reply import ReplyRequest, plan_reply, run_reply
+
+N_CTX = 2048
+SETTINGS = ChatSettings(temperature=0.0, max_tokens=24, drafter=DrafterKind.MODEL.value, adaptive=False, draft_length=3)
+ANIMALS = ("otter", "heron", "badger", "lynx", "crane", "marten", "ibis", "vole")
+CITIES = ("Lyon", "Porto", "Graz", "Turku", "Cork", "Bergen", "Split", "Ghent")
+DOCUMENT = "\n".join(
+    f"Record {i}: the {ANIMALS[i % 8]} seen near {CITIES[(3 * i) % 8]} weighed {7 * i + 3} grams." for i in range(60)
+)
+
+
+def _messages(question: str, document: str = DOCUMENT) -> tuple[Message, ...]:
+    return (Message("system", "Answer from the records."), Message("user", f"{document}\n\nQuestion: {question}"))
+
+
+def _config(pair: tuple[Path, Path], target: Path | None = None) -> PairConfig:
+    return PairConfig(target or pair[0], pair[1], DrafterKind.MODEL, n_ctx=N_CTX, n_threads=1)
+
+
+def _reply(loaded: LoadedPair, messages: tuple[Message, ...]) -> tuple[list[int], FinishedEvent, int, int | None]:
+    plan = plan_reply(loaded, ReplyRequest(SETTINGS, messages))
+    events = list(run_reply(loaded, plan))
+    finished = events[-1]
+    assert isinstance(finished, FinishedEvent)
+    ids = [t.id for e in events if isinstance(e, StepEvent) for t in e.tokens]
+    return ids, finished, plan.reused, plan.draft_reused
+
+
+def _entries() -> list[Path]:
+    return sorted(prefix_cache_dir().glob(f"*{SUFFIX}"))
+
+
+@pytest.fixture
+def reference(small_pair: tuple[Path, Path], data_dir: Path) -> dict[str, list[int]]:
+    """Greedy replies without any cache: what every cached run must give."""
+    with LoadedPair(_config(small_pair)) as loaded:
+        first, finished, reused, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+        assert finished.stats.prompt_tokens > MIN_PREFIX_TOKENS + 200 and reused == 0
+        loaded.target.truncate(0)
+        assert loaded.draft is not None
+        loaded.draft.truncate(0)
+        other, _, _, _ = _reply(loaded, _messages("Which animal is in record 30?"))
+    assert not _entries()  # no cache attached: nothing written
+    return {"first": first, "other": other}
+
+
+def test_a_new_pair_reuses_the_saved_prefix_for_both_models(
+    small_pair: tuple[Path, Path], reference: dict[str, list[int]]
+) -> None:
+    with LoadedPair(_config(small_pair)) as first:
+        first.prefix_cache = open_prefix_cache()
+        ids, _, reused, _ = _reply(first, _messages("How much did record 12 weigh?"))
+        assert reused == 0 and ids == reference["first"]
+    assert len(_entries()) == 2  # the target's state and the draft's
+    with LoadedPair(_config(small_pair)) as second:
+        second.prefix_cache = open_prefix_cache()
+        # The same question again: all but the prompt's last token from disk, the same reply.
+        ids, finished, reused, draft_reused = _reply(second, _messages("How much did record 12 weigh?"))
+        prompt_tokens = finished.stats.prompt_tokens
+        assert reused == prompt_tokens - 1 and finished.stats.prompt_reused == reused
+        assert draft_reused is not None and draft_reused >= MIN_PREFIX_TOKENS
+        assert ids == reference["first"]
+    with LoadedPair(_config(small_pair)) as third:
+        third.prefix_cache = open_prefix_cache()
+        # A new chat about the same records: the shared part (system prompt and the records) from disk.
+        ids, finished, reused, _ = _reply(third, _messages("Which animal is in record 30?"))
+        assert MIN_PREFIX_TOKENS <= reused < finished.stats.prompt_tokens - 1
+        assert ids == reference["other"]
+
+
+def _save_one(small_pair: tuple[Path, Path]) -> None:
+    with LoadedPair(_config(small_pair)) as loaded:
+        loaded.prefix_cache = open_prefix_cache()
+        _reply(loaded, _messages("How much did record 12 weigh?"))
+
+
+def _target_entry(small_pair: tuple[Path, Path]) -> Path:
+    """The target's entry (SmolLM2's Q4_1 target and Q4_0 draft have states of one size: told by identity)."""
+    mine = file_identity(small_pair[0])
+    (entry,) = [e for e in open_prefix_cache().entries if e.model == mine]
+    return prefix_cache_dir() / f"{entry.key}{SUFFIX}"
+
+
+@pytest.mark.parametrize("damage", ["flip", "truncate", "foreign"])
+def test_a_damaged_or_foreign_entry_is_dropped_and_the_reply_stays_right(
+    small_pair: tuple[Path, Path],
+    reference: dict[str, list[int]],
+    damage: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    _save_one(small_pair)
+    path = _target_entry(small_pair)
+    data = bytearray(path.read_bytes())
+    if damage == "flip":
+        data[len(data) - 1000] ^= 0x40
+    elif damage == "truncate":
+        del data[len(data) // 2 :]
+    path.write_bytes(bytes(data))
+    target = small_pair[0]
+    if damage == "foreign":
+        # The same weights under another name are another model to the cache: its entries are not theirs.
+        target = prefix_cache_dir().parent / "copy-of-target.gguf"
+        shutil.copyfile(small_pair[0], target)
+    with (
+        caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"),
+        LoadedPair(_config(small_pair, target)) as loaded,
+    ):
+        loaded.prefix_cache = open_prefix_cache()
+        ids, _, reused, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+    assert reused == 0 and ids == reference["first"]
+    if damage != "foreign":
+        dropped = [r for r in caplog.records if "dropped" in r.getMessage()]
+        assert len(dropped) == 1, caplog.text
+        assert path.read_bytes() != bytes(data)  # removed; the reply's own state took its name again
+
+
+def test_a_state_llama_cpp_refuses_is_dropped(
+    small_pair: tuple[Path, Path], reference: dict[str, list[int]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """An entry with a valid header whose payload is not this model's state: llama.cpp's check stops it."""
+    from app.core.prefix_cache.entry import PREAMBLE_SIZE, EntryHeader, build_header, encode_tokens
+
+    _save_one(small_pair)
+    path = _target_entry(small_pair)
+    raw = path.read_bytes()
+    length = EntryHeader.header_length(raw[:PREAMBLE_SIZE])
+    header = EntryHeader.parse(raw[PREAMBLE_SIZE : PREAMBLE_SIZE + length])
+    start = PREAMBLE_SIZE + length
+    tokens = [int.from_bytes(raw[i : i + 4], "little") for i in range(start, start + header.tokens_size, 4)]
+    payload = b"\x01\x00\x00\x00" + bytes(4096)  # "one cell", then nothing llama.cpp can read
+    forged = build_header(header.model, tokens, payload)
+    path.write_bytes(forged.to_bytes() + encode_tokens(tokens) + payload)
+    with (
+        caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"),
+        LoadedPair(_config(small_pair)) as loaded,
+    ):
+        loaded.prefix_cache = open_prefix_cache()
+        ids, _, reused, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+    assert reused == 0 and ids == reference["first"]
+    assert "llama.cpp refused" in caplog.text
+
+
+def test_the_least_recently_used_entry_goes_over_the_budget(small_pair: tuple[Path, Path], data_dir: Path) -> None:
+    config = PairConfig(small_pair[0], None, DrafterKind.NONE, n_ctx=N_CTX, n_threads=1)
+    settings = ChatSettings(temperature=0.0, max_tokens=4, drafter=DrafterKind.NONE.value)
+    with LoadedPair(config) as loaded:
+        loaded.prefix_cache = cache = open_prefix_cache()
+
+        def ask(document: str) -> None:
+            loaded.target.truncate(0)
+            list(run_reply(loaded, plan_reply(loaded, ReplyRequest(settings, _messages("Record 3?", document)))))
+
+        ask(DOCUMENT)
+        (first,) = cache.entries
+        cache.set_budget(int(first.size * 2.5))  # room for two entries of about this size
+        ask(DOCUMENT.replace("grams", "ounces"))
+        ask(DOCUMENT.replace("grams", "pounds"))
+        assert len(cache.entries) == 2 and first.key not in {e.key for e in cache.entries}
+        assert cache.size_bytes() <= cache.budget_bytes
+        assert len(_entries()) == 2
+        cache.clear()
+        assert cache.size_bytes() == 0 and not _entries()
+
+
+def test_an_unwritable_folder_is_one_log_line_and_the_reply_goes_on(
+    small_pair: tuple[Path, Path], reference: dict[str, list[int]], caplog: pytest.LogCaptureFixture
+) -> None:
+    blocked = prefix_cache_dir()
+    blocked.write_text("a file where the folder should be")
+    with (
+        caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"),
+        LoadedPair(_config(small_pair)) as loaded,
+    ):
+        loaded.prefix_cache = open_prefix_cache()
+        ids, finished, _, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+    assert ids == reference["first"] and finished.text
+    lines = [r for r in caplog.records if "could not save" in r.getMessage()]
+    assert len(lines) == 2, caplog.text  # one per model, each one line
+    assert all("\n" not in r.getMessage() for r in lines)
