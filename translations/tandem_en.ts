@@ -58,4 +58,14 @@
         </translation>
     </message>
 </context>
+<context>
+    <name>PrefixCacheBox</name>
+    <message numerus="yes">
+        <source>%1 in %n saved state(s)</source>
+        <translation>
+            <numerusform>%1 in %n saved state</numerusform>
+            <numerusform>%1 in %n saved states</numerusform>
+        </translation>
+    </message>
+</context>
 </TS>

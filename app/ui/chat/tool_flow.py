@@ -54,10 +54,6 @@ TOGGLE = "tandem-tool:toggle"  # a result's "show all" / "fold" link
 _FOLDED = 120  # characters of a result's first line shown while folded
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ToolFlow", text)
-
-
 class ToolFlow(QObject):
     """The window's side of the tool loop: servers, the chat's tool choices, calls asked, run and stored."""
 
@@ -123,16 +119,21 @@ class ToolFlow(QObject):
         declined = [c.name for c in configs if c.name not in confirmed]
         client = McpClient(configs, call_timeout=self.call_timeout, before_start=lambda c: c.name in confirmed)
         self.client = client
-        self._set_status(_tr("Starting the MCP servers…"))
+        self._set_status(QCoreApplication.translate("ToolFlow", "Starting the MCP servers…"))
 
         def listed(tools: tuple[ToolSpec, ...]) -> None:
             if client is not self.client:
                 return  # another file was chosen meanwhile
             self.tools = tools
             lines = list(client.notices)
-            lines += [_tr("MCP server {name} was not started (not confirmed).").format(name=repr(n)) for n in declined]
+            lines += [
+                QCoreApplication.translate("ToolFlow", "MCP server {name} was not started (not confirmed).").format(
+                    name=repr(n)
+                )
+                for n in declined
+            ]
             if not tools and not lines:
-                lines.append(_tr("The MCP servers offer no tools."))
+                lines.append(QCoreApplication.translate("ToolFlow", "The MCP servers offer no tools."))
             self._set_status(" ".join(lines))
 
         self.background.submit(client.list_tools, listed, lambda exc: self._set_status(str(exc)))
@@ -189,7 +190,13 @@ class ToolFlow(QObject):
     def _show_list(self) -> None:
         if self.box is not None:
             if self.client is None and not self.status_line:
-                self.box.set_tools((), (), _tr("No MCP configuration: choose one under MCP servers in Settings."))
+                self.box.set_tools(
+                    (),
+                    (),
+                    QCoreApplication.translate(
+                        "ToolFlow", "No MCP configuration: choose one under MCP servers in Settings."
+                    ),
+                )
             else:
                 self.box.set_tools(self.tools, self.chat_tools().off, self.status_line)
 
@@ -261,10 +268,14 @@ class ToolFlow(QObject):
         if approval is Approval.ALWAYS_IN_CHAT and call.name not in loop.always:
             choices = self.chat_tools()
             self._save_chat_tools(dataclasses.replace(choices, always=choices.always | {call.name}), cid)
-        self.controller.status.emit(_tr("running the tool {name}…").format(name=call.name))
+        self.controller.status.emit(
+            QCoreApplication.translate("ToolFlow", "running the tool {name}…").format(name=call.name)
+        )
 
         def failed(exc: Exception) -> None:  # the client turns its failures into results; this is a backstop
-            line = _tr("the call to {name} failed: {why}").format(name=call.name, why=exc)
+            line = QCoreApplication.translate("ToolFlow", "the call to {name} failed: {why}").format(
+                name=call.name, why=exc
+            )
             self._stored(ToolOutcome(call, approval, ToolResult(call.id, line, is_error=True)))
 
         self.background.submit(lambda: loop.outcome(call, approval), self._stored, failed)
@@ -299,19 +310,24 @@ class ToolFlow(QObject):
         if message.role == Role.ASSISTANT:
             calls = calls_of_meta(message.meta)
             if calls:
-                words = [_tr("called {name} {arguments}").format(name=c.name, arguments=c.arguments) for c in calls]
+                words = [
+                    QCoreApplication.translate("ToolFlow", "called {name} {arguments}").format(
+                        name=c.name, arguments=c.arguments
+                    )
+                    for c in calls
+                ]
                 one.footer = "  ·  ".join([*words, *([one.footer] if one.footer else [])])
             return one
         if message.role != Role.TOOL:
             return one
         outcome = ToolOutcome.from_message(message.content, message.meta)
-        name = outcome.call.name if outcome is not None else _tr("tool")
+        name = outcome.call.name if outcome is not None else QCoreApplication.translate("ToolFlow", "tool")
         if outcome is not None and not outcome.allowed:
-            label = _tr("denied")
+            label = QCoreApplication.translate("ToolFlow", "denied")
         elif outcome is not None and outcome.result.is_error:
-            label = _tr("error")
+            label = QCoreApplication.translate("ToolFlow", "error")
         else:
-            label = _tr("result")
+            label = QCoreApplication.translate("ToolFlow", "result")
         one.header = f"{name} · {label}"
         text = message.content
         first = text.strip().splitlines()[0] if text.strip() else ""
@@ -320,9 +336,14 @@ class ToolFlow(QObject):
         expanded = message.id in self._expanded or not foldable
         one.text = fenced(text if expanded else folded + (" …" if foldable and folded == first else ""))
         one.tokens = []
-        one.footer = _tr("{count} characters").format(count=len(text))
+        one.footer = QCoreApplication.translate("ToolFlow", "{count} characters").format(count=len(text))
         if foldable:
-            one.footer_link = (f"{TOGGLE}?message={message.id}", _tr("fold") if expanded else _tr("show all"))
+            one.footer_link = (
+                f"{TOGGLE}?message={message.id}",
+                QCoreApplication.translate("ToolFlow", "fold")
+                if expanded
+                else QCoreApplication.translate("ToolFlow", "show all"),
+            )
         return one
 
     def _on_link(self, url: QUrl) -> None:
