@@ -17,6 +17,7 @@ templates, so no run of eight words crosses the sets (tests/engine/bench).
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import random
 from pathlib import Path
@@ -81,7 +82,7 @@ def _config_reference(rng: random.Random) -> str:
     for section, stems in _QS_SECTIONS.items():
         lines += [f"## [{section}]", ""]
         for stem in stems:
-            for suffix in rng.sample(_QS_SUFFIX, 3):
+            for suffix in rng.sample(_QS_SUFFIX, 2):
                 name = f"{section}.{stem}_{suffix}"
                 kind = "bool" if suffix == "enabled" else "string" if suffix == "mode" else "int"
                 if kind == "bool":
@@ -129,7 +130,7 @@ def _garden_chat(rng: random.Random) -> list[dict[str, str]]:
             "and the volunteers and we can build the plan week by week.",
         },
     ]
-    for week in range(1, 25):
+    for week in range(1, 39):
         bed, plant, task = rng.choice(_GARDEN_BEDS), rng.choice(_GARDEN_PLANTS), rng.choice(_GARDEN_TASKS)
         helper, other = rng.sample(_GARDEN_PEOPLE, 2)
         hours = rng.randint(2, 6)
@@ -165,8 +166,26 @@ def _garden_chat(rng: random.Random) -> list[dict[str, str]]:
 # -- tuning: a big system prompt for a bike rental's support desk ------------------------
 
 _BIKE_STATIONS = (
-    "Riverside", "Old Mill", "Castle Gate", "Harbour Steps", "University", "Market Hall", "Gasworks",
-    "Botanic", "Canal Basin", "Station Square", "Hilltop", "Brewery Yard", "Docklands", "Cathedral",
+    "Riverside",
+    "Old Mill",
+    "Castle Gate",
+    "Harbour Steps",
+    "University",
+    "Market Hall",
+    "Gasworks",
+    "Botanic",
+    "Canal Basin",
+    "Station Square",
+    "Hilltop",
+    "Brewery Yard",
+    "Docklands",
+    "Cathedral",
+    "Velodrome",
+    "Tannery Lane",
+    "Park Gates",
+    "Museum Quarter",
+    "Ferry Point",
+    "Allotments",
 )
 _BIKE_KINDS = (("city bike", 3, 12), ("e-bike", 6, 25), ("cargo bike", 8, 30), ("tandem", 7, 28), ("kids bike", 2, 8))
 
@@ -179,8 +198,9 @@ def _bike_handbook(rng: random.Random) -> str:
         "",
         "PRICES. Each bike kind has an hourly price and a day cap:",
     ]
-    lines += [f"* {kind}: {hour} pounds per hour, never more than {cap} pounds in one day." for kind, hour, cap in
-              _BIKE_KINDS]
+    lines += [
+        f"* {kind}: {hour} pounds per hour, never more than {cap} pounds in one day." for kind, hour, cap in _BIKE_KINDS
+    ]
     lines += [
         "",
         "LATE RETURNS. A bike returned after its booked time costs its hourly price for every started half hour "
@@ -201,8 +221,34 @@ def _bike_handbook(rng: random.Random) -> str:
             f"the nearest other station is {rng.choice([s for s in _BIKE_STATIONS if s != station])}."
         )
     lines += ["", "DAMAGE. Repairs are charged at these rates, fitted parts included:"]
-    parts = ("puncture", "brake pads", "chain", "front light", "rear light", "bell", "basket", "saddle", "pedal",
-             "mudguard", "kickstand", "gear cable", "battery cover", "display unit", "charger port", "wheel rim")
+    parts = (
+        "puncture",
+        "brake pads",
+        "chain",
+        "front light",
+        "rear light",
+        "bell",
+        "basket",
+        "saddle",
+        "pedal",
+        "mudguard",
+        "kickstand",
+        "gear cable",
+        "battery cover",
+        "display unit",
+        "charger port",
+        "wheel rim",
+        "spokes",
+        "handlebar grip",
+        "derailleur",
+        "crank arm",
+        "lock",
+        "phone mount",
+        "child seat",
+        "cargo box lid",
+        "tyre",
+        "reflector",
+    )
     for part in parts:
         for kind, _, _ in _BIKE_KINDS:
             price = rng.randint(4, 60) if part != "display unit" else rng.randint(80, 140)
@@ -243,9 +289,9 @@ _OBS_STATUS = (
 
 def _observatory_notes(rng: random.Random) -> str:
     lines = ["Kestrel Ridge Observatory: upgrade project, minutes of the weekly meetings", ""]
-    for number in range(1, 23):
-        day = 3 + 7 * (number - 1)
-        month, date = ("September", day) if day <= 30 else ("October", day - 30) if day <= 61 else ("November", day - 61)
+    for number in range(1, 37):
+        held = datetime.date(2025, 9, 3) + datetime.timedelta(weeks=number - 1)
+        month, date = held.strftime("%B"), held.day
         chair, *present = rng.sample(_OBS_PEOPLE, 5)
         lines += [f"Meeting {number}, {month} {date}. Chair: {chair}. Present: {', '.join(present)}.", ""]
         for topic, item, paper in rng.sample(_OBS_TOPICS, 3):
@@ -267,10 +313,26 @@ def _observatory_notes(rng: random.Random) -> str:
 # -- check: a long chat organising a family reunion ----------------------------------------
 
 _REUNION_COUSINS = ("Odile", "Bastien", "Clemence", "Yannick", "Sophie", "Gaspard", "Maelle", "Thibault")
-_REUNION_ITEMS = ("the gite deposit", "the minibus", "the cake", "the boat trip", "wine", "the photographer",
-                  "the picnic hamper", "board games")
-_REUNION_DISHES = ("ratatouille", "roast chicken with herbs", "lentil salad", "tarte tatin", "grilled trout",
-                   "goat cheese tart", "potato gratin", "apricot clafoutis")
+_REUNION_ITEMS = (
+    "the gite deposit",
+    "the minibus",
+    "the cake",
+    "the boat trip",
+    "wine",
+    "the photographer",
+    "the picnic hamper",
+    "board games",
+)
+_REUNION_DISHES = (
+    "ratatouille",
+    "roast chicken with herbs",
+    "lentil salad",
+    "tarte tatin",
+    "grilled trout",
+    "goat cheese tart",
+    "potato gratin",
+    "apricot clafoutis",
+)
 
 
 def _reunion_chat(rng: random.Random) -> list[dict[str, str]]:
@@ -287,7 +349,7 @@ def _reunion_chat(rng: random.Random) -> list[dict[str, str]]:
             "the Lyon train. What would you like to settle first?",
         },
     ]
-    for round_ in range(1, 21):
+    for round_ in range(1, 45):
         cousin, helper = rng.sample(_REUNION_COUSINS, 2)
         item, cost = rng.choice(_REUNION_ITEMS), rng.randint(20, 400)
         turns.append(
@@ -332,11 +394,45 @@ def _reunion_chat(rng: random.Random) -> list[dict[str, str]]:
 
 # -- check: a big system prompt for a bakery's order assistant -----------------------------
 
-_BAKERY_BASES = ("sourdough loaf", "rye roll", "brioche", "focaccia", "croissant", "scone", "muffin", "biscotti",
-                 "flapjack", "macaron", "cheesecake slice", "tart")
-_BAKERY_FLAVOURS = ("plain", "walnut", "almond", "sesame", "olive", "cinnamon", "lemon", "chocolate", "oat",
-                    "hazelnut", "raspberry", "pumpkin seed")
-_BAKERY_GLUTEN_FREE = {"macaron", "flapjack", "cheesecake slice"}
+_BAKERY_BASES = (
+    "sourdough loaf",
+    "rye roll",
+    "brioche",
+    "focaccia",
+    "croissant",
+    "scone",
+    "muffin",
+    "biscotti",
+    "flapjack",
+    "macaron",
+    "cheesecake slice",
+    "tart",
+    "baguette",
+    "bagel",
+    "danish",
+    "cookie",
+    "brownie",
+    "eclair",
+    "bun",
+    "galette",
+    "pretzel",
+    "meringue",
+)
+_BAKERY_FLAVOURS = (
+    "plain",
+    "walnut",
+    "almond",
+    "sesame",
+    "olive",
+    "cinnamon",
+    "lemon",
+    "chocolate",
+    "oat",
+    "hazelnut",
+    "raspberry",
+    "pumpkin seed",
+)
+_BAKERY_GLUTEN_FREE = {"macaron", "flapjack", "cheesecake slice", "meringue"}
 _BAKERY_NUTS = {"walnut", "almond", "hazelnut"}
 
 
@@ -349,7 +445,7 @@ def _bakery_prompt(rng: random.Random) -> str:
         "CATALOGUE (item: price; contains; notes)",
     ]
     for base in _BAKERY_BASES:
-        for flavour in rng.sample(_BAKERY_FLAVOURS, 8):
+        for flavour in rng.sample(_BAKERY_FLAVOURS, 11):
             contains = ["milk", "egg"] if rng.random() < 0.6 else []
             if base not in _BAKERY_GLUTEN_FREE:
                 contains.insert(0, "gluten")

@@ -55,5 +55,8 @@ def test_a_missing_tool_or_other_options_mean_a_new_build(sandbox: Sandbox) -> N
 def test_an_unknown_option_is_refused_in_one_line(sandbox: Sandbox) -> None:
     done = sandbox.run("scripts/build_llama_server.sh", "--everything")
     assert done.returncode == 2
-    assert done.stderr.strip() == "build_llama_server: unknown option --everything (use --tools, or nothing for llama-server)"
+    assert (
+        done.stderr.strip()
+        == "build_llama_server: unknown option --everything (use --tools, or nothing for llama-server)"
+    )
     assert not sandbox.calls()

@@ -51,7 +51,7 @@ def prompt_messages(
     attachments: Sequence[Attachment] = (),
     history: Sequence[tuple[str, str]] = (),
 ) -> list[Message]:
-    """The prompt's messages: its system prompt, if any, the chat's earlier turns, and the user's turn with the files."""
+    """The prompt's messages: its system prompt, if any, the chat's earlier turns, the user's turn with the files."""
     messages = [Message("system", system)] if system else []
     messages += [Message(role, content) for role, content in history]
     return [*messages, Message("user", text, tuple(attachments))]

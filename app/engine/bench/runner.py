@@ -162,11 +162,10 @@ class _RegimeResult:
 
 
 def load_suite(path: Path) -> list[BenchPrompt]:
-    """The prompts of a suite file: ``{"prompts": [{"id", "category", "prompt", "system"?, "set"?, "attach"?,
-    "history"?}]}``.
+    """The prompts of a suite file: ``{"prompts": [{"id", "category", "prompt", "system"?, "set"?, ...}]}``.
 
-    ``attach`` lists files relative to the suite file's folder; ``history`` the
-    chat's earlier turns, ``[{"role": "user" | "assistant", "content"}]``.
+    Each prompt may also have ``attach``, files relative to the suite file's folder, and ``history``,
+    the chat's earlier turns: ``[{"role": "user" | "assistant", "content"}]``.
     """
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -186,8 +185,10 @@ def load_suite(path: Path) -> list[BenchPrompt]:
         raise TandemError(f"cannot read the prompt suite {path}: {exc}") from exc
     roles = sorted({f"{p.id}: {role!r}" for p in prompts for role, _ in p.history if role not in _HISTORY_ROLES})
     if roles:
-        raise TandemError(f"the prompt suite {path} has history turns of unknown roles ({', '.join(roles)}): "
-                          "use 'user' or 'assistant'")
+        raise TandemError(
+            f"the prompt suite {path} has history turns of unknown roles ({', '.join(roles)}): "
+            "use 'user' or 'assistant'"
+        )
     missing = [str(f) for p in prompts for f in p.attachments if not f.is_file()]
     if missing:
         raise TandemError(f"the prompt suite {path} attaches files that are not there: {', '.join(missing)}")

@@ -66,7 +66,7 @@ def test_the_report_shows_the_long_context_prompt_table_and_says_the_context_was
     assert "| target | 1 | 3000.0 | 2,500 |" in table
     assert "| qa" not in table  # other categories reuse their prefill between configurations: no such table
     assert "raised from" not in render_markdown(_report(2048, 2048))
-    assert "prompt processing" not in render_markdown({"summaries": [], "regimes": []})
+    assert f"{LONG_CONTEXT} prompt processing" not in render_markdown({"summaries": [], "regimes": []})
 
 
 LLAMA_BENCH_JSON = json.dumps(

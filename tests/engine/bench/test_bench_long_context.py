@@ -72,9 +72,11 @@ def test_each_set_has_a_document_question_a_long_chat_and_a_big_system_prompt() 
 @pytest.fixture(scope="module", params=["small", "demo"])
 def tokenizer_pair(request: pytest.FixtureRequest) -> Iterator[LoadedPair]:
     # SmolLM2's tokenizer, and Qwen2.5's (the demo pair's 0.5B draft has its target's vocabulary).
-    path = request.getfixturevalue("small_pair")[0] if request.param == "small" else request.getfixturevalue(
-        "demo_pair"
-    )[1]
+    path = (
+        request.getfixturevalue("small_pair")[0]
+        if request.param == "small"
+        else request.getfixturevalue("demo_pair")[1]
+    )
     with LoadedPair(PairConfig(path, None, DrafterKind.NONE, 512, 1, n_gpu_layers=0)) as pair:
         yield pair
 
