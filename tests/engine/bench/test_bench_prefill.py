@@ -27,7 +27,7 @@ def test_tandem_reads_exactly_the_size_asked_each_repetition(small_pair: tuple[P
         assert measured.n_prompt == 200 and len(measured.samples_ts) == 2 and min(measured.samples_ts) > 0
         assert measured.n_threads == 2 and (measured.n_batch, measured.n_ubatch) == (512, 512)
         assert not pair.target.kv_tokens  # left empty for the next size
-        with pytest.raises(TandemError, match="the context is full"):
+        with pytest.raises(TandemError, match="the prompt is 601 tokens but the context holds 512"):
             tandem_prefill(pair, 600, 1, settings)  # more than the context holds: a plain error
     assert prompt_ids(49152, 8) == prompt_ids(49152, 8) and max(prompt_ids(100, 500)) < 100
 
