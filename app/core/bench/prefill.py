@@ -36,6 +36,14 @@ class LlamaBenchRow:
     samples_ts: tuple[float, ...]
 
 
+def _flash_attn(value: object) -> str:
+    """llama-bench's flash-attention field in words: -1 is llama.cpp's "auto" (on wherever the device has it)."""
+    words = {-1: "auto", 0: "off", 1: "on"}
+    if isinstance(value, int) and not isinstance(value, bool) and value in words:
+        return words[value]
+    return str(value).lower()
+
+
 def parse_llama_bench(text: str) -> list[LlamaBenchRow]:
     """llama-bench's ``-o json`` output: its prompt-processing rows (a row that generates tokens is skipped)."""
     try:
@@ -48,7 +56,7 @@ def parse_llama_bench(text: str) -> list[LlamaBenchRow]:
                 int(item["n_threads"]),
                 int(item["n_batch"]),
                 int(item["n_ubatch"]),
-                str(item.get("flash_attn", "?")).lower(),
+                _flash_attn(item.get("flash_attn", "?")),
                 float(item["avg_ts"]),
                 float(item.get("stddev_ts", 0.0)),
                 tuple(float(x) for x in item.get("samples_ts", ())),

@@ -75,7 +75,7 @@ LLAMA_BENCH_JSON = json.dumps(
          "avg_ts": 400.0, "stddev_ts": 4.5, "samples_ts": [395.0, 405.0], "model_filename": "m.gguf"},
         {"n_prompt": 0, "n_gen": 16, "n_threads": 2, "n_batch": 2048, "n_ubatch": 512, "flash_attn": False,
          "avg_ts": 30.0, "stddev_ts": 1.0},
-        {"n_prompt": 4096, "n_gen": 0, "n_threads": 2, "n_batch": 2048, "n_ubatch": 512, "flash_attn": "auto",
+        {"n_prompt": 4096, "n_gen": 0, "n_threads": 2, "n_batch": 2048, "n_ubatch": 512, "flash_attn": -1,
          "avg_ts": 200.0, "stddev_ts": 2.0, "samples_ts": [199.0, 201.0]},
     ]
 )  # fmt: skip
