@@ -9,17 +9,34 @@
 # cores the first time. Needs a C++ compiler and CMake; downloads only the sdist
 # from PyPI (LLAMA_USE_PREBUILT_UI=OFF keeps the build from fetching its web UI).
 # Prints the binary's path on its last line.
+#
+# With --tools it builds llama.cpp's measuring tools instead, from the same sources and CPU
+# options, into their own folder (so a build of one never replaces the other's binary):
+#   ${TANDEM_CACHE:-~/.cache/tandem}/llama-tools-<version>/{llama-bench,llama-speculative-simple}
+# (`bench --prefill` runs llama-bench; llama-speculative-simple is llama.cpp's plain speculative
+# loop). It then prints that folder on its last line.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+  "") kind=server targets=(llama-server) examples=OFF ;;
+  --tools) kind=tools targets=(llama-bench llama-speculative-simple) examples=ON ;;
+  *) echo "build_llama_server: unknown option $1 (use --tools, or nothing for llama-server)" >&2; exit 2 ;;
+esac
 venv=${TANDEM_VENV:-.venv}
 version=$(sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | head -n 1)
 [ -n "$version" ] || { echo "build_llama_server: no llama-cpp-python pin in pyproject.toml" >&2; exit 2; }
 cache=${TANDEM_CACHE:-$HOME/.cache/tandem}
-out="$cache/llama-server-$version"
+out="$cache/llama-$kind-$version"
+# What to print when done: the server's binary, or the tools' folder.
+result() { if [ "$kind" = server ]; then echo "$out/llama-server"; else echo "$out"; fi; }
 # The CPU options it was built with are kept beside it: a binary built with others is built again.
 cpu_args=$(TANDEM_GPU=off bash scripts/llama_wheel.sh --cmake-args)
-if [ -x "$out/llama-server" ] && [ "$(cat "$out/cmake-args.txt" 2>/dev/null)" = "$cpu_args" ]; then
-  echo "$out/llama-server"
+built=yes
+for target in "${targets[@]}"; do
+  [ -x "$out/$target" ] || built=no
+done
+if [ "$built" = yes ] && [ "$(cat "$out/cmake-args.txt" 2>/dev/null)" = "$cpu_args" ]; then
+  result
   exit 0
 fi
 for tool in cmake c++; do
@@ -31,17 +48,20 @@ echo "build_llama_server: fetching the llama-cpp-python $version sources" >&2
 "$venv/bin/python" -m pip download --quiet --no-deps --no-binary :all: --dest "$work" "llama-cpp-python==$version"
 tar -xzf "$work"/llama_cpp_python-"$version".tar.gz -C "$work"
 src="$work/llama_cpp_python-$version/vendor/llama.cpp"
-echo "build_llama_server: building llama-server (minutes)" >&2
-# The same CPU options as the Python bindings' wheel (scripts/llama_wheel.sh: no AMX).
+echo "build_llama_server: building ${targets[*]} (minutes)" >&2
+# The same CPU options as the Python bindings' wheel (scripts/llama_wheel.sh: no AMX). The examples
+# (llama-speculative-simple is one) are configured only for --tools; building names its targets alone.
 eval "cmake -S \"\$src\" -B \"\$work/build\" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
   -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF \
-  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DGGML_NATIVE=ON $cpu_args" >"$work/cmake.log" 2>&1 \
+  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=$examples -DGGML_NATIVE=ON $cpu_args" >"$work/cmake.log" 2>&1 \
   || { tail -n 30 "$work/cmake.log" >&2; exit 1; }
-cmake --build "$work/build" --target llama-server -j "$(nproc)" >"$work/build.log" 2>&1 \
+cmake --build "$work/build" --target "${targets[@]}" -j "$(nproc)" >"$work/build.log" 2>&1 \
   || { tail -n 30 "$work/build.log" >&2; exit 1; }
 mkdir -p "$out.partial"
-cp "$work/build/bin/llama-server" "$out.partial/llama-server"
+for target in "${targets[@]}"; do
+  cp "$work/build/bin/$target" "$out.partial/$target"
+done
 printf '%s\n' "$cpu_args" >"$out.partial/cmake-args.txt"
 rm -rf "$out"
 mv "$out.partial" "$out"  # atomic: a cut build never leaves a binary that looks finished
-echo "$out/llama-server"
+result

@@ -3,17 +3,29 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 from typing import TextIO
 
 from app.cli.common import add_threads_option, resolve_pair
+from app.core.bench.prefill import render_prefill
 from app.core.bench.report import render_markdown
 from app.core.decoding.sampling import TEMPERATURE
 from app.core.errors import TandemError
+from app.engine.bench.llama_tools import ensure_tool
 from app.engine.bench.peer import NGRAM_MODES
-from app.engine.bench.runner import PROMPT_SETS, BenchSettings, Regime, regimes_for, run_benchmark, write_outputs
+from app.engine.bench.prefill import PrefillSettings, run_prefill
+from app.engine.bench.runner import (
+    LONG_CONTEXT_CTX,
+    PROMPT_SETS,
+    BenchSettings,
+    Regime,
+    regimes_for,
+    run_benchmark,
+    write_outputs,
+)
 from app.engine.paths import resources_dir
 from app.engine.remote.llama_server import ensure_binary
 
@@ -33,6 +45,16 @@ def _ints(text: str) -> tuple[int, ...]:
     if any(v < 1 for v in values):
         raise argparse.ArgumentTypeError("draft lengths must be at least 1")
     return values
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        sizes = ()
+    if not sizes or min(sizes) < 1:
+        raise argparse.ArgumentTypeError(f"expected comma-separated positive integers, got {text!r}")
+    return sizes
 
 
 def _peer_lengths(text: str) -> tuple[int, ...]:
@@ -127,7 +149,21 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="draft lengths llama-server speculates at for --vs-llama-server, e.g. 4,8,16 "
         "(default: the largest --draft-lengths; 0: none)",
     )
-    parser.add_argument("--ctx", type=int, default=2048, help="context size (default 2048)")
+    parser.add_argument(
+        "--ctx",
+        type=int,
+        default=2048,
+        help=f"context size (default 2048; raised to {LONG_CONTEXT_CTX} when long-context prompts run)",
+    )
+    parser.add_argument(
+        "--prefill",
+        action="store_true",
+        help="instead of the suite: the target's prefill through Tandem beside llama.cpp's llama-bench -p on the "
+        "same model and threads, in one run, with their ratio (llama-bench is built once on first use)",
+    )
+    parser.add_argument(
+        "--prefill-sizes", type=_sizes, default=(512, 4096), help="prompt sizes for --prefill (default 512,4096)"
+    )
     parser.add_argument("--json", type=Path, default=None, metavar="OUT", help="write the JSON report here")
     parser.add_argument("--markdown", type=Path, default=None, metavar="OUT", help="write the Markdown report here")
     parser.set_defaults(run=run)
@@ -146,6 +182,8 @@ def run(args: argparse.Namespace) -> int:
     # A run takes minutes: find an unwritable output now, not after it.
     _check_writable(args.json, "--json")
     _check_writable(args.markdown, "--markdown")
+    if args.prefill:
+        return _run_prefill(args, target)
     settings = BenchSettings(
         suite=args.prompts or resources_dir() / "bench_prompts.json",
         temperatures=args.temperatures,
@@ -246,3 +284,29 @@ class ProgressBar:
         if self.tty:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def _run_prefill(args: argparse.Namespace, target: Path) -> int:
+    """`bench --prefill`: Tandem's prefill beside llama-bench's, written like the suite's reports."""
+
+    def say(line: str) -> None:
+        print(f"bench: {line}", file=sys.stderr, flush=True)
+
+    settings = PrefillSettings(
+        target=target,
+        llama_bench=ensure_tool("llama-bench", say),
+        sizes=args.prefill_sizes,
+        repetitions=args.repeats,
+        n_threads=args.threads,
+        max_other_cpu=args.max_other_cpu,
+        max_wait_s=args.max_wait,
+    )
+    report = run_prefill(settings, say)
+    text = render_prefill(report)
+    if args.json is not None:
+        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    if args.markdown is not None:
+        args.markdown.write_text(text, encoding="utf-8")
+    if args.json is None and args.markdown is None:
+        sys.stdout.write(text)
+    return 0

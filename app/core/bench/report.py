@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from app.core.bench.stats import BASELINE
+from app.core.bench.stats import BASELINE, LONG_CONTEXT
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
@@ -39,6 +39,11 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"Near-tie threshold: a greedy divergence is explained when the target's top-two logit gap there is below "
         f"{report.get('near_tie_threshold')} logits (see each regime's numerics line).",
     ]
+    if settings.get("n_ctx_asked") is not None and settings.get("n_ctx") != settings["n_ctx_asked"]:
+        lines.append(
+            f"Context: {settings['n_ctx']:,} tokens, raised from the {settings['n_ctx_asked']:,} asked for: "
+            "the long-context prompts need it."
+        )
     if machine.get("load_note"):
         lines.append(f"Machine load: {machine['load_note']}")
     targets = report.get("targets", [])
@@ -134,6 +139,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 ],
                 (_detail_row(s) for s in rows),
             )
+            lines += _prompt_table(name, temperature, [s for s in rows if s["category"] == LONG_CONTEXT])
     divergences = report.get("divergences", [])
     if divergences:
         lines += ["", "## Greedy divergences", ""]
@@ -174,3 +180,31 @@ def _detail_row(s: dict[str, Any]) -> list[str]:
         f"{s['overhead_ms_per_step']:.2f}",
         f"{s['peak_rss_mb']:.0f}",
     ]
+
+
+def _prompt_table(regime: str, temperature: float, rows: Sequence[dict[str, Any]]) -> list[str]:
+    """The long-context category's prompt processing per configuration (empty without such rows)."""
+    if not rows:
+        return []
+    lines = [
+        "",
+        f"### {regime}, temperature {temperature:g}: {LONG_CONTEXT} prompt processing",
+        "",
+        "Every run reads its prompt afresh (no cache reused). Prefill: prompt tokens read per second "
+        "(median over repeats); first token: median time from the start to the first tokens "
+        "(llama-server does not report it).",
+        "",
+    ]
+    lines += _table(
+        ["config", "prompts", "prefill tok/s", "first token ms"],
+        (
+            [
+                s["config"],
+                str(s["prompts"]),
+                f"{s['prefill_tokens_per_s']:.1f}" if s.get("prefill_tokens_per_s") is not None else "-",
+                f"{s['time_to_first_token_ms']:,.0f}" if s.get("time_to_first_token_ms") is not None else "-",
+            ]
+            for s in rows
+        ),
+    )
+    return lines

@@ -28,6 +28,8 @@ from app.core.decoding.divergence import first_divergence
 
 BASELINE = "target"
 ALL_CATEGORIES = "all"
+# The category of 4,000-8,000-token prompts: each run reads its prompt afresh, so its prefill figures are its own.
+LONG_CONTEXT = "long-context"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +56,8 @@ class RunRecord:
     finish: str = ""
     other_cpu_share: float = 0.0  # share of the CPUs other processes used during the run
     attempts: int = 1  # runs disturbed by other processes are redone
+    prompt_read: int = 0  # prompt tokens the target read in the prefill (those its cache held are not read)
+    time_to_first_token_s: float = 0.0  # from the start to the first tokens (0: not measured, as a server's)
 
     @property
     def emitted(self) -> int:
@@ -102,6 +106,10 @@ class Summary:
     match_rate: float | None = None  # greedy only
     divergences: int = 0
     explained: int = 0
+    # Prompt tokens read per second of prefill (median over repeats of each repeat's pooled rate) and the
+    # median time to first token; None where no run read its prompt or timed its first token.
+    prefill_tokens_per_s: float | None = None
+    time_to_first_token_ms: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -156,15 +164,19 @@ def _summary(
     by_repeat: dict[int, list[RunRecord]] = defaultdict(list)
     for r in runs:
         by_repeat[r.repeat].append(r)
-    rates, ratios = [], []
+    rates, ratios, prefill_rates = [], [], []
     for repeat_runs in by_repeat.values():
         rate = _rate(repeat_runs)
         rates.append(rate)
+        read = [r for r in repeat_runs if r.prompt_read > 0 and r.prefill_s > 0]
+        if read:
+            prefill_rates.append(sum(r.prompt_read for r in read) / sum(r.prefill_s for r in read))
         paired = [base.get((r.regime, r.prompt_id, r.temperature, r.repeat)) for r in repeat_runs]
         if all(p is not None for p in paired):
             base_rate = _rate([p for p in paired if p is not None])
             if base_rate > 0:
                 ratios.append(rate / base_rate)
+    firsts = [1000 * r.time_to_first_token_s for r in runs if r.time_to_first_token_s > 0]
     steps = sum(r.steps for r in runs)
     drafted = sum(r.drafted for r in runs)
     accepted = sum(r.accepted for r in runs)
@@ -188,6 +200,8 @@ def _summary(
         drafting_share=sum(r.drafting_steps for r in runs) / steps if steps else 0.0,
         overhead_ms_per_step=1000 * sum(r.overhead_s for r in runs) / steps if steps else 0.0,
         peak_rss_mb=max((r.peak_rss_bytes for r in runs), default=0) / 2**20,
+        prefill_tokens_per_s=statistics.median(prefill_rates) if prefill_rates else None,
+        time_to_first_token_ms=statistics.median(firsts) if firsts else None,
     )
     if temperature <= 0 and config != BASELINE:
         matched = compared = 0

@@ -45,15 +45,28 @@ def read_document(path: Path) -> Attachment:
     return read_attachment(path)
 
 
-def prompt_messages(text: str, system: str | None, attachments: Sequence[Attachment] = ()) -> list[Message]:
-    """The prompt's messages: its system prompt, if any, and the user's turn carrying the files."""
+def prompt_messages(
+    text: str,
+    system: str | None,
+    attachments: Sequence[Attachment] = (),
+    history: Sequence[tuple[str, str]] = (),
+) -> list[Message]:
+    """The prompt's messages: its system prompt, if any, the chat's earlier turns, the user's turn with the files."""
     messages = [Message("system", system)] if system else []
+    messages += [Message(role, content) for role, content in history]
     return [*messages, Message("user", text, tuple(attachments))]
 
 
-def prepare(pair: LoadedPair, text: str, system: str | None, files: Sequence[Path], max_tokens: int) -> PreparedPrompt:
+def prepare(
+    pair: LoadedPair,
+    text: str,
+    system: str | None,
+    files: Sequence[Path],
+    max_tokens: int,
+    history: Sequence[tuple[str, str]] = (),
+) -> PreparedPrompt:
     """The prompt's tokens as a one-off chat reply would have them (files planned in), and its lookup sources."""
-    messages = prompt_messages(text, system, [read_document(path) for path in files])
+    messages = prompt_messages(text, system, [read_document(path) for path in files], history)
     if not files:
         return PreparedPrompt(pair.template.render(messages))
     settings = ChatSettings(max_tokens=max_tokens, drafter="ngram", temperature=0)

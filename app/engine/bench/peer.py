@@ -101,8 +101,12 @@ def generate_on_server(
     category: str,
     prompt_id: str,
     repeat: int,
+    cache_prompt: bool = True,
 ) -> RunRecord:
     """One generation through ``/completion``, as a benchmark record (times from the server's own timings).
+
+    ``cache_prompt`` False makes the server read the whole prompt again (the
+    long-context prompts, whose prefill is measured), as Tandem does then.
 
     An n-gram server is restarted first, so that every run (a redone one
     too) meets a lookup that has seen neither this prompt nor its reply:
@@ -122,7 +126,7 @@ def generate_on_server(
         "min_p": params.min_p,
         "repeat_penalty": params.repeat_penalty,
         "seed": params.seed if params.seed is not None else -1,
-        "cache_prompt": True,  # as Tandem reuses its prefill between a prompt's configurations
+        "cache_prompt": cache_prompt,  # as Tandem reuses its prefill between a prompt's configurations
         "return_tokens": True,
     }
     try:
@@ -153,4 +157,5 @@ def generate_on_server(
         overhead_s=0.0,
         drafting_steps=max(emitted - accepted, 0) if drafted else 0,
         finish="length" if data.get("stop_type") == "limit" else "eog",
+        prompt_read=int(timings.get("prompt_n", 0)),  # its time to first token is not in its timings
     )

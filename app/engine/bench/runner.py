@@ -38,6 +38,7 @@ import psutil
 from app.core.bench.stats import (
     BASELINE,
     CHEAPER_DRAFT,
+    LONG_CONTEXT,
     DivergenceCheck,
     RunRecord,
     check_targets,
@@ -80,10 +81,15 @@ class BenchPrompt:
     # "tuning" or "check"; None in a suite that is not split (it belongs to every set).
     set: str | None = None
     attachments: tuple[Path, ...] = ()  # files attached to the prompt (app.engine.bench.documents)
+    # Earlier turns of a chat before ``text``, as (role, content): the long chats of the "long-context" category.
+    history: tuple[tuple[str, str], ...] = ()
 
 
 # Tune drafting on the tuning set only; report the check set, which nobody tuned for.
 PROMPT_SETS = ("tuning", "check", "all")
+# The context a run with long-context prompts gets at least: their 4,000-8,000 tokens, the reply and the template.
+LONG_CONTEXT_CTX = 10240
+_HISTORY_ROLES = ("user", "assistant")
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,9 +162,10 @@ class _RegimeResult:
 
 
 def load_suite(path: Path) -> list[BenchPrompt]:
-    """The prompts of a suite file: ``{"prompts": [{"id", "category", "prompt", "system"?, "set"?, "attach"?}]}``.
+    """The prompts of a suite file: ``{"prompts": [{"id", "category", "prompt", "system"?, "set"?, ...}]}``.
 
-    ``attach`` lists files relative to the suite file's folder.
+    Each prompt may also have ``attach``, files relative to the suite file's folder, and ``history``,
+    the chat's earlier turns: ``[{"role": "user" | "assistant", "content"}]``.
     """
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -170,11 +177,18 @@ def load_suite(path: Path) -> list[BenchPrompt]:
                 p.get("system"),
                 p.get("set"),
                 tuple(Path(path).parent / str(name) for name in p.get("attach", [])),
+                tuple((str(turn["role"]), str(turn["content"])) for turn in p.get("history", [])),
             )
             for p in data["prompts"]
         ]
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise TandemError(f"cannot read the prompt suite {path}: {exc}") from exc
+    roles = sorted({f"{p.id}: {role!r}" for p in prompts for role, _ in p.history if role not in _HISTORY_ROLES})
+    if roles:
+        raise TandemError(
+            f"the prompt suite {path} has history turns of unknown roles ({', '.join(roles)}): "
+            "use 'user' or 'assistant'"
+        )
     missing = [str(f) for p in prompts for f in p.attachments if not f.is_file()]
     if missing:
         raise TandemError(f"the prompt suite {path} attaches files that are not there: {', '.join(missing)}")
@@ -206,6 +220,13 @@ def select_prompts(prompts: Sequence[BenchPrompt], settings: BenchSettings) -> l
     if not chosen:
         raise TandemError(f"no prompt of the suite's {settings.prompt_set!r} set matches the chosen categories")
     return chosen
+
+
+def context_for(prompts: Sequence[BenchPrompt], n_ctx: int) -> int:
+    """The context the run needs: ``n_ctx``, raised to :data:`LONG_CONTEXT_CTX` when long-context prompts run."""
+    if any(p.category == LONG_CONTEXT for p in prompts):
+        return max(n_ctx, LONG_CONTEXT_CTX)
+    return n_ctx
 
 
 def configurations(settings: BenchSettings, has_draft: bool, with_ngram: bool = True) -> list[BenchConfig]:
@@ -256,6 +277,8 @@ def run_benchmark(
 ) -> dict[str, Any]:
     """Run every configuration on every selected prompt in every regime; returns the JSON-ready report."""
     prompts = select_prompts(load_suite(settings.suite), settings)
+    asked_ctx = settings.n_ctx
+    settings = replace(settings, n_ctx=context_for(prompts, settings.n_ctx))
     # Made once in the models folder (atomically), as the pre-flight window offers it.
     cheaper = make_cheaper_draft(draft) if settings.cheaper_draft and draft is not None else None
     # Prompt lookup does not care how the target is stored, so by default it runs in the first regime only.
@@ -294,6 +317,7 @@ def run_benchmark(
         "machine": machine_info(other_share),
         "settings": {
             **{k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(settings).items()},
+            "n_ctx_asked": asked_ctx,  # n_ctx above is what ran: raised for long-context prompts
             "configs": list(dict.fromkeys(c.name for configs in config_sets for c in configs)),
             "prompts": [p.id for p in prompts],
         },
@@ -354,7 +378,9 @@ def _run_regime(
             "load_s": time.perf_counter() - started,
         }
         # Attached files go in through the reply's own context planner; the same tokens for every configuration.
-        prepared = {p.id: prepare(pair, p.text, p.system, p.attachments, settings.max_tokens) for p in prompts}
+        prepared = {
+            p.id: prepare(pair, p.text, p.system, p.attachments, settings.max_tokens, p.history) for p in prompts
+        }
         rendered = {p.id: prepared[p.id].tokens for p in prompts}
         uses = {pid: [u.to_json() for u in prep.uses] for pid, prep in prepared.items() if prep.uses}
         if uses:
@@ -385,6 +411,8 @@ def _run_regime(
                         label = f"{regime.name} r{repeat + 1} T={temperature:g} {prompt.id} {bench_config.name}"
                         progress(done, label)
                         params = SamplingParams(temperature=temperature, seed=settings.seed + repeat)
+                        # A long prompt is read afresh by every configuration: its prefill is what is measured.
+                        cold = prompt.category == LONG_CONTEXT
                         run: Callable[[], RunRecord]
                         if bench_config.name in servers:
                             run = partial(
@@ -398,6 +426,7 @@ def _run_regime(
                                 category=prompt.category,
                                 prompt_id=prompt.id,
                                 repeat=repeat,
+                                cache_prompt=not cold,
                             )
                         else:
                             run = partial(
@@ -412,6 +441,8 @@ def _run_regime(
                                 settings,
                                 prepared[prompt.id].sources,
                             )
+                            if cold:
+                                run = partial(_cold, pairs[bench_config.cheaper_draft], run)
                         record = _undisturbed_run(run, settings)
                         redone += record.attempts - 1
                         result.records.append(record)
@@ -428,6 +459,12 @@ def _empty_caches(pair: LoadedPair) -> None:
     for model in (pair.target, pair.draft):
         if model is not None:
             model.truncate(0)
+
+
+def _cold(pair: LoadedPair, run: Callable[[], RunRecord]) -> RunRecord:
+    """``run()`` from empty caches (a redone run too), so its record times the whole prefill."""
+    _empty_caches(pair)
+    return run()
 
 
 def _undisturbed_run(run: Callable[[], RunRecord], settings: BenchSettings) -> RunRecord:
@@ -474,6 +511,7 @@ def _generate(
     if finished is None:
         raise TandemError("the decoder ended without a finished event")
     stats = finished.stats
+    figures = stats.prompt_figures
     return RunRecord(
         regime=regime,
         config=config.name,
@@ -493,6 +531,8 @@ def _generate(
         drafting_steps=drafting,
         peak_rss_bytes=peak,
         finish=finished.reason.value,
+        prompt_read=(figures.prompt_read or 0) if figures is not None else 0,
+        time_to_first_token_s=figures.time_to_first_token_ms / 1000 if figures is not None else 0.0,
     )
 
 

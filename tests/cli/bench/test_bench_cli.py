@@ -63,6 +63,9 @@ def test_bench_rejects_malformed_lists() -> None:
         main(["bench", "--draft-lengths", "0"])
     with pytest.raises(SystemExit):
         main(["bench", "--peer-draft-lengths", "0,8"])  # 0 only alone: "no speculative peer"
+    for sizes in ("0", "512,big", ""):
+        with pytest.raises(SystemExit):
+            main(["bench", "--prefill", "--prefill-sizes", sizes])
 
 
 def test_preflight_prints_json(small_pair: tuple[Path, Path], capsys) -> None:

@@ -24,7 +24,7 @@ from tests.paths import REPO_ROOT
 RESOURCES = REPO_ROOT / "resources"
 FULL_SUITE = RESOURCES / "bench_prompts.json"
 SMOKE_SUITE = RESOURCES / "bench_prompts_smoke.json"
-CATEGORIES = {"code-write", "code-edit", "prose", "qa", "math", "documents"}
+CATEGORIES = {"code-write", "code-edit", "prose", "qa", "math", "documents", "long-context"}
 
 
 def _words(text: str) -> list[str]:

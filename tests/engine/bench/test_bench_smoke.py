@@ -101,7 +101,8 @@ def test_reports_are_written_as_json_and_markdown(report: dict, tmp_path: Path) 
 
 def test_bundled_suite_covers_the_categories() -> None:
     prompts = load_suite(FULL_SUITE)
-    assert {p.category for p in prompts} == {"code-write", "code-edit", "prose", "qa", "math", "documents"}
+    categories = {"code-write", "code-edit", "prose", "qa", "math", "documents", "long-context"}
+    assert {p.category for p in prompts} == categories
     assert len({p.id for p in prompts}) == len(prompts)
     names = [c.name for c in configurations(BenchSettings(FULL_SUITE, ngram=True, ngram_lengths=(4,)), True)]
     assert names == [

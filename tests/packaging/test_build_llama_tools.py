@@ -1,0 +1,62 @@
+"""``scripts/build_llama_server.sh --tools``: llama-bench and llama-speculative-simple, cached like llama-server.
+
+The script runs as it is in the setup scripts' sandbox (stand-in interpreter,
+private cache; nothing compiled or downloaded): these tests check when it
+builds and where it leaves the tools, not the compile itself.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.packaging.test_setup_scripts import VERSION, Sandbox, _script, sandbox
+
+__all__ = ["sandbox"]  # the fixture, imported for these tests
+
+TOOLS = ("llama-bench", "llama-speculative-simple")
+
+
+def _cached_tools(sandbox: Sandbox, tools: tuple[str, ...] = TOOLS, args: str | None = None) -> Path:
+    """A tools folder as the script leaves it, built with this machine's CPU options unless ``args`` says."""
+    folder = sandbox.cache / f"llama-tools-{VERSION}"
+    if args is None:
+        args = sandbox.run("scripts/llama_wheel.sh", "--cmake-args", TANDEM_GPU="off").stdout
+    folder.mkdir(parents=True)
+    (folder / "cmake-args.txt").write_text(args)
+    for tool in tools:
+        _script(folder, tool, "#!/bin/bash\n")
+    return folder
+
+
+def test_built_tools_with_the_same_options_are_not_built_again(sandbox: Sandbox) -> None:
+    folder = _cached_tools(sandbox)
+    done = sandbox.run("scripts/build_llama_server.sh", "--tools")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == str(folder)
+    assert not any("pip download" in c for c in sandbox.calls())
+    # The server's own cache is another folder: the tools never stand in for it.
+    server = sandbox.run("scripts/build_llama_server.sh")
+    assert any("pip download" in c for c in sandbox.calls()) and server.returncode != 0
+
+
+def test_a_missing_tool_or_other_options_mean_a_new_build(sandbox: Sandbox) -> None:
+    folder = _cached_tools(sandbox, tools=("llama-bench",))
+    done = sandbox.run("scripts/build_llama_server.sh", "--tools")
+    # The stand-in pip downloads nothing, so the build stops at unpacking: what matters is that it began.
+    assert done.returncode != 0 and "fetching the llama-cpp-python" in done.stderr
+    assert sum("pip download" in c for c in sandbox.calls()) == 1
+    for tool in TOOLS:
+        _script(folder, tool, "#!/bin/bash\n")
+    (folder / "cmake-args.txt").write_text("-DGGML_NATIVE=OFF\n")
+    again = sandbox.run("scripts/build_llama_server.sh", "--tools")
+    assert again.returncode != 0 and sum("pip download" in c for c in sandbox.calls()) == 2
+
+
+def test_an_unknown_option_is_refused_in_one_line(sandbox: Sandbox) -> None:
+    done = sandbox.run("scripts/build_llama_server.sh", "--everything")
+    assert done.returncode == 2
+    assert (
+        done.stderr.strip()
+        == "build_llama_server: unknown option --everything (use --tools, or nothing for llama-server)"
+    )
+    assert not sandbox.calls()
