@@ -480,6 +480,26 @@
 <context>
     <name>ModelLibrary</name>
     <message>
+        <source>size against the target unknown</source>
+        <translation>Größe im Vergleich zum Zielmodell unbekannt</translation>
+    </message>
+    <message>
+        <source>as large as the target</source>
+        <translation>so groß wie das Zielmodell</translation>
+    </message>
+    <message>
+        <source>larger than the target</source>
+        <translation>größer als das Zielmodell</translation>
+    </message>
+    <message>
+        <source>{share} of the target&apos;s weights</source>
+        <translation>{share} der Gewichte des Zielmodells</translation>
+    </message>
+    <message>
+        <source>{share} of the target&apos;s size</source>
+        <translation>{share} der Größe des Zielmodells</translation>
+    </message>
+    <message>
         <location filename="../app/ui/models/library.py" line="77" />
         <source>{name} (unreadable)</source>
         <translation>{name} (nicht lesbar)</translation>

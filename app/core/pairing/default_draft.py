@@ -50,21 +50,42 @@ def is_smaller(target: ModelSize, draft: ModelSize) -> bool:
     return False  # nothing to compare: never assume a draft is cheaper
 
 
+@dataclass(frozen=True, slots=True)
+class RelativeSize:
+    """A draft's size against the target's: ``kind`` says how it compares, ``share`` the words for a smaller one.
+
+    ``kind`` is "unknown", "same", "larger" or "smaller"; for "smaller", ``share`` is "1/13" or "65%"
+    and ``by`` what was compared ("weights" or "size"). The window words it in the user's language.
+    """
+
+    kind: str
+    share: str = ""
+    by: str = ""
+
+
+def relative_size(target: ModelSize, draft: ModelSize) -> RelativeSize:
+    """How a draft's size compares to the target's, by parameters where both are known, else by file size."""
+    if target.n_params > 0 and draft.n_params > 0:
+        ratio, by = draft.n_params / target.n_params, "weights"
+    elif target.file_size > 0 and draft.file_size > 0:
+        ratio, by = draft.file_size / target.file_size, "size"
+    else:
+        return RelativeSize("unknown")
+    if ratio >= 1:
+        return RelativeSize("same" if ratio < 1.05 else "larger")
+    return RelativeSize("smaller", f"1/{max(2, round(1 / ratio))}" if ratio <= 0.5 else f"{ratio:.0%}", by)
+
+
 def relative_size_text(target: ModelSize, draft: ModelSize) -> str:
     """A draft entry's few words on its size against the target, so the draft list reads apart from the target's."""
-    if target.n_params > 0 and draft.n_params > 0:
-        ratio, what = draft.n_params / target.n_params, "weights"
-    elif target.file_size > 0 and draft.file_size > 0:
-        ratio, what = draft.file_size / target.file_size, "size"
-    else:
+    size = relative_size(target, draft)
+    if size.kind == "unknown":
         return "size against the target unknown"
-    if ratio >= 1:
-        return "as large as the target" if ratio < 1.05 else "larger than the target"
-    return (
-        f"1/{max(2, round(1 / ratio))} of the target's {what}"
-        if ratio <= 0.5
-        else f"{ratio:.0%} of the target's {what}"
-    )
+    if size.kind == "same":
+        return "as large as the target"
+    if size.kind == "larger":
+        return "larger than the target"
+    return f"{size.share} of the target's {size.by}"
 
 
 def choose_default_draft(target: ModelSize, candidates: Sequence[DraftFacts]) -> DefaultDraft:

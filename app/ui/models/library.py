@@ -25,8 +25,9 @@ from app.core.pairing.default_draft import (
     DefaultDraft,
     DraftFacts,
     ModelSize,
+    RelativeSize,
     choose_default_draft,
-    relative_size_text,
+    relative_size,
 )
 from app.core.units import format_bytes, format_rate
 from app.engine.llama.quantize import is_cheaper_draft
@@ -65,6 +66,19 @@ class DownloadablePair:
     label: str
     size: int
     description: str
+
+
+def _relative_size_words(size: RelativeSize) -> str:
+    """A draft entry's words on its size against the target, in the window's language."""
+    if size.kind == "unknown":
+        return QCoreApplication.translate("ModelLibrary", "size against the target unknown")
+    if size.kind == "same":
+        return QCoreApplication.translate("ModelLibrary", "as large as the target")
+    if size.kind == "larger":
+        return QCoreApplication.translate("ModelLibrary", "larger than the target")
+    if size.by == "weights":
+        return QCoreApplication.translate("ModelLibrary", "{share} of the target's weights").format(share=size.share)
+    return QCoreApplication.translate("ModelLibrary", "{share} of the target's size").format(share=size.share)
 
 
 def local_models() -> list[LocalModel]:
@@ -110,7 +124,7 @@ def draft_options(target: Path) -> DraftOptions:
             label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  {download}"
         size = ModelSize(candidate.n_params, candidate.file_size)
         # The draft list shows the same models as the target list: each entry says how it compares to the target.
-        label = f"{label}  ·  {relative_size_text(target_size, size)}"
+        label = f"{label}  ·  {_relative_size_words(relative_size(target_size, size))}"
         options.append(
             DraftOption(label, candidate.compatible, candidate.reason, candidate.path, candidate.catalog_model, size)
         )

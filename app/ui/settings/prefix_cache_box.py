@@ -45,6 +45,7 @@ class PrefixCacheBox(QGroupBox):
             )
         )
         self.usage = QLabel()
+        self.usage.setWordWrap(True)  # "1.2 GiB in 14 saved states" beside Clear: wraps in a narrow panel
         self.clear_button = QPushButton(self.tr("Clear"))
         self.clear_button.clicked.connect(self.clear)
         row = QHBoxLayout()

@@ -36,7 +36,7 @@ def test_the_old_state_constants_are_the_enum_members():
         constant = getattr(conversations, name)
         assert constant is MessageState[name] and constant == text
     assert {state.value for state in MessageState} == {"done", "streaming", "cancelled", "interrupted", "failed"}
-    assert [role.value for role in Role] == ["system", "user", "assistant"]
+    assert [role.value for role in Role] == ["system", "user", "assistant", "tool"]
 
 
 def test_members_and_plain_text_write_the_same_text_and_read_back_as_members(store, tmp_path):
@@ -103,12 +103,12 @@ def test_a_hand_edited_role_or_state_still_reads_as_its_text(store, tmp_path):
     question = store.add_message(cid, "user", "hi")
     reply = store.add_message(cid, "assistant", "hello")
     store.append_tokens(reply, [StoredToken("hello", "target", 0.9)])
-    store._db.execute("UPDATE messages SET role='tool', state='paused' WHERE id=?", (question,))
+    store._db.execute("UPDATE messages SET role='oracle', state='paused' WHERE id=?", (question,))
     store._db.execute("UPDATE tokens SET origin='psychic' WHERE message_id=?", (reply,))
     stored = store.messages(cid)
-    assert [(m.role, m.state) for m in stored] == [("tool", "paused"), (Role.ASSISTANT, MessageState.DONE)]
+    assert [(m.role, m.state) for m in stored] == [("oracle", "paused"), (Role.ASSISTANT, MessageState.DONE)]
     assert type(stored[0].role) is str and type(stored[0].state) is str
     assert stored[1].tokens[0].origin == "psychic"
-    assert "### tool _(paused)_" in store.export_markdown(cid)  # shown as it is written
+    assert "### oracle _(paused)_" in store.export_markdown(cid)  # shown as it is written
     exported = store.export_json(cid)
-    assert (exported["messages"][0]["role"], exported["messages"][0]["state"]) == ("tool", "paused")
+    assert (exported["messages"][0]["role"], exported["messages"][0]["state"]) == ("oracle", "paused")

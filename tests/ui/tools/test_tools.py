@@ -116,12 +116,12 @@ def test_old_turns_dropped_with_a_visible_notice(make_window, small_pair):
         if window.chat.view.messages[-1].notice:
             break
     notice = window.chat.view.messages[-1].notice
-    assert "did not fit" in notice
-    assert "did not fit" in window.chat.view.toPlainText()
+    assert "left out of this reply to fit the context" in notice
+    assert "left out of this reply to fit the context" in window.chat.view.toPlainText()
     stored = window.store.messages(window.controller.conversation_id)
     assert stored[-1].meta["dropped_messages"] >= 2
     # Reopening the chat shows the notice again.
     conversation = window.controller.conversation_id
     window.controller.new_conversation()
     window.controller.open_conversation(conversation)
-    assert "did not fit" in window.chat.view.messages[-1].notice
+    assert "left out" in window.chat.view.messages[-1].notice  # the stored count, said in its own words
