@@ -8,7 +8,8 @@ dialogs' and buttons' words: OK, Cancel, the file dialog), found in Qt's
 translations folder, or PySide6's own copy in a bundle. English, and a
 language without a translation, get the English catalogue: the plural forms
 of the "%n" texts ("1 message", "2 messages"). A missing catalogue leaves
-the texts as written with one log line. Widgets read their text when
+the texts as written with one log line. The chosen locale becomes Qt's
+default, so numbers are written its way too (``app/ui/i18n/words.py``). Widgets read their text when
 they are made, so a change of language applies at the next start.
 """
 
@@ -64,6 +65,8 @@ def install_translators(app: QCoreApplication, language: Language, system: QLoca
     the "%n" texts only. A catalogue that cannot be read is logged once and the texts stay as written.
     """
     locale = locale_for(language, system)
+    # Numbers follow the chosen language too ("1,5" in German), wherever the window writes them.
+    QLocale.setDefault(locale)
     code = QLocale.languageToCode(locale.language())
     if code not in TRANSLATED:
         code = Language.ENGLISH.value
@@ -90,3 +93,4 @@ def remove_translators(app: QCoreApplication, translators: list[QTranslator]) ->
     """Take the translators out again (the tests switch languages within one application)."""
     for translator in translators:
         app.removeTranslator(translator)
+    QLocale.setDefault(QLocale.system())
