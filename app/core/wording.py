@@ -103,4 +103,4 @@ class _Formatter(string.Formatter):
             return format(value.render(self._translate, self._number), format_spec)
         if isinstance(value, int | float) and not isinstance(value, bool):
             return self._number(value, format_spec)
-        return super().format_field(value, format_spec)
+        return str(super().format_field(value, format_spec))

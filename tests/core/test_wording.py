@@ -9,10 +9,9 @@ SPEED = QT_TRANSLATE_NOOP("Verdict", "{ratio:.2f}x the target alone on {model} (
 
 
 def _german(context: str, source: str) -> str:
-    table = {
-        ("Verdict", "{ratio:.2f}x the target alone on {model} ({size})"): "{ratio:.2f}x des Ziels allein bei {model} ({size})",
-    }
-    return table.get((context, source), source)
+    if (context, source) == (SPEED.context, SPEED.source):
+        return "{ratio:.2f}x des Ziels allein bei {model} ({size})"
+    return source
 
 
 def _comma(value: int | float, spec: str) -> str:
