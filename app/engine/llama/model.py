@@ -40,6 +40,12 @@ class ContextFullError(TandemError):
     """The KV cache has no room for the tokens to decode."""
 
 
+# Flash attention on, as llama.cpp's own tools default to ("auto" turns it on for the CPU and CUDA):
+# measured on the 2-core CPU with the Q4_K_M 1.5B target, a 4,096-token prefill read 84 tok/s with it
+# against 79 without (512 tokens: the same); the memory estimate and the prefix cache's entries follow it.
+FLASH_ATTENTION = True
+
+
 @dataclass(frozen=True, slots=True)
 class LoadOptions:
     """How to load one model."""
@@ -48,7 +54,7 @@ class LoadOptions:
     n_batch: int = 512
     n_threads: int | None = None
     n_gpu_layers: int = 0
-    flash_attn: bool = False
+    flash_attn: bool = FLASH_ATTENTION
 
 
 # How llama.cpp and ggml say an allocation failed: a CPU or GPU buffer ("failed to allocate buffer",

@@ -52,7 +52,7 @@ from app.core.prefix_cache.policy import (
     to_evict,
     worth_saving,
 )
-from app.engine.llama.model import LlamaModel
+from app.engine.llama.model import FLASH_ATTENTION, LlamaModel
 from app.engine.paths import prefix_cache_dir
 
 _LOG = logging.getLogger(__name__)
@@ -60,7 +60,7 @@ SUFFIX = ".tkv"
 _TEMP_SUFFIX = ".part"
 
 
-def file_identity(path: Path, flash_attn: bool = False) -> str:
+def file_identity(path: Path, flash_attn: bool = FLASH_ATTENTION) -> str:
     """A model file as loaded: path, size, modification time, and the option that changes the state's layout."""
     path = path.resolve()
     stat = path.stat()

@@ -202,6 +202,7 @@ def measured_breakdown(
         pair.target.n_ctx,
         ngl,
         ngld,
+        flash_attn=pair.target.options.flash_attn,
         repack_types=repack,
         context_fill=max(1, fill),
     )
@@ -333,10 +334,20 @@ def _measure_here(args: argparse.Namespace) -> Measurement:
         target_shape = shape_from_header(pair.target.header)
         draft_shape = shape_from_header(pair.draft.header) if pair.draft is not None else None
         repack = cpu_repack_types()
+        flash = pair.target.options.flash_attn
         at_state = estimate_pair(
-            target_shape, draft_shape, args.ctx, args.ngl, args.ngld, repack_types=repack, context_fill=fill
+            target_shape,
+            draft_shape,
+            args.ctx,
+            args.ngl,
+            args.ngld,
+            flash_attn=flash,
+            repack_types=repack,
+            context_fill=fill,
         )
-        worst = estimate_pair(target_shape, draft_shape, args.ctx, args.ngl, args.ngld, repack_types=repack)
+        worst = estimate_pair(
+            target_shape, draft_shape, args.ctx, args.ngl, args.ngld, flash_attn=flash, repack_types=repack
+        )
     return Measurement(
         target=str(args.target),
         draft=str(args.draft) if args.draft else None,

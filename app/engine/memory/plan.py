@@ -21,7 +21,7 @@ from pathlib import Path
 from app.core.memory.estimate import MemoryBreakdown, ModelShape, estimate_pair
 from app.core.memory.offload import AUTO_GPU_LAYERS, OffloadPlan, is_auto, offload_cost, plan_offload
 from app.core.memory.verdict import MemoryVerdict, judge
-from app.engine.llama.model import gpu_offload_supported
+from app.engine.llama.model import FLASH_ATTENTION, gpu_offload_supported
 from app.engine.memory.hardware import HardwareBudget, probe_hardware
 from app.engine.memory.shape import shape_from_gguf
 
@@ -79,6 +79,7 @@ def plan_pair(
         n_gpu_layers,
         n_gpu_layers_draft,
         kv_type,
+        flash_attn=FLASH_ATTENTION,
         repack_types=hardware.cpu_repack_types,
     )
     return MemoryPlan(breakdown, hardware, judge(breakdown, hardware), tuple(notes), offload)
@@ -101,8 +102,8 @@ def resolve_gpu_layers(
         return _cpu(n_gpu_layers), _cpu(n_gpu_layers_draft), None
     plan = plan_offload(
         int(budget * (1 - AUTO_MARGIN)),
-        offload_cost(target, n_ctx, kv_type),
-        offload_cost(draft, n_ctx, kv_type) if draft is not None else None,
+        offload_cost(target, n_ctx, kv_type, flash_attn=FLASH_ATTENTION),
+        offload_cost(draft, n_ctx, kv_type, flash_attn=FLASH_ATTENTION) if draft is not None else None,
         target_layers=None if is_auto(n_gpu_layers) else n_gpu_layers,
         draft_layers=None if is_auto(n_gpu_layers_draft) else n_gpu_layers_draft,
     )
