@@ -41,7 +41,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.decoding.sampling import MAX_TOKENS, MIN_P, REPEAT_LAST_N, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P
 from app.ui.i18n import catalog
 from app.ui.i18n.catalog import BUILT, build_catalogue
 from app.ui.i18n.install import Language, install_translators, locale_for, remove_translators
@@ -208,20 +207,10 @@ def _texts(widget: QWidget) -> Iterator[tuple[str, str]]:
         )
 
 
-# Texts of app/core and app/engine the window shows stay English for now (issue 29, item 6): the
-# sampling fields' help (core/decoding/sampling.py) and where a remote key is kept (engine/remote/credentials.py).
-_CORE_ENGLISH = (
-    *(field.help for field in (TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY, REPEAT_LAST_N, SEED, MAX_TOKENS)),
-    "(readable only by you: no system keyring is available)",
-)
-
-
 def _problem(text: str, sources: tuple[set[str], set[str], set[str]]) -> str | None:
     """Why ``text`` is not German ("untranslated", "English, not in the .ts"), or None."""
     english, german, german_words = sources
     plain = _plain(text)
-    if any(core in plain for core in _CORE_ENGLISH):
-        return None
     if not plain or plain in german or _ALLOWED.match(plain):
         return None
     if plain in english:
