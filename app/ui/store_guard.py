@@ -27,6 +27,7 @@ from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
 from app.engine.store.recovery import move_aside, recover_in_place
 from app.ui.chat.controller import Activity, ChatController
 from app.ui.chat.store_notice import StoreNotice
+from app.ui.i18n.words import say_error
 from app.ui.start.single_instance import InstanceBeacon
 
 
@@ -214,7 +215,7 @@ class StoreGuard(QObject):
 
     def _write_failed(self, error: StoreWriteError) -> None:
         self._notice.show_notice(
-            str(error),
+            say_error(error),
             [
                 (self.tr("Retry saving"), self.controller.retry_save),
                 (self.tr("Export the reply…"), lambda: self.export_unsaved()),

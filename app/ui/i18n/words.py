@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication, QLocale
 
 from app.core.wording import Phrase, Words, words_of
 
+
 def number(value: int | float, spec: str = "") -> str:
     """``value`` formatted by Python's ``spec`` (``.2f``, ``,``, ``.0%``), written with the window locale's marks.
 
