@@ -85,7 +85,16 @@ def python_number(value: int | float, spec: str) -> str:
 
 
 def words_of(error: BaseException) -> Words | Phrase | None:
-    """The sentence an exception was made with (its one argument), or None for a plain message."""
+    """The sentence an exception was made with (its one argument) or gives (its ``words()``), else None.
+
+    An error with its own ``__str__`` (one built from several values) says its sentence by a ``words()``
+    method that needs no argument.
+    """
+    own = getattr(error, "words", None)
+    if callable(own):
+        sentence = own()
+        if isinstance(sentence, Words | Phrase):
+            return sentence
     if len(error.args) == 1 and isinstance(error.args[0], Words | Phrase):
         return error.args[0]
     return None

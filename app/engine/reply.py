@@ -43,6 +43,7 @@ from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effectiv
 from app.core.reply.reasoning import THINK, history_without_reasoning
 from app.core.reply.record import THINKING_SECONDS, OutputRecord, Provenance, ReplyRecord, SamplingRecord, stats_record
 from app.core.tools.records import ToolSpec
+from app.core.wording import Words
 from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply_attachments import lookup_sources, plan_attachments
@@ -110,6 +111,11 @@ class ReplyPlan:
     def notices(self) -> tuple[str, ...]:
         """One-line messages for the user (a "whole document" that did not fit)."""
         return self.attachments.notices if self.attachments is not None else ()
+
+    @property
+    def notice_words(self) -> tuple[Words, ...]:
+        """:attr:`notices` translatable, for the window."""
+        return self.attachments.notice_words if self.attachments is not None else ()
 
 
 def chat_messages(settings: ChatSettings, turns: Sequence[Message]) -> tuple[Message, ...]:

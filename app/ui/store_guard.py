@@ -27,6 +27,7 @@ from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
 from app.engine.store.recovery import move_aside, recover_in_place
 from app.ui.chat.controller import Activity, ChatController
 from app.ui.chat.store_notice import StoreNotice
+from app.ui.i18n.words import say_error
 from app.ui.start.single_instance import InstanceBeacon
 
 
@@ -120,7 +121,8 @@ class StoreGuard(QObject):
         else:
             advice = self.tr("Set TANDEM_DATA_DIR to a folder you can write (or unset it) and restart.")
         self._notice.show_notice(
-            self.tr("Your chats could not be opened: {error}.").format(error=exc) + f" {advice} {kept}", actions
+            self.tr("Your chats could not be opened: {error}.").format(error=say_error(exc)) + f" {advice} {kept}",
+            actions,
         )
         return ChatStore.scratch()
 
@@ -138,7 +140,9 @@ class StoreGuard(QObject):
         except TandemError as exc:
             self._use(ChatStore.scratch())
             self._notice.show_notice(
-                self.tr("Recovery did not work: {error}. The original file was not changed.").format(error=exc),
+                self.tr("Recovery did not work: {error}. The original file was not changed.").format(
+                    error=say_error(exc)
+                ),
                 [
                     (self.tr("Move it aside and start fresh"), self.start_fresh),
                     (self.tr("Open read-only"), self.open_read_only),
@@ -162,7 +166,7 @@ class StoreGuard(QObject):
             store = ChatStore(path)
         except TandemError as exc:
             self._notice.show_notice(
-                self.tr("Could not start fresh: {error}.").format(error=exc),
+                self.tr("Could not start fresh: {error}.").format(error=say_error(exc)),
                 [(self.tr("Open read-only"), self.open_read_only)],
             )
             return
@@ -182,7 +186,7 @@ class StoreGuard(QObject):
             store = ChatStore(default_path(), read_only=True)
         except StoreOpenError as exc:
             self._notice.show_notice(
-                self.tr("It cannot be opened read-only either: {error}.").format(error=exc),
+                self.tr("It cannot be opened read-only either: {error}.").format(error=say_error(exc)),
                 [
                     (self.tr("Recover what can be read"), self.recover),
                     (self.tr("Move it aside and start fresh"), self.start_fresh),
@@ -214,7 +218,7 @@ class StoreGuard(QObject):
 
     def _write_failed(self, error: StoreWriteError) -> None:
         self._notice.show_notice(
-            str(error),
+            say_error(error),
             [
                 (self.tr("Retry saving"), self.controller.retry_save),
                 (self.tr("Export the reply…"), lambda: self.export_unsaved()),
@@ -237,7 +241,7 @@ class StoreGuard(QObject):
         try:
             write_text_safely(path, text, overwrite=True)
         except TandemError as exc:
-            self._status(self.tr("not exported: {error}").format(error=exc), 8000)
+            self._status(self.tr("not exported: {error}").format(error=say_error(exc)), 8000)
             return None
         self._status(self.tr("exported to {path}").format(path=path), 6000)
         return path

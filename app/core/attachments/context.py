@@ -34,6 +34,14 @@ from app.core.attachments.chunks import Chunk, TokenCount, chunk_attachment
 from app.core.attachments.query import fts_query
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.core.chat import Message, Role
+from app.core.wording import QT_TRANSLATE_NOOP, Words
+
+# The notice for a "whole document" that cannot fit, in the window's language there (English in the CLI).
+_NOT_WHOLE = QT_TRANSLATE_NOOP(
+    "AttachmentContext",
+    "{name} does not fit whole ({tokens:,} tokens, {free:,} free in the context): "
+    "the passages that best answer were used instead",
+)
 
 
 def _count(n: int) -> str:
@@ -59,9 +67,14 @@ class AttachmentContext:
     messages: tuple[Message, ...]
     uses: tuple[AttachmentUse, ...]  # in the conversation's order
     chunks: tuple[Chunk, ...]  # the chunks put in (of the attachments not whole), in text order
-    notices: tuple[str, ...]  # one line each: a "whole document" that did not fit
+    notice_words: tuple[Words, ...]  # one line each: a "whole document" that did not fit (translatable)
     budget: int  # tokens the attachments could take beside the conversation and the reply's reserve
     used: int  # tokens they take
+
+    @property
+    def notices(self) -> tuple[str, ...]:
+        """The notices in English (the CLI, ``chat --json``); the window renders :attr:`notice_words`."""
+        return tuple(str(words) for words in self.notice_words)
 
     @property
     def left(self) -> int:
@@ -180,7 +193,7 @@ def plan_context(
     budget = max(0, n_ctx - max(1, reserve) - base_tokens)
     remaining = budget
     entries = _distinct(messages)
-    notices: list[str] = []
+    notices: list[Words] = []
     frame = {
         e.attachment.sha256: count(header(e.attachment.name, True) + footer(e.attachment.name)) + 2 for e in entries
     }
@@ -192,10 +205,7 @@ def plan_context(
             remaining -= cost
             continue
         if whole_documents:
-            notices.append(
-                f"{entry.attachment.name} does not fit whole ({_count(cost)} tokens, "
-                f"{_count(remaining)} free in the context): the passages that best answer were used instead"
-            )
+            notices.append(_NOT_WHOLE.fill(name=entry.attachment.name, tokens=cost, free=remaining))
         pending.append(entry)
     chosen = _retrieve(pending, messages, count, search, remaining, frame, chunker)
     used = sum(e.tokens for e in entries)

@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from app.core.wording import QT_TRANSLATE_NOOP, Words
+
 if TYPE_CHECKING:
     from app.core.decoding.stats import GenerationStats
     from app.core.reply.step_record import StepRecord
@@ -68,6 +70,16 @@ class StepTimings:
         return max(0.0, self.total_s - self.draft_s - self.verify_s)
 
 
+# The prompt figures' line (the footer, the Stats tab), said in the window's language there.
+_FIGURES = QT_TRANSLATE_NOOP("PromptFigures", "first token {ms:,.0f} ms  ·  {speed}  ·  {cache}")
+_PROMPT_SPEED = QT_TRANSLATE_NOOP("PromptFigures", "prompt {rate:,.0f} tok/s")
+_PROMPT_UNKNOWN = QT_TRANSLATE_NOOP("PromptFigures", "prompt —")
+_FROM_CACHE = QT_TRANSLATE_NOOP("PromptFigures", "{reused:,} of {tokens:,} prompt tokens from cache")
+_CACHE_UNKNOWN = QT_TRANSLATE_NOOP(
+    "PromptFigures", "{tokens:,} prompt tokens (the server does not say how many it had cached)"
+)
+
+
 @dataclass(frozen=True, slots=True)
 class PromptFigures:
     """How a reply's prompt was read: the numbers its footer, the Stats tab and ``chat --json`` show."""
@@ -95,15 +107,22 @@ class PromptFigures:
     @property
     def cache_words(self) -> str:
         """How many prompt tokens came from the cache, of how many."""
+        return str(self._cache_sentence())
+
+    def _cache_sentence(self) -> Words:
         if self.prompt_reused is None:
-            return f"{self.prompt_tokens:,} prompt tokens (the server does not say how many it had cached)"
-        return f"{self.prompt_reused:,} of {self.prompt_tokens:,} prompt tokens from cache"
+            return _CACHE_UNKNOWN.fill(tokens=self.prompt_tokens)
+        return _FROM_CACHE.fill(reused=self.prompt_reused, tokens=self.prompt_tokens)
 
     def words(self) -> str:
         """The footer's and the Stats tab's line: time to first token, prompt speed, what the cache gave."""
+        return str(self.sentence())
+
+    def sentence(self) -> Words:
+        """:meth:`words` translatable, its numbers kept for the window's locale."""
         rate = self.prompt_tokens_per_second
-        speed = f"prompt {rate:,.0f} tok/s" if rate is not None else "prompt —"
-        return f"first token {self.time_to_first_token_ms:,.0f} ms  ·  {speed}  ·  {self.cache_words}"
+        speed = _PROMPT_SPEED.fill(rate=rate) if rate is not None else _PROMPT_UNKNOWN
+        return _FIGURES.fill(ms=self.time_to_first_token_ms, speed=speed, cache=self._cache_sentence())
 
     def to_dict(self) -> dict[str, Any]:
         """The keys a statistics summary carries (``chat --json``, the stored reply)."""

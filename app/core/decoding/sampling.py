@@ -26,6 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.core.decoding.distribution import TokenDistribution
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase
 
 # How many top logits to try before falling back to a full sort for top-p
 # without top-k: enough for the nucleus of nearly every real distribution.
@@ -66,7 +67,7 @@ class SamplingField(Generic[_N]):
     default: _N
     minimum: _N
     maximum: _N
-    help: str
+    help: Phrase  # what it does, one line: prints as English, the window shows it translated
 
     def accepts(self, value: object) -> bool:
         """True when ``value`` has this field's kind (an int is a fine float; a bool is neither) and range."""
@@ -114,29 +115,69 @@ class SamplingField(Generic[_N]):
 
 
 TEMPERATURE: Final[SamplingField[float]] = SamplingField(
-    "temperature", FieldKind.FLOAT, 0.0, 0.0, 2.0, "0 is greedy: exactly the target's own greedy reply"
+    "temperature",
+    FieldKind.FLOAT,
+    0.0,
+    0.0,
+    2.0,
+    QT_TRANSLATE_NOOP("SamplingField", "0 is greedy: exactly the target's own greedy reply"),
 )
 TOP_K: Final[SamplingField[int]] = SamplingField(
-    "top_k", FieldKind.INT, 40, 0, 1_000_000, "keep the k most likely tokens; 0 = off"
+    "top_k",
+    FieldKind.INT,
+    40,
+    0,
+    1_000_000,
+    QT_TRANSLATE_NOOP("SamplingField", "keep the k most likely tokens; 0 = off"),
 )
 TOP_P: Final[SamplingField[float]] = SamplingField(
-    "top_p", FieldKind.FLOAT, 0.95, 0.0, 1.0, "keep the most likely tokens that hold this much probability; 1 = off"
+    "top_p",
+    FieldKind.FLOAT,
+    0.95,
+    0.0,
+    1.0,
+    QT_TRANSLATE_NOOP("SamplingField", "keep the most likely tokens that hold this much probability; 1 = off"),
 )
 MIN_P: Final[SamplingField[float]] = SamplingField(
-    "min_p", FieldKind.FLOAT, 0.05, 0.0, 1.0, "drop tokens less likely than this share of the most likely; 0 = off"
+    "min_p",
+    FieldKind.FLOAT,
+    0.05,
+    0.0,
+    1.0,
+    QT_TRANSLATE_NOOP("SamplingField", "drop tokens less likely than this share of the most likely; 0 = off"),
 )
 REPEAT_PENALTY: Final[SamplingField[float]] = SamplingField(
-    "repeat_penalty", FieldKind.FLOAT, 1.0, 0.01, 10.0, "above 1 makes recent tokens less likely; 1 = off"
+    "repeat_penalty",
+    FieldKind.FLOAT,
+    1.0,
+    0.01,
+    10.0,
+    QT_TRANSLATE_NOOP("SamplingField", "above 1 makes recent tokens less likely; 1 = off"),
 )
 REPEAT_LAST_N: Final[SamplingField[int]] = SamplingField(
-    "repeat_last_n", FieldKind.INT, 64, 0, 1_000_000, "how many recent tokens the repeat penalty looks at"
+    "repeat_last_n",
+    FieldKind.INT,
+    64,
+    0,
+    1_000_000,
+    QT_TRANSLATE_NOOP("SamplingField", "how many recent tokens the repeat penalty looks at"),
 )
 # -1 is how a setting says "a fresh random seed"; SamplingParams says it with None.
 SEED: Final[SamplingField[int]] = SamplingField(
-    "seed", FieldKind.INT, -1, -1, 2**63 - 1, "-1 = a fresh random seed for every reply"
+    "seed",
+    FieldKind.INT,
+    -1,
+    -1,
+    2**63 - 1,
+    QT_TRANSLATE_NOOP("SamplingField", "-1 = a fresh random seed for every reply"),
 )
 MAX_TOKENS: Final[SamplingField[int]] = SamplingField(
-    "max_tokens", FieldKind.INT, 512, 1, 1_000_000, "the most tokens a reply may have"
+    "max_tokens",
+    FieldKind.INT,
+    512,
+    1,
+    1_000_000,
+    QT_TRANSLATE_NOOP("SamplingField", "the most tokens a reply may have"),
 )
 
 # The fields SamplingParams holds with the same meaning (seed differs: None there, -1 in a setting).

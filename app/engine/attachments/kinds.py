@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import charset_normalizer
 
 from app.core.attachments.record import AttachmentKind
+from app.core.wording import QT_TRANSLATE_NOOP
 
 _MARKDOWN = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mdx"})
 _PLAIN = frozenset({".txt", ".text", ".log", ".rst", ".csv", ".tsv", ""})
@@ -27,6 +28,13 @@ _BOMS = (
     (codecs.BOM_UTF16_BE, "utf-16"),
 )
 _SNIFF = 8192  # bytes looked at for NUL bytes and a PDF's or HTML's start
+
+
+# Why bytes are not text, in the window's language there (``str`` of the error is the English).
+_NOT_VALID = QT_TRANSLATE_NOOP("AttachmentRead", "not valid {encoding} despite its byte-order mark")
+_NUL_BYTES = QT_TRANSLATE_NOOP("AttachmentRead", "looks binary: it holds NUL bytes")
+_NO_ENCODING = QT_TRANSLATE_NOOP("AttachmentRead", "looks binary: its bytes are not text in any encoding")
+_NUL_CHARACTERS = QT_TRANSLATE_NOOP("AttachmentRead", "looks binary: it holds NUL characters")
 
 
 class NotTextError(ValueError):
@@ -76,17 +84,17 @@ def decode(data: bytes) -> DecodedText:
             try:
                 return DecodedText(data.decode(encoding), encoding.removesuffix("-sig"), guessed=False)
             except UnicodeDecodeError as exc:
-                raise NotTextError(f"not valid {encoding.removesuffix('-sig')} despite its byte-order mark") from exc
+                raise NotTextError(_NOT_VALID.fill(encoding=encoding.removesuffix("-sig"))) from exc
     if b"\0" in data[:_SNIFF]:
-        raise NotTextError("looks binary: it holds NUL bytes")
+        raise NotTextError(_NUL_BYTES)
     try:
         return DecodedText(data.decode("utf-8"), "utf-8", guessed=False)
     except UnicodeDecodeError:
         pass
     best = charset_normalizer.from_bytes(data).best()
     if best is None:
-        raise NotTextError("looks binary: its bytes are not text in any encoding")
+        raise NotTextError(_NO_ENCODING)
     text = str(best)
     if "\0" in text:
-        raise NotTextError("looks binary: it holds NUL characters")
+        raise NotTextError(_NUL_CHARACTERS)
     return DecodedText(text, best.encoding, guessed=True)

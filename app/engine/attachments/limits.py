@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.core.errors import TandemError
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
 MB = 1_000_000  # decimal, as the caps are said ("50 MB")
 
@@ -28,30 +29,43 @@ class AttachmentLimits:
 DEFAULT_LIMITS = AttachmentLimits()
 
 
+# What the window says about a file it cannot attach, in its own language (English in the CLI and ``serve``).
+_CANNOT_ATTACH = QT_TRANSLATE_NOOP("AttachmentRead", "cannot attach {name}: {problem}")
+_BYTES = QT_TRANSLATE_NOOP("AttachmentRead", "{size} bytes")
+_SIZE_WHOLE = QT_TRANSLATE_NOOP("AttachmentRead", "{value:.0f} {unit}")
+_SIZE_TENTH = QT_TRANSLATE_NOOP("AttachmentRead", "{value:.1f} {unit}")
+_CUT = QT_TRANSLATE_NOOP("AttachmentRead", "the text is cut at {limit:,} characters (of {length:,})")
+
+
 class AttachmentError(TandemError):
     """A file that cannot be attached, in one line naming the file and what is wrong with it."""
 
-    def __init__(self, name: str, problem: str) -> None:
-        super().__init__(f"cannot attach {name}: {problem}")
+    def __init__(self, name: str, problem: str | Words | Phrase) -> None:
+        super().__init__(_CANNOT_ATTACH.fill(name=name, problem=problem))
         self.name = name
         self.problem = problem
 
 
 def size_text(size: int) -> str:
     """A byte count as people read it: "512 bytes", "3.2 KB", "48 MB"."""
+    return str(size_words(size))
+
+
+def size_words(size: int) -> Words:
+    """:func:`size_text` translatable, its number written by the reader's locale."""
     if size < 1000:
-        return f"{size} bytes"
+        return _BYTES.fill(size=size)
     for unit, scale in (("KB", 1e3), ("MB", 1e6), ("GB", 1e9)):
         if size < scale * 1000 or unit == "GB":
             value = size / scale
-            shown = f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:.1f}"
-            return f"{shown} {unit}"
-    return f"{size} bytes"  # not reached
+            whole = value >= 10 or value == int(value)
+            return (_SIZE_WHOLE if whole else _SIZE_TENTH).fill(value=value, unit=unit)
+    return _BYTES.fill(size=size)  # not reached
 
 
 def cap_text(text: str, limits: AttachmentLimits) -> tuple[str, tuple[str, ...]]:
     """``text`` cut at the limit, and the note that says so (none when it fits)."""
     if len(text) <= limits.max_text_chars:
         return text, ()
-    note = f"the text is cut at {limits.max_text_chars:,} characters (of {len(text):,})"
+    note = str(_CUT.fill(limit=limits.max_text_chars, length=len(text)))  # a stored note: English
     return text[: limits.max_text_chars], (note,)

@@ -16,9 +16,30 @@ import pypdf
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 
 from app.core.attachments.record import Section
+from app.core.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.attachments.limits import AttachmentLimits
 
 _PAGE_GAP = "\n\n"
+
+
+# Why a PDF cannot be attached, in the window's language there (``str`` of the error is the English).
+_NOT_PDF = QT_TRANSLATE_NOOP("AttachmentRead", "not a PDF: it does not start with %PDF-")
+_ENCRYPTED_UNREADABLE = QT_TRANSLATE_NOOP(
+    "AttachmentRead", "the PDF is encrypted in a way that cannot be read here ({error})"
+)
+_NEEDS_PASSWORD = QT_TRANSLATE_NOOP(
+    "AttachmentRead", "the PDF is encrypted: it needs a password (save an unencrypted copy to attach it)"
+)
+_DAMAGED = QT_TRANSLATE_NOOP("AttachmentRead", "a damaged PDF ({error})")
+_NO_TEXT_LAYER = QT_TRANSLATE_NOOP(
+    "AttachmentRead",
+    "the PDF has no text layer (its {pages} hold only images or scans): Tandem reads no images; "
+    "run it through OCR first",
+)
+_NO_PAGES = QT_TRANSLATE_NOOP("AttachmentRead", "the PDF has no pages")
+# Page counts without %n: a count in the window's own plural forms needs QObject.tr.
+_ONE_PAGE = QT_TRANSLATE_NOOP("AttachmentRead", "{n} page")
+_PAGES = QT_TRANSLATE_NOOP("AttachmentRead", "{n} pages")
 
 
 class PdfError(ValueError):
@@ -28,7 +49,7 @@ class PdfError(ValueError):
 def read_pdf(data: bytes, limits: AttachmentLimits) -> tuple[str, tuple[Section, ...], tuple[str, ...]]:
     """The text of every page, where each page starts, and the notes; :class:`PdfError` when there is none."""
     if not data.lstrip()[:1024].startswith(b"%PDF-"):
-        raise PdfError("not a PDF: it does not start with %PDF-")
+        raise PdfError(_NOT_PDF)
     notes: list[str] = []
     # pypdf logs every oddity of a damaged file as a warning; what matters reaches the user as a note or an error.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
@@ -38,17 +59,17 @@ def read_pdf(data: bytes, limits: AttachmentLimits) -> tuple[str, tuple[Section,
             try:
                 opened = reader.decrypt("")
             except (DependencyError, NotImplementedError) as exc:
-                raise PdfError(f"the PDF is encrypted in a way that cannot be read here ({exc})") from exc
+                raise PdfError(_ENCRYPTED_UNREADABLE.fill(error=str(exc))) from exc
             if not opened:
-                raise PdfError("the PDF is encrypted: it needs a password (save an unencrypted copy to attach it)")
+                raise PdfError(_NEEDS_PASSWORD)
             notes.append("the PDF is encrypted but opens without a password")
         pages = list(reader.pages)
     except FileNotDecryptedError as exc:
-        raise PdfError("the PDF is encrypted: it needs a password (save an unencrypted copy to attach it)") from exc
+        raise PdfError(_NEEDS_PASSWORD) from exc
     except PdfError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
-        raise PdfError(f"a damaged PDF ({exc})") from exc
+        raise PdfError(_DAMAGED.fill(error=str(exc))) from exc
     parts: list[str] = []
     sections: list[Section] = []
     empty: list[int] = []
@@ -69,12 +90,7 @@ def read_pdf(data: bytes, limits: AttachmentLimits) -> tuple[str, tuple[Section,
         if at > limits.max_text_chars:
             break
     if not parts:
-        raise PdfError(
-            f"the PDF has no text layer (its {_pages(len(pages))} hold only images or scans): Tandem reads no "
-            "images; run it through OCR first"
-            if pages
-            else "the PDF has no pages"
-        )
+        raise PdfError(_NO_TEXT_LAYER.fill(pages=_pages_words(len(pages))) if pages else _NO_PAGES)
     if empty:
         notes.append(f"{len(empty)} of {_pages(len(pages))} have no text layer: {_page_list(empty)}")
     text = _PAGE_GAP.join(parts)
@@ -95,4 +111,8 @@ def _page_list(numbers: list[int]) -> str:
 
 
 def _pages(n: int) -> str:
-    return f"{n} page" if n == 1 else f"{n} pages"
+    return str(_pages_words(n))
+
+
+def _pages_words(n: int) -> Words:
+    return (_ONE_PAGE if n == 1 else _PAGES).fill(n=n)

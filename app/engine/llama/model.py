@@ -24,8 +24,13 @@ import numpy.typing as npt
 
 from app.core.decoding.model_port import Outputs
 from app.core.errors import ContextSizeError, OutOfMemoryError, TandemError
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.cpu import max_useful_threads
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
+
+# What could not get its memory, and why llama.cpp refused a file: said in the window's language.
+_LOADING = QT_TRANSLATE_NOOP("LlamaModel", "loading {name}")
+_NOT_LOADED = QT_TRANSLATE_NOOP("LlamaModel", "llama.cpp could not load {name}: {error}")
 
 # Llama(verbose=False) redirects the process's stdout/stderr while loading;
 # serialise loads so two never interleave their redirections.
@@ -138,7 +143,7 @@ class LlamaModel:
                     verbose=False,
                 )
         except MemoryError as exc:  # Python's own allocations while loading (the binding's buffers)
-            raise OutOfMemoryError(f"loading {self.path.name}") from exc
+            raise OutOfMemoryError(_LOADING.fill(name=self.path.name)) from exc
         except (ValueError, RuntimeError, OSError) as exc:
             # The binding's exception says only which step failed; llama.cpp's log says why.
             out_of_memory = _out_of_memory(exc, log.errors)
@@ -147,8 +152,8 @@ class LlamaModel:
                 n_ctx_train = int(trained) if isinstance(trained, int) and trained > 0 else None
                 raise ContextSizeError(self.path.name, self.options.n_ctx, n_ctx_train, out_of_memory) from exc
             if out_of_memory:
-                raise OutOfMemoryError(f"loading {self.path.name}") from exc
-            raise ModelFileError(f"llama.cpp could not load {self.path.name}: {exc}") from exc
+                raise OutOfMemoryError(_LOADING.fill(name=self.path.name)) from exc
+            raise ModelFileError(_NOT_LOADED.fill(name=self.path.name, error=str(exc))) from exc
         self._ctx = self._llm.ctx
         self._vocab = llama_cpp.llama_model_get_vocab(self._llm.model)
         self._memory = llama_cpp.llama_get_memory(self._ctx)

@@ -29,6 +29,7 @@ import keyring.errors
 from keyring.backends import chainer, fail
 
 from app.core.errors import TandemError
+from app.core.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.paths import data_dir
 from app.engine.safe_files import make_private_folder, tighten
 
@@ -38,6 +39,14 @@ KEY_FILE = "remote-keys.json"
 HUB_TOKEN_ENTRY = "huggingface-hub-token"
 # keyring's own backends that are not a real store: one that refuses everything, one that drops everything.
 _NOT_STORES = ("keyring.backends.fail", "keyring.backends.null", "keyring.backends.chainer")
+
+# What the window says about the keys' store, in its own language.
+_IN_KEYRING = QT_TRANSLATE_NOOP("Credentials", "in the system keyring ({name})")
+_IN_FILE = QT_TRANSLATE_NOOP("Credentials", "in {path} (readable only by you: no system keyring is available)")
+_KEYRING_UNREADABLE = QT_TRANSLATE_NOOP("Credentials", "the system keyring could not be read: {error}")
+_KEYRING_REFUSED = QT_TRANSLATE_NOOP("Credentials", "the system keyring refused the key: {error}")
+_FILE_UNREADABLE = QT_TRANSLATE_NOOP("Credentials", "the saved API keys in {path} cannot be read: {error}")
+_NOT_SAVED = QT_TRANSLATE_NOOP("Credentials", "the API key could not be saved in {path}: {error}")
 
 
 def is_system_keyring(backend: keyring.backend.KeyringBackend) -> bool:
@@ -82,10 +91,15 @@ class CredentialStore:
 
     @property
     def where(self) -> str:
-        """Where a saved key is kept, in words for the user."""
+        """Where a saved key is kept, in words for the user (English; the window shows :attr:`where_words`)."""
+        return str(self.where_words)
+
+    @property
+    def where_words(self) -> Words:
+        """Where a saved key is kept, translatable."""
         if self.backend is not None:
-            return f"in the system keyring ({self.backend.name})"
-        return f"in {self.path} (readable only by you: no system keyring is available)"
+            return _IN_KEYRING.fill(name=self.backend.name)
+        return _IN_FILE.fill(path=str(self.path))
 
     def load(self, base_url: str) -> str | None:
         """The key saved for ``base_url``, or None."""
@@ -93,7 +107,7 @@ class CredentialStore:
             try:
                 return self.backend.get_password(SERVICE, base_url)
             except keyring.errors.KeyringError as exc:
-                raise TandemError(f"the system keyring could not be read: {exc}") from None
+                raise TandemError(_KEYRING_UNREADABLE.fill(error=str(exc))) from None
         value = self._read_file().get(base_url)
         return value if isinstance(value, str) else None
 
@@ -106,7 +120,7 @@ class CredentialStore:
             try:
                 self.backend.set_password(SERVICE, base_url, key)
             except keyring.errors.KeyringError as exc:
-                raise TandemError(f"the system keyring refused the key: {exc}") from None
+                raise TandemError(_KEYRING_REFUSED.fill(error=str(exc))) from None
             return
         keys = self._read_file()
         keys[base_url] = key
@@ -137,7 +151,7 @@ class CredentialStore:
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
-            raise TandemError(f"the saved API keys in {self.path} cannot be read: {exc}") from None
+            raise TandemError(_FILE_UNREADABLE.fill(path=str(self.path), error=str(exc))) from None
         return data if isinstance(data, dict) else {}
 
     def _write_file(self, keys: dict[str, Any]) -> None:
@@ -156,4 +170,4 @@ class CredentialStore:
                     os.unlink(temporary)
                 raise
         except OSError as exc:
-            raise TandemError(f"the API key could not be saved in {self.path}: {exc.strerror or exc}") from None
+            raise TandemError(_NOT_SAVED.fill(path=str(self.path), error=str(exc.strerror or exc))) from None

@@ -31,6 +31,7 @@ from urllib.parse import quote
 
 from app.core.errors import TandemError
 from app.core.units import format_bytes
+from app.core.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.safe_files import make_private, make_private_folder, tighten
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -57,20 +58,41 @@ class Problem(enum.Enum):
     IN_USE = "in-use"  # another Tandem is writing to it
 
 
+# The store's problems as the window says them, in its own language there (``str``: English).
 _PLAIN = {
-    Problem.UNUSABLE_FOLDER: "the data folder cannot be used",
-    Problem.NOT_A_FILE: "the chat database is not a file",
-    Problem.READ_ONLY: "the chat database cannot be written",
-    Problem.DAMAGED: "the chat database is damaged",
-    Problem.IN_USE: "another Tandem window is using this data folder",
+    Problem.UNUSABLE_FOLDER: QT_TRANSLATE_NOOP("ChatDatabase", "the data folder cannot be used"),
+    Problem.NOT_A_FILE: QT_TRANSLATE_NOOP("ChatDatabase", "the chat database is not a file"),
+    Problem.READ_ONLY: QT_TRANSLATE_NOOP("ChatDatabase", "the chat database cannot be written"),
+    Problem.DAMAGED: QT_TRANSLATE_NOOP("ChatDatabase", "the chat database is damaged"),
+    Problem.IN_USE: QT_TRANSLATE_NOOP("ChatDatabase", "another Tandem window is using this data folder"),
 }
+_OPEN_FAILED = QT_TRANSLATE_NOOP("ChatDatabase", "{problem} ({path}): {detail}")
+_FULL = QT_TRANSLATE_NOOP(
+    "ChatDatabase",
+    "the chat could not be saved: the database or disk is full ({folder}: {room}{need}). "
+    "Free some space; Tandem keeps the reply and saves it as soon as it can.",
+)
+_FREE = QT_TRANSLATE_NOOP("ChatDatabase", "{free} free on its disk")
+_FREE_UNKNOWN = QT_TRANSLATE_NOOP("ChatDatabase", "free space unknown")
+_NEEDED = QT_TRANSLATE_NOOP("ChatDatabase", "; about {size} more is needed")
+_BECAME_READ_ONLY = QT_TRANSLATE_NOOP(
+    "ChatDatabase", "the chat could not be saved: {path} has become read-only. Tandem keeps the reply in memory."
+)
+_IO_ERROR = QT_TRANSLATE_NOOP(
+    "ChatDatabase", "the chat could not be saved: the disk reported an I/O error on {path} ({error})."
+)
+_DAMAGED = QT_TRANSLATE_NOOP(
+    "ChatDatabase", "the chat could not be saved: {path} is damaged ({error}). Restart Tandem to recover it."
+)
+_BUSY = QT_TRANSLATE_NOOP("ChatDatabase", "the chat could not be saved: {path} is locked by another program ({error}).")
+_NOT_SAVED = QT_TRANSLATE_NOOP("ChatDatabase", "the chat could not be saved: {error}")
 
 
 class StoreOpenError(TandemError):
     """The conversations file could not be opened for writing; ``problem`` says why, in one line."""
 
     def __init__(self, problem: Problem, path: Path, detail: str) -> None:
-        super().__init__(f"{_PLAIN[problem]} ({path}): {detail}")
+        super().__init__(_OPEN_FAILED.fill(problem=_PLAIN[problem], path=str(path), detail=detail))
         self.problem = problem
         self.path = path
         self.detail = detail
@@ -79,7 +101,7 @@ class StoreOpenError(TandemError):
 class StoreWriteError(TandemError):
     """A write the store could not make; what the caller still holds in memory is not lost."""
 
-    def __init__(self, message: str, kind: str) -> None:
+    def __init__(self, message: str | Words, kind: str) -> None:
         super().__init__(message)
         self.kind = kind  # "full", "io", "read-only", "damaged", "busy" or "other"
 
@@ -204,22 +226,19 @@ def write_error(exc: sqlite3.Error | OSError, path: Path, needed_bytes: int = 0)
     folder = path.parent
     if kind == "full":
         free = _free_bytes(folder)
-        room = f"{format_bytes(free)} free on its disk" if free is not None else "free space unknown"
-        need = f"; about {format_bytes(max(needed_bytes, 64 * 1024))} more is needed" if needed_bytes >= 0 else ""
-        message = (
-            f"the chat could not be saved: the database or disk is full ({folder}: {room}{need}). "
-            "Free some space; Tandem keeps the reply and saves it as soon as it can."
-        )
+        room = _FREE.fill(free=format_bytes(free)) if free is not None else _FREE_UNKNOWN
+        need = _NEEDED.fill(size=format_bytes(max(needed_bytes, 64 * 1024))) if needed_bytes >= 0 else ""
+        message: Words = _FULL.fill(folder=str(folder), room=room, need=need)
     elif kind == "read-only":
-        message = f"the chat could not be saved: {path} has become read-only. Tandem keeps the reply in memory."
+        message = _BECAME_READ_ONLY.fill(path=str(path))
     elif kind == "io":
-        message = f"the chat could not be saved: the disk reported an I/O error on {path} ({exc})."
+        message = _IO_ERROR.fill(path=str(path), error=str(exc))
     elif kind == "damaged":
-        message = f"the chat could not be saved: {path} is damaged ({exc}). Restart Tandem to recover it."
+        message = _DAMAGED.fill(path=str(path), error=str(exc))
     elif kind == "busy":
-        message = f"the chat could not be saved: {path} is locked by another program ({exc})."
+        message = _BUSY.fill(path=str(path), error=str(exc))
     else:
-        message = f"the chat could not be saved: {exc}"
+        message = _NOT_SAVED.fill(error=str(exc))
     return StoreWriteError(message, kind)
 
 

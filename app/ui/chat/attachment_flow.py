@@ -48,6 +48,7 @@ from app.ui.chat.attachments import (
 )
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.view import ViewMessage
+from app.ui.i18n.words import number, say_error
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost
 
@@ -179,11 +180,11 @@ class AttachmentFlow(QObject):
         self.reading -= 1
         self.row.set_status(self.tr("reading…") if self.reading else "")
         if isinstance(error, AttachmentError):
-            message = str(error)
+            message = say_error(error)
         elif isinstance(error, OSError):
             message = self.tr("could not read the file: {error}").format(error=error.strerror or error)
         else:
-            message = self.tr("could not attach the file: {error}").format(error=error)
+            message = self.tr("could not attach the file: {error}").format(error=say_error(error))
         self.panel.banner.show_message(message)
 
     def _remove(self, chip: AttachmentChip) -> None:
@@ -299,14 +300,14 @@ class AttachmentFlow(QObject):
                 notes.append(
                     self.tr(
                         "{name}: {tokens} tokens, does not fit, and the {left} tokens left may hold no passage of it"
-                    ).format(name=attachment.name, tokens=f"{tokens:,}", left=f"{max(0, room - used):,}")
+                    ).format(name=attachment.name, tokens=number(tokens, ","), left=number(max(0, room - used), ","))
                 )
             elif self.whole_documents:
                 notes.append(
                     self.tr(
                         "⚠ {name}: {tokens} tokens, does not fit whole in the {n_ctx}-token context: "
                         "the passages that best answer will be used instead"
-                    ).format(name=attachment.name, tokens=f"{tokens:,}", n_ctx=f"{n_ctx:,}")
+                    ).format(name=attachment.name, tokens=number(tokens, ","), n_ctx=number(n_ctx, ","))
                 )
             else:
                 notes.append(
@@ -314,7 +315,7 @@ class AttachmentFlow(QObject):
                         "{name}: {tokens} tokens, does not fit: %n passage(s) will be retrieved per question",
                         "",
                         passages,
-                    ).format(name=attachment.name, tokens=f"{tokens:,}")
+                    ).format(name=attachment.name, tokens=number(tokens, ","))
                 )
         for chip in self.row.chips:
             fitted = fits.get(chip.pending.attachment.sha256, True)
@@ -349,9 +350,9 @@ class AttachmentFlow(QObject):
             return
         message = view.messages[index]
         if base == OPEN_ATTACHMENT:
-            number = int(query.queryItemValue("n"))
-            if 0 <= number < len(message.attachments):
-                self.open_attachment(message.attachments[number])
+            position = int(query.queryItemValue("n"))
+            if 0 <= position < len(message.attachments):
+                self.open_attachment(message.attachments[position])
             return
         use_number, chunk_number = int(query.queryItemValue("use")), int(query.queryItemValue("chunk"))
         if not 0 <= use_number < len(message.attachment_uses):

@@ -26,6 +26,7 @@ from app.core.units import format_bytes
 from app.engine.attachments import AttachmentError, read_attachment, read_attachment_bytes
 from app.engine.reply import ReplyPlan, ReplyRequest
 from app.engine.store.conversations import ChatStore
+from app.ui.i18n.words import number, say
 
 # Characters per token when the engine has not counted an attachment yet (English prose and code
 # average three to four with the SmolLM2 and Qwen tokenizers); shown with "≈".
@@ -68,8 +69,11 @@ def with_whole_documents(request: ReplyRequest, on: bool) -> ReplyRequest:
 
 
 def plan_notices(plan: ReplyPlan) -> tuple[str, ...]:
-    """The planner's one-line notices for the user ("report.pdf does not fit whole…"); none from older planners."""
-    return plan.notices
+    """The planner's one-line notices for the user ("report.pdf does not fit whole…"), in the window's language.
+
+    A reply keeps them so (under :data:`NOTICES_KEY`): they are only ever shown, as they were when it ran.
+    """
+    return tuple(say(words) for words in plan.notice_words)
 
 
 def stored_notices(meta: Mapping[str, Any]) -> tuple[str, ...]:
@@ -112,9 +116,9 @@ def chip_label(attachment: Attachment, tokens: int | None, longest: int = 0) -> 
     """
     words = QCoreApplication.translate("Attachments", "{count} tokens")
     count = (
-        words.format(count=f"{tokens:,}")
+        words.format(count=number(tokens, ","))
         if tokens is not None
-        else "≈" + words.format(count=f"{estimated_tokens(attachment):,}")
+        else "≈" + words.format(count=number(estimated_tokens(attachment), ","))
     )
     name = attachment.name
     if 0 < longest < len(name):

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QVBoxLayout, QWidget
 
+from app.ui.i18n.words import number
 from app.ui.layout_fit import ElidedLabel
 
 
@@ -60,9 +61,9 @@ class ContextGauge(QWidget):
         self.used, self.total, self.dropped = used, total, dropped
         self.bar.setRange(0, max(1, total))
         self.bar.setValue(min(used, total))
-        share = f" ({used / total:.0%})" if total else ""
+        share = f" ({number(used / total, '.0%')})" if total else ""
         self.label.setText(
-            self.tr("{used} / {total} tokens").format(used=f"{used:,}", total=f"{total:,}")
+            self.tr("{used} / {total} tokens").format(used=number(used, ","), total=number(total, ","))
             + share
             + (" · " + self.tr("replying") if streaming else "")
         )
@@ -76,7 +77,7 @@ class ContextGauge(QWidget):
                 notice = self.tr(
                     "⚠ the %n oldest message(s){start} would be left out to fit the {total}-token context", "", dropped
                 )
-            self.notice.setText(notice.format(start=start, total=f"{total:,}"))
+            self.notice.setText(notice.format(start=start, total=number(total, ",")))
             self.notice.show()
         else:
             self.notice.hide()

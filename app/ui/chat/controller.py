@@ -51,6 +51,7 @@ from app.ui.chat.reply_words import drafter_words, footer_text, info_label, mess
 from app.ui.chat.tool_flow import ToolFlow
 from app.ui.chat.tree_actions import TreeActions
 from app.ui.chat.view import ViewMessage
+from app.ui.i18n.words import say_error
 from app.ui.stats.stats_panel import StatsPanel
 from app.ui.threads.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
 
@@ -181,7 +182,7 @@ class ChatController(QObject, TreeActions, ChatExtras):
                 kept = self.store.conversation_settings(self.conversation_id)
                 self.store.set_conversation_settings(self.conversation_id, {**kept, **settings.to_dict()})
             except StoreWriteError as exc:
-                self.panel.banner.show_message(str(exc))
+                self.panel.banner.show_message(say_error(exc))
         self.count_context()
 
     # -- conversations ----------------------------------------------------------------

@@ -17,6 +17,7 @@ from PySide6.QtCore import QCoreApplication
 from app.core.decoding.drafters import DrafterKind
 from app.core.reply.record import ReplyRecord
 from app.ui.i18n import QT_TRANSLATE_NOOP
+from app.ui.i18n.words import number
 
 _SYSTEM_SHOWN = 240  # characters of the system prompt shown; the export has all of it
 _DRAFTER_WORDS = {
@@ -63,14 +64,17 @@ def provenance_rows(record: ReplyRecord) -> list[tuple[str, str]]:
                 QCoreApplication.translate("ReplyInfo", "Temperature"),
                 QCoreApplication.translate("ReplyInfo", "greedy")
                 if sampling.temperature == 0
-                else f"{sampling.temperature:g}",
+                else number(sampling.temperature, "g"),
             )
         )
         rows.append(
             (
                 QCoreApplication.translate("ReplyInfo", "Sampling"),
                 QCoreApplication.translate("ReplyInfo", "top-k {k}, top-p {p}, min-p {m}, repeat penalty {r}").format(
-                    k=sampling.top_k, p=sampling.top_p, m=sampling.min_p, r=sampling.repeat_penalty
+                    k=sampling.top_k,
+                    p=number(sampling.top_p),
+                    m=number(sampling.min_p),
+                    r=number(sampling.repeat_penalty),
                 ),
             )
         )
@@ -106,16 +110,23 @@ def provenance_rows(record: ReplyRecord) -> list[tuple[str, str]]:
     if figures is not None:
         rate = figures.prompt_tokens_per_second
         speed = (
-            ", " + QCoreApplication.translate("ReplyInfo", "{rate} prompt tokens/s").format(rate=f"{rate:,.0f}")
+            ", " + QCoreApplication.translate("ReplyInfo", "{rate} prompt tokens/s").format(rate=number(rate, ",.0f"))
             if rate is not None
             else ""
         )
-        rows.append((QCoreApplication.translate("ReplyInfo", "Prefill"), f"{figures.prefill_ms:,.0f} ms{speed}"))
         rows.append(
-            (QCoreApplication.translate("ReplyInfo", "First token"), f"{figures.time_to_first_token_ms:,.0f} ms")
+            (QCoreApplication.translate("ReplyInfo", "Prefill"), f"{number(figures.prefill_ms, ',.0f')} ms{speed}")
+        )
+        rows.append(
+            (
+                QCoreApplication.translate("ReplyInfo", "First token"),
+                f"{number(figures.time_to_first_token_ms, ',.0f')} ms",
+            )
         )
     elif record.stats is not None and "prefill_s" in record.stats:  # a reply from before the first token was timed
-        rows.append((QCoreApplication.translate("ReplyInfo", "Prefill"), f"{record.stat('prefill_s') * 1000:.0f} ms"))
+        rows.append(
+            (QCoreApplication.translate("ReplyInfo", "Prefill"), f"{number(record.stat('prefill_s') * 1000, '.0f')} ms")
+        )
         rows.append((QCoreApplication.translate("ReplyInfo", "First token"), "—"))
     if record.continued:
         continued = QCoreApplication.translate("ReplyInfo", "{n}× (the numbers are the last part's)").format(

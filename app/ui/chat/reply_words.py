@@ -25,6 +25,7 @@ from app.engine.store.conversations import StoredMessage, StoredToken
 from app.ui.chat.reply_info import provenance_html
 from app.ui.chat.view import ViewMessage
 from app.ui.i18n import QT_TRANSLATE_NOOP
+from app.ui.i18n.words import number, say
 from app.ui.threads.worker import PairInfo
 
 _REASONS = {
@@ -74,10 +75,10 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
     drafted = int(s.get("drafted", 0))
     numbers = [
         QCoreApplication.translate("ReplyWords", "acceptance {share}").format(
-            share=f"{s.get('acceptance_rate', 0.0):.0%}"
+            share=number(s.get("acceptance_rate", 0.0), ".0%")
         ),
         QCoreApplication.translate("ReplyWords", "mean accepted {length}").format(
-            length=f"{s.get('mean_accepted_length', 0.0):.2f}"
+            length=number(s.get("mean_accepted_length", 0.0), ".2f")
         ),
     ]
     if drafter in ("none", ""):
@@ -115,7 +116,10 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
             measured = QCoreApplication.translate(
                 "ReplyWords", "measured in {drafting} of {steps} steps, acceptance {share}"
             )
-            return [why, measured.format(drafting=drafting, steps=steps, share=f"{s.get('acceptance_rate', 0.0):.0%}")]
+            return [
+                why,
+                measured.format(drafting=drafting, steps=steps, share=number(s.get("acceptance_rate", 0.0), ".0%")),
+            ]
         return [why]
     if not drafted:
         return [
@@ -138,10 +142,14 @@ def footer_text(
         s["last_draft_length"] = stats.last_draft_length
     parts = [
         QCoreApplication.translate("ReplyWords", "{n} tokens").format(n=s.get("emitted", 0)),
-        QCoreApplication.translate("ReplyWords", "{rate} tok/s").format(rate=f"{s.get('tokens_per_second', 0.0):.1f}"),
+        QCoreApplication.translate("ReplyWords", "{rate} tok/s").format(
+            rate=number(s.get("tokens_per_second", 0.0), ".1f")
+        ),
     ]
     figures = PromptFigures.from_dict(s)
-    parts.append(figures.words() if figures is not None else QCoreApplication.translate("ReplyWords", "first token —"))
+    parts.append(
+        say(figures.sentence()) if figures is not None else QCoreApplication.translate("ReplyWords", "first token —")
+    )
     parts += drafting_words(s, drafter, adaptive, demo_length)
     try:
         why = QCoreApplication.translate("ReplyWords", _REASONS.get(FinishReason(reason), ""))

@@ -25,6 +25,7 @@ from app.engine.store.database import StoreWriteError
 from app.ui.chat.controller import Activity, ChatController
 from app.ui.chat.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
+from app.ui.i18n.words import say_error
 
 if TYPE_CHECKING:
     from app.engine.store.conversations import SearchHit
@@ -84,7 +85,7 @@ class SidebarActions(QObject):
             try:
                 store.rename_conversation(conversation_id, title.strip())
             except StoreWriteError as exc:
-                self._chat.banner.show_message(str(exc))
+                self._chat.banner.show_message(say_error(exc))
             self.refresh()
 
     def delete(self, conversation_id: int) -> None:
@@ -99,7 +100,7 @@ class SidebarActions(QObject):
             store.delete_conversation(conversation_id)
         except (StoreWriteError, KeyError) as exc:
             self._chat.banner.show_message(
-                str(exc) if isinstance(exc, StoreWriteError) else self.tr("that chat is gone")
+                say_error(exc) if isinstance(exc, StoreWriteError) else self.tr("that chat is gone")
             )
             self.refresh()
             return
@@ -122,7 +123,7 @@ class SidebarActions(QObject):
         try:
             self._store().restore_conversation(conversation_id)
         except StoreWriteError as exc:
-            self._chat.banner.show_message(str(exc))
+            self._chat.banner.show_message(say_error(exc))
             return
         self.refresh()
         self._status(self.tr("the chat is back"), 4000)
@@ -132,7 +133,7 @@ class SidebarActions(QObject):
         try:
             self._store().set_pinned(conversation_id, pinned)
         except StoreWriteError as exc:
-            self._chat.banner.show_message(str(exc))
+            self._chat.banner.show_message(say_error(exc))
         self.refresh()
 
     def jump_to(self, hit: SearchHit) -> bool:
@@ -147,7 +148,7 @@ class SidebarActions(QObject):
                 store.switch_to(hit.message_id)
         except (StoreWriteError, KeyError) as exc:
             self._chat.banner.show_message(
-                str(exc) if isinstance(exc, StoreWriteError) else self.tr("that message is gone")
+                say_error(exc) if isinstance(exc, StoreWriteError) else self.tr("that message is gone")
             )
             return False
         self._show_chat()

@@ -44,6 +44,7 @@ from app.ui.chat.activity import Activity
 from app.ui.chat.tool_dialogs import ask_call, confirm_server_start
 from app.ui.chat.tool_list import ToolListBox
 from app.ui.chat.view import ViewMessage
+from app.ui.i18n.words import say_error
 from app.ui.settings.mcp_box import McpBox
 from app.ui.threads.background import Background
 
@@ -113,7 +114,7 @@ class ToolFlow(QObject):
         try:
             configs = read_mcp_file(Path(path))
         except TandemError as exc:
-            self._set_status(str(exc))
+            self._set_status(say_error(exc))
             return
         confirmed = {c.name for c in configs if self.confirm_start(c)}
         declined = [c.name for c in configs if c.name not in confirmed]
@@ -136,7 +137,7 @@ class ToolFlow(QObject):
                 lines.append(QCoreApplication.translate("ToolFlow", "The MCP servers offer no tools."))
             self._set_status(" ".join(lines))
 
-        self.background.submit(client.list_tools, listed, lambda exc: self._set_status(str(exc)))
+        self.background.submit(client.list_tools, listed, lambda exc: self._set_status(say_error(exc)))
 
     def shutdown(self) -> None:
         """Stop the servers and the pool thread (the window is closing)."""
@@ -182,7 +183,7 @@ class ToolFlow(QObject):
             settings[CHAT_TOOLS_KEY] = tools.to_dict()
             self.controller.store.set_conversation_settings(cid, settings)
         except (KeyError, StoreWriteError) as exc:
-            self.controller.panel.banner.show_message(str(exc))
+            self.controller.panel.banner.show_message(say_error(exc))
 
     def _set_off(self, off: frozenset[str]) -> None:
         self._save_chat_tools(dataclasses.replace(self.chat_tools(), off=off), self.controller.conversation_id)
@@ -245,7 +246,7 @@ class ToolFlow(QObject):
         try:
             controller.store.finish_reply(reply.id, asked.content, MessageState.DONE, calls_meta(asked.calls))
         except StoreWriteError as exc:
-            controller.panel.banner.show_message(str(exc))
+            controller.panel.banner.show_message(say_error(exc))
             self._loop = None
             return
         self._queue = list(asked.calls)
@@ -287,7 +288,7 @@ class ToolFlow(QObject):
         try:
             self.controller.store.add_message(cid, Role.TOOL, outcome.result.text, meta=outcome.to_meta())
         except StoreWriteError as exc:
-            self.controller.panel.banner.show_message(str(exc))
+            self.controller.panel.banner.show_message(say_error(exc))
             self._queue, self._loop = [], None
             self.controller.set_tools_running(False)
             return

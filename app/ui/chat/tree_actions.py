@@ -28,6 +28,7 @@ from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
 from app.ui.chat.reply_info import provenance_html
+from app.ui.i18n.words import say_error
 
 if TYPE_CHECKING:
     from app.ui.chat.panel import ChatPanel
@@ -161,7 +162,7 @@ class TreeActions:
             self.store.restore_message(message_id)
         except (StoreWriteError, KeyError, ValueError) as exc:
             self.status.emit(
-                str(exc)
+                say_error(exc)
                 if isinstance(exc, StoreWriteError)
                 else QCoreApplication.translate("TreeActions", "that message is gone")
             )

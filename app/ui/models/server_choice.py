@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import TandemError
 from app.engine.remote.client import KIND_NOTES, RemoteEngine, RemoteModel, ServerKind, context_of, kind_of
 from app.engine.remote.credentials import CredentialStore
+from app.ui.i18n.words import say
 from app.ui.settings.store import RemoteChoice
 from app.ui.threads.background import Background
 from app.ui.threads.worker import RemoteInfo
@@ -221,7 +222,9 @@ class ServerChoice(QWidget):
             self.key.setText(saved)
 
     def _show_key_location(self) -> None:
-        self.key_location.setText(self.tr("A remembered key is kept {where}.").format(where=self.credentials.where))
+        self.key_location.setText(
+            self.tr("A remembered key is kept {where}.").format(where=say(self.credentials.where_words))
+        )
 
     def _forget_connection(self) -> None:
         self._connected = None

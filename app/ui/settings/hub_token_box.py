@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushBu
 
 from app.core.errors import TandemError
 from app.engine.remote.credentials import CredentialStore
+from app.ui.i18n.words import say
 
 
 class HubTokenBox(QGroupBox):
@@ -71,7 +72,7 @@ class HubTokenBox(QGroupBox):
         self.forget_button.setEnabled(bool(saved))
         if saved:
             text = self.tr("A token is saved {where}; Discover and downloads send it.").format(
-                where=self.credentials.where
+                where=say(self.credentials.where_words)
             )
         else:
             text = self.tr("No token saved: gated and private models cannot be listed or downloaded.")

@@ -42,6 +42,7 @@ from app.core.decoding.sampling import (
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.store.conversations import ChatStore
 from app.ui.chat.tool_list import ToolListBox
+from app.ui.i18n.words import say
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.settings.hub_token_box import HubTokenBox
 from app.ui.settings.mcp_box import McpBox
@@ -73,14 +74,14 @@ def _double(low: float, high: float, step: float, decimals: int = 2) -> QDoubleS
 def _double_for(spec: SamplingField[Any], step: float, decimals: int = 2) -> QDoubleSpinBox:
     """A spin box over the field's one range, its help as the tooltip."""
     box = _double(float(spec.minimum), float(spec.maximum), step, decimals)
-    box.setToolTip(spec.help)
+    box.setToolTip(say(spec.help))  # core's words, in the window's language
     return box
 
 
 def _int_for(spec: SamplingField[Any], step: int = 1, special: str = "") -> QSpinBox:
     """A spin box over the field's one range (cut to what a spin box holds), its help as the tooltip."""
     box = _int(int(spec.minimum), min(int(spec.maximum), _SPIN_MAX), step, special)
-    box.setToolTip(spec.help)
+    box.setToolTip(say(spec.help))  # core's words, in the window's language
     return box
 
 

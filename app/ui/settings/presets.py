@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 from app.core.chat_settings import ChatSettings
 from app.engine.store.conversations import ChatStore
 from app.engine.store.database import StoreWriteError
+from app.ui.i18n.words import say_error
 
 _DEFAULT_MARK = str(QT_TRANSLATE_NOOP("PresetBox", "(default)"))
 
@@ -201,7 +202,7 @@ class PresetBox(QWidget):
             change()
         except (StoreWriteError, KeyError, ValueError) as exc:
             self.failed.emit(
-                str(exc) if not isinstance(exc, KeyError) else self.tr("no preset called {name}").format(name=exc)
+                say_error(exc) if not isinstance(exc, KeyError) else self.tr("no preset called {name}").format(name=exc)
             )
             self.refresh()
             return False

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 from app.core.attachments.context import rendered_whole
 from app.core.chat import Message
@@ -46,6 +46,7 @@ from app.engine.remote.client import RemoteEngine, RemoteError, ServerKind
 from app.engine.remote.steps import plain_step
 from app.engine.reply import ReplyPlan, ReplyRequest, plan_remote_reply, plan_reply, reply_reserve, run_reply
 from app.ui.i18n import QT_TRANSLATE_NOOP
+from app.ui.i18n.words import number, say, say_error
 
 # How replies and footers name a remote server's "drafter", by what it reports.
 _SERVER_NAMES = {
@@ -139,23 +140,28 @@ class ComparisonJob:
     cancel: threading.Event = field(default_factory=threading.Event)
 
 
-# How the window's errors name the context-size setting (the CLI says --ctx).
-CONTEXT_SETTING = '"Context size" in the Settings tab'
+# How the window's errors name the context-size setting (the CLI says --ctx); translated where it is said.
+CONTEXT_SETTING = QT_TRANSLATE_NOOP("EngineWorker", '"Context size" in the Settings tab')
 # Marked for translation here; shown through QCoreApplication.translate("EngineWorker", LOCAL_ONLY).
 LOCAL_ONLY = QT_TRANSLATE_NOOP(
     "EngineWorker", "a server is chosen: A/B, the sweep and pre-flight measure a local pair; load one in the Model tab"
 )
+_UNEXPECTED = QT_TRANSLATE_NOOP("EngineWorker", "unexpected {kind}: {error}")
 
 
 def _describe(exc: BaseException) -> str:
-    """A sentence for the user; TandemError already is one."""
+    """A sentence for the user in the window's language; TandemError already is one.
+
+    Rendered here, on the engine thread (QCoreApplication.translate and the default QLocale are
+    thread-safe), so the ``error`` signal carries the finished sentence as before.
+    """
     if isinstance(exc, ContextSettingError):
-        return exc.worded(CONTEXT_SETTING)
+        return say(exc.words(QCoreApplication.translate("EngineWorker", CONTEXT_SETTING)))
     if isinstance(exc, TandemError):  # the engine words its own failures, memory included (OutOfMemoryError)
-        return str(exc)
+        return say_error(exc)
     if isinstance(exc, MemoryError):  # Python's own allocations outside the engine's loads
-        return str(OutOfMemoryError())
-    return f"unexpected {type(exc).__name__}: {exc}"
+        return say(OutOfMemoryError().words())
+    return QCoreApplication.translate("EngineWorker", _UNEXPECTED).format(kind=type(exc).__name__, error=say_error(exc))
 
 
 def _load_measured(config: PairConfig) -> tuple[LoadedPair, MemoryBreakdown | None]:
@@ -348,7 +354,7 @@ class EngineWorker(QObject):
                 )
                 self.comparison_progress.emit(
                     self.tr("run {i} of {n}: {label}, temperature {t}").format(
-                        i=i + 1, n=len(runs), label=label, t=f"{params.temperature:g}"
+                        i=i + 1, n=len(runs), label=label, t=number(params.temperature, "g")
                     )
                 )
                 request = GenerationRequest(fitted.tokens, job.max_tokens, should_stop=job.cancel.is_set)
