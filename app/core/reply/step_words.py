@@ -15,6 +15,11 @@ English leaves alone ("kept it" and "agreed with it" take different cases).
 
 from __future__ import annotations
 
+import re
+import string
+from functools import cache
+
+from app.core.adaptive.controller import REASONS
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
 from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
@@ -98,6 +103,38 @@ _NOTHING_WHY = QT_TRANSLATE_NOOP("StepWords", "Nothing was drafted this step ({r
 _ALONE_GREEDY = QT_TRANSLATE_NOOP("StepWords", "The target's most likely token was {token} (p = {p:.2f}).")
 _ALONE_SAMPLED = QT_TRANSLATE_NOOP("StepWords", "The target drew {token} (p = {p:.2f}) on its own.")
 _ENDED = QT_TRANSLATE_NOOP("StepWords", "The reply ended within this step: it added {tokens}.")
+
+
+_NUMBER = r"-?\d+(?:\.\d+)?"
+
+
+@cache
+def _pattern(phrase: Phrase) -> re.Pattern[str]:
+    """The English template as a regular expression, each field a named number group."""
+    parts: list[str] = []
+    for literal, field, _spec, _conversion in string.Formatter().parse(phrase.source):
+        parts.append(re.escape(literal))
+        if field is not None:
+            parts.append(f"(?P<{field}>{_NUMBER})")
+    return re.compile("".join(parts))
+
+
+def reason_words(reason: str) -> Sentence | str:
+    """A stored policy reason read back as the words it was made from, else the text as it is.
+
+    Step records keep the reason in English (they outlive the window's language); read against the
+    policies' templates, its numbers come back as numbers, so the window can say it in German. A
+    reading counts only when it prints the very same English again.
+    """
+    for phrase in REASONS:
+        found = _pattern(phrase).fullmatch(reason)
+        if found is None:
+            continue
+        values = {name: float(text) if "." in text else int(text) for name, text in found.groupdict().items()}
+        words = phrase.fill(**values) if values else phrase
+        if str(words) == reason:
+            return words
+    return reason
 
 
 def quoted(text: str) -> str:
@@ -189,7 +226,7 @@ def explain_words(step: StepRecord) -> list[Sentence]:
     """The step's sentences, every number taken from ``step`` (the window renders each in its language)."""
     said: list[Sentence] = []
     if not step.drafted:
-        said.append(_NOTHING_WHY.fill(reason=step.reason) if step.reason else _NOTHING)
+        said.append(_NOTHING_WHY.fill(reason=reason_words(step.reason)) if step.reason else _NOTHING)
         if step.bonus is not None:
             alone = _ALONE_GREEDY if step.greedy else _ALONE_SAMPLED
             said.append(alone.fill(token=quoted(step.bonus.text), p=step.bonus.p))
