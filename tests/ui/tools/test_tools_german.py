@@ -70,8 +70,8 @@ def _rejected_step(reason: str) -> StepRecord:
 
 def test_the_ab_verdict_and_the_sweep_conclusion_in_german(german: None) -> None:
     verdict = ab_verdict([10.0, 10.5], [15.0, 15.5], drafted=12)
-    assert verdict.text == "1.46× faster with the drafter"  # the English the CLI and the tests read
-    assert say(verdict.words) == "1,46× schneller mit dem Drafter"
+    assert verdict.text == "1.49× faster with the drafter"  # the English the CLI and the tests read
+    assert say(verdict.words) == "1,49× schneller mit dem Drafter"
     within = ab_verdict([10.0, 12.0], [11.0, 13.0], drafted=12)
     assert (
         say(within.words) == "kein Unterschied gemessen: Der Unterschied liegt innerhalb der Streuung zwischen Läufen"
