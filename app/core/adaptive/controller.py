@@ -57,6 +57,7 @@ from app.core.adaptive.estimators import (
 )
 from app.core.decoding.events import StepEvent
 from app.core.decoding.lookup import trusted_prefix
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase
 
 DEFAULT_MAX_LENGTH = 12
 _EXPLORE_LENGTH = 4
@@ -88,6 +89,40 @@ _LOOKUP_SOURCE = "lookup"
 # A model draft that follows a drafted step reads one or two tokens first (the correction or bonus, and
 # after a full acceptance the last draft token); one that read more was catching up (its lazy prefill).
 _USUAL_CATCH_UP = 2
+
+# The controller's reasons: kept in the step records as English text (``str``), and read back
+# against these templates (``app/core/reply/step_words.reason_words``) so the window can say them
+# in its language. The numbers are fields, so a stored reason gives them back as numbers.
+NOT_ASKED = QT_TRANSLATE_NOOP("AdaptiveReason", "not asked yet")
+MEASURING_DRAFT = QT_TRANSLATE_NOOP("AdaptiveReason", "measuring what a draft costs: K={k} until it is known")
+PLAIN_STEP = QT_TRANSLATE_NOOP("AdaptiveReason", "a plain step, to measure what one target token costs")
+BEST_AT = QT_TRANSLATE_NOOP(
+    "AdaptiveReason",
+    "expected speed best at K={k} (acceptance {acceptance:.2f}, "
+    "draft {draft_ms:.0f} ms/token, verify {verify_ms:.0f} ms)",
+)
+OFF_HOPELESS = QT_TRANSLATE_NOOP("AdaptiveReason", "drafting off: even a fully accepted draft could not pay for itself")
+OFF_COSTLY = QT_TRANSLATE_NOOP("AdaptiveReason", "drafting off: the draft costs more than it saves")
+PROBE = QT_TRANSLATE_NOOP("AdaptiveReason", "a probe at K={k}: drafting is off, checking whether it pays again")
+CATCH_UP = QT_TRANSLATE_NOOP(
+    "AdaptiveReason",
+    "the draft model stays off: reading the {backlog} tokens it missed (~{read_s:.1f} s) would cost "
+    "more than its plan saves in the {remaining} tokens left (~{saved_s:.1f} s)",
+)
+# FixedDraftLength's reason (app/core/decoding/draft_policy.py writes the same English itself).
+FIXED_AT = QT_TRANSLATE_NOOP("AdaptiveReason", "fixed at {length}")
+REASONS: tuple[Phrase, ...] = (
+    NOT_ASKED,
+    MEASURING_DRAFT,
+    PLAIN_STEP,
+    BEST_AT,
+    OFF_HOPELESS,
+    OFF_COSTLY,
+    PROBE,
+    CATCH_UP,
+    FIXED_AT,
+)
+"""Every reason a draft-length policy gives, as a template (the step view reads stored ones back)."""
 
 
 @dataclass(slots=True)
@@ -177,7 +212,7 @@ class AdaptiveDraftLength:
         self._recent_tokens = 0.0
         self._recent_s = 0.0
         self._planned_rate = 0.0  # tokens/s of the draft model's plan for the coming step (0: none)
-        self._reason = "not asked yet"
+        self._reason = str(NOT_ASKED)
 
     @property
     def attached(self) -> bool:
@@ -227,16 +262,20 @@ class AdaptiveDraftLength:
     def _why_best(self, costs: StepCosts, k: int) -> str:
         rates = self.rates(self._streak)[:k]
         acceptance = sum(rates) / len(rates)
-        return (
-            f"expected speed best at K={k} (acceptance {acceptance:.2f}, "
-            f"draft {costs.draft_per_token_s * 1000:.0f} ms/token, verify {costs.verify(k + 1) * 1000:.0f} ms)"
+        return str(
+            BEST_AT.fill(
+                k=k,
+                acceptance=acceptance,
+                draft_ms=costs.draft_per_token_s * 1000,
+                verify_ms=costs.verify(k + 1) * 1000,
+            )
         )
 
     def next_length(self) -> int:
         """Draft length for the coming step."""
         if not (self.profile.verify.known and self.profile.draft.known):
             self._chosen = min(_EXPLORE_LENGTH, self.max_length)  # measure what a draft costs first
-            self._reason = f"measuring what a draft costs: K={self._chosen} until it is known"
+            self._reason = str(MEASURING_DRAFT.fill(k=self._chosen))
             return self._chosen
         costs = self.costs()
         best_k, rate = self._best(costs)
@@ -247,7 +286,7 @@ class AdaptiveDraftLength:
             self._steps_since_plain += 1
             if self._steps_since_plain >= _MEASURE_ONE_TOKEN_EVERY:
                 best_k = 0
-                self._reason = "a plain step, to measure what one target token costs"
+                self._reason = str(PLAIN_STEP)
         if best_k > 0:
             self._steps_off = 0
             self._probe_interval = _BASE_PROBE_INTERVAL
@@ -263,16 +302,16 @@ class AdaptiveDraftLength:
         if self._steps_off < interval or hopeless:
             self._chosen = 0
             if hopeless:
-                self._reason = "drafting off: even a fully accepted draft could not pay for itself"
+                self._reason = str(OFF_HOPELESS)
             elif not measuring:
-                self._reason = "drafting off: the draft costs more than it saves"
+                self._reason = str(OFF_COSTLY)
             return 0
         # Probe: one step at the best positive length refreshes the acceptance estimate.
         self._steps_off = 0
         self._probe_interval = min(2 * self._probe_interval, _MAX_PROBE_INTERVAL)
         rates = self.rates(self._streak)
         self._chosen = max(range(1, self.max_length + 1), key=lambda k: expected_tokens(rates, k) / costs.step_time(k))
-        self._reason = f"a probe at K={self._chosen}: drafting is off, checking whether it pays again"
+        self._reason = str(PROBE.fill(k=self._chosen))
         return self._chosen
 
     def catch_up_pays(self, backlog: int, remaining: int) -> bool:
@@ -298,10 +337,7 @@ class AdaptiveDraftLength:
             return True
         self._planned_rate = 0.0  # the lookup's rival this step is a plain step
         self._chosen = 0
-        self._reason = (
-            f"the draft model stays off: reading the {backlog} tokens it missed (~{read_s:.1f} s) would cost "
-            f"more than its plan saves in the {remaining} tokens left (~{saved_s:.1f} s)"
-        )
+        self._reason = str(CATCH_UP.fill(backlog=backlog, read_s=read_s, remaining=remaining, saved_s=saved_s))
         return False
 
     def lookup_length(self, confidences: Sequence[float]) -> int:

@@ -46,12 +46,51 @@ from app.core.adaptive.cost_model import (
 from app.core.chat import Message
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.engine.gguf.header import GGUFHeader
 from app.engine.llama.model import LlamaModel, LoadOptions
 from app.engine.llama.quantize import cheaper_draft_path, is_cheaper_draft
 from app.engine.llama.session import LoadedPair
 
 Progress = Callable[[str, float], None]  # (what is being measured, fraction done)
+
+# The stages progress names (English; the dialog looks each up under "PreflightStage").
+STAGE_ACCEPTANCE = str(QT_TRANSLATE_NOOP("PreflightStage", "acceptance"))
+STAGE_VERIFY = str(QT_TRANSLATE_NOOP("PreflightStage", "verify cost"))
+STAGE_DONE = str(QT_TRANSLATE_NOOP("PreflightStage", "done"))
+STAGE_CHEAPER = str(QT_TRANSLATE_NOOP("PreflightStage", "cheaper draft"))
+
+# The recommendation: what verifying costs here, what lookup would need, and what to do.
+_PHYSICS = QT_TRANSLATE_NOOP("PreflightAdvice", "verifying {n} tokens costs {ratio:.1f}x one target token")
+_PHYSICS_DRAFT = QT_TRANSLATE_NOOP(
+    "PreflightAdvice",
+    "verifying {n} tokens costs {ratio:.1f}x one target token and a draft token costs {share:.0%} of one",
+)
+_LOOKUP_PAYS = QT_TRANSLATE_NOOP(
+    "PreflightAdvice", "prompt lookup (n-gram) pays at K={k} only where its acceptance exceeds {rate:.0%}"
+)
+_LOOKUP_NEVER = QT_TRANSLATE_NOOP("PreflightAdvice", "prompt lookup cannot pay either")
+_NO_DRAFT = QT_TRANSLATE_NOOP("PreflightAdvice", "no draft model to measure; {physics}; {lookup}.")
+_DRAFT_K = QT_TRANSLATE_NOOP(
+    "PreflightAdvice",
+    "draft {k} tokens per step: predicted {speedup:.2f}x ({rate:.1f} vs {base:.1f} tok/s); {physics}.",
+)
+_DO_NOT = QT_TRANSLATE_NOOP("PreflightAdvice", "do not draft on this machine: {why} ({physics}); {lookup}.")
+_TOO_SLOW = QT_TRANSLATE_NOOP("PreflightAdvice", "even a draft accepted in full would be slower")
+_TOO_LOW = QT_TRANSLATE_NOOP("PreflightAdvice", "acceptance is too low to pay for the draft")
+# What a Q4_0 copy of the draft would give.
+_MEASURED = QT_TRANSLATE_NOOP("PreflightAdvice", "measured")
+_ESTIMATED = QT_TRANSLATE_NOOP("PreflightAdvice", "estimated from its weights' bytes, acceptance assumed unchanged")
+_CHEAPER = QT_TRANSLATE_NOOP(
+    "PreflightAdvice",
+    "a Q4_0 copy of the draft (output layer Q4_0 too) costs {saving:.0%} less per token ({how}); "
+    "predicted best {best:.2f}x at K={k} against {current:.2f}x at K={current_k} now",
+)
+_NOT_WORTH = QT_TRANSLATE_NOOP("PreflightAdvice", "{prediction}: not worth it on this machine.")
+_CHOOSE = QT_TRANSLATE_NOOP("PreflightAdvice", "{prediction}: choose {name} as the draft.")
+_WORTH_MAKING = QT_TRANSLATE_NOOP(
+    "PreflightAdvice", "{prediction}: worth making (`preflight --cheaper-draft` makes it once and measures it)."
+)
 
 MAX_VERIFY = 16
 _PROMPTS = (
@@ -79,7 +118,7 @@ class PreflightReport:
     best: Prediction
     best_case_speedup: float  # every draft accepted
     ngram_break_even: float | None  # acceptance prompt lookup would need at its best length
-    recommendation: str
+    recommendation: Words  # str() is the English the CLI prints; the window renders it in its language
     wall_s: float
     temperature: float = 0.0
     notes: tuple[str, ...] = field(default=())
@@ -101,6 +140,9 @@ class PreflightReport:
         data["predictions"] = [asdict(p) for p in self.predictions]
         data["best"] = asdict(self.best)
         data.pop("calibration")  # hundreds of raw pairs: the controller's input, not a result
+        data["recommendation"] = str(self.recommendation)
+        if self.cheaper_draft is not None:
+            data["cheaper_draft"] = self.cheaper_draft.to_dict()
         return data
 
 
@@ -124,7 +166,7 @@ def run_preflight(
     continuation: list[int] = []
     if pair.draft is not None:
         for i, prompt in enumerate(rendered):
-            report("acceptance", i / len(rendered))
+            report(STAGE_ACCEPTANCE, i / len(rendered))
             tokens, q_rows, times, confidences = _draft_continuation(pair.draft, prompt, params)
             draft_times.extend(times[1:])  # the first decode also ends the prompt prefill
             agreement = _score(target, prompt, tokens, q_rows, params)
@@ -134,8 +176,8 @@ def run_preflight(
     else:
         notes.append("no draft model: acceptance is not measured; the n-gram break-even says what lookup needs")
 
-    report("verify cost", 0.0)
-    verify_s = _verify_curve(target, rendered[0], continuation, lambda f: report("verify cost", f))
+    report(STAGE_VERIFY, 0.0)
+    verify_s = _verify_curve(target, rendered[0], continuation, lambda f: report(STAGE_VERIFY, f))
     overhead_s = _overhead(target, params)
     draft_per_token = statistics.median(draft_times) if draft_times else 0.0
     acceptance = per_position_acceptance(agreements, MAX_VERIFY - 1) if agreements else []
@@ -150,7 +192,7 @@ def run_preflight(
     for model in (target, pair.draft):
         if model is not None:
             model.truncate(0)
-    report("done", 1.0)
+    report(STAGE_DONE, 1.0)
     result = PreflightReport(
         target=target.name,
         draft=pair.draft.name if pair.draft is not None else None,
@@ -278,30 +320,26 @@ def _recommend(
     ngram_k: int,
     ngram_break_even: float | None,
     has_draft: bool,
-) -> str:
+) -> Words:
     v1 = costs.verify(1)
     k = best.k or 4  # when nothing pays, describe a typical draft length
-    physics = f"verifying {k + 1} tokens costs {costs.verify(k + 1) / v1:.1f}x one target token"
-    if has_draft:
-        physics += f" and a draft token costs {costs.draft_per_token_s / v1:.0%} of one"
-    lookup = (
-        f"prompt lookup (n-gram) pays at K={ngram_k} only where its acceptance exceeds {ngram_break_even:.0%}"
-        if ngram_break_even is not None
-        else "prompt lookup cannot pay either"
+    ratio = costs.verify(k + 1) / v1
+    physics = (
+        _PHYSICS_DRAFT.fill(n=k + 1, ratio=ratio, share=costs.draft_per_token_s / v1)
+        if has_draft
+        else _PHYSICS.fill(n=k + 1, ratio=ratio)
+    )
+    lookup: Words | Phrase = (
+        _LOOKUP_PAYS.fill(k=ngram_k, rate=ngram_break_even) if ngram_break_even is not None else _LOOKUP_NEVER
     )
     if not has_draft:
-        return f"no draft model to measure; {physics}; {lookup}."
+        return _NO_DRAFT.fill(physics=physics, lookup=lookup)
     if best.k > 0:
-        return (
-            f"draft {best.k} tokens per step: predicted {best.speedup:.2f}x "
-            f"({best.tokens_per_s:.1f} vs {1 / costs.step_time(0):.1f} tok/s); {physics}."
+        return _DRAFT_K.fill(
+            k=best.k, speedup=best.speedup, rate=best.tokens_per_s, base=1 / costs.step_time(0), physics=physics
         )
-    why = (
-        "even a draft accepted in full would be slower"
-        if ceiling < 1.0
-        else "acceptance is too low to pay for the draft"
-    )
-    return f"do not draft on this machine: {why} ({physics}); {lookup}."
+    why = _TOO_SLOW if ceiling < 1.0 else _TOO_LOW
+    return _DO_NOT.fill(why=why, physics=physics, lookup=lookup)
 
 
 def format_report(report: PreflightReport) -> str:
@@ -352,15 +390,23 @@ class CheaperDraftVerdict:
     best: Prediction
     current_best: Prediction
     pays: bool
-    text: str
+    words: Words  # the verdict, for the window to render in its language
     own_draft_per_token_s: float = 0.0  # the loaded draft's cost, measured beside the copy's
 
+    @property
+    def text(self) -> str:
+        """The verdict in English (the CLI, the JSON report)."""
+        return str(self.words)
+
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form."""
+        """A JSON-ready form (the verdict as its English ``text``, where the fields used to have it)."""
         data = asdict(self)
         data["best"] = asdict(self.best)
         data["current_best"] = asdict(self.current_best)
-        return data
+        words_at = list(data).index("words")
+        items = list(data.items())
+        items[words_at] = ("text", self.text)
+        return dict(items)
 
 
 def q4_0_bytes_ratio(header: GGUFHeader) -> float:
@@ -407,14 +453,14 @@ def measure_cheaper_draft(
     agreements: list[list[float]] = []
     with LlamaModel(path, LoadOptions(n_ctx=pair.target.n_ctx, n_threads=pair.target.threads)) as cheaper:
         for i, prompt in enumerate(rendered):
-            tell("cheaper draft", i / len(rendered))
+            tell(STAGE_CHEAPER, i / len(rendered))
             own_times.extend(_draft_continuation(pair.draft, prompt, params)[2][1:])
             tokens, q_rows, step_times, _ = _draft_continuation(cheaper, prompt, params)
             cheap_times.extend(step_times[1:])
             agreements.append(_score(pair.target, prompt, tokens, q_rows, params))
     for model in (pair.target, pair.draft):
         model.truncate(0)
-    tell("cheaper draft", 1.0)
+    tell(STAGE_CHEAPER, 1.0)
     acceptance = per_position_acceptance(agreements, MAX_VERIFY - 1)
     own = statistics.median(own_times) if own_times else report.draft_per_token_s
     cost = statistics.median(cheap_times) if cheap_times else own
@@ -437,15 +483,18 @@ def _verdict(
     current = best_prediction(predict(own_costs, report.acceptance, MAX_VERIFY - 1))
     pays = best.k > 0 and best.speedup > CHEAPER_DRAFT_MARGIN * max(current.speedup, 1.0)
     saving = 1.0 - cost / own if own > 0 else 0.0
-    how = "measured" if measured else "estimated from its weights' bytes, acceptance assumed unchanged"
-    prediction = (
-        f"a Q4_0 copy of the draft (output layer Q4_0 too) costs {saving:.0%} less per token ({how}); "
-        f"predicted best {best.speedup:.2f}x at K={best.k} against {current.speedup:.2f}x at K={current.k} now"
+    prediction = _CHEAPER.fill(
+        saving=saving,
+        how=_MEASURED if measured else _ESTIMATED,
+        best=best.speedup,
+        k=best.k,
+        current=current.speedup,
+        current_k=current.k,
     )
     if not pays:
-        text = f"{prediction}: not worth it on this machine."
+        words = _NOT_WORTH.fill(prediction=prediction)
     elif measured:
-        text = f"{prediction}: choose {path.name} as the draft."
+        words = _CHOOSE.fill(prediction=prediction, name=path.name)
     else:
-        text = f"{prediction}: worth making (`preflight --cheaper-draft` makes it once and measures it)."
-    return CheaperDraftVerdict(str(path), measured, cost, kept, best, current, pays, text, own)
+        words = _WORTH_MAKING.fill(prediction=prediction)
+    return CheaperDraftVerdict(str(path), measured, cost, kept, best, current, pays, words, own)

@@ -16,10 +16,16 @@ from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPalette,
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.ui import theme
+from app.ui.i18n.words import number
 
 
 def _percent(value: float) -> str:
-    return f"{value * 100:.0f}%"
+    return number(value * 100, ".0f") + "%"
+
+
+def tick_label(x: float) -> str:
+    """An x-axis tick as the window's locale writes it ("0,7" in German)."""
+    return number(x, "g")
 
 
 class BarChart(QWidget):
@@ -153,7 +159,9 @@ class LineChart(QWidget):
         ticks = sorted(set(xs)) if xs and len(set(xs)) <= 12 else [x0 + (x1 - x0) * i / 4 for i in range(5)]
         for x in ticks:
             p = to_point(x, 0)
-            painter.drawText(QRectF(p.x() - 30, plot.bottom() + 3, 60, line), Qt.AlignmentFlag.AlignCenter, f"{x:g}")
+            painter.drawText(
+                QRectF(p.x() - 30, plot.bottom() + 3, 60, line), Qt.AlignmentFlag.AlignCenter, tick_label(x)
+            )
         x_title = QRectF(plot.left(), plot.bottom() + line + 5, plot.width(), line)
         painter.drawText(x_title, Qt.AlignmentFlag.AlignCenter, self.x_label)
         painter.drawText(QRectF(plot.left(), 0, plot.width(), line + 4), Qt.AlignmentFlag.AlignLeft, self.y_label)

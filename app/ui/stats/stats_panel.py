@@ -19,13 +19,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from app.core.decoding.stats import GenerationStats, PromptFigures
 from app.core.reply.reasoning import Part, PartAcceptance
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
+from app.ui.i18n.words import number, say
 from app.ui.stats.charts import BarChart
 
 # Where a baseline came from, as the window and the tools name it; shown in the user's language.
@@ -180,7 +182,7 @@ class StatsPanel(QWidget):
     def set_copied(self, counts: Mapping[str, int]) -> None:
         """Copied tokens per source ("report.pdf": 120, "earlier in this chat": 30), most first."""
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        self.copied.setText(", ".join(f"{source}: {n:,}" for source, n in ranked) if ranked else "–")
+        self.copied.setText(", ".join(f"{source}: {number(n, ',')}" for source, n in ranked) if ranked else "–")
 
     def set_baseline(self, tokens_per_second: float | None, source: str = "") -> None:
         """The target-only rate to compare against (None: not measured yet)."""
@@ -188,8 +190,10 @@ class StatsPanel(QWidget):
         self._baseline_source = source
         if tokens_per_second:
             self.baseline_note.setText(
-                self.tr("vs {rate:.1f} tok/s target-only ({source})").format(
-                    rate=tokens_per_second, source=self.tr(source) if source else self.tr("this machine")
+                say(
+                    QT_TRANSLATE_NOOP("StatsPanel", "vs {rate:.1f} tok/s target-only ({source})").fill(
+                        rate=tokens_per_second, source=self.tr(source) if source else self.tr("this machine")
+                    )
                 )
             )
         else:
@@ -200,10 +204,10 @@ class StatsPanel(QWidget):
         """Show ``stats`` (running totals for the current reply)."""
         self._stats = stats
         rate = stats.tokens_per_second
-        self.rate.setText(f"{rate:.1f}" if stats.steps else "–")
+        self.rate.setText(number(rate, ".1f") if stats.steps else "–")
         if stats.steps and self._baseline:
             ratio = rate / self._baseline
-            self.speedup.setText(f"{ratio:.2f}×")
+            self.speedup.setText(number(ratio, ".2f") + "×")
             self.speedup.setToolTip(
                 self.tr("faster than target-only") if ratio >= 1 else self.tr("slower than target-only here")
             )
@@ -218,9 +222,11 @@ class StatsPanel(QWidget):
             self.acceptance.setText(self.tr("– (nothing drafted)") if stats.steps else "–")
         self.rules.setText(rules_text(stats, self._remote))
         self.mean_length.setText(
-            self.tr("{mean:.2f} per step").format(mean=stats.mean_accepted_length) if stats.steps else "–"
+            say(QT_TRANSLATE_NOOP("StatsPanel", "{mean:.2f} per step").fill(mean=stats.mean_accepted_length))
+            if stats.steps
+            else "–"
         )
-        self.per_pass.setText(f"{stats.tokens_per_step:.2f}" if stats.steps else "–")
+        self.per_pass.setText(number(stats.tokens_per_step, ".2f") if stats.steps else "–")
         self.draft_length.setText(self._draft_length_text(stats))
         if stats.steps and self._remote:
             # A server's stream carries no draft/verify split (its steps are rebuilt from counters).
@@ -228,8 +234,10 @@ class StatsPanel(QWidget):
         elif stats.steps:
             ms = 1000.0 / stats.steps
             self.timing.setText(
-                self.tr("draft {draft:.0f} ms · verify {verify:.0f} ms · other {other:.0f} ms").format(
-                    draft=stats.draft_s * ms, verify=stats.verify_s * ms, other=stats.overhead_ms_per_step
+                say(
+                    QT_TRANSLATE_NOOP(
+                        "StatsPanel", "draft {draft:.0f} ms · verify {verify:.0f} ms · other {other:.0f} ms"
+                    ).fill(draft=stats.draft_s * ms, verify=stats.verify_s * ms, other=stats.overhead_ms_per_step)
                 )
             )
         else:
@@ -246,19 +254,29 @@ class StatsPanel(QWidget):
             for label in (self.first_token, self.prompt_rate, self.prompt_cached):
                 label.setText("–")
             return
-        self.first_token.setText(self.tr("{ms:,.0f} ms").format(ms=figures.time_to_first_token_ms))
+        self.first_token.setText(
+            say(QT_TRANSLATE_NOOP("StatsPanel", "{ms:,.0f} ms").fill(ms=figures.time_to_first_token_ms))
+        )
         rate = figures.prompt_tokens_per_second
         self.prompt_rate.setText(
-            self.tr("{rate:,.0f} tok/s").format(rate=rate) if rate is not None else self.tr("– (nothing read)")
+            say(QT_TRANSLATE_NOOP("StatsPanel", "{rate:,.0f} tok/s").fill(rate=rate))
+            if rate is not None
+            else self.tr("– (nothing read)")
         )
         if figures.prompt_reused is None:
             self.prompt_cached.setText(
-                self.tr("not reported (of {total:,} prompt tokens)").format(total=figures.prompt_tokens)
+                say(
+                    QT_TRANSLATE_NOOP("StatsPanel", "not reported (of {total:,} prompt tokens)").fill(
+                        total=figures.prompt_tokens
+                    )
+                )
             )
         else:
             self.prompt_cached.setText(
-                self.tr("{reused:,} of {total:,} prompt tokens").format(
-                    reused=figures.prompt_reused, total=figures.prompt_tokens
+                say(
+                    QT_TRANSLATE_NOOP("StatsPanel", "{reused:,} of {total:,} prompt tokens").fill(
+                        reused=figures.prompt_reused, total=figures.prompt_tokens
+                    )
                 )
             )
 

@@ -28,11 +28,12 @@ from app.core.decoding.events import StepEvent
 from app.core.errors import TandemError
 from app.core.reply.step_page import render_page
 from app.core.reply.step_record import StepRecord
-from app.core.reply.step_words import explain
+from app.core.reply.step_words import explain_words
 from app.engine.safe_files import write_text_safely
 from app.engine.store.conversations import ChatStore, StoredMessage
 from app.ui.chat.controller import ChatController
 from app.ui.chat.token_painter import Prop
+from app.ui.i18n.words import say, say_error
 from app.ui.steps.step_view import StepView
 from app.ui.threads.worker import PromptInfo
 
@@ -56,7 +57,7 @@ class StepsLauncher(QObject):
         self._controller = controller
         self._store = store
         self._status = status
-        self.view = StepView(window, explain)
+        self.view = StepView(window, explain_here)
         self.ask_path: Callable[[str], Path | None] = self._ask_path  # the tests answer for the dialog
         self._following = False  # the view shows the live reply
 
@@ -121,7 +122,7 @@ class StepsLauncher(QObject):
         try:
             return self._store().steps(message_id)
         except (ValueError, TandemError) as exc:
-            self._status(self.tr("the steps of this reply cannot be read: {error}").format(error=exc), 8000)
+            self._status(self.tr("the steps of this reply cannot be read: {error}").format(error=say_error(exc)), 8000)
             return []
 
     def open_reply(self, message_id: int) -> None:
@@ -236,7 +237,12 @@ class StepsLauncher(QObject):
         try:  # the dialog asked before replacing a file; a link, folder or device is still never replaced
             write_text_safely(path, page, overwrite=True)
         except TandemError as exc:
-            self._status(self.tr("not exported: {error}").format(error=exc), 8000)
+            self._status(self.tr("not exported: {error}").format(error=say_error(exc)), 8000)
             return None
         self._status(self.tr("steps exported to {path}").format(path=path), 6000)
         return path
+
+
+def explain_here(step: StepRecord) -> str:
+    """The step told in words in the window's language (its numbers with the locale's marks)."""
+    return " ".join(say(sentence) for sentence in explain_words(step))

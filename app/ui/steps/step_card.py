@@ -21,13 +21,16 @@ can find it on the grabbed image.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QPointF, QRectF, QSize, Qt
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.core.decoding.events import TokenOrigin
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
+from app.core.reply.step_words import reason_words
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
+from app.ui.i18n.words import number, say
 from app.ui.steps.timeline import origin_colour
 
 _MARGIN = 12.0
@@ -157,14 +160,18 @@ class StepCard(QWidget):
         )
         self._text(painter, QRectF(_MARGIN, y, width, _LINE), title, bold=True)
         y += _LINE
-        why = self.tr("draft length {n}").format(n=step.draft_length) + (f" ({step.reason})" if step.reason else "")
+        why = self.tr("draft length {n}").format(n=step.draft_length)
+        if step.reason:  # the policy's reason, kept in English in the record, said in the window's language
+            why += f" ({say(reason_words(step.reason))})"
         mode = (
             self.tr("greedy: kept when it is the target's argmax")
             if step.greedy
             else self.tr("sampled: kept when the coin < min(1, p/q)")
         )
-        cost = self.tr("draft {draft:.1f} ms · verify {verify:.1f} ms").format(
-            draft=step.draft_ms, verify=step.verify_ms
+        cost = say(
+            QT_TRANSLATE_NOOP("StepCard", "draft {draft:.1f} ms · verify {verify:.1f} ms").fill(
+                draft=step.draft_ms, verify=step.verify_ms
+            )
         )
         bar_w = 160.0
         self._text(
@@ -263,7 +270,11 @@ class StepCard(QWidget):
             self.bars[f"{key}:{i}"] = rect
         label = QRectF(area.left(), top + full, area.width(), label_h)
         self._text(
-            painter, label, f"q {token.q_draft:.2f}  p {token.p_target:.2f}", muted, align=Qt.AlignmentFlag.AlignHCenter
+            painter,
+            label,
+            f"q {number(token.q_draft, '.2f')}  p {number(token.p_target, '.2f')}",
+            muted,
+            align=Qt.AlignmentFlag.AlignHCenter,
         )
 
     def _accept_test(self, painter: QPainter, step: StepRecord, token: DraftedRecord, i: int, rect: QRectF) -> None:
@@ -281,7 +292,11 @@ class StepCard(QWidget):
         self._text(
             painter,
             label,
-            self.tr("keep {chance:.2f} · coin {coin:.2f}").format(chance=chance, coin=token.coin),
+            say(
+                QT_TRANSLATE_NOOP("StepCard", "keep {chance:.2f} · coin {coin:.2f}").fill(
+                    chance=chance, coin=token.coin
+                )
+            ),
             muted,
             align=Qt.AlignmentFlag.AlignHCenter,
         )
@@ -367,5 +382,5 @@ class StepCard(QWidget):
         self.bars[key] = bar
         if chosen:
             self.bars["chosen"] = bar
-        words = f"{entry.p:.3f}" + ("  " + self.tr("◀ drawn") if chosen else "")
+        words = number(entry.p, ".3f") + ("  " + self.tr("◀ drawn") if chosen else "")
         self._text(painter, QRectF(bar.right() + 6, row.top(), 120, row.height()), words, bold=chosen)

@@ -10,6 +10,8 @@ hidden.
 
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QDialogButtonBox,
@@ -23,8 +25,10 @@ from PySide6.QtWidgets import (
 
 from app.core.bench.verdict import ABVerdict, Spread, ab_verdict
 from app.core.decoding.divergence import first_divergence
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
+from app.ui.i18n.words import say
 from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
 from app.ui.tools.run_dialog import RunDialog
 
@@ -87,7 +91,7 @@ class ABDialog(RunDialog):
         spread = Spread.of([float(r.stats["tokens_per_second"]) for r in runs])
         stats = run.stats
         line = self.tr("{spread} · {tokens} tokens · {passes} target passes").format(
-            spread=spread.text(), tokens=stats["emitted"], passes=stats["steps"]
+            spread=say(spread.words()), tokens=stats["emitted"], passes=stats["steps"]
         )
         drafted = sum(int(r.stats.get("drafted", 0)) for r in runs)
         if key == "speculative":
@@ -116,7 +120,7 @@ class ABDialog(RunDialog):
             self.baseline_measured.emit(median)
         parts = [
             self.tr("<b>{verdict}</b> ({base} + {spec} runs, medians and min–max)").format(
-                verdict=self.verdict.text, base=len(base_runs), spec=len(spec_runs)
+                verdict=html.escape(say(self.verdict.words)), base=len(base_runs), spec=len(spec_runs)
             )
         ]
         base, spec = base_runs[0], spec_runs[0]
@@ -124,9 +128,13 @@ class ABDialog(RunDialog):
         self.outputs_match = divergence is None
         if base.temperature > 0:
             parts.append(
-                self.tr(
-                    "Sampled at temperature {t:g}: both runs follow the target's distribution, so the texts may differ."
-                ).format(t=base.temperature)
+                say(
+                    QT_TRANSLATE_NOOP(
+                        "ABDialog",
+                        "Sampled at temperature {t:g}: both runs follow the target's distribution, "
+                        "so the texts may differ.",
+                    ).fill(t=base.temperature)
+                )
             )
         elif divergence is None:
             parts.append(self.tr("Greedy outputs match token for token ({n} tokens).").format(n=len(base.token_ids)))

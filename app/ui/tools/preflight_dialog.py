@@ -18,7 +18,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -33,7 +33,9 @@ from PySide6.QtWidgets import (
 
 from app.core.decoding.sampling import SamplingParams
 from app.core.units import format_bytes
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
+from app.ui.i18n.words import number, say, say_error
 from app.ui.stats.charts import LineChart, Series
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost
@@ -117,14 +119,16 @@ class PreflightDialog(QDialog):
         self._host.preflight(self._params)
 
     def _on_progress(self, stage: str, fraction: float) -> None:
-        self.progress_label.setText(self.tr("measuring {stage}…").format(stage=stage))
+        self.progress_label.setText(
+            self.tr("measuring {stage}…").format(stage=QCoreApplication.translate("PreflightStage", stage))
+        )
         self.progress.setValue(int(100 * fraction))
 
     def _on_done(self, report: Any) -> None:
         from app.engine.bench.preflight import format_report
 
         self.report = report
-        self.recommendation.setText(f"<b>{html.escape(str(report.recommendation))}</b>")
+        self.recommendation.setText(f"<b>{html.escape(say(report.recommendation))}</b>")
         self.details.setPlainText(format_report(report))
         self.show_table.setEnabled(True)
         predictions = list(report.predictions)
@@ -144,13 +148,15 @@ class PreflightDialog(QDialog):
             self.baseline_measured.emit(float(report.predictions[0].tokens_per_s))
         verdict = report.cheaper_draft
         if verdict is not None:
-            self.cheaper.setText(verdict.text)
+            self.cheaper.setText(say(verdict.words))
             self.cheaper.setVisible(True)
             made = Path(verdict.path).is_file()
             self.make_cheaper.setVisible(verdict.pays and not made and report.draft_path is not None)
             if made:
                 self.cheaper.setText(
-                    verdict.text + " " + self.tr("It is already made: {name}.").format(name=Path(verdict.path).name)
+                    say(verdict.words)
+                    + " "
+                    + self.tr("It is already made: {name}.").format(name=Path(verdict.path).name)
                 )
                 self.made_path = Path(verdict.path)
                 self.use_cheaper.setVisible(report.draft_path is not None and Path(report.draft_path) != self.made_path)
@@ -198,7 +204,7 @@ class PreflightDialog(QDialog):
         self.make_cheaper.setEnabled(True)
         self.make_cheaper.setText(self.tr("Make the cheaper draft"))
         self.cheaper.setText(
-            self.tr("The cheaper draft could not be made (nothing was written): {error}").format(error=exc)
+            self.tr("The cheaper draft could not be made (nothing was written): {error}").format(error=say_error(exc))
         )
 
     def _on_error(self, message: str) -> None:
@@ -209,8 +215,10 @@ class PreflightDialog(QDialog):
         self.progress.setVisible(False)
         if self.report is not None:
             self.progress_label.setText(
-                self.tr("measured in {seconds:.1f} s; the adaptive controller now uses it").format(
-                    seconds=self.report.wall_s
+                say(
+                    QT_TRANSLATE_NOOP(
+                        "PreflightDialog", "measured in {seconds:.1f} s; the adaptive controller now uses it"
+                    ).fill(seconds=float(self.report.wall_s))
                 )
             )
         for signal, slot in self._connections:
@@ -219,4 +227,4 @@ class PreflightDialog(QDialog):
 
 def _times(value: float) -> str:
     """A speedup axis label: '1.5×'."""
-    return f"{value:.1f}×"
+    return number(value, ".1f") + "×"

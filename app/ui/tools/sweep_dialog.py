@@ -16,8 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.bench.verdict import sweep_conclusion
+from app.core.bench.verdict import sweep_conclusion_words
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
+from app.ui.i18n.words import say
 from app.ui.stats.charts import LineChart, Series
 from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
 from app.ui.tools.run_dialog import RunDialog
@@ -69,18 +71,21 @@ class SweepDialog(RunDialog):
             ]
         )
         exact, match = self.rule_points("rejection_sampling_expected"), self.rule_points("sample_and_match_expected")
-        self.conclusion.setText(sweep_conclusion(exact, match))
+        self.conclusion.setText(say(sweep_conclusion_words(exact, match)))
         self.table.setText(
             "   ".join(
-                self.tr(
-                    "T={t:g}: {measured:.0%} measured, {exact:.0%} exact vs {match:.0%} match expected, "
-                    "{rate:.1f} tok/s"
-                ).format(
-                    t=r.temperature,
-                    measured=r.stats.get("verified_acceptance_rate", 0.0),
-                    exact=r.stats.get("rejection_sampling_expected", 0.0),
-                    match=r.stats.get("sample_and_match_expected", 0.0),
-                    rate=r.stats["tokens_per_second"],
+                say(
+                    QT_TRANSLATE_NOOP(
+                        "SweepDialog",
+                        "T={t:g}: {measured:.0%} measured, {exact:.0%} exact vs {match:.0%} match expected, "
+                        "{rate:.1f} tok/s",
+                    ).fill(
+                        t=r.temperature,
+                        measured=float(r.stats.get("verified_acceptance_rate", 0.0)),
+                        exact=float(r.stats.get("rejection_sampling_expected", 0.0)),
+                        match=float(r.stats.get("sample_and_match_expected", 0.0)),
+                        rate=float(r.stats["tokens_per_second"]),
+                    )
                 )
                 for r in self.runs
             )
