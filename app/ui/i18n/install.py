@@ -65,8 +65,6 @@ def install_translators(app: QCoreApplication, language: Language, system: QLoca
     the "%n" texts only. A catalogue that cannot be read is logged once and the texts stay as written.
     """
     locale = locale_for(language, system)
-    # Numbers follow the chosen language too ("1,5" in German), wherever the window writes them.
-    QLocale.setDefault(locale)
     code = QLocale.languageToCode(locale.language())
     if code not in TRANSLATED:
         code = Language.ENGLISH.value
@@ -78,6 +76,9 @@ def install_translators(app: QCoreApplication, language: Language, system: QLoca
         return installed
     app.installTranslator(ours)
     installed.append(ours)
+    # Numbers follow the chosen language too ("1,5" in German), wherever the window writes them; only
+    # once its catalogue is in, so a window left in English does not write German numbers.
+    QLocale.setDefault(locale)
     if code == Language.ENGLISH.value:
         return installed
     qt_own = QTranslator(app)
