@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.core.memory.estimate import compute_peak_bytes, kv_cache_bytes, pad_context, weight_placement
+from app.engine.llama.model import FLASH_ATTENTION
 from app.engine.memory.hardware import cpu_repack_types
 from app.engine.memory.measure import (
     BufferReport,
@@ -86,7 +87,11 @@ def _check_against_llama_cpp(result: Measurement, target: Path, draft: Path) -> 
         shape = shape_from_gguf(path)
         assert report.kv["CPU"] == pytest.approx(kv_cache_bytes(shape, result.n_ctx), abs=0.01 * MIB)
         n_kv = pad_context(result.n_ctx)
-        assert report.compute["CPU"] == pytest.approx(compute_peak_bytes(shape, n_kv, 512, 512), rel=0.02)
+        # Models load with flash attention on (FLASH_ATTENTION). Its graph holds a scratch beside the
+        # logits at some context sizes: on SmolLM2 llama.cpp reported 98.25 MiB at n_ctx 512 and 8192
+        # (the rule: 99.4, -1.1 %) but 102.51 MiB at 2048 (+3.2 %), so its rule is held to 4 %.
+        expected = compute_peak_bytes(shape, n_kv, 512, 512, flash_attn=FLASH_ATTENTION)
+        assert report.compute["CPU"] == pytest.approx(expected, rel=0.04 if FLASH_ATTENTION else 0.02)
         repacked = weight_placement(shape, 0, cpu_repack_types()).repacked
         assert report.model.get("CPU_REPACK", 0) == pytest.approx(repacked, abs=0.01 * MIB)
 
