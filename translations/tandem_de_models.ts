@@ -1,6 +1,111 @@
 <?xml version='1.0' encoding='utf-8'?>
 <TS version="2.1" language="de">
     <context>
+        <name>HubErrors</name>
+        <message>
+            <location filename="../app/engine/hub/auth.py" line="19"/>
+            <source>Settings → Hugging Face token in the window, HF_TOKEN or --token</source>
+            <translation>Einstellungen → Hugging-Face-Token im Fenster, HF_TOKEN oder --token</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/auth.py" line="31"/>
+            <source> (the Hub answered {status}: {message})</source>
+            <translation> (der Hub antwortete {status}: {message})</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/auth.py" line="34"/>
+            <source> (the Hub answered {status})</source>
+            <translation> (der Hub antwortete {status})</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/auth.py" line="40"/>
+            <source>this repository</source>
+            <translation>dieses Repository</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/auth.py" line="43"/>
+            <source>{name} is gated: accept its licence at {endpoint}/{name} while logged in, then pass a token of that account; the token given was not granted access{hub_says}</source>
+            <translation>{name} ist zugangsbeschränkt: Akzeptieren Sie die Lizenz angemeldet unter {endpoint}/{name} und geben Sie dann ein Token dieses Kontos an; das angegebene Token hat keinen Zugang erhalten{hub_says}</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/auth.py" line="50"/>
+            <source>{name} is gated: accept its licence at {endpoint}/{name} while logged in, then pass a token ({places}){hub_says}</source>
+            <translation>{name} ist zugangsbeschränkt: Akzeptieren Sie die Lizenz angemeldet unter {endpoint}/{name} und geben Sie dann ein Token an ({places}){hub_says}</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/auth.py" line="60"/>
+            <source>the Hub refused the Hugging Face token as invalid{hub_says}: correct or remove it ({places}); tokens are at {endpoint}/settings/tokens</source>
+            <translation>der Hub hat das Hugging-Face-Token als ungültig abgelehnt{hub_says}: Korrigieren oder entfernen Sie es ({places}); Tokens finden Sie unter {endpoint}/settings/tokens</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="90"/>
+            <source>download of {name} cancelled; {done:,} bytes are kept for a later resume</source>
+            <translation>Download von {name} abgebrochen; {done:,} Bytes bleiben für eine spätere Fortsetzung erhalten</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="94"/>
+            <source>download of {name} cancelled</source>
+            <translation>Download von {name} abgebrochen</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="106"/>
+            <location filename="../app/engine/hub/search.py" line="68"/>
+            <source>repository {repo} was not found on {endpoint} (if it is private, pass a token)</source>
+            <translation>das Repository {repo} wurde auf {endpoint} nicht gefunden (geben Sie ein Token an, wenn es privat ist)</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="120"/>
+            <location filename="../app/engine/hub/search.py" line="86"/>
+            <source>cannot reach {endpoint} ({error}); check the network connection or HF_ENDPOINT</source>
+            <translation>{endpoint} ist nicht erreichbar ({error}); prüfen Sie die Netzwerkverbindung oder HF_ENDPOINT</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="134"/>
+            <source>offline mode is on (HF_HUB_OFFLINE) and {name} is not on this computer yet; unset HF_HUB_OFFLINE to download it</source>
+            <translation>der Offline-Modus ist an (HF_HUB_OFFLINE) und {name} ist noch nicht auf diesem Rechner; entfernen Sie HF_HUB_OFFLINE, um es herunterzuladen</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="146"/>
+            <source>the disk is full: {folder} has {free} free while writing {name}; free some space and download again ({done:,} bytes are kept and the download will resume)</source>
+            <translation>der Datenträger ist voll: {folder} hat beim Schreiben von {name} noch {free} frei; schaffen Sie Platz und laden Sie erneut herunter ({done:,} Bytes bleiben erhalten und der Download wird fortgesetzt)</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="159"/>
+            <source>not enough disk space for {name}: it needs {needed} more but {folder} has {free} free</source>
+            <translation>nicht genug Speicherplatz für {name}: Es braucht {needed} mehr, aber {folder} hat {free} frei</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="221"/>
+            <source>the server stopped after {done:,} of {total:,} bytes</source>
+            <translation>der Server hat nach {done:,} von {total:,} Bytes aufgehört</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="232"/>
+            <source>the connection keeps failing ({error}); {kept:,} bytes are kept: download again to resume</source>
+            <translation>die Verbindung bricht immer wieder ab ({error}); {kept:,} Bytes bleiben erhalten: Laden Sie erneut herunter, um fortzusetzen</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="249"/>
+            <source>{name} arrived with {actual:,} bytes instead of {size:,}; it was deleted, try again</source>
+            <translation>{name} kam mit {actual:,} statt {size:,} Bytes an; die Datei wurde gelöscht, versuchen Sie es erneut</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="265"/>
+            <source>{name} did not match its SHA-256 checksum; it was deleted, download it again</source>
+            <translation>{name} stimmte nicht mit seiner SHA-256-Prüfsumme überein; die Datei wurde gelöscht, laden Sie sie erneut herunter</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/download.py" line="380"/>
+            <source>{name} is already being downloaded by another window or process</source>
+            <translation>{name} wird bereits von einem anderen Fenster oder Prozess heruntergeladen</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/hub/search.py" line="98"/>
+            <source>offline mode is on (HF_HUB_OFFLINE): {what} needs the network</source>
+            <translation>der Offline-Modus ist an (HF_HUB_OFFLINE): {what} braucht das Netzwerk</translation>
+        </message>
+    </context>
+    <context>
         <name>MemoryNotes</name>
         <message>
             <location filename="../app/core/memory/estimate.py" line="273"/>
@@ -157,6 +262,44 @@
             <location filename="../app/core/memory/verdict.py" line="294"/>
             <source>use the n-gram drafter: it needs no memory (saves {size})</source>
             <translation>den N-Gramm-Drafter verwenden: Er braucht keinen Speicher (spart {size})</translation>
+        </message>
+    </context>
+    <context>
+        <name>ModelFileErrors</name>
+        <message>
+            <location filename="../app/engine/gguf/header.py" line="74"/>
+            <source>{name} is not a GGUF model file (only {size} bytes)</source>
+            <translation>{name} ist keine GGUF-Modelldatei (nur {size} Bytes)</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/gguf/header.py" line="152"/>
+            <source>{name} is truncated: its header ends early (at byte {size:,})</source>
+            <translation>{name} ist abgeschnitten: Der Header endet zu früh (bei Byte {size:,})</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/gguf/header.py" line="269"/>
+            <source>model file not found: {path}</source>
+            <translation>Modelldatei nicht gefunden: {path}</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/gguf/header.py" line="271"/>
+            <source>not a file: {path}</source>
+            <translation>keine Datei: {path}</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/gguf/header.py" line="280"/>
+            <source>cannot read {path}: {error}</source>
+            <translation>{path} kann nicht gelesen werden: {error}</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/gguf/header.py" line="306"/>
+            <source>{name} is not a GGUF model file (it starts with {magic}, not b'GGUF')</source>
+            <translation>{name} ist keine GGUF-Modelldatei (sie beginnt mit {magic}, nicht mit b'GGUF')</translation>
+        </message>
+        <message>
+            <location filename="../app/engine/gguf/header.py" line="315"/>
+            <source>{name} is GGUF version {version}; Tandem reads versions 2 and 3</source>
+            <translation>{name} ist GGUF-Version {version}; Tandem liest die Versionen 2 und 3</translation>
         </message>
     </context>
     <context>

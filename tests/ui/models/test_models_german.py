@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,11 +22,13 @@ from app.core.pairing.catalog import ratio_words
 from app.core.pairing.compatibility import VocabInfo, check_pair
 from app.core.units import GIB, MIB, bytes_words
 from app.core.wording import QT_TRANSLATE_NOOP
-from app.engine.hub.progress import DownloadProgress
+from app.engine.gguf.header import ModelFileError, read_header
+from app.engine.hub.download import _check_cancel as check_cancel
+from app.engine.hub.progress import DownloadCancelledError, DownloadProgress
 from app.engine.llama.session import DrafterKind
 from app.ui.i18n.catalog import BUILT, build_catalogue
 from app.ui.i18n.install import Language, install_translators, remove_translators
-from app.ui.i18n.words import say
+from app.ui.i18n.words import say, say_error
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_sources import estimate_state
 from app.ui.models.pair_picker import PairPicker
@@ -128,3 +131,23 @@ def test_download_progress_stays_english_without_a_catalogue(qapp: QApplication)
     panel = DiscoverPanel(Background())
     panel._show_progress(DownloadProgress("m.gguf", int(1.5 * GIB), 3 * GIB, 12.3 * MIB, 75.0))
     assert panel.status.text().startswith("downloading m.gguf: 1.50 GiB of 3.00 GiB, 12.3 MiB/s")
+
+
+def test_a_cancelled_download_and_a_bad_file_say_so_in_german(german: None, tmp_path: Path) -> None:
+    panel = DiscoverPanel(Background())
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(DownloadCancelledError) as caught:
+        check_cancel(cancel, "m.gguf", 1536)
+    assert str(caught.value) == "download of m.gguf cancelled; 1,536 bytes are kept for a later resume"
+    panel._download_failed(caught.value)
+    assert panel.status.text().startswith(
+        "Download von m.gguf abgebrochen; 1.536 Bytes bleiben für eine spätere Fortsetzung erhalten"
+    ), panel.status.text()
+
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"GGU")
+    with pytest.raises(ModelFileError) as refused:
+        read_header(bad)
+    assert str(refused.value) == "bad.gguf is not a GGUF model file (only 3 bytes)"
+    assert say_error(refused.value) == "bad.gguf ist keine GGUF-Modelldatei (nur 3 Bytes)"
