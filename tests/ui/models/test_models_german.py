@@ -105,7 +105,7 @@ def as_large(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, small_pair: tuple[
 def test_the_pair_picker_says_why_no_draft_in_german(german: None, as_large: Path) -> None:
     picker = PairPicker(Background())
     picker.refresh(PairChoice(as_large, None, DrafterKind.HYBRID))
-    wait_until(lambda: picker.drafter_kind() is DrafterKind.NGRAM and picker.options, 120, "the n-gram fallback")
+    wait_until(lambda: picker.drafter_kind() is DrafterKind.NGRAM and bool(picker.options), 120, "the n-gram fallback")
     assert "kein kompatibles Draft-Modell ist kleiner als das Zielmodell (" in picker.fallback_reason
     assert "kein kompatibles Draft-Modell ist kleiner" in picker.verdict.text()
     draft = next(o for o in picker.options if o.path is not None and o.path.name == "draft-a.gguf")
