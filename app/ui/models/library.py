@@ -93,7 +93,8 @@ def local_models() -> list[LocalModel]:
             label = "✗ " + QCoreApplication.translate("ModelLibrary", "{name} (unreadable)").format(
                 name=model.path.name
             )
-        out.append(LocalModel(model.path, label, model.file_size, model.error))
+        error = say(model.error_words) if model.error_words is not None else model.error
+        out.append(LocalModel(model.path, label, model.file_size, error))
     labels = _distinct([m.label for m in out], [m.path for m in out])
     out = [LocalModel(m.path, label, m.size, m.error) for m, label in zip(out, labels, strict=True)]
     return sorted(out, key=lambda m: (m.error is not None, -m.size, m.path.name))
