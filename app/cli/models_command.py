@@ -139,7 +139,7 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=2))
 
 
-def _progress(stage: str, done: int, total: int) -> None:
+def _progress(stage: object, done: int, total: int) -> None:
     if sys.stderr.isatty():
         percent = 100 * done / total if total else 0
         print(f"\r{stage}: {percent:5.1f}%", end="", file=sys.stderr, flush=True)

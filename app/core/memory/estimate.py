@@ -29,6 +29,7 @@ from app.core.memory.rules import (
     pad_context,
     weight_placement,
 )
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Value, Words
 
 MIB = 1024 * 1024
 
@@ -147,7 +148,12 @@ class MemoryBreakdown:
 
     components: tuple[Component, ...]
     request: EstimateRequest | None = None
-    notes: tuple[str, ...] = ()
+    note_words: tuple[Words | Phrase, ...] = ()
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The notes in English (the window renders :attr:`note_words`)."""
+        return tuple(str(note) for note in self.note_words)
 
     def bytes_on(self, device: Device) -> int:
         """What ``device`` needs."""
@@ -239,7 +245,7 @@ def estimate(request: EstimateRequest) -> MemoryBreakdown:
     # quantised cache implies it.
     flash = request.flash_attn or request.kv_type not in ("f16", "f32", "bf16")
     components: list[Component] = []
-    notes: list[str] = []
+    notes: list[Words | Phrase] = []
     models = [(request.target, request.n_gpu_layers, True)]
     if request.draft is not None:
         models.append((request.draft, request.n_gpu_layers_draft, False))
@@ -264,12 +270,21 @@ def estimate(request: EstimateRequest) -> MemoryBreakdown:
         components.append(Component(Kind.RUNTIME, Device.CPU, runtime, runtime, note="vocabulary and library state"))
         any_gpu = any_gpu or gpu_layer_count(shape, ngl) > 0
         if shape.approximate:
-            notes.append(f"{shape.name or 'a model'}: sizes from catalog totals, split evenly over layers")
+            name: Value = shape.name or QT_TRANSLATE_NOOP("MemoryNotes", "a model")
+            notes.append(
+                QT_TRANSLATE_NOOP("MemoryNotes", "{name}: sizes from catalog totals, split evenly over layers").fill(
+                    name=name
+                )
+            )
     if any_gpu:
         components.append(
             Component(Kind.RUNTIME, Device.GPU, GPU_RUNTIME_BYTES, GPU_RUNTIME_BYTES, note="assumed CUDA context")
         )
-        notes.append("GPU figures follow llama.cpp's rules but were not measured on this machine")
+        notes.append(
+            QT_TRANSLATE_NOOP(
+                "MemoryNotes", "GPU figures follow llama.cpp's rules but were not measured on this machine"
+            )
+        )
     return MemoryBreakdown(tuple(_merge(components)), request, tuple(notes))
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from app.core.memory.estimate import GPU_RUNTIME_BYTES, Device, Kind, ModelShape, estimate_pair
+from app.core.wording import QT_TRANSLATE_NOOP, Words
 
 # The GPU-layers setting that means "choose for me". Not -1: llama.cpp (and Tandem's
 # --ngl) read -1 as "every layer", which stays available as a count of its own.
@@ -79,10 +80,23 @@ class OffloadPlan:
 
     def describe(self) -> str:
         """One line for the meter and ``tandem memory``."""
-        text = f"auto: {self.target_layers} of {self.target_slots} target layers"
+        return str(self.describe_words())
+
+    def describe_words(self) -> Words:
+        """:meth:`describe` as words the window renders in its language."""
         if self.draft_slots:
-            text += f", {self.draft_layers} of {self.draft_slots} draft layers"
-        return text + " on the GPU"
+            return QT_TRANSLATE_NOOP(
+                "MemoryNotes",
+                "auto: {target} of {target_slots} target layers, {draft} of {draft_slots} draft layers on the GPU",
+            ).fill(
+                target=self.target_layers,
+                target_slots=self.target_slots,
+                draft=self.draft_layers,
+                draft_slots=self.draft_slots,
+            )
+        return QT_TRANSLATE_NOOP("MemoryNotes", "auto: {target} of {target_slots} target layers on the GPU").fill(
+            target=self.target_layers, target_slots=self.target_slots
+        )
 
 
 def plan_offload(

@@ -11,6 +11,7 @@ it names has been checked to fit.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol, Unpack
 
@@ -24,7 +25,8 @@ from app.core.memory.estimate import (
     gpu_layer_count,
     pad_context,
 )
-from app.core.units import format_bytes
+from app.core.units import bytes_words
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Value, Words
 
 TIGHT_FRACTION = 0.10
 FITS, TIGHT, DOES_NOT_FIT, UNKNOWN = "fits", "tight", "does_not_fit", "unknown"
@@ -63,7 +65,12 @@ class DeviceVerdict:
     needed_bytes: int
     budget_bytes: int | None
     headroom_bytes: int | None
-    advice: tuple[str, ...] = ()
+    advice_words: tuple[Words | Phrase, ...] = ()
+
+    @property
+    def advice(self) -> tuple[str, ...]:
+        """What to do about it, in English (the window renders :attr:`advice_words`)."""
+        return tuple(str(line) for line in self.advice_words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +87,14 @@ class MemoryVerdict:
     @property
     def advice(self) -> tuple[str, ...]:
         """Every device's advice, without repeats, worst device first."""
-        seen: dict[str, None] = {}
+        return tuple(str(line) for line in self.advice_words)
+
+    @property
+    def advice_words(self) -> tuple[Words | Phrase, ...]:
+        """:attr:`advice` as words the window renders in its language."""
+        seen: dict[Words | Phrase, None] = {}
         for d in sorted(self.devices, key=lambda d: -_SEVERITY[d.status]):
-            for line in d.advice:
+            for line in d.advice_words:
                 seen.setdefault(line, None)
         return tuple(seen)
 
@@ -93,14 +105,43 @@ class MemoryVerdict:
     @property
     def message(self) -> str:
         """One line for a status bar."""
-        parts = []
+        return str(self.message_words())
+
+    def message_words(self, device_names: Mapping[str, Value] | None = None) -> Words:
+        """:attr:`message` as words; ``device_names`` renames devices ("cpu" -> "RAM"), else their value is shown."""
+        names = device_names or {}
+        parts: list[Words] = []
         for d in self.devices:
+            device = names.get(d.device.value, d.device.value)
             if d.budget_bytes is None:
-                parts.append(f"{d.device.value}: {format_bytes(d.needed_bytes)} needed, no budget known")
+                parts.append(
+                    QT_TRANSLATE_NOOP("MemoryVerdict", "{device}: {needed} needed, no budget known").fill(
+                        device=device, needed=bytes_words(d.needed_bytes)
+                    )
+                )
             else:
-                needed, budget = format_bytes(d.needed_bytes), format_bytes(d.budget_bytes)
-                parts.append(f"{d.device.value}: {needed} of {budget} ({d.status.replace('_', ' ')})")
-        return "; ".join(parts)
+                parts.append(
+                    QT_TRANSLATE_NOOP("MemoryVerdict", "{device}: {needed} of {budget} ({status})").fill(
+                        device=device,
+                        needed=bytes_words(d.needed_bytes),
+                        budget=bytes_words(d.budget_bytes),
+                        status=_STATUS_WORDS.get(d.status, d.status.replace("_", " ")),
+                    )
+                )
+        sentence = parts[0] if parts else _ALONE.fill(text="")
+        for part in parts[1:]:
+            sentence = _AND_THEN.fill(earlier=sentence, next=part)
+        return sentence
+
+
+_STATUS_WORDS: dict[str, Value] = {
+    FITS: QT_TRANSLATE_NOOP("MemoryVerdict", "fits"),
+    TIGHT: QT_TRANSLATE_NOOP("MemoryVerdict", "tight"),
+    DOES_NOT_FIT: QT_TRANSLATE_NOOP("MemoryVerdict", "does not fit"),
+    UNKNOWN: QT_TRANSLATE_NOOP("MemoryVerdict", "unknown"),
+}
+_AND_THEN = QT_TRANSLATE_NOOP("MemoryVerdict", "{earlier}; {next}")
+_ALONE = QT_TRANSLATE_NOOP("MemoryVerdict", "{text}")
 
 
 def judge(breakdown: MemoryBreakdown, budget: Budget) -> MemoryVerdict:
@@ -151,7 +192,11 @@ def _with_advice(verdict: DeviceVerdict, breakdown: MemoryBreakdown, budget: Bud
         return verdict
     if verdict.device is Device.GPU and verdict.budget_bytes is None:
         cpu_only = _replace(request, n_gpu_layers=0, n_gpu_layers_draft=0)
-        advice = [f"no usable GPU ({budget.gpu_unusable_reason}); set GPU layers to 0 for both models"]
+        advice: list[Words | Phrase] = [
+            QT_TRANSLATE_NOOP("MemoryVerdict", "no usable GPU ({reason}); set GPU layers to 0 for both models").fill(
+                reason=str(budget.gpu_unusable_reason)
+            )
+        ]
         if not _comfortable(estimate(cpu_only), budget):
             advice += _cpu_advice(cpu_only, budget)
         return _replace_advice(verdict, advice)
@@ -178,11 +223,11 @@ def _with_advice(verdict: DeviceVerdict, breakdown: MemoryBreakdown, budget: Bud
     return _replace_advice(verdict, advice)
 
 
-def _cpu_advice(request: EstimateRequest, budget: Budget) -> list[str]:
+def _cpu_advice(request: EstimateRequest, budget: Budget) -> list[Words | Phrase]:
     return _context_advice(request, budget) + _ngram_advice(request, budget)
 
 
-def _draft_placement_advice(request: EstimateRequest, budget: Budget) -> list[str]:
+def _draft_placement_advice(request: EstimateRequest, budget: Budget) -> list[Words | Phrase]:
     """When the target uses the GPU but the draft is not all there: move it, making room if needed."""
     draft = request.draft
     if draft is None or gpu_layer_count(request.target, request.n_gpu_layers) == 0:
@@ -195,16 +240,20 @@ def _draft_placement_advice(request: EstimateRequest, budget: Budget) -> list[st
     layers = _max_target_layers(moved, budget)
     if layers is None:
         return []
-    advice = ["keep the draft fully on the GPU; it is read for every drafted token"]
+    advice: list[Words | Phrase] = [
+        QT_TRANSLATE_NOOP("MemoryVerdict", "keep the draft fully on the GPU; it is read for every drafted token")
+    ]
     if layers != gpu_layer_count(request.target, request.n_gpu_layers):
         advice.append(_offload_line(request, layers))
     return advice
 
 
-def _offload_line(request: EstimateRequest, layers: int) -> str:
+def _offload_line(request: EstimateRequest, layers: int) -> Words:
     slots = request.target.layer_slots()
     # llama.cpp's n_gpu_layers counts the output layer as one of n_layers + 1.
-    return f"offload {layers} of {slots} target layers (--ngl {layers})"
+    return QT_TRANSLATE_NOOP("MemoryVerdict", "offload {layers} of {slots} target layers (--ngl {layers})").fill(
+        layers=layers, slots=slots
+    )
 
 
 def _max_target_layers(request: EstimateRequest, budget: Budget) -> int | None:
@@ -216,7 +265,7 @@ def _max_target_layers(request: EstimateRequest, budget: Budget) -> int | None:
     return best
 
 
-def _context_advice(request: EstimateRequest, budget: Budget) -> list[str]:
+def _context_advice(request: EstimateRequest, budget: Budget) -> list[Words | Phrase]:
     """The largest smaller context (a multiple of 256, at least 512, at most the trained one) that fits comfortably."""
     # Memory grows with the context, so binary-search the number of 256-cell blocks.
     low, high = _MIN_CONTEXT // 256, pad_context(request.n_ctx) // 256 - 1
@@ -232,16 +281,20 @@ def _context_advice(request: EstimateRequest, budget: Budget) -> list[str]:
             low = mid
         else:
             high = mid - 1
-    return [f"reduce context to {low * 256}"]
+    return [QT_TRANSLATE_NOOP("MemoryVerdict", "reduce context to {n_ctx}").fill(n_ctx=low * 256)]
 
 
-def _ngram_advice(request: EstimateRequest, budget: Budget) -> list[str]:
+def _ngram_advice(request: EstimateRequest, budget: Budget) -> list[Words | Phrase]:
     if request.draft is None:
         return []
     without = estimate(_replace(request, draft=None))
     draft_bytes = sum(c.bytes for c in estimate(request).components if c.kind in (Kind.DRAFT_WEIGHTS, Kind.DRAFT_KV))
     if _comfortable(without, budget):
-        return [f"use the n-gram drafter: it needs no memory (saves {format_bytes(draft_bytes)})"]
+        return [
+            QT_TRANSLATE_NOOP("MemoryVerdict", "use the n-gram drafter: it needs no memory (saves {size})").fill(
+                size=bytes_words(draft_bytes)
+            )
+        ]
     return []
 
 
@@ -249,5 +302,5 @@ def _replace(request: EstimateRequest, **changes: Unpack[RequestChanges]) -> Est
     return replace(request, **changes)
 
 
-def _replace_advice(verdict: DeviceVerdict, advice: list[str]) -> DeviceVerdict:
-    return replace(verdict, advice=tuple(dict.fromkeys(advice)))
+def _replace_advice(verdict: DeviceVerdict, advice: list[Words | Phrase]) -> DeviceVerdict:
+    return replace(verdict, advice_words=tuple(dict.fromkeys(advice)))

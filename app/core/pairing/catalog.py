@@ -23,6 +23,7 @@ from typing import Any
 
 from app.core.errors import TandemError
 from app.core.pairing.compatibility import VocabSummary
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
 SOURCES = ("hf", "pypi")
 _INT_FIELDS = (
@@ -315,19 +316,34 @@ def draft_score(
 
 
 def describe_ratio(target_params: int, draft_params: int) -> str:
-    """A few words on the draft's size relative to the target."""
+    """A few words on the draft's size relative to the target (English; :func:`ratio_words` for the window)."""
+    return str(ratio_words(target_params, draft_params))
+
+
+def ratio_words(target_params: int, draft_params: int) -> Words | Phrase:
+    """:func:`describe_ratio` as words the window renders in its language."""
     if target_params <= 0 or draft_params <= 0:
-        return "size unknown"
+        return QT_TRANSLATE_NOOP("PairingReasons", "size unknown")
     ratio = draft_params / target_params
     if ratio >= 1:
-        return "not smaller than the target: cannot speed it up"
+        return QT_TRANSLATE_NOOP("PairingReasons", "not smaller than the target: cannot speed it up")
     if ratio > 0.8:
-        return "about the target's size: little to gain"
+        return QT_TRANSLATE_NOOP("PairingReasons", "about the target's size: little to gain")
     # "1/4" reads better than "25%", but a rounded fraction must not contradict
     # the verdict beside it, so sizes above the ideal band are given in percent.
-    fraction = f"1/{round(1 / ratio)}" if ratio <= IDEAL_RATIO_HIGH else f"{ratio:.0%}"
+    fraction = (
+        QT_TRANSLATE_NOOP("PairingReasons", "1/{denominator}").fill(denominator=round(1 / ratio))
+        if ratio <= IDEAL_RATIO_HIGH
+        else QT_TRANSLATE_NOOP("PairingReasons", "{ratio:.0%}").fill(ratio=ratio)
+    )
     if ratio < IDEAL_RATIO_LOW:
-        return f"{fraction} of the target's size (small: fast, but accepted less often)"
-    if ratio > IDEAL_RATIO_HIGH:
-        return f"{fraction} of the target's size (large: each draft token costs more)"
-    return f"{fraction} of the target's size"
+        phrase = QT_TRANSLATE_NOOP(
+            "PairingReasons", "{fraction} of the target's size (small: fast, but accepted less often)"
+        )
+    elif ratio > IDEAL_RATIO_HIGH:
+        phrase = QT_TRANSLATE_NOOP(
+            "PairingReasons", "{fraction} of the target's size (large: each draft token costs more)"
+        )
+    else:
+        phrase = QT_TRANSLATE_NOOP("PairingReasons", "{fraction} of the target's size")
+    return phrase.fill(fraction=fraction)

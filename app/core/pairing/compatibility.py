@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Value, Words
+
 # The same constants as llama.cpp's common/speculative.cpp.
 MAX_VOCAB_SIZE_DIFFERENCE = 128
 FIRST_CHECKED_TOKEN_ID = 5
@@ -42,8 +44,18 @@ class VocabInfo:
 class CompatibilityProblem:
     """One failed rule and the evidence for it."""
 
-    rule: str
-    detail: str
+    rule_words: Words | Phrase
+    detail_words: Words
+
+    @property
+    def rule(self) -> str:
+        """The rule's name in English ("token text"): what the CLI prints and code compares."""
+        return str(self.rule_words)
+
+    @property
+    def detail(self) -> str:
+        """The evidence in English."""
+        return str(self.detail_words)
 
     def __str__(self) -> str:
         return f"{self.rule}: {self.detail}"
@@ -54,7 +66,12 @@ class CompatibilityReport:
     """The verdict on a target/draft pair."""
 
     problems: tuple[CompatibilityProblem, ...]
-    warnings: tuple[str, ...] = ()
+    warning_words: tuple[Words | Phrase, ...] = ()
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """The warnings in English (the window renders :attr:`warning_words`)."""
+        return tuple(str(w) for w in self.warning_words)
 
     @property
     def compatible(self) -> bool:
@@ -72,14 +89,36 @@ def _show(token: str) -> str:
     return repr(token)
 
 
+# Rule names and their evidence, worded for the window (the English text is what the CLI prints).
+RULE_VOCABULARY_TYPE = QT_TRANSLATE_NOOP("PairingRules", "vocabulary type")
+RULE_VOCABULARY_SIZE = QT_TRANSLATE_NOOP("PairingRules", "vocabulary size")
+RULE_TOKEN_TEXT = QT_TRANSLATE_NOOP("PairingRules", "token text")
+RULE_TOKENIZER_FAMILY = QT_TRANSLATE_NOOP("PairingRules", "tokenizer family")
+_HANDLING = QT_TRANSLATE_NOOP("PairingRules", "{name} handling")
+_TOKEN = QT_TRANSLATE_NOOP("PairingRules", "{name} token")
+_AND_THEN = QT_TRANSLATE_NOOP("PairingRules", "{earlier}; {next}")
+
+
+def joined(parts: Sequence[Value]) -> Words:
+    """``parts`` separated by "; ", as words (each part rendered in the reader's language)."""
+    if not parts:
+        return QT_TRANSLATE_NOOP("PairingRules", "{text}").fill(text="")
+    sentence: Value = parts[0]
+    for part in parts[1:]:
+        sentence = _AND_THEN.fill(earlier=sentence, next=part)
+    return sentence if isinstance(sentence, Words) else QT_TRANSLATE_NOOP("PairingRules", "{text}").fill(text=sentence)
+
+
 def _rule_problems(target: VocabInfo | VocabSummary, draft: VocabInfo | VocabSummary) -> list[CompatibilityProblem]:
     """The rules that need only the scalar tokenizer facts (type, BOS/EOS, size)."""
     problems: list[CompatibilityProblem] = []
     if target.tokenizer_model != draft.tokenizer_model:
         problems.append(
             CompatibilityProblem(
-                "vocabulary type",
-                f"the target uses a {target.tokenizer_model!r} tokenizer, the draft a {draft.tokenizer_model!r} one",
+                RULE_VOCABULARY_TYPE,
+                QT_TRANSLATE_NOOP("PairingRules", "the target uses a {target} tokenizer, the draft a {draft} one").fill(
+                    target=repr(target.tokenizer_model), draft=repr(draft.tokenizer_model)
+                ),
             )
         )
     for name, t_add, d_add, t_id, d_id in (
@@ -87,34 +126,43 @@ def _rule_problems(target: VocabInfo | VocabSummary, draft: VocabInfo | VocabSum
         ("EOS", target.add_eos, draft.add_eos, target.eos_id, draft.eos_id),
     ):
         if bool(t_add) != bool(d_add):
-            problems.append(
-                CompatibilityProblem(
-                    f"{name} handling",
-                    f"the target {'adds' if t_add else 'does not add'} {name}, "
-                    f"the draft {'adds' if d_add else 'does not add'} it",
-                )
+            handling = (
+                QT_TRANSLATE_NOOP("PairingRules", "the target adds {name}, the draft does not add it")
+                if t_add
+                else QT_TRANSLATE_NOOP("PairingRules", "the target does not add {name}, the draft adds it")
             )
+            problems.append(CompatibilityProblem(_HANDLING.fill(name=name), handling.fill(name=name)))
         elif t_add and t_id != d_id:
             problems.append(
-                CompatibilityProblem(f"{name} token", f"{name} is token {t_id} in the target but {d_id} in the draft")
+                CompatibilityProblem(
+                    _TOKEN.fill(name=name),
+                    QT_TRANSLATE_NOOP(
+                        "PairingRules", "{name} is token {target} in the target but {draft} in the draft"
+                    ).fill(name=name, target=str(t_id), draft=str(d_id)),
+                )
             )
     difference = abs(target.size - draft.size)
     if difference > MAX_VOCAB_SIZE_DIFFERENCE:
         problems.append(
             CompatibilityProblem(
-                "vocabulary size",
-                f"the target has {target.size:,} tokens and the draft {draft.size:,}: "
-                f"{difference:,} apart, more than {MAX_VOCAB_SIZE_DIFFERENCE}",
+                RULE_VOCABULARY_SIZE,
+                QT_TRANSLATE_NOOP(
+                    "PairingRules",
+                    "the target has {target:,} tokens and the draft {draft:,}: {difference:,} apart, more than {most}",
+                ).fill(target=target.size, draft=draft.size, difference=difference, most=MAX_VOCAB_SIZE_DIFFERENCE),
             )
         )
     return problems
 
 
-def _pre_tokenizer_warning(target: VocabInfo | VocabSummary, draft: VocabInfo | VocabSummary) -> list[str]:
+def _pre_tokenizer_warning(target: VocabInfo | VocabSummary, draft: VocabInfo | VocabSummary) -> list[Words]:
     if target.pre_tokenizer and draft.pre_tokenizer and target.pre_tokenizer != draft.pre_tokenizer:
         return [
-            f"pre-tokenizers differ ({target.pre_tokenizer!r} vs {draft.pre_tokenizer!r}); "
-            "drafting still works because the draft reads the target's token ids"
+            QT_TRANSLATE_NOOP(
+                "PairingRules",
+                "pre-tokenizers differ ({target} vs {draft}); "
+                "drafting still works because the draft reads the target's token ids",
+            ).fill(target=repr(target.pre_tokenizer), draft=repr(draft.pre_tokenizer))
         ]
     return []
 
@@ -125,11 +173,19 @@ def check_pair(target: VocabInfo, draft: VocabInfo, max_listed: int = 3) -> Comp
     differing = first_differing_tokens(target.tokens, draft.tokens, max_listed)
     if differing:
         total = count_differing_tokens(target.tokens, draft.tokens)
-        examples = "; ".join(
-            f"token {i} is {_show(t)} in the target but {_show(d)} in the draft" for i, t, d in differing
+        examples = joined(
+            [
+                QT_TRANSLATE_NOOP("PairingRules", "token {id} is {target} in the target but {draft} in the draft").fill(
+                    id=str(i), target=_show(t), draft=_show(d)
+                )
+                for i, t, d in differing
+            ]
         )
-        more = f" ({total:,} tokens differ in all)" if total > len(differing) else ""
-        problems.append(CompatibilityProblem("token text", examples + more))
+        if total > len(differing):
+            examples = QT_TRANSLATE_NOOP("PairingRules", "{examples} ({total:,} tokens differ in all)").fill(
+                examples=examples, total=total
+            )
+        problems.append(CompatibilityProblem(RULE_TOKEN_TEXT, examples))
     return CompatibilityReport(tuple(problems), tuple(_pre_tokenizer_warning(target, draft)))
 
 
@@ -285,22 +341,35 @@ def check_summaries(target: VocabSummary, draft: VocabSummary) -> CompatibilityR
     evidence of different vocabularies, and the report carries a warning.
     """
     problems = _rule_problems(target, draft)
-    warnings: list[str] = []
+    warnings: list[Words | Phrase] = []
     if target.block_digests is None or draft.block_digests is None:
         if target.pre_tokenizer and draft.pre_tokenizer and target.pre_tokenizer != draft.pre_tokenizer:
             problems.append(
                 CompatibilityProblem(
-                    "tokenizer family",
-                    f"the target uses the {target.pre_tokenizer!r} pre-tokenizer and the draft "
-                    f"{draft.pre_tokenizer!r}: different vocabularies",
+                    RULE_TOKENIZER_FAMILY,
+                    QT_TRANSLATE_NOOP(
+                        "PairingRules",
+                        "the target uses the {target} pre-tokenizer and the draft {draft}: different vocabularies",
+                    ).fill(target=repr(target.pre_tokenizer), draft=repr(draft.pre_tokenizer)),
                 )
             )
-        warnings.append("token texts not compared yet: they are checked once both files are on this computer")
+        warnings.append(
+            QT_TRANSLATE_NOOP(
+                "PairingRules", "token texts not compared yet: they are checked once both files are on this computer"
+            )
+        )
         return CompatibilityReport(tuple(problems), tuple(warnings))
     decidable, differing = _first_differing_block(target, draft)
     if not decidable:
         return None
     if differing is not None:
         low, high = differing
-        problems.append(CompatibilityProblem("token text", f"the vocabularies differ within ids {low:,}-{high:,}"))
+        problems.append(
+            CompatibilityProblem(
+                RULE_TOKEN_TEXT,
+                QT_TRANSLATE_NOOP("PairingRules", "the vocabularies differ within ids {low:,}-{high:,}").fill(
+                    low=low, high=high
+                ),
+            )
+        )
     return CompatibilityReport(tuple(problems), tuple(_pre_tokenizer_warning(target, draft)))

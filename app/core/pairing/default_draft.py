@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
+
 
 @dataclass(frozen=True, slots=True)
 class ModelSize:
@@ -38,7 +40,12 @@ class DefaultDraft:
     """The candidate to select (its index in the list), or ``None`` with the reason for n-gram lookup."""
 
     index: int | None
-    reason: str
+    reason_words: Words | Phrase | None = None  # None when a draft was chosen
+
+    @property
+    def reason(self) -> str:
+        """Why n-gram lookup, in English ("" when a draft was chosen); the window renders :attr:`reason_words`."""
+        return "" if self.reason_words is None else str(self.reason_words)
 
 
 def is_smaller(target: ModelSize, draft: ModelSize) -> bool:
@@ -92,13 +99,21 @@ def choose_default_draft(target: ModelSize, candidates: Sequence[DraftFacts]) ->
     """The first compatible candidate smaller than ``target``; else none, with a one-line reason."""
     for index, candidate in enumerate(candidates):
         if candidate.compatible and is_smaller(target, candidate.size):
-            return DefaultDraft(index, "")
+            return DefaultDraft(index)
     compatible = [c for c in candidates if c.compatible]
     if not compatible:
-        return DefaultDraft(None, "no compatible draft model for this target: N-gram lookup instead (no second model)")
+        return DefaultDraft(
+            None,
+            QT_TRANSLATE_NOOP(
+                "PairingReasons", "no compatible draft model for this target: N-gram lookup instead (no second model)"
+            ),
+        )
     names = ", ".join(c.name for c in compatible[:2]) + (" …" if len(compatible) > 2 else "")
     return DefaultDraft(
         None,
-        f"no compatible draft is smaller than the target ({names} would not speed it up): "
-        "N-gram lookup instead (no second model)",
+        QT_TRANSLATE_NOOP(
+            "PairingReasons",
+            "no compatible draft is smaller than the target ({names} would not speed it up): "
+            "N-gram lookup instead (no second model)",
+        ).fill(names=names),
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from app.core.wording import QT_TRANSLATE_NOOP, Words
+
 
 @dataclass(frozen=True, slots=True)
 class OfferedFile:
@@ -49,6 +51,11 @@ def match_on_disk(
     return None
 
 
+def on_disk_words(local_name: str) -> Words:
+    """:func:`on_disk_text` as words the window renders in its language."""
+    return QT_TRANSLATE_NOOP("PairingReasons", "already on disk as {name}").fill(name=local_name)
+
+
 def on_disk_text(local_name: str) -> str:
     """What Discover says instead of downloading a file the library already has."""
-    return f"already on disk as {local_name}"
+    return str(on_disk_words(local_name))

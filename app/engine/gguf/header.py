@@ -21,6 +21,7 @@ import numpy as np
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
 from app.core.errors import TandemError
+from app.core.wording import QT_TRANSLATE_NOOP
 
 GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)
@@ -67,6 +68,10 @@ _MIN_ELEMENT_BYTES = {_STRING: 8, _ARRAY: 12}
 
 class ModelFileError(TandemError):
     """A model file is missing, not GGUF, truncated or otherwise unreadable."""
+
+
+# A file too short to hold a GGUF header (read from disk or from a remote file's size).
+_TOO_SHORT = QT_TRANSLATE_NOOP("ModelFileErrors", "{name} is not a GGUF model file (only {size} bytes)")
 
 
 class HeaderIncompleteError(ModelFileError):
@@ -143,7 +148,11 @@ class _Cursor:
         if end > len(self.buf):
             if len(self.buf) < self.file_size and end <= self.file_size:
                 raise HeaderIncompleteError(self.path.name, len(self.buf), end)
-            raise ModelFileError(f"{self.path.name} is truncated: its header ends early (at byte {self.file_size:,})")
+            raise ModelFileError(
+                QT_TRANSLATE_NOOP(
+                    "ModelFileErrors", "{name} is truncated: its header ends early (at byte {size:,})"
+                ).fill(name=self.path.name, size=self.file_size)
+            )
 
     def scalar(self, vtype: int) -> Any:
         fmt, size = _SCALARS[vtype]
@@ -257,17 +266,21 @@ def read_header(path: str | Path, keep_merges: bool = False) -> GGUFHeader:
     """
     path = Path(path).expanduser()
     if not path.exists():
-        raise ModelFileError(f"model file not found: {path}")
+        raise ModelFileError(QT_TRANSLATE_NOOP("ModelFileErrors", "model file not found: {path}").fill(path=str(path)))
     if not path.is_file():
-        raise ModelFileError(f"not a file: {path}")
+        raise ModelFileError(QT_TRANSLATE_NOOP("ModelFileErrors", "not a file: {path}").fill(path=str(path)))
     size = path.stat().st_size
     if size < 24:
-        raise ModelFileError(f"{path.name} is not a GGUF model file (only {size} bytes)")
+        raise ModelFileError(_TOO_SHORT.fill(name=path.name, size=size))
     try:
         with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as buf:
             return _parse(buf, path, size, frozenset() if keep_merges else _SKIPPED_KEYS)
     except OSError as exc:
-        raise ModelFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
+        raise ModelFileError(
+            QT_TRANSLATE_NOOP("ModelFileErrors", "cannot read {path}: {error}").fill(
+                path=str(path), error=str(exc.strerror or exc)
+            )
+        ) from exc
 
 
 def parse_header_bytes(data: bytes | bytearray, name: str, file_size: int, keep_merges: bool = False) -> GGUFHeader:
@@ -280,7 +293,7 @@ def parse_header_bytes(data: bytes | bytearray, name: str, file_size: int, keep_
     """
     path = Path(name)
     if file_size < 24:
-        raise ModelFileError(f"{path.name} is not a GGUF model file (only {file_size} bytes)")
+        raise ModelFileError(_TOO_SHORT.fill(name=path.name, size=file_size))
     if len(data) < min(24, file_size):
         raise HeaderIncompleteError(path.name, len(data), 24)
     return _parse(data, path, file_size, frozenset() if keep_merges else _SKIPPED_KEYS)
@@ -289,12 +302,20 @@ def parse_header_bytes(data: bytes | bytearray, name: str, file_size: int, keep_
 def _parse(buf: mmap.mmap | bytes | bytearray, path: Path, size: int, skipped: frozenset[str]) -> GGUFHeader:
     magic = bytes(buf[:4])
     if magic != GGUF_MAGIC:
-        raise ModelFileError(f"{path.name} is not a GGUF model file (it starts with {magic!r}, not b'GGUF')")
+        raise ModelFileError(
+            QT_TRANSLATE_NOOP(
+                "ModelFileErrors", "{name} is not a GGUF model file (it starts with {magic}, not b'GGUF')"
+            ).fill(name=path.name, magic=repr(magic))
+        )
     cursor = _Cursor(buf, path, size)
     cursor.pos = 4
     version = cursor.u32()
     if version not in SUPPORTED_VERSIONS:
-        raise ModelFileError(f"{path.name} is GGUF version {version}; Tandem reads versions 2 and 3")
+        raise ModelFileError(
+            QT_TRANSLATE_NOOP(
+                "ModelFileErrors", "{name} is GGUF version {version}; Tandem reads versions 2 and 3"
+            ).fill(name=path.name, version=version)
+        )
     n_tensors = cursor.u64()
     n_kv = cursor.u64()
     if n_tensors > 1_000_000 or n_kv > 1_000_000:

@@ -45,7 +45,8 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import build_hf_headers, hf_raise_for_status, http_stream_backoff
 
-from app.core.units import format_bytes
+from app.core.units import bytes_words
+from app.core.wording import QT_TRANSLATE_NOOP, Value, words_of
 from app.engine.gguf.header import ModelFileError, read_header
 from app.engine.hub.auth import auth_error
 from app.engine.hub.cache import hf_cache_dir
@@ -84,8 +85,13 @@ def partial_path(destination: Path, etag: str) -> Path:
 
 def _check_cancel(cancel: threading.Event | None, filename: str, done: int = 0) -> None:
     if cancel is not None and cancel.is_set():
-        kept = f"; {done:,} bytes are kept for a later resume" if done else ""
-        raise DownloadCancelledError(f"download of {filename} cancelled{kept}")
+        if done:
+            raise DownloadCancelledError(
+                QT_TRANSLATE_NOOP(
+                    "HubErrors", "download of {name} cancelled; {done:,} bytes are kept for a later resume"
+                ).fill(name=filename, done=done)
+            )
+        raise DownloadCancelledError(QT_TRANSLATE_NOOP("HubErrors", "download of {name} cancelled").fill(name=filename))
 
 
 def metadata_error(
@@ -96,7 +102,11 @@ def metadata_error(
     if refused is not None:
         return refused
     if isinstance(exc, RepositoryNotFoundError):
-        return DownloadError(f"repository {repo_id} was not found on {endpoint} (if it is private, pass a token)")
+        return DownloadError(
+            QT_TRANSLATE_NOOP(
+                "HubErrors", "repository {repo} was not found on {endpoint} (if it is private, pass a token)"
+            ).fill(repo=repo_id, endpoint=endpoint)
+        )
     if isinstance(exc, RevisionNotFoundError):
         return DownloadError(f"{repo_id} has no revision {revision!r} (a branch, tag or commit)")
     if isinstance(exc, RemoteEntryNotFoundError):
@@ -106,7 +116,11 @@ def metadata_error(
     if isinstance(exc, OfflineModeIsEnabled):
         return _offline_error(filename)
     if isinstance(exc, httpx2.TransportError):
-        return DownloadError(f"cannot reach {endpoint} ({exc}); check the network connection or HF_ENDPOINT")
+        return DownloadError(
+            QT_TRANSLATE_NOOP(
+                "HubErrors", "cannot reach {endpoint} ({error}); check the network connection or HF_ENDPOINT"
+            ).fill(endpoint=endpoint, error=str(exc))
+        )
     if isinstance(exc, FileMetadataError):
         return DownloadError(f"{endpoint} did not answer like the Hugging Face Hub: {exc}")
     if isinstance(exc, HfHubHTTPError):
@@ -117,8 +131,11 @@ def metadata_error(
 
 def _offline_error(filename: str) -> DownloadError:
     return DownloadError(
-        f"offline mode is on (HF_HUB_OFFLINE) and {filename} is not on this computer yet; "
-        "unset HF_HUB_OFFLINE to download it"
+        QT_TRANSLATE_NOOP(
+            "HubErrors",
+            "offline mode is on (HF_HUB_OFFLINE) and {name} is not on this computer yet; "
+            "unset HF_HUB_OFFLINE to download it",
+        ).fill(name=filename)
     )
 
 
@@ -126,8 +143,11 @@ def _disk_error(exc: OSError, folder: Path, filename: str, done: int) -> Downloa
     if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", -1)):
         free = shutil.disk_usage(folder).free if folder.exists() else 0
         return DownloadError(
-            f"the disk is full: {folder} has {format_bytes(free)} free while writing {filename}; "
-            f"free some space and download again ({done:,} bytes are kept and the download will resume)"
+            QT_TRANSLATE_NOOP(
+                "HubErrors",
+                "the disk is full: {folder} has {free} free while writing {name}; "
+                "free some space and download again ({done:,} bytes are kept and the download will resume)",
+            ).fill(folder=str(folder), free=bytes_words(free), name=filename, done=done)
         )
     return DownloadError(f"cannot write {filename} in {folder}: {exc.strerror or exc}")
 
@@ -136,8 +156,9 @@ def _check_space(folder: Path, needed: int, filename: str) -> None:
     free = shutil.disk_usage(folder).free
     if needed > free:
         raise DownloadError(
-            f"not enough disk space for {filename}: it needs {format_bytes(needed)} more "
-            f"but {folder} has {format_bytes(free)} free"
+            QT_TRANSLATE_NOOP(
+                "HubErrors", "not enough disk space for {name}: it needs {needed} more but {folder} has {free} free"
+            ).fill(name=filename, needed=bytes_words(needed), folder=str(folder), free=bytes_words(free))
         )
 
 
@@ -196,14 +217,22 @@ def _transfer(
             done = _stream_once(url, headers, partial, meter, cancel)
             if meter.total is None or done >= meter.total:
                 return
-            error: Exception = DownloadError(f"the server stopped after {done:,} of {meter.total:,} bytes")
+            error: Exception = DownloadError(
+                QT_TRANSLATE_NOOP("HubErrors", "the server stopped after {done:,} of {total:,} bytes").fill(
+                    done=done, total=meter.total
+                )
+            )
         except _TRANSIENT as exc:
             error = exc
         after = partial.stat().st_size if partial.exists() else 0
         failures = 0 if after > before else failures + 1
         if failures >= MAX_RETRIES:
+            cause: Value = words_of(error) or str(error)
             raise DownloadError(
-                f"the connection keeps failing ({error}); {after:,} bytes are kept: download again to resume"
+                QT_TRANSLATE_NOOP(
+                    "HubErrors",
+                    "the connection keeps failing ({error}); {kept:,} bytes are kept: download again to resume",
+                ).fill(error=cause, kept=after)
             ) from error
         # Wait before reconnecting, but wake at once on cancel.
         if cancel is not None and cancel.wait(min(0.5 * 2**failures, 8.0)):
@@ -216,7 +245,11 @@ def _verify(partial: Path, size: int | None, sha256: str | None, meter: Progress
     actual = partial.stat().st_size
     if size is not None and actual != size:
         partial.unlink(missing_ok=True)
-        raise DownloadError(f"{name} arrived with {actual:,} bytes instead of {size:,}; it was deleted, try again")
+        raise DownloadError(
+            QT_TRANSLATE_NOOP(
+                "HubErrors", "{name} arrived with {actual:,} bytes instead of {size:,}; it was deleted, try again"
+            ).fill(name=name, actual=actual, size=size)
+        )
     if sha256:
         digest = hashlib.sha256()
         done = 0
@@ -228,7 +261,11 @@ def _verify(partial: Path, size: int | None, sha256: str | None, meter: Progress
                 meter.update(done, stage="verifying")
         if digest.hexdigest() != sha256.lower():
             partial.unlink(missing_ok=True)
-            raise DownloadError(f"{name} did not match its SHA-256 checksum; it was deleted, download it again")
+            raise DownloadError(
+                QT_TRANSLATE_NOOP(
+                    "HubErrors", "{name} did not match its SHA-256 checksum; it was deleted, download it again"
+                ).fill(name=name)
+            )
     try:
         read_header(partial)
     except ModelFileError as exc:
@@ -339,7 +376,11 @@ def download_model(
             _fetch_locked(folder, name, partial, meta.size, location, headers, meter, cancel, sha256)
             os.replace(partial, destination)
     except Timeout:
-        raise DownloadError(f"{name} is already being downloaded by another window or process") from None
+        raise DownloadError(
+            QT_TRANSLATE_NOOP("HubErrors", "{name} is already being downloaded by another window or process").fill(
+                name=name
+            )
+        ) from None
     final = destination.stat().st_size
     meter.update(final, stage="done", force=True)
     return destination

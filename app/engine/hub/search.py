@@ -30,6 +30,7 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.hf_api import RepoFile
 
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.hub.auth import auth_error
 from app.engine.hub.download import hub_endpoint, offline_mode
 from app.engine.hub.listing import SPLIT_NAME, FilePart, RepoGGUF, RepoResult, SearchPage
@@ -63,7 +64,11 @@ def _repo_error(
     if refused is not None:
         return refused
     if isinstance(exc, RepositoryNotFoundError):
-        return DownloadError(f"repository {repo_id} was not found on {endpoint} (if it is private, pass a token)")
+        return DownloadError(
+            QT_TRANSLATE_NOOP(
+                "HubErrors", "repository {repo} was not found on {endpoint} (if it is private, pass a token)"
+            ).fill(repo=repo_id, endpoint=endpoint)
+        )
     if isinstance(exc, RevisionNotFoundError):
         return DownloadError(f"{repo_id} has no revision {revision!r} (a branch, tag or commit)")
     return _network_error(exc, what)
@@ -77,7 +82,11 @@ def _network_error(exc: Exception, what: str, token_sent: bool = False) -> Downl
     if isinstance(exc, OfflineModeIsEnabled):
         return _offline(what)
     if isinstance(exc, httpx2.TransportError):
-        return DownloadError(f"cannot reach {endpoint} ({exc}); check the network connection or HF_ENDPOINT")
+        return DownloadError(
+            QT_TRANSLATE_NOOP(
+                "HubErrors", "cannot reach {endpoint} ({error}); check the network connection or HF_ENDPOINT"
+            ).fill(endpoint=endpoint, error=str(exc))
+        )
     if isinstance(exc, HfHubHTTPError):
         status = exc.response.status_code if exc.response is not None else "an error"
         return DownloadError(f"the Hub answered {status} to {what}; try again later")
@@ -85,7 +94,9 @@ def _network_error(exc: Exception, what: str, token_sent: bool = False) -> Downl
 
 
 def _offline(what: str) -> DownloadError:
-    return DownloadError(f"offline mode is on (HF_HUB_OFFLINE): {what} needs the network")
+    return DownloadError(
+        QT_TRANSLATE_NOOP("HubErrors", "offline mode is on (HF_HUB_OFFLINE): {what} needs the network").fill(what=what)
+    )
 
 
 def _check_reachable(what: str) -> None:

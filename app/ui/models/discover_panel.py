@@ -17,7 +17,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
@@ -34,11 +34,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.pairing.on_disk import on_disk_text
-from app.core.units import format_bytes, format_rate
+from app.core.pairing.on_disk import on_disk_words
+from app.core.units import bytes_words, rate_words
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.models import library as model_library
 from app.engine.models.library import DownloadCancelledError, DownloadProgress
+from app.ui.i18n.words import number, say, say_error
 from app.ui.layout_fit import ElidedLabel
+from app.ui.models.library import stage_text
 from app.ui.threads.background import Background
 
 SORTS = [
@@ -191,8 +194,11 @@ class DiscoverPanel(QWidget):
             return
         for repo in result.results:
             gated = "  ·  " + self.tr("gated: needs a token") if repo.gated else ""
-            counts = self.tr("{downloads:,} downloads  ·  {likes:,} likes").format(
-                downloads=repo.downloads, likes=repo.likes
+            # The catalogue's sentence rendered like the engine's, so the counts get the locale's group marks.
+            counts = say(
+                QT_TRANSLATE_NOOP("DiscoverPanel", "{downloads:,} downloads  ·  {likes:,} likes").fill(
+                    downloads=repo.downloads, likes=repo.likes
+                )
             )
             item = QListWidgetItem(f"{repo.repo_id}  ·  {counts}{gated}")
             item.setData(Qt.ItemDataRole.UserRole, repo.repo_id)
@@ -211,7 +217,7 @@ class DiscoverPanel(QWidget):
         if generation != self._generation:
             return
         self.more.setEnabled(True)
-        self.status.setText(str(exc))
+        self.status.setText(say_error(exc))
 
     # -- files -------------------------------------------------------------------------
 
@@ -247,8 +253,8 @@ class DiscoverPanel(QWidget):
             quant = QTableWidgetItem("…")
             quant.setToolTip(self.tr("reading the quantisation from the file's GGUF header"))
             self.table.setItem(row, 1, quant)
-            size = QTableWidgetItem(format_bytes(model.size))
-            size.setToolTip(self.tr("{n:,} bytes").format(n=model.size))
+            size = QTableWidgetItem(say(bytes_words(model.size)))
+            size.setToolTip(say(QT_TRANSLATE_NOOP("DiscoverPanel", "{n:,} bytes").fill(n=model.size)))
             self.table.setItem(row, 2, size)
             self.table.setCellWidget(row, 3, self._download_button(model.spec))
         self._read_quants(self.files)
@@ -269,7 +275,9 @@ class DiscoverPanel(QWidget):
             )
 
     def _quant_failed(self, listing: list[object], row: int, exc: Exception) -> None:
-        self._quant_ready(listing, row, "?", tip=self.tr("cannot read the header: {error}").format(error=exc))
+        self._quant_ready(
+            listing, row, "?", tip=self.tr("cannot read the header: {error}").format(error=say_error(exc))
+        )
 
     def _quant_ready(self, listing: list[object], row: int, quant: str, *, tip: str) -> None:
         if listing is not self.files or row >= self.table.rowCount():
@@ -303,7 +311,7 @@ class DiscoverPanel(QWidget):
         held = self.on_disk.get(spec)
         if held is not None:
             button = QPushButton(self.tr("On disk"))
-            button.setToolTip(on_disk_text(held.name))
+            button.setToolTip(say(on_disk_words(held.name)))
             button.setEnabled(False)
             button.setProperty("on_disk", True)
             return button
@@ -344,10 +352,10 @@ class DiscoverPanel(QWidget):
         self.files = []
         self.table.setRowCount(len(good))
         for row, candidate in enumerate(good):
-            self._set_name(row, str(candidate.spec), f"{candidate.spec}: {candidate.reason}")
-            speed = f", {candidate.prediction.speedup:.2f}x" if candidate.prediction else ""
+            self._set_name(row, str(candidate.spec), f"{candidate.spec}: {say(candidate.reason_words)}")
+            speed = f", {number(candidate.prediction.speedup, '.2f')}x" if candidate.prediction else ""
             self.table.setItem(row, 1, QTableWidgetItem(f"{candidate.quant}{speed}"))
-            self.table.setItem(row, 2, QTableWidgetItem(format_bytes(candidate.size)))
+            self.table.setItem(row, 2, QTableWidgetItem(say(bytes_words(candidate.size))))
             self.table.setCellWidget(row, 3, self._download_button(str(candidate.spec)))
         self.best_button.setVisible(found.best is not None)
         others = len(found.candidates) - len(good)
@@ -357,7 +365,8 @@ class DiscoverPanel(QWidget):
             self.status.setText(self.tr("No compatible draft found for {queries}").format(queries=queries) + tail + ".")
         else:
             self.status.setText(
-                self.tr("Best: {spec}: {reason}").format(spec=found.best.spec, reason=found.best.reason) + tail
+                self.tr("Best: {spec}: {reason}").format(spec=found.best.spec, reason=say(found.best.reason_words))
+                + tail
             )
 
     def _download_best(self) -> None:
@@ -377,7 +386,7 @@ class DiscoverPanel(QWidget):
             return
         held = self.on_disk.get(spec)
         if held is not None:  # the library has this content already: a second copy would only take space
-            self.status.setText(f"{spec}: {on_disk_text(held.name)}")
+            self.status.setText(f"{spec}: {say(on_disk_words(held.name))}")
             return
         cancel = threading.Event()
         self._cancel = cancel
@@ -407,7 +416,7 @@ class DiscoverPanel(QWidget):
             if update.file_count > 1
             else ""
         )
-        speed = f", {format_rate(update.speed_bps)}" if update.speed_bps > 0 else ""
+        speed = f", {say(rate_words(update.speed_bps))}" if update.speed_bps > 0 else ""
         eta = (
             ", "
             + self.tr("{minutes} min {seconds:02d} s left").format(
@@ -416,10 +425,11 @@ class DiscoverPanel(QWidget):
             if update.eta_s
             else ""
         )
-        total = " " + self.tr("of {size}").format(size=format_bytes(update.bytes_total)) if update.bytes_total else ""
-        self.status.setText(
-            f"{update.stage} {update.filename}{which}: {format_bytes(update.bytes_done)}{total}{speed}{eta}"
+        total = (
+            " " + self.tr("of {size}").format(size=say(bytes_words(update.bytes_total))) if update.bytes_total else ""
         )
+        done = say(bytes_words(update.bytes_done))
+        self.status.setText(f"{stage_text(update.stage)} {update.filename}{which}: {done}{total}{speed}{eta}")
 
     def _finish(self) -> None:
         self._cancel = None
@@ -440,9 +450,9 @@ class DiscoverPanel(QWidget):
     def _download_failed(self, exc: Exception) -> None:
         self._finish()
         if isinstance(exc, DownloadCancelledError):
-            self.status.setText(self.tr("{error}. Download it again to resume.").format(error=exc))
+            self.status.setText(self.tr("{error}. Download it again to resume.").format(error=say_error(exc)))
         else:
-            self.status.setText(str(exc))
+            self.status.setText(say_error(exc))
 
 
 def _files_and_copies(repo_id: str) -> tuple[list[model_library.RepoGGUF], dict[str, Path]]:

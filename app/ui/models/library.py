@@ -29,11 +29,13 @@ from app.core.pairing.default_draft import (
     choose_default_draft,
     relative_size,
 )
-from app.core.units import format_bytes, format_rate
+from app.core.units import bytes_words, rate_words
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.llama.quantize import is_cheaper_draft
 from app.engine.models import library as model_library
 from app.engine.models.library import DownloadProgress
 from app.engine.paths import models_dir
+from app.ui.i18n.words import say
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +54,7 @@ class DraftOption:
 
     label: str
     compatible: bool
-    reason: str
+    reason: str  # in the window's language
     path: Path | None = None  # None: a catalog model still to download
     catalog_model: CatalogModel | None = None
     size: ModelSize = NO_SIZE  # weights and bytes, for the default-draft rule
@@ -86,12 +88,13 @@ def local_models() -> list[LocalModel]:
     out: list[LocalModel] = []
     for model in model_library.list_local_models():
         if model.ok:
-            label = _model_label(model.name, model.quant, format_bytes(model.file_size), model.path)
+            label = _model_label(model.name, model.quant, say(bytes_words(model.file_size)), model.path)
         else:
             label = "✗ " + QCoreApplication.translate("ModelLibrary", "{name} (unreadable)").format(
                 name=model.path.name
             )
-        out.append(LocalModel(model.path, label, model.file_size, model.error))
+        error = say(model.error_words) if model.error_words is not None else model.error
+        out.append(LocalModel(model.path, label, model.file_size, error))
     labels = _distinct([m.label for m in out], [m.path for m in out])
     out = [LocalModel(m.path, label, m.size, m.error) for m, label in zip(out, labels, strict=True)]
     return sorted(out, key=lambda m: (m.error is not None, -m.size, m.path.name))
@@ -116,17 +119,19 @@ def draft_options(target: Path) -> DraftOptions:
     options: list[DraftOption] = []
     for candidate in model_library.compatible_drafts(target, include_incompatible=True):
         if candidate.path is not None:
-            label = _model_label(candidate.name, candidate.quant, format_bytes(candidate.file_size), candidate.path)
+            label = _model_label(candidate.name, candidate.quant, say(bytes_words(candidate.file_size)), candidate.path)
         else:
             download = QCoreApplication.translate("ModelLibrary", "download {size}").format(
-                size=format_bytes(candidate.file_size)
+                size=say(bytes_words(candidate.file_size))
             )
             label = f"⤓ {candidate.name}  ·  {candidate.quant}  ·  {download}"
         size = ModelSize(candidate.n_params, candidate.file_size)
         # The draft list shows the same models as the target list: each entry says how it compares to the target.
         label = f"{label}  ·  {_relative_size_words(relative_size(target_size, size))}"
         options.append(
-            DraftOption(label, candidate.compatible, candidate.reason, candidate.path, candidate.catalog_model, size)
+            DraftOption(
+                label, candidate.compatible, say(candidate.reason_words), candidate.path, candidate.catalog_model, size
+            )
         )
     labels = _distinct([o.label for o in options], [o.path for o in options])
     shown = [
@@ -166,7 +171,24 @@ def downloadable_pairs() -> list[DownloadablePair]:
     return [DownloadablePair(p.id, p.name, p.download_size, p.description) for p in catalog.pairs]
 
 
-Progress = Callable[[str, int, int], None]  # (stage, done bytes, total bytes)
+Progress = Callable[[str, int, int], None]  # (stage in the window's language, done bytes, total bytes)
+
+# The download meter's stages (app/engine/hub/progress.py), worded for the window.
+STAGES = {
+    "connecting": QT_TRANSLATE_NOOP("ModelLibrary", "connecting"),
+    "downloading": QT_TRANSLATE_NOOP("ModelLibrary", "downloading"),
+    "verifying": QT_TRANSLATE_NOOP("ModelLibrary", "verifying"),
+    "done": QT_TRANSLATE_NOOP("ModelLibrary", "done"),
+    "fetching": QT_TRANSLATE_NOOP("ModelLibrary", "fetching"),
+    "assembling": QT_TRANSLATE_NOOP("ModelLibrary", "assembling"),
+    "quantising": QT_TRANSLATE_NOOP("ModelLibrary", "quantising"),
+}
+
+
+def stage_text(stage: str) -> str:
+    """A download stage keyword in the window's language (an unknown one as it is)."""
+    known = STAGES.get(stage)
+    return say(known) if known is not None else stage
 
 
 def _relay(progress: Progress) -> Callable[[DownloadProgress], None]:
@@ -179,8 +201,10 @@ def _relay(progress: Progress) -> Callable[[DownloadProgress], None]:
             if update.file_count > 1
             else ""
         )
-        speed = f", {format_rate(update.speed_bps)}" if update.speed_bps > 0 else ""
-        progress(f"{update.stage} {update.filename}{which}{speed}", update.bytes_done, update.bytes_total or 0)
+        speed = f", {say(rate_words(update.speed_bps))}" if update.speed_bps > 0 else ""
+        progress(
+            f"{stage_text(update.stage)} {update.filename}{which}{speed}", update.bytes_done, update.bytes_total or 0
+        )
 
     return relay
 

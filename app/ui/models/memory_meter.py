@@ -14,8 +14,9 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from app.core.units import format_bytes
+from app.core.units import bytes_words
 from app.ui import theme
+from app.ui.i18n.words import say
 
 # Segment kinds in drawing order, with the hue each is drawn in.
 SEGMENT_HUES: dict[str, int] = {
@@ -117,7 +118,7 @@ class MemoryMeter(QWidget):
                 if kind not in kinds:
                     kinds.append(kind)
         totals = {k: sum(size for b in self._state.bars for kind, size in b.segments if kind == k) for k in kinds}
-        return [f"{self.tr(k)} {format_bytes(totals[k])}" for k in kinds]
+        return [f"{self.tr(k)} {say(bytes_words(totals[k]))}" for k in kinds]
 
     def _legend_columns(self, width: int) -> int:
         entries = self._legend_entries()
@@ -161,10 +162,10 @@ class MemoryMeter(QWidget):
         kinds: list[str] = []
         for bar in state.bars:
             painter.setPen(text)
-            used, source = format_bytes(bar.used), self.tr(state.source)
+            used, source = say(bytes_words(bar.used)), self.tr(state.source)
             if bar.budget:
                 title = self.tr("{device}: {used} of {budget} ({source})").format(
-                    device=bar.device, used=used, budget=format_bytes(bar.budget), source=source
+                    device=bar.device, used=used, budget=say(bytes_words(bar.budget)), source=source
                 )
             else:
                 title = self.tr("{device}: {used} ({source})").format(device=bar.device, used=used, source=source)

@@ -16,9 +16,11 @@ from PySide6.QtCore import QCoreApplication
 
 from app.core.memory.estimate import MemoryBreakdown
 from app.core.memory.verdict import MemoryVerdict, judge
-from app.core.units import format_bytes
+from app.core.units import bytes_words
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.memory.hardware import HardwareBudget, probe_hardware
 from app.engine.memory.plan import plan_pair
+from app.ui.i18n.words import say
 from app.ui.models.memory_meter import DeviceBar, MeterState
 from app.ui.settings.store import GenerationSettings, PairChoice
 from app.ui.threads.worker import PairInfo
@@ -41,10 +43,12 @@ def _state(breakdown: MemoryBreakdown, budget: HardwareBudget, verdict: MemoryVe
         segments = tuple((label, int(size)) for label, size in usage.segments.items() if size > 0)
         bars.append(DeviceBar(_device_title(usage.name, budget), segments, limit))
     level = _LEVELS.get(verdict.status, "unknown")
-    text = verdict.message.replace("cpu:", "RAM:").replace("gpu:", "GPU:")
-    if verdict.advice:
-        text += "\n" + verdict.advice[0]
-    return MeterState(tuple(bars), source, text, level, tuple(breakdown.notes) + tuple(verdict.advice))
+    text = say(verdict.message_words({"cpu": "RAM", "gpu": "GPU"}))
+    advice = tuple(say(line) for line in verdict.advice_words)
+    if advice:
+        text += "\n" + advice[0]
+    notes = tuple(say(note) for note in breakdown.note_words)
+    return MeterState(tuple(bars), source, text, level, notes + advice)
 
 
 def estimate_state(choice: PairChoice, settings: GenerationSettings) -> MeterState:
@@ -52,8 +56,8 @@ def estimate_state(choice: PairChoice, settings: GenerationSettings) -> MeterSta
     draft = choice.draft if choice.drafter.uses_draft_model else None
     plan = plan_pair(choice.target, draft, settings.n_ctx, settings.n_gpu_layers, settings.n_gpu_layers_draft)
     state = _state(plan.breakdown, plan.hardware, plan.verdict, "estimate")
-    verdict = state.verdict if plan.offload is None else f"{plan.offload.describe()}\n{state.verdict}"
-    return replace(state, verdict=verdict, notes=(*plan.notes, *state.notes))
+    verdict = state.verdict if plan.offload is None else f"{say(plan.offload.describe_words())}\n{state.verdict}"
+    return replace(state, verdict=verdict, notes=(*(say(note) for note in plan.note_words), *state.notes))
 
 
 def measured_state(estimate: MeterState | None, info: PairInfo) -> MeterState:
@@ -65,7 +69,10 @@ def measured_state(estimate: MeterState | None, info: PairInfo) -> MeterState:
     # The engine thread could not read llama.cpp's load log: show the growth of the process alone.
     grown = info.measured_bytes.get("process_delta", 0)
     bars = estimate.bars if estimate is not None else ()
-    verdict = QCoreApplication.translate("MemoryMeter", "loaded in {seconds:.1f} s; the process grew by {size}").format(
-        seconds=info.load_seconds, size=format_bytes(grown)
+    # The meter's own sentence, rendered like the engine's so its seconds get the locale's decimal mark.
+    verdict = say(
+        QT_TRANSLATE_NOOP("MemoryMeter", "loaded in {seconds:.1f} s; the process grew by {size}").fill(
+            seconds=info.load_seconds, size=bytes_words(grown)
+        )
     )
     return MeterState(bars, "measured", verdict, "fits", estimate.notes if estimate else ())

@@ -14,7 +14,7 @@ import html
 import threading
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.core.pairing.compatibility import CompatibilityReport
 from app.engine.llama.session import DrafterKind
+from app.ui.i18n.words import number, say, say_error
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
 from app.ui.models.server_choice import ServerChoice
@@ -163,7 +164,7 @@ class PairPicker(QWidget):
         self._background.submit(
             library.local_models,
             lambda models: self._models_ready(generation, models, select),
-            lambda exc: self.status.setText(self.tr("could not list models: {error}").format(error=exc)),
+            lambda exc: self.status.setText(self.tr("could not list models: {error}").format(error=say_error(exc))),
         )
 
     def choice(self) -> PairChoice | None:
@@ -222,7 +223,9 @@ class PairPicker(QWidget):
         self._background.submit(
             lambda: library.add_local_model(path),
             added,
-            lambda exc: self.status.setText(self.tr("cannot use {name}: {error}").format(name=path.name, error=exc)),
+            lambda exc: self.status.setText(
+                self.tr("cannot use {name}: {error}").format(name=path.name, error=say_error(exc))
+            ),
         )
 
     # -- internals --------------------------------------------------------------------------
@@ -273,7 +276,7 @@ class PairPicker(QWidget):
 
     def _drafts_failed(self, generation: int, exc: Exception) -> None:
         if generation == self._generation:
-            self._target_error = str(exc)
+            self._target_error = say_error(exc)
             self._show_verdict()
 
     def _drafts_ready(self, generation: int, found: library.DraftOptions) -> None:
@@ -315,7 +318,8 @@ class PairPicker(QWidget):
                 index = found.default.index
             else:
                 fallback = True
-                self.fallback_reason = found.default.reason
+                why = found.default.reason_words
+                self.fallback_reason = say(why) if why is not None else ""
         if index < 0:
             index = compatible[0] if compatible else (0 if options else -1)
         self.draft.setCurrentIndex(index)
@@ -344,7 +348,7 @@ class PairPicker(QWidget):
             lambda: library.check_pair(Path(target), draft),
             lambda report: self._report_ready(generation, report),
             lambda exc: self.verdict.setText(
-                self.tr("<b>Cannot read the draft:</b> {error}").format(error=html.escape(str(exc)))
+                self.tr("<b>Cannot read the draft:</b> {error}").format(error=html.escape(say_error(exc)))
             ),
         )
 
@@ -400,12 +404,15 @@ class PairPicker(QWidget):
         elif self._report is None:
             self.verdict.setText(self.tr("checking the pair…"))
         elif self._report.compatible:
-            warnings = "".join(f"<br>⚠ {html.escape(w)}" for w in self._report.warnings)
-            reason = option.reason.removeprefix("compatible; ").removeprefix("compatible")
+            warnings = "".join(f"<br>⚠ {html.escape(say(w))}" for w in self._report.warning_words)
+            # The reason opens with "compatible" (the verdict already says so): the rest is why it ranks there.
+            head = QCoreApplication.translate("PairingReasons", "compatible")
+            reason = option.reason.removeprefix(f"{head}; ").removeprefix(head)
             self.verdict.setText(self.tr("<b>✓ Compatible</b>: {reason}").format(reason=html.escape(reason)) + warnings)
         else:
             items = "".join(
-                f"<li><b>{html.escape(p.rule)}</b>: {html.escape(p.detail)}</li>" for p in self._report.problems
+                f"<li><b>{html.escape(say(p.rule_words))}</b>: {html.escape(say(p.detail_words))}</li>"
+                for p in self._report.problems
             )
             self.verdict.setText(self.tr("<b>✗ Not compatible</b>") + f"<ul style='margin:0'>{items}</ul>")
         self.load_button.setEnabled(self._loadable())
@@ -441,7 +448,7 @@ class PairPicker(QWidget):
         self.load_button.setEnabled(False)
 
         def progress(stage: str, done: int, total: int) -> None:
-            share = f" {100 * done / total:.0f}%" if total else ""
+            share = f" {number(100 * done / total, '.0f')}%" if total else ""
             self._background.post(self.status.setText, f"{stage}{share}")
 
         def finished(path: Path) -> None:
@@ -451,7 +458,7 @@ class PairPicker(QWidget):
 
         def failed(exc: Exception) -> None:
             self._download_cancel = None
-            self.status.setText(self.tr("download failed: {error}").format(error=exc))
+            self.status.setText(self.tr("download failed: {error}").format(error=say_error(exc)))
             self._show_verdict()
 
         self._background.submit(lambda: library.download_draft(catalog_model, progress, cancel), finished, failed)

@@ -28,6 +28,7 @@ from app.engine.server.edge import parse_origins
 from app.engine.server.http import RunningServer
 from app.engine.server.protocol import CompletionRequest, RequestError
 from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, RequestQueue, ServedRecord, Ticket, serve_ticket
+from app.ui.i18n.words import say_error
 from app.ui.layout_fit import ElidedLabel
 from app.ui.settings.store import AppSettings, LocalServerChoice
 from app.ui.threads.worker import EngineHost
@@ -272,7 +273,7 @@ class ServerSwitch(QWidget):
         try:
             server = RunningServer(engine, "127.0.0.1", self.port.value(), cors_origins=origins, log=log).start()
         except (OSError, TandemError) as exc:
-            text = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            text = exc.strerror if isinstance(exc, OSError) and exc.strerror else say_error(exc)
             self.stop(
                 self.tr("cannot listen on port {port}: {error} (choose another, or 0 for any free one)").format(
                     port=self.port.value(), error=text

@@ -25,8 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.units import format_bytes
+from app.core.units import bytes_words
+from app.core.wording import Words
 from app.engine.models.packaged import install_demo_pair
+from app.ui.i18n.words import say, say_error
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
 from app.ui.threads.background import Background
@@ -158,7 +160,7 @@ class WelcomePanel(QWidget):
         self.catalog.clear()
         pairs = library.downloadable_pairs()
         for pair in pairs:
-            size = f"  ·  {format_bytes(pair.size)}" if pair.size else ""
+            size = f"  ·  {say(bytes_words(pair.size))}" if pair.size else ""
             self.catalog.addItem(f"{pair.label}{size}", pair.pair_id)
             self.catalog.setItemData(self.catalog.count() - 1, pair.description, Qt.ItemDataRole.ToolTipRole)
         self.catalog.setEnabled(bool(pairs))
@@ -176,15 +178,16 @@ class WelcomePanel(QWidget):
         self.progress.setRange(0, 0)
         self.status.setText(html.escape(text))
 
-    def _progress(self, update: tuple[str, int, int]) -> None:
-        stage, done, total = update
+    def _progress(self, update: tuple[Words | str, int, int]) -> None:
+        worded, done, total = update
+        stage = say(worded)  # the demo installer's words, or a download's stage already in the window's language
         if total > 0:
             self.progress.setRange(0, 1000)
             self.progress.setValue(int(1000 * done / total))
             self.status.setText(
                 html.escape(
                     self.tr("{stage}: {done} of {total}").format(
-                        stage=stage, done=format_bytes(done), total=format_bytes(total)
+                        stage=stage, done=say(bytes_words(done)), total=say(bytes_words(total))
                     )
                 )
             )
@@ -206,7 +209,11 @@ class WelcomePanel(QWidget):
         cancelled = self._cancel is not None and self._cancel.is_set()
         self._cancel = None
         self._busy(False)
-        self.status.setText(self.tr("Cancelled.") if cancelled else f"<b>Could not finish:</b> {html.escape(str(exc))}")
+        self.status.setText(
+            self.tr("Cancelled.")
+            if cancelled
+            else self.tr("<b>Could not finish:</b> {error}").format(error=html.escape(say_error(exc)))
+        )
 
     def _install_demo(self) -> None:
         self._cancel = None

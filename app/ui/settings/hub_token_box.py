@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushBu
 
 from app.core.errors import TandemError
 from app.engine.remote.credentials import CredentialStore
-from app.ui.i18n.words import say
+from app.ui.i18n.words import say, say_error
 
 
 class HubTokenBox(QGroupBox):
@@ -67,7 +67,7 @@ class HubTokenBox(QGroupBox):
         try:
             saved = self.credentials.hub_token()
         except TandemError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(say_error(exc))
             return
         self.forget_button.setEnabled(bool(saved))
         if saved:
@@ -85,7 +85,7 @@ class HubTokenBox(QGroupBox):
         try:
             self.credentials.save_hub_token(self.field.text())
         except TandemError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(say_error(exc))
             return
         self.field.clear()
         self.refresh()

