@@ -200,7 +200,11 @@ class SpeculativeDecoder:
             if finished is not None:
                 reason = finished
                 break
-        text += self._detokenizer.flush()
+        tail = self._detokenizer.flush()  # bytes of a character the last token left unfinished
+        if reason is FinishReason.EOG:
+            text += tail  # the model ended inside a character: its bytes shown as replacement characters
+        # A reply cut at its limit (or stopped) keeps whole characters only: a "\ufffd" stored at its end
+        # would be read back by Continue as a character the model never wrote; it writes the whole one then.
         yield FinishedEvent(reason, text, stats)
 
     def _step(

@@ -103,6 +103,28 @@ def test_stops_on_end_of_generation_without_emitting_it() -> None:
     assert finished.text == "<2><3>"
 
 
+class _EmojiLM(BigramLM):
+    """Token 2 is the first half of a 4-byte character and token 3 its second half; token 11 is end-of-generation."""
+
+    def token_bytes(self, token: int) -> bytes:
+        return {2: "🍎".encode()[:2], 3: "🍎".encode()[2:]}.get(token, f"<{token}>".encode())
+
+
+def test_a_reply_cut_inside_a_character_keeps_whole_characters_and_an_ended_one_shows_it() -> None:
+    table = np.full((V, V), -5.0, dtype=np.float32)
+    table[1, 4] = table[4, 2] = table[2, 3] = table[3, 11] = 5.0
+    cut = SpeculativeDecoder(_EmojiLM(table, eog=11), None, GREEDY)
+    ids, _, finished = run(cut, [1], max_tokens=2)
+    assert ids == [4, 2] and finished.reason is FinishReason.MAX_TOKENS
+    assert finished.text == "<4>"  # no U+FFFD for the half character: Continue would read it as text
+    whole = SpeculativeDecoder(_EmojiLM(table, eog=11), None, GREEDY)
+    assert run(whole, [1])[2].text == "<4>🍎"
+    table[2, 11], table[2, 3] = 9.0, -5.0  # the model ends inside the character: its bytes are shown
+    ended = SpeculativeDecoder(_EmojiLM(table, eog=11), None, GREEDY)
+    _ids, _, finished = run(ended, [1])
+    assert finished.reason is FinishReason.EOG and finished.text == "<4>\ufffd"
+
+
 def test_stop_string_cuts_the_text() -> None:
     table = random_table(V, seed=8)
     baseline, _, full = run(SpeculativeDecoder(BigramLM(table), None, GREEDY), [4], 10)

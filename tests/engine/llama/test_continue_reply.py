@@ -59,11 +59,24 @@ def test_the_continue_prompt_ends_inside_the_assistant_turn(pair: LoadedPair) ->
         pair.template.render(QUESTION, continue_reply=True)
 
 
+def _whole_characters(pair: LoadedPair, tokens: list[int]) -> list[int]:
+    """The longest prefix of ``tokens`` whose bytes end on a whole UTF-8 character."""
+    for end in range(len(tokens), -1, -1):
+        try:
+            b"".join(pair.target.token_bytes(t) for t in tokens[:end]).decode("utf-8")
+        except UnicodeDecodeError:
+            continue
+        return tokens[:end]
+    return []
+
+
 def test_a_reply_cut_at_the_limit_goes_on_where_it_stopped(pair: LoadedPair) -> None:
     prompt = pair.prompt_tokens(QUESTION, reserve=64).tokens
     first, finished = _reply(pair, prompt, max_tokens=12)
     assert finished.reason is FinishReason.MAX_TOKENS
     fitted = pair.prompt_tokens([*QUESTION, Message("assistant", finished.text)], reserve=64, continue_reply=True)
+    # The reply's text keeps whole characters: a cut inside one (an emoji's first byte tokens) leaves it out.
+    first = _whole_characters(pair, first)
     assert fitted.tokens == prompt + first  # the prompt, then the reply so far, and nothing closing the turn
     reused, draft_reused = pair.cached_prefix(fitted.tokens)
     # The caches still hold the prompt and the reply so far (the newest token or two were never evaluated).

@@ -12,7 +12,7 @@ from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, first_divergence, top_two_gap
 from app.core.decoding.draft_policy import FixedDraftLength
-from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
+from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import IncompatiblePairError
 from app.engine.gguf.header import ModelFileError
@@ -128,7 +128,12 @@ def test_origins_and_probabilities_are_consistent(pair: LoadedPair) -> None:
                 assert token.origin is TokenOrigin.DRAFT and token.q_draft is not None and token.q_draft > 0
         if step.rejected is not None:
             assert step.rejected.q_draft > 0  # it was drawn from q_draft
-            assert step.tokens[step.accepted].origin is TokenOrigin.CORRECTED
+            if step.accepted >= len(step.tokens):
+                # End-of-generation came in this step (an accepted draft token or the correction): it is not
+                # emitted, and the reply ends here.
+                assert step is steps[-1] and finished.reason is FinishReason.EOG
+            else:
+                assert step.tokens[step.accepted].origin is TokenOrigin.CORRECTED
 
 
 def test_seeded_sampling_is_reproducible(pair: LoadedPair) -> None:
