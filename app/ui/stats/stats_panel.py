@@ -214,7 +214,7 @@ class StatsPanel(QWidget):
         else:
             self.speedup.setText("–")
         if stats.drafted:
-            text = f"{stats.acceptance_rate:.0%}  ({stats.accepted}/{stats.drafted})"
+            text = f"{number(stats.acceptance_rate, '.0%')}  ({stats.accepted}/{stats.drafted})"
             if len(stats.by_source) > 1:  # a hybrid: each drafter's share apart
                 text += "  · " + ", ".join(f"{src} {a}/{d}" for src, (d, a) in sorted(stats.by_source.items()))
             self.acceptance.setText(text)

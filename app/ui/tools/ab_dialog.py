@@ -28,7 +28,7 @@ from app.core.decoding.divergence import first_divergence
 from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
-from app.ui.i18n.words import say
+from app.ui.i18n.words import number, say
 from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
 from app.ui.tools.run_dialog import RunDialog
 
@@ -98,7 +98,7 @@ class ABDialog(RunDialog):
             accepted = sum(int(r.stats.get("accepted", 0)) for r in runs)
             line += " · " + self.tr("drafted {n}").format(n=drafted)
             if drafted:
-                line += " · " + self.tr("acceptance {rate:.0%}").format(rate=accepted / drafted)
+                line += " · " + self.tr("acceptance {rate}").format(rate=number(accepted / drafted, ".0%"))
             line += " · " + self.tr("drafter {name}").format(name=run.drafter.value)
         self.rates[key].setText(line)
         if len(runs) == 1:
