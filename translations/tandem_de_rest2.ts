@@ -10,6 +10,29 @@
         </message>
     </context>
     <context>
+        <name>DrafterKindName</name>
+        <message>
+            <location filename="../app/ui/threads/worker.py" line="61" />
+            <source>model</source>
+            <translation>Modell</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/threads/worker.py" line="62" />
+            <source>hybrid</source>
+            <translation>Hybrid</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/threads/worker.py" line="63" />
+            <source>ngram</source>
+            <translation>N-Gramm</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/threads/worker.py" line="64" />
+            <source>none</source>
+            <translation>keiner</translation>
+        </message>
+    </context>
+    <context>
         <name>PreflightNote</name>
         <message>
             <location filename="../app/engine/bench/preflight.py" line="97" />

@@ -29,7 +29,7 @@ from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
 from app.ui.i18n.words import number, say
-from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
+from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary, drafter_label
 from app.ui.tools.run_dialog import RunDialog
 
 
@@ -99,7 +99,7 @@ class ABDialog(RunDialog):
             line += " · " + self.tr("drafted {n}").format(n=drafted)
             if drafted:
                 line += " · " + self.tr("acceptance {rate}").format(rate=number(accepted / drafted, ".0%"))
-            line += " · " + self.tr("drafter {name}").format(name=run.drafter.value)
+            line += " · " + self.tr("drafter {name}").format(name=drafter_label(run.drafter.value))
         self.rates[key].setText(line)
         if len(runs) == 1:
             getattr(self, f"{key}_text").setPlainText(run.text)

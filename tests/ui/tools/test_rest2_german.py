@@ -156,7 +156,10 @@ def test_the_ab_progress_lines_in_german_on_the_real_pair(
     assert dialog is not None
     wait_until(lambda: dialog.complete, 600, "the A/B runs")
     t = f"{dialog.runs[0].temperature:g}".replace(".", ",")
-    assert lines == [f"Lauf 1 von 2: nur Zielmodell, Temperatur {t}", f"Lauf 2 von 2: Drafter model, Temperatur {t}"]
+    assert lines == [f"Lauf 1 von 2: nur Zielmodell, Temperatur {t}", f"Lauf 2 von 2: Drafter Modell, Temperatur {t}"]
     assert dialog.progress_label.text() == "fertig"
     speculative = dialog.rates["speculative"].text()
     assert "Akzeptanz " in speculative and "acceptance" not in speculative
+    assert "Drafter Modell" in speculative  # the drafter kind in German, as the Stats tab says it
+    window.stats.reset("ngram")
+    assert window.stats.drafter.text() == "N-Gramm"
