@@ -52,6 +52,7 @@ from app.ui.chat.panel import ChatPanel
 from app.ui.chat.sidebar_actions import SidebarActions
 from app.ui.chat.store_notice import StoreNotice
 from app.ui.i18n import QT_TRANSLATE_NOOP
+from app.ui.i18n.words import number, say_error
 from app.ui.layout_fit import ElidedLabel, fit_to_screen
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
@@ -336,7 +337,7 @@ class MainWindow(QMainWindow):
         self.server_switch.set_pair(info.config)
         label = pair_label(info.config)
         self.pair_status.setText(label)
-        self.picker.set_loaded(self.tr("loaded in {seconds} s").format(seconds=f"{info.load_seconds:.1f}"))
+        self.picker.set_loaded(self.tr("loaded in {seconds} s").format(seconds=number(info.load_seconds, ".1f")))
         self.memory.set_state(measured_state(self._estimate, info))
         threads = self.settings_panel.settings().n_threads
         self.stats.set_baseline(self.app_settings.baseline(info.config.target, threads), self.tr("measured here"))
@@ -395,7 +396,9 @@ class MainWindow(QMainWindow):
         self.background.submit(
             lambda: estimate_state(choice, settings),
             lambda state: self._estimate_ready(generation, state),
-            lambda exc: self.memory.set_state(MeterState(verdict=self.tr("no estimate: {error}").format(error=exc))),
+            lambda exc: self.memory.set_state(
+                MeterState(verdict=self.tr("no estimate: {error}").format(error=say_error(exc)))
+            ),
         )
 
     def _estimate_ready(self, generation: int, state: MeterState) -> None:

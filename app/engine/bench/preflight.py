@@ -92,6 +92,13 @@ _WORTH_MAKING = QT_TRANSLATE_NOOP(
     "PreflightAdvice", "{prediction}: worth making (`preflight --cheaper-draft` makes it once and measures it)."
 )
 
+# A note a report carries (in English, as the CLI and the JSON have it); the window looks it up under "PreflightNote".
+NOTE_NO_DRAFT = str(
+    QT_TRANSLATE_NOOP(
+        "PreflightNote", "no draft model: acceptance is not measured; the n-gram break-even says what lookup needs"
+    )
+)
+
 MAX_VERIFY = 16
 _PROMPTS = (
     "Write a Python function that returns the n-th Fibonacci number iteratively, with a docstring.",
@@ -174,7 +181,7 @@ def run_preflight(
             calibration.extend(zip(confidences, agreement, strict=True))
             continuation = continuation or tokens
     else:
-        notes.append("no draft model: acceptance is not measured; the n-gram break-even says what lookup needs")
+        notes.append(NOTE_NO_DRAFT)
 
     report(STAGE_VERIFY, 0.0)
     verify_s = _verify_curve(target, rendered[0], continuation, lambda f: report(STAGE_VERIFY, f))
@@ -343,7 +350,7 @@ def _recommend(
 
 
 def format_report(report: PreflightReport) -> str:
-    """The report as text for the terminal."""
+    """The report as text for the terminal (English; the window builds its own table from the numbers)."""
     lines = [
         f"pre-flight: {report.target}" + (f" + {report.draft}" if report.draft else " (no draft model)"),
         f"  target, 1 token: {1000 * report.verify_s[0]:.1f} ms"

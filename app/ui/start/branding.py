@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 import app
 from app.engine.paths import resources_dir
+from app.ui.i18n.words import say_error
 
 APP_NAME = app.APP_NAME
 APP_ID = "tandem"  # desktop file, icon theme name and distribution name
@@ -91,7 +92,7 @@ def llama_build_info() -> str:
         )
         return f"llama-cpp-python {llama_cpp.__version__}, {offload}"
     except Exception as exc:  # the dialog must open even when llama.cpp cannot load
-        return QCoreApplication.translate("Branding", "llama.cpp unavailable: {error}").format(error=exc)
+        return QCoreApplication.translate("Branding", "llama.cpp unavailable: {error}").format(error=say_error(exc))
 
 
 def about_text() -> str:

@@ -29,6 +29,7 @@ from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
 from app.ui.i18n.words import number, say
 from app.ui.stats.charts import BarChart
+from app.ui.threads.worker import drafter_label
 
 # Where a baseline came from, as the window and the tools name it; shown in the user's language.
 BASELINE_SOURCES = (
@@ -157,7 +158,8 @@ class StatsPanel(QWidget):
         """Clear the numbers for a new reply by ``drafter`` (``adaptive``: the controller picks lengths)."""
         self._adaptive = adaptive and drafter != "none"
         self._ngram = drafter == "ngram"
-        self.drafter.setText(self.tr("{drafter}, adaptive").format(drafter=drafter) if self._adaptive else drafter)
+        name = drafter_label(drafter)
+        self.drafter.setText(self.tr("{drafter}, adaptive").format(drafter=name) if self._adaptive else name)
         self.update_stats(GenerationStats())
         self.set_parts(None)
 
@@ -214,7 +216,7 @@ class StatsPanel(QWidget):
         else:
             self.speedup.setText("–")
         if stats.drafted:
-            text = f"{stats.acceptance_rate:.0%}  ({stats.accepted}/{stats.drafted})"
+            text = f"{number(stats.acceptance_rate, '.0%')}  ({stats.accepted}/{stats.drafted})"
             if len(stats.by_source) > 1:  # a hybrid: each drafter's share apart
                 text += "  · " + ", ".join(f"{src} {a}/{d}" for src, (d, a) in sorted(stats.by_source.items()))
             self.acceptance.setText(text)

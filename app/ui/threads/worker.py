@@ -56,6 +56,20 @@ _SERVER_NAMES = {
     ServerKind.PLAIN: "server",
 }
 
+# The drafter kinds' names (settings, records and the CLI spell them in English), as the window says them.
+_KIND_NAMES = {
+    DrafterKind.MODEL.value: QT_TRANSLATE_NOOP("DrafterKindName", "model"),
+    DrafterKind.HYBRID.value: QT_TRANSLATE_NOOP("DrafterKindName", "hybrid"),
+    DrafterKind.NGRAM.value: QT_TRANSLATE_NOOP("DrafterKindName", "ngram"),
+    DrafterKind.NONE.value: QT_TRANSLATE_NOOP("DrafterKindName", "none"),
+}
+
+
+def drafter_label(name: str) -> str:
+    """A drafter kind's name in the window's language; a server's drafter name as it is."""
+    source = _KIND_NAMES.get(name)
+    return QCoreApplication.translate("DrafterKindName", source) if source is not None else name
+
 
 @dataclass(frozen=True, slots=True)
 class RemoteInfo:
@@ -350,7 +364,7 @@ class EngineWorker(QObject):
                 label = (
                     self.tr("target only")
                     if kind is DrafterKind.NONE
-                    else self.tr("{kind} drafter").format(kind=kind.value)
+                    else self.tr("{kind} drafter").format(kind=drafter_label(kind.value))
                 )
                 self.comparison_progress.emit(
                     self.tr("run {i} of {n}: {label}, temperature {t}").format(

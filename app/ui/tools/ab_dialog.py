@@ -28,8 +28,8 @@ from app.core.decoding.divergence import first_divergence
 from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
-from app.ui.i18n.words import say
-from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
+from app.ui.i18n.words import number, say
+from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary, drafter_label
 from app.ui.tools.run_dialog import RunDialog
 
 
@@ -98,8 +98,8 @@ class ABDialog(RunDialog):
             accepted = sum(int(r.stats.get("accepted", 0)) for r in runs)
             line += " · " + self.tr("drafted {n}").format(n=drafted)
             if drafted:
-                line += " · " + self.tr("acceptance {rate:.0%}").format(rate=accepted / drafted)
-            line += " · " + self.tr("drafter {name}").format(name=run.drafter.value)
+                line += " · " + self.tr("acceptance {rate}").format(rate=number(accepted / drafted, ".0%"))
+            line += " · " + self.tr("drafter {name}").format(name=drafter_label(run.drafter.value))
         self.rates[key].setText(line)
         if len(runs) == 1:
             getattr(self, f"{key}_text").setPlainText(run.text)

@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TypeVar
 
-from PySide6.QtCore import QObject, Qt, Slot
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMainWindow
 
@@ -75,7 +75,7 @@ class ToolsLauncher(QObject):
         for action in self.actions:
             action.setEnabled(not busy and pair is not None and not remote)
             # The tools measure the local engine; a server's speed and drafts are its own.
-            action.setToolTip(LOCAL_ONLY if remote else action.text())
+            action.setToolTip(QCoreApplication.translate("EngineWorker", LOCAL_ONLY) if remote else action.text())
 
     def comparison_job(
         self, temperatures: tuple[float, ...] = (), max_tokens: int | None = None, repeats: int = 1

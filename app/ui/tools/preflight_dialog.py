@@ -9,7 +9,9 @@ the copy in the draft's place (and closes the dialog).
 
 The detail is a small chart of the predicted speedup per draft length (with
 the 1x line of the target alone); the full table is folded away under
-"Show the table".
+"Show the table". The window builds that table itself from the report's
+numbers (:func:`report_table`: its headings in the window's language, its
+numbers in the locale's marks); ``format_report`` stays the CLI's English.
 """
 
 from __future__ import annotations
@@ -125,11 +127,9 @@ class PreflightDialog(QDialog):
         self.progress.setValue(int(100 * fraction))
 
     def _on_done(self, report: Any) -> None:
-        from app.engine.bench.preflight import format_report
-
         self.report = report
         self.recommendation.setText(f"<b>{html.escape(say(report.recommendation))}</b>")
-        self.details.setPlainText(format_report(report))
+        self.details.setPlainText(report_table(report))
         self.show_table.setEnabled(True)
         predictions = list(report.predictions)
         if predictions:
@@ -223,6 +223,78 @@ class PreflightDialog(QDialog):
             )
         for signal, slot in self._connections:
             signal.disconnect(slot)
+
+
+def report_table(report: Any) -> str:
+    """The measured costs and the prediction per draft length, as the window's text table.
+
+    The figures ``format_report`` prints for the terminal, with headings in the window's language and
+    numbers in its locale's marks; the columns are as wide as their widest cell, since headings grow
+    in translation. The recommendation and the cheaper draft's verdict have their own lines above.
+    """
+    v1 = report.verify_s[0]
+    if report.draft:
+        heading = QCoreApplication.translate("PreflightTable", "{target} + {draft}").format(
+            target=report.target, draft=report.draft
+        )
+        costs = QCoreApplication.translate(
+            "PreflightTable", "target, 1 token: {target} ms   draft, 1 token: {draft} ms"
+        ).format(target=number(1000 * v1, ".1f"), draft=number(1000 * report.draft_per_token_s, ".1f"))
+    else:
+        heading = QCoreApplication.translate("PreflightTable", "{target} (no draft model)").format(target=report.target)
+        costs = QCoreApplication.translate("PreflightTable", "target, 1 token: {target} ms").format(
+            target=number(1000 * v1, ".1f")
+        )
+    ratios = "  ".join(f"{n}: {number(v / v1, '.2f')}" for n, v in enumerate(report.verify_s, start=1))
+    lines = [
+        heading,
+        costs,
+        QCoreApplication.translate(
+            "PreflightTable", "verify cost of n tokens in one batch (× one token): {ratios}"
+        ).format(ratios=ratios),
+    ]
+    if report.acceptance:
+        lines.append(
+            QCoreApplication.translate(
+                "PreflightTable", "agreement {agreement}; acceptance per draft position: {rates}"
+            ).format(
+                agreement=number(report.agreement, ".0%"),
+                rates="  ".join(number(a, ".2f") for a in report.acceptance[:8]),
+            )
+        )
+        headings = [
+            QCoreApplication.translate("PreflightTable", "K"),
+            QCoreApplication.translate("PreflightTable", "E[tokens/step]"),
+            QCoreApplication.translate("PreflightTable", "step ms"),
+            QCoreApplication.translate("PreflightTable", "tok/s"),
+            QCoreApplication.translate("PreflightTable", "speedup"),
+        ]
+        rows = [
+            [
+                str(p.k),
+                number(p.expected_tokens, ".2f"),
+                number(1000 * p.step_s, ".1f"),
+                number(p.tokens_per_s, ".1f"),
+                number(p.speedup, ".2f") + "×",
+            ]
+            for p in report.predictions
+        ]
+        widths = [max(len(cell) for cell in column) for column in zip(headings, *rows, strict=True)]
+        best = "  " + QCoreApplication.translate("PreflightTable", "← best")
+        lines.append("")
+        lines.append("  ".join(h.rjust(w) for h, w in zip(headings, widths, strict=True)))
+        for p, row in zip(report.predictions, rows, strict=True):
+            cells = "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True))
+            lines.append(cells + (best if p.k == report.best.k else ""))
+    if report.notes:
+        lines.append("")
+    lines.extend(
+        QCoreApplication.translate("PreflightTable", "note: {note}").format(
+            note=QCoreApplication.translate("PreflightNote", note)
+        )
+        for note in report.notes
+    )
+    return "\n".join(lines)
 
 
 def _times(value: float) -> str:
