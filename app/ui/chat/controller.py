@@ -51,7 +51,7 @@ from app.ui.chat.reply_words import drafter_words, footer_text, info_label, mess
 from app.ui.chat.tool_flow import ToolFlow
 from app.ui.chat.tree_actions import TreeActions
 from app.ui.chat.view import ViewMessage
-from app.ui.i18n.words import say_error
+from app.ui.i18n.words import number, say_error
 from app.ui.stats.stats_panel import StatsPanel
 from app.ui.threads.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
 
@@ -504,10 +504,10 @@ class ChatController(QObject, TreeActions, ChatExtras):
         if self.unsaved is None:
             self.status.emit(
                 self.tr("{n} tokens at {rate} tok/s").format(
-                    n=event.stats.emitted, rate=f"{event.stats.tokens_per_second:.1f}"
+                    n=event.stats.emitted, rate=number(event.stats.tokens_per_second, ".1f")
                 )
                 + (
-                    ", " + self.tr("acceptance {share}").format(share=f"{event.stats.acceptance_rate:.0%}")
+                    ", " + self.tr("acceptance {share}").format(share=number(event.stats.acceptance_rate, ".0%"))
                     if event.stats.drafted
                     else ""
                 )

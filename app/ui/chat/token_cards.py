@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
@@ -22,9 +23,11 @@ from PySide6.QtGui import QTextCharFormat, QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextEdit, QToolTip
 
 from app.core.decoding.events import TokenOrigin
+from app.core.decoding.lookup import CONTEXT_CITATION
 from app.ui import theme
 from app.ui.chat.token_painter import Prop
 from app.ui.i18n import QT_TRANSLATE_NOOP
+from app.ui.i18n.words import number
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +41,26 @@ class TokenSpan:
     ghost: bool
 
 
+# Where a copied token came from, as the core names it (stored with the token: data, in English).
+_PAGE_CITATION = re.compile(r"^(?P<name>.+), p\. (?P<page>\d+)$")
+
+
+def copied_from_label(source: str) -> str:
+    """A "copied from" place in the window's language: "earlier in this chat", or a file's page ("report.pdf, p. 3")."""
+    if source == CONTEXT_CITATION:
+        return QCoreApplication.translate("TokenCards", "earlier in this chat")
+    page = _PAGE_CITATION.match(source)
+    if page is not None:
+        return QCoreApplication.translate("TokenCards", "{name}, p. {page}").format(
+            name=page["name"], page=page["page"]
+        )
+    return source
+
+
+SHORT_SOURCE_LABELS = {
+    "model": QT_TRANSLATE_NOOP("TokenCards", "model"),
+    "lookup": QT_TRANSLATE_NOOP("TokenCards", "lookup"),
+}
 _SOURCE_LABELS = {
     "model": QT_TRANSLATE_NOOP("TokenCards", "the draft model"),
     "lookup": QT_TRANSLATE_NOOP("TokenCards", "prompt lookup (copied from earlier text)"),
@@ -77,10 +100,15 @@ def token_tooltip(fmt: QTextCharFormat) -> str | None:
             _row(QCoreApplication.translate("TokenCards", "proposal"), _code(str(fmt.property(Prop.REJECTED_TEXT))))
         )
         rows.append(
-            _row(QCoreApplication.translate("TokenCards", "target p"), f"{float(fmt.property(Prop.REJECTED_P)):.3f}")
+            _row(
+                QCoreApplication.translate("TokenCards", "target p"),
+                number(float(fmt.property(Prop.REJECTED_P)), ".3f"),
+            )
         )
         rows.append(
-            _row(QCoreApplication.translate("TokenCards", "draft q"), f"{float(fmt.property(Prop.REJECTED_Q)):.3f}")
+            _row(
+                QCoreApplication.translate("TokenCards", "draft q"), number(float(fmt.property(Prop.REJECTED_Q)), ".3f")
+            )
         )
     else:
         origin = TokenOrigin(str(fmt.property(Prop.ORIGIN)))
@@ -94,7 +122,9 @@ def token_tooltip(fmt: QTextCharFormat) -> str | None:
         rows.append(
             _row(
                 QCoreApplication.translate("TokenCards", "target p"),
-                QCoreApplication.translate("TokenCards", "not reported by the server") if math.isnan(p) else f"{p:.3f}",
+                QCoreApplication.translate("TokenCards", "not reported by the server")
+                if math.isnan(p)
+                else number(p, ".3f"),
             )
         )
         source = fmt.property(Prop.SOURCE)
@@ -107,13 +137,18 @@ def token_tooltip(fmt: QTextCharFormat) -> str | None:
             )
         copied = fmt.property(Prop.COPIED_FROM)
         if copied is not None:
-            rows.append(_row(QCoreApplication.translate("TokenCards", "copied from"), html.escape(str(copied))))
+            rows.append(
+                _row(
+                    QCoreApplication.translate("TokenCards", "copied from"), html.escape(copied_from_label(str(copied)))
+                )
+            )
         q = fmt.property(Prop.Q_DRAFT)
         if q is not None:
-            rows.append(_row(QCoreApplication.translate("TokenCards", "draft q"), f"{float(q):.3f}"))
+            rows.append(_row(QCoreApplication.translate("TokenCards", "draft q"), number(float(q), ".3f")))
         rejected = fmt.property(Prop.REJECTED_TEXT)
         if rejected is not None:
-            odds = f"p {float(fmt.property(Prop.REJECTED_P)):.3f}, q {float(fmt.property(Prop.REJECTED_Q)):.3f}"
+            p_rejected = number(float(fmt.property(Prop.REJECTED_P)), ".3f")
+            odds = f"p {p_rejected}, q {number(float(fmt.property(Prop.REJECTED_Q)), '.3f')}"
             rows.append(_row(QCoreApplication.translate("TokenCards", "rejected"), f"{_code(str(rejected))} ({odds})"))
     return (
         f"<p style='white-space:pre'>{title}<br>{html.escape(explanation)}</p>"

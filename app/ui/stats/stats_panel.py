@@ -27,6 +27,7 @@ from app.core.decoding.stats import GenerationStats, PromptFigures
 from app.core.reply.reasoning import Part, PartAcceptance
 from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
+from app.ui.chat.token_cards import SHORT_SOURCE_LABELS, copied_from_label
 from app.ui.i18n.words import number, say
 from app.ui.stats.charts import BarChart
 from app.ui.threads.worker import drafter_label
@@ -184,7 +185,9 @@ class StatsPanel(QWidget):
     def set_copied(self, counts: Mapping[str, int]) -> None:
         """Copied tokens per source ("report.pdf": 120, "earlier in this chat": 30), most first."""
         ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-        self.copied.setText(", ".join(f"{source}: {number(n, ',')}" for source, n in ranked) if ranked else "–")
+        self.copied.setText(
+            ", ".join(f"{copied_from_label(source)}: {number(n, ',')}" for source, n in ranked) if ranked else "–"
+        )
 
     def set_baseline(self, tokens_per_second: float | None, source: str = "") -> None:
         """The target-only rate to compare against (None: not measured yet)."""
@@ -218,7 +221,10 @@ class StatsPanel(QWidget):
         if stats.drafted:
             text = f"{number(stats.acceptance_rate, '.0%')}  ({stats.accepted}/{stats.drafted})"
             if len(stats.by_source) > 1:  # a hybrid: each drafter's share apart
-                text += "  · " + ", ".join(f"{src} {a}/{d}" for src, (d, a) in sorted(stats.by_source.items()))
+                text += "  · " + ", ".join(
+                    f"{QCoreApplication.translate('TokenCards', SHORT_SOURCE_LABELS.get(src, src))} {a}/{d}"
+                    for src, (d, a) in sorted(stats.by_source.items())
+                )
             self.acceptance.setText(text)
         else:
             self.acceptance.setText(self.tr("– (nothing drafted)") if stats.steps else "–")

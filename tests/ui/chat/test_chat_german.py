@@ -119,3 +119,13 @@ def test_the_context_gauge_groups_thousands_the_german_way(in_german: None, qtbo
     gauge.set_counts(1234, 4096, dropped=2)
     assert gauge.label.text().startswith("1.234 / 4.096"), gauge.label.text()
     assert "4.096" in gauge.notice.text(), gauge.notice.text()
+
+
+def test_where_a_copied_token_came_from_is_said_in_german(in_german: None) -> None:
+    """The core stores "earlier in this chat" and "report.pdf, p. 3" as data; the hover card and Stats say them in German."""
+    from app.core.decoding.lookup import CONTEXT_CITATION
+    from app.ui.chat.token_cards import copied_from_label
+
+    assert copied_from_label(CONTEXT_CITATION) == "weiter oben in diesem Chat"
+    assert copied_from_label("bericht.pdf, p. 3") == "bericht.pdf, S. 3"
+    assert copied_from_label("notes.md") == "notes.md"
