@@ -122,7 +122,7 @@ def test_the_context_gauge_groups_thousands_the_german_way(in_german: None, qtbo
 
 
 def test_where_a_copied_token_came_from_is_said_in_german(in_german: None) -> None:
-    """The core stores "earlier in this chat" and "report.pdf, p. 3" as data; the hover card and Stats say them in German."""
+    """The core stores "earlier in this chat" and "report.pdf, p. 3" as data; the hover card and Stats say them."""
     from app.core.decoding.lookup import CONTEXT_CITATION
     from app.ui.chat.token_cards import copied_from_label
 
