@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from app.core.errors import TandemError
 from app.engine.remote.client import KIND_NOTES, RemoteEngine, RemoteModel, ServerKind, context_of, kind_of
 from app.engine.remote.credentials import CredentialStore
-from app.ui.i18n.words import say
+from app.ui.i18n.words import say, say_error
 from app.ui.settings.store import RemoteChoice
 from app.ui.threads.background import Background
 from app.ui.threads.worker import RemoteInfo
@@ -197,7 +197,7 @@ class ServerChoice(QWidget):
         if generation != self._generation:
             return
         self.connect_button.setEnabled(True)
-        self.status.setText(f"✗ {exc}")
+        self.status.setText(f"✗ {say_error(exc)}")
 
     def _keep_key(self, base_url: str, key: str | None) -> None:
         try:
@@ -206,7 +206,9 @@ class ServerChoice(QWidget):
             elif not self.remember.isChecked():
                 self.credentials.forget(base_url)
         except TandemError as exc:  # the connection works; only remembering the key failed
-            self.status.setText("✓ " + self.tr("connected, but the key was not saved: {error}").format(error=exc))
+            self.status.setText(
+                "✓ " + self.tr("connected, but the key was not saved: {error}").format(error=say_error(exc))
+            )
         self._show_key_location()
 
     def _fill_saved_key(self) -> None:
@@ -216,7 +218,7 @@ class ServerChoice(QWidget):
         try:
             saved = self.credentials.load(RemoteEngine(url).base_url)
         except TandemError as exc:
-            self.status.setText(self.tr("the saved key could not be read: {error}").format(error=exc))
+            self.status.setText(self.tr("the saved key could not be read: {error}").format(error=say_error(exc)))
             return
         if saved:
             self.key.setText(saved)
