@@ -1,0 +1,116 @@
+"""Pair-load and remote-server errors in German: the engine's sentences, said by the window.
+
+The German catalogue is installed as ``tests/ui/test_translation.py`` does.
+An incompatible real pair (the SmolLM2 target with the Qwen 0.5B draft) fails
+to load with a German sentence in the window; a server URL on a closed local
+port gets the German connection error in the Server form; each error's
+``str`` stays the English the CLI, the logs and ``serve`` read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QLocale, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from app.core.errors import IncompatiblePairError, TandemError
+from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
+from app.engine.remote import client
+from app.engine.remote.client import RemoteEngine, RemoteError
+from app.engine.remote.llama_server import free_port
+from app.engine.remote.stream import _REPLY_TOO_LARGE, StreamLimitError
+from app.ui.chat.controller import Activity
+from app.ui.i18n.catalog import BUILT, build_catalogue
+from app.ui.i18n.install import Language, install_translators, remove_translators
+from app.ui.i18n.words import say_error
+from app.ui.main_window import MainWindow
+from app.ui.settings.store import PairChoice
+from tests.ui.helpers import LOAD_TIMEOUT_S, Recorder, wait_until
+
+
+@pytest.fixture
+def german(qapp: QApplication) -> Iterator[None]:
+    """The German translators and locale for one test (catalogues built when stale, as setup does)."""
+    for language in BUILT:
+        build_catalogue(language)
+    translators = install_translators(qapp, Language.GERMAN)
+    before = QLocale()
+    QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
+    yield
+    QLocale.setDefault(before)
+    remove_translators(qapp, translators)
+
+
+def test_a_closed_port_is_a_german_connection_error_and_english_in_str(german: None) -> None:
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    with pytest.raises(RemoteError) as caught:
+        RemoteEngine(url).list_models()
+    assert str(caught.value).startswith(f"cannot connect to {url}: is the server running? (")
+    assert say_error(caught.value).startswith(f"keine Verbindung zu {url}: Läuft der Server? (")
+
+
+def test_remote_limits_say_their_numbers_the_german_way(german: None) -> None:
+    deadline = RemoteError(client._DEADLINE.fill(url="http://gpu-box:8080/v1", seconds=1.5), "partial")
+    assert str(deadline) == (
+        "http://gpu-box:8080/v1 did not finish the reply within the 1.5 s deadline: the partial reply is kept"
+    )
+    assert say_error(deadline) == (
+        "http://gpu-box:8080/v1 hat die Antwort nicht innerhalb der Frist von 1,5 s beendet: "
+        "die unvollständige Antwort bleibt erhalten"
+    )
+    assert deadline.partial == "partial"
+    # A cap broken while streaming keeps its words when the client passes it on with the partial reply.
+    passed_on = RemoteError(client._said(StreamLimitError(_REPLY_TOO_LARGE.fill(cap=1_500_000))), "text")
+    assert str(passed_on) == "the server sent more than 1,500,000 bytes in one reply"
+    assert say_error(passed_on) == "der Server sandte mehr als 1.500.000 Bytes in einer Antwort"
+    status = RemoteError(client._ANSWERED.fill(url="http://h/v1", status=500, detail="boom"))
+    assert str(status) == "http://h/v1 answered 500: boom"
+    assert say_error(status) == "http://h/v1 antwortete mit 500: boom"  # the server's own text stays as it came
+
+
+def test_the_server_form_says_a_refused_connection_in_german(
+    german: None, make_window: Callable[..., MainWindow]
+) -> None:
+    window = make_window()
+    window.picker.show_server(True)
+    choice = window.picker.server
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    choice.url.setText(url)
+    QTest.mouseClick(choice.connect_button, Qt.MouseButton.LeftButton)
+    wait_until(lambda: choice.connect_button.isEnabled() and "✗" in choice.status.text(), 60, "Connect to answer")
+    assert choice.status.text().startswith(f"✗ keine Verbindung zu {url}: Läuft der Server? (")
+
+
+def test_a_pair_without_its_draft_model_is_refused_in_german(german: None, small_pair: tuple[Path, Path]) -> None:
+    with pytest.raises(TandemError) as caught:
+        PairConfig(small_pair[0], None, DrafterKind.MODEL)
+    assert str(caught.value) == ("a draft model is needed for model drafting (or choose the n-gram drafter or none)")
+    assert say_error(caught.value) == (
+        "für das Drafting mit model wird ein Draft-Modell gebraucht (oder wählen Sie den N-Gramm-Drafter oder keinen)"
+    )
+
+
+def test_an_incompatible_real_pair_fails_to_load_in_german(
+    german: None,
+    make_window: Callable[..., MainWindow],
+    small_pair: tuple[Path, Path],
+    demo_pair: tuple[Path, Path],
+) -> None:
+    target, draft = small_pair[0], demo_pair[1]  # SmolLM2's vocabulary against Qwen's
+    with pytest.raises(IncompatiblePairError) as caught:
+        LoadedPair(PairConfig(target, draft, DrafterKind.HYBRID, n_ctx=512))
+    english = str(caught.value)
+    assert english.startswith(f"{draft.name} cannot draft for {target.name}: ")
+
+    window = make_window()
+    recorder = Recorder(window)
+    window.load_pair(PairChoice(target, draft, DrafterKind.HYBRID))
+    wait_until(lambda: bool(recorder.errors), LOAD_TIMEOUT_S, "the load error")
+    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+    problems = english.split(": ", 1)[1]  # the compatibility check's own evidence, passed in as it is
+    assert recorder.errors[-1] == f"{draft.name} kann nicht für {target.name} draften: {problems}"
+    assert window.chat.banner.text.text() == recorder.errors[-1]
