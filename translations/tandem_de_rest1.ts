@@ -2,6 +2,122 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>ChatDatabaseDetail</name>
+    <message>
+        <location filename="../app/engine/store/database.py" line="122"/>
+        <source>{reason}; set TANDEM_DATA_DIR to a folder you can write, or unset it</source>
+        <translation>{reason}; setzen Sie TANDEM_DATA_DIR auf einen Ordner, in den Sie schreiben können, oder entfernen Sie die Variable</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/database.py" line="125"/>
+        <source>it is not a folder</source>
+        <translation>es ist kein Ordner</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/database.py" line="126"/>
+        <source>the folder is read-only</source>
+        <translation>der Ordner ist schreibgeschützt</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/database.py" line="127"/>
+        <source>a folder or other non-file is in its place</source>
+        <translation>an ihrer Stelle steht ein Ordner oder etwas anderes als eine Datei</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/database.py" line="128"/>
+        <source>the file cannot be read</source>
+        <translation>die Datei kann nicht gelesen werden</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/database.py" line="129"/>
+        <source>the file is read-only</source>
+        <translation>die Datei ist schreibgeschützt</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/database.py" line="130"/>
+        <source>its header is destroyed (it does not start like an SQLite database)</source>
+        <translation>ihr Kopf ist zerstört (sie beginnt nicht wie eine SQLite-Datenbank)</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/database.py" line="133"/>
+        <source>its header is destroyed (no valid page size)</source>
+        <translation>ihr Kopf ist zerstört (keine gültige Seitengröße)</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/database.py" line="134"/>
+        <source>it is cut short ({size} bytes is not a whole number of {page_size}-byte pages)</source>
+        <translation>sie ist abgeschnitten ({size} Bytes sind keine ganze Zahl von Seiten zu {page_size} Bytes)</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/database.py" line="137"/>
+        <source>it is cut short ({there} of {pages} pages are there)</source>
+        <translation>sie ist abgeschnitten ({there} von {pages} Seiten sind vorhanden)</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/connection.py" line="49"/>
+        <source>no lock file can be made ({error})</source>
+        <translation>es lässt sich keine Sperrdatei anlegen ({error})</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/connection.py" line="50"/>
+        <source>open it read-only, or close the other window</source>
+        <translation>öffnen Sie sie schreibgeschützt, oder schließen Sie das andere Fenster</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/connection.py" line="51"/>
+        <source>no copy could be kept before updating it ({error})</source>
+        <translation>vor der Aktualisierung konnte keine Kopie angelegt werden ({error})</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/connection.py" line="52"/>
+        <source>it cannot be read even read-only ({error})</source>
+        <translation>sie lässt sich nicht einmal schreibgeschützt lesen ({error})</translation>
+    </message>
+</context>
+<context>
+    <name>ChatRecovery</name>
+    <message>
+        <location filename="../app/engine/store/recovery.py" line="54"/>
+        <source>recovered {conversations} conversations, {messages} messages and {tokens} tokens{skipped}{kept}</source>
+        <translation>{conversations} Unterhaltungen, {messages} Nachrichten und {tokens} Tokens wiederhergestellt{skipped}{kept}</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/recovery.py" line="57"/>
+        <source>; {unreadable} unreadable parts were skipped</source>
+        <translation>; {unreadable} unlesbare Teile wurden übersprungen</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/recovery.py" line="58"/>
+        <source>; the damaged file is kept as {path}</source>
+        <translation>; die beschädigte Datei bleibt als {path} erhalten</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/recovery.py" line="59"/>
+        <source>could not move {path} aside ({error})</source>
+        <translation>{path} konnte nicht beiseitegelegt werden ({error})</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/recovery.py" line="60"/>
+        <source>will not overwrite {path}</source>
+        <translation>{path} wird nicht überschrieben</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/recovery.py" line="61"/>
+        <source>could not read {path} to recover it ({error})</source>
+        <translation>{path} konnte zum Wiederherstellen nicht gelesen werden ({error})</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/recovery.py" line="62"/>
+        <source>nothing could be read from {path} ({error})</source>
+        <translation>aus {path} ließ sich nichts lesen ({error})</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/store/recovery.py" line="63"/>
+        <source>the recovered chats are in {path}, but could not be put in place ({error})</source>
+        <translation>die wiederhergestellten Chats liegen in {path}, konnten aber nicht an ihren Platz gebracht werden ({error})</translation>
+    </message>
+</context>
+<context>
     <name>PairLoadErrors</name>
     <message>
         <location filename="../app/engine/llama/session.py" line="42"/>

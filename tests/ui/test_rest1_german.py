@@ -3,7 +3,8 @@
 The German catalogue is installed as ``tests/ui/test_translation.py`` does.
 An incompatible real pair (the SmolLM2 target with the Qwen 0.5B draft) fails
 to load with a German sentence in the window; a server URL on a closed local
-port gets the German connection error in the Server form; each error's
+port gets the German connection error in the Server form; a corrupt chat
+database gets the German notice and recovery summary; each error's
 ``str`` stays the English the CLI, the logs and ``serve`` read.
 """
 
@@ -23,12 +24,15 @@ from app.engine.remote import client
 from app.engine.remote.client import RemoteEngine, RemoteError
 from app.engine.remote.llama_server import free_port
 from app.engine.remote.stream import _REPLY_TOO_LARGE, StreamLimitError
+from app.engine.store.database import StoreOpenError, check_file
+from app.engine.store.recovery import RecoveryReport
 from app.ui.chat.controller import Activity
 from app.ui.i18n.catalog import BUILT, build_catalogue
 from app.ui.i18n.install import Language, install_translators, remove_translators
-from app.ui.i18n.words import say_error
+from app.ui.i18n.words import say, say_error
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import PairChoice
+from tests.engine import store_files
 from tests.ui.helpers import LOAD_TIMEOUT_S, Recorder, wait_until
 
 
@@ -114,3 +118,39 @@ def test_an_incompatible_real_pair_fails_to_load_in_german(
     problems = english.split(": ", 1)[1]  # the compatibility check's own evidence, passed in as it is
     assert recorder.errors[-1] == f"{draft.name} kann nicht für {target.name} draften: {problems}"
     assert window.chat.banner.text.text() == recorder.errors[-1]
+
+
+def test_the_recovery_summary_and_a_damaged_header_in_german(german: None, tmp_path: Path) -> None:
+    report = RecoveryReport(tmp_path / "c.sqlite3", 3, 12, 1500, 2, damaged_copy=tmp_path / "c.damaged.sqlite3")
+    assert report.summary() == (
+        "recovered 3 conversations, 12 messages and 1500 tokens; 2 unreadable parts were skipped"
+        f"; the damaged file is kept as {tmp_path / 'c.damaged.sqlite3'}"
+    )
+    assert say(report.words()) == (
+        "3 Unterhaltungen, 12 Nachrichten und 1500 Tokens wiederhergestellt; 2 unlesbare Teile wurden übersprungen"
+        f"; die beschädigte Datei bleibt als {tmp_path / 'c.damaged.sqlite3'} erhalten"
+    )
+    path = tmp_path / "conversations.sqlite3"
+    store_files.build(path)
+    store_files.destroy_header(path)
+    with pytest.raises(StoreOpenError) as caught:
+        check_file(path)
+    assert str(caught.value).endswith(": its header is destroyed (it does not start like an SQLite database)")
+    assert say_error(caught.value).endswith(": ihr Kopf ist zerstört (sie beginnt nicht wie eine SQLite-Datenbank)")
+
+
+def test_the_window_on_a_corrupt_database_says_why_and_recovers_in_german(
+    german: None, make_window: Callable[..., MainWindow], data_dir: Path
+) -> None:
+    path = data_dir / "conversations.sqlite3"
+    store_files.build(path)
+    store_files.destroy_header(path)
+    window = make_window()
+    assert window.notice.isVisible()
+    assert "ihr Kopf ist zerstört (sie beginnt nicht wie eine SQLite-Datenbank)" in window.notice.text.text()
+    assert "its header" not in window.notice.text.text()
+    recover = next(iter(window.notice.buttons.values()))  # the first way out: recover what can be read
+    recover.click()
+    assert not window.store.temporary
+    text = window.notice.text.text()
+    assert " Unterhaltungen, " in text and "wiederhergestellt" in text and "recovered" not in text
