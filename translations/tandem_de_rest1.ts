@@ -118,6 +118,112 @@
     </message>
 </context>
 <context>
+    <name>McpClient</name>
+    <message>
+        <location filename="../app/engine/tools/mcp_client.py" line="49"/>
+        <source>MCP server {name} did not start within {seconds:g} s ({command})</source>
+        <translation>MCP-Server {name} ist nicht innerhalb von {seconds:g} s gestartet ({command})</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/tools/mcp_client.py" line="52"/>
+        <source>MCP server {name} could not start: {error}</source>
+        <translation>MCP-Server {name} konnte nicht starten: {error}</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/tools/mcp_client.py" line="53"/>
+        <source>{error} (its last words: {tail})</source>
+        <translation>{error} (seine letzte Ausgabe: {tail})</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/tools/mcp_client.py" line="54"/>
+        <source>MCP tool {tool} of server {name} left out: server {owner} offers a tool of that name</source>
+        <translation>MCP-Werkzeug {tool} von Server {name} ausgelassen: Server {owner} bietet ein Werkzeug dieses Namens an</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/tools/mcp_client.py" line="57"/>
+        <source>MCP tool {tool} of server {name} left out: not a valid function name</source>
+        <translation>MCP-Werkzeug {tool} von Server {name} ausgelassen: kein gültiger Funktionsname</translation>
+    </message>
+</context>
+<context>
+    <name>McpConfig</name>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="27"/>
+        <source>{source} is not JSON: {error}</source>
+        <translation>{source} ist kein JSON: {error}</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="28"/>
+        <source>{source} has no &quot;mcpServers&quot; object (the mcp.json shape)</source>
+        <translation>{source} hat kein „mcpServers“-Objekt (die Form von mcp.json)</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="29"/>
+        <source>{source}: &quot;mcpServers&quot; must be an object of servers by name</source>
+        <translation>{source}: „mcpServers“ muss ein Objekt mit Servern nach Namen sein</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="30"/>
+        <source>{source}: &quot;mcpServers&quot; configures no server</source>
+        <translation>{source}: „mcpServers“ richtet keinen Server ein</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="31"/>
+        <source>{source}: server {name}</source>
+        <translation>{source}: Server {name}</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="32"/>
+        <source>{source}: a server has an empty name</source>
+        <translation>{source}: ein Server hat einen leeren Namen</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="33"/>
+        <source>{where} must be an object with a &quot;command&quot;</source>
+        <translation>{where} muss ein Objekt mit „command“ sein</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="34"/>
+        <source>{where} is a remote (url) server; only servers started by a command are supported</source>
+        <translation>{where} ist ein entfernter (url-)Server; unterstützt werden nur Server, die durch einen Befehl gestartet werden</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="37"/>
+        <source>{where} needs a &quot;command&quot; (the program that starts it)</source>
+        <translation>{where} braucht ein „command“ (das Programm, das ihn startet)</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="38"/>
+        <source>{where}: &quot;args&quot; must be a list of strings</source>
+        <translation>{where}: „args“ muss eine Liste von Zeichenketten sein</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="39"/>
+        <source>{where}: &quot;env&quot; must be an object of string values</source>
+        <translation>{where}: „env“ muss ein Objekt mit Zeichenketten als Werten sein</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="40"/>
+        <source>{where}: the command, arguments and environment must not contain NUL characters</source>
+        <translation>{where}: Befehl, Argumente und Umgebung dürfen keine NUL-Zeichen enthalten</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="41"/>
+        <source>the MCP configuration</source>
+        <translation>die MCP-Konfiguration</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/tools/mcp_file.py" line="17"/>
+        <source>cannot read the MCP configuration {path}: {error}</source>
+        <translation>die MCP-Konfiguration {path} kann nicht gelesen werden: {error}</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/tools/mcp_file.py" line="18"/>
+        <source>the MCP configuration {path} is not UTF-8 text (byte {byte})</source>
+        <translation>die MCP-Konfiguration {path} ist kein UTF-8-Text (Byte {byte})</translation>
+    </message>
+</context>
+<context>
     <name>PairLoadErrors</name>
     <message>
         <location filename="../app/engine/llama/session.py" line="42"/>

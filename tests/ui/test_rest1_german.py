@@ -4,12 +4,15 @@ The German catalogue is installed as ``tests/ui/test_translation.py`` does.
 An incompatible real pair (the SmolLM2 target with the Qwen 0.5B draft) fails
 to load with a German sentence in the window; a server URL on a closed local
 port gets the German connection error in the Server form; a corrupt chat
-database gets the German notice and recovery summary; each error's
+database gets the German notice and recovery summary; an MCP file that is
+refused and a server that cannot start are said in German in the Tools tab
+(the notices' English lines stay for the CLI); each error's
 ``str`` stays the English the CLI, the logs and ``serve`` read.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from app.core.errors import IncompatiblePairError, TandemError
+from app.core.tools.mcp_config import McpConfigError
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.remote import client
 from app.engine.remote.client import RemoteEngine, RemoteError
@@ -26,6 +30,7 @@ from app.engine.remote.llama_server import free_port
 from app.engine.remote.stream import _REPLY_TOO_LARGE, StreamLimitError
 from app.engine.store.database import StoreOpenError, check_file
 from app.engine.store.recovery import RecoveryReport
+from app.engine.tools.mcp_file import read_mcp_file
 from app.ui.chat.controller import Activity
 from app.ui.i18n.catalog import BUILT, build_catalogue
 from app.ui.i18n.install import Language, install_translators, remove_translators
@@ -154,3 +159,30 @@ def test_the_window_on_a_corrupt_database_says_why_and_recovers_in_german(
     assert not window.store.temporary
     text = window.notice.text.text()
     assert " Unterhaltungen, " in text and "wiederhergestellt" in text and "recovered" not in text
+
+
+def test_mcp_file_errors_and_a_failed_start_in_the_tools_tab_in_german(
+    german: None, make_window: Callable[..., MainWindow], tmp_path: Path
+) -> None:
+    window = make_window()
+    flow = window.controller.tool_flow
+    remote = tmp_path / "remote.json"
+    remote.write_text(json.dumps({"mcpServers": {"web": {"url": "http://localhost:9/mcp"}}}))
+    with pytest.raises(McpConfigError) as caught:
+        read_mcp_file(remote)
+    assert str(caught.value) == (
+        f"{remote}: server 'web' is a remote (url) server; only servers started by a command are supported"
+    )
+    flow.set_config(str(remote))
+    assert window.settings_panel.mcp.status.text() == (
+        f"{remote}: Server 'web' ist ein entfernter (url-)Server; "
+        "unterstützt werden nur Server, die durch einen Befehl gestartet werden"
+    )
+
+    gone = tmp_path / "gone.json"
+    gone.write_text(json.dumps({"mcpServers": {"gone": {"command": "/nonexistent/tandem-mcp-server"}}}))
+    flow.confirm_start = lambda server: True
+    flow.set_config(str(gone))
+    wait_until(lambda: "MCP-Server 'gone' konnte nicht starten: " in flow.status_line, 60, "the German notice")
+    assert "could not start" not in window.settings_panel.mcp.status.text()
+    assert flow.client is not None and flow.client.notices[0].startswith("MCP server 'gone' could not start: ")
