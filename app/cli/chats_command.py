@@ -350,7 +350,7 @@ def _check(args: argparse.Namespace) -> int:
         ChatStore(path).close()
     except StoreOpenError as exc:
         if exc.problem is Problem.DAMAGED:
-            raise StoreOpenError(exc.problem, exc.path, exc.detail + "; run `tandem chats recover`") from exc
+            raise StoreOpenError(exc.problem, exc.path, f"{exc.detail}; run `tandem chats recover`") from exc
         raise
     if args.json:
         _print_json({"ok": True, "path": str(path)})

@@ -27,7 +27,7 @@ from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
 from app.engine.store.recovery import move_aside, recover_in_place
 from app.ui.chat.controller import Activity, ChatController
 from app.ui.chat.store_notice import StoreNotice
-from app.ui.i18n.words import say_error
+from app.ui.i18n.words import say, say_error
 from app.ui.start.single_instance import InstanceBeacon
 
 
@@ -152,7 +152,7 @@ class StoreGuard(QObject):
         self._use(store)
         self._beacon.listen()
         self._notice.show_notice(
-            self.tr("Your chats were recovered: {summary}.").format(summary=report.summary()),
+            self.tr("Your chats were recovered: {summary}.").format(summary=say(report.words())),
             [(self.tr("OK"), self._notice.hide)],
         )
 

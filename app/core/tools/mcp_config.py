@@ -21,6 +21,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.errors import TandemError
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
+
+# Said by the window's Tools tab when a chosen file is refused (app/ui/chat/tool_flow.py).
+_NOT_JSON = QT_TRANSLATE_NOOP("McpConfig", "{source} is not JSON: {error}")
+_NO_SERVERS_OBJECT = QT_TRANSLATE_NOOP("McpConfig", '{source} has no "mcpServers" object (the mcp.json shape)')
+_SERVERS_NOT_OBJECT = QT_TRANSLATE_NOOP("McpConfig", '{source}: "mcpServers" must be an object of servers by name')
+_NO_SERVER = QT_TRANSLATE_NOOP("McpConfig", '{source}: "mcpServers" configures no server')
+_WHERE = QT_TRANSLATE_NOOP("McpConfig", "{source}: server {name}")
+_EMPTY_NAME = QT_TRANSLATE_NOOP("McpConfig", "{source}: a server has an empty name")
+_NOT_AN_OBJECT = QT_TRANSLATE_NOOP("McpConfig", '{where} must be an object with a "command"')
+_URL_SERVER = QT_TRANSLATE_NOOP(
+    "McpConfig", "{where} is a remote (url) server; only servers started by a command are supported"
+)
+_NO_COMMAND = QT_TRANSLATE_NOOP("McpConfig", '{where} needs a "command" (the program that starts it)')
+_BAD_ARGS = QT_TRANSLATE_NOOP("McpConfig", '{where}: "args" must be a list of strings')
+_BAD_ENV = QT_TRANSLATE_NOOP("McpConfig", '{where}: "env" must be an object of string values')
+_NUL = QT_TRANSLATE_NOOP("McpConfig", "{where}: the command, arguments and environment must not contain NUL characters")
+THE_CONFIGURATION = QT_TRANSLATE_NOOP("McpConfig", "the MCP configuration")
 
 
 class McpConfigError(TandemError):
@@ -42,41 +60,41 @@ class McpServerConfig:
         return shlex.join([self.command, *self.args])
 
 
-def parse_mcp_config(text: str, source: str = "the MCP configuration") -> tuple[McpServerConfig, ...]:
+def parse_mcp_config(text: str, source: str | Phrase = THE_CONFIGURATION) -> tuple[McpServerConfig, ...]:
     """The servers of an ``mcp.json`` text, in the file's order; :class:`McpConfigError` when it is not one."""
     try:
         raw: Any = json.loads(text)
     except ValueError as exc:
-        raise McpConfigError(f"{source} is not JSON: {exc}") from exc
+        raise McpConfigError(_NOT_JSON.fill(source=source, error=str(exc))) from exc
     if not isinstance(raw, dict) or "mcpServers" not in raw:
-        raise McpConfigError(f'{source} has no "mcpServers" object (the mcp.json shape)')
+        raise McpConfigError(_NO_SERVERS_OBJECT.fill(source=source))
     servers = raw["mcpServers"]
     if not isinstance(servers, dict):
-        raise McpConfigError(f'{source}: "mcpServers" must be an object of servers by name')
+        raise McpConfigError(_SERVERS_NOT_OBJECT.fill(source=source))
     if not servers:
-        raise McpConfigError(f'{source}: "mcpServers" configures no server')
+        raise McpConfigError(_NO_SERVER.fill(source=source))
     return tuple(_server(name, entry, source) for name, entry in servers.items())
 
 
-def _server(name: str, entry: Any, source: str) -> McpServerConfig:
-    where = f"{source}: server {name!r}"
+def _server(name: str, entry: Any, source: str | Phrase) -> McpServerConfig:
+    where: Words = _WHERE.fill(source=source, name=repr(name))
     if not name.strip():
-        raise McpConfigError(f"{source}: a server has an empty name")
+        raise McpConfigError(_EMPTY_NAME.fill(source=source))
     if not isinstance(entry, dict):
-        raise McpConfigError(f'{where} must be an object with a "command"')
+        raise McpConfigError(_NOT_AN_OBJECT.fill(where=where))
     command = entry.get("command")
     if command is None and "url" in entry:
-        raise McpConfigError(f"{where} is a remote (url) server; only servers started by a command are supported")
+        raise McpConfigError(_URL_SERVER.fill(where=where))
     if not isinstance(command, str) or not command.strip():
-        raise McpConfigError(f'{where} needs a "command" (the program that starts it)')
+        raise McpConfigError(_NO_COMMAND.fill(where=where))
     args = entry.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise McpConfigError(f'{where}: "args" must be a list of strings')
+        raise McpConfigError(_BAD_ARGS.fill(where=where))
     env = entry.get("env", {})
     if env is None:
         env = {}
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
-        raise McpConfigError(f'{where}: "env" must be an object of string values')
+        raise McpConfigError(_BAD_ENV.fill(where=where))
     if any("\0" in part for part in [command, *args, *env, *env.values()]):
-        raise McpConfigError(f"{where}: the command, arguments and environment must not contain NUL characters")
+        raise McpConfigError(_NUL.fill(where=where))
     return McpServerConfig(name, command, tuple(args), dict(env))

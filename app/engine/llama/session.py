@@ -26,6 +26,7 @@ from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import IncompatiblePairError, TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.core.tools.records import ToolSpec
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.cpu import CpuLoad, max_useful_threads
 from app.engine.gguf.header import read_header
 from app.engine.gguf.vocab import check_files
@@ -37,6 +38,12 @@ from app.engine.memory.plan import auto_gpu_layers
 # Prompt lookup: matches of at least three tokens (one- and two-token matches guess wrong
 # most of the time), agreement counted back up to 32 tokens (a long repeat earns a long
 # proposal), and up to 16 proposals a step when the policy judges them worth it.
+# Said by the window when a pair fails to load (app/ui/threads/worker.py renders them).
+_DRAFT_MODEL_NEEDED = QT_TRANSLATE_NOOP(
+    "PairLoadErrors", "a draft model is needed for {drafter} drafting (or choose the n-gram drafter or none)"
+)
+_CANNOT_DRAFT = QT_TRANSLATE_NOOP("PairLoadErrors", "{draft} cannot draft for {target}: {problems}")
+
 _LOOKUP_MIN_NGRAM = 3
 LOOKUP_MIN_NGRAM = _LOOKUP_MIN_NGRAM  # what an attachment's lookup index is built for (engine/reply_attachments.py)
 _LOOKUP_MAX_NGRAM = 32
@@ -60,9 +67,7 @@ class PairConfig:
 
     def __post_init__(self) -> None:
         if self.drafter.uses_draft_model and self.draft is None:
-            raise TandemError(
-                f"a draft model is needed for {self.drafter.value} drafting (or choose the n-gram drafter or none)"
-            )
+            raise TandemError(_DRAFT_MODEL_NEEDED.fill(drafter=self.drafter.value))
 
 
 class LoadedPair:
@@ -88,9 +93,13 @@ class LoadedPair:
             draft_header = read_header(config.draft)
             report = check_files(target_header, draft_header)
             if not report.compatible:
+                # The problems' rule names and evidence stay as the compatibility check words them.
                 raise IncompatiblePairError(
-                    f"{config.draft.name} cannot draft for {config.target.name}: "
-                    + "; ".join(str(p) for p in report.problems)
+                    _CANNOT_DRAFT.fill(
+                        draft=config.draft.name,
+                        target=config.target.name,
+                        problems="; ".join(str(p) for p in report.problems),
+                    )
                 )
         self.target = LlamaModel(
             config.target,

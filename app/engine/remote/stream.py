@@ -15,8 +15,16 @@ from collections.abc import Callable, Iterator
 import httpx2
 
 from app.core.errors import TandemError
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.remote.limits import RemoteLimits
 from app.engine.remote.wire import StreamEvent, WireError, parse_event
+
+# Said by the chat window when a reply breaks a cap (app/engine/remote/client.py keeps them as words).
+_REPLY_TOO_LARGE = QT_TRANSLATE_NOOP("RemoteErrors", "the server sent more than {cap:,} bytes in one reply")
+_NO_EVENT = QT_TRANSLATE_NOOP(
+    "RemoteErrors", "the server sent no event for {seconds:g} s (only keep-alives or a trickle)"
+)
+_ANSWER_TOO_LARGE = QT_TRANSLATE_NOOP("RemoteErrors", "{url}: the server sent more than {cap:,} bytes in one answer")
 
 ERROR_BODY_BYTES = 64 * 1024  # of an error answer, only the start is read: its text is shown in one line
 
@@ -60,7 +68,7 @@ class EventStream:
                 raise StreamLimitError("the deadline passed")  # generate() words it
             total += len(chunk)
             if total > limits.max_response_bytes:
-                raise StreamLimitError(f"the server sent more than {limits.max_response_bytes:,} bytes in one reply")
+                raise StreamLimitError(_REPLY_TOO_LARGE.fill(cap=limits.max_response_bytes))
             scan = len(buffer)  # what the buffer held has no newline: look only in the new bytes
             buffer += chunk
             start = 0
@@ -74,9 +82,7 @@ class EventStream:
             if len(buffer) > limits.max_event_bytes:
                 raise WireError(f"an event of more than {limits.max_event_bytes:,} bytes")
             if time.monotonic() - last_event > limits.idle_s:
-                raise StreamLimitError(
-                    f"the server sent no event for {limits.idle_s:g} s (only keep-alives or a trickle)"
-                )
+                raise StreamLimitError(_NO_EVENT.fill(seconds=limits.idle_s))
         if buffer:
             yield bytes(buffer)
 
@@ -97,7 +103,7 @@ def read_capped(response: httpx2.Response, cap: int, url: str) -> bytes:
     for chunk in response.iter_raw():
         body += chunk
         if len(body) > cap:
-            raise StreamLimitError(f"{url}: the server sent more than {cap:,} bytes in one answer")
+            raise StreamLimitError(_ANSWER_TOO_LARGE.fill(url=url, cap=cap))
     return bytes(body)
 
 

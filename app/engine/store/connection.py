@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 
 from app.core.chat import MessageState
+from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.paths import data_dir
 from app.engine.store.database import (
     Problem,
@@ -43,6 +44,12 @@ from app.engine.store.tokens import is_partial, partial_text
 
 # A conversation in the trash longer than this is deleted for good when the store opens.
 TRASH_KEEP_S = 7 * 24 * 3600
+
+# The details of "could not open" errors, said by the window's notice (app/ui/store_guard.py).
+_NO_LOCK_FILE = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "no lock file can be made ({error})")
+_IN_USE_ADVICE = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "open it read-only, or close the other window")
+_NO_COPY_KEPT = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "no copy could be kept before updating it ({error})")
+_NOT_EVEN_READ_ONLY = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "it cannot be read even read-only ({error})")
 
 _E = TypeVar("_E", bound=enum.StrEnum)
 
@@ -93,9 +100,9 @@ class StoreConnection:
         try:
             held = lock.acquire()
         except OSError as exc:
-            raise StoreOpenError(Problem.READ_ONLY, self.path.parent, f"no lock file can be made ({exc})") from exc
+            raise StoreOpenError(Problem.READ_ONLY, self.path.parent, _NO_LOCK_FILE.fill(error=str(exc))) from exc
         if not held:
-            raise StoreOpenError(Problem.IN_USE, self.path, "open it read-only, or close the other window")
+            raise StoreOpenError(Problem.IN_USE, self.path, _IN_USE_ADVICE)
         try:
             check_file(self.path)
             db = sqlite3.connect(self.path, isolation_level=None)  # explicit transactions below
@@ -108,9 +115,7 @@ class StoreConnection:
             try:
                 self.migrated_from = upgrade(db, self.path)
             except OSError as exc:  # the copy kept before migrating could not be written
-                raise StoreOpenError(
-                    Problem.READ_ONLY, self.path.parent, f"no copy could be kept before updating it ({exc})"
-                ) from exc
+                raise StoreOpenError(Problem.READ_ONLY, self.path.parent, _NO_COPY_KEPT.fill(error=str(exc))) from exc
             _close_crashed_replies(db)
             _empty_trash(db, time.time() - TRASH_KEEP_S)
         except sqlite3.Error as exc:
@@ -136,7 +141,7 @@ class StoreConnection:
             if version < SCHEMA_VERSION:
                 read_as_current(db, version)  # read as it is: only a writer migrates
         except sqlite3.Error as exc:
-            raise StoreOpenError(Problem.DAMAGED, self.path, f"it cannot be read even read-only ({exc})") from exc
+            raise StoreOpenError(Problem.DAMAGED, self.path, _NOT_EVEN_READ_ONLY.fill(error=str(exc))) from exc
         return db
 
     # -- housekeeping -------------------------------------------------------------

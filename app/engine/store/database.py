@@ -31,7 +31,7 @@ from urllib.parse import quote
 
 from app.core.errors import TandemError
 from app.core.units import format_bytes
-from app.core.wording import QT_TRANSLATE_NOOP, Words
+from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.engine.safe_files import make_private, make_private_folder, tighten
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -91,7 +91,7 @@ _NOT_SAVED = QT_TRANSLATE_NOOP("ChatDatabase", "the chat could not be saved: {er
 class StoreOpenError(TandemError):
     """The conversations file could not be opened for writing; ``problem`` says why, in one line."""
 
-    def __init__(self, problem: Problem, path: Path, detail: str) -> None:
+    def __init__(self, problem: Problem, path: Path, detail: str | Phrase | Words) -> None:
         super().__init__(_OPEN_FAILED.fill(problem=_PLAIN[problem], path=str(path), detail=detail))
         self.problem = problem
         self.path = path
@@ -111,14 +111,30 @@ def check_folder(folder: Path) -> None:
     try:
         make_private_folder(folder)
     except OSError as exc:
-        raise StoreOpenError(Problem.UNUSABLE_FOLDER, folder, _os_reason(exc) + _DATA_DIR_ADVICE) from exc
+        raise StoreOpenError(Problem.UNUSABLE_FOLDER, folder, _WITH_ADVICE.fill(reason=_os_reason(exc))) from exc
     if not folder.is_dir():
-        raise StoreOpenError(Problem.UNUSABLE_FOLDER, folder, "it is not a folder" + _DATA_DIR_ADVICE)
+        raise StoreOpenError(Problem.UNUSABLE_FOLDER, folder, _WITH_ADVICE.fill(reason=_NOT_A_FOLDER))
     if not os.access(folder, os.W_OK):
-        raise StoreOpenError(Problem.READ_ONLY, folder, "the folder is read-only")
+        raise StoreOpenError(Problem.READ_ONLY, folder, _FOLDER_READ_ONLY)
 
 
-_DATA_DIR_ADVICE = "; set TANDEM_DATA_DIR to a folder you can write, or unset it"
+# The details of "could not open" errors, said by the window's notice (app/ui/store_guard.py).
+_WITH_ADVICE = QT_TRANSLATE_NOOP(
+    "ChatDatabaseDetail", "{reason}; set TANDEM_DATA_DIR to a folder you can write, or unset it"
+)
+_NOT_A_FOLDER = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "it is not a folder")
+_FOLDER_READ_ONLY = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "the folder is read-only")
+_NOT_A_FILE = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "a folder or other non-file is in its place")
+_UNREADABLE_FILE = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "the file cannot be read")
+_FILE_READ_ONLY = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "the file is read-only")
+HEADER_DESTROYED = QT_TRANSLATE_NOOP(
+    "ChatDatabaseDetail", "its header is destroyed (it does not start like an SQLite database)"
+)
+NO_PAGE_SIZE = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "its header is destroyed (no valid page size)")
+_NOT_WHOLE_PAGES = QT_TRANSLATE_NOOP(
+    "ChatDatabaseDetail", "it is cut short ({size} bytes is not a whole number of {page_size}-byte pages)"
+)
+_PAGES_MISSING = QT_TRANSLATE_NOOP("ChatDatabaseDetail", "it is cut short ({there} of {pages} pages are there)")
 
 
 def make_files_private(path: Path) -> None:
@@ -143,9 +159,9 @@ def check_file(path: Path) -> None:
     if not path.exists() and not path.is_symlink():
         return
     if not path.is_file():
-        raise StoreOpenError(Problem.NOT_A_FILE, path, "a folder or other non-file is in its place")
+        raise StoreOpenError(Problem.NOT_A_FILE, path, _NOT_A_FILE)
     if not os.access(path, os.R_OK):
-        raise StoreOpenError(Problem.READ_ONLY, path, "the file cannot be read")
+        raise StoreOpenError(Problem.READ_ONLY, path, _UNREADABLE_FILE)
     damage = header_damage(path)
     if damage:
         raise StoreOpenError(Problem.DAMAGED, path, damage)
@@ -154,10 +170,10 @@ def check_file(path: Path) -> None:
         if verdict != "ok":
             raise StoreOpenError(Problem.DAMAGED, path, verdict)
     if not os.access(path, os.W_OK):
-        raise StoreOpenError(Problem.READ_ONLY, path, "the file is read-only")
+        raise StoreOpenError(Problem.READ_ONLY, path, _FILE_READ_ONLY)
 
 
-def header_damage(path: Path) -> str:
+def header_damage(path: Path) -> str | Phrase | Words:
     """What is wrong with the file's header and length, or ``""`` (an empty file is sound: SQLite starts it)."""
     size = path.stat().st_size
     if size == 0:
@@ -165,16 +181,16 @@ def header_damage(path: Path) -> str:
     with path.open("rb") as handle:
         header = handle.read(HEADER_SIZE)
     if len(header) < HEADER_SIZE or not header.startswith(SQLITE_MAGIC):
-        return "its header is destroyed (it does not start like an SQLite database)"
+        return HEADER_DESTROYED
     page_size = page_size_of(header)
     if page_size == 0:
-        return "its header is destroyed (no valid page size)"
+        return NO_PAGE_SIZE
     pages = int.from_bytes(header[28:32], "big")
     counter_valid = header[24:28] == header[92:96]
     if size % page_size:
-        return f"it is cut short ({size} bytes is not a whole number of {page_size}-byte pages)"
+        return _NOT_WHOLE_PAGES.fill(size=size, page_size=page_size)
     if counter_valid and pages and size < pages * page_size:
-        return f"it is cut short ({size // page_size} of {pages} pages are there)"
+        return _PAGES_MISSING.fill(there=size // page_size, pages=pages)
     return ""
 
 

@@ -33,14 +33,36 @@ from pathlib import Path
 from typing import Any
 
 from app.core.errors import TandemError
+from app.core.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.safe_files import make_private
-from app.engine.store.database import HEADER_SIZE, SQLITE_MAGIC, header_damage, page_size_of
+from app.engine.store.database import (
+    HEADER_DESTROYED,
+    HEADER_SIZE,
+    NO_PAGE_SIZE,
+    SQLITE_MAGIC,
+    header_damage,
+    page_size_of,
+)
 from app.engine.store.schema import SCHEMA
 
 _CHUNK = 256
 # How far past the last readable key to keep probing when the table's maximum cannot be read.
 _PROBE_SPAN = 20_000
 _SIDE_FILES = ("-wal", "-shm")
+
+# Said by the window's notice after "Recover what can be read" (app/ui/store_guard.py).
+_RECOVERED = QT_TRANSLATE_NOOP(
+    "ChatRecovery", "recovered {conversations} conversations, {messages} messages and {tokens} tokens{skipped}{kept}"
+)
+_SKIPPED = QT_TRANSLATE_NOOP("ChatRecovery", "; {unreadable} unreadable parts were skipped")
+_KEPT_AS = QT_TRANSLATE_NOOP("ChatRecovery", "; the damaged file is kept as {path}")
+_NOT_MOVED = QT_TRANSLATE_NOOP("ChatRecovery", "could not move {path} aside ({error})")
+_NO_OVERWRITE = QT_TRANSLATE_NOOP("ChatRecovery", "will not overwrite {path}")
+_NOT_READ = QT_TRANSLATE_NOOP("ChatRecovery", "could not read {path} to recover it ({error})")
+_NOTHING_READ = QT_TRANSLATE_NOOP("ChatRecovery", "nothing could be read from {path} ({error})")
+_NOT_IN_PLACE = QT_TRANSLATE_NOOP(
+    "ChatRecovery", "the recovered chats are in {path}, but could not be put in place ({error})"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +77,16 @@ class RecoveryReport:
     damaged_copy: Path | None = None  # where the original was moved, by recover_in_place
 
     def summary(self) -> str:
-        """One line for the user."""
-        line = f"recovered {self.conversations} conversations, {self.messages} messages and {self.tokens} tokens" + (
-            f"; {self.unreadable} unreadable parts were skipped" if self.unreadable else ""
+        """One line for the user (the CLI); the window says :meth:`words`."""
+        return str(self.words())
+
+    def words(self) -> Words:
+        """The summary, translatable, its counts kept as numbers."""
+        skipped: Words | str = _SKIPPED.fill(unreadable=self.unreadable) if self.unreadable else ""
+        kept: Words | str = _KEPT_AS.fill(path=str(self.damaged_copy)) if self.damaged_copy is not None else ""
+        return _RECOVERED.fill(
+            conversations=self.conversations, messages=self.messages, tokens=self.tokens, skipped=skipped, kept=kept
         )
-        if self.damaged_copy is not None:
-            line += f"; the damaged file is kept as {self.damaged_copy}"
-        return line
 
 
 def aside_name(path: Path, label: str) -> Path:
@@ -87,14 +112,14 @@ def move_aside(path: Path, label: str = "damaged") -> Path | None:
             if side.exists():
                 side.rename(target.with_name(target.name + suffix))
     except OSError as exc:
-        raise TandemError(f"could not move {path} aside ({exc.strerror or exc})") from exc
+        raise TandemError(_NOT_MOVED.fill(path=str(path), error=str(exc.strerror or exc))) from exc
     return target
 
 
 def recover(source: Path, destination: Path) -> RecoveryReport:
     """Copy every readable conversation, message and token of ``source`` into a new file ``destination``."""
     if destination.exists():
-        raise TandemError(f"will not overwrite {destination}")
+        raise TandemError(_NO_OVERWRITE.fill(path=str(destination)))
     with tempfile.TemporaryDirectory(prefix="tandem-recover-") as work:
         copy = Path(work) / source.name
         try:
@@ -104,19 +129,19 @@ def recover(source: Path, destination: Path) -> RecoveryReport:
                 if side.is_file():
                     shutil.copyfile(side, copy.with_name(copy.name + suffix))
         except OSError as exc:
-            raise TandemError(f"could not read {source} to recover it ({exc.strerror or exc})") from exc
+            raise TandemError(_NOT_READ.fill(path=str(source), error=str(exc.strerror or exc))) from exc
         _repair_header(copy)
         try:
             # A normal connection on the copy, so a -wal left by a crash is read too
             # (a read-only one could not build the -shm it needs and would skip it).
             src = sqlite3.connect(copy, isolation_level=None)
         except sqlite3.Error as exc:
-            raise TandemError(f"nothing could be read from {source} ({exc})") from exc
+            raise TandemError(_NOTHING_READ.fill(path=str(source), error=str(exc))) from exc
         try:
             src.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         except sqlite3.Error as exc:
             src.close()
-            raise TandemError(f"nothing could be read from {source} ({exc})") from exc
+            raise TandemError(_NOTHING_READ.fill(path=str(source), error=str(exc))) from exc
         make_private(destination)  # the recovered chats: 0600 like the database they replace
         dest = sqlite3.connect(destination, isolation_level=None)
         try:
@@ -142,7 +167,7 @@ def recover_in_place(path: Path) -> RecoveryReport:
     try:
         fresh.rename(path)
     except OSError as exc:
-        raise TandemError(f"the recovered chats are in {fresh}, but could not be put in place ({exc})") from exc
+        raise TandemError(_NOT_IN_PLACE.fill(path=str(fresh), error=str(exc))) from exc
     return RecoveryReport(path, *_counts(report), damaged_copy=damaged)
 
 
@@ -158,7 +183,7 @@ def _repair_header(copy: Path) -> None:
     size = copy.stat().st_size
     with copy.open("rb") as handle:
         first = handle.read(65536)
-    if damage.startswith("its header is destroyed"):
+    if damage in (HEADER_DESTROYED, NO_PAGE_SIZE):
         page_size = _guess_page_size(first, size)
         if page_size == 0:
             return

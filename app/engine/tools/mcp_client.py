@@ -35,6 +35,7 @@ from pydantic import ValidationError
 
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import NAME_PATTERN, ToolCall, ToolResult, ToolSpec
+from app.core.wording import QT_TRANSLATE_NOOP, Words
 
 DEFAULT_CALL_TIMEOUT = 60.0  # seconds a tool may take before its call ends with an error line
 DEFAULT_START_TIMEOUT = 60.0  # seconds a server may take to start and answer the handshake
@@ -42,6 +43,18 @@ _MARGIN = 5.0  # the sync side waits this much longer than the SDK's own time-ou
 _STDERR_TAIL = 300  # characters of a server's last stderr line quoted when it ends
 
 T = TypeVar("T")
+
+# The window's Tools tab says these (app/ui/chat/tool_flow.py); a start failure that ends a tool
+# call goes to the model as its English ``str``.
+_NOT_STARTED_IN_TIME = QT_TRANSLATE_NOOP(
+    "McpClient", "MCP server {name} did not start within {seconds:g} s ({command})"
+)
+_COULD_NOT_START = QT_TRANSLATE_NOOP("McpClient", "MCP server {name} could not start: {error}")
+_LAST_WORDS = QT_TRANSLATE_NOOP("McpClient", "{error} (its last words: {tail})")
+_SAME_NAME = QT_TRANSLATE_NOOP(
+    "McpClient", "MCP tool {tool} of server {name} left out: server {owner} offers a tool of that name"
+)
+_BAD_NAME = QT_TRANSLATE_NOOP("McpClient", "MCP tool {tool} of server {name} left out: not a valid function name")
 
 
 class McpStartError(Exception):
@@ -77,6 +90,7 @@ class McpClient:
     start_timeout: float = DEFAULT_START_TIMEOUT
     before_start: Callable[[McpServerConfig], bool] = lambda _config: True
     notices: list[str] = field(default_factory=list)  # one line each: servers that failed, tools left out
+    notice_words: list[str | Words] = field(default_factory=list)  # the same notices, for the window
     _loop: asyncio.AbstractEventLoop = field(init=False)
     _thread: threading.Thread = field(init=False)
     _running: dict[str, _Running] = field(default_factory=dict, init=False)
@@ -99,6 +113,10 @@ class McpClient:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
+    def _notice(self, words: str | Words) -> None:
+        self.notices.append(str(words))  # the English line (the CLI, the tests)
+        self.notice_words.append(words)
+
     def list_tools(self) -> tuple[ToolSpec, ...]:
         """Every tool of every server (started now if not yet), in configuration order; a name only once.
 
@@ -111,15 +129,16 @@ class McpClient:
             try:
                 running = self._ensure(config)
             except McpStartError as exc:
-                self.notices.append(str(exc))
+                self._notice(_said(exc))
                 continue
             if running is None:
                 continue
             for spec in running.tools:
                 if spec.name in self._owner:
-                    self.notices.append(
-                        f"MCP tool {spec.name!r} of server {config.name!r} left out: "
-                        f"server {self._owner[spec.name]!r} offers a tool of that name"
+                    self._notice(
+                        _SAME_NAME.fill(
+                            tool=repr(spec.name), name=repr(config.name), owner=repr(self._owner[spec.name])
+                        )
                     )
                     continue
                 self._owner[spec.name] = config.name
@@ -195,10 +214,12 @@ class McpClient:
             raise
         except TimeoutError as exc:
             raise McpStartError(
-                f"MCP server {config.name!r} did not start within {self.start_timeout:g} s ({config.command_line})"
+                _NOT_STARTED_IN_TIME.fill(
+                    name=repr(config.name), seconds=self.start_timeout, command=config.command_line
+                )
             ) from exc
         except Exception as exc:
-            raise McpStartError(f"MCP server {config.name!r} could not start: {_one_line(exc)}") from exc
+            raise McpStartError(_COULD_NOT_START.fill(name=repr(config.name), error=_one_line(exc))) from exc
         self._running[config.name] = running
         return running
 
@@ -232,8 +253,8 @@ class McpClient:
         except BaseException as exc:
             if not ready.done():
                 tail = _stderr_tail(errlog)
-                detail = _one_line(exc) + (f" (its last words: {tail})" if tail else "")
-                ready.set_exception(McpStartError(f"MCP server {config.name!r} could not start: {detail}"))
+                detail: str | Words = _LAST_WORDS.fill(error=_one_line(exc), tail=tail) if tail else _one_line(exc)
+                ready.set_exception(McpStartError(_COULD_NOT_START.fill(name=repr(config.name), error=detail)))
             if isinstance(exc, asyncio.CancelledError):
                 raise
         finally:
@@ -242,7 +263,7 @@ class McpClient:
 
     def _spec(self, config: McpServerConfig, name: str, description: str | None, schema: Any) -> ToolSpec | None:
         if not NAME_PATTERN.fullmatch(name):
-            self.notices.append(f"MCP tool {name!r} of server {config.name!r} left out: not a valid function name")
+            self._notice(_BAD_NAME.fill(tool=repr(name), name=repr(config.name)))
             return None
         return ToolSpec(name, description or "", dict(schema) if isinstance(schema, dict) else {})
 
@@ -311,3 +332,9 @@ def _stderr_tail(errlog: IO[bytes]) -> str:
     except (OSError, ValueError):
         return ""
     return lines[-1].strip()[:_STDERR_TAIL] if lines else ""
+
+
+def _said(exc: BaseException) -> str | Words:
+    """A start failure's sentence, kept translatable for the window when it was made with words."""
+    sentence = exc.args[0] if len(exc.args) == 1 else None
+    return sentence if isinstance(sentence, Words) else str(exc)

@@ -11,6 +11,11 @@ from pathlib import Path
 
 from app.core.errors import TandemError
 from app.core.tools.mcp_config import McpServerConfig, parse_mcp_config
+from app.core.wording import QT_TRANSLATE_NOOP
+
+# Said by the window's Tools tab when the chosen file cannot be read (app/ui/chat/tool_flow.py).
+_UNREADABLE = QT_TRANSLATE_NOOP("McpConfig", "cannot read the MCP configuration {path}: {error}")
+_NOT_UTF8 = QT_TRANSLATE_NOOP("McpConfig", "the MCP configuration {path} is not UTF-8 text (byte {byte})")
 
 
 def read_mcp_file(path: Path) -> tuple[McpServerConfig, ...]:
@@ -18,7 +23,7 @@ def read_mcp_file(path: Path) -> tuple[McpServerConfig, ...]:
     try:
         text = path.read_bytes().decode("utf-8")
     except OSError as exc:
-        raise TandemError(f"cannot read the MCP configuration {path}: {exc.strerror or exc}") from exc
+        raise TandemError(_UNREADABLE.fill(path=str(path), error=str(exc.strerror or exc))) from exc
     except UnicodeDecodeError as exc:
-        raise TandemError(f"the MCP configuration {path} is not UTF-8 text (byte {exc.start})") from exc
+        raise TandemError(_NOT_UTF8.fill(path=str(path), byte=exc.start)) from exc
     return parse_mcp_config(text, str(path))

@@ -44,7 +44,7 @@ from app.ui.chat.activity import Activity
 from app.ui.chat.tool_dialogs import ask_call, confirm_server_start
 from app.ui.chat.tool_list import ToolListBox
 from app.ui.chat.view import ViewMessage
-from app.ui.i18n.words import say_error
+from app.ui.i18n.words import say, say_error
 from app.ui.settings.mcp_box import McpBox
 from app.ui.threads.background import Background
 
@@ -126,7 +126,7 @@ class ToolFlow(QObject):
             if client is not self.client:
                 return  # another file was chosen meanwhile
             self.tools = tools
-            lines = list(client.notices)
+            lines = [say(notice) for notice in client.notice_words]
             lines += [
                 QCoreApplication.translate("ToolFlow", "MCP server {name} was not started (not confirmed).").format(
                     name=repr(n)
