@@ -235,6 +235,16 @@
         <source>{draft} cannot draft for {target}: {problems}</source>
         <translation>{draft} kann nicht für {target} draften: {problems}</translation>
     </message>
+    <message>
+        <location filename="../app/engine/llama/session.py" line="46"/>
+        <source>{rule}: {detail}</source>
+        <translation>{rule}: {detail}</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/llama/session.py" line="47"/>
+        <source>{earlier}; {next}</source>
+        <translation>{earlier}; {next}</translation>
+    </message>
 </context>
 <context>
     <name>RemoteErrors</name>

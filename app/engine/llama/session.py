@@ -26,7 +26,7 @@ from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import IncompatiblePairError, TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.core.tools.records import ToolSpec
-from app.core.wording import QT_TRANSLATE_NOOP
+from app.core.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.cpu import CpuLoad, max_useful_threads
 from app.engine.gguf.header import read_header
 from app.engine.gguf.vocab import check_files
@@ -43,6 +43,19 @@ _DRAFT_MODEL_NEEDED = QT_TRANSLATE_NOOP(
     "PairLoadErrors", "a draft model is needed for {drafter} drafting (or choose the n-gram drafter or none)"
 )
 _CANNOT_DRAFT = QT_TRANSLATE_NOOP("PairLoadErrors", "{draft} cannot draft for {target}: {problems}")
+_PROBLEM = QT_TRANSLATE_NOOP("PairLoadErrors", "{rule}: {detail}")
+_AND_THEN = QT_TRANSLATE_NOOP("PairLoadErrors", "{earlier}; {next}")
+
+
+def _listed(items: Sequence[Words]) -> Words | str:
+    """Sentences joined by "; " as one translatable sentence (each kept in the reader's language)."""
+    if not items:
+        return ""
+    joined = items[0]
+    for item in items[1:]:
+        joined = _AND_THEN.fill(earlier=joined, next=item)
+    return joined
+
 
 _LOOKUP_MIN_NGRAM = 3
 LOOKUP_MIN_NGRAM = _LOOKUP_MIN_NGRAM  # what an attachment's lookup index is built for (engine/reply_attachments.py)
@@ -93,12 +106,13 @@ class LoadedPair:
             draft_header = read_header(config.draft)
             report = check_files(target_header, draft_header)
             if not report.compatible:
-                # The problems' rule names and evidence stay as the compatibility check words them.
                 raise IncompatiblePairError(
                     _CANNOT_DRAFT.fill(
                         draft=config.draft.name,
                         target=config.target.name,
-                        problems="; ".join(str(p) for p in report.problems),
+                        problems=_listed(
+                            [_PROBLEM.fill(rule=p.rule_words, detail=p.detail_words) for p in report.problems]
+                        ),
                     )
                 )
         self.target = LlamaModel(
