@@ -26,7 +26,7 @@ from app.ui.chat.reply_info import provenance_html
 from app.ui.chat.view import ViewMessage
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.words import number, say
-from app.ui.threads.worker import PairInfo
+from app.ui.threads.worker import PairInfo, drafter_label
 
 _REASONS = {
     FinishReason.EOG: "",
@@ -126,7 +126,10 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
             QCoreApplication.translate("ReplyWords", "no drafts in this reply")
             + (" " + QCoreApplication.translate("ReplyWords", "(draft length 0 in Settings)") if not adaptive else "")
         ]
-    return [*numbers, QCoreApplication.translate("ReplyWords", "drafter: {drafter}").format(drafter=drafter)]
+    return [
+        *numbers,
+        QCoreApplication.translate("ReplyWords", "drafter: {drafter}").format(drafter=drafter_label(drafter)),
+    ]
 
 
 def footer_text(
