@@ -46,3 +46,24 @@ def english_plurals(qapp: object) -> Iterator[None]:
     translators = install_translators(qapp, Language.ENGLISH)
     yield
     remove_translators(qapp, translators)
+
+
+@pytest.fixture
+def german(qapp: object) -> Iterator[None]:
+    """The window in German for one test: Tandem's catalogue and Qt's own, German number marks; English after.
+
+    The catalogues are built when stale, as setup does; installing the German translators makes the
+    German locale Qt's default, and taking them out again restores the system's.
+    """
+    from PySide6.QtWidgets import QApplication
+
+    from app.ui.i18n.catalog import BUILT, build_catalogue
+    from app.ui.i18n.install import Language, install_translators, remove_translators
+
+    assert isinstance(qapp, QApplication)
+    for language in BUILT:
+        build_catalogue(language)
+    translators = install_translators(qapp, Language.GERMAN)
+    assert len(translators) == 2, "Tandem's German catalogue and Qt's qtbase_de.qm"
+    yield
+    remove_translators(qapp, translators)

@@ -13,13 +13,12 @@ refused and a server that cannot start are said in German in the Tools tab
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QLocale, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 
 from app.core.errors import IncompatiblePairError, TandemError
 from app.core.tools.mcp_config import McpConfigError
@@ -32,26 +31,11 @@ from app.engine.store.database import StoreOpenError, check_file
 from app.engine.store.recovery import RecoveryReport
 from app.engine.tools.mcp_file import read_mcp_file
 from app.ui.chat.controller import Activity
-from app.ui.i18n.catalog import BUILT, build_catalogue
-from app.ui.i18n.install import Language, install_translators, remove_translators
 from app.ui.i18n.words import say, say_error
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import PairChoice
 from tests.engine import store_files
 from tests.ui.helpers import LOAD_TIMEOUT_S, Recorder, wait_until
-
-
-@pytest.fixture
-def german(qapp: QApplication) -> Iterator[None]:
-    """The German translators and locale for one test (catalogues built when stale, as setup does)."""
-    for language in BUILT:
-        build_catalogue(language)
-    translators = install_translators(qapp, Language.GERMAN)
-    before = QLocale()
-    QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
-    yield
-    QLocale.setDefault(before)
-    remove_translators(qapp, translators)
 
 
 def test_a_closed_port_is_a_german_connection_error_and_english_in_str(german: None) -> None:

@@ -106,17 +106,6 @@ def sources() -> tuple[set[str], set[str], set[str]]:
     return english, german, words
 
 
-@pytest.fixture
-def german(qapp: QApplication) -> Iterator[None]:
-    """The German translators on the application for one test (catalogues built when stale, as setup does)."""
-    for language in BUILT:
-        build_catalogue(language)
-    translators = install_translators(qapp, Language.GERMAN)
-    assert len(translators) == 2, "Tandem's German catalogue and Qt's qtbase_de.qm"
-    yield
-    remove_translators(qapp, translators)
-
-
 _UNWRAPPED: dict[str, set[str]] = {}
 
 

@@ -10,35 +10,22 @@ Replies come from the real SmolLM2 pair.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtWidgets import QApplication
 
 from app.core.errors import PromptTooLongError
 from app.engine.attachments import AttachmentError, read_attachment
 from app.engine.attachments.limits import AttachmentLimits
 from app.ui.chat.context_gauge import ContextGauge
-from app.ui.i18n.catalog import BUILT, build_catalogue
-from app.ui.i18n.install import Language, install_translators, remove_translators
 from app.ui.i18n.words import say_error
 from app.ui.main_window import MainWindow
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 
-@pytest.fixture
-def in_german(qapp: QApplication) -> Iterator[None]:
-    """Tandem's German catalogue and Qt's, with the German locale, for one test; English again afterwards."""
-    for language in BUILT:
-        build_catalogue(language)
-    translators = install_translators(qapp, Language.GERMAN)
-    yield
-    remove_translators(qapp, translators)  # the session's English catalogue (conftest) is still installed
-
-
 def test_a_too_long_prompt_is_refused_in_german_naming_the_german_setting(
-    in_german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
 ) -> None:
     window = make_window()
     window.settings_panel.n_ctx.setValue(256)
@@ -64,7 +51,7 @@ def test_the_same_error_still_prints_english() -> None:
 
 
 def test_the_reply_footer_writes_its_numbers_the_german_way(
-    in_german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
 ) -> None:
     window = make_window()
     window.settings_panel.max_tokens.setValue(24)
@@ -80,7 +67,7 @@ def test_the_reply_footer_writes_its_numbers_the_german_way(
 
 
 def test_a_binary_file_is_refused_in_german(
-    in_german: None, make_window: Callable[..., MainWindow], tmp_path: Path
+    german: None, make_window: Callable[..., MainWindow], tmp_path: Path
 ) -> None:
     binary = tmp_path / "picture.bin"
     binary.write_bytes(bytes(range(256)) * 8)
@@ -95,7 +82,7 @@ def test_a_binary_file_is_refused_in_german(
     assert say_error(caught.value) == banner.text()
 
 
-def test_a_too_large_file_says_its_size_with_a_german_decimal_comma(in_german: None, tmp_path: Path) -> None:
+def test_a_too_large_file_says_its_size_with_a_german_decimal_comma(german: None, tmp_path: Path) -> None:
     big = tmp_path / "big.txt"
     big.write_bytes(b"a" * 2_500_000)
     with pytest.raises(AttachmentError) as caught:
@@ -106,14 +93,14 @@ def test_a_too_large_file_says_its_size_with_a_german_decimal_comma(in_german: N
     )
 
 
-def test_sampling_tooltips_are_german(in_german: None, make_window: Callable[..., MainWindow]) -> None:
+def test_sampling_tooltips_are_german(german: None, make_window: Callable[..., MainWindow]) -> None:
     panel = make_window().settings_panel
     assert panel.temperature.toolTip() == "0 ist greedy: genau die eigene greedy-Antwort des Zielmodells"
     assert panel.top_k.toolTip() == "die k wahrscheinlichsten Tokens behalten; 0 = aus"
     assert panel.min_p.toolTip().startswith("Tokens verwerfen, die weniger wahrscheinlich sind")
 
 
-def test_the_context_gauge_groups_thousands_the_german_way(in_german: None, qtbot) -> None:  # type: ignore[no-untyped-def]
+def test_the_context_gauge_groups_thousands_the_german_way(german: None, qtbot) -> None:  # type: ignore[no-untyped-def]
     gauge = ContextGauge()
     qtbot.addWidget(gauge)
     gauge.set_counts(1234, 4096, dropped=2)
@@ -121,7 +108,7 @@ def test_the_context_gauge_groups_thousands_the_german_way(in_german: None, qtbo
     assert "4.096" in gauge.notice.text(), gauge.notice.text()
 
 
-def test_where_a_copied_token_came_from_is_said_in_german(in_german: None) -> None:
+def test_where_a_copied_token_came_from_is_said_in_german(german: None) -> None:
     """The core stores "earlier in this chat" and "report.pdf, p. 3" as data; the hover card and Stats say them."""
     from app.core.decoding.lookup import CONTEXT_CITATION
     from app.ui.chat.token_cards import copied_from_label

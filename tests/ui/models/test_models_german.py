@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import shutil
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -26,8 +25,6 @@ from app.engine.gguf.header import ModelFileError, read_header
 from app.engine.hub.download import _check_cancel as check_cancel
 from app.engine.hub.progress import DownloadCancelledError, DownloadProgress
 from app.engine.llama.session import DrafterKind
-from app.ui.i18n.catalog import BUILT, build_catalogue
-from app.ui.i18n.install import Language, install_translators, remove_translators
 from app.ui.i18n.words import say, say_error
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_sources import estimate_state
@@ -36,17 +33,6 @@ from app.ui.models.welcome_panel import WelcomePanel
 from app.ui.settings.store import GenerationSettings, PairChoice
 from app.ui.threads.background import Background
 from tests.ui.helpers import wait_until
-
-
-@pytest.fixture
-def german(qapp: QApplication) -> Iterator[None]:
-    """Tandem's German catalogue and Qt's own on the application, German number marks by default."""
-    for language in BUILT:
-        build_catalogue(language)
-    translators = install_translators(qapp, Language.GERMAN)
-    assert len(translators) == 2
-    yield
-    remove_translators(qapp, translators)
 
 
 def _vocab(size: int, offset: int = 0) -> VocabInfo:

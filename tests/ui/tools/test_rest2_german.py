@@ -10,19 +10,16 @@ drive them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
-from PySide6.QtCore import QLocale, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from app.core.adaptive.cost_model import Prediction
 from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.bench.preflight import NOTE_NO_DRAFT, PreflightReport, format_report
-from app.ui.i18n.catalog import BUILT, build_catalogue
-from app.ui.i18n.install import Language, install_translators, remove_translators
 from app.ui.main_window import MainWindow
 from app.ui.tools.preflight_dialog import report_table
 from tests.ui.helpers import load, pair_choice, send, wait_until
@@ -41,19 +38,6 @@ _CLI_TEXT = (
     "recommendation: prompt lookup cannot pay either\n"
     "(measured in 12.5 s)"
 )
-
-
-@pytest.fixture
-def german(qapp: QApplication) -> Iterator[None]:
-    """The German translators and locale for one test (catalogues built when stale, as setup does)."""
-    for language in BUILT:
-        build_catalogue(language)
-    translators = install_translators(qapp, Language.GERMAN)
-    before = QLocale()
-    QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
-    yield
-    QLocale.setDefault(before)
-    remove_translators(qapp, translators)
 
 
 def _report() -> PreflightReport:

@@ -10,12 +10,10 @@ SmolLM2 pair, as ``test_tools.py`` drives it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-from PySide6.QtCore import QCoreApplication, QLocale
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QCoreApplication
 
 from app.core.adaptive.controller import BEST_AT
 from app.core.bench.verdict import Spread, ab_verdict, sweep_conclusion, sweep_conclusion_words
@@ -23,8 +21,6 @@ from app.core.decoding.stats import GenerationStats
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
 from app.core.reply.step_words import explain, reason_words
 from app.engine.bench.preflight import STAGE_VERIFY, _recommend
-from app.ui.i18n.catalog import BUILT, build_catalogue
-from app.ui.i18n.install import Language, install_translators, remove_translators
 from app.ui.i18n.words import say
 from app.ui.main_window import MainWindow
 from app.ui.stats.charts import tick_label
@@ -32,19 +28,6 @@ from app.ui.stats.stats_panel import StatsPanel
 from app.ui.steps.launcher import explain_here
 from app.ui.steps.step_view import StepView
 from tests.ui.helpers import load, pair_choice, send, wait_until
-
-
-@pytest.fixture
-def german(qapp: QApplication) -> Iterator[None]:
-    """The German translators and locale for one test (catalogues built when stale, as setup does)."""
-    for language in BUILT:
-        build_catalogue(language)
-    translators = install_translators(qapp, Language.GERMAN)
-    before = QLocale()
-    QLocale.setDefault(QLocale(QLocale.Language.German, QLocale.Country.Germany))
-    yield
-    QLocale.setDefault(before)
-    remove_translators(qapp, translators)
 
 
 def _rejected_step(reason: str) -> StepRecord:
