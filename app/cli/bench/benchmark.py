@@ -137,6 +137,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "on the same prompts, interleaved (build it with scripts/build_llama_server.sh)",
     )
     parser.add_argument(
+        "--vs-speculative-simple",
+        action="store_true",
+        help="also run llama.cpp's llama-speculative-simple at each --peer-draft-lengths on the same prompts, "
+        "interleaved, greedy only (built once on first use)",
+    )
+    parser.add_argument(
         "--peer-ngram",
         type=_modes,
         default=NGRAM_MODES,
@@ -208,7 +214,12 @@ def run(args: argparse.Namespace) -> int:
         vs_llama_server=args.vs_llama_server,
         peer_ngram_modes=args.peer_ngram,
         peer_draft_lengths=args.peer_draft_lengths,
+        vs_speculative_simple=args.vs_speculative_simple,
     )
+    if args.vs_speculative_simple:
+        if any(t > 0 for t in args.temperatures):
+            raise TandemError("--vs-speculative-simple compares greedy replies only: use --temperatures 0")
+        ensure_tool("llama-speculative-simple", lambda line: print(f"bench: {line}", file=sys.stderr, flush=True))
     if args.vs_llama_server:  # built on first use, saying so: the app's setup does not build it
         ensure_binary(lambda line: print(f"bench: {line}", file=sys.stderr, flush=True))
     regimes: list[Regime] = regimes_for(target, args.regimes or args.f16_only)

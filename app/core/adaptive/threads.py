@@ -10,9 +10,11 @@ fastest, so :class:`AdaptiveThreads` measures:
 * a **round** tries each candidate count for a short window of verify steps
   (after one warm-up step, since the first step after a change also pays for
   it), starting from the count the free CPUs suggest and moving outwards. It
-  skips counts above the free CPUs plus one (on a machine that is busy all
-  over, 2 threads ran 20 times slower than 1: even a short window there costs
-  more than it can tell), and leaves a count after two steps when it runs
+  skips counts more than half a CPU above the free CPUs (``HEADROOM``): on a
+  machine busy all over, 2 threads ran 20 times slower than 1, and beside one
+  CPU-bound process 3-6 times slower, so even a short window there costs more
+  than it can tell (issue 31 measured a first reply at 0.68x of a fixed count
+  from that window alone). It leaves a count after two steps when it runs
   below ``drop_ratio`` of the best count measured so far;
 * it then keeps the fastest, preferring the suggested count unless another
   is clearly faster (``margin``), so timing noise does not move it;
@@ -47,6 +49,9 @@ DEFAULT_RECHECK_EVERY = 256
 DEFAULT_DROP_RATIO = 0.6
 # Another count must be this much faster than the suggested one to replace it.
 DEFAULT_MARGIN = 1.1
+# A count is tried only when the free CPUs reach it within this much: a thread without a free core of its own
+# spin-waits behind another process's, and every other thread waits for it.
+HEADROOM = 0.5
 # Steps a count runs in a round before it may be left early for being far slower.
 _EARLY_EXIT_STEPS = 2
 
@@ -200,7 +205,7 @@ class AdaptiveThreads:
         free = free if math.isfinite(free) else float(self.candidates[-1])
         self._suggested = suggested_count(free, self.candidates)
         self.measured = {}
-        worth_trying = [c for c in self.candidates if c <= free + 1.0 or c == self._suggested]
+        worth_trying = [c for c in self.candidates if c <= free + HEADROOM or c == self._suggested]
         # Nearest counts first: if the round is cut short by a short reply, the nearest were measured.
         self._queue = sorted(worth_trying, key=lambda c: (abs(c - self._suggested), c))
         self._switch(self._queue[0])

@@ -140,6 +140,7 @@ def render_markdown(report: dict[str, Any]) -> str:
                 (_detail_row(s) for s in rows),
             )
             lines += _prompt_table(name, temperature, [s for s in rows if s["category"] == LONG_CONTEXT])
+    lines += _spread_table(report.get("spreads", []))
     divergences = report.get("divergences", [])
     if divergences:
         lines += ["", "## Greedy divergences", ""]
@@ -160,6 +161,35 @@ def render_markdown(report: dict[str, Any]) -> str:
             ),
         )
     return "\n".join(lines) + "\n"
+
+
+def _spread_table(rows: Sequence[dict[str, Any]]) -> list[str]:
+    """Each configuration's speed on each prompt over the repeats: the run-to-run spread a user sees."""
+    if not rows:
+        return []
+    lines = [
+        "",
+        "## Run-to-run spread",
+        "",
+        "The same prompt's tokens/s in each repeat (not paired with target-only), and (fastest - slowest) / median.",
+        "",
+    ]
+    lines += _table(
+        ["regime", "T", "config", "prompt", "tok/s per repeat", "median", "spread"],
+        (
+            [
+                r["regime"],
+                f"{r['temperature']:g}",
+                r["config"],
+                r["prompt_id"],
+                ", ".join(f"{v:.1f}" for v in r["tokens_per_s"]),
+                f"{r['median']:.1f}",
+                f"{r['spread']:.0%}",
+            ]
+            for r in rows
+        ),
+    )
+    return lines
 
 
 def _detail_row(s: dict[str, Any]) -> list[str]:

@@ -220,6 +220,49 @@ def _summary(
     return summary
 
 
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """How much one configuration's speed on one prompt moved between repeats."""
+
+    regime: str
+    temperature: float
+    config: str
+    prompt_id: str
+    tokens_per_s: tuple[float, ...]  # one per repeat, in repeat order
+
+    @property
+    def median(self) -> float:
+        """The median tokens/s over the repeats."""
+        return statistics.median(self.tokens_per_s)
+
+    @property
+    def spread(self) -> float:
+        """(fastest - slowest) / median: 0.10 means the runs lay within 10 % of the median's size."""
+        median = self.median
+        return (max(self.tokens_per_s) - min(self.tokens_per_s)) / median if median > 0 else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form, with the median and spread spelled out."""
+        return {**asdict(self), "median": self.median, "spread": self.spread}
+
+
+def spreads(records: Sequence[RunRecord]) -> list[Spread]:
+    """Each configuration's tokens/s on each prompt over the repeats (two repeats or more), in record order.
+
+    The speedup tables pair a run with target-only's in the same repeat, which cancels the machine's drift;
+    this is the other question, the one a user asks: does the same prompt run as fast every time?
+    """
+    runs: dict[tuple[str, float, str, str], dict[int, float]] = defaultdict(dict)
+    for r in records:
+        if r.generation_s > 0:
+            runs[(r.regime, r.temperature, r.config, r.prompt_id)][r.repeat] = r.emitted / r.generation_s
+    return [
+        Spread(regime, temperature, config, prompt_id, tuple(rates[k] for k in sorted(rates)))
+        for (regime, temperature, config, prompt_id), rates in runs.items()
+        if len(rates) >= 2
+    ]
+
+
 # -- acceptance targets ------------------------------------------------------------------
 
 
@@ -234,12 +277,24 @@ class TargetCheck:
 
 # Tandem's default with a draft model, else the draft model alone (a run with --no-hybrid).
 DEFAULT_CONFIGS = ("hybrid adaptive", "draft adaptive")
-PEER = "llama-server"  # every llama.cpp peer's configuration name starts so
+PEER = "llama-server"  # llama-server's configuration names start so
 PEER_SPECULATIVE = "llama-server K="  # llama.cpp speculating with the draft model (app.engine.bench.peer)
 PEER_NGRAM = "llama-server ngram"  # llama.cpp's n-gram modes
+# llama.cpp's plain speculative example at a fixed draft length (app.engine.bench.speculative_simple).
+PEER_SIMPLE = "llama-speculative-simple K="
 # Appended to a configuration's name when it drafts with the cheaper re-quantised draft
 # (app.engine.llama.quantize); its peers are llama.cpp speculating with the same file.
 CHEAPER_DRAFT = " (cheaper draft)"
+
+
+def is_peer(config: str) -> bool:
+    """Whether a configuration is one of llama.cpp's programs rather than Tandem."""
+    return config.startswith((PEER, PEER_SIMPLE))
+
+
+def is_peer_speculative(config: str) -> bool:
+    """Whether a configuration is llama.cpp speculating with the draft model at a fixed length."""
+    return config.startswith((PEER_SPECULATIVE, PEER_SIMPLE))
 
 
 def _find(summaries: Sequence[Summary], **keys: Any) -> list[Summary]:
@@ -285,12 +340,16 @@ def check_targets(
                 f"{memory_regime} {category}: {ours.config} >= {bar:.1f}x", f"{ours.speedup:.2f}x", ours.speedup >= bar
             )
         )
-        peer = max((s for s in rows if s.config.startswith(PEER_SPECULATIVE)), key=lambda s: s.speedup, default=None)
-        if peer is not None and peer.speedup > 0:
+        # Against each of llama.cpp's programs apart: llama-server and the plain example.
+        for prefix in (PEER_SPECULATIVE, PEER_SIMPLE):
+            peer = max((s for s in rows if s.config.startswith(prefix)), key=lambda s: s.speedup, default=None)
+            if peer is None or peer.speedup <= 0:
+                continue
             ratio = ours.speedup / peer.speedup
+            program = prefix.removesuffix(" K=")
             checks.append(
                 TargetCheck(
-                    f"{memory_regime} {category}: {ours.config} >= 1.15x llama.cpp's best draft length",
+                    f"{memory_regime} {category}: {ours.config} >= 1.15x {program}'s best draft length",
                     f"{ratio:.2f}x ({ours.speedup:.2f}x vs {peer.config} {peer.speedup:.2f}x)",
                     ratio >= 1.15,
                 )
@@ -334,14 +393,14 @@ def check_targets(
                     s.speedup >= 0.95 * best.speedup,
                 )
             )
-    tandem = [s for s in greedy if s.category != ALL_CATEGORIES and not s.config.startswith(PEER)]
-    peers = [s for s in greedy if s.category != ALL_CATEGORIES and s.config.startswith(PEER)]
+    tandem = [s for s in greedy if s.category != ALL_CATEGORIES and not is_peer(s.config)]
+    peers = [s for s in greedy if s.category != ALL_CATEGORIES and is_peer(s.config)]
     unexplained = sum(s.divergences - s.explained for s in tandem)
     total = sum(s.divergences for s in tandem)
     measured = f"{total - unexplained}/{total} explained"
     peer_total = sum(s.divergences for s in peers)
     if peer_total:
-        measured += f" (llama-server's own: {sum(s.explained for s in peers)}/{peer_total}, not counted)"
+        measured += f" (llama.cpp's own: {sum(s.explained for s in peers)}/{peer_total}, not counted)"
     checks.append(TargetCheck("every greedy divergence of Tandem's is a near-tie", measured, unexplained == 0))
     return checks
 

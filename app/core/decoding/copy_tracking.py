@@ -300,4 +300,3 @@ def _longest_tail(window: npt.NDArray[np.int64], tokens: npt.NDArray[np.int64], 
     if m == 0:
         return None
     return m, int(ends[agree == m][0])
-

@@ -43,6 +43,7 @@ from app.core.bench.stats import (
     RunRecord,
     check_targets,
     overhead_targets,
+    spreads,
     summarize,
 )
 from app.core.decoding.decoder import GenerationRequest
@@ -53,6 +54,7 @@ from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
 from app.core.reply.plan import DraftPlan
 from app.engine.bench.documents import prepare
+from app.engine.bench.llama_tools import find_tool
 from app.engine.bench.peer import NGRAM_MODES, generate_on_server, llama_servers, peer_names
 from app.engine.bench.preflight import apply_to, run_preflight
 from app.engine.bench.probes import (
@@ -63,6 +65,7 @@ from app.engine.bench.probes import (
     overhead_table,
     wait_for_quiet,
 )
+from app.engine.bench.speculative_simple import generate_with_simple, simple_name, simple_names
 from app.engine.llama.quantize import make_cheaper_draft, requantize
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.remote.llama_server import LlamaServerProcess, cache_dir
@@ -144,6 +147,8 @@ class BenchSettings:
     # Also the default (hybrid adaptive) with the cheaper draft pre-flight offers (a Q4_0 copy, made once),
     # and llama-server speculating with that copy: the same file on both sides.
     cheaper_draft: bool = False
+    # Also llama.cpp's plain speculative example (llama-speculative-simple) at each peer draft length, greedy only.
+    vs_speculative_simple: bool = False
 
     def peer_lengths(self) -> tuple[int, ...]:
         """The draft lengths llama-server speculates at with the draft model."""
@@ -293,6 +298,10 @@ def run_benchmark(
             )
         ]
         config_sets = [[*configs, *peers] for configs in config_sets]
+    if settings.vs_speculative_simple and draft is not None:
+        names = simple_names(settings.peer_lengths(), cheaper is not None)
+        simple = [BenchConfig(n, DrafterKind.NONE, None) for n in names]
+        config_sets = [[*configs, *simple] for configs in config_sets]
     runs_per_config = settings.repeats * len(settings.temperatures) * len(prompts)
     offsets = [runs_per_config * sum(len(c) for c in config_sets[:i]) for i in range(len(regimes) + 1)]
     total = offsets[-1]
@@ -326,6 +335,7 @@ def run_benchmark(
         "regimes": [res.info for res in results],
         "summaries": [s.to_dict() for s in summaries],
         "targets": [asdict(t) for t in (*check_targets(summaries), *overhead_targets(overhead))],
+        "spreads": [s.to_dict() for s in spreads(records)],
         "divergences": [asdict(c) for c in checks],
         "runs": [{**asdict(r), "tokens": len(r.tokens)} for r in records],
     }
@@ -369,6 +379,7 @@ def _run_regime(
                     cheaper_draft,
                 )
             )
+        simple_runs = _simple_runs(regime, pair, draft, cheaper_draft, configs, settings)
         info: dict[str, Any] = {
             "name": regime.name,
             "label": regime.label,
@@ -414,7 +425,18 @@ def _run_regime(
                         # A long prompt is read afresh by every configuration: its prefill is what is measured.
                         cold = prompt.category == LONG_CONTEXT
                         run: Callable[[], RunRecord]
-                        if bench_config.name in servers:
+                        if bench_config.name in simple_runs:
+                            run = partial(
+                                simple_runs[bench_config.name],
+                                rendered[prompt.id],
+                                seed=settings.seed + repeat,
+                                regime=regime.name,
+                                category=prompt.category,
+                                prompt_id=prompt.id,
+                                repeat=repeat,
+                                temperature=temperature,
+                            )
+                        elif bench_config.name in servers:
                             run = partial(
                                 generate_on_server,
                                 servers[bench_config.name],
@@ -453,6 +475,39 @@ def _run_regime(
         info["other_processes_cpu_share"] = watch.other_share()
         progress(done, f"{regime.name}: done")
     return result
+
+
+def _simple_runs(
+    regime: Regime,
+    pair: LoadedPair,
+    draft: Path | None,
+    cheaper_draft: Path | None,
+    configs: Sequence[BenchConfig],
+    settings: BenchSettings,
+) -> dict[str, Callable[..., RunRecord]]:
+    """llama-speculative-simple's configurations of this regime, each a call awaiting a prompt."""
+    names = {c.name for c in configs}
+    binary = find_tool("llama-speculative-simple") if settings.vs_speculative_simple else None
+    if binary is None or draft is None:
+        return {}
+    runs: dict[str, Callable[..., RunRecord]] = {}
+    for file, cheaper in ((draft, False), (cheaper_draft, True)):
+        for k in settings.peer_lengths():
+            name = simple_name(k, cheaper)
+            if file is None or name not in names:
+                continue
+            runs[name] = partial(
+                generate_with_simple,
+                binary,
+                pair.target,
+                file,
+                name,
+                draft_max=k,
+                max_tokens=settings.max_tokens,
+                n_ctx=settings.n_ctx,
+                threads=settings.n_threads or pair.target.threads,
+            )
+    return runs
 
 
 def _empty_caches(pair: LoadedPair) -> None:

@@ -54,12 +54,22 @@ def run(policy: AdaptiveThreads, machine: Machine, steps: int, tokens: int = 1, 
 
 
 def test_one_thread_wins_beside_a_busy_process() -> None:
-    machine = Machine(ONE_BUSY, free=1.0)
+    machine = Machine(ONE_BUSY, free=1.5)  # half of the other core is free: two threads are worth one look
     policy = machine.policy()
     used = run(policy, machine, 200)
     assert policy.threads == 1
     assert Counter(used[50:]) == {1: 150}
     assert policy.measured[2] < policy.measured[1]
+
+
+def test_a_whole_busy_core_is_not_shared_even_for_a_look() -> None:
+    # One CPU-bound process beside: the second thread would have no core of its own, and a window there
+    # cost a first reply a third of its speed on the 2-core machine (issue 31).
+    machine = Machine(ONE_BUSY, free=1.0)
+    policy = machine.policy(recheck_every=24)
+    used = run(policy, machine, 100)
+    assert set(used) == {1} and machine.applied == [1]
+    assert policy.rounds > 1  # the periodic re-checks still ran, and still did not try two
 
 
 def test_all_cores_win_on_a_quiet_machine() -> None:
@@ -78,7 +88,7 @@ def test_a_machine_busy_all_over_does_not_try_more_threads() -> None:
 
 
 def test_a_far_slower_count_is_left_after_two_steps() -> None:
-    machine = Machine({1: 16.0, 2: 2.0}, free=1.0)
+    machine = Machine({1: 16.0, 2: 2.0}, free=1.5)
     policy = machine.policy(window=6, warmup=1)
     used = run(policy, machine, 40)
     assert used.count(2) == 1 + 2  # the warm-up step and two measured ones, not a whole window
@@ -156,7 +166,7 @@ def test_the_step_after_a_change_is_not_counted() -> None:
 
 
 def test_apply_is_called_only_when_the_count_changes() -> None:
-    machine = Machine(ONE_BUSY, free=1.0)
+    machine = Machine(ONE_BUSY, free=1.5)
     policy = machine.policy()
     run(policy, machine, 200)
     assert machine.applied == [1, 2, 1]

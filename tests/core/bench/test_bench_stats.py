@@ -22,7 +22,10 @@ from app.core.bench.stats import (
     TargetCheck,
     baselines,
     check_targets,
+    is_peer,
+    is_peer_speculative,
     matched_tokens,
+    spreads,
     summarize,
 )
 
@@ -391,13 +394,13 @@ def test_targets_on_hand_made_summaries() -> None:
     assert check_targets(summaries) == [
         TargetCheck("f16 code-edit: hybrid adaptive >= 2.0x", "2.30x", True),
         TargetCheck(
-            "f16 code-edit: hybrid adaptive >= 1.15x llama.cpp's best draft length",
+            "f16 code-edit: hybrid adaptive >= 1.15x llama-server's best draft length",
             "1.15x (2.30x vs llama-server K=8 2.00x)",
             True,
         ),
         TargetCheck("f16 code-write: draft adaptive >= 1.8x", "1.79x", False),
         TargetCheck(
-            "f16 code-write: draft adaptive >= 1.15x llama.cpp's best draft length",
+            "f16 code-write: draft adaptive >= 1.15x llama-server's best draft length",
             "1.12x (1.79x vs llama-server K=8 1.60x)",
             False,
         ),
@@ -435,13 +438,13 @@ def test_the_cheaper_draft_is_held_to_the_same_bars_against_llama_cpp_with_the_s
     assert check_targets(summaries)[:5] == [
         TargetCheck("f16 code-edit: hybrid adaptive >= 2.0x", "1.80x", False),
         TargetCheck(
-            "f16 code-edit: hybrid adaptive >= 1.15x llama.cpp's best draft length",
+            "f16 code-edit: hybrid adaptive >= 1.15x llama-server's best draft length",
             "1.20x (1.80x vs llama-server K=4 1.50x)",
             True,
         ),
         TargetCheck("f16 code-edit: hybrid adaptive (cheaper draft) >= 2.0x", "2.40x", True),
         TargetCheck(
-            "f16 code-edit: hybrid adaptive (cheaper draft) >= 1.15x llama.cpp's best draft length",
+            "f16 code-edit: hybrid adaptive (cheaper draft) >= 1.15x llama-server's best draft length",
             "1.09x (2.40x vs llama-server K=4 (cheaper draft) 2.20x)",
             False,
         ),
@@ -487,7 +490,7 @@ def test_llama_servers_own_divergences_are_shown_but_not_held_against_tandem() -
     ]
     assert check_targets(summaries)[-1] == TargetCheck(
         "every greedy divergence of Tandem's is a near-tie",
-        "2/2 explained (llama-server's own: 2/3, not counted)",
+        "2/2 explained (llama.cpp's own: 2/3, not counted)",
         True,
     )
     summaries[0] = row("q4", "prose", "hybrid adaptive", 1.0, divergences=2, explained=1)
@@ -498,14 +501,64 @@ def test_overhead_targets_judge_the_adaptive_lookup_and_hybrid_rows_only() -> No
     from app.core.bench.stats import overhead_targets
 
     def row(drafter: str, length: object, median: float) -> dict[str, object]:
-        return {"drafter": drafter, "draft_length": length, "temperature": 0.0, "median_ms": median,
-                "mean_ms": median, "steps": 10}
+        return {
+            "drafter": drafter,
+            "draft_length": length,
+            "temperature": 0.0,
+            "median_ms": median,
+            "mean_ms": median,
+            "steps": 10,
+        }
 
-    rows = [row("model", "adaptive", 5.0), row("ngram", 4, 9.0), row("ngram", "adaptive", 0.21),
-            row("hybrid", "adaptive", 0.45)]
+    rows = [
+        row("model", "adaptive", 5.0),
+        row("ngram", 4, 9.0),
+        row("ngram", "adaptive", 0.21),
+        row("hybrid", "adaptive", 0.45),
+    ]
     checks = overhead_targets(rows)
     assert [(c.name.split(",")[1].split(" at")[0].strip(), c.passed) for c in checks] == [
         ("ngram adaptive", True),
         ("hybrid adaptive", False),
     ]
     assert "0.45 ms" in checks[1].measured
+
+
+# -- run-to-run spread and llama.cpp's programs ----------------------------------------------
+
+
+def test_spread_is_the_range_of_one_prompts_speed_over_its_median() -> None:
+    records = [
+        # a: 10, 12, 9 tok/s in repeats 0-2 -> median 10, spread (12 - 9) / 10 = 0.30
+        run("hybrid adaptive", "a", 0, emitted=20, generation_s=2.0),
+        run("hybrid adaptive", "a", 2, emitted=18, generation_s=2.0),
+        run("hybrid adaptive", "a", 1, emitted=24, generation_s=2.0),
+        # b ran once: no spread to tell
+        run("hybrid adaptive", "b", 0),
+        # a run that generated nothing has no speed
+        run(BASELINE, "a", 0, generation_s=0.0),
+        run(BASELINE, "a", 1),
+    ]
+    (only,) = spreads(records)
+    assert (only.config, only.prompt_id, only.tokens_per_s) == ("hybrid adaptive", "a", (10.0, 12.0, 9.0))
+    assert only.median == 10.0
+    assert only.spread == pytest.approx(0.30)
+    assert json.loads(json.dumps(only.to_dict()))["spread"] == pytest.approx(0.30)
+
+
+def test_llama_cpp_s_example_is_a_peer_held_to_the_same_bar_as_llama_server() -> None:
+    assert is_peer("llama-speculative-simple K=4") and is_peer("llama-server ngram-mod")
+    assert is_peer_speculative("llama-speculative-simple K=8") and not is_peer_speculative("llama-server ngram-mod")
+    assert not is_peer("hybrid adaptive")
+    summaries = [
+        row("f16", "code-write", "hybrid adaptive", 1.50),
+        row("f16", "code-write", "llama-server K=4", 1.25),
+        row("f16", "code-write", "llama-speculative-simple K=4", 1.40),
+        row("f16", "code-write", "llama-speculative-simple K=8", 1.20),
+    ]
+    names = {t.name: t for t in check_targets(summaries)}
+    server = names["f16 code-write: hybrid adaptive >= 1.15x llama-server's best draft length"]
+    simple = names["f16 code-write: hybrid adaptive >= 1.15x llama-speculative-simple's best draft length"]
+    # 1.50 / 1.25 = 1.20 passes; against the example's best length (K=4, 1.40): 1.07 does not.
+    assert (server.measured, server.passed) == ("1.20x (1.50x vs llama-server K=4 1.25x)", True)
+    assert (simple.measured, simple.passed) == ("1.07x (1.50x vs llama-speculative-simple K=4 1.40x)", False)

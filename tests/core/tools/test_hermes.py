@@ -47,12 +47,12 @@ def test_without_parallel_calls_only_the_first_is_kept() -> None:
 @pytest.mark.parametrize(
     "block",
     [
-        "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": }\n</tool_call>",  # broken JSON
+        '<tool_call>\n{"name": "f", "arguments": {"a": }\n</tool_call>',  # broken JSON
         "<tool_call>\n[1, 2]\n</tool_call>",  # not an object
-        "<tool_call>\n{\"arguments\": {}}\n</tool_call>",  # no name
-        "<tool_call>\n{\"name\": \"no spaces allowed\", \"arguments\": {}}\n</tool_call>",
-        "<tool_call>\n{\"name\": \"f\", \"arguments\": [1]}\n</tool_call>",  # arguments not an object
-        "<tool_call>\n{\"name\": \"f\", \"argu",  # the reply ended inside the block
+        '<tool_call>\n{"arguments": {}}\n</tool_call>',  # no name
+        '<tool_call>\n{"name": "no spaces allowed", "arguments": {}}\n</tool_call>',
+        '<tool_call>\n{"name": "f", "arguments": [1]}\n</tool_call>',  # arguments not an object
+        '<tool_call>\n{"name": "f", "argu',  # the reply ended inside the block
     ],
 )
 def test_a_malformed_block_stays_plain_text_whole(block: str) -> None:
