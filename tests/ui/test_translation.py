@@ -389,6 +389,20 @@ def test_the_catalogue_is_rebuilt_only_when_a_source_is_newer(tmp_path: Path, mo
         catalog.build_catalogue("de", tmp_path, force=True)
 
 
+def test_the_command_says_which_catalogues_it_built(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for language in BUILT:
+        (tmp_path / f"tandem_{language}.ts").write_text(
+            (ROOT / "translations" / f"tandem_{language}.ts").read_text(encoding="utf-8"), encoding="utf-8"
+        )
+    monkeypatch.setattr(catalog, "HERE", tmp_path)
+    assert catalog.main(tmp_path) == 0
+    assert capsys.readouterr().out.count(" built\n") == len(BUILT)
+    assert catalog.main(tmp_path) == 0
+    assert capsys.readouterr().out.count(" up to date\n") == len(BUILT)
+
+
 def test_the_language_setting_is_kept_from_preferences(make_window: Callable[..., MainWindow]) -> None:
     window = make_window()
     dialog = window.menus.show_preferences()

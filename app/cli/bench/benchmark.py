@@ -113,6 +113,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="leave out Tandem's fixed draft lengths (--vs-llama-server still speculates at the largest one)",
     )
     parser.add_argument("--no-adaptive", action="store_true", help="leave out the adaptive configurations")
+    parser.add_argument(
+        "--default-only",
+        action="store_true",
+        help="of Tandem's drafters only the default (hybrid adaptive), and --ngram's if given, beside target-only "
+        "(with --repeats 5: the default's run-to-run spread)",
+    )
     parser.add_argument("--no-preflight", action="store_true", help="do not run (and seed adaptive with) pre-flight")
     regime = parser.add_mutually_exclusive_group()
     regime.add_argument("--regimes", action="store_true", help="also bench an F16 copy of the target (memory-bound)")
@@ -196,7 +202,8 @@ def run(args: argparse.Namespace) -> int:
         max_tokens=args.max_tokens,
         repeats=args.repeats,
         draft_lengths=args.draft_lengths,
-        fixed_lengths=not args.no_fixed_lengths,
+        fixed_lengths=not (args.no_fixed_lengths or args.default_only),
+        draft_adaptive=not args.default_only,
         adaptive=not args.no_adaptive,
         ngram=args.ngram,
         ngram_lengths=args.ngram_lengths,

@@ -125,6 +125,7 @@ class BenchSettings:
     draft_lengths: tuple[int, ...] = (2, 4, 8)
     fixed_lengths: bool = True  # Tandem at each of draft_lengths (llama-server's speculation uses the largest anyway)
     adaptive: bool = True
+    draft_adaptive: bool = True  # the draft model alone, adaptive (off: only the default among the adaptive ones)
     ngram: bool = False
     ngram_lengths: tuple[int, ...] = ()
     ngram_all_regimes: bool = False  # n-gram runs in the first regime only unless set
@@ -241,7 +242,8 @@ def configurations(settings: BenchSettings, has_draft: bool, with_ngram: bool = 
         if settings.fixed_lengths:
             configs += [BenchConfig(f"draft K={k}", DrafterKind.MODEL, k) for k in settings.draft_lengths]
         if settings.adaptive:
-            configs.append(BenchConfig("draft adaptive", DrafterKind.MODEL, None))
+            if settings.draft_adaptive or not settings.hybrid:
+                configs.append(BenchConfig("draft adaptive", DrafterKind.MODEL, None))
             if settings.hybrid:
                 configs.append(BenchConfig("hybrid adaptive", DrafterKind.HYBRID, None))
             if settings.cheaper_draft:

@@ -97,7 +97,9 @@ def command(
         str(binary),
         "-m", str(target),
         "-md", str(draft),
-        "-p", prompt,  # not -f: reading a file, the example drops its last newline (a token of the template)
+        # Not -f: reading a file, the example drops its last newline (a token of the template); and taken
+        # as it is, not with backslash escapes turned into characters (a prompt's code may spell "\\n").
+        "-p", prompt, "--no-escape",
         "-n", str(max_tokens),
         "-c", str(n_ctx),
         "-b", str(n_ctx),  # the example reads the whole prompt in one batch

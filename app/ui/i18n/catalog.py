@@ -81,15 +81,18 @@ def build_catalogue(language: str, folder: Path = SOURCES, force: bool = False) 
     return target
 
 
-def main() -> int:
-    """Build every catalogue that is stale; one line each."""
+def main(folder: Path = SOURCES) -> int:
+    """Build every catalogue that is stale; one line each, saying whether it was built or already up to date."""
     for language in BUILT:
+        stale = is_stale(language, folder)
         try:
-            path = build_catalogue(language)
+            path = build_catalogue(language, folder)
         except CatalogueError as error:
             print(f"translations: {error}", file=sys.stderr)
             return 1
-        print(f"translations: {path.relative_to(HERE.parents[2])} up to date")
+        # A rebuilt catalogue is news (it goes with the sources it came from); an untouched one is not.
+        shown = path.relative_to(HERE.parents[2]) if path.is_relative_to(HERE.parents[2]) else path
+        print(f"translations: {shown} {'built' if stale else 'up to date'}")
     return 0
 
 

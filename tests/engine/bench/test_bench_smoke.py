@@ -115,6 +115,12 @@ def test_bundled_suite_covers_the_categories() -> None:
         "ngram K=4",
         "ngram adaptive",
     ]
+    # --default-only: what a user gets beside the target alone, for the run-to-run spread.
+    default_only = BenchSettings(FULL_SUITE, fixed_lengths=False, draft_adaptive=False)
+    assert [c.name for c in configurations(default_only, True)] == ["target", "hybrid adaptive"]
+    # Without hybrid drafting the draft model alone is the default, so it stays.
+    no_hybrid = BenchSettings(FULL_SUITE, fixed_lengths=False, draft_adaptive=False, hybrid=False)
+    assert [c.name for c in configurations(no_hybrid, True)] == ["target", "draft adaptive"]
 
 
 def test_batched_and_single_token_logits_are_close(small_pair: tuple[Path, Path]) -> None:

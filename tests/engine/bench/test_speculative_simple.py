@@ -15,7 +15,8 @@ import pytest
 from app.core.errors import TandemError
 from app.engine.bench.llama_tools import find_tool
 from app.engine.bench.runner import BenchSettings, Regime, run_benchmark
-from app.engine.bench.speculative_simple import parse_output, simple_name
+from app.engine.bench.speculative_simple import generate_with_simple, parse_output, simple_name
+from app.engine.llama.model import LlamaModel, LoadOptions
 from tests.paths import REPO_ROOT
 
 SMOKE_SUITE = REPO_ROOT / "resources" / "bench_prompts_smoke.json"
@@ -74,3 +75,23 @@ def test_the_example_runs_beside_tandem_on_the_same_prompt_tokens(small_pair: tu
     # Greedy on the same prompt tokens: llama.cpp's reply starts as the target alone's does.
     summary = next(s for s in report["summaries"] if s["config"] == name and s["category"] == "all")
     assert summary["match_rate"] is not None and summary["match_rate"] > 0.5
+
+
+@pytest.mark.skipif(
+    find_tool("llama-speculative-simple") is None,
+    reason="llama-speculative-simple is not built (scripts/build_llama_server.sh --tools)",
+)
+def test_a_prompt_that_spells_a_backslash_escape_reaches_the_example_as_written(small_pair: tuple[Path, Path]) -> None:
+    # Code in a prompt often spells "\n"; the example would read it as a newline, one token fewer, unless told not to.
+    target, draft = small_pair
+    binary = find_tool("llama-speculative-simple")
+    assert binary is not None
+    text = '<|im_start|>user\nWhat does print("a\\nb") print?<|im_end|>\n<|im_start|>assistant\n'
+    with LlamaModel(target, LoadOptions(n_ctx=256, n_threads=2)) as model:
+        tokens = model.tokenize(text)
+        record = generate_with_simple(
+            binary, model, draft, simple_name(2), tokens, 2, 8, 256, 2,
+            seed=1, regime="q4", category="code-write", prompt_id="escape", repeat=0,
+        )  # fmt: skip
+    assert record.prompt_read == len(tokens)
+    assert record.emitted > 0 and record.generation_s > 0
