@@ -159,7 +159,8 @@ def generate_with_simple(
         raise TandemError(
             f"llama-speculative-simple read {run.encoded} prompt tokens of {prompt_id}, Tandem {len(prompt_tokens)}"
         )
-    tokens = tuple(target_model.tokenize(run.text, parse_special=False))[: run.decoded]
+    # The example may run a step past -n (it stops once it has more): compare and count the first max_tokens.
+    tokens = tuple(target_model.tokenize(run.text, parse_special=False))[: min(run.decoded, max_tokens)]
     return RunRecord(
         regime=regime,
         config=name,

@@ -72,6 +72,8 @@ def test_the_example_runs_beside_tandem_on_the_same_prompt_tokens(small_pair: tu
     runs = [r for r in report["runs"] if r["config"] == name]
     assert runs and all(r["prompt_read"] > 0 and r["generation_s"] > 0 for r in runs)
     assert all(r["drafted"] > 0 and 0 <= r["accepted"] <= r["drafted"] for r in runs)
+    # The example may decode a step past -n; only the tokens asked for are compared and counted.
+    assert all(0 < r["tokens"] <= 24 for r in runs)
     # Greedy on the same prompt tokens: llama.cpp's reply starts as the target alone's does.
     summary = next(s for s in report["summaries"] if s["config"] == name and s["category"] == "all")
     assert summary["match_rate"] is not None and summary["match_rate"] > 0.5
