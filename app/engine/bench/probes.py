@@ -71,10 +71,12 @@ def batch_numerics(target: LlamaModel, prompt: Sequence[int], width: int = 5) ->
     start = len(prompt) - n
     max_diff = 0.0
     max_gap_change = 0.0
+    # The prefix is read once: each chunk's single-token decodes leave the cache holding the prompt up to the
+    # next chunk (a long-context prompt read afresh per chunk cost minutes).
+    target.truncate(0)
+    target.decode(prompt[:start], "none")
     for chunk in range(start, len(prompt), width):
         batch = list(prompt[chunk : chunk + width])
-        target.truncate(0)
-        target.decode(prompt[:chunk], "none")
         batched = target.decode(batch, "all").copy()
         target.truncate(chunk)
         single = np.stack([target.decode([t], "last")[0].copy() for t in batch])
