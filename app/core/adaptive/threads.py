@@ -14,7 +14,8 @@ fastest, so :class:`AdaptiveThreads` measures:
   machine busy all over, 2 threads ran 20 times slower than 1, and beside one
   CPU-bound process 3-6 times slower, so even a short window there costs more
   than it can tell (issue 31 measured a first reply at 0.68x of a fixed count
-  from that window alone). It leaves a count after two steps when it runs
+  from that window alone); the first round, read just after loading, allows a
+  whole CPU. It leaves a count after two steps when it runs
   below ``drop_ratio`` of the best count measured so far;
 * it then keeps the fastest, preferring the suggested count unless another
   is clearly faster (``margin``), so timing noise does not move it;
@@ -52,6 +53,8 @@ DEFAULT_MARGIN = 1.1
 # A count is tried only when the free CPUs reach it within this much: a thread without a free core of its own
 # spin-waits behind another process's, and every other thread waits for it.
 HEADROOM = 0.5
+# ...except in a policy's first round, whose reading follows the models' loading (see _start_round).
+FIRST_ROUND_HEADROOM = 1.0
 # Steps a count runs in a round before it may be left early for being far slower.
 _EARLY_EXIT_STEPS = 2
 
@@ -205,7 +208,10 @@ class AdaptiveThreads:
         free = free if math.isfinite(free) else float(self.candidates[-1])
         self._suggested = suggested_count(free, self.candidates)
         self.measured = {}
-        worth_trying = [c for c in self.candidates if c <= free + HEADROOM or c == self._suggested]
+        # The first reading comes right after the models were read from disk, when the kernel's I/O threads
+        # count as other processes: the first round still tries one more CPU than it sees free.
+        headroom = FIRST_ROUND_HEADROOM if self.rounds == 1 else HEADROOM
+        worth_trying = [c for c in self.candidates if c <= free + headroom or c == self._suggested]
         # Nearest counts first: if the round is cut short by a short reply, the nearest were measured.
         self._queue = sorted(worth_trying, key=lambda c: (abs(c - self._suggested), c))
         self._switch(self._queue[0])

@@ -162,7 +162,6 @@ def test_adaptive_default_measures_a_draft_then_says_its_choice(make_window, sma
     # The first token is the target's alone while the draft model reads the prompt (lazy prefill);
     # then the controller measures a draft before it knows the costs.
     assert lengths[0] == 0 and any(n > 0 for n in lengths[1:3]), lengths
-    assert lengths[-1] == 0, lengths
     panel = window.stats
     assert "adaptive" in panel.drafter.text()
     # Whether drafting ends off depends on this machine's timings: the tiny pair's draft costs about a
