@@ -292,11 +292,6 @@ def is_peer(config: str) -> bool:
     return config.startswith((PEER, PEER_SIMPLE))
 
 
-def is_peer_speculative(config: str) -> bool:
-    """Whether a configuration is llama.cpp speculating with the draft model at a fixed length."""
-    return config.startswith((PEER_SPECULATIVE, PEER_SIMPLE))
-
-
 def _find(summaries: Sequence[Summary], **keys: Any) -> list[Summary]:
     return [s for s in summaries if all(getattr(s, k) == v for k, v in keys.items())]
 

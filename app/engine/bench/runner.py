@@ -381,7 +381,7 @@ def _run_regime(
                     cheaper_draft,
                 )
             )
-        simple_runs = _simple_runs(regime, pair, draft, cheaper_draft, configs, settings)
+        simple_runs = _simple_runs(pair, draft, cheaper_draft, configs, settings)
         info: dict[str, Any] = {
             "name": regime.name,
             "label": regime.label,
@@ -480,14 +480,13 @@ def _run_regime(
 
 
 def _simple_runs(
-    regime: Regime,
     pair: LoadedPair,
     draft: Path | None,
     cheaper_draft: Path | None,
     configs: Sequence[BenchConfig],
     settings: BenchSettings,
 ) -> dict[str, Callable[..., RunRecord]]:
-    """llama-speculative-simple's configurations of this regime, each a call awaiting a prompt."""
+    """llama-speculative-simple's configurations of the regime ``pair`` loads, each a call awaiting a prompt."""
     names = {c.name for c in configs}
     binary = find_tool("llama-speculative-simple") if settings.vs_speculative_simple else None
     if binary is None or draft is None:

@@ -23,7 +23,6 @@ from app.core.bench.stats import (
     baselines,
     check_targets,
     is_peer,
-    is_peer_speculative,
     matched_tokens,
     spreads,
     summarize,
@@ -548,7 +547,6 @@ def test_spread_is_the_range_of_one_prompts_speed_over_its_median() -> None:
 
 def test_llama_cpp_s_example_is_a_peer_held_to_the_same_bar_as_llama_server() -> None:
     assert is_peer("llama-speculative-simple K=4") and is_peer("llama-server ngram-mod")
-    assert is_peer_speculative("llama-speculative-simple K=8") and not is_peer_speculative("llama-server ngram-mod")
     assert not is_peer("hybrid adaptive")
     summaries = [
         row("f16", "code-write", "hybrid adaptive", 1.50),
