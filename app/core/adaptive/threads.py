@@ -23,6 +23,12 @@ fastest, so :class:`AdaptiveThreads` measures:
   below what the chosen count measured (``drop_ratio``: another process
   started), and at the start of a reply when the free CPUs suggest another
   count than the last round did (a process started or ended between replies).
+  Each periodic round that keeps the same count doubles the interval to the
+  next one (up to ``MAX_RECHECK_FACTOR`` times): on a quiet 2-core machine a
+  round spends a window of steps at 1 thread, 0.6x the speed of 2, and at the
+  fixed interval that window fell inside every third reply of a benchmark,
+  the largest part of its run-to-run spread (issue 31). The other two
+  triggers bring the interval back to ``recheck_every``.
 
 Speed is emitted tokens per second over the window's steps, the number the
 user sees. Drafting makes it vary with acceptance too; a window of several
@@ -57,6 +63,8 @@ HEADROOM = 0.5
 FIRST_ROUND_HEADROOM = 1.0
 # Steps a count runs in a round before it may be left early for being far slower.
 _EARLY_EXIT_STEPS = 2
+# Periodic rounds that confirm the chosen count space themselves out up to this many times recheck_every.
+MAX_RECHECK_FACTOR = 16
 
 
 class FixedThreads:
@@ -154,6 +162,9 @@ class AdaptiveThreads:
         self._current = _Window()
         self._chosen_rate = 0.0
         self._since_round = 0
+        self._recheck_interval = recheck_every
+        self._periodic = False  # the round under way was started by the interval alone
+        self._threads_before_round = 0
         self._start_round()
 
     @property
@@ -170,6 +181,11 @@ class AdaptiveThreads:
         """A reply starts: explore again if the free CPUs now suggest another count than the last round did."""
         if not self.exploring and self._suggest() != self._suggested:
             self._start_round()
+
+    @property
+    def recheck_interval(self) -> int:
+        """Steps from the last round to the next periodic one."""
+        return self._recheck_interval
 
     def observe(self, event: StepEvent) -> None:
         """Time one verify step at the current count; switch counts when a window closes."""
@@ -189,8 +205,10 @@ class AdaptiveThreads:
                 self._settle()
             return
         self._since_round += self.window
-        if rate < self.drop_ratio * self._chosen_rate or self._since_round >= self.recheck_every:
+        if rate < self.drop_ratio * self._chosen_rate:
             self._start_round()
+        elif self._since_round >= self._recheck_interval:
+            self._start_round(periodic=True)
 
     def _clearly_losing(self) -> bool:
         """While exploring: this count is already far slower than the best one so far."""
@@ -202,8 +220,10 @@ class AdaptiveThreads:
         free = self._free_cpus()
         return suggested_count(free if math.isfinite(free) else float(self.candidates[-1]), self.candidates)
 
-    def _start_round(self) -> None:
+    def _start_round(self, periodic: bool = False) -> None:
         self.rounds += 1
+        self._periodic = periodic
+        self._threads_before_round = self._threads
         free = self._free_cpus()
         free = free if math.isfinite(free) else float(self.candidates[-1])
         self._suggested = suggested_count(free, self.candidates)
@@ -220,6 +240,12 @@ class AdaptiveThreads:
         best = max(self.measured, key=lambda c: self.measured[c])
         suggested_rate = self.measured.get(self._suggested, 0.0)
         chosen = best if self.measured[best] > self.margin * suggested_rate else self._suggested
+        confirmed = self._periodic and chosen == self._threads_before_round
+        self._recheck_interval = (
+            min(2 * self._recheck_interval, MAX_RECHECK_FACTOR * self.recheck_every)
+            if confirmed
+            else self.recheck_every
+        )
         self._chosen_rate = self.measured[chosen]
         self._since_round = 0
         self._switch(chosen)

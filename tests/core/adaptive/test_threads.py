@@ -7,7 +7,13 @@ from collections.abc import Callable
 
 import pytest
 
-from app.core.adaptive.threads import AdaptiveThreads, FixedThreads, candidate_counts, suggested_count
+from app.core.adaptive.threads import (
+    MAX_RECHECK_FACTOR,
+    AdaptiveThreads,
+    FixedThreads,
+    candidate_counts,
+    suggested_count,
+)
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.events import EmittedToken, FinishedEvent, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
@@ -238,3 +244,26 @@ def test_the_decoder_tells_the_policy_every_step() -> None:
     assert len(seen) == stats.steps == 30
     assert stats.threads_auto and stats.threads in (1, 2)
     assert applied[0] == 2 and len(applied) >= 2  # the round tried both counts
+
+
+def test_periodic_rounds_that_keep_the_count_space_out_and_a_change_brings_them_back() -> None:
+    # Quiet 2 cores: every periodic round spends a window at 1 thread (0.6x); when it keeps 2 threads,
+    # the next one comes twice as late, up to MAX_RECHECK_FACTOR times the interval (issue 31's spread).
+    machine = Machine(dict(QUIET), free=2.0)
+    policy = machine.policy(recheck_every=48)
+    run(policy, machine, 30)
+    intervals = []
+    for _ in range(6):
+        rounds = policy.rounds
+        while policy.rounds == rounds:
+            run(policy, machine, 1)
+        run(policy, machine, 3 * policy.window)  # let the round settle
+        assert policy.threads == 2 and not policy.exploring
+        intervals.append(policy.recheck_interval)
+    assert intervals == [96, 192, 384, 768, 768, 768] and MAX_RECHECK_FACTOR * 48 == 768
+    used = run(policy, machine, 48 * 4)
+    assert used.count(1) == 0  # no round within four base intervals any more
+    # A process starts: the drop starts a full round, which moves to 1 thread and resets the interval.
+    machine.speeds, machine.free = dict(ONE_BUSY), 1.0
+    run(policy, machine, 60)
+    assert policy.threads == 1 and policy.recheck_interval == 48
