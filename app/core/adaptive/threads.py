@@ -23,12 +23,15 @@ fastest, so :class:`AdaptiveThreads` measures:
   below what the chosen count measured (``drop_ratio``: another process
   started), and at the start of a reply when the free CPUs suggest another
   count than the last round did (a process started or ended between replies).
-  Each periodic round that keeps the same count doubles the interval to the
-  next one (up to ``MAX_RECHECK_FACTOR`` times): on a quiet 2-core machine a
-  round spends a window of steps at 1 thread, 0.6x the speed of 2, and at the
-  fixed interval that window fell inside every third reply of a benchmark,
-  the largest part of its run-to-run spread (issue 31). The other two
-  triggers bring the interval back to ``recheck_every``.
+  A periodic round whose free-CPU reading suggests the same count as before
+  does not try again the counts the last full round found clearly slower
+  (``margin``), and when it keeps the count it doubles the interval to the
+  next one, up to ``MAX_RECHECK_FACTOR`` times, where every round looks at
+  all counts again: on a quiet 2-core machine a round spent a window of
+  steps at 1 thread, 0.6x the speed of 2, which fell inside every third
+  reply of a benchmark and was the largest part of its run-to-run spread
+  (issue 31). A drop or a changed reading starts a full round and brings the
+  interval back to ``recheck_every``.
 
 Speed is emitted tokens per second over the window's steps, the number the
 user sees. Drafting makes it vary with acceptance too; a window of several
@@ -163,8 +166,10 @@ class AdaptiveThreads:
         self._chosen_rate = 0.0
         self._since_round = 0
         self._recheck_interval = recheck_every
+        self._max_interval = MAX_RECHECK_FACTOR * recheck_every
         self._periodic = False  # the round under way was started by the interval alone
         self._threads_before_round = 0
+        self._slow: set[int] = set()  # counts the last full round found clearly slower (skipped by periodic rounds)
         self._start_round()
 
     @property
@@ -226,12 +231,20 @@ class AdaptiveThreads:
         self._threads_before_round = self._threads
         free = self._free_cpus()
         free = free if math.isfinite(free) else float(self.candidates[-1])
-        self._suggested = suggested_count(free, self.candidates)
+        suggested = suggested_count(free, self.candidates)
+        if not (periodic and suggested == self._suggested) or self._recheck_interval >= self._max_interval:
+            # The machine changed, or the rounds are as far apart as they get (a reading that misses a
+            # busy core never changes): every count gets a fresh look.
+            self._slow = set()
+        self._suggested = suggested
         self.measured = {}
         # The first reading comes right after the models were read from disk, when the kernel's I/O threads
         # count as other processes: the first round still tries one more CPU than it sees free.
         headroom = FIRST_ROUND_HEADROOM if self.rounds == 1 else HEADROOM
         worth_trying = [c for c in self.candidates if c <= free + headroom or c == self._suggested]
+        # A periodic round on an unchanged reading skips the counts the last full round found clearly slower:
+        # it only confirms the chosen count.
+        worth_trying = [c for c in worth_trying if c not in self._slow] or worth_trying
         # Nearest counts first: if the round is cut short by a short reply, the nearest were measured.
         self._queue = sorted(worth_trying, key=lambda c: (abs(c - self._suggested), c))
         self._switch(self._queue[0])
@@ -240,11 +253,11 @@ class AdaptiveThreads:
         best = max(self.measured, key=lambda c: self.measured[c])
         suggested_rate = self.measured.get(self._suggested, 0.0)
         chosen = best if self.measured[best] > self.margin * suggested_rate else self._suggested
+        if len(self.measured) > 1:
+            self._slow = {c for c, rate in self.measured.items() if rate * self.margin < self.measured[best]}
         confirmed = self._periodic and chosen == self._threads_before_round
         self._recheck_interval = (
-            min(2 * self._recheck_interval, MAX_RECHECK_FACTOR * self.recheck_every)
-            if confirmed
-            else self.recheck_every
+            min(2 * self._recheck_interval, self._max_interval) if confirmed else self.recheck_every
         )
         self._chosen_rate = self.measured[chosen]
         self._since_round = 0
