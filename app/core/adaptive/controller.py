@@ -55,6 +55,7 @@ from app.core.adaptive.estimators import (
     DraftCostEstimator,
     VerifyCostEstimator,
 )
+from app.core.decoding.draft_policy import DraftStop
 from app.core.decoding.events import StepEvent
 from app.core.decoding.lookup import trusted_prefix
 from app.core.wording import QT_TRANSLATE_NOOP, Phrase
@@ -413,42 +414,57 @@ class AdaptiveDraftLength:
             draft.fixed_s,
         )
 
-    @property
-    def min_confidence(self) -> float:
-        """The draft confidence below which one more draft token does not pay for itself.
+    def _required_acceptance(self) -> float:
+        """The acceptance at which one more draft token pays for itself (0: not known yet).
 
         One more token costs a draft decode plus the verify batch's growth;
         at the rate R this generation actually achieves, that time is worth
         R * dt tokens, so a token accepted with a lower probability is a loss.
-        The draft's top probability, calibrated against what verification
-        accepted (:class:`ConfidenceCalibration`), gives that acceptance. R is
-        the measured rate, not the predicted one: acceptance is estimated on
-        the drafts the floor let through, so a predicted rate would raise the
-        floor, which would raise the estimate, and so on.
+        R is the measured rate, not the predicted one: acceptance is estimated
+        on the drafts the floor let through, so a predicted rate would raise
+        the floor, which would raise the estimate, and so on.
         """
         if self._chosen == 0 or self._recent_s <= 0.0:
             return 0.0
         verify = self.profile.verify
         extra = self.profile.draft.per_token_s(verify.one_token_s)
         extra += verify.predict(self._chosen + 1) - verify.predict(self._chosen)
-        required = self._recent_tokens / self._recent_s * extra
+        return max(0.0, self._recent_tokens / self._recent_s * extra)
+
+    @property
+    def min_confidence(self) -> float:
+        """The draft confidence below which one more draft token does not pay for itself.
+
+        The draft's top probability, calibrated against what verification
+        accepted (:class:`ConfidenceCalibration`), gives the token's acceptance;
+        the floor is the lowest confidence whose acceptance reaches
+        :meth:`_required_acceptance`.
+        """
+        required = self._required_acceptance()
         if required <= 0.0:
             return 0.0
         return min(_MAX_CONFIDENCE_FLOOR, self.profile.calibration.floor_for(required))
 
-    def confidence_floor(self) -> float:
-        """:attr:`min_confidence` as one draft should use it: now and then one bin lower.
+    def confidence_floor(self) -> DraftStop:
+        """The early stop for one draft: :attr:`min_confidence`, and the whole draft's chance of surviving.
 
-        Tokens below the floor are never drafted, so the calibration would never
-        learn that some of them are accepted more often than their confidence
-        says; every few drafts the bin just under the floor is let through.
+        A token deep in a draft adds a token only if every one before it is
+        accepted too, so the draft also stops once that chance (the product of
+        the calibrated acceptances) falls below the acceptance one more token
+        needs. Tokens below the floor are never drafted, so the calibration
+        would never learn that some of them are accepted more often than their
+        confidence says; every few drafts the bin just under the floor is let
+        through, with no survival rule.
         """
         floor = self.min_confidence
         self._drafts_since_explore += 1
         if floor > 0.0 and self._drafts_since_explore >= _EXPLORE_FLOOR_EVERY:
             self._drafts_since_explore = 0
-            return max(0.0, floor - 1.0 / self.profile.calibration.bins)
-        return floor
+            return DraftStop(max(0.0, floor - 1.0 / self.profile.calibration.bins))
+        if floor <= 0.0:
+            return DraftStop(floor)
+        calibration = self.profile.calibration
+        return DraftStop(floor, min(_MAX_CONFIDENCE_FLOOR, self._required_acceptance()), calibration.acceptance)
 
     def _best(self, costs: StepCosts) -> tuple[int, float]:
         """The length for the coming step and the long-run rate of the plan it belongs to."""

@@ -35,6 +35,7 @@ import numpy.typing as npt
 from app.core.decoding.constraint import TokenMask, allowed_prefix, warp_masked
 from app.core.decoding.copy_tracking import REPEAT, Anchor, CopyState, CopyTracker
 from app.core.decoding.distribution import TokenDistribution
+from app.core.decoding.draft_policy import DraftStop, as_stop
 from app.core.decoding.lookup import (
     CONTEXT_CITATION,
     ContextArray,
@@ -114,13 +115,13 @@ class Drafter(Protocol):
         self,
         context: Sequence[int],
         max_tokens: int,
-        min_confidence: float | None = None,
+        min_confidence: DraftStop | float | None = None,
         lookup_tokens: int = 0,
         mask: TokenMask | None = None,
     ) -> Draft:
         """Up to ``max_tokens`` model proposals (or up to ``lookup_tokens`` looked-up ones) that continue ``context``.
 
-        ``min_confidence`` is the policy's early-stop floor for this draft (see
+        ``min_confidence`` is the policy's early stop for this draft (see
         :meth:`~app.core.decoding.draft_policy.DraftLengthPolicy.confidence_floor`);
         drafters without a confidence of their own ignore it. With ``mask`` (structured output)
         every proposal is one the grammar allows, and the mask is left as it was found.
@@ -149,7 +150,7 @@ class NoDrafter:
         self,
         context: Sequence[int],
         max_tokens: int,
-        min_confidence: float | None = None,
+        min_confidence: DraftStop | float | None = None,
         lookup_tokens: int = 0,
         mask: TokenMask | None = None,
     ) -> Draft:
@@ -204,11 +205,11 @@ class ModelDrafter:
         self,
         context: Sequence[int],
         max_tokens: int,
-        min_confidence: float | None = None,
+        min_confidence: DraftStop | float | None = None,
         lookup_tokens: int = 0,
         mask: TokenMask | None = None,
     ) -> Draft:
-        """Sample up to ``max_tokens`` tokens, stopping early where the draft's top probability < ``min_confidence``."""
+        """Sample up to ``max_tokens`` tokens, stopping early where ``min_confidence`` (a :class:`DraftStop`) says."""
         draft = Draft()
         if max_tokens <= 0:
             return draft
@@ -230,8 +231,8 @@ class ModelDrafter:
         self._n_decoded_drafts = 0
         self._pending = True
         # A policy that sets a floor (even 0) learns from the confidences, so measure them.
-        measure = min_confidence is not None
-        floor = min_confidence or 0.0
+        stop = as_stop(min_confidence)
+        chance = 1.0  # that every token drafted so far is accepted
         clock = time.perf_counter
         started = clock()
         rows = model.decode(context[cached:], "last")
@@ -239,10 +240,11 @@ class ModelDrafter:
         history = list(context[-self.warper.params.repeat_last_n :]) if self.warper.params.repeat_penalty != 1.0 else []
         for i in range(max_tokens):
             logits = rows[-1]
-            if measure:
+            if stop is not None:
                 confidence = self.warper.top_probability(logits)
-                if confidence < floor:
+                if not stop.keeps(chance, confidence):
                     break
+                chance = stop.chance_after(chance, confidence)
                 draft.confidence.append(confidence)
             if mask is None:
                 q = self.warper.warp(logits, history)
@@ -342,7 +344,7 @@ class NgramDrafter:
         self,
         context: Sequence[int],
         max_tokens: int,
-        min_confidence: float | None = None,
+        min_confidence: DraftStop | float | None = None,
         lookup_tokens: int = 0,
         mask: TokenMask | None = None,
     ) -> Draft:
@@ -376,7 +378,8 @@ class NgramDrafter:
         elif confidence[0] < self.min_trust:
             keep = 0
         else:
-            keep = trusted_prefix(confidence, min_confidence) if min_confidence else len(confidence)
+            stop = as_stop(min_confidence)
+            keep = trusted_prefix(confidence, stop.floor) if stop is not None and stop.floor else len(confidence)
         if mask is not None:
             # A copied token the grammar refuses would be rejected for sure: cut the copy before it.
             keep = allowed_prefix(mask, proposal[:keep])
@@ -480,7 +483,7 @@ class HybridDrafter:
         self,
         context: Sequence[int],
         max_tokens: int,
-        min_confidence: float | None = None,
+        min_confidence: DraftStop | float | None = None,
         lookup_tokens: int = 0,
         mask: TokenMask | None = None,
     ) -> Draft:

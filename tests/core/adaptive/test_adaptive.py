@@ -16,6 +16,7 @@ from app.core.adaptive.estimators import (
     VerifyCostEstimator,
 )
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
+from app.core.decoding.draft_policy import DraftStop
 from app.core.decoding.drafters import ModelDrafter, NgramDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent, StepTimings
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
@@ -204,10 +205,15 @@ def test_the_floor_lets_the_bin_below_through_now_and_then() -> None:
     assert policy.next_length() > 0
     floor = policy.min_confidence
     assert floor >= 0.1
-    floors = [policy.confidence_floor() for _ in range(12)]
-    lowered = [f for f in floors if f < floor]
-    assert len(lowered) == 2 and lowered[0] == pytest.approx(floor - 0.1)
-    assert all(f == floor for f in floors if f >= floor)
+    stops = [policy.confidence_floor() for _ in range(12)]
+    lowered = [stop for stop in stops if stop.floor < floor]
+    assert len(lowered) == 2 and lowered[0].floor == pytest.approx(floor - 0.1)
+    assert all(stop.survival == 0.0 and stop.acceptance is None for stop in lowered)  # exploring: no survival rule
+    usual = [stop for stop in stops if stop.floor >= floor]
+    assert all(stop.floor == floor for stop in usual)
+    # The usual stop also wants the whole draft to survive with at least the acceptance one more token needs.
+    assert all(0.0 < stop.survival <= floor and stop.acceptance is not None for stop in usual)
+    assert usual[0].acceptance(0.95) == policy.profile.calibration.acceptance(0.95)
 
 
 def test_a_low_streak_estimate_fades_so_streaks_are_tried_again() -> None:
@@ -335,6 +341,12 @@ def test_model_drafter_stops_below_the_floor_passed_with_each_draft() -> None:
     assert len(drafter.propose([0, 1], 4, min_confidence=0.5)) == 0
     draft = drafter.propose([0, 1], 4, min_confidence=0.2)
     assert len(draft) == 4 and draft.confidence == pytest.approx([0.25] * 4)
+    # A stop that also wants the whole draft to survive: tokens at 0.25 with a chance of 0.25 each (the
+    # calibration's prior, a confidence is its acceptance) give 0.25, 0.0625, ...: at 0.05 the third stops.
+    stop = DraftStop(0.2, 0.05, lambda confidence: confidence)
+    draft = drafter.propose([0, 1], 4, min_confidence=stop)
+    assert len(draft) == 2 and draft.confidence == pytest.approx([0.25] * 2)
+    assert len(drafter.propose([0, 1], 4, min_confidence=DraftStop(0.2, 0.3, lambda confidence: confidence))) == 0
     # No floor: a full draft, and no confidences measured (a fixed length learns nothing from them).
     draft = drafter.propose([0, 1], 4)
     assert len(draft) == 4 and draft.confidence == []
