@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import subprocess
 import sys
 import time
@@ -70,8 +71,10 @@ def test_switching_threads_every_step_keeps_the_greedy_output(pair: LoadedPair, 
         applied.append(n)
         pair.set_threads(n)
 
-    # A window of one step and no warm-up: the count changes between nearly every pair of steps.
-    pair.threads = AdaptiveThreads((1, 2), apply, lambda: 2.0, window=1, recheck_every=2, warmup=0)
+    # A window of one step and no warm-up: the count changes between nearly every pair of steps. The
+    # reading alternates between suggesting 1 and 2 (both worth trying), so every round is a full one.
+    readings = itertools.cycle((1.5, 1.6))
+    pair.threads = AdaptiveThreads((1, 2), apply, lambda: next(readings), window=1, recheck_every=2, warmup=0)
     try:
         candidate, counts, finished = generate(pair, kind)
     finally:
