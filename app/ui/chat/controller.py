@@ -15,7 +15,8 @@ The footer says in words what drafting did in the reply
 (:mod:`app.ui.chat.reply_words`); the context gauge and the "show speculation
 anyway" switch are :mod:`app.ui.chat.chat_extras`', the conversation tree's
 actions (regenerate, edit, continue, delete, the branch switcher)
-:mod:`app.ui.chat.tree_actions`'. Each chat has its own
+:mod:`app.ui.chat.tree_actions`', and following a reply as it streams and ends
+:mod:`app.ui.chat.reply_stream`'. Each chat has its own
 settings (:class:`~app.core.chat_settings.ChatSettings`); a chat not created
 yet holds them until its first message creates it.
 """
@@ -24,22 +25,21 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
-from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
+from app.core.decoding.events import FinishReason
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.reasoning import ReasoningTally
 from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
 from app.core.tools.turns import prompt_message
 from app.engine.llama.session import PairConfig
-from app.engine.reply import ReplyRequest, chat_messages, finished_state, pair_label, record_end, record_start
+from app.engine.reply import ReplyRequest, chat_messages, pair_label, record_start
 from app.engine.store import conversations
-from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage, tokens_of_step
+from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
 from app.ui.chat.attachment_flow import AttachmentFlow
@@ -47,18 +47,19 @@ from app.ui.chat.attachments import plan_notices, store_user_message, with_whole
 from app.ui.chat.chat_extras import ChatExtras
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
-from app.ui.chat.reply_words import drafter_words, footer_text, info_label, message_actions, view_message
+from app.ui.chat.reply_stream import ReplyStream
+from app.ui.chat.reply_words import drafter_words, info_label, message_actions, view_message
 from app.ui.chat.tool_flow import ToolFlow
 from app.ui.chat.tree_actions import TreeActions
 from app.ui.chat.view import ViewMessage
-from app.ui.i18n.words import number, say_error
+from app.ui.i18n.words import say_error
 from app.ui.stats.stats_panel import StatsPanel
 from app.ui.threads.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
 
 _COUNT_MS = 250  # typing pause before the context gauge recounts
 
 
-class ChatController(QObject, TreeActions, ChatExtras):
+class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
     """Owns the conversation flow; the window only wires widgets to it."""
 
     activity_changed = Signal(object)  # Activity
@@ -414,126 +415,6 @@ class ChatController(QObject, TreeActions, ChatExtras):
                 prompt=info.n_tokens, reused=info.reused
             )
         )
-
-    def _on_step(self, event: StepEvent) -> None:
-        if self._closed:
-            return
-        if self.activity is not Activity.GENERATING or self._reply is None:
-            return
-        tokens = tokens_of_step(event)
-        step_ms = event.record.draft_ms + event.record.verify_ms if event.record is not None else None
-        self.panel.view.append_tokens(tokens, step_ms)  # the step's time: the "Thinking (N s)" header
-        self._reply.unsaved.extend(tokens)
-        if event.record is not None:
-            self._reply.unsaved_steps.append(event.record)
-        self._reply.texts.extend(t.text for t in tokens)
-        self.saver.flush_soon(self._reply)
-        self._live.record(event)
-        self.stats_panel.update_stats(self._live)
-        for token in event.tokens:
-            self._tally.add(token.text, token.origin.value)
-        self.stats_panel.set_parts(self._tally.split() if self._tally.has_block else None)
-        gauge = self.panel.gauge
-        gauge.set_counts(self._prompt_tokens + self._live.emitted, gauge.total, gauge.dropped, streaming=True)
-
-    @property
-    def store_error(self) -> StoreWriteError | None:
-        """Why the store refused the last write (None while it takes them)."""
-        return self.saver.error
-
-    @property
-    def unsaved(self) -> UnsavedReply | None:
-        """A finished reply the store has not taken yet."""
-        return self.saver.waiting
-
-    def _store_failed(self, error: StoreWriteError) -> None:
-        if self.activity is Activity.GENERATING:
-            # What cannot be saved should not grow: stop the reply; it stays whole in memory.
-            self.host.cancel()
-        self.status.emit(self.tr("not saved: {error}").format(error=error))
-        self.store_failed.emit(error)
-
-    def retry_save(self) -> bool:
-        """Try the store again with the reply that waits; True when nothing waits any more."""
-        return self.saver.retry()
-
-    def _saved_late(self) -> None:
-        self.status.emit(self.tr("the reply that could not be saved is now saved"))
-        self.conversations_changed.emit()
-        self.store_recovered.emit()
-
-    def unsaved_markdown(self) -> str:
-        """The reply the store has not taken, as Markdown for an export (empty when there is none)."""
-        return self.saver.markdown(self._reply)
-
-    def _on_finished(self, event: FinishedEvent) -> None:
-        if self._closed:
-            return
-        if self.activity is not Activity.GENERATING:
-            return
-        reply_meta = self._reply.meta if self._reply is not None else {}
-        started = ReplyRecord.from_meta(reply_meta)
-        footer = footer_text(event.stats, event.reason, started.drafter, started.adaptive, started.demo_length)
-        shown = self.panel.view.messages
-        meta: dict[str, Any] = record_end(event, shown[-1].thinking_seconds if shown else None)
-        if self._reply is not None and self._continuing is not None:
-            # The grown reply's metadata describes its last part (its statistics, what produced it).
-            meta = {**reply_meta, **meta}
-        if self._reply is not None:
-            state = finished_state(event.reason)
-            if self.store_error is not None:
-                why = str(self.store_error)
-                meta.update(finish_reason=STORE_ERROR_REASON, error=why)
-                state = conversations.FAILED
-                footer = self.tr("stopped: {error}").format(error=why)
-            self._reply.ending = (self._reply.prefix + event.text, state, meta)
-            self.saver.finish(self._reply)
-        if self.panel.view.messages:
-            self.panel.view.messages[-1].footer_link = self._demo_link({**reply_meta, **meta})
-        self.panel.view.end_reply(footer)
-        self.stats_panel.update_stats(event.stats)
-        self._tally.finish()
-        self.stats_panel.set_parts(self._tally.split() if self._tally.has_block else None)
-        saved = self._reply is not None and self.unsaved is None
-        self._reply = None
-        self._job = None
-        self._continuing = None
-        self._set_activity(Activity.IDLE, redraw=not saved)
-        if saved:
-            self.reload()  # the new reply's id, its siblings and its actions
-        if self.unsaved is None:
-            self.status.emit(
-                self.tr("{n} tokens at {rate} tok/s").format(
-                    n=event.stats.emitted, rate=number(event.stats.tokens_per_second, ".1f")
-                )
-                + (
-                    ", " + self.tr("acceptance {share}").format(share=number(event.stats.acceptance_rate, ".0%"))
-                    if event.stats.drafted
-                    else ""
-                )
-            )
-        self.conversations_changed.emit()
-        self.count_context()
-        self.reply_finished.emit(event)
-
-    def _on_error(self, message: str) -> None:
-        if self._closed:
-            return
-        if self.activity is Activity.GENERATING:
-            self.saver.stop_flushing()
-            if self._reply is not None:
-                self._reply.ending = (self._reply.text, conversations.FAILED, {"error": message})
-                self.saver.finish(self._reply)
-                self.panel.view.end_reply(self.tr("failed: {error}").format(error=message))
-            self._reply = None
-            self._job = None
-            self._continuing = None
-        elif self.activity is Activity.LOADING:
-            self.pair = None
-        self.panel.banner.show_message(message)
-        self.status.emit(self.tr("error: {error}").format(error=message))
-        if self.activity is not Activity.COMPARING:
-            self._set_activity(Activity.IDLE)
 
     def set_comparing(self, comparing: bool) -> None:
         """The window runs an A/B or sweep on the engine thread: no replies meanwhile."""
