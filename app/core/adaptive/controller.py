@@ -440,7 +440,9 @@ class AdaptiveDraftLength:
         the floor is the lowest confidence whose acceptance reaches
         :meth:`_required_acceptance`.
         """
-        required = self._required_acceptance()
+        return self._floor_for(self._required_acceptance())
+
+    def _floor_for(self, required: float) -> float:
         if required <= 0.0:
             return 0.0
         return min(_MAX_CONFIDENCE_FLOOR, self.profile.calibration.floor_for(required))
@@ -456,15 +458,16 @@ class AdaptiveDraftLength:
         confidence says; every few drafts the bin just under the floor is let
         through, with no survival rule.
         """
-        floor = self.min_confidence
+        required = self._required_acceptance()
+        floor = self._floor_for(required)
         self._drafts_since_explore += 1
+        calibration = self.profile.calibration
         if floor > 0.0 and self._drafts_since_explore >= _EXPLORE_FLOOR_EVERY:
             self._drafts_since_explore = 0
-            return DraftStop(max(0.0, floor - 1.0 / self.profile.calibration.bins))
+            return DraftStop(max(0.0, floor - 1.0 / calibration.bins))
         if floor <= 0.0:
             return DraftStop(floor)
-        calibration = self.profile.calibration
-        return DraftStop(floor, min(_MAX_CONFIDENCE_FLOOR, self._required_acceptance()), calibration.acceptance)
+        return DraftStop(floor, min(_MAX_CONFIDENCE_FLOOR, required), calibration.acceptance)
 
     def _best(self, costs: StepCosts) -> tuple[int, float]:
         """The length for the coming step and the long-run rate of the plan it belongs to."""

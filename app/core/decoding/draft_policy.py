@@ -37,10 +37,6 @@ class DraftStop:
         """The chance the draft is accepted whole once one more token, drafted with ``confidence``, joins it."""
         return chance * self.acceptance(confidence) if self.acceptance is not None else chance
 
-    def keeps(self, chance: float, confidence: float) -> bool:
-        """Whether a token drafted with ``confidence`` joins a draft that so far survives with ``chance``."""
-        return confidence >= self.floor and self.chance_after(chance, confidence) >= self.survival
-
 
 def as_stop(stop: DraftStop | float | None) -> DraftStop | None:
     """A policy's early stop as a :class:`DraftStop` (a plain number is a floor alone)."""

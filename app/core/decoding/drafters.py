@@ -242,9 +242,10 @@ class ModelDrafter:
             logits = rows[-1]
             if stop is not None:
                 confidence = self.warper.top_probability(logits)
-                if not stop.keeps(chance, confidence):
+                after = stop.chance_after(chance, confidence)
+                if confidence < stop.floor or after < stop.survival:
                     break
-                chance = stop.chance_after(chance, confidence)
+                chance = after
                 draft.confidence.append(confidence)
             if mask is None:
                 q = self.warper.warp(logits, history)
