@@ -33,13 +33,15 @@ steps under a hybrid drafter teach the verify costs, never the draft model's
 cost or acceptance.
 
 Costs belong to the machine and the pair, not to one reply, so they live in a
-:class:`PairProfile` that every generation of a loaded pair shares.
+:class:`~app.core.adaptive.profile.PairProfile` that every generation of a loaded pair shares. Decisions
+read them through a :class:`~app.core.adaptive.held_costs.CostHold`, which
+keeps them steady until they move past a dead band, so that timing noise does
+not decide between near-equal choices.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from app.core.adaptive.cost_model import (
     StepCosts,
@@ -51,10 +53,10 @@ from app.core.adaptive.cost_model import (
 from app.core.adaptive.estimators import (
     PRIOR_ACCEPTANCE,
     AcceptanceEstimator,
-    ConfidenceCalibration,
     DraftCostEstimator,
     VerifyCostEstimator,
 )
+from app.core.adaptive.profile import DrafterProfile
 from app.core.decoding.draft_policy import DraftStop
 from app.core.decoding.events import StepEvent
 from app.core.decoding.lookup import trusted_prefix
@@ -124,70 +126,6 @@ REASONS: tuple[Phrase, ...] = (
     FIXED_AT,
 )
 """Every reason a draft-length policy gives, as a template (the step view reads stored ones back)."""
-
-
-@dataclass(slots=True)
-class DrafterProfile:
-    """What is known about one drafter on one pair: shared costs, typical acceptance.
-
-    ``acceptance`` maps "after a fully accepted draft" (True) or not (False)
-    to the latest estimates; a new generation starts from them as its priors,
-    and ``memory`` (the pair's table, when there is one) keeps them.
-    """
-
-    verify: VerifyCostEstimator
-    draft: DraftCostEstimator
-    acceptance: dict[bool, list[float]] = field(default_factory=dict)
-    memory: dict[tuple[str, bool], dict[bool, list[float]]] | None = None
-    key: tuple[str, bool] = ("model", True)
-    calibration: ConfidenceCalibration = field(default_factory=ConfidenceCalibration)
-
-    def remember(self, streak: bool, rates: Sequence[float]) -> None:
-        """Keep the latest acceptance estimates for the next generation."""
-        self.acceptance[streak] = list(rates)
-        if self.memory is not None:
-            self.memory[self.key] = self.acceptance
-
-
-@dataclass(slots=True)
-class PairProfile:
-    """Everything the adaptive controller learns about a loaded pair, kept across generations."""
-
-    verify: VerifyCostEstimator = field(default_factory=VerifyCostEstimator)
-    drafts: dict[str, DraftCostEstimator] = field(default_factory=dict)
-    acceptance: dict[tuple[str, bool], dict[bool, list[float]]] = field(default_factory=dict)
-    calibrations: dict[tuple[str, bool], ConfidenceCalibration] = field(default_factory=dict)
-
-    def for_drafter(self, kind: str, greedy: bool, remember: bool = True) -> DrafterProfile:
-        """The view one generation uses; acceptance is kept apart for greedy and sampled decoding.
-
-        ``remember=False`` starts every generation from the default prior: prompt
-        lookup's acceptance says more about one prompt than about the pair.
-        """
-        draft = self.drafts.setdefault(kind, DraftCostEstimator())
-        key = (kind, greedy)
-        calibration = self.calibrations.setdefault(key, ConfidenceCalibration())
-        if not remember:
-            return DrafterProfile(self.verify, draft, {}, None, key, calibration)
-        known = dict(self.acceptance.get(key, {}))
-        return DrafterProfile(self.verify, draft, known, self.acceptance, key, calibration)
-
-    def seed(
-        self,
-        kind: str,
-        costs: StepCosts,
-        acceptance: Sequence[float] | None = None,
-        greedy: bool = True,
-        calibration: Sequence[tuple[float, float]] = (),
-    ) -> None:
-        """Seed with pre-flight measurements (``calibration``: the draft's confidence and acceptance per token)."""
-        self.verify.seed(costs.verify_s)
-        draft = self.drafts.setdefault(kind, DraftCostEstimator())
-        draft.seed(costs.draft_per_token_s, costs.verify_s[0], costs.overhead_s)
-        if acceptance:
-            self.acceptance[(kind, greedy)] = {False: list(acceptance), True: list(acceptance)}
-        if calibration:
-            self.calibrations.setdefault((kind, greedy), ConfidenceCalibration()).seed(calibration)
 
 
 class AdaptiveDraftLength:
@@ -353,9 +291,8 @@ class AdaptiveDraftLength:
             return 0
         if not verify.known:
             return trusted_prefix(confidences, _LOOKUP_FLOOR_UNMEASURED)
-        costs = StepCosts(
-            tuple(verify.predict(n) for n in range(1, len(confidences) + 2)), 0.0, self.profile.draft.fixed_s
-        )
+        held = self._held_costs()
+        costs = StepCosts(held.verify_s, 0.0, held.overhead_s)
         rival = 1.0 / costs.step_time(0)
         if self.profile.key[0] != "ngram":  # a hybrid: the draft model's plan is the alternative
             rival = max(rival, self._planned_rate)
@@ -366,11 +303,11 @@ class AdaptiveDraftLength:
         """Learn costs and acceptance from the step that just ran."""
         timings = event.timings
         verify = self.profile.verify
+        self._recent_tokens = self._recent_tokens * _RECENT_DECAY + event.accepted + 1
+        self._recent_s = self._recent_s * _RECENT_DECAY + self._step_seconds(event)
         factor = verify.observe(event.drafted + 1, timings.verify_s)
         if factor != 1.0:
             self.profile.draft.rescale(factor)
-        self._recent_tokens = self._recent_tokens * _RECENT_DECAY + event.accepted + 1
-        self._recent_s = self._recent_s * _RECENT_DECAY + timings.total_s
         if event.draft_source == _LOOKUP_SOURCE and self.profile.key[0] != "ngram":
             # A hybrid's lookup step: it says nothing about the draft model's cost or acceptance,
             # and the model's next draft first catches its cache up (not its per-token cost).
@@ -405,14 +342,37 @@ class AdaptiveDraftLength:
     # -- what the controller currently believes ----------------------------------
 
     def costs(self) -> StepCosts:
-        """The cost model's view of the learned costs."""
+        """The costs every decision uses: the learned ones, held steady within a dead band (needs them known)."""
+        return self._held_costs()
+
+    def learned_costs(self) -> StepCosts:
+        """The cost model's view of the learned costs as they stand after the last step."""
         verify = self.profile.verify
         draft = self.profile.draft
         return StepCosts(
-            tuple(verify.predict(n) for n in range(1, self.max_length + 2)),
+            tuple(verify.predict(n) for n in range(1, max(verify.max_n, self.max_length + 1) + 1)),
             draft.per_token_s(verify.one_token_s),
             draft.fixed_s,
         )
+
+    def _held_costs(self) -> StepCosts:
+        return self.profile.hold.costs(self.learned_costs())
+
+    def _step_seconds(self, event: StepEvent) -> float:
+        """What the step cost under the held costs (its measured time until costs are known).
+
+        The achieved rate that prices a draft token (:meth:`_required_acceptance`)
+        is counted in these seconds: it then follows the tokens a reply gets, as it
+        should, and not the few per cent by which one step's time wanders.
+        """
+        held = self.profile.hold.held
+        if held is None:
+            return event.timings.total_s
+        requested = event.draft_length
+        decodes = 0
+        if requested and event.draft_source != _LOOKUP_SOURCE:
+            decodes = min(event.drafted + 1, requested)
+        return held.overhead_s + decodes * held.draft_per_token_s + held.verify(event.drafted + 1)
 
     def _required_acceptance(self) -> float:
         """The acceptance at which one more draft token pays for itself (0: not known yet).
@@ -420,15 +380,16 @@ class AdaptiveDraftLength:
         One more token costs a draft decode plus the verify batch's growth;
         at the rate R this generation actually achieves, that time is worth
         R * dt tokens, so a token accepted with a lower probability is a loss.
-        R is the measured rate, not the predicted one: acceptance is estimated
-        on the drafts the floor let through, so a predicted rate would raise
-        the floor, which would raise the estimate, and so on.
+        R is the achieved rate (the tokens the steps got, over what those
+        steps cost under the held costs), not the plan's predicted one:
+        acceptance is estimated on the drafts the floor let through, so a
+        predicted rate would raise the floor, which would raise the estimate,
+        and so on.
         """
         if self._chosen == 0 or self._recent_s <= 0.0:
             return 0.0
-        verify = self.profile.verify
-        extra = self.profile.draft.per_token_s(verify.one_token_s)
-        extra += verify.predict(self._chosen + 1) - verify.predict(self._chosen)
+        costs = self._held_costs()
+        extra = costs.draft_per_token_s + costs.verify(self._chosen + 1) - costs.verify(self._chosen)
         return max(0.0, self._recent_tokens / self._recent_s * extra)
 
     @property

@@ -228,7 +228,7 @@ def apply_to(pair: LoadedPair, report: PreflightReport) -> None:
     if report.draft is not None:
         pair.profile.seed("model", report.costs, report.acceptance or None, report.temperature <= 0, report.calibration)
     else:
-        pair.profile.verify.seed(report.verify_s)
+        pair.profile.seed_verify(report.verify_s)
 
 
 def _draft_continuation(

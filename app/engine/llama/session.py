@@ -14,7 +14,8 @@ from pathlib import Path
 
 import numpy as np
 
-from app.core.adaptive.controller import AdaptiveDraftLength, PairProfile
+from app.core.adaptive.controller import AdaptiveDraftLength
+from app.core.adaptive.profile import PairProfile
 from app.core.adaptive.threads import AdaptiveThreads, FixedThreads, candidate_counts
 from app.core.chat import FittedPrompt, Message, fit_conversation
 from app.core.decoding.decoder import SpeculativeDecoder, ThreadCount

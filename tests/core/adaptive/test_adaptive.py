@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from app.core.adaptive.controller import AdaptiveDraftLength, PairProfile
+from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.adaptive.cost_model import StepCosts
 from app.core.adaptive.estimators import (
     AcceptanceEstimator,
@@ -15,6 +15,8 @@ from app.core.adaptive.estimators import (
     DraftCostEstimator,
     VerifyCostEstimator,
 )
+from app.core.adaptive.held_costs import DEAD_BAND
+from app.core.adaptive.profile import PairProfile
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.draft_policy import DraftStop
 from app.core.decoding.drafters import ModelDrafter, NgramDrafter
@@ -140,7 +142,7 @@ def test_cold_start_explores_then_learns_the_costs() -> None:
     assert first > 0  # nothing known yet: draft to measure what drafting costs
     chosen = run_policy(policy, COMPUTE_BOUND, accept=0.9, steps=60)
     assert chosen[-40:] == [0] * 40
-    costs = policy.costs()
+    costs = policy.learned_costs()
     assert costs.draft_per_token_s == pytest.approx(COMPUTE_BOUND.draft_per_token_s, rel=0.05)
     assert costs.verify(1) == pytest.approx(COMPUTE_BOUND.verify(1), rel=0.05)
 
@@ -290,8 +292,9 @@ def test_costs_scale_together_when_the_machine_slows_down() -> None:
                 timings=StepTimings(0.0, slow, slow + 0.0005),
             )
         )
-    costs = policy.costs()
+    costs = policy.learned_costs()
     assert costs.verify(1) == pytest.approx(COMPUTE_BOUND.verify(1) * 1.4, rel=0.02)
+    assert policy.costs().verify(1) == pytest.approx(costs.verify(1), rel=DEAD_BAND)  # what decisions use
     assert costs.verify(5) / costs.verify(1) == pytest.approx(
         COMPUTE_BOUND.verify(5) / COMPUTE_BOUND.verify(1), rel=0.02
     )

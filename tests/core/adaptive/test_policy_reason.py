@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from app.core.adaptive.controller import AdaptiveDraftLength, PairProfile
+from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.adaptive.cost_model import StepCosts
+from app.core.adaptive.profile import PairProfile
 from app.core.decoding.draft_policy import FixedDraftLength
 
 COMPUTE_BOUND = StepCosts(tuple(0.025 * (1 + 0.7 * n) for n in range(17)), draft_per_token_s=0.015)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from app.core.adaptive.controller import AdaptiveDraftLength, DrafterProfile
+from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.adaptive.cost_model import StepCosts, best_lookup_length
 from app.core.adaptive.estimators import DraftCostEstimator, VerifyCostEstimator
+from app.core.adaptive.profile import DrafterProfile
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.decoding.drafters import LOOKUP_SOURCE, MODEL_SOURCE, HybridDrafter, ModelDrafter, NgramDrafter
