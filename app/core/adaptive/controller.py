@@ -151,6 +151,7 @@ class AdaptiveDraftLength:
         self._recent_tokens = 0.0
         self._recent_s = 0.0
         self._planned_rate = 0.0  # tokens/s of the draft model's plan for the coming step (0: none)
+        self._step_costs: StepCosts | None = None  # the held costs for the coming step (None: to be read)
         self._reason = str(NOT_ASKED)
 
     @property
@@ -163,6 +164,7 @@ class AdaptiveDraftLength:
         self._attached = True
         self.profile = profile
         self._estimators = self._fresh_estimators()
+        self._step_costs = None
 
     def _fresh_estimators(self) -> dict[bool, AcceptanceEstimator]:
         known = self.profile.acceptance
@@ -308,6 +310,7 @@ class AdaptiveDraftLength:
         factor = verify.observe(event.drafted + 1, timings.verify_s)
         if factor != 1.0:
             self.profile.draft.rescale(factor)
+        self._step_costs = None  # the estimators learn below: the next step reads the costs again
         if event.draft_source == _LOOKUP_SOURCE and self.profile.key[0] != "ngram":
             # A hybrid's lookup step: it says nothing about the draft model's cost or acceptance,
             # and the model's next draft first catches its cache up (not its per-token cost).
@@ -356,7 +359,10 @@ class AdaptiveDraftLength:
         )
 
     def _held_costs(self) -> StepCosts:
-        return self.profile.hold.costs(self.learned_costs())
+        """The held costs, read once per step: the plan, the lookup's judge and the early stop all ask."""
+        if self._step_costs is None or self.profile.hold.held is None:  # a new step, or a pre-flight released it
+            self._step_costs = self.profile.hold.costs(self.learned_costs())
+        return self._step_costs
 
     def _step_seconds(self, event: StepEvent) -> float:
         """What the step cost under the held costs (its measured time until costs are known).
