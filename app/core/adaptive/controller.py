@@ -77,6 +77,13 @@ _CHEAP_PROBE_INTERVAL = 2
 # perfectly accepted draft would be this much faster than target-only, no
 # probe can repay itself.
 _PROBE_MIN_CEILING = 1.3
+# A probe of a draft model that has text to catch up on reads it when that read costs at most this
+# share of the time the rest of the reply would take at the rate it is getting. Without it a model that the
+# pre-flight judged not worth drafting never got its probe on a reply: it had the prompt to read, and
+# a plan rate of 0 never repays a read (on a 2-core EPYC the F16 demo pair's pre-flight verdict
+# flipped between runs, and runs judged "off" drafted nothing at 0.85-0.96x the target alone, where
+# runs that drafted got 1.6-2.0x; issue 31).
+_PROBE_CATCH_UP_SHARE = 0.1
 # Drafting must beat target-only by this much to be switched on: it keeps the
 # controller from flapping on noise when the two are nearly equal.
 _SWITCH_MARGIN = 0.03
@@ -151,6 +158,7 @@ class AdaptiveDraftLength:
         self._recent_tokens = 0.0
         self._recent_s = 0.0
         self._planned_rate = 0.0  # tokens/s of the draft model's plan for the coming step (0: none)
+        self._probing = False  # whether the coming step is a probe (drafting is off, checking again)
         self._step_costs: StepCosts | None = None  # the held costs for the coming step (None: to be read)
         self._reason = str(NOT_ASKED)
 
@@ -221,6 +229,7 @@ class AdaptiveDraftLength:
         costs = self.costs()
         best_k, rate = self._best(costs)
         self._planned_rate = rate if best_k > 0 else 0.0
+        self._probing = False
         if best_k > 0 and not self.profile.verify.one_token_measured:
             # Every cost is kept relative to a one-token step, and that was only guessed
             # from a batch: take a plain step now and then to measure it.
@@ -247,12 +256,12 @@ class AdaptiveDraftLength:
             elif not measuring:
                 self._reason = str(OFF_COSTLY)
             return 0
-        # Probe: one step at the best positive length refreshes the acceptance estimate.
-        self._steps_off = 0
-        self._probe_interval = min(2 * self._probe_interval, _MAX_PROBE_INTERVAL)
+        # Probe: one step at the best positive length refreshes the acceptance estimate. It counts as
+        # made once the drafter drafted (observe): a hybrid's lookup may take the step instead.
         rates = self.rates(self._streak)
         self._chosen = max(range(1, self.max_length + 1), key=lambda k: expected_tokens(rates, k) / costs.step_time(k))
         self._reason = str(PROBE.fill(k=self._chosen))
+        self._probing = True
         return self._chosen
 
     def catch_up_pays(self, backlog: int, remaining: int) -> bool:
@@ -265,6 +274,11 @@ class AdaptiveDraftLength:
         over the ``remaining`` tokens (an upper bound: a reply may end sooner) is
         larger. Otherwise the model stays off for this step, the lookup competes
         with a plain step alone, and the question comes back on the next step.
+        A probe has no plan to weigh (drafting is off because the estimate says
+        it does not pay): it reads a backlog that costs a small share of the
+        rest of the reply (at the rate the reply is getting, so a lookup that
+        already makes it fast is not held up by a long read), since the probe
+        is how that estimate gets corrected.
         """
         verify = self.profile.verify
         if not (verify.known and self.profile.draft.known):
@@ -274,8 +288,12 @@ class AdaptiveDraftLength:
         plan = self._planned_rate
         saved_s = 0.0 if plan <= base else remaining / base - remaining / plan
         read_s = backlog * self.profile.draft.catch_up_per_token_s(verify.one_token_s)
-        if saved_s > read_s:
+        # The rest of the reply at the rate it is getting (a lookup may already make it fast).
+        achieved = self._recent_tokens / self._recent_s if self._recent_s > 0.0 else base
+        rest_s = remaining / max(base, achieved)
+        if saved_s > read_s or (self._probing and read_s <= _PROBE_CATCH_UP_SHARE * rest_s):
             return True
+        self._probing = False
         self._planned_rate = 0.0  # the lookup's rival this step is a plain step
         self._chosen = 0
         self._reason = str(CATCH_UP.fill(backlog=backlog, read_s=read_s, remaining=remaining, saved_s=saved_s))
@@ -311,13 +329,18 @@ class AdaptiveDraftLength:
         if factor != 1.0:
             self.profile.draft.rescale(factor)
         self._step_costs = None  # the estimators learn below: the next step reads the costs again
+        probed, self._probing = self._probing, False
         if event.draft_source == _LOOKUP_SOURCE and self.profile.key[0] != "ngram":
             # A hybrid's lookup step: it says nothing about the draft model's cost or acceptance,
             # and the model's next draft first catches its cache up (not its per-token cost).
+            # A probe it took the place of is still due (the next step asks again).
             self._last_requested = 0
             self._streak = False
             return
         requested = event.draft_length
+        if probed and requested > 0:
+            self._steps_off = 0
+            self._probe_interval = min(2 * self._probe_interval, _MAX_PROBE_INTERVAL)
         if requested == 0:
             self.profile.draft.observe(0, timings.total_s - timings.verify_s, verify.one_token_s)
         elif self._last_requested != 0 and event.draft_caught_up <= _USUAL_CATCH_UP:
@@ -424,17 +447,24 @@ class AdaptiveDraftLength:
         would never learn that some of them are accepted more often than their
         confidence says; every few drafts the bin just under the floor is let
         through, with no survival rule.
+
+        After a fully accepted draft the first token is always drafted: the
+        plan chose this step's length from the streak's own acceptance, which
+        the calibration (by confidence alone, pooled over all drafts) does not
+        see. Letting the stop cut it turned streak steps into plain ones: 6 of
+        27 steps of an F16 docstrings edit (issue 31).
         """
         required = self._required_acceptance()
         floor = self._floor_for(required)
+        keep = 1 if self._streak else 0
         self._drafts_since_explore += 1
         calibration = self.profile.calibration
         if floor > 0.0 and self._drafts_since_explore >= _EXPLORE_FLOOR_EVERY:
             self._drafts_since_explore = 0
-            return DraftStop(max(0.0, floor - 1.0 / calibration.bins))
+            return DraftStop(max(0.0, floor - 1.0 / calibration.bins), keep=keep)
         if floor <= 0.0:
-            return DraftStop(floor)
-        return DraftStop(floor, min(_MAX_CONFIDENCE_FLOOR, required), calibration.acceptance)
+            return DraftStop(floor, keep=keep)
+        return DraftStop(floor, min(_MAX_CONFIDENCE_FLOOR, required), calibration.acceptance, keep)
 
     def _best(self, costs: StepCosts) -> tuple[int, float]:
         """The length for the coming step and the long-run rate of the plan it belongs to."""

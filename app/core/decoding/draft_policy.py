@@ -27,11 +27,22 @@ class DraftStop:
     On the F16 demo pair a controller with the floor alone drafted 11 tokens
     after a fully accepted draft and saw 0-4 of them accepted in 4 steps of 5
     (issue 31).
+
+    ``keep`` tokens are drafted whatever their confidence: a policy that has
+    already judged them worth drafting on other evidence (a streak's own
+    acceptance) sets it, so the stop cannot turn its draft into a plain step.
     """
 
     floor: float = 0.0
     survival: float = 0.0
     acceptance: Callable[[float], float] | None = None
+    keep: int = 0
+
+    def stops_at(self, position: int, chance: float, confidence: float) -> bool:
+        """Whether the draft ends before the token at ``position``, drafted with ``confidence`` after ``chance``."""
+        if position < self.keep:
+            return False
+        return confidence < self.floor or self.chance_after(chance, confidence) < self.survival
 
     def chance_after(self, chance: float, confidence: float) -> float:
         """The chance the draft is accepted whole once one more token, drafted with ``confidence``, joins it."""

@@ -242,10 +242,9 @@ class ModelDrafter:
             logits = rows[-1]
             if stop is not None:
                 confidence = self.warper.top_probability(logits)
-                after = stop.chance_after(chance, confidence)
-                if confidence < stop.floor or after < stop.survival:
+                if stop.stops_at(i, chance, confidence):
                     break
-                chance = after
+                chance = stop.chance_after(chance, confidence)
                 draft.confidence.append(confidence)
             if mask is None:
                 q = self.warper.warp(logits, history)

@@ -350,9 +350,24 @@ def test_model_drafter_stops_below_the_floor_passed_with_each_draft() -> None:
     draft = drafter.propose([0, 1], 4, min_confidence=stop)
     assert len(draft) == 2 and draft.confidence == pytest.approx([0.25] * 2)
     assert len(drafter.propose([0, 1], 4, min_confidence=DraftStop(0.2, 0.3, lambda confidence: confidence))) == 0
+    # A stop that keeps the first token (a streak's draft) drafts it whatever its confidence, then stops.
+    draft = drafter.propose([0, 1], 4, min_confidence=DraftStop(0.5, keep=1))
+    assert len(draft) == 1 and draft.confidence == pytest.approx([0.25])
     # No floor: a full draft, and no confidences measured (a fixed length learns nothing from them).
     draft = drafter.propose([0, 1], 4)
     assert len(draft) == 4 and draft.confidence == []
+
+
+def test_a_draft_after_a_full_acceptance_keeps_its_first_token() -> None:
+    # The plan chose a streak's length from the streak's own acceptance; the early stop, calibrated on
+    # all drafts by confidence alone, must not turn that step into a plain one.
+    policy = seeded(MEMORY_BOUND, [0.8] * 12)
+    policy.observe(step(4, 4, MEMORY_BOUND))
+    assert policy.next_length() > 0
+    assert policy.confidence_floor().keep == 1
+    policy.observe(step(4, 1, MEMORY_BOUND))  # a miss: every token must earn its place again
+    assert policy.next_length() > 0
+    assert policy.confidence_floor().keep == 0
 
 
 def test_steps_without_a_draft_leave_the_draft_cache_alone() -> None:

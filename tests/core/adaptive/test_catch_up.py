@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -57,6 +59,36 @@ def test_a_probe_never_reads_a_long_backlog() -> None:
         policy.observe(step(0, 0, MEMORY_BOUND))
     assert probes > 0  # drafting off, it still probes now and then...
     assert refused == probes  # ...and a probe, which plans no gain, never reads 3,000 tokens for it
+
+
+def _until_a_probe(policy: AdaptiveDraftLength) -> None:
+    for _ in range(40):
+        if policy.next_length() > 0:
+            return
+        policy.observe(step(0, 0, MEMORY_BOUND))
+    raise AssertionError("no probe in 40 steps")
+
+
+def test_a_probe_reads_a_short_backlog() -> None:
+    # The pre-flight judged drafting not worth it; a probe is how that verdict gets corrected, and a
+    # model that never drafted has the prompt to read first. A short read for a long reply goes ahead.
+    policy = seeded(MEMORY_BOUND, [0.0] * 12)
+    _until_a_probe(policy)
+    assert policy.catch_up_pays(100, 200)
+    # A read that costs more than a tenth of the rest of the reply does not.
+    policy = seeded(MEMORY_BOUND, [0.0] * 12)
+    _until_a_probe(policy)
+    assert not policy.catch_up_pays(100, 10)
+
+
+def test_a_probe_a_lookup_took_the_place_of_is_still_due() -> None:
+    policy = seeded(MEMORY_BOUND, [0.0] * 12)
+    _until_a_probe(policy)
+    lookup = replace(step(5, 5, MEMORY_BOUND), draft_source="lookup")
+    policy.observe(lookup)  # the hybrid's lookup proposed instead of the model
+    assert policy.next_length() > 0  # the probe comes again
+    policy.observe(replace(step(4, 0, MEMORY_BOUND), draft_source="model"))  # the model drafted: probe made
+    assert policy.next_length() == 0
 
 
 def test_costs_not_yet_measured_let_the_first_draft_measure_them() -> None:
