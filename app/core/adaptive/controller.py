@@ -288,10 +288,11 @@ class AdaptiveDraftLength:
         plan = self._planned_rate
         saved_s = 0.0 if plan <= base else remaining / base - remaining / plan
         read_s = backlog * self.profile.draft.catch_up_per_token_s(verify.one_token_s)
-        # The rest of the reply at the rate it is getting (a lookup may already make it fast).
-        achieved = self._recent_tokens / self._recent_s if self._recent_s > 0.0 else base
-        rest_s = remaining / max(base, achieved)
-        if saved_s > read_s or (self._probing and read_s <= _PROBE_CATCH_UP_SHARE * rest_s):
+        # A probe weighs the read against the rest of the reply at the rate it is getting (a lookup may
+        # already make it fast).
+        if saved_s > read_s or (
+            self._probing and read_s <= _PROBE_CATCH_UP_SHARE * remaining / max(base, self._achieved_rate())
+        ):
             return True
         self._probing = False
         self._planned_rate = 0.0  # the lookup's rival this step is a plain step
@@ -419,7 +420,11 @@ class AdaptiveDraftLength:
             return 0.0
         costs = self._held_costs()
         extra = costs.draft_per_token_s + costs.verify(self._chosen + 1) - costs.verify(self._chosen)
-        return max(0.0, self._recent_tokens / self._recent_s * extra)
+        return max(0.0, self._achieved_rate() * extra)
+
+    def _achieved_rate(self) -> float:
+        """Tokens per second the recent steps got, under the held costs (0 before any step)."""
+        return self._recent_tokens / self._recent_s if self._recent_s > 0.0 else 0.0
 
     @property
     def min_confidence(self) -> float:

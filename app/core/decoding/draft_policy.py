@@ -38,11 +38,9 @@ class DraftStop:
     acceptance: Callable[[float], float] | None = None
     keep: int = 0
 
-    def stops_at(self, position: int, chance: float, confidence: float) -> bool:
-        """Whether the draft ends before the token at ``position``, drafted with ``confidence`` after ``chance``."""
-        if position < self.keep:
-            return False
-        return confidence < self.floor or self.chance_after(chance, confidence) < self.survival
+    def stops_at(self, position: int, confidence: float, after: float) -> bool:
+        """Whether the draft ends before the token at ``position`` (``after``: its :meth:`chance_after`)."""
+        return position >= self.keep and (confidence < self.floor or after < self.survival)
 
     def chance_after(self, chance: float, confidence: float) -> float:
         """The chance the draft is accepted whole once one more token, drafted with ``confidence``, joins it."""

@@ -242,9 +242,10 @@ class ModelDrafter:
             logits = rows[-1]
             if stop is not None:
                 confidence = self.warper.top_probability(logits)
-                if stop.stops_at(i, chance, confidence):
+                after = stop.chance_after(chance, confidence)
+                if stop.stops_at(i, confidence, after):
                     break
-                chance = stop.chance_after(chance, confidence)
+                chance = after
                 draft.confidence.append(confidence)
             if mask is None:
                 q = self.warper.warp(logits, history)
