@@ -134,3 +134,29 @@ def test_the_decoder_keeps_the_draft_model_off_when_the_policy_refuses_its_catch
     assert policy.asked[0][1] < 12  # with the tokens the reply may still make
     finished = [e for e in events if isinstance(e, FinishedEvent)][-1]
     assert finished.text == [e for e in baseline if isinstance(e, FinishedEvent)][-1].text
+
+
+def _first_lengths(acceptance: float, accept_drafts: bool, steps: int = 12) -> list[int]:
+    policy = seeded(MEMORY_BOUND, [acceptance] * 12)
+    chosen = []
+    for _ in range(steps):
+        k = policy.next_length()
+        chosen.append(k)
+        policy.observe(step(k, k if accept_drafts else 0, MEMORY_BOUND))
+    return chosen
+
+
+def test_a_reply_near_break_even_opens_with_drafts_and_follows_what_they_show() -> None:
+    # Seeded at 0.15 the best draft is ~6 % slower than the target alone: "off", but by a margin that
+    # timing noise moves. The reply's own first drafts decide, since its text may accept far more.
+    opened = _first_lengths(0.15, accept_drafts=True)
+    assert all(k > 0 for k in opened[:3])
+    assert all(k > 0 for k in opened[3:])  # fully accepted, drafting stays on
+    refused = _first_lengths(0.15, accept_drafts=False)
+    assert all(k > 0 for k in refused[:3])
+    assert refused[3:7] == [0, 0, 0, 0]  # never accepted, it is off after the opening
+
+
+def test_a_reply_far_from_break_even_does_not_open_with_drafts() -> None:
+    # Seeded at 0.0 the best draft is ~18 % slower: the verdict stands and no opening draft is spent.
+    assert _first_lengths(0.0, accept_drafts=True)[:7] == [0] * 7
