@@ -12,22 +12,22 @@
     <context>
         <name>DrafterKindName</name>
         <message>
-            <location filename="../app/ui/threads/worker.py" line="61" />
+            <location filename="../app/ui/threads/jobs.py" line="35" />
             <source>model</source>
             <translation>Modell</translation>
         </message>
         <message>
-            <location filename="../app/ui/threads/worker.py" line="62" />
+            <location filename="../app/ui/threads/jobs.py" line="36" />
             <source>hybrid</source>
             <translation>Hybrid</translation>
         </message>
         <message>
-            <location filename="../app/ui/threads/worker.py" line="63" />
+            <location filename="../app/ui/threads/jobs.py" line="37" />
             <source>ngram</source>
             <translation>N-Gramm</translation>
         </message>
         <message>
-            <location filename="../app/ui/threads/worker.py" line="64" />
+            <location filename="../app/ui/threads/jobs.py" line="38" />
             <source>none</source>
             <translation>keiner</translation>
         </message>

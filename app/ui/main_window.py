@@ -69,7 +69,8 @@ from app.ui.stats.stats_panel import StatsPanel
 from app.ui.steps.launcher import StepsLauncher
 from app.ui.store_guard import StoreGuard
 from app.ui.threads.background import Background
-from app.ui.threads.worker import EngineHost, PairInfo, RemoteInfo
+from app.ui.threads.jobs import PairInfo, RemoteInfo
+from app.ui.threads.worker import EngineHost
 from app.ui.tools.launcher import ToolsLauncher
 from app.ui.wheel_guard import WheelGuard
 from app.ui.window_menus import WindowMenus

@@ -17,15 +17,8 @@ from app.core.errors import TandemError
 from app.engine.bench.llama_tools import ensure_tool
 from app.engine.bench.peer import NGRAM_MODES
 from app.engine.bench.prefill import PrefillSettings, run_prefill
-from app.engine.bench.runner import (
-    LONG_CONTEXT_CTX,
-    PROMPT_SETS,
-    BenchSettings,
-    Regime,
-    regimes_for,
-    run_benchmark,
-    write_outputs,
-)
+from app.engine.bench.runner import regimes_for, run_benchmark, write_outputs
+from app.engine.bench.suite import LONG_CONTEXT_CTX, PROMPT_SETS, BenchSettings, Regime
 from app.engine.paths import resources_dir
 from app.engine.remote.llama_server import ensure_binary
 

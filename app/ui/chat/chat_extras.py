@@ -32,7 +32,8 @@ from app.ui.chat.activity import Activity
 if TYPE_CHECKING:
     from app.ui.chat.attachment_flow import AttachmentFlow
     from app.ui.chat.panel import ChatPanel
-    from app.ui.threads.worker import EngineHost, PairInfo, PromptInfo
+    from app.ui.threads.jobs import PairInfo, PromptInfo
+    from app.ui.threads.worker import EngineHost
 
 DEMO_ON = "tandem:speculation-demo-on"
 DEMO_OFF = "tandem:speculation-demo-off"

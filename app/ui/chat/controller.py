@@ -54,7 +54,8 @@ from app.ui.chat.tree_actions import TreeActions
 from app.ui.chat.view import ViewMessage
 from app.ui.i18n.words import say_error
 from app.ui.stats.stats_panel import StatsPanel
-from app.ui.threads.worker import EngineHost, GenerateJob, PairInfo, PromptInfo
+from app.ui.threads.jobs import GenerateJob, PairInfo, PromptInfo
+from app.ui.threads.worker import EngineHost
 
 _COUNT_MS = 250  # typing pause before the context gauge recounts
 

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from app.engine.store.conversations import StoredMessage
     from app.ui.chat.panel import ChatPanel
     from app.ui.stats.stats_panel import StatsPanel
-    from app.ui.threads.worker import EngineHost, GenerateJob, PairInfo
+    from app.ui.threads.jobs import GenerateJob, PairInfo
+    from app.ui.threads.worker import EngineHost
 
 
 class ReplyStream:

@@ -26,7 +26,7 @@ from app.ui.chat.reply_info import provenance_html
 from app.ui.chat.view import ViewMessage
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.words import number, say
-from app.ui.threads.worker import PairInfo, drafter_label
+from app.ui.threads.jobs import PairInfo, drafter_label
 
 _REASONS = {
     FinishReason.EOG: "",

@@ -23,7 +23,7 @@ from app.engine.memory.plan import plan_pair
 from app.ui.i18n.words import say
 from app.ui.models.memory_meter import DeviceBar, MeterState
 from app.ui.settings.store import GenerationSettings, PairChoice
-from app.ui.threads.worker import PairInfo
+from app.ui.threads.jobs import PairInfo
 
 _LEVELS = {"fits": "fits", "tight": "tight", "does_not_fit": "too big"}
 

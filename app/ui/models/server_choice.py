@@ -32,7 +32,7 @@ from app.engine.remote.credentials import CredentialStore
 from app.ui.i18n.words import say, say_error
 from app.ui.settings.store import RemoteChoice
 from app.ui.threads.background import Background
-from app.ui.threads.worker import RemoteInfo
+from app.ui.threads.jobs import RemoteInfo
 
 _KIND_NAMES = {
     ServerKind.TANDEM: "Tandem (serve)",

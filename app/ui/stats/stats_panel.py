@@ -30,7 +30,7 @@ from app.ui import theme
 from app.ui.chat.token_cards import SHORT_SOURCE_LABELS, copied_from_label
 from app.ui.i18n.words import number, say
 from app.ui.stats.charts import BarChart
-from app.ui.threads.worker import drafter_label
+from app.ui.threads.jobs import drafter_label
 
 # Where a baseline came from, as the window and the tools name it; shown in the user's language.
 BASELINE_SOURCES = (

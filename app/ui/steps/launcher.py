@@ -35,7 +35,7 @@ from app.ui.chat.controller import ChatController
 from app.ui.chat.token_painter import Prop
 from app.ui.i18n.words import say, say_error
 from app.ui.steps.step_view import StepView
-from app.ui.threads.worker import PromptInfo
+from app.ui.threads.jobs import PromptInfo
 
 MIN_HOLD_S = 0.25
 MAX_HOLD_S = 5.0

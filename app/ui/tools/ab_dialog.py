@@ -29,7 +29,8 @@ from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
 from app.ui.i18n.words import number, say
-from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary, drafter_label
+from app.ui.threads.jobs import ComparisonJob, RunSummary, drafter_label
+from app.ui.threads.worker import EngineHost
 from app.ui.tools.run_dialog import RunDialog
 
 

@@ -21,7 +21,8 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMainWindow
 
 from app.ui.chat.controller import ChatController
-from app.ui.threads.worker import LOCAL_ONLY, ComparisonJob, EngineHost, PairInfo
+from app.ui.threads.jobs import ComparisonJob, PairInfo
+from app.ui.threads.worker import LOCAL_ONLY, EngineHost
 from app.ui.tools.ab_dialog import ABDialog
 from app.ui.tools.preflight_dialog import PreflightDialog
 from app.ui.tools.sweep_dialog import SweepDialog

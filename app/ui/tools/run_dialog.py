@@ -15,7 +15,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
+from app.ui.threads.jobs import ComparisonJob, RunSummary
+from app.ui.threads.worker import EngineHost
 
 
 class RunDialog(QDialog):

@@ -21,7 +21,8 @@ from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
 from app.ui.i18n.words import say
 from app.ui.stats.charts import LineChart, Series
-from app.ui.threads.worker import ComparisonJob, EngineHost, RunSummary
+from app.ui.threads.jobs import ComparisonJob, RunSummary
+from app.ui.threads.worker import EngineHost
 from app.ui.tools.run_dialog import RunDialog
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from app.engine.bench.documents import read_document
-from app.engine.bench.runner import BenchSettings, Regime, load_suite, run_benchmark
+from app.engine.bench.runner import run_benchmark
+from app.engine.bench.suite import BenchSettings, Regime, load_suite
 from tests.paths import REPO_ROOT
 
 FULL_SUITE = REPO_ROOT / "resources" / "bench_prompts.json"

@@ -20,15 +20,8 @@ from app.core.bench.report import render_markdown
 from app.core.bench.stats import LONG_CONTEXT
 from app.core.errors import TandemError
 from app.engine.bench.documents import prepare
-from app.engine.bench.runner import (
-    LONG_CONTEXT_CTX,
-    BenchPrompt,
-    BenchSettings,
-    Regime,
-    context_for,
-    load_suite,
-    run_benchmark,
-)
+from app.engine.bench.runner import run_benchmark
+from app.engine.bench.suite import LONG_CONTEXT_CTX, BenchPrompt, BenchSettings, Regime, context_for, load_suite
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from tests.paths import REPO_ROOT
 

@@ -17,7 +17,7 @@ from app.core.errors import TandemError
 from app.engine.bench import probes
 from app.engine.bench.peer import NGRAM_MODES, PLAIN, ngram_name, peer_names, speculative_name
 from app.engine.bench.probes import CpuWatch
-from app.engine.bench.runner import BenchSettings, configurations, load_suite, select_prompts
+from app.engine.bench.suite import BenchSettings, configurations, load_suite, select_prompts
 from app.engine.llama.session import DrafterKind
 from tests.paths import REPO_ROOT
 

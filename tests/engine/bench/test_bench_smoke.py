@@ -10,14 +10,8 @@ import pytest
 
 from app.core.bench.report import render_markdown
 from app.engine.bench.probes import batch_numerics
-from app.engine.bench.runner import (
-    BenchSettings,
-    Regime,
-    configurations,
-    load_suite,
-    run_benchmark,
-    write_outputs,
-)
+from app.engine.bench.runner import run_benchmark, write_outputs
+from app.engine.bench.suite import BenchSettings, Regime, configurations, load_suite
 from app.engine.llama.model import LlamaModel, LoadOptions
 from tests.paths import REPO_ROOT
 

@@ -14,8 +14,9 @@ import pytest
 
 from app.core.errors import TandemError
 from app.engine.bench.llama_tools import find_tool
-from app.engine.bench.runner import BenchSettings, Regime, run_benchmark
+from app.engine.bench.runner import run_benchmark
 from app.engine.bench.speculative_simple import generate_with_simple, parse_output, simple_name
+from app.engine.bench.suite import BenchSettings, Regime
 from app.engine.llama.model import LlamaModel, LoadOptions
 from tests.paths import REPO_ROOT
 
