@@ -116,6 +116,13 @@ class VerifyCostEstimator:
         curve = self._curve or self._fit()
         return self._v1.mean * curve[min(max(n, 1), self.max_n)]
 
+    def relative(self, n: int) -> float:
+        """What verifying ``n`` tokens costs relative to one (the prior slope before anything is known)."""
+        if not self.known:
+            return 1.0 + _PRIOR_VERIFY_SLOPE * (max(n, 1) - 1)
+        curve = self._curve or self._fit()
+        return curve[min(max(n, 1), self.max_n)]
+
     def _fit(self) -> list[float]:
         points = [(1, 1.0, 3.0)] + [(n, m.mean, m.weight) for n, m in enumerate(self._ratios) if m.weight > 0]
         line = _weighted_line(points) if len(points) > 1 else _Line(1.0, _PRIOR_VERIFY_SLOPE)

@@ -33,10 +33,17 @@ fastest, so :class:`AdaptiveThreads` measures:
   (issue 31). A drop or a changed reading starts a full round and brings the
   interval back to ``recheck_every``.
 
-Speed is emitted tokens per second over the window's steps, the number the
-user sees. Drafting makes it vary with acceptance too; a window of several
-steps averages that out well enough to tell a 2x thread effect, and the
-margin keeps smaller differences from counting.
+Speed is what the target verified per second of its verify calls, each batch
+counted at its cost relative to one token (``batch_cost``: the pair's learned
+verify curve), so every window of every reply is measured on one scale.
+Emitted tokens per second, the number the user sees, moves with acceptance
+too: a window of fully accepted lookups runs 2-3x faster than one of misses,
+and a plain reply after a drafted one runs at half its rate. Measured that
+way (it still is without ``batch_cost``), acceptance swings started rounds
+and won them: on an F16 target's code edits, 7-13 of a reply's 20-25 steps
+ran at 1 thread, 0.6x the speed of 2, and a target-only reply that followed a
+drafted one dropped to 1 thread too (issue 31). The margin keeps small
+differences from counting.
 
 The policy is arithmetic on step timings. The engine supplies two callables:
 ``free_cpus`` (how many CPUs other processes leave free right now, a plain
@@ -112,13 +119,13 @@ def suggested_count(free_cpus: float, candidates: Sequence[int]) -> int:
 
 @dataclass(slots=True)
 class _Window:
-    """Tokens and seconds over the steps measured so far at one count."""
+    """Work (tokens, or one-token verify equivalents) and seconds over the steps measured so far at one count."""
 
-    tokens: int = 0
+    tokens: float = 0.0
     seconds: float = 0.0
     steps: int = 0
 
-    def add(self, tokens: int, seconds: float) -> None:
+    def add(self, tokens: float, seconds: float) -> None:
         self.tokens += tokens
         self.seconds += seconds
         self.steps += 1
@@ -143,6 +150,7 @@ class AdaptiveThreads:
         drop_ratio: float = DEFAULT_DROP_RATIO,
         margin: float = DEFAULT_MARGIN,
         warmup: int = 1,
+        batch_cost: Callable[[int], float] | None = None,
     ) -> None:
         if not candidates or min(candidates) < 1:
             raise ValueError("candidate thread counts must be >= 1")
@@ -156,6 +164,7 @@ class AdaptiveThreads:
         self.drop_ratio = drop_ratio
         self.margin = margin
         self.warmup = warmup
+        self._batch_cost = batch_cost
         self.rounds = 0  # exploration rounds started
         self.measured: dict[int, float] = {}  # tokens/s per count in the latest round
         self._queue: list[int] = []
@@ -197,7 +206,10 @@ class AdaptiveThreads:
         if self._skip:
             self._skip -= 1
             return
-        self._current.add(len(event.tokens), event.timings.total_s)
+        if self._batch_cost is not None and event.timings.verify_s > 0:
+            self._current.add(self._batch_cost(event.drafted + 1), event.timings.verify_s)
+        else:
+            self._current.add(len(event.tokens), event.timings.total_s)
         if self._current.steps < self.window and not self._clearly_losing():
             return
         rate = self._current.rate

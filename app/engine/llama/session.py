@@ -145,7 +145,10 @@ class LoadedPair:
             self.threads = FixedThreads(self.target.threads)
         else:
             candidates = candidate_counts(max_useful_threads())
-            self.threads = AdaptiveThreads(candidates, self.set_threads, cpu_load.free_cpus)
+            # Windows are compared in the target's verify work, so that acceptance does not pick the count.
+            self.threads = AdaptiveThreads(
+                candidates, self.set_threads, cpu_load.free_cpus, batch_cost=self.profile.verify.relative
+            )
 
     def set_threads(self, n_threads: int) -> None:
         """Both contexts at once: drafting and verifying alternate, so each may use every thread."""

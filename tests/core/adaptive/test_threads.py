@@ -290,3 +290,67 @@ def test_a_count_found_slower_despite_the_reading_is_retried_only_at_the_longest
     machine.speeds = dict(QUIET)  # the other process ends; the reading said 2 free all along
     _next_round(policy, machine)
     assert policy.threads == 2
+
+
+def _verify_event(n: int, accepted: int, seconds: float) -> StepEvent:
+    """A step that verified a batch of ``n`` (n - 1 drafts) in ``seconds`` and emitted ``accepted + 1`` tokens."""
+    emitted = tuple(EmittedToken(1, "x", TokenOrigin.TARGET, 1.0) for _ in range(accepted + 1))
+    return StepEvent(
+        tokens=emitted,
+        drafted=n - 1,
+        accepted=accepted,
+        draft_length=n - 1,
+        rejected=None,
+        timings=StepTimings(0.0, seconds, seconds),
+    )
+
+
+def _shape(n: int) -> float:
+    return 1.0 + 0.2 * (n - 1)
+
+
+def _swinging_acceptance(policy: AdaptiveThreads, machine: Machine, windows: int) -> list[int]:
+    """Windows of fully accepted 8-token drafts alternating with windows of misses: the same verify work."""
+    used = []
+    for window in range(windows):
+        accepted = 8 if window % 2 == 0 else 0
+        for _ in range(policy.window):
+            used.append(policy.threads)
+            policy.observe(_verify_event(9, accepted, _shape(9) / machine.speeds[policy.threads]))
+    return used
+
+
+def test_acceptance_swings_do_not_move_the_count_when_windows_are_weighed_in_verify_work() -> None:
+    machine = Machine(QUIET, free=2.0)
+    policy = machine.policy(batch_cost=_shape)
+    _swinging_acceptance(policy, machine, 4)  # the first round settles
+    rounds = policy.rounds
+    used = _swinging_acceptance(policy, machine, 20)
+    assert policy.rounds == rounds and set(used) == {2}
+
+
+def test_a_plain_reply_after_a_drafted_one_keeps_the_count() -> None:
+    machine = Machine(QUIET, free=2.0)
+    policy = machine.policy(batch_cost=_shape)
+    _swinging_acceptance(policy, machine, 6)
+    rounds = policy.rounds
+    policy.begin()
+    used = run(policy, machine, 60)  # one token a step: a fraction of the drafted reply's tokens per second
+    assert policy.rounds == rounds and set(used) == {2}
+    # Weighed in emitted tokens per second, the plain reply looks like a slower machine: a round, 1 thread tried.
+    machine = Machine(QUIET, free=2.0)
+    by_tokens = machine.policy()
+    _swinging_acceptance(by_tokens, machine, 6)
+    rounds = by_tokens.rounds
+    by_tokens.begin()
+    used = run(by_tokens, machine, 60)
+    assert by_tokens.rounds > rounds and 1 in used
+
+
+def test_a_process_starting_is_still_found_when_windows_are_weighed_in_verify_work() -> None:
+    machine = Machine(QUIET, free=2.0)
+    policy = machine.policy(batch_cost=_shape)
+    _swinging_acceptance(policy, machine, 6)
+    machine.speeds, machine.free = ONE_BUSY, 1.0
+    used = _swinging_acceptance(policy, machine, 8)
+    assert used[-6:] == [1] * 6
