@@ -17,7 +17,9 @@ streak) and one for all others, and each step uses the one that matches.
 K = 0 (drafting off) is a legal answer. While off, a probe step now and then
 refreshes the acceptance estimate, with the interval doubling each time the
 probe confirms that drafting loses; when the costs say that even a perfect
-draft could not pay, no probe is spent at all. The controller also exposes a
+draft could not pay, no probe is spent at all. Near break-even a reply opens
+with a few probes, since the pair's acceptance says little about this reply's
+text. The controller also exposes a
 confidence floor: the model drafter stops early once its own top probability,
 calibrated against what verification accepted, falls below the acceptance at
 which one more draft token pays for itself. The estimators live in
