@@ -166,7 +166,7 @@ class AdaptiveThreads:
         self.warmup = warmup
         self._batch_cost = batch_cost
         self.rounds = 0  # exploration rounds started
-        self.measured: dict[int, float] = {}  # tokens/s per count in the latest round
+        self.measured: dict[int, float] = {}  # speed per count in the latest round (see the module docstring)
         self._queue: list[int] = []
         self._suggested = self.candidates[-1]
         self._threads = 0
