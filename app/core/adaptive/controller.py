@@ -260,12 +260,15 @@ class AdaptiveDraftLength:
         cheap = costs.draft_per_token_s < _CHEAP_DRAFT * costs.verify(1)
         interval = _CHEAP_PROBE_INTERVAL if cheap else self._probe_interval
         hopeless = self._hopeless_now(costs)
-        rates = self.rates(self._streak)
-        probe_k = max(range(1, self.max_length + 1), key=lambda k: expected_tokens(rates, k) / costs.step_time(k))
-        # The probe's expected speed over target-only: near 1, the verdict is the noise's.
-        ratio = expected_tokens(rates, probe_k) * costs.step_time(0) / costs.step_time(probe_k)
-        opening = self._model_drafts < _OPENING_DRAFTS and ratio >= 1.0 - _OPENING_BAND
-        if (self._steps_off < interval and not opening) or hopeless:
+        due = self._steps_off >= interval
+        opening = False
+        if not hopeless and (due or self._model_drafts < _OPENING_DRAFTS):
+            rates = self.rates(self._streak)
+            probe_k = max(range(1, self.max_length + 1), key=lambda k: expected_tokens(rates, k) / costs.step_time(k))
+            # The probe's expected speed over target-only: near 1, the verdict is the noise's.
+            ratio = expected_tokens(rates, probe_k) * costs.step_time(0) / costs.step_time(probe_k)
+            opening = not due and ratio >= 1.0 - _OPENING_BAND
+        if hopeless or not (due or opening):
             self._chosen = 0
             if hopeless:
                 self._reason = str(OFF_HOPELESS)
@@ -277,7 +280,7 @@ class AdaptiveDraftLength:
         self._chosen = probe_k
         self._reason = str(PROBE.fill(k=self._chosen))
         self._probing = True
-        self._opening = opening and self._steps_off < interval
+        self._opening = opening
         return self._chosen
 
     def catch_up_pays(self, backlog: int, remaining: int) -> bool:

@@ -113,8 +113,7 @@ class VerifyCostEstimator:
 
     def predict(self, n: int) -> float:
         """Predicted seconds for ``n`` tokens (needs :attr:`known`)."""
-        curve = self._curve or self._fit()
-        return self._v1.mean * curve[min(max(n, 1), self.max_n)]
+        return self._v1.mean * self.relative(n)
 
     def relative(self, n: int) -> float:
         """What verifying ``n`` tokens costs relative to one (the prior slope before anything is known)."""
