@@ -16,7 +16,10 @@ fastest, so :class:`AdaptiveThreads` measures:
   than it can tell (issue 31 measured a first reply at 0.68x of a fixed count
   from that window alone); the first round, read just after loading, allows a
   whole CPU. It leaves a count after two steps when it runs
-  below ``drop_ratio`` of the best count measured so far;
+  slower than the best count so far by more than ``margin``: such a count
+  could not be chosen, and on a quiet 2-core machine the look at 1 thread
+  (0.6-0.65x the speed of 2, just above ``drop_ratio``) otherwise ran a whole
+  window, a few per cent of a short reply (issue 31);
 * it then keeps the fastest, preferring the suggested count unless another
   is clearly faster (``margin``), so timing noise does not move it;
 * a new round starts every ``recheck_every`` steps, when a window runs well
@@ -71,7 +74,7 @@ DEFAULT_MARGIN = 1.1
 HEADROOM = 0.5
 # ...except in a policy's first round, whose reading follows the models' loading (see _start_round).
 FIRST_ROUND_HEADROOM = 1.0
-# Steps a count runs in a round before it may be left early for being far slower.
+# Steps a count runs in a round before it may be left early for being slower than the best by the margin.
 _EARLY_EXIT_STEPS = 2
 # Periodic rounds that confirm the chosen count space themselves out up to this many times recheck_every.
 MAX_RECHECK_FACTOR = 16
@@ -228,10 +231,10 @@ class AdaptiveThreads:
             self._start_round(periodic=True)
 
     def _clearly_losing(self) -> bool:
-        """While exploring: this count is already far slower than the best one so far."""
+        """While exploring: this count is already slower than the best one so far by more than the margin."""
         if not self.exploring or not self.measured or self._current.steps < _EARLY_EXIT_STEPS:
             return False
-        return self._current.rate < self.drop_ratio * max(self.measured.values())
+        return self._current.rate * self.margin < max(self.measured.values())
 
     def _suggest(self) -> int:
         free = self._free_cpus()

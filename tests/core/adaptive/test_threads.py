@@ -103,6 +103,24 @@ def test_a_far_slower_count_is_left_after_two_steps() -> None:
     assert policy.threads == 1
 
 
+def test_a_quiet_machines_look_at_fewer_threads_is_short() -> None:
+    # The EPYC's F16 target: 1 thread at 0.65x the speed of 2, above drop_ratio. The look at one thread
+    # is the warm-up step and two measured ones: a count slower than the best by the margin is not chosen.
+    machine = Machine({1: 7.5, 2: 11.5}, free=2.0)
+    policy = machine.policy(window=6, warmup=1)
+    used = run(policy, machine, 60)
+    assert used.count(1) == 1 + 2
+    assert policy.threads == 2
+
+
+def test_a_count_within_the_margin_gets_its_whole_window() -> None:
+    machine = Machine({1: 11.0, 2: 11.5}, free=2.0)
+    policy = machine.policy(window=6, warmup=1)
+    used = run(policy, machine, 60)
+    assert used.count(1) == 1 + 6
+    assert policy.threads == 2
+
+
 def test_measured_speed_overrules_a_wrong_free_cpu_reading() -> None:
     # The reading says both CPUs are free, yet two threads run at half speed (a busy core the reading missed).
     machine = Machine(ONE_BUSY, free=2.0)
