@@ -332,12 +332,6 @@ class NgramDrafter:
         self.sources = tuple(sources)
         self.tracker.set_buffers([source.tokens for source in self.sources])
         self._pending: tuple[LookupMatch, int] | None = None  # the last proposal's match and length
-        # A prediction that was not sent: (its match, the tokens it predicted, the context index the
-        # first lands on). How far the reply then wrote those tokens is the outcome their verification
-        # would have had (at any temperature: a one-hot draft token is accepted with p_target of it,
-        # the chance the target writes it), so the record learns from the copy for free while it is
-        # quiet, and learns its later positions wherever a step wrote several tokens (a model's draft).
-        self._shadow: tuple[LookupMatch, tuple[int, ...], int] | None = None
         self._context = ContextArray()
 
     def begin(self, prompt: Sequence[int]) -> None:
@@ -345,7 +339,6 @@ class NgramDrafter:
         self.record.clear()
         self.tracker.begin(len(prompt))
         self._pending = None
-        self._shadow = None
         self._context.clear()
 
     def propose(
@@ -360,7 +353,6 @@ class NgramDrafter:
         draft = Draft(source=LOOKUP_SOURCE)
         self._pending = None
         tokens = self._context.view(context)
-        self._settle_shadow(tokens)
         tracker = self.tracker
         tracker.follow(tokens)
         limit = max(max_tokens, lookup_tokens)
@@ -389,9 +381,6 @@ class NgramDrafter:
         else:
             stop = as_stop(min_confidence)
             keep = trusted_prefix(confidence, stop.floor) if stop is not None and stop.floor else len(confidence)
-        if keep <= 0:
-            self._shadow = (match, tuple(proposal), int(tokens.size))
-            return draft
         if mask is not None:
             # A copied token the grammar refuses would be rejected for sure: cut the copy before it.
             keep = allowed_prefix(mask, proposal[:keep])
@@ -404,20 +393,6 @@ class NgramDrafter:
         draft.match_length = match.length
         draft.copied_from = [self._citation(state) for state in prediction.states[:keep]]
         return draft
-
-    def _settle_shadow(self, tokens: npt.NDArray[np.int64]) -> None:
-        """Record how far the reply wrote what the last unsent prediction said, as if it had been verified."""
-        shadow, self._shadow = self._shadow, None
-        if shadow is None:
-            return
-        match, predicted, at = shadow
-        # Only where the context still ends at ``at`` as it did then: another one has nothing to say of it.
-        if tokens.size <= at or tuple(int(t) for t in tokens[at - len(match.key) : at]) != match.key:
-            return
-        written = tokens[at : at + len(predicted)]
-        agreed = int(np.argmin(np.append(written == np.asarray(predicted[: written.size]), False)))
-        # Positions past what the reply has written are unknown, not missed: they count as not proposed.
-        self.record.observe(match, int(written.size), agreed)
 
     def _citation(self, state: CopyState) -> str:
         """Where the token that brought the copy to ``state`` was read (its source index is the one before)."""

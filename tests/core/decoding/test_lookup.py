@@ -237,42 +237,6 @@ def test_without_a_judge_a_fixed_length_lookup_proposes_only_trusted_matches() -
     assert NgramDrafter(32, 3).propose(weak, 4).tokens == [4, 9, 1, 2]  # no minimum: the old behaviour
 
 
-def test_a_quiet_lookup_learns_from_the_token_the_reply_writes_next() -> None:
-    """A prediction the judge kept back is scored against what the reply wrote there, as its verification would be."""
-    context = [5, 6, 7, 8, 1, 2, 3, 4, 9, 5, 6, 7, 8, 1, 2, 3]  # the copy (7 tokens agreeing) predicts 4
-    seen = LookupMatch(8, 7, 0, (1, 2, 3))  # the record's view of that prediction: its key and length band
-
-    def trust_after(written: list[int]) -> float:
-        drafter = NgramDrafter(32, 3, lookup_length=4, judge=lambda confidences: 0)  # never sends anything
-        drafter.begin([])
-        assert len(drafter.propose(context, 0, None, 4)) == 0
-        drafter.propose(written, 0, None, 4)
-        return drafter.record.trust(seen)
-
-    fresh = NgramDrafter(32, 3).record.trust(seen)
-    assert trust_after([*context, 4]) > fresh > trust_after([*context, 0])
-    # A context that no longer ends there as it did (another one) says nothing about the prediction.
-    assert trust_after([*context[:-1], 7, 4]) == fresh
-
-
-def test_a_step_that_writes_several_tokens_teaches_a_quiet_copy_its_later_positions() -> None:
-    """Where a step wrote more than one token (the draft model's), the quiet copy's later positions are scored too."""
-    context = [5, 6, 7, 8, 1, 2, 3, 4, 9, 5, 6, 7, 8, 1, 2, 3]  # the copy predicts 4, 9, 5, 6, ...
-    seen = LookupMatch(8, 7, 0, (1, 2, 3))
-
-    def second_after(written: list[int]) -> float:
-        drafter = NgramDrafter(32, 3, lookup_length=4, judge=lambda confidences: 0)
-        drafter.begin([])
-        drafter.propose(context, 0, None, 4)
-        drafter.propose([*context, *written], 0, None, 4)
-        return drafter.record.confidences(seen, 2)[1]
-
-    fresh = NgramDrafter(32, 3).record.confidences(seen, 2)[1]
-    assert second_after([4, 9, 5]) > fresh > second_after([4, 0, 0])
-    # A step of one token says nothing of the positions after it.
-    assert second_after([4]) == fresh
-
-
 def test_the_fixed_policy_keeps_lookup_at_its_length() -> None:
     table = random_table(12, seed=3)
     decoder = SpeculativeDecoder(BigramLM(table), NgramDrafter(32, 3), GREEDY, FixedDraftLength(3))
