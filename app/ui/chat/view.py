@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import partial
 
-from PySide6.QtCore import QCoreApplication, QEvent, QPointF, Qt, QTimer, QUrl, QUrlQuery, Signal
+from PySide6.QtCore import QEvent, QPointF, Qt, QUrl, QUrlQuery, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
     QHelpEvent,
@@ -37,31 +36,28 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
 )
-from PySide6.QtWidgets import QApplication, QTextBrowser, QTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip, QWidget
 
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.engine.store.conversations import StoredToken
-from app.ui import theme
 from app.ui.chat import table_grid, token_cards
 from app.ui.chat.attachment_lines import insert_chips, insert_citations
 from app.ui.chat.markdown_layout import fenced_code_blocks
+from app.ui.chat.message_highlight import MessageHighlight, message_range
 from app.ui.chat.message_lines import (
     COPY_MESSAGE,
-    FORK_LABEL,
     MESSAGE_ACTION,
-    action_label,
     insert_actions,
     insert_footer,
     insert_header,
     new_block,
 )
+from app.ui.chat.message_menu import message_menu
 from app.ui.chat.reply_drawing import COPY_CODE, StreamState, relayout_tail
 from app.ui.chat.reply_split import ReplySplit
 from app.ui.chat.thinking_fold import THINKING_LINK, ReplyStream, draw_reply, draw_text, is_expanded, split_of
 from app.ui.chat.token_cards import TokenSpan, format_at, token_tooltip
 from app.ui.chat.token_painter import Prop, TokenPainter
-
-HIGHLIGHT_MS = 2000  # how long a message found by search stays highlighted
 
 
 @dataclass(slots=True)
@@ -95,11 +91,7 @@ class ChatView(QTextBrowser):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._actions_enabled = True
-        self.highlighted_message: int | None = None  # the message a search jump highlighted, while it lasts
-        self._highlight_timer = QTimer(self)
-        self._highlight_timer.setSingleShot(True)
-        self._highlight_timer.setInterval(HIGHLIGHT_MS)
-        self._highlight_timer.timeout.connect(self.clear_highlight)
+        self._highlight = MessageHighlight(self)
         self.setReadOnly(True)
         self.setOpenLinks(False)
         self.setUndoRedoEnabled(False)
@@ -234,47 +226,20 @@ class ChatView(QTextBrowser):
 
     def message_range(self, index: int) -> tuple[int, int]:
         """Document positions (start, end) of everything drawn for message ``index``."""
-        start = end = -1
-        block = self.document().begin()
-        while block.isValid():
-            it = block.begin()
-            while not it.atEnd():
-                fragment = it.fragment()
-                value = fragment.charFormat().property(Prop.MESSAGE_INDEX)
-                if value is not None and int(value) == index:
-                    if start < 0:
-                        start = fragment.position()
-                    end = fragment.position() + fragment.length()
-                it += 1
-            block = block.next()
-        return start, end
+        return message_range(self.document(), index)
+
+    @property
+    def highlighted_message(self) -> int | None:
+        """The message a search jump highlighted, while the highlight lasts."""
+        return self._highlight.index
 
     def highlight_message(self, index: int) -> None:
         """Scroll message ``index`` into view and mark it for a moment (a search result's jump)."""
-        start, end = self.message_range(index)
-        if start < 0:
-            return
-        cursor = QTextCursor(self.document())
-        cursor.setPosition(end)
-        self.setTextCursor(cursor)
-        self.ensureCursorVisible()
-        cursor.setPosition(start)
-        self.setTextCursor(cursor)
-        self.ensureCursorVisible()  # the start last: a long message shows its beginning
-        selection = QTextEdit.ExtraSelection()
-        selection.cursor = QTextCursor(self.document())
-        selection.cursor.setPosition(start)
-        selection.cursor.setPosition(end, QTextCursor.MoveMode.KeepAnchor)
-        selection.format.setBackground(theme.highlight_background(self.palette()))
-        self.setExtraSelections([selection])
-        self.highlighted_message = index
-        self._highlight_timer.start()
+        self._highlight.show(index)
 
     def clear_highlight(self) -> None:
         """End a search jump's highlight."""
-        self._highlight_timer.stop()
-        self.setExtraSelections([])
-        self.highlighted_message = None
+        self._highlight.clear()
 
     def _position_at(self, viewport_pos: QPointF, accuracy: Qt.HitTestAccuracy) -> int:
         """The document position under a viewport point (-1: none), the scrolled offset added."""
@@ -360,30 +325,8 @@ class ChatView(QTextBrowser):
 
     def contextMenuEvent(self, event: QContextMenuEvent) -> None:  # noqa: N802 - Qt override
         """The standard menu plus copying the message or the code block under the pointer as raw text."""
-        menu = self.createStandardContextMenu(event.pos())
         position = self._position_at(QPointF(event.pos()), Qt.HitTestAccuracy.FuzzyHit)
-        where = self.source_line_at(position) if position >= 0 else None
-        if where is not None:
-            index, line = where
-            menu.addSeparator()
-            if self.code_block_at_line(index, line) is not None:
-                menu.addAction(self.tr("Copy code block"), lambda: self.copy_code_block(index, line))
-            menu.addAction(self.tr("Copy message as Markdown"), lambda: self.copy_message(index))
-        message = self.message_at(QPointF(event.pos()))
-        if message is not None and self._messages[message].actions:
-            menu.addSeparator()
-            for key in self._messages[message].actions:
-                action = menu.addAction(action_label(key))
-                action.triggered.connect(partial(self.message_action.emit, key, message))
-                action.setEnabled(self._actions_enabled)
-            if "steps" in self._messages[message].actions:
-                export = menu.addAction(self.tr("Export steps as HTML…"))
-                export.triggered.connect(partial(self.message_action.emit, "export-steps", message))
-                export.setEnabled(self._actions_enabled)
-            if "delete" in self._messages[message].actions:  # a stored message: its branch can be forked
-                fork = menu.addAction(QCoreApplication.translate("MessageLines", FORK_LABEL))
-                fork.triggered.connect(partial(self.message_action.emit, "fork", message))
-                fork.setEnabled(self._actions_enabled)
+        menu = message_menu(self, event.pos(), position)
         menu.exec(event.globalPos())
         menu.deleteLater()
 
