@@ -52,11 +52,11 @@ from app.ui.chat.panel import ChatPanel
 from app.ui.chat.sidebar_actions import SidebarActions
 from app.ui.chat.store_notice import StoreNotice
 from app.ui.i18n import QT_TRANSLATE_NOOP
-from app.ui.i18n.words import number, say_error
+from app.ui.i18n.words import number
 from app.ui.layout_fit import ElidedLabel, fit_to_screen
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
-from app.ui.models.memory_sources import estimate_state, measured_state
+from app.ui.models.memory_sources import MeterFeed
 from app.ui.models.pair_picker import PairPicker
 from app.ui.models.server_switch import ServerSwitch
 from app.ui.models.welcome_panel import WelcomePanel
@@ -109,8 +109,6 @@ class MainWindow(QMainWindow):
         self.host = EngineHost(self)
         self._server_engine: RemoteEngine | None = None  # the server chosen last (Settings' time-outs reach it)
         self._loading: PairChoice | None = None  # the pair being loaded, saved as the default once it has loaded
-        self._estimate: MeterState | None = None
-        self._estimate_generation = 0
         self._closed = False
 
         self.conversations = ConversationList()
@@ -122,6 +120,7 @@ class MainWindow(QMainWindow):
 
         self.picker = PairPicker(self.background)
         self.memory = MemoryMeter()
+        self.meter_feed = MeterFeed(self.memory, self.background, self.picker.choice, self._loaded_as)
         model_tab = QWidget()
         model_layout = QVBoxLayout(model_tab)
         model_layout.setContentsMargins(0, 0, 0, 0)
@@ -339,7 +338,7 @@ class MainWindow(QMainWindow):
         label = pair_label(info.config)
         self.pair_status.setText(label)
         self.picker.set_loaded(self.tr("loaded in {seconds} s").format(seconds=number(info.load_seconds, ".1f")))
-        self.memory.set_state(measured_state(self._estimate, info))
+        self.meter_feed.loaded(info)
         threads = self.settings_panel.settings().n_threads
         self.stats.set_baseline(self.app_settings.baseline(info.config.target, threads), self.tr("measured here"))
         self.stats.set_remote(False)
@@ -389,39 +388,16 @@ class MainWindow(QMainWindow):
         self.stats.set_baseline(rate, self.tr(source))  # the tools pass the English words: _BASELINE_SOURCES
 
     def _estimate_memory(self, choice: PairChoice | None) -> None:
-        if choice is None:
-            return
-        settings = self.settings_panel.settings()
-        self._estimate_generation += 1
-        generation = self._estimate_generation
-        self.background.submit(
-            lambda: estimate_state(choice, settings),
-            lambda state: self._estimate_ready(generation, state),
-            lambda exc: self.memory.set_state(
-                MeterState(verdict=self.tr("no estimate: {error}").format(error=say_error(exc)))
-            ),
-        )
+        self.meter_feed.estimate(choice, self.settings_panel.settings())
 
-    def _estimate_ready(self, generation: int, state: MeterState) -> None:
-        if generation != self._estimate_generation:
-            return  # an answer for a choice the user has since changed
-        self._estimate = state
-        pair = self.controller.pair
-        choice = self.picker.choice()
-        if pair is not None and choice is not None and self._is_loaded(choice):
-            # The loaded pair's estimate arrived after loading finished: keep showing the measurement.
-            self.memory.set_state(measured_state(state, pair))
-        else:
-            self.memory.set_state(state)
-
-    def _is_loaded(self, choice: PairChoice) -> bool:
-        """Whether ``choice`` is the loaded pair; a choice still being filled in (a draft-model drafter
+    def _loaded_as(self, choice: PairChoice) -> PairInfo | None:
+        """The loaded pair when ``choice`` is it; a choice still being filled in (a draft-model drafter
         picked before its draft, as the picker refreshes) is not, rather than an error."""
         pair = self.controller.pair
         try:
-            return pair is not None and choice.config(self.settings_panel.settings()) == pair.config
+            return pair if pair is not None and choice.config(self.settings_panel.settings()) == pair.config else None
         except TandemError:
-            return False
+            return None
 
     def _settings_changed(self, settings: GenerationSettings) -> None:
         previous = self.app_settings.generation()

@@ -6,10 +6,13 @@ verdict through :func:`app.engine.memory.plan.plan_pair`, the same call
 ``tandem memory`` makes, so the window and the terminal agree.
 :func:`measured_state` shows the breakdown the engine thread measured while
 loading (``app.engine.memory.measure``), judged against the same budget.
+:class:`MeterFeed` decides which of the two the meter shows as the choice
+changes and pairs load.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import QCoreApplication
@@ -20,9 +23,10 @@ from app.core.units import bytes_words
 from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.memory.hardware import HardwareBudget, probe_hardware
 from app.engine.memory.plan import plan_pair
-from app.ui.i18n.words import say
-from app.ui.models.memory_meter import DeviceBar, MeterState
+from app.ui.i18n.words import say, say_error
+from app.ui.models.memory_meter import DeviceBar, MemoryMeter, MeterState
 from app.ui.settings.store import GenerationSettings, PairChoice
+from app.ui.threads.background import Background
 from app.ui.threads.jobs import PairInfo
 
 _LEVELS = {"fits": "fits", "tight": "tight", "does_not_fit": "too big"}
@@ -76,3 +80,56 @@ def measured_state(estimate: MeterState | None, info: PairInfo) -> MeterState:
         )
     )
     return MeterState(bars, "measured", verdict, "fits", estimate.notes if estimate else ())
+
+
+class MeterFeed:
+    """Keeps the memory meter on the right figures: the chosen pair's estimate, or the loaded pair's measurement.
+
+    Each choice is estimated off the GUI thread; an answer for a choice the
+    user has since left is dropped, and one that arrives for the pair already
+    loaded keeps the measurement on show. ``loaded_as(choice)`` is the loaded
+    pair when ``choice`` is it, else None.
+    """
+
+    def __init__(
+        self,
+        meter: MemoryMeter,
+        background: Background,
+        current_choice: Callable[[], PairChoice | None],
+        loaded_as: Callable[[PairChoice], PairInfo | None],
+    ) -> None:
+        self._meter, self._background = meter, background
+        self._current_choice, self._loaded_as = current_choice, loaded_as
+        self._estimate: MeterState | None = None
+        self._generation = 0
+
+    def estimate(self, choice: PairChoice | None, settings: GenerationSettings) -> None:
+        """Estimate ``choice`` with ``settings`` in the background; the meter shows it when it comes."""
+        if choice is None:
+            return
+        self._generation += 1
+        generation = self._generation
+        self._background.submit(
+            lambda: estimate_state(choice, settings),
+            lambda state: self._ready(generation, state),
+            lambda exc: self._meter.set_state(
+                MeterState(
+                    verdict=QCoreApplication.translate("MainWindow", "no estimate: {error}").format(
+                        error=say_error(exc)
+                    )
+                )
+            ),
+        )
+
+    def loaded(self, info: PairInfo) -> None:
+        """A pair has loaded: show what loading it measured."""
+        self._meter.set_state(measured_state(self._estimate, info))
+
+    def _ready(self, generation: int, state: MeterState) -> None:
+        if generation != self._generation:
+            return  # an answer for a choice the user has since changed
+        self._estimate = state
+        choice = self._current_choice()
+        pair = self._loaded_as(choice) if choice is not None else None
+        # The loaded pair's estimate arrived after loading finished: keep showing the measurement.
+        self._meter.set_state(measured_state(state, pair) if pair is not None else state)
