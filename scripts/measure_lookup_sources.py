@@ -20,8 +20,8 @@ import time
 
 import numpy as np
 
-from app.core.decoding.drafters import NgramDrafter
 from app.core.decoding.lookup import LookupSource
+from app.core.decoding.lookup_drafters import NgramDrafter
 
 VOCAB = 49_152
 

@@ -14,7 +14,7 @@ Three small pieces, each tested with hand-built token sequences:
 
 The copy itself, once found, is followed through the reply's edits by
 :mod:`app.core.decoding.copy_tracking`. The drafter
-(:class:`~app.core.decoding.drafters.NgramDrafter`) proposes what the copy
+(:class:`~app.core.decoding.lookup_drafters.NgramDrafter`) proposes what the copy
 predicts with these confidences; how many of them pay for their verify
 slots is the draft-length policy's call (they cost no model time).
 """

@@ -21,8 +21,9 @@ import numpy.typing as npt
 from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
-from app.core.decoding.drafters import Drafter, DrafterKind, HybridDrafter, ModelDrafter
+from app.core.decoding.drafters import Drafter, DrafterKind, ModelDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.decoding.lookup_drafters import HybridDrafter
 from app.core.decoding.model_port import Outputs
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.engine.llama.session import lookup_drafter

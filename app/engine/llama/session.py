@@ -20,8 +20,9 @@ from app.core.adaptive.threads import AdaptiveThreads, FixedThreads, candidate_c
 from app.core.chat import FittedPrompt, Message, fit_conversation
 from app.core.decoding.decoder import SpeculativeDecoder, ThreadCount
 from app.core.decoding.draft_policy import DraftLengthPolicy
-from app.core.decoding.drafters import Drafter, DrafterKind, HybridDrafter, ModelDrafter, NgramDrafter, NoDrafter
+from app.core.decoding.drafters import Drafter, DrafterKind, ModelDrafter, NoDrafter
 from app.core.decoding.lookup import LookupSource
+from app.core.decoding.lookup_drafters import HybridDrafter, NgramDrafter
 from app.core.decoding.model_port import common_prefix_length
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import IncompatiblePairError, TandemError

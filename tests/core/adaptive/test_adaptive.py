@@ -19,8 +19,9 @@ from app.core.adaptive.held_costs import DEAD_BAND
 from app.core.adaptive.profile import PairProfile
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.draft_policy import DraftStop
-from app.core.decoding.drafters import ModelDrafter, NgramDrafter
+from app.core.decoding.drafters import ModelDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent, StepTimings
+from app.core.decoding.lookup_drafters import NgramDrafter
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from tests.core.fakes import BigramLM, random_table
 

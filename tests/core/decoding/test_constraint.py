@@ -13,8 +13,9 @@ from scipy import stats
 from app.core.decoding.constraint import ConstraintError, advance_through, allowed_prefix, masked_row
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.draft_policy import FixedDraftLength
-from app.core.decoding.drafters import HybridDrafter, ModelDrafter, NgramDrafter
+from app.core.decoding.drafters import ModelDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.decoding.lookup_drafters import HybridDrafter, NgramDrafter
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from tests.core.fakes import BigramLM, random_table
 

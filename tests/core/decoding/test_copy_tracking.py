@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from app.core.decoding.copy_tracking import REALIGN, REPEAT, Anchor, CopyState, CopyTracker
-from app.core.decoding.drafters import NgramDrafter
+from app.core.decoding.lookup_drafters import NgramDrafter
 
 # A "module" of tokens in which 20 plays the name to be renamed: 10 11 12 13 cfg 14 15 cfg 16 17 cfg 18.
 SOURCE = [10, 11, 12, 13, 20, 14, 15, 20, 16, 17, 20, 18]

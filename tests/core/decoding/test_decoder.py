@@ -10,8 +10,9 @@ from scipy import stats
 
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.draft_policy import FixedDraftLength
-from app.core.decoding.drafters import ModelDrafter, NgramDrafter
+from app.core.decoding.drafters import ModelDrafter
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent, TokenOrigin
+from app.core.decoding.lookup_drafters import NgramDrafter
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.errors import PromptTooLongError
 from tests.core.fakes import BigramLM, random_table

@@ -11,7 +11,7 @@ from app.core.adaptive.estimators import DraftCostEstimator, VerifyCostEstimator
 from app.core.adaptive.profile import DrafterProfile
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.draft_policy import FixedDraftLength
-from app.core.decoding.drafters import LOOKUP_SOURCE, MODEL_SOURCE, HybridDrafter, ModelDrafter, NgramDrafter
+from app.core.decoding.drafters import LOOKUP_SOURCE, MODEL_SOURCE, ModelDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.lookup import (
     LookupMatch,
@@ -21,6 +21,7 @@ from app.core.decoding.lookup import (
     length_prior,
     trusted_prefix,
 )
+from app.core.decoding.lookup_drafters import HybridDrafter, NgramDrafter
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from tests.core.fakes import BigramLM, random_table
 

@@ -9,9 +9,10 @@ import numpy.typing as npt
 
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.draft_policy import FixedDraftLength
-from app.core.decoding.drafters import Drafter, NgramDrafter, NoDrafter
+from app.core.decoding.drafters import Drafter, NoDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.decoding.lookup import CONTEXT_CITATION, LookupSource, find_in_source
+from app.core.decoding.lookup_drafters import NgramDrafter
 from app.core.decoding.sampling import SamplingParams
 from tests.core.fakes import BigramLM, random_table
 

@@ -11,8 +11,9 @@ from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import first_divergence
 from app.core.decoding.draft_policy import FixedDraftLength
-from app.core.decoding.drafters import LOOKUP_SOURCE, MODEL_SOURCE, HybridDrafter, NgramDrafter
+from app.core.decoding.drafters import LOOKUP_SOURCE, MODEL_SOURCE
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
+from app.core.decoding.lookup_drafters import HybridDrafter, NgramDrafter
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
