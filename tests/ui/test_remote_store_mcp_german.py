@@ -23,8 +23,9 @@ from PySide6.QtTest import QTest
 from app.core.errors import IncompatiblePairError, TandemError
 from app.core.tools.mcp_config import McpConfigError
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
-from app.engine.remote import client
-from app.engine.remote.client import RemoteEngine, RemoteError
+from app.engine.remote import errors
+from app.engine.remote.client import RemoteEngine
+from app.engine.remote.errors import RemoteError
 from app.engine.remote.llama_server import free_port
 from app.engine.remote.stream import _REPLY_TOO_LARGE, StreamLimitError
 from app.engine.store.database import StoreOpenError, check_file
@@ -47,7 +48,7 @@ def test_a_closed_port_is_a_german_connection_error_and_english_in_str(german: N
 
 
 def test_remote_limits_say_their_numbers_the_german_way(german: None) -> None:
-    deadline = RemoteError(client._DEADLINE.fill(url="http://gpu-box:8080/v1", seconds=1.5), "partial")
+    deadline = RemoteError(errors.DEADLINE.fill(url="http://gpu-box:8080/v1", seconds=1.5), "partial")
     assert str(deadline) == (
         "http://gpu-box:8080/v1 did not finish the reply within the 1.5 s deadline: the partial reply is kept"
     )
@@ -57,10 +58,10 @@ def test_remote_limits_say_their_numbers_the_german_way(german: None) -> None:
     )
     assert deadline.partial == "partial"
     # A cap broken while streaming keeps its words when the client passes it on with the partial reply.
-    passed_on = RemoteError(client._said(StreamLimitError(_REPLY_TOO_LARGE.fill(cap=1_500_000))), "text")
+    passed_on = RemoteError(errors.said(StreamLimitError(_REPLY_TOO_LARGE.fill(cap=1_500_000))), "text")
     assert str(passed_on) == "the server sent more than 1,500,000 bytes in one reply"
     assert say_error(passed_on) == "der Server sandte mehr als 1.500.000 Bytes in einer Antwort"
-    status = RemoteError(client._ANSWERED.fill(url="http://h/v1", status=500, detail="boom"))
+    status = RemoteError(errors._ANSWERED.fill(url="http://h/v1", status=500, detail="boom"))
     assert str(status) == "http://h/v1 answered 500: boom"
     assert say_error(status) == "http://h/v1 antwortete mit 500: boom"  # the server's own text stays as it came
 

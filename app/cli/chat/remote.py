@@ -22,7 +22,8 @@ from app.core.chat import Message
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.errors import TandemError
 from app.engine.llama.session import DrafterKind
-from app.engine.remote.client import RemoteEngine, RemoteError
+from app.engine.remote.client import RemoteEngine
+from app.engine.remote.errors import RemoteError
 from app.engine.remote.limits import DEFAULT_DEADLINE_S, DEFAULT_IDLE_S, RemoteLimits
 
 KEY_ENV = "TANDEM_API_KEY"

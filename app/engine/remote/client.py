@@ -32,46 +32,32 @@ from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats
 from app.core.errors import TandemError
-from app.core.wording import QT_TRANSLATE_NOOP, Words, words_of
+from app.engine.remote.errors import (
+    DEADLINE,
+    NO_MODEL_LIST_IN_TIME,
+    NO_MODELS,
+    NOT_A_MODEL_LIST,
+    NOT_A_URL,
+    PARTIAL_KEPT,
+    SERVER_ERROR,
+    STREAM_ENDED_EARLY,
+    RemoteError,
+    raise_for_status,
+    said,
+    transport_message,
+)
 from app.engine.remote.limits import MAX_MODELS_BYTES, RemoteLimits
 from app.engine.remote.steps import LlamaServerSteps, plain_step, stats_from_vllm, tandem_step
-from app.engine.remote.stream import ERROR_BODY_BYTES, EventStream, StreamLimitError, read_capped, read_error_body
+from app.engine.remote.stream import EventStream, StreamLimitError, read_capped, read_error_body
 from app.engine.remote.wire import (
     Counters,
     VllmSpec,
     WireError,
     check_base_url,
-    error_text,
-    loads,
     parse_models,
 )
 
 CONNECT_TIMEOUT_S = 10.0
-
-# What the chat window says when a remote reply or model list fails (app/ui/threads/worker.py renders
-# them); the server's own text, the URL and httpx's detail go in as values, as they came.
-_NO_MODEL_LIST_IN_TIME = QT_TRANSLATE_NOOP("RemoteErrors", "{url} did not send its model list within {seconds:g} s")
-_NOT_A_URL = QT_TRANSLATE_NOOP("RemoteErrors", "{url} is not a usable server URL: {error}")
-_NOT_A_MODEL_LIST = QT_TRANSLATE_NOOP("RemoteErrors", "{url} did not answer with a model list: {error}")
-_NO_MODELS = QT_TRANSLATE_NOOP("RemoteErrors", "{url} offers no models")
-_SERVER_ERROR = QT_TRANSLATE_NOOP("RemoteErrors", "the server reported an error: {error}")
-_STREAM_ENDED_EARLY = QT_TRANSLATE_NOOP(
-    "RemoteErrors", "the stream from {url} ended before the reply did: the partial reply is kept"
-)
-_PARTIAL_KEPT = QT_TRANSLATE_NOOP("RemoteErrors", "{error}: the partial reply is kept")
-_DEADLINE = QT_TRANSLATE_NOOP(
-    "RemoteErrors", "{url} did not finish the reply within the {seconds:g} s deadline: the partial reply is kept"
-)
-_KEY_REFUSED = QT_TRANSLATE_NOOP("RemoteErrors", "{url} refused the API key ({status}): {detail}")
-_NO_SUCH_ROUTE = QT_TRANSLATE_NOOP("RemoteErrors", "{url} has no such model or route (404): {detail}")
-_ANSWERED = QT_TRANSLATE_NOOP("RemoteErrors", "{url} answered {status}: {detail}")
-_CANNOT_RESOLVE = QT_TRANSLATE_NOOP("RemoteErrors", "cannot resolve the server's name in {url}")
-_CANNOT_CONNECT = QT_TRANSLATE_NOOP("RemoteErrors", "cannot connect to {url}: is the server running? ({error})")
-_NO_ANSWER_IN_TIME = QT_TRANSLATE_NOOP("RemoteErrors", "{url} did not answer in time ({kind})")
-_BROKE_OFF = QT_TRANSLATE_NOOP(
-    "RemoteErrors", "the connection to {url} broke off mid-reply ({kind}): the partial reply is kept"
-)
-_TALKING_FAILED = QT_TRANSLATE_NOOP("RemoteErrors", "talking to {url} failed: {kind}: {error}")
 
 
 class ServerKind(enum.StrEnum):
@@ -95,15 +81,6 @@ KIND_NOTES = {
     ServerKind.VLLM: VLLM_NOTE + " (started with --per-request-spec-decode-metrics detailed)",
     ServerKind.PLAIN: NO_STATS_NOTE,
 }
-
-
-class RemoteError(TandemError):
-    """The remote reply failed; ``partial`` holds the text that had arrived and ``stats`` what was counted."""
-
-    def __init__(self, message: str | Words, partial: str = "", stats: GenerationStats | None = None) -> None:
-        super().__init__(message)
-        self.partial = partial
-        self.stats = stats or GenerationStats()
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,7 +182,7 @@ class RemoteEngine:
         try:
             check_base_url(self.base_url)
         except TandemError as exc:
-            raise RemoteError(_said(exc)) from None
+            raise RemoteError(said(exc)) from None
 
     def list_models(self) -> list[RemoteModel]:
         """The models the server offers (the whole answer within twice the idle time-out and the response cap)."""
@@ -219,22 +196,22 @@ class RemoteEngine:
                 client.stream("GET", url, headers=self._headers(), extensions={"trace": self._trace}) as response,
             ):
                 if response.status_code >= 400:
-                    _raise_for_status(response.status_code, read_error_body(response), self.base_url)
+                    raise_for_status(response.status_code, read_error_body(response), self.base_url)
                 body = read_capped(response, min(self.limits.max_response_bytes, MAX_MODELS_BYTES), url)
         except httpx2.HTTPError as exc:
             if self._expired.is_set():
-                raise RemoteError(_NO_MODEL_LIST_IN_TIME.fill(url=url, seconds=2 * self.limits.idle_s)) from None
-            raise RemoteError(_transport_message(self.base_url, exc)) from None
+                raise RemoteError(NO_MODEL_LIST_IN_TIME.fill(url=url, seconds=2 * self.limits.idle_s)) from None
+            raise RemoteError(transport_message(self.base_url, exc)) from None
         except httpx2.InvalidURL as exc:
-            raise RemoteError(_NOT_A_URL.fill(url=repr(self.base_url), error=str(exc))) from None
+            raise RemoteError(NOT_A_URL.fill(url=repr(self.base_url), error=str(exc))) from None
         except StreamLimitError as exc:
-            raise RemoteError(_said(exc)) from None
+            raise RemoteError(said(exc)) from None
         finally:
             self._socket = None
         try:
             return [RemoteModel(m.id, m.owned_by, m.entry) for m in parse_models(body, MAX_MODELS_BYTES)]
         except WireError as exc:
-            raise RemoteError(_NOT_A_MODEL_LIST.fill(url=url, error=str(exc))) from None
+            raise RemoteError(NOT_A_MODEL_LIST.fill(url=url, error=str(exc))) from None
 
     def resolve_model(self) -> str:
         """The model to ask for: the one given, else the server's first."""
@@ -242,7 +219,7 @@ class RemoteEngine:
             return self.model
         models = self.list_models()
         if not models:
-            raise RemoteError(_NO_MODELS.fill(url=self.base_url))
+            raise RemoteError(NO_MODELS.fill(url=self.base_url))
         self.model = models[0].id
         return self.model
 
@@ -343,14 +320,14 @@ class RemoteEngine:
                     reason = FinishReason.CANCELLED
                     raise _CancelledError
                 if response.status_code >= 400:
-                    _raise_for_status(response.status_code, read_error_body(response), self.base_url)
+                    raise_for_status(response.status_code, read_error_body(response), self.base_url)
                 stream = EventStream(response, limits, stopping, self._expired.is_set)
                 for chunk in stream:
                     if stopping():
                         reason = FinishReason.CANCELLED
                         break
                     if chunk.error is not None:
-                        raise RemoteError(_SERVER_ERROR.fill(error=chunk.error), reply.text, stats)
+                        raise RemoteError(SERVER_ERROR.fill(error=chunk.error), reply.text, stats)
                     timings = chunk.timings
                     if timings is not None:
                         self.last.timings = timings.raw
@@ -388,7 +365,7 @@ class RemoteEngine:
                 if stopping():
                     reason = FinishReason.CANCELLED
                 if not stream.done and reason is not FinishReason.CANCELLED:
-                    raise RemoteError(_STREAM_ENDED_EARLY.fill(url=self.base_url), reply.text, stats)
+                    raise RemoteError(STREAM_ENDED_EARLY.fill(url=self.base_url), reply.text, stats)
         except _CancelledError:
             pass
         except _TooManyTokensError:
@@ -397,13 +374,13 @@ class RemoteEngine:
             if self._expired.is_set():
                 raise self._deadline_error(limits.deadline_s, reply.text, stats) from None
             if not stopping():
-                raise RemoteError(_transport_message(self.base_url, exc, bool(reply.text)), reply.text, stats) from None
+                raise RemoteError(transport_message(self.base_url, exc, bool(reply.text)), reply.text, stats) from None
             reason = FinishReason.CANCELLED  # cancel() shut the socket under the read
         except httpx2.InvalidURL as exc:
-            raise RemoteError(_NOT_A_URL.fill(url=repr(self.base_url), error=str(exc))) from None
+            raise RemoteError(NOT_A_URL.fill(url=repr(self.base_url), error=str(exc))) from None
         except WireError as exc:
             if not stopping():
-                raise RemoteError(_PARTIAL_KEPT.fill(error=str(exc)), reply.text, stats) from None
+                raise RemoteError(PARTIAL_KEPT.fill(error=str(exc)), reply.text, stats) from None
             reason = FinishReason.CANCELLED
         except (RemoteError, StreamLimitError) as exc:
             if stopping():  # a stream cut by cancel() reads as broken: it was stopped
@@ -413,7 +390,7 @@ class RemoteEngine:
             elif isinstance(exc, RemoteError) and (exc.partial or not reply.text):
                 raise
             else:
-                raise RemoteError(_said(exc), reply.text, stats) from None  # the error, with what had arrived
+                raise RemoteError(said(exc), reply.text, stats) from None  # the error, with what had arrived
         except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
             # The checks in app.engine.remote.wire should leave nothing for here; if a value slips past
             # them the reply still ends as one line with the partial reply, never as a traceback.
@@ -432,7 +409,7 @@ class RemoteEngine:
         yield FinishedEvent(reason, reply.text, stats)
 
     def _deadline_error(self, deadline_s: float, text: str, stats: GenerationStats) -> RemoteError:
-        return RemoteError(_DEADLINE.fill(url=self.base_url, seconds=deadline_s), text, stats)
+        return RemoteError(DEADLINE.fill(url=self.base_url, seconds=deadline_s), text, stats)
 
     def _fold_server_stats(self, stats: GenerationStats) -> None:
         """Prefer the server's own totals where it sent them; say what it could not tell."""
@@ -477,36 +454,3 @@ class _TooManyTokensError(Exception):
 
 class _CancelledError(Exception):
     """Internal: the reply was cancelled before its stream began."""
-
-
-def _raise_for_status(status: int, text: str, base_url: str) -> None:
-    if status < 400:
-        return
-    try:
-        detail = error_text(loads(text, ERROR_BODY_BYTES))
-    except WireError:
-        detail = " ".join(text.split())[:200]
-    if status in (401, 403):
-        raise RemoteError(_KEY_REFUSED.fill(url=base_url, status=status, detail=detail))
-    if status == 404:
-        raise RemoteError(_NO_SUCH_ROUTE.fill(url=base_url, detail=detail))
-    raise RemoteError(_ANSWERED.fill(url=base_url, status=status, detail=detail))
-
-
-def _transport_message(base_url: str, exc: httpx2.HTTPError | httpx2.StreamError, mid_stream: bool = False) -> Words:
-    if isinstance(exc, httpx2.ConnectError):
-        text = str(exc).lower()
-        if "name or service" in text or "nodename" in text or "resolve" in text:
-            return _CANNOT_RESOLVE.fill(url=base_url)
-        return _CANNOT_CONNECT.fill(url=base_url, error=str(exc))
-    if isinstance(exc, httpx2.TimeoutException):
-        return _NO_ANSWER_IN_TIME.fill(url=base_url, kind=type(exc).__name__)
-    if mid_stream:
-        return _BROKE_OFF.fill(url=base_url, kind=type(exc).__name__)
-    return _TALKING_FAILED.fill(url=base_url, kind=type(exc).__name__, error=str(exc))
-
-
-def _said(exc: BaseException) -> str | Words:
-    """An error's sentence kept translatable when it was made with words, else its text."""
-    sentence = words_of(exc)
-    return sentence if isinstance(sentence, Words) else str(exc)

@@ -41,7 +41,8 @@ from app.core.reply.plan import DraftPlan
 from app.engine.llama.prefix_cache import PrefixCache
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.memory.measure import capture_load_log, measured_breakdown, process_memory
-from app.engine.remote.client import RemoteEngine, RemoteError, ServerKind
+from app.engine.remote.client import RemoteEngine, ServerKind
+from app.engine.remote.errors import RemoteError
 from app.engine.remote.steps import plain_step
 from app.engine.reply import plan_remote_reply, plan_reply, reply_reserve, run_reply
 from app.ui.i18n import QT_TRANSLATE_NOOP

@@ -19,7 +19,8 @@ import pytest
 from app.core.chat import Message
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
-from app.engine.remote.client import RemoteEngine, RemoteError
+from app.engine.remote.client import RemoteEngine
+from app.engine.remote.errors import RemoteError
 from app.engine.remote.limits import RemoteLimits
 from app.engine.remote.wire import WireError
 from tests.engine.remote import hostile_server as hs

@@ -12,7 +12,8 @@ import pytest
 from app.core.chat import Message
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
-from app.engine.remote.client import RemoteEngine, RemoteError, ServerKind
+from app.engine.remote.client import RemoteEngine, ServerKind
+from app.engine.remote.errors import RemoteError
 from app.engine.remote.llama_server import LlamaServerProcess, find_binary
 
 # scripts/test.sh builds the binary; only an explicit opt-out may skip these tests.

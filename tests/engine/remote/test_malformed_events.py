@@ -19,7 +19,8 @@ from app.core.chat import Message
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats
-from app.engine.remote.client import RemoteEngine, RemoteError
+from app.engine.remote.client import RemoteEngine
+from app.engine.remote.errors import RemoteError
 from app.engine.remote.steps import LlamaServerSteps, stats_from_vllm, tandem_step
 from app.engine.remote.wire import WireError, parse_event, parse_models
 from tests.engine.remote import hostile_server as hs

@@ -16,7 +16,8 @@ from app.core.chat import Message
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
 from app.engine.llama.session import DrafterKind, PairConfig
-from app.engine.remote.client import NO_STATS_NOTE, VLLM_NOTE, RemoteEngine, RemoteError, ServerKind
+from app.engine.remote.client import NO_STATS_NOTE, VLLM_NOTE, RemoteEngine, ServerKind
+from app.engine.remote.errors import RemoteError
 from app.engine.server.http import RunningServer
 from app.engine.server.scheduler import ServerEngine
 from tests.engine.remote.replay_server import ReplayHandler, ReplayServer, chat_chunk
