@@ -59,10 +59,19 @@ from app.core.adaptive.estimators import (
     VerifyCostEstimator,
 )
 from app.core.adaptive.profile import DrafterProfile
+from app.core.adaptive.reasons import (
+    BEST_AT,
+    CATCH_UP,
+    MEASURING_DRAFT,
+    NOT_ASKED,
+    OFF_COSTLY,
+    OFF_HOPELESS,
+    PLAIN_STEP,
+    PROBE,
+)
 from app.core.decoding.draft_policy import DraftStop
 from app.core.decoding.events import StepEvent
 from app.core.decoding.lookup import trusted_prefix
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase
 
 DEFAULT_MAX_LENGTH = 12
 _EXPLORE_LENGTH = 4
@@ -108,40 +117,6 @@ _LOOKUP_SOURCE = "lookup"
 # A model draft that follows a drafted step reads one or two tokens first (the correction or bonus, and
 # after a full acceptance the last draft token); one that read more was catching up (its lazy prefill).
 _USUAL_CATCH_UP = 2
-
-# The controller's reasons: kept in the step records as English text (``str``), and read back
-# against these templates (``app/core/reply/step_words.reason_words``) so the window can say them
-# in its language. The numbers are fields, so a stored reason gives them back as numbers.
-NOT_ASKED = QT_TRANSLATE_NOOP("AdaptiveReason", "not asked yet")
-MEASURING_DRAFT = QT_TRANSLATE_NOOP("AdaptiveReason", "measuring what a draft costs: K={k} until it is known")
-PLAIN_STEP = QT_TRANSLATE_NOOP("AdaptiveReason", "a plain step, to measure what one target token costs")
-BEST_AT = QT_TRANSLATE_NOOP(
-    "AdaptiveReason",
-    "expected speed best at K={k} (acceptance {acceptance:.2f}, "
-    "draft {draft_ms:.0f} ms/token, verify {verify_ms:.0f} ms)",
-)
-OFF_HOPELESS = QT_TRANSLATE_NOOP("AdaptiveReason", "drafting off: even a fully accepted draft could not pay for itself")
-OFF_COSTLY = QT_TRANSLATE_NOOP("AdaptiveReason", "drafting off: the draft costs more than it saves")
-PROBE = QT_TRANSLATE_NOOP("AdaptiveReason", "a probe at K={k}: drafting is off, checking whether it pays again")
-CATCH_UP = QT_TRANSLATE_NOOP(
-    "AdaptiveReason",
-    "the draft model stays off: reading the {backlog} tokens it missed (~{read_s:.1f} s) would cost "
-    "more than its plan saves in the {remaining} tokens left (~{saved_s:.1f} s)",
-)
-# FixedDraftLength's reason (app/core/decoding/draft_policy.py writes the same English itself).
-FIXED_AT = QT_TRANSLATE_NOOP("AdaptiveReason", "fixed at {length}")
-REASONS: tuple[Phrase, ...] = (
-    NOT_ASKED,
-    MEASURING_DRAFT,
-    PLAIN_STEP,
-    BEST_AT,
-    OFF_HOPELESS,
-    OFF_COSTLY,
-    PROBE,
-    CATCH_UP,
-    FIXED_AT,
-)
-"""Every reason a draft-length policy gives, as a template (the step view reads stored ones back)."""
 
 
 class AdaptiveDraftLength:

@@ -19,7 +19,7 @@ import re
 import string
 from functools import cache
 
-from app.core.adaptive.controller import REASONS
+from app.core.adaptive.reasons import REASONS
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
 from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 

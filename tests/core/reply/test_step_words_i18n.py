@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.adaptive.controller import BEST_AT, CATCH_UP, MEASURING_DRAFT, OFF_COSTLY, REASONS, AdaptiveDraftLength
+from app.core.adaptive.controller import AdaptiveDraftLength
+from app.core.adaptive.reasons import BEST_AT, CATCH_UP, MEASURING_DRAFT, OFF_COSTLY, REASONS
 from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
 from app.core.reply.step_words import explain, explain_words, ordinal, reason_words

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
-from app.core.adaptive.controller import BEST_AT
+from app.core.adaptive.reasons import BEST_AT
 from app.core.bench.verdict import Spread, ab_verdict, sweep_conclusion, sweep_conclusion_words
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
