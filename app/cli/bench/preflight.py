@@ -10,7 +10,8 @@ from dataclasses import replace
 from app.cli.common import add_model_options, resolve_pair
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import TandemError
-from app.engine.bench.preflight import format_report, measure_cheaper_draft, run_preflight
+from app.engine.bench.cheaper_draft import measure_cheaper_draft
+from app.engine.bench.preflight import format_report, run_preflight
 from app.engine.llama.quantize import make_cheaper_draft
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 

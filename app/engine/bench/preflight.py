@@ -16,11 +16,9 @@ The report predicts tokens per second and speedup for every draft length
 and recommends one, or "do not draft on this machine". The GUI shows the
 same verdict; :func:`apply_to` seeds the pair's adaptive controller with it.
 
-A cheaper draft: :func:`estimate_cheaper_draft` predicts, before anything is
-made, what a Q4_0 copy of the draft with a Q4_0 output layer would give (its
-cost scaled by the weights' bytes, the acceptance just measured);
-:func:`measure_cheaper_draft` measures the copy once made
-(:mod:`app.engine.llama.quantize`) with the same prompts and the same target.
+Step 1 is :mod:`app.engine.bench.agreement`; what a Q4_0 copy of the draft
+would give is :mod:`app.engine.bench.cheaper_draft`, whose estimate each
+report carries.
 """
 
 from __future__ import annotations
@@ -29,7 +27,6 @@ import statistics
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,12 +41,11 @@ from app.core.adaptive.cost_model import (
     predict,
 )
 from app.core.chat import Message
-from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
-from app.engine.gguf.header import GGUFHeader
-from app.engine.llama.model import LlamaModel, LoadOptions
-from app.engine.llama.quantize import cheaper_draft_path, is_cheaper_draft
+from app.engine.bench.agreement import MAX_VERIFY, PROMPTS, draft_continuation, score
+from app.engine.bench.cheaper_draft import CheaperDraftVerdict, estimate_cheaper_draft
+from app.engine.llama.model import LlamaModel
 from app.engine.llama.session import LoadedPair
 
 Progress = Callable[[str, float], None]  # (what is being measured, fraction done)
@@ -58,7 +54,6 @@ Progress = Callable[[str, float], None]  # (what is being measured, fraction don
 STAGE_ACCEPTANCE = str(QT_TRANSLATE_NOOP("PreflightStage", "acceptance"))
 STAGE_VERIFY = str(QT_TRANSLATE_NOOP("PreflightStage", "verify cost"))
 STAGE_DONE = str(QT_TRANSLATE_NOOP("PreflightStage", "done"))
-STAGE_CHEAPER = str(QT_TRANSLATE_NOOP("PreflightStage", "cheaper draft"))
 
 # The recommendation: what verifying costs here, what lookup would need, and what to do.
 _PHYSICS = QT_TRANSLATE_NOOP("PreflightAdvice", "verifying {n} tokens costs {ratio:.1f}x one target token")
@@ -78,20 +73,6 @@ _DRAFT_K = QT_TRANSLATE_NOOP(
 _DO_NOT = QT_TRANSLATE_NOOP("PreflightAdvice", "do not draft on this machine: {why} ({physics}); {lookup}.")
 _TOO_SLOW = QT_TRANSLATE_NOOP("PreflightAdvice", "even a draft accepted in full would be slower")
 _TOO_LOW = QT_TRANSLATE_NOOP("PreflightAdvice", "acceptance is too low to pay for the draft")
-# What a Q4_0 copy of the draft would give.
-_MEASURED = QT_TRANSLATE_NOOP("PreflightAdvice", "measured")
-_ESTIMATED = QT_TRANSLATE_NOOP("PreflightAdvice", "estimated from its weights' bytes, acceptance assumed unchanged")
-_CHEAPER = QT_TRANSLATE_NOOP(
-    "PreflightAdvice",
-    "a Q4_0 copy of the draft (output layer Q4_0 too) costs {saving:.0%} less per token ({how}); "
-    "predicted best {best:.2f}x at K={k} against {current:.2f}x at K={current_k} now",
-)
-_NOT_WORTH = QT_TRANSLATE_NOOP("PreflightAdvice", "{prediction}: not worth it on this machine.")
-_CHOOSE = QT_TRANSLATE_NOOP("PreflightAdvice", "{prediction}: choose {name} as the draft.")
-_WORTH_MAKING = QT_TRANSLATE_NOOP(
-    "PreflightAdvice", "{prediction}: worth making (`preflight --cheaper-draft` makes it once and measures it)."
-)
-
 # A note a report carries (in English, as the CLI and the JSON have it); the window looks it up under "PreflightNote".
 NOTE_NO_DRAFT = str(
     QT_TRANSLATE_NOOP(
@@ -99,13 +80,6 @@ NOTE_NO_DRAFT = str(
     )
 )
 
-MAX_VERIFY = 16
-_PROMPTS = (
-    "Write a Python function that returns the n-th Fibonacci number iteratively, with a docstring.",
-    "Explain in two sentences what a hash table is.",
-    "Write a short paragraph about autumn in a quiet town.",
-)
-_CONTINUATION = 40  # draft tokens per prompt: enough runs of agreement, little time
 _SWEEPS = 3
 
 
@@ -157,7 +131,7 @@ def run_preflight(
     pair: LoadedPair,
     progress: Progress | None = None,
     params: SamplingParams | None = None,
-    prompts: Sequence[str] = _PROMPTS,
+    prompts: Sequence[str] = PROMPTS,
 ) -> PreflightReport:
     """Measure ``pair`` on this machine and predict the speedup of each draft length."""
     started = time.perf_counter()
@@ -174,9 +148,9 @@ def run_preflight(
     if pair.draft is not None:
         for i, prompt in enumerate(rendered):
             report(STAGE_ACCEPTANCE, i / len(rendered))
-            tokens, q_rows, times, confidences = _draft_continuation(pair.draft, prompt, params)
+            tokens, q_rows, times, confidences = draft_continuation(pair.draft, prompt, params)
             draft_times.extend(times[1:])  # the first decode also ends the prompt prefill
-            agreement = _score(target, prompt, tokens, q_rows, params)
+            agreement = score(target, prompt, tokens, q_rows, params)
             agreements.append(agreement)
             calibration.extend(zip(confidences, agreement, strict=True))
             continuation = continuation or tokens
@@ -229,61 +203,6 @@ def apply_to(pair: LoadedPair, report: PreflightReport) -> None:
         pair.profile.seed("model", report.costs, report.acceptance or None, report.temperature <= 0, report.calibration)
     else:
         pair.profile.seed_verify(report.verify_s)
-
-
-def _draft_continuation(
-    draft: LlamaModel, prompt: list[int], params: SamplingParams
-) -> tuple[list[int], list[TokenDistribution], list[float], list[float]]:
-    """The draft's own continuation of ``prompt``: tokens, distributions, decode times, confidences."""
-    warper = LogitsWarper(params, draft.n_vocab)
-    rng = np.random.default_rng(0)
-    draft.truncate(0)
-    draft.decode(prompt[:-1], "none")
-    tokens: list[int] = []
-    q_rows: list[TokenDistribution] = []
-    times: list[float] = []
-    confidences: list[float] = []
-    feed = prompt[-1]
-    for _ in range(_CONTINUATION):
-        t0 = time.perf_counter()
-        row = draft.decode([feed], "last")[0]
-        times.append(time.perf_counter() - t0)
-        q = warper.warp(row)
-        feed = q.argmax() if params.greedy else q.sample(rng)
-        if draft.is_eog(feed):
-            break
-        tokens.append(feed)
-        q_rows.append(q)
-        confidences.append(warper.top_probability(row))
-    return tokens, q_rows, times, confidences
-
-
-def _score(
-    target: LlamaModel, prompt: list[int], tokens: list[int], q_rows: list[TokenDistribution], params: SamplingParams
-) -> list[float]:
-    """Per-position agreement of the target with the draft's continuation, scored in one batch."""
-    if not tokens:
-        return []
-    warper = LogitsWarper(params, target.n_vocab)
-    target.truncate(0)
-    target.decode(prompt[:-1], "none")
-    rows = target.decode([prompt[-1], *tokens[:-1]], "all")
-    agreement = []
-    for j, token in enumerate(tokens):
-        p = warper.warp(rows[j])
-        if params.greedy:
-            agreement.append(1.0 if p.argmax() == token else 0.0)
-        else:
-            agreement.append(_overlap(p, q_rows[j]))
-    return agreement
-
-
-def _overlap(p: TokenDistribution, q: TokenDistribution) -> float:
-    """sum(min(p, q)): the probability that a draw from q is accepted against p."""
-    common, p_at, q_at = np.intersect1d(p.ids, q.ids, assume_unique=True, return_indices=True)
-    if common.size == 0:
-        return 0.0
-    return float(np.minimum(p.probs[p_at], q.probs[q_at]).sum())
 
 
 def _verify_curve(
@@ -376,132 +295,3 @@ def format_report(report: PreflightReport) -> str:
         lines.append(f"cheaper draft: {report.cheaper_draft.text}")
     lines.append(f"(measured in {report.wall_s:.1f} s)")
     return "\n".join(lines)
-
-
-# -- a cheaper draft ----------------------------------------------------------------
-
-# Q4_0 stores 32 weights in 18 bytes; tensors that cannot be blocked keep their type.
-_Q4_0_BLOCK, _Q4_0_BYTES = 32, 18
-# Worth making or switching to only when the cost model predicts at least this much more speed.
-CHEAPER_DRAFT_MARGIN = 1.03
-
-
-@dataclass(frozen=True, slots=True)
-class CheaperDraftVerdict:
-    """Whether the Q4_0 copy of the draft (output layer included) predicts a gain on this machine."""
-
-    path: str
-    measured: bool  # False: the cost is estimated from the weights' bytes and the acceptance assumed unchanged
-    draft_per_token_s: float
-    acceptance: tuple[float, ...]
-    best: Prediction
-    current_best: Prediction
-    pays: bool
-    words: Words  # the verdict, for the window to render in its language
-    own_draft_per_token_s: float = 0.0  # the loaded draft's cost, measured beside the copy's
-
-    @property
-    def text(self) -> str:
-        """The verdict in English (the CLI, the JSON report)."""
-        return str(self.words)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready form (the verdict as its English ``text``, where the fields used to have it)."""
-        data = asdict(self)
-        data["best"] = asdict(self.best)
-        data["current_best"] = asdict(self.current_best)
-        words_at = list(data).index("words")
-        items = list(data.items())
-        items[words_at] = ("text", self.text)
-        return dict(items)
-
-
-def q4_0_bytes_ratio(header: GGUFHeader) -> float:
-    """The Q4_0 copy's weight bytes over the file's: the cost ratio a small, bandwidth-bound draft roughly follows."""
-    now = sum(t.n_bytes for t in header.tensors)
-    after = sum(
-        t.n_elements * _Q4_0_BYTES // _Q4_0_BLOCK if len(t.shape) >= 2 and t.shape[0] % _Q4_0_BLOCK == 0 else t.n_bytes
-        for t in header.tensors
-    )
-    return after / now if now else 1.0
-
-
-def estimate_cheaper_draft(pair: LoadedPair, report: PreflightReport) -> CheaperDraftVerdict | None:
-    """The prediction before the copy exists: this report's acceptance, the draft cost scaled by the bytes."""
-    if pair.draft is None or not report.acceptance or is_cheaper_draft(pair.draft.path):
-        return None
-    ratio = q4_0_bytes_ratio(pair.draft.header)
-    if ratio >= 0.95:  # already about Q4_0: nothing to gain
-        return None
-    return _verdict(report, cheaper_draft_path(pair.draft.path), False, report.draft_per_token_s * ratio, None)
-
-
-def measure_cheaper_draft(
-    pair: LoadedPair,
-    report: PreflightReport,
-    path: Path,
-    params: SamplingParams | None = None,
-    progress: Progress | None = None,
-    prompts: Sequence[str] = _PROMPTS,
-) -> CheaperDraftVerdict:
-    """Load the made copy beside the pair and measure its cost per token and its acceptance with the target.
-
-    The loaded draft writes the same continuations again, prompt by prompt in turn with the copy, so the
-    two costs compared come from the same minutes (the report's own draft cost may be from a calmer or
-    busier spell of the machine).
-    """
-    if pair.draft is None:
-        raise ValueError("measuring a cheaper draft needs the pair's own draft loaded")
-    params = params or SamplingParams(temperature=report.temperature)
-    tell = progress or (lambda _stage, _fraction: None)
-    rendered = [pair.template.render([Message("user", text)]) for text in prompts]
-    cheap_times: list[float] = []
-    own_times: list[float] = []
-    agreements: list[list[float]] = []
-    with LlamaModel(path, LoadOptions(n_ctx=pair.target.n_ctx, n_threads=pair.target.threads)) as cheaper:
-        for i, prompt in enumerate(rendered):
-            tell(STAGE_CHEAPER, i / len(rendered))
-            own_times.extend(_draft_continuation(pair.draft, prompt, params)[2][1:])
-            tokens, q_rows, step_times, _ = _draft_continuation(cheaper, prompt, params)
-            cheap_times.extend(step_times[1:])
-            agreements.append(_score(pair.target, prompt, tokens, q_rows, params))
-    for model in (pair.target, pair.draft):
-        model.truncate(0)
-    tell(STAGE_CHEAPER, 1.0)
-    acceptance = per_position_acceptance(agreements, MAX_VERIFY - 1)
-    own = statistics.median(own_times) if own_times else report.draft_per_token_s
-    cost = statistics.median(cheap_times) if cheap_times else own
-    return _verdict(report, path, True, cost, acceptance, own)
-
-
-def _verdict(
-    report: PreflightReport,
-    path: Path,
-    measured: bool,
-    cost: float,
-    acceptance: Sequence[float] | None,
-    own_cost: float | None = None,
-) -> CheaperDraftVerdict:
-    kept = tuple(acceptance) if acceptance is not None else report.acceptance
-    own = own_cost if own_cost is not None else report.draft_per_token_s
-    costs = StepCosts(report.verify_s, cost, report.overhead_s)
-    best = best_prediction(predict(costs, kept, MAX_VERIFY - 1))
-    own_costs = StepCosts(report.verify_s, own, report.overhead_s)
-    current = best_prediction(predict(own_costs, report.acceptance, MAX_VERIFY - 1))
-    pays = best.k > 0 and best.speedup > CHEAPER_DRAFT_MARGIN * max(current.speedup, 1.0)
-    saving = 1.0 - cost / own if own > 0 else 0.0
-    prediction = _CHEAPER.fill(
-        saving=saving,
-        how=_MEASURED if measured else _ESTIMATED,
-        best=best.speedup,
-        k=best.k,
-        current=current.speedup,
-        current_k=current.k,
-    )
-    if not pays:
-        words = _NOT_WORTH.fill(prediction=prediction)
-    elif measured:
-        words = _CHOOSE.fill(prediction=prediction, name=path.name)
-    else:
-        words = _WORTH_MAKING.fill(prediction=prediction)
-    return CheaperDraftVerdict(str(path), measured, cost, kept, best, current, pays, words, own)

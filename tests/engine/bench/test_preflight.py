@@ -11,17 +11,14 @@ import pytest
 from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.decoding.sampling import SamplingParams
-from app.engine.bench.preflight import (
+from app.engine.bench.agreement import MAX_VERIFY
+from app.engine.bench.cheaper_draft import (
     CHEAPER_DRAFT_MARGIN,
-    MAX_VERIFY,
-    PreflightReport,
-    apply_to,
     estimate_cheaper_draft,
-    format_report,
     measure_cheaper_draft,
     q4_0_bytes_ratio,
-    run_preflight,
 )
+from app.engine.bench.preflight import PreflightReport, apply_to, format_report, run_preflight
 from app.engine.gguf.header import read_header
 from app.engine.llama.quantize import make_cheaper_draft
 from app.engine.llama.session import LoadedPair, PairConfig
