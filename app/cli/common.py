@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -169,3 +170,8 @@ def resolve_pair(args: argparse.Namespace) -> tuple[Path, Path | None]:
         target, draft = default_pair()
         return target, (args.draft or draft)
     return args.target, args.draft
+
+
+def print_json(data: Any) -> None:
+    """Print a command's result as indented JSON on stdout (the form ``--json`` asks for)."""
+    print(json.dumps(data, indent=2))

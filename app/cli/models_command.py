@@ -1,7 +1,9 @@
-"""`tandem models`: install, list, inspect, check, search, download, add and rank model files.
+"""`tandem models`: install, list, inspect, check, add, remove and rank model files.
 
-Results go to stdout (a table, or JSON with ``--json``); progress goes to
-stderr, and only when it is a terminal, so scripted output stays clean.
+The Hub's subcommands (search, files, find-draft, catalog, download) are in
+:mod:`app.cli.models_hub`. Results go to stdout (a table, or JSON with
+``--json``); progress goes to stderr, and only when it is a terminal, so
+scripted output stays clean.
 Unreadable files and failed downloads raise :class:`TandemError`, which the
 entry point turns into one line on stderr and exit code 2. ``models check``
 exits 1 when the pair is incompatible, so scripts can test the verdict.
@@ -10,37 +12,24 @@ exits 1 when the pair is incompatible, so scripts can test the verdict.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from app.core.units import format_bytes, format_rate
+from app.cli.common import print_json
+from app.cli.models_hub import TOKEN_HELP, add_hub_parsers
+from app.core.units import format_bytes
 from app.engine.models.library import (
-    MAX_REPOS_CHECKED,
-    DownloadProgress,
     add_local_model,
     check_models,
     compatible_drafts,
-    download_hub_file,
-    download_pair,
-    find_drafts,
     folder_usage,
     inspect_model,
     inspect_remote,
     is_remote,
     list_local_models,
-    list_repo_models,
-    load_catalog,
     remove_model,
-    search_hub,
 )
 from app.engine.models.packaged import install_demo_pair, install_small_pair
-
-# Where a Hub call's token comes from when --token is not given (app.engine.models.hub_token).
-TOKEN_HELP = (
-    "Hugging Face token for gated repos (default: HF_TOKEN, else the one saved in Settings, else your Hub login)"
-)
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -73,46 +62,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     check.add_argument("--token", help=TOKEN_HELP)
     check.set_defaults(run=_check)
 
-    search = sub.add_parser("search", help="search the Hugging Face Hub for GGUF models")
-    search.add_argument("query", metavar="QUERY", nargs="?", default="")
-    search.add_argument("--sort", choices=["downloads", "likes", "updated"], default="downloads")
-    search.add_argument("--limit", type=int, default=20, help="results per page (default 20)")
-    search.add_argument("--page", type=int, default=0, help="page number, from 0")
-    search.add_argument("--json", action="store_true", help="print JSON")
-    search.add_argument("--token", help=TOKEN_HELP)
-    search.set_defaults(run=_search)
-
-    files = sub.add_parser("files", help="the GGUF files of a Hub repository, with quantisation and exact size")
-    files.add_argument("repo", metavar="REPO")
-    files.add_argument("--revision", default="main")
-    files.add_argument("--json", action="store_true", help="print JSON")
-    files.add_argument("--token", help=TOKEN_HELP)
-    files.set_defaults(run=_files)
-
-    find = sub.add_parser("find-draft", help="find drafts for TARGET on the Hub, checked remotely, best first")
-    find.add_argument("target", metavar="TARGET", help="a local GGUF path or owner/name/file.gguf")
-    find.add_argument("--download", action="store_true", help="download the best compatible draft")
-    find.add_argument(
-        "--max-repos",
-        type=int,
-        default=MAX_REPOS_CHECKED,
-        metavar="N",
-        help="read the headers of at most N repositories",
-    )
-    find.add_argument("--json", action="store_true", help="print JSON")
-    find.add_argument("--token", help=TOKEN_HELP)
-    find.set_defaults(run=_find_draft)
-
-    catalog = sub.add_parser("catalog", help="the recommended pairs that `models download` can fetch")
-    catalog.add_argument("--json", action="store_true", help="print JSON")
-    catalog.set_defaults(run=_catalog)
-
-    download = sub.add_parser(
-        "download", help="download a recommended pair (see `models catalog`) or any Hub file, owner/name/file.gguf"
-    )
-    download.add_argument("pair_id", metavar="PAIR_ID_OR_REPO/FILE")
-    download.add_argument("--token", help=TOKEN_HELP)
-    download.set_defaults(run=_download)
+    add_hub_parsers(sub)
 
     remove = sub.add_parser(
         "remove", help="delete a model from the models folder (all its shards), or forget one added from elsewhere"
@@ -133,10 +83,6 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 def _params(n: int) -> str:
     return f"{n / 1e9:.2f}B" if n >= 1e9 else f"{n / 1e6:.0f}M"
-
-
-def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2))
 
 
 def _progress(stage: object, done: int, total: int) -> None:
@@ -164,7 +110,7 @@ def _install_demo(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     models = list_local_models()
     if args.json:
-        _print_json(
+        print_json(
             [
                 {
                     "path": str(m.path),
@@ -217,7 +163,7 @@ def _inspect(args: argparse.Namespace) -> int:
                 "bytes_transferred": remote.bytes_transferred,
                 "cached": remote.cached,
             }
-        _print_json(data)
+        print_json(data)
         return 0
     types = ", ".join(f"{name} x{count}" for name, count in i.tensor_types.items())
     specials = f"BOS {i.bos_id}, EOS {i.eos_id}" + (f", EOT {i.eot_id}" if i.eot_id is not None else "")
@@ -251,7 +197,7 @@ def _inspect(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     report = check_models(args.target, args.draft, args.token)
     if args.json:
-        _print_json(
+        print_json(
             {
                 "compatible": report.compatible,
                 "problems": [{"rule": p.rule, "detail": p.detail} for p in report.problems],
@@ -265,189 +211,6 @@ def _check(args: argparse.Namespace) -> int:
         for warning in report.warnings:
             print(f"  note: {warning}")
     return 0 if report.compatible else 1
-
-
-def _search(args: argparse.Namespace) -> int:
-    page = search_hub(args.query, sort=args.sort, limit=args.limit, page=args.page, token=args.token)
-    if args.json:
-        _print_json(
-            {
-                "query": page.query,
-                "sort": page.sort,
-                "page": page.page,
-                "has_more": page.has_more,
-                "results": [
-                    {
-                        "repo_id": r.repo_id,
-                        "downloads": r.downloads,
-                        "likes": r.likes,
-                        "last_modified": r.last_modified.isoformat() if r.last_modified else None,
-                        "gated": r.gated,
-                        "architecture": r.architecture,
-                        "n_params": r.n_params,
-                        "base_models": list(r.base_models),
-                    }
-                    for r in page.results
-                ],
-            }
-        )
-        return 0
-    if not page.results:
-        print(f"no GGUF models found for {args.query!r}" + (f" on page {args.page}" if args.page else ""))
-        return 0
-    for n, r in enumerate(page.results, 1 + args.page * args.limit):
-        updated = r.last_modified.date().isoformat() if r.last_modified else "?"
-        gated = "  [gated: needs a token]" if r.gated else ""
-        print(f"{n:3}. {r.repo_id}  ({r.downloads:,} downloads, {r.likes:,} likes, updated {updated}){gated}")
-    if page.has_more:
-        print(f"more: add --page {args.page + 1}")
-    return 0
-
-
-def _files(args: argparse.Namespace) -> int:
-    models = list_repo_models(args.repo, revision=args.revision, token=args.token)
-    if args.json:
-        _print_json(
-            [
-                {
-                    "spec": m.spec,
-                    "filename": m.filename,
-                    "quant": m.quant,
-                    "size": m.size,
-                    "parts": [{"filename": p.filename, "size": p.size, "sha256": p.sha256} for p in m.parts],
-                }
-                for m in models
-            ]
-        )
-        return 0
-    if not models:
-        print(f"{args.repo} holds no GGUF files")
-        return 0
-    for m in models:
-        parts = f", {len(m.parts)} parts" if m.split else ""
-        print(f"{m.filename}  [{m.quant or '?'}, {format_bytes(m.size)} ({m.size:,} bytes){parts}]")
-    print(f"download one with: models download {args.repo}/FILE")
-    return 0
-
-
-def _find_draft(args: argparse.Namespace) -> int:
-    found = find_drafts(args.target, token=args.token, max_repos=max(1, args.max_repos))
-    if args.json:
-        _print_json(
-            {
-                "target": found.target,
-                "query": found.query,
-                "queries": found.queries,
-                "gpu": found.gpu,
-                "candidates": [
-                    {
-                        "spec": str(c.spec),
-                        "name": c.name,
-                        "compatible": c.compatible,
-                        "quant": c.quant,
-                        "size": c.size,
-                        "n_params": c.n_params,
-                        "predicted_speedup": round(c.prediction.speedup, 3) if c.prediction else None,
-                        "k": c.prediction.k if c.prediction else None,
-                        "reason": c.reason,
-                        "problems": [{"rule": p.rule, "detail": p.detail} for p in c.report.problems],
-                    }
-                    for c in found.candidates
-                ],
-                "skipped": [{"what": what, "why": why} for what, why in found.skipped],
-            }
-        )
-    else:
-        good = [c for c in found.candidates if c.compatible]
-        bad = [c for c in found.candidates if not c.compatible]
-        searched = " and ".join(repr(q) for q in found.queries)
-        print(f"searched the Hub for {searched} ({'GPU' if found.gpu else 'CPU'} costs)")
-        if not good:
-            print("no compatible draft found")
-        for n, c in enumerate(good, 1):
-            print(f"{n}. {c.spec}\n   {c.reason}")
-        if bad:
-            print("not compatible:")
-            for c in bad:
-                print(f"  {c.spec} - {c.reason}")
-        for what, why in found.skipped:
-            print(f"  skipped {what}: {why}")
-    if args.download:
-        if found.best is None:
-            print("nothing to download", file=sys.stderr)
-            return 1
-        line = _ProgressLine()
-        try:
-            path = download_hub_file(found.best.spec, line, None, args.token)
-        finally:
-            line.finish()
-        print(f"downloaded: {path}", file=sys.stderr if args.json else sys.stdout)
-    return 0
-
-
-def _catalog(args: argparse.Namespace) -> int:
-    catalog = load_catalog()
-    if args.json:
-        _print_json(
-            [
-                {
-                    "id": p.id,
-                    "name": p.name,
-                    "source": p.source,
-                    "download_size": p.download_size,
-                    "target": p.target.id,
-                    "draft": p.draft.id,
-                }
-                for p in catalog.pairs
-            ]
-        )
-        return 0
-    for p in catalog.pairs:
-        approx = "~" if p.target.size_approximate or p.draft.size_approximate else ""
-        print(f"{p.id:26} {p.name}  ({approx}{format_bytes(p.download_size)}, {p.source})")
-    return 0
-
-
-class _ProgressLine:
-    """A one-line progress display on a terminal's stderr."""
-
-    def __init__(self) -> None:
-        self.active = sys.stderr.isatty()
-
-    def __call__(self, p: DownloadProgress) -> None:
-        if not self.active:
-            return
-        total = f"/{format_bytes(p.bytes_total)}" if p.bytes_total else ""
-        percent = f" {100 * p.fraction:5.1f}%" if p.fraction is not None else ""
-        eta = f" ETA {int(p.eta_s // 60)}m{int(p.eta_s % 60):02d}s" if p.eta_s is not None else ""
-        line = (
-            f"[{p.file_index}/{p.file_count}] {p.filename} {p.stage}{percent} "
-            f"{format_bytes(p.bytes_done)}{total} {format_rate(p.speed_bps)}{eta}"
-        )
-        print(f"\r{line[:110]:110}", end="", file=sys.stderr, flush=True)
-
-    def finish(self) -> None:
-        if self.active:
-            print(file=sys.stderr)
-
-
-def _download(args: argparse.Namespace) -> int:
-    line = _ProgressLine()
-    try:
-        if "/" in args.pair_id:
-            summary = f"downloaded: {download_hub_file(args.pair_id, line, None, args.token)}"
-        else:
-            notes: list[str] = []
-            target, draft = download_pair(args.pair_id, line, None, args.token, notes=notes)
-            summary = "\n".join([*notes, f"target: {target}", f"draft:  {draft}"])
-    except KeyboardInterrupt:
-        line.finish()
-        print("interrupted: run the same command again to resume", file=sys.stderr)
-        return 130
-    finally:
-        line.finish()
-    print(summary)
-    return 0
 
 
 def _remove(args: argparse.Namespace) -> int:
@@ -473,7 +236,7 @@ def _add(args: argparse.Namespace) -> int:
 def _drafts(args: argparse.Namespace) -> int:
     candidates = compatible_drafts(args.target, include_catalog=not args.no_catalog, include_incompatible=True)
     if args.json:
-        _print_json(
+        print_json(
             [
                 {
                     "name": c.name,
