@@ -171,11 +171,13 @@ def _spread_table(rows: Sequence[dict[str, Any]]) -> list[str]:
         "",
         "## Run-to-run spread",
         "",
-        "The same prompt's tokens/s in each repeat (not paired with target-only), and (fastest - slowest) / median.",
+        "The same prompt's tokens/s in each repeat (not paired with target-only), and (fastest - slowest) / median."
+        " The verify steps per repeat tell the drafting decisions' share of it: at T = 0 the text is the same every"
+        " time, so equal steps with unequal speeds are the machine's doing.",
         "",
     ]
     lines += _table(
-        ["regime", "T", "config", "prompt", "tok/s per repeat", "median", "spread"],
+        ["regime", "T", "config", "prompt", "tok/s per repeat", "median", "spread", "verify steps per repeat"],
         (
             [
                 r["regime"],
@@ -185,6 +187,7 @@ def _spread_table(rows: Sequence[dict[str, Any]]) -> list[str]:
                 ", ".join(f"{v:.1f}" for v in r["tokens_per_s"]),
                 f"{r['median']:.1f}",
                 f"{r['spread']:.0%}",
+                ", ".join(str(n) for n in r.get("steps", ())) if any(r.get("steps", ())) else "-",
             ]
             for r in rows
         ),

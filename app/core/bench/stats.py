@@ -229,6 +229,10 @@ class Spread:
     config: str
     prompt_id: str
     tokens_per_s: tuple[float, ...]  # one per repeat, in repeat order
+    # Verify steps per repeat, in the same order. At temperature 0 every repeat writes the same tokens, so
+    # the steps differ only where the drafting decisions did (draft lengths, drafting on or off): a spread
+    # of speed with the same steps is the machine's, not the controller's.
+    steps: tuple[int, ...] = ()
 
     @property
     def median(self) -> float:
@@ -252,14 +256,21 @@ def spreads(records: Sequence[RunRecord]) -> list[Spread]:
     The speedup tables pair a run with target-only's in the same repeat, which cancels the machine's drift;
     this is the other question, the one a user asks: does the same prompt run as fast every time?
     """
-    runs: dict[tuple[str, float, str, str], dict[int, float]] = defaultdict(dict)
+    runs: dict[tuple[str, float, str, str], dict[int, RunRecord]] = defaultdict(dict)
     for r in records:
         if r.generation_s > 0:
-            runs[(r.regime, r.temperature, r.config, r.prompt_id)][r.repeat] = r.emitted / r.generation_s
+            runs[(r.regime, r.temperature, r.config, r.prompt_id)][r.repeat] = r
     return [
-        Spread(regime, temperature, config, prompt_id, tuple(rates[k] for k in sorted(rates)))
-        for (regime, temperature, config, prompt_id), rates in runs.items()
-        if len(rates) >= 2
+        Spread(
+            regime,
+            temperature,
+            config,
+            prompt_id,
+            tuple(by_repeat[k].emitted / by_repeat[k].generation_s for k in sorted(by_repeat)),
+            tuple(by_repeat[k].steps for k in sorted(by_repeat)),
+        )
+        for (regime, temperature, config, prompt_id), by_repeat in runs.items()
+        if len(by_repeat) >= 2
     ]
 
 

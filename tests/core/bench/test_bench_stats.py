@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from app.core.bench.report import render_markdown
 from app.core.bench.stats import (
     ALL_CATEGORIES,
     BASELINE,
@@ -529,9 +530,9 @@ def test_overhead_targets_judge_the_adaptive_lookup_and_hybrid_rows_only() -> No
 def test_spread_is_the_range_of_one_prompts_speed_over_its_median() -> None:
     records = [
         # a: 10, 12, 9 tok/s in repeats 0-2 -> median 10, spread (12 - 9) / 10 = 0.30
-        run("hybrid adaptive", "a", 0, emitted=20, generation_s=2.0),
-        run("hybrid adaptive", "a", 2, emitted=18, generation_s=2.0),
-        run("hybrid adaptive", "a", 1, emitted=24, generation_s=2.0),
+        run("hybrid adaptive", "a", 0, emitted=20, generation_s=2.0, steps=8),
+        run("hybrid adaptive", "a", 2, emitted=18, generation_s=2.0, steps=7),
+        run("hybrid adaptive", "a", 1, emitted=24, generation_s=2.0, steps=11),
         # b ran once: no spread to tell
         run("hybrid adaptive", "b", 0),
         # a run that generated nothing has no speed
@@ -540,9 +541,13 @@ def test_spread_is_the_range_of_one_prompts_speed_over_its_median() -> None:
     ]
     (only,) = spreads(records)
     assert (only.config, only.prompt_id, only.tokens_per_s) == ("hybrid adaptive", "a", (10.0, 12.0, 9.0))
+    assert only.steps == (8, 11, 7)  # in repeat order, beside the speeds
     assert only.median == 10.0
     assert only.spread == pytest.approx(0.30)
-    assert json.loads(json.dumps(only.to_dict()))["spread"] == pytest.approx(0.30)
+    data = json.loads(json.dumps(only.to_dict()))
+    assert data["spread"] == pytest.approx(0.30) and data["steps"] == [8, 11, 7]
+    table = render_markdown({"spreads": [data], "summaries": [], "regimes": {}, "runs": []})
+    assert "| q4 | 0 | hybrid adaptive | a | 10.0, 12.0, 9.0 | 10.0 | 30% | 8, 11, 7 |" in table
 
 
 def test_llama_cpp_s_example_is_a_peer_held_to_the_same_bar_as_llama_server() -> None:
