@@ -44,8 +44,8 @@ not decide between near-equal choices.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
-from app.core.adaptive.catch_up import first_read, planned_read
 from app.core.adaptive.cost_model import (
     StepCosts,
     best_case_speedup,
@@ -55,6 +55,7 @@ from app.core.adaptive.cost_model import (
 )
 from app.core.adaptive.estimators import (
     PRIOR_ACCEPTANCE,
+    PRIOR_CATCH_UP_RATIO,
     AcceptanceEstimator,
     DraftCostEstimator,
     VerifyCostEstimator,
@@ -273,29 +274,53 @@ class AdaptiveDraftLength:
         it does not pay): it reads a backlog that costs a small share of the
         rest of the reply (at the rate the reply is getting, so a lookup that
         already makes it fast is not held up by a long read), since the probe
-        is how that estimate gets corrected. Before the draft model has ever
-        decoded, the read is priced by :func:`~app.core.adaptive.catch_up.first_read`.
+        is how that estimate gets corrected.
         """
         verify = self.profile.verify
         if not verify.known:
             return True  # nothing is measured yet: the first draft is how
+        if not self.profile.draft.known:
+            return self._first_read_pays(backlog, remaining)
         costs = self.costs()
-        if self.profile.draft.known:
-            per_token_s = self.profile.draft.catch_up_per_token_s(verify.one_token_s)
-            read_s, saved_s = planned_read(costs, self._planned_rate, per_token_s, backlog, remaining)
-            # A probe weighs the read against the rest of the reply at the rate it is getting (a lookup may
-            # already make it fast).
-            rate = max(1.0 / costs.step_time(0), self._achieved_rate())
-            if saved_s > read_s or (self._probing and read_s <= _PROBE_CATCH_UP_SHARE * remaining / rate):
-                return True
-        elif self.profile.draft_share_prior is None:
-            return True  # no guess at the draft's cost: its first draft measures it, whatever it reads first
-        else:
-            read_s, saved_s = first_read(costs, self.profile.draft_share_prior, backlog, remaining, self.max_length)
-            if saved_s > read_s:
-                return True
+        base = 1.0 / costs.step_time(0)
+        plan = self._planned_rate
+        saved_s = 0.0 if plan <= base else remaining / base - remaining / plan
+        read_s = backlog * self.profile.draft.catch_up_per_token_s(verify.one_token_s)
+        # A probe weighs the read against the rest of the reply at the rate it is getting (a lookup may
+        # already make it fast).
+        if saved_s > read_s or (
+            self._probing and read_s <= _PROBE_CATCH_UP_SHARE * remaining / max(base, self._achieved_rate())
+        ):
+            return True
         self._probing = False
         self._planned_rate = 0.0  # the lookup's rival this step is a plain step
+        self._chosen = 0
+        self._reason = str(CATCH_UP.fill(backlog=backlog, read_s=read_s, remaining=remaining, saved_s=saved_s))
+        return False
+
+    def _first_read_pays(self, backlog: int, remaining: int) -> bool:
+        """Whether a draft model that has never decoded may read ``backlog`` tokens to measure its cost.
+
+        Its first draft is how its cost gets measured, but on a freshly loaded
+        pair whose first question is a long document that draft would first
+        read the whole prompt: 10.9 s for 2,000 tokens of the Q4_K_M demo pair on
+        a 2-core CPU, mid-reply, where the draft never pays. So the read is
+        priced with the draft's guessed share of a target token (its weight
+        bytes over the target's) and weighed against the best case: every draft
+        accepted, over the ``remaining`` tokens. With no guess the draft
+        measures as before.
+        """
+        share = self.profile.draft_share_prior
+        if share is None:
+            return True
+        one_token_s = self.profile.verify.one_token_s
+        guess = replace(self.costs(), draft_per_token_s=share * one_token_s)
+        best = best_case_speedup(guess, self.max_length)
+        saved_s = remaining * guess.step_time(0) * max(0.0, 1.0 - 1.0 / best)
+        read_s = backlog * PRIOR_CATCH_UP_RATIO * share * one_token_s
+        if saved_s > read_s:
+            return True
+        self._planned_rate = 0.0
         self._chosen = 0
         self._reason = str(CATCH_UP.fill(backlog=backlog, read_s=read_s, remaining=remaining, saved_s=saved_s))
         return False
