@@ -44,7 +44,6 @@ not decide between near-equal choices.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from app.core.adaptive.cost_model import (
     StepCosts,
@@ -55,7 +54,6 @@ from app.core.adaptive.cost_model import (
 )
 from app.core.adaptive.estimators import (
     PRIOR_ACCEPTANCE,
-    PRIOR_CATCH_UP_RATIO,
     AcceptanceEstimator,
     DraftCostEstimator,
     VerifyCostEstimator,
@@ -277,10 +275,8 @@ class AdaptiveDraftLength:
         is how that estimate gets corrected.
         """
         verify = self.profile.verify
-        if not verify.known:
-            return True  # nothing is measured yet: the first draft is how
-        if not self.profile.draft.known:
-            return self._first_read_pays(backlog, remaining)
+        if not (verify.known and self.profile.draft.known):
+            return True  # the costs are being measured: that first draft is how
         costs = self.costs()
         base = 1.0 / costs.step_time(0)
         plan = self._planned_rate
@@ -294,33 +290,6 @@ class AdaptiveDraftLength:
             return True
         self._probing = False
         self._planned_rate = 0.0  # the lookup's rival this step is a plain step
-        self._chosen = 0
-        self._reason = str(CATCH_UP.fill(backlog=backlog, read_s=read_s, remaining=remaining, saved_s=saved_s))
-        return False
-
-    def _first_read_pays(self, backlog: int, remaining: int) -> bool:
-        """Whether a draft model that has never decoded may read ``backlog`` tokens to measure its cost.
-
-        Its first draft is how its cost gets measured, but on a freshly loaded
-        pair whose first question is a long document that draft would first
-        read the whole prompt: 10.9 s for 2,000 tokens of the Q4_K_M demo pair on
-        a 2-core CPU, mid-reply, where the draft never pays. So the read is
-        priced with the draft's guessed share of a target token (its weight
-        bytes over the target's) and weighed against the best case: every draft
-        accepted, over the ``remaining`` tokens. With no guess the draft
-        measures as before.
-        """
-        share = self.profile.draft_share_prior
-        if share is None:
-            return True
-        one_token_s = self.profile.verify.one_token_s
-        guess = replace(self.costs(), draft_per_token_s=share * one_token_s)
-        best = best_case_speedup(guess, self.max_length)
-        saved_s = remaining * guess.step_time(0) * max(0.0, 1.0 - 1.0 / best)
-        read_s = backlog * PRIOR_CATCH_UP_RATIO * share * one_token_s
-        if saved_s > read_s:
-            return True
-        self._planned_rate = 0.0
         self._chosen = 0
         self._reason = str(CATCH_UP.fill(backlog=backlog, read_s=read_s, remaining=remaining, saved_s=saved_s))
         return False

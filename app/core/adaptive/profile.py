@@ -32,9 +32,6 @@ class DrafterProfile:
     key: tuple[str, bool] = ("model", True)
     calibration: ConfidenceCalibration = field(default_factory=ConfidenceCalibration)
     hold: CostHold = field(default_factory=CostHold)
-    # A guess at one draft decode's cost as a share of one target token, before any is measured
-    # (None: no guess). See PairProfile.draft_share_prior.
-    draft_share_prior: float | None = None
 
     def remember(self, streak: bool, rates: Sequence[float]) -> None:
         """Keep the latest acceptance estimates for the next generation."""
@@ -52,11 +49,6 @@ class PairProfile:
     acceptance: dict[tuple[str, bool], dict[bool, list[float]]] = field(default_factory=dict)
     calibrations: dict[tuple[str, bool], ConfidenceCalibration] = field(default_factory=dict)
     holds: dict[str, CostHold] = field(default_factory=dict)
-    # The draft model's weight bytes over the target's, set when the pair loads: decoding one token
-    # reads every weight once, so on a bandwidth-bound machine the draft's share of a target token
-    # is about this, and on a compute-bound one more (0.44 by bytes for the Q4_K_M demo pair, 0.60-0.67
-    # measured on a 2-core CPU). It only prices the first catch-up, before the draft has ever decoded.
-    draft_share_prior: float | None = None
 
     def for_drafter(self, kind: str, greedy: bool, remember: bool = True) -> DrafterProfile:
         """The view one generation uses; acceptance is kept apart for greedy and sampled decoding.
@@ -68,11 +60,10 @@ class PairProfile:
         key = (kind, greedy)
         calibration = self.calibrations.setdefault(key, ConfidenceCalibration())
         hold = self.holds.setdefault(kind, CostHold())  # the costs are the drafter's, greedy or not
-        share = self.draft_share_prior
         if not remember:
-            return DrafterProfile(self.verify, draft, {}, None, key, calibration, hold, share)
+            return DrafterProfile(self.verify, draft, {}, None, key, calibration, hold)
         known = dict(self.acceptance.get(key, {}))
-        return DrafterProfile(self.verify, draft, known, self.acceptance, key, calibration, hold, share)
+        return DrafterProfile(self.verify, draft, known, self.acceptance, key, calibration, hold)
 
     def seed(
         self,

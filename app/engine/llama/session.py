@@ -140,11 +140,6 @@ class LoadedPair:
         # What the adaptive controller learns about this pair on this machine
         # (costs, typical acceptance): shared by every generation, seeded by pre-flight.
         self.profile = PairProfile()
-        if draft_header is not None:
-            # Before the draft first decodes, its cost is guessed from the weights each token reads.
-            target_bytes = sum(t.n_bytes for t in target_header.tensors)
-            draft_bytes = sum(t.n_bytes for t in draft_header.tensors)
-            self.profile.draft_share_prior = draft_bytes / target_bytes if target_bytes > 0 else None
         # Like the profile, the thread count belongs to the machine: one policy for every reply.
         self.threads: ThreadCount
         if cpu_load is None:
