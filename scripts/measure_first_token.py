@@ -9,7 +9,8 @@ second document of other records and another question, never looked at while
 tuning) from empty caches through the reply's own road (``plan_reply`` and
 ``run_reply``, greedy, 24 tokens), alternating which goes first, for
 ``--repeats`` rounds. Time to first token is from before the plan to the
-first step's event. The replies' texts are compared too: the lazy draft
+first step's event; each line also gives the whole reply's time and how
+many tokens the draft model read. The replies' texts are compared too: the lazy draft
 prefill must leave greedy output unchanged. One JSON line per run, then the
 medians and their ratio per regime. Nothing here claims a figure: run it on a
 quiet machine and give the load average beside it::
@@ -118,6 +119,7 @@ def main() -> int:
                     elif isinstance(event, FinishedEvent):
                         finished = event
                 assert first_token is not None and finished is not None
+                ended = time.perf_counter()
                 ttft = 1000 * (first_token - started)
                 times[name].append(ttft)
                 replies[name].add(finished.text)
@@ -129,6 +131,10 @@ def main() -> int:
                             "round": round_,
                             "prompt_tokens": finished.stats.prompt_tokens,
                             "ttft_ms": round(ttft, 1),
+                            # The whole reply, and what the draft model read: a fresh pair's first draft
+                            # must not read the document mid-reply only to time the draft model.
+                            "reply_ms": round(1000 * (ended - started), 1),
+                            "draft_read": finished.stats.draft_caught_up,
                             "load": round(os.getloadavg()[0], 2),
                         }
                     ),

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from app.core.adaptive.catch_up import first_read, planned_read
 from app.core.adaptive.cost_model import (
     StepCosts,
     best_case_speedup,
@@ -272,22 +273,29 @@ class AdaptiveDraftLength:
         it does not pay): it reads a backlog that costs a small share of the
         rest of the reply (at the rate the reply is getting, so a lookup that
         already makes it fast is not held up by a long read), since the probe
-        is how that estimate gets corrected.
+        is how that estimate gets corrected. Before the draft model has ever
+        decoded, the read is priced by :func:`~app.core.adaptive.catch_up.first_read`.
         """
         verify = self.profile.verify
-        if not (verify.known and self.profile.draft.known):
-            return True  # the costs are being measured: that first draft is how
+        if not verify.known:
+            return True  # nothing is measured yet: the first draft is how
         costs = self.costs()
-        base = 1.0 / costs.step_time(0)
-        plan = self._planned_rate
-        saved_s = 0.0 if plan <= base else remaining / base - remaining / plan
-        read_s = backlog * self.profile.draft.catch_up_per_token_s(verify.one_token_s)
         # A probe weighs the read against the rest of the reply at the rate it is getting (a lookup may
         # already make it fast).
-        if saved_s > read_s or (
-            self._probing and read_s <= _PROBE_CATCH_UP_SHARE * remaining / max(base, self._achieved_rate())
-        ):
-            return True
+        rest_s = remaining / max(1.0 / costs.step_time(0), self._achieved_rate())
+        if self.profile.draft.known:
+            per_token_s = self.profile.draft.catch_up_per_token_s(verify.one_token_s)
+            read_s, saved_s = planned_read(costs, self._planned_rate, per_token_s, backlog, remaining)
+            if saved_s > read_s or (self._probing and read_s <= _PROBE_CATCH_UP_SHARE * rest_s):
+                return True
+        elif self.profile.draft_share_prior is None:
+            return True  # the draft's cost was not timed at load: its first draft measures it, whatever it reads
+        else:
+            # The first draft measures the draft's cost, as a probe measures acceptance: a read that
+            # costs a small share of the rest of the reply goes ahead even where no saving is in sight.
+            read_s, saved_s = first_read(costs, self.profile.draft_share_prior, backlog, remaining, self.max_length)
+            if saved_s > read_s or read_s <= _PROBE_CATCH_UP_SHARE * rest_s:
+                return True
         self._probing = False
         self._planned_rate = 0.0  # the lookup's rival this step is a plain step
         self._chosen = 0

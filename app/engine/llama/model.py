@@ -14,6 +14,7 @@ from __future__ import annotations
 import ctypes
 import errno
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -228,6 +229,28 @@ class LlamaModel:
             return np.ctypeslib.as_array(pointer, shape=(n, self._n_vocab))
         pointer = llama_cpp.llama_get_logits_ith(self._ctx, -1)
         return np.ctypeslib.as_array(pointer, shape=(1, self._n_vocab))
+
+    def one_token_seconds(self, repeats: int = 3) -> float:
+        """How long decoding one token takes now: the fastest of ``repeats`` timed decodes after a warm-up one.
+
+        ``repeats=0`` only warms up (and says 0).
+
+        Each decode goes after the cached tokens and is removed again, so the
+        cache is as it was. The warm-up decode pays what only a first one does
+        (mapped weights paged in, buffers allocated), as llama.cpp's own tools
+        do at load.
+        """
+        n_keep = len(self._tokens)
+        token = [0]  # any id in the vocabulary: the cost does not depend on which
+        self.decode(token, "last")
+        self.truncate(n_keep)
+        best = 0.0 if repeats < 1 else float("inf")
+        for _ in range(repeats):
+            start = time.perf_counter()
+            self.decode(token, "last")
+            best = min(best, time.perf_counter() - start)
+            self.truncate(n_keep)
+        return best
 
     def truncate(self, n_keep: int) -> None:
         """Remove cached positions ``n_keep`` and later."""

@@ -140,6 +140,13 @@ class LoadedPair:
         # What the adaptive controller learns about this pair on this machine
         # (costs, typical acceptance): shared by every generation, seeded by pre-flight.
         self.profile = PairProfile()
+        # One timed decode of each model, before any reply: it prices the draft model's first catch-up
+        # read, before the draft has decoded on this pair (a long document's first question, see
+        # app.core.adaptive.catch_up). The target's warm-up is made with or without a draft model, so a
+        # pair and the target alone reach their first tokens on the same terms.
+        target_s = self.target.one_token_seconds(repeats=3 if self.draft is not None else 0)
+        if self.draft is not None and target_s > 0:
+            self.profile.draft_share_prior = self.draft.one_token_seconds() / target_s
         # Like the profile, the thread count belongs to the machine: one policy for every reply.
         self.threads: ThreadCount
         if cpu_load is None:

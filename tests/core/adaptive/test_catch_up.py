@@ -10,6 +10,7 @@ import pytest
 from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.adaptive.cost_model import StepCosts
 from app.core.adaptive.estimators import PRIOR_CATCH_UP_RATIO, DraftCostEstimator
+from app.core.adaptive.profile import PairProfile
 from app.core.decoding.decoder import FIRST_STEP_MAX_BACKLOG, GenerationRequest, SpeculativeDecoder
 from app.core.decoding.drafters import ModelDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent
@@ -93,6 +94,50 @@ def test_a_probe_a_lookup_took_the_place_of_is_still_due() -> None:
 
 def test_costs_not_yet_measured_let_the_first_draft_measure_them() -> None:
     assert AdaptiveDraftLength(8).catch_up_pays(3000, 100)
+
+
+# A freshly loaded pair after its first, plain step: one target token measured (77 ms, the Q4_K_M demo
+# target at a 5,000-token context on a 2-core CPU), the draft never run.
+Q4_PLAIN = StepCosts((0.077,), draft_per_token_s=0.0)
+
+
+def _fresh(share: float | None) -> AdaptiveDraftLength:
+    profile = PairProfile()
+    profile.draft_share_prior = share
+    policy = AdaptiveDraftLength(12, profile.for_drafter("model", True))
+    policy.next_length()
+    policy.observe(step(0, 0, Q4_PLAIN))
+    assert profile.verify.known and not profile.drafts["model"].known
+    return policy
+
+
+def test_a_fresh_pair_does_not_read_a_long_document_only_to_measure_its_draft() -> None:
+    # The Q4_K_M demo draft decodes in 0.68 of its target's time (timed at load on a 2-core CPU): even
+    # drafts accepted whole every step could not win back, over the 511 tokens a reply may still have,
+    # what reading 4,000 tokens costs.
+    policy = _fresh(0.68)
+    assert not policy.catch_up_pays(4000, 511)
+    assert "stays off" in policy.reason and "4000 tokens" in policy.reason
+    policy.next_length()
+    assert policy.catch_up_pays(300, 511)  # a short prompt is read, and the first draft measures the cost
+    policy.next_length()
+    assert not policy.catch_up_pays(300, 3)  # ...unless almost nothing is left to write
+
+
+def test_a_draft_much_smaller_than_its_target_reads_the_document() -> None:
+    # An F16 target and the same draft (a fifth of its time): the best case repays the read.
+    assert _fresh(0.2).catch_up_pays(4000, 511)
+
+
+def test_a_draft_as_slow_as_its_target_still_reads_a_short_prompt_to_measure_itself() -> None:
+    # No draft length could pay (the draft decodes in 95 % of the target's time), but 30 tokens cost a
+    # sliver of a 48-token reply: the first draft goes ahead and measures what drafting really costs.
+    assert _fresh(0.95).catch_up_pays(30, 47)
+    assert not _fresh(0.95).catch_up_pays(1000, 47)
+
+
+def test_without_a_timed_draft_the_first_draft_still_measures_it() -> None:
+    assert _fresh(None).catch_up_pays(4000, 511)
 
 
 class _Refusing:
