@@ -82,3 +82,8 @@ def models_dir() -> Path:
 def prefix_cache_dir() -> Path:
     """Where the prefix cache keeps saved KV states (:mod:`app.engine.llama.prefix_cache`); made when first written."""
     return data_dir() / "prefix-cache"
+
+
+def controller_profiles_file() -> Path:
+    """Where the adaptive controller's learned costs are kept per pair (:mod:`app.engine.llama.profile_store`)."""
+    return data_dir() / "controller-profiles.json"

@@ -276,13 +276,14 @@ def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool]
 
 
 def _saved_after(pair: LoadedPair, events: Iterator[ReplyEvent]) -> Iterator[ReplyEvent]:
-    """``events``, then the caches' states saved (a no-op without a prefix cache).
+    """``events``, then the caches' states and the controller's profile saved (no-ops without their stores).
 
     The save runs once the finished event has gone out and the caller asks for
     more, so the write delays no token of this reply.
     """
     yield from events
     pair.save_prefix()
+    pair.save_profile()
 
 
 def _never() -> bool:

@@ -41,6 +41,7 @@ from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, FinishReason
 from app.core.errors import TandemError
 from app.engine.llama.model import gpu_offload_supported
+from app.engine.llama.profile_store import open_profile_store
 from app.engine.llama.session import DrafterKind
 from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
@@ -183,6 +184,7 @@ class MainWindow(QMainWindow):
         self._wire()
         # Before the first load: every pair the engine thread loads gets the on-disk prefix cache.
         self.host.worker.prefix_cache = install_prefix_cache(self.settings_panel.prefix_cache_box, self.app_settings)
+        self.host.worker.profile_store = open_profile_store()
         self.sidebar.refresh()
         self._initial_pair(autoload)
         self._activity_changed(self.controller.activity)

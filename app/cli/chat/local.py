@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.chat.options import attachments_json, drafter_kind, read_attached, settings_from_options, use_prefix_cache
+from app.cli.chat.options import attachments_json, drafter_kind, read_attached, settings_from_options, use_disk_stores
 from app.cli.chat.output import read_output_format
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
@@ -41,7 +41,7 @@ def run_local(args: argparse.Namespace) -> int:
         output_format=output_format,
     )
     with LoadedPair(config) as pair:
-        use_prefix_cache(pair, args)
+        use_disk_stores(pair, args)
         plan = plan_reply(pair, request)
         events = run_reply(pair, plan)
         if args.json:

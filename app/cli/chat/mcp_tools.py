@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from app.cli.chat.options import drafter_kind, settings_from_options, use_prefix_cache
+from app.cli.chat.options import drafter_kind, settings_from_options, use_disk_stores
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair, sampling_params
@@ -170,7 +170,7 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
         return True
 
     with LoadedPair(config) as pair, McpClient(configs, before_start=show_command) as client:
-        use_prefix_cache(pair, args)
+        use_disk_stores(pair, args)
         if pair.template.tool_format is None:
             raise TandemError("this model's chat template has no tool format, so it cannot be given tools")
         tools = client.list_tools()

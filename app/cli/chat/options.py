@@ -156,12 +156,21 @@ def attachments_json(attachments: tuple[Attachment, ...]) -> dict[str, Any]:
     return {"attachments": [AttachmentSummary.of(a).to_json() for a in attachments]}
 
 
-def use_prefix_cache(pair: LoadedPair, args: argparse.Namespace) -> None:
-    """Attach the on-disk prefix cache to ``pair`` unless ``--no-prefix-cache`` was given."""
+def use_disk_stores(pair: LoadedPair, args: argparse.Namespace) -> None:
+    """Attach the on-disk prefix cache to ``pair`` unless ``--no-prefix-cache`` was given, and its learned costs.
+
+    Every ``chat`` is a new process: what the adaptive controller learned in
+    the last one (the pair's costs and acceptance on this machine) is where
+    this one starts.
+    """
+    # Imported here: the parser is built without llama.cpp.
+    from app.engine.llama.profile_store import open_profile_store
+
     if getattr(args, "prefix_cache", True):
-        from app.engine.llama.prefix_cache import open_prefix_cache  # the parser is built without llama.cpp
+        from app.engine.llama.prefix_cache import open_prefix_cache
 
         pair.prefix_cache = open_prefix_cache()
+    pair.attach_profile_store(open_profile_store())
 
 
 def fill_defaults(args: argparse.Namespace) -> None:

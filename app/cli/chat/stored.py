@@ -26,7 +26,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.chat.options import attachments_json, read_attached, settings_from_options, use_prefix_cache
+from app.cli.chat.options import attachments_json, read_attached, settings_from_options, use_disk_stores
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair
@@ -67,7 +67,7 @@ def run_stored_chat(
         trace=True,
     )
     with LoadedPair(config) as pair:
-        use_prefix_cache(pair, args)
+        use_disk_stores(pair, args)
         plan = plan_reply(pair, request)
         user_id = store.add_message(conversation_id, "user", prompt_text, attachments=attached)
         record = record_start(plan, pair_label(config, plan.drafter))

@@ -40,6 +40,28 @@ class _EwMean:
         self.weight = self.weight * self.decay + weight
         self.mean += (value - self.mean) * weight / self.weight
 
+    def state(self) -> list[float]:
+        """``[mean, weight]``: what :meth:`restore` reads back."""
+        return [self.mean, self.weight]
+
+    def restore(self, state: object, max_weight: float) -> None:
+        """Take a :meth:`state` back, its weight capped at ``max_weight`` observations."""
+        mean, weight = checked_numbers(state, 2)
+        self.mean = mean
+        self.weight = min(weight, max_weight)
+
+
+def checked_numbers(value: object, length: int | None = None) -> list[float]:
+    """``value`` as a list of finite, non-negative numbers (of ``length`` when given), else ValueError."""
+    if not isinstance(value, list) or (length is not None and len(value) != length):
+        raise ValueError(f"expected a list of {length or 'some'} numbers, got {value!r:.80}")
+    out: list[float] = []
+    for item in value:
+        if isinstance(item, bool) or not isinstance(item, int | float) or not 0.0 <= item < float("inf"):
+            raise ValueError(f"not a finite non-negative number: {item!r:.40}")
+        out.append(float(item))
+    return out
+
 
 class VerifyCostEstimator:
     """The target's cost of evaluating n tokens in one batch: a scale times a shape.
@@ -110,6 +132,29 @@ class VerifyCostEstimator:
             self._ratios[n].add(_clipped(seconds / self._v1.mean, self._ratios[n]))
         self._curve = None
         return factor
+
+    def state(self) -> dict[str, object]:
+        """What was learned, as JSON-ready values (:meth:`restore` reads them back)."""
+        return {
+            "one_token": self._v1.state(),
+            "one_token_guessed": self._v1_guessed,
+            "ratios": {str(n): slot.state() for n, slot in enumerate(self._ratios) if slot.weight > 0},
+        }
+
+    def restore(self, state: dict[str, object], max_weight: float) -> None:
+        """Start from a :meth:`state`, each figure counting as at most ``max_weight`` observations."""
+        guessed = state["one_token_guessed"]
+        ratios = state["ratios"]
+        if not isinstance(guessed, bool) or not isinstance(ratios, dict):
+            raise ValueError("a verify cost state needs a flag and a table of ratios")
+        self._v1.restore(state["one_token"], max_weight)
+        self._v1_guessed = guessed
+        for key, slot in ratios.items():
+            n = int(key)
+            if not 2 <= n <= self.max_n:
+                raise ValueError(f"no verify batch of {n} tokens is kept")
+            self._ratios[n].restore(slot, max_weight)
+        self._curve = None
 
     def predict(self, n: int) -> float:
         """Predicted seconds for ``n`` tokens (needs :attr:`known`)."""
@@ -210,6 +255,16 @@ class DraftCostEstimator:
         elif one_token_s > 0:
             ratio = max(0.0, seconds - self._fixed.mean) / decodes / one_token_s
             self._per_token.add(_clipped(ratio, self._per_token))
+
+    def state(self) -> dict[str, list[float]]:
+        """What was learned, as JSON-ready values (:meth:`restore` reads them back)."""
+        return {"fixed": self._fixed.state(), "per_token": self._per_token.state(), "catch_up": self._catch_up.state()}
+
+    def restore(self, state: dict[str, object], max_weight: float) -> None:
+        """Start from a :meth:`state`, each figure counting as at most ``max_weight`` observations."""
+        self._fixed.restore(state["fixed"], max_weight)
+        self._per_token.restore(state["per_token"], max_weight)
+        self._catch_up.restore(state["catch_up"], max_weight)
 
     def catch_up_per_token_s(self, one_token_s: float) -> float:
         """What reading one missed token costs the draft model (a batched read, cheaper than a decode)."""
@@ -318,6 +373,20 @@ class ConfidenceCalibration:
             b = self._bin(confidence)
             self._hits[b] += accepted
             self._trials[b] += 1.0
+
+    def state(self) -> dict[str, list[float]]:
+        """The decayed counts per bin, as JSON-ready values (:meth:`restore` reads them back)."""
+        return {"hits": list(self._hits), "trials": list(self._trials)}
+
+    def restore(self, state: dict[str, object], max_trials: float) -> None:
+        """Start from a :meth:`state`, each bin scaled down to at most ``max_trials`` tokens of evidence."""
+        hits = checked_numbers(state["hits"], self.bins)
+        trials = checked_numbers(state["trials"], self.bins)
+        if any(h > t for h, t in zip(hits, trials, strict=True)):
+            raise ValueError("a calibration bin has more hits than trials")
+        scale = [min(1.0, max_trials / t) if t > 0 else 1.0 for t in trials]
+        self._hits = [h * f for h, f in zip(hits, scale, strict=True)]
+        self._trials = [t * f for t, f in zip(trials, scale, strict=True)]
 
     def acceptance(self, confidence: float) -> float:
         """Estimated chance that a token drafted with ``confidence`` is accepted."""

@@ -3,17 +3,37 @@
 Costs belong to the machine and the pair, not to one reply: a :class:`PairProfile`
 holds them for every generation of a loaded pair, with each drafter's typical
 acceptance, confidence calibration and held costs; :meth:`PairProfile.for_drafter`
-gives one generation its :class:`DrafterProfile` view.
+gives one generation its :class:`DrafterProfile` view. :meth:`PairProfile.state`
+and :meth:`PairProfile.restore` are its one serialisation: a front end keeps it
+on disk per pair and machine (:mod:`app.engine.llama.profile_store`), so that
+the first reply after a restart is not the one that learns.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from app.core.adaptive.cost_model import StepCosts
-from app.core.adaptive.estimators import ConfidenceCalibration, DraftCostEstimator, VerifyCostEstimator
+from app.core.adaptive.estimators import (
+    ConfidenceCalibration,
+    DraftCostEstimator,
+    VerifyCostEstimator,
+    checked_numbers,
+)
 from app.core.adaptive.held_costs import CostHold
+
+PROFILE_VERSION = 1
+"""The layout of :meth:`PairProfile.state`; a stored state of another version is not read."""
+
+# A restored figure counts as at most this many observations (a pre-flight seed counts as 3): a
+# machine that got slower or busier since corrects it within a few steps.
+RESTORED_WEIGHT = 3.0
+# A restored calibration bin keeps at most this many tokens' evidence.
+RESTORED_TRIALS = 20.0
+# No drafter kind or acceptance table is longer than this (a stored file is data, checked as such).
+_MAX_POSITIONS = 64
 
 
 @dataclass(slots=True)
@@ -91,8 +111,63 @@ class PairProfile:
         if calibration:
             self.calibrations.setdefault((kind, greedy), ConfidenceCalibration()).seed(calibration)
 
+    def state(self) -> dict[str, Any]:
+        """Everything learned, as JSON-ready values: costs, acceptance and calibration (not the held copies)."""
+        return {
+            "version": PROFILE_VERSION,
+            "verify": self.verify.state(),
+            "drafts": {kind: draft.state() for kind, draft in self.drafts.items()},
+            "acceptance": [
+                {"kind": kind, "greedy": greedy, "after_full_draft": streak, "rates": list(rates)}
+                for (kind, greedy), table in self.acceptance.items()
+                for streak, rates in table.items()
+            ],
+            "calibrations": [
+                {"kind": kind, "greedy": greedy, **calibration.state()}
+                for (kind, greedy), calibration in self.calibrations.items()
+            ],
+        }
+
+    @classmethod
+    def restore(cls, state: Any) -> PairProfile:
+        """A profile that starts from a stored :meth:`state` (each figure weighing little: see RESTORED_WEIGHT).
+
+        Raises ValueError, KeyError or TypeError for anything that is not a
+        state this version wrote: a stored file is data, and a damaged one is
+        dropped by its caller, never half read.
+        """
+        if not isinstance(state, dict) or state.get("version") != PROFILE_VERSION:
+            raise ValueError("not a controller profile of this version")
+        profile = cls()
+        profile.verify.restore(state["verify"], RESTORED_WEIGHT)
+        for kind, draft in state["drafts"].items():
+            profile.drafts.setdefault(_kind(kind), DraftCostEstimator()).restore(draft, RESTORED_WEIGHT)
+        for row in state["acceptance"]:
+            rates = checked_numbers(row["rates"])
+            if not 0 < len(rates) <= _MAX_POSITIONS or not all(0.0 <= r <= 1.0 for r in rates):
+                raise ValueError("acceptance rates must be 1-64 figures between 0 and 1")
+            key = (_kind(row["kind"]), _flag(row["greedy"]))
+            profile.acceptance.setdefault(key, {})[_flag(row["after_full_draft"])] = rates
+        for row in state["calibrations"]:
+            calibration = ConfidenceCalibration()
+            calibration.restore(row, RESTORED_TRIALS)
+            profile.calibrations[(_kind(row["kind"]), _flag(row["greedy"]))] = calibration
+        return profile
+
     def seed_verify(self, verify_s: Sequence[float]) -> None:
         """Seed the target's verify costs (pre-flight); every drafter decides on them afresh."""
         self.verify.seed(verify_s)
         for hold in self.holds.values():
             hold.release()  # a fresh measurement is not noise: the next decision takes it
+
+
+def _kind(value: object) -> str:
+    if not isinstance(value, str) or not 0 < len(value) <= _MAX_POSITIONS:
+        raise ValueError(f"not a drafter kind: {value!r:.40}")
+    return value
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"not a true/false flag: {value!r:.40}")
+    return value

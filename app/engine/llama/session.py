@@ -35,6 +35,7 @@ from app.engine.gguf.vocab import check_files
 from app.engine.llama.chat_template import ChatTemplate
 from app.engine.llama.model import LlamaModel, LoadOptions
 from app.engine.llama.prefix_cache import PrefixCache, restore_pair, save_pair
+from app.engine.llama.profile_store import ProfileStore, pair_key
 from app.engine.memory.plan import auto_gpu_layers
 
 # Prompt lookup: matches of at least three tokens (one- and two-token matches guess wrong
@@ -155,8 +156,43 @@ class LoadedPair:
             candidates = candidate_counts(max_useful_threads())
             # Windows are compared in the target's verify work, so that acceptance does not pick the count.
             self.threads = AdaptiveThreads(
-                candidates, self.set_threads, cpu_load.free_cpus, batch_cost=self.profile.verify.relative
+                candidates, self.set_threads, cpu_load.free_cpus, batch_cost=self._relative_verify_cost
             )
+        # Where the profile is kept across restarts (None: not kept). The front end attaches it
+        # (attach_profile_store); a benchmark never does, so every run of it learns from scratch.
+        self.profile_store: ProfileStore | None = None
+        self._profile_key = ""  # the store's entry for this pair (set with the store)
+
+    def _relative_verify_cost(self, n: int) -> float:
+        """What verifying ``n`` tokens costs relative to one, by the current profile (a restored one replaces it)."""
+        return self.profile.verify.relative(n)
+
+    def attach_profile_store(self, store: ProfileStore | None) -> bool:
+        """Keep the profile in ``store`` from now on, starting from what it holds for this pair (before any reply).
+
+        Returns whether a stored profile was restored.
+        """
+        self.profile_store = None
+        if store is None:
+            return False
+        draft = self.draft
+        layers = (self.target.options.n_gpu_layers, draft.options.n_gpu_layers if draft is not None else 0)
+        try:
+            self._profile_key = pair_key(self.config.target, self.config.draft if draft is not None else None, layers)
+        except OSError:
+            return False  # a model file gone since it loaded: nothing to tie the profile to
+        self.profile_store = store
+        restored = store.load(self._profile_key)
+        if restored is None:
+            return False
+        restored.draft_share_prior = self.profile.draft_share_prior  # timed at this load
+        self.profile = restored
+        return True
+
+    def save_profile(self) -> None:
+        """Keep what the controller learned so far (a no-op without a store)."""
+        if self.profile_store is not None:
+            self.profile_store.save(self._profile_key, self.profile)
 
     def set_threads(self, n_threads: int) -> None:
         """Both contexts at once: drafting and verifying alternate, so each may use every thread."""

@@ -39,6 +39,7 @@ from app.core.errors import ContextSettingError, OutOfMemoryError, TandemError
 from app.core.memory.estimate import MemoryBreakdown
 from app.core.reply.plan import DraftPlan
 from app.engine.llama.prefix_cache import PrefixCache
+from app.engine.llama.profile_store import ProfileStore
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.memory.measure import capture_load_log, measured_breakdown, process_memory
 from app.engine.remote.client import RemoteEngine, ServerKind
@@ -129,6 +130,8 @@ class EngineWorker(QObject):
         # thread and read here once per step: a float's assignment is atomic, no lock needed.
         self.step_hold = 0.0
         self.prefix_cache: PrefixCache | None = None  # given to each pair loaded (set by the window before any load)
+        # Where each pair loaded starts from what the controller learned last time (set by the window).
+        self.profile_store: ProfileStore | None = None
 
     # -- slots (queued from the GUI thread) -------------------------------------------
 
@@ -150,6 +153,7 @@ class EngineWorker(QObject):
             return
         self._pair = pair
         pair.prefix_cache = self.prefix_cache
+        pair.attach_profile_store(self.profile_store)
         draft_name = config.draft.name if pair.draft is not None and config.draft is not None else None
         info = PairInfo(
             config, config.target.name, draft_name, pair.target.n_ctx, pair.target.n_vocab, elapsed, measured, breakdown

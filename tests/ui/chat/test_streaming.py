@@ -12,6 +12,7 @@ from PySide6.QtTest import QTest
 
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishReason, TokenOrigin
+from app.engine.llama.profile_store import ProfileStore
 from app.engine.store import conversations
 from app.ui import theme
 from app.ui.chat.token_cards import token_tooltip
@@ -172,6 +173,33 @@ def test_adaptive_default_measures_a_draft_then_says_its_choice(make_window, sma
         assert "slower than the target alone" in panel.draft_length.text()
     else:
         assert panel.draft_length.text() == str(lengths[-1])
+
+
+def test_what_the_controller_learned_is_kept_for_the_next_start(make_window, small_pair, data_dir):
+    # A reply on the default (adaptive) settings, then the app "restarts": a new window on the same data
+    # folder loads the same pair and starts from the costs the first one measured.
+    window = make_window(adaptive=True)
+    window.settings_panel.max_tokens.setValue(48)
+    load(window, pair_choice(small_pair))
+    first = Recorder(window)
+    send(window, PROMPT, first)
+    kept = ProfileStore(data_dir / "controller-profiles.json")
+    assert len(kept) == 1
+    window.close()
+    again = make_window(adaptive=True)
+    again.settings_panel.max_tokens.setValue(48)
+    load(again, pair_choice(small_pair))
+    second = Recorder(again)
+    send(again, PROMPT, second)
+    assert _measured_a_draft(first) and not _measured_a_draft(second)
+    assert len(kept) == 1  # the same pair on the same machine: one entry, updated
+
+
+def _measured_a_draft(recorder: Recorder) -> bool:
+    """Whether a step of the reply drafted only to measure what a draft costs (the stored step records say)."""
+    reasons = [step.record.reason for step in recorder.steps if step.record is not None]
+    assert reasons, "the window traces its replies"
+    return any("measuring what a draft costs" in reason for reason in reasons)
 
 
 def _position_of_token(view, message_index: int, token_index: int, ghost: bool = False) -> int:

@@ -1,0 +1,136 @@
+"""What the adaptive controller learned about a pair on this machine, kept on disk across restarts.
+
+A loaded pair's :class:`~app.core.adaptive.profile.PairProfile` (verify and
+draft costs, typical acceptance, confidence calibration) took its first reply
+to learn: on a 2-core CPU the F16 demo pair's first code reply needed 25-29
+verify steps where later ones needed 19-27. Closing the app threw that away.
+:class:`ProfileStore` keeps one profile per pair of model files (path, size,
+modification time) and machine (processor, core count, llama.cpp version,
+GPU layers) in one JSON file in Tandem's data folder, saved after every reply.
+A restored figure weighs as little as a pre-flight seed, so a machine that got
+slower or busier since corrects it within a few steps.
+
+The file is data: a damaged or foreign file, or an entry that is not a state
+this version wrote, is dropped with one log line and the pair learns from
+scratch, as it did before. Writes go to a temporary name, are flushed and
+renamed over the file; a folder that cannot be written costs one log line.
+The window's engine thread saves and the Settings box may clear from the GUI
+thread, so every public method holds one lock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import logging
+import os
+import platform
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import llama_cpp
+
+from app.core.adaptive.profile import PairProfile
+from app.engine.paths import controller_profiles_file
+
+_LOG = logging.getLogger(__name__)
+_FILE_VERSION = 1
+# Pairs kept: the ones used longest ago go first. One entry is a few kilobytes.
+MAX_ENTRIES = 32
+
+
+def pair_key(target: Path, draft: Path | None, gpu_layers: tuple[int, int]) -> str:
+    """The entry a pair's profile is kept under: both files as they are on disk, and this machine as it decodes."""
+    parts: list[object] = []
+    for path in (target, draft):
+        if path is None:
+            parts.append(None)
+            continue
+        resolved = path.resolve()
+        stat = resolved.stat()
+        parts.append([str(resolved), stat.st_size, stat.st_mtime_ns])
+    machine = [platform.machine(), platform.processor(), os.cpu_count(), llama_cpp.__version__, list(gpu_layers)]
+    return hashlib.sha256(json.dumps([parts, machine]).encode("utf-8")).hexdigest()
+
+
+class ProfileStore:
+    """One JSON file of controller profiles, each under its :func:`pair_key`, the least recently used evicted."""
+
+    def __init__(self, path: Path, max_entries: int = MAX_ENTRIES) -> None:
+        self.path = path
+        self.max_entries = max_entries
+        self._lock = threading.Lock()
+
+    def load(self, key: str) -> PairProfile | None:
+        """The profile kept under ``key`` (None: none, or a damaged one, which is dropped)."""
+        with self._lock:
+            entries = self._read()
+            entry = entries.get(key)
+            if entry is None:
+                return None
+            try:
+                return PairProfile.restore(entry["profile"])
+            except (ValueError, KeyError, TypeError) as exc:
+                _LOG.warning("dropped a damaged controller profile in %s: %s", self.path, exc)
+                del entries[key]
+                self._write(entries)
+                return None
+
+    def save(self, key: str, profile: PairProfile) -> None:
+        """Keep ``profile`` under ``key`` (replacing what was there), evicting the oldest beyond the limit."""
+        with self._lock:
+            entries = self._read()
+            entries[key] = {"used": time.time(), "profile": profile.state()}
+            newest = sorted(entries, key=lambda k: _used(entries[k]), reverse=True)[: self.max_entries]
+            self._write({k: entries[k] for k in newest})
+
+    def clear(self) -> None:
+        """Forget every profile (the next replies learn from scratch)."""
+        with self._lock, contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._read())
+
+    def _read(self) -> dict[str, Any]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            _LOG.warning("ignored an unreadable controller profile file %s: %s", self.path, exc)
+            return {}
+        entries = data.get("entries") if isinstance(data, dict) else None
+        if not isinstance(entries, dict) or data.get("version") != _FILE_VERSION:
+            _LOG.warning("ignored a controller profile file of another format: %s", self.path)
+            return {}
+        return {k: v for k, v in entries.items() if isinstance(k, str) and isinstance(v, dict)}
+
+    def _write(self, entries: dict[str, Any]) -> None:
+        temp = self.path.with_name(f"{self.path.name}.{os.getpid()}.{threading.get_ident()}.part")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with temp.open("w", encoding="utf-8") as out:
+                json.dump({"version": _FILE_VERSION, "entries": entries}, out)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temp, self.path)
+        except OSError as exc:
+            # Learned costs are an optimisation: a full or read-only disk must not fail the reply.
+            _LOG.warning("could not save the controller profiles to %s: %s", self.path, exc)
+            with contextlib.suppress(OSError):
+                temp.unlink()
+
+
+def _used(entry: dict[str, Any]) -> float:
+    used = entry.get("used")
+    return float(used) if isinstance(used, int | float) else 0.0
+
+
+def open_profile_store() -> ProfileStore:
+    """The store in Tandem's data folder (:func:`app.engine.paths.controller_profiles_file`)."""
+    return ProfileStore(controller_profiles_file())

@@ -1,0 +1,125 @@
+"""The controller's learned profile kept on disk: restored by a new load of the same pair, dropped when damaged."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+
+import pytest
+
+from app.core.adaptive.profile import PairProfile
+from app.core.chat import Message
+from app.core.chat_settings import ChatSettings
+from app.core.decoding.events import FinishedEvent, StepEvent
+from app.engine.llama.profile_store import ProfileStore, pair_key
+from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
+from app.engine.reply import ReplyRequest, chat_messages, plan_reply, run_reply
+from tests.core.adaptive.test_profile_state import _learned
+
+QUESTION = "Write a Python function that returns the squares of the numbers 1 to 10 as a list."
+
+
+def _reply(pair: LoadedPair, max_tokens: int = 40) -> tuple[list[StepEvent], FinishedEvent]:
+    settings = ChatSettings(temperature=0.0, max_tokens=max_tokens, drafter=DrafterKind.MODEL.value)
+    messages = chat_messages(settings, [Message("user", QUESTION)])
+    plan = plan_reply(pair, ReplyRequest(settings, messages, trace=True))
+    events = list(run_reply(pair, plan))
+    finished = events[-1]
+    assert isinstance(finished, FinishedEvent)
+    return [e for e in events if isinstance(e, StepEvent)], finished
+
+
+def test_a_new_load_of_the_same_pair_starts_from_what_the_last_one_learned(
+    small_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    target, draft = small_pair
+    store = ProfileStore(tmp_path / "profiles.json")
+    config = PairConfig(target, draft, DrafterKind.MODEL, n_ctx=1024, n_threads=1)
+    with LoadedPair(config) as pair:
+        assert not pair.attach_profile_store(store)  # nothing kept yet
+        first_steps, first = _reply(pair)
+        learned_one_token = pair.profile.verify.one_token_s
+    assert len(store) == 1  # saved after the reply
+    with LoadedPair(config) as again:
+        assert again.attach_profile_store(store)
+        assert again.profile.verify.known and again.profile.drafts["model"].known
+        assert again.profile.verify.one_token_s == pytest.approx(learned_one_token)
+        assert again.profile.draft_share_prior is not None  # timed at this load, not taken from the file
+        steps, finished = _reply(again)
+    # The same greedy text: a restored profile changes how the reply is drafted, never what it says.
+    assert finished.text == first.text
+    # The first load spent its first drafts measuring what a draft costs; the second knew it from the start.
+    assert any(_measuring(s) for s in first_steps)
+    assert not any(_measuring(s) for s in steps)
+
+
+def _measuring(step: StepEvent) -> bool:
+    assert step.record is not None
+    return "measuring what a draft costs" in step.record.reason
+
+
+def test_another_file_or_machine_setting_is_another_entry(small_pair: tuple[Path, Path], tmp_path: Path) -> None:
+    target, draft = small_pair
+    key = pair_key(target, draft, (0, 0))
+    assert pair_key(target, draft, (0, 0)) == key
+    assert pair_key(target, None, (0, 0)) != key
+    assert pair_key(target, draft, (99, 0)) != key
+    copy = tmp_path / target.name
+    copy.write_bytes(target.read_bytes())
+    assert pair_key(copy, draft, (0, 0)) != key
+    key_before = pair_key(copy, draft, (0, 0))
+    stat = copy.stat()
+    os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))  # the file was replaced since
+    assert pair_key(copy, draft, (0, 0)) != key_before
+
+
+def test_a_damaged_file_is_ignored_and_then_replaced(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "profiles.json"
+    store = ProfileStore(path)
+    for junk in (b"\x00\xffnot json", b'{"version": 1, "entries": [1, 2]}', b'{"version": 99, "entries": {}}', b"[]"):
+        path.write_bytes(junk)
+        with caplog.at_level(logging.WARNING):
+            assert store.load("any") is None
+        assert "controller profile" in caplog.text
+        caplog.clear()
+    store.save("k", _learned())
+    assert store.load("k") is not None
+    assert json.loads(path.read_text(encoding="utf-8"))["version"] == 1
+
+
+def test_a_damaged_entry_is_dropped_and_the_others_kept(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "profiles.json"
+    store = ProfileStore(path)
+    store.save("good", _learned())
+    store.save("bad", _learned())
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["entries"]["bad"]["profile"]["verify"]["one_token"] = [float("inf"), 1.0]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        assert store.load("bad") is None
+    assert "dropped a damaged controller profile" in caplog.text
+    assert len(store) == 1 and isinstance(store.load("good"), PairProfile)
+
+
+def test_the_least_recently_saved_pairs_go_first(tmp_path: Path) -> None:
+    store = ProfileStore(tmp_path / "profiles.json", max_entries=3)
+    for name in ("a", "b", "c", "d"):
+        store.save(name, PairProfile())
+    assert len(store) == 3 and store.load("a") is None and store.load("d") is not None
+    store.clear()
+    assert len(store) == 0 and not (tmp_path / "profiles.json").exists()
+
+
+def test_a_folder_that_cannot_be_written_costs_a_log_line_not_the_reply(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the data folder should be", encoding="utf-8")
+    store = ProfileStore(blocker / "profiles.json")
+    with caplog.at_level(logging.WARNING):
+        store.save("k", _learned())  # must not raise
+    assert "could not save the controller profiles" in caplog.text
+    assert store.load("k") is None
+    assert not list(tmp_path.glob("**/*.part"))
