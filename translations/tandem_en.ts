@@ -67,5 +67,12 @@
             <numerusform>%1 in %n saved states</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n pair(s)</source>
+        <translation>
+            <numerusform>%n pair</numerusform>
+            <numerusform>%n pairs</numerusform>
+        </translation>
+    </message>
 </context>
 </TS>

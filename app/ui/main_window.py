@@ -185,6 +185,7 @@ class MainWindow(QMainWindow):
         # Before the first load: every pair the engine thread loads gets the on-disk prefix cache.
         self.host.worker.prefix_cache = install_prefix_cache(self.settings_panel.prefix_cache_box, self.app_settings)
         self.host.worker.profile_store = open_profile_store()
+        self.settings_panel.prefix_cache_box.attach_profiles(self.host.worker.profile_store)
         self.sidebar.refresh()
         self._initial_pair(autoload)
         self._activity_changed(self.controller.activity)

@@ -1,5 +1,10 @@
 """The Settings panel's "Prefix cache" group: how much disk the saved KV states may take, what they take, Clear.
 
+Its last row is the other thing kept on this machine to make replies fast: the
+adaptive controller's learned costs per pair
+(:class:`~app.engine.llama.profile_store.ProfileStore`), how many pairs it
+holds, and Forget.
+
 The cache itself is :class:`~app.engine.llama.prefix_cache.PrefixCache`: the
 engine thread restores and saves through it, this box reads its size and
 clears it from the GUI thread (its methods take one lock). The limit is per
@@ -16,6 +21,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPush
 from app.core.prefix_cache.policy import DEFAULT_BUDGET_BYTES
 from app.core.units import GIB, format_bytes
 from app.engine.llama.prefix_cache import PrefixCache, open_prefix_cache
+from app.engine.llama.profile_store import ProfileStore
 from app.ui.settings.store import AppSettings
 
 LIMIT_KEY = "prefix_cache/limit_gib"
@@ -53,6 +59,22 @@ class PrefixCacheBox(QGroupBox):
         row.addWidget(self.clear_button)
         form.addRow(self.tr("Limit"), self.limit)
         form.addRow(self.tr("In use"), row)
+        self.profiles: ProfileStore | None = None
+        self.profiles_usage = QLabel()
+        self.profiles_usage.setWordWrap(True)
+        self.forget_button = QPushButton(self.tr("Forget"))
+        self.forget_button.setToolTip(
+            self.tr(
+                "What drafting costs and how often drafts are accepted, measured for each model pair on this "
+                "machine, so that the first reply after a restart does not spend its first steps measuring; "
+                "Forget makes the next start of each pair measure again"
+            )
+        )
+        self.forget_button.clicked.connect(self.forget)
+        learned = QHBoxLayout()
+        learned.addWidget(self.profiles_usage, 1)
+        learned.addWidget(self.forget_button)
+        form.addRow(self.tr("Learned speeds"), learned)
         self.limit.valueChanged.connect(self._limit_edited)
         self.refresh()
 
@@ -60,6 +82,11 @@ class PrefixCacheBox(QGroupBox):
         """Show and edit ``cache`` (its limit is set to the box's)."""
         self.cache = cache
         cache.set_budget(self.limit.value() * GIB)
+        self.refresh()
+
+    def attach_profiles(self, store: ProfileStore) -> None:
+        """Show how many pairs ``store`` holds, with Forget."""
+        self.profiles = store
         self.refresh()
 
     def set_limit(self, gib: int) -> None:
@@ -74,7 +101,10 @@ class PrefixCacheBox(QGroupBox):
         self.refresh()
 
     def refresh(self) -> None:
-        """Say what the saved states take now."""
+        """Say what the saved states take now, and for how many pairs speeds are learned."""
+        pairs = len(self.profiles) if self.profiles is not None else 0
+        self.profiles_usage.setText(self.tr("%n pair(s)", "", pairs) if self.profiles is not None else "—")
+        self.forget_button.setEnabled(pairs > 0)
         cache = self.cache
         if cache is None:
             self.usage.setText("—")
@@ -88,6 +118,12 @@ class PrefixCacheBox(QGroupBox):
         """Remove every saved state."""
         if self.cache is not None:
             self.cache.clear()
+        self.refresh()
+
+    def forget(self) -> None:
+        """Remove every pair's learned costs (a pair loaded now keeps its own until it is unloaded)."""
+        if self.profiles is not None:
+            self.profiles.clear()
         self.refresh()
 
     def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt's name)

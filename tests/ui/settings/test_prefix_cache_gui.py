@@ -36,3 +36,21 @@ def test_a_long_prompt_is_saved_shown_and_cleared(
     assert "0 B" in box.usage.text() and not box.clear_button.isEnabled()
     box.limit.setValue(0)  # Off: kept for the next launch
     assert AppSettings().text(LIMIT_KEY) == "0" and cache.budget_bytes == 0
+
+
+def test_the_learned_speeds_are_counted_and_forgotten(
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], data_dir: Path
+) -> None:
+    window = make_window()
+    box = window.settings_panel.prefix_cache_box
+    assert box.profiles is window.host.worker.profile_store
+    assert box.profiles_usage.text() == "0 pairs" and not box.forget_button.isEnabled()
+    load(window, pair_choice(small_pair))
+    send(window, "Name three rivers.")
+    stored = data_dir / "controller-profiles.json"
+    wait_until(stored.exists, 30, "the learned costs to be saved after the reply")
+    box.refresh()
+    assert box.profiles_usage.text() == "1 pair" and box.forget_button.isEnabled()
+    box.forget_button.click()
+    assert not stored.exists()
+    assert box.profiles_usage.text() == "0 pairs" and not box.forget_button.isEnabled()
