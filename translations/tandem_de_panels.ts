@@ -2286,7 +2286,7 @@ das das Zielmodell dort über einen Draft fällte (jedes korrigierte Token ist e
     <message>
         <location filename="../app/ui/settings/prefix_cache_box.py" line="77" />
         <source>Learned speeds</source>
-        <translation>Gelernte Geschwindigkeiten</translation>
+        <translation>Gelerntes Tempo</translation>
     </message>
     <message numerus="yes">
         <location filename="../app/ui/settings/prefix_cache_box.py" line="106" />
