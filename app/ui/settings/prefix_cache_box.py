@@ -54,11 +54,15 @@ class PrefixCacheBox(QGroupBox):
         self.usage.setWordWrap(True)  # "1.2 GiB in 14 saved states" beside Clear: wraps in a narrow panel
         self.clear_button = QPushButton(self.tr("Clear"))
         self.clear_button.clicked.connect(self.clear)
-        row = QHBoxLayout()
+        # Each label-and-button row sits in a widget of its own: a bare layout in a form row does not pass
+        # on the wrapped label's height for its width, and "0 B in 0 saved states" lost its last line.
+        in_use = QWidget()
+        row = QHBoxLayout(in_use)
+        row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.usage, 1)
         row.addWidget(self.clear_button)
         form.addRow(self.tr("Limit"), self.limit)
-        form.addRow(self.tr("In use"), row)
+        form.addRow(self.tr("In use"), in_use)
         self.profiles: ProfileStore | None = None
         self.profiles_usage = QLabel()
         self.profiles_usage.setWordWrap(True)
@@ -71,10 +75,12 @@ class PrefixCacheBox(QGroupBox):
             )
         )
         self.forget_button.clicked.connect(self.forget)
-        learned = QHBoxLayout()
+        learned_row = QWidget()
+        learned = QHBoxLayout(learned_row)
+        learned.setContentsMargins(0, 0, 0, 0)
         learned.addWidget(self.profiles_usage, 1)
         learned.addWidget(self.forget_button)
-        form.addRow(self.tr("Learned speeds"), learned)
+        form.addRow(self.tr("Learned speeds"), learned_row)
         self.limit.valueChanged.connect(self._limit_edited)
         self.refresh()
 
