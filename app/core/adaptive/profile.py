@@ -139,16 +139,17 @@ class PairProfile:
         if not isinstance(state, dict) or state.get("version") != PROFILE_VERSION:
             raise ValueError("not a controller profile of this version")
         profile = cls()
-        profile.verify.restore(state["verify"], RESTORED_WEIGHT)
-        for kind, draft in state["drafts"].items():
-            profile.drafts.setdefault(_kind(kind), DraftCostEstimator()).restore(draft, RESTORED_WEIGHT)
-        for row in state["acceptance"]:
+        verify, drafts = _table(state["verify"]), _table(state["drafts"])
+        profile.verify.restore(verify, RESTORED_WEIGHT)
+        for kind, draft in drafts.items():
+            profile.drafts.setdefault(_kind(kind), DraftCostEstimator()).restore(_table(draft), RESTORED_WEIGHT)
+        for row in _rows(state["acceptance"]):
             rates = checked_numbers(row["rates"])
             if not 0 < len(rates) <= _MAX_POSITIONS or not all(0.0 <= r <= 1.0 for r in rates):
                 raise ValueError("acceptance rates must be 1-64 figures between 0 and 1")
             key = (_kind(row["kind"]), _flag(row["greedy"]))
             profile.acceptance.setdefault(key, {})[_flag(row["after_full_draft"])] = rates
-        for row in state["calibrations"]:
+        for row in _rows(state["calibrations"]):
             calibration = ConfidenceCalibration()
             calibration.restore(row, RESTORED_TRIALS)
             profile.calibrations[(_kind(row["kind"]), _flag(row["greedy"]))] = calibration
@@ -170,4 +171,16 @@ def _kind(value: object) -> str:
 def _flag(value: object) -> bool:
     if not isinstance(value, bool):
         raise ValueError(f"not a true/false flag: {value!r:.40}")
+    return value
+
+
+def _table(value: object) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ValueError(f"expected a table, got {type(value).__name__}")
+    return value
+
+
+def _rows(value: object) -> list[dict[str, Any]]:
+    if not isinstance(value, list) or not all(isinstance(row, dict) for row in value):
+        raise ValueError("expected a list of tables")
     return value

@@ -87,6 +87,11 @@ def _broken(change: Any) -> dict[str, Any]:
         lambda s: s["calibrations"][0].update(hits=[5.0] * 10, trials=[1.0] * 10),
         lambda s: s["calibrations"][0].update(trials=[1.0] * 3),
         lambda s: s["drafts"].update({"x" * 500: s["drafts"]["model"]}),
+        lambda s: s.update(drafts=[1, 2]),
+        lambda s: s.update(verify=[0.07]),
+        lambda s: s["drafts"].update(model="fast"),
+        lambda s: s.update(acceptance={"kind": "model"}),
+        lambda s: s.update(calibrations=["bins"]),
     ],
 )
 def test_a_damaged_or_foreign_state_is_refused_whole(change: Any) -> None:

@@ -92,14 +92,15 @@ def test_a_damaged_file_is_ignored_and_then_replaced(tmp_path: Path, caplog: pyt
 def test_a_damaged_entry_is_dropped_and_the_others_kept(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "profiles.json"
     store = ProfileStore(path)
-    store.save("good", _learned())
-    store.save("bad", _learned())
+    for name in ("good", "bad", "worse"):
+        store.save(name, _learned())
     data = json.loads(path.read_text(encoding="utf-8"))
     data["entries"]["bad"]["profile"]["verify"]["one_token"] = [float("inf"), 1.0]
+    data["entries"]["worse"]["profile"]["drafts"] = ["not", "a", "table"]
     path.write_text(json.dumps(data), encoding="utf-8")
     with caplog.at_level(logging.WARNING):
-        assert store.load("bad") is None
-    assert "dropped a damaged controller profile" in caplog.text
+        assert store.load("bad") is None and store.load("worse") is None
+    assert caplog.text.count("dropped a damaged controller profile") == 2
     assert len(store) == 1 and isinstance(store.load("good"), PairProfile)
 
 
