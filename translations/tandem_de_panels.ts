@@ -2274,22 +2274,22 @@ das das Zielmodell dort über einen Draft fällte (jedes korrigierte Token ist e
 <context>
     <name>PrefixCacheBox</name>
     <message>
-        <location filename="../app/ui/settings/prefix_cache_box.py" line="65" />
+        <location filename="../app/ui/settings/prefix_cache_box.py" line="62" />
         <source>Forget</source>
         <translation>Vergessen</translation>
     </message>
     <message>
-        <location filename="../app/ui/settings/prefix_cache_box.py" line="67" />
+        <location filename="../app/ui/settings/prefix_cache_box.py" line="64" />
         <source>What drafting costs and how often drafts are accepted, measured for each model pair on this machine, so that the first reply after a restart does not spend its first steps measuring; Forget makes the next start of each pair measure again</source>
         <translation>Was das Entwerfen kostet und wie oft Entwürfe angenommen werden, für jedes Modellpaar auf diesem Rechner gemessen, damit die erste Antwort nach einem Neustart ihre ersten Schritte nicht mit Messen verbringt; Vergessen lässt jedes Paar beim nächsten Start neu messen</translation>
     </message>
     <message>
-        <location filename="../app/ui/settings/prefix_cache_box.py" line="77" />
+        <location filename="../app/ui/settings/prefix_cache_box.py" line="71" />
         <source>Learned speeds</source>
         <translation>Gelerntes Tempo</translation>
     </message>
     <message numerus="yes">
-        <location filename="../app/ui/settings/prefix_cache_box.py" line="106" />
+        <location filename="../app/ui/settings/prefix_cache_box.py" line="100" />
         <source>%n pair(s)</source>
         <translation><numerusform>%n Paar</numerusform><numerusform>%n Paare</numerusform></translation>
     </message>

@@ -54,15 +54,8 @@ class PrefixCacheBox(QGroupBox):
         self.usage.setWordWrap(True)  # "1.2 GiB in 14 saved states" beside Clear: wraps in a narrow panel
         self.clear_button = QPushButton(self.tr("Clear"))
         self.clear_button.clicked.connect(self.clear)
-        # Each label-and-button row sits in a widget of its own: a bare layout in a form row does not pass
-        # on the wrapped label's height for its width, and "0 B in 0 saved states" lost its last line.
-        in_use = QWidget()
-        row = QHBoxLayout(in_use)
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.usage, 1)
-        row.addWidget(self.clear_button)
         form.addRow(self.tr("Limit"), self.limit)
-        form.addRow(self.tr("In use"), in_use)
+        form.addRow(self.tr("In use"), _label_and_button(self.usage, self.clear_button))
         self.profiles: ProfileStore | None = None
         self.profiles_usage = QLabel()
         self.profiles_usage.setWordWrap(True)
@@ -75,12 +68,7 @@ class PrefixCacheBox(QGroupBox):
             )
         )
         self.forget_button.clicked.connect(self.forget)
-        learned_row = QWidget()
-        learned = QHBoxLayout(learned_row)
-        learned.setContentsMargins(0, 0, 0, 0)
-        learned.addWidget(self.profiles_usage, 1)
-        learned.addWidget(self.forget_button)
-        form.addRow(self.tr("Learned speeds"), learned_row)
+        form.addRow(self.tr("Learned speeds"), _label_and_button(self.profiles_usage, self.forget_button))
         self.limit.valueChanged.connect(self._limit_edited)
         self.refresh()
 
@@ -142,6 +130,21 @@ class PrefixCacheBox(QGroupBox):
             self.cache.set_budget(gib * GIB)
         self.refresh()
         self.limit_changed.emit(gib)
+
+
+def _label_and_button(label: QLabel, button: QPushButton) -> QWidget:
+    """A form row's field: a wrapping label with a button beside it.
+
+    In a widget of its own: a bare layout in a form row does not pass on the
+    wrapped label's height for its width, and "0 B in 0 saved states" lost
+    its last line.
+    """
+    row = QWidget()
+    layout = QHBoxLayout(row)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(label, 1)
+    layout.addWidget(button)
+    return row
 
 
 def install_prefix_cache(box: PrefixCacheBox, app_settings: AppSettings) -> PrefixCache:
