@@ -34,6 +34,7 @@ from typing import Any
 import llama_cpp
 
 from app.core.adaptive.profile import PairProfile
+from app.engine.llama.prefix_cache import file_identity
 from app.engine.paths import controller_profiles_file
 
 _LOG = logging.getLogger(__name__)
@@ -44,14 +45,8 @@ MAX_ENTRIES = 32
 
 def pair_key(target: Path, draft: Path | None, gpu_layers: tuple[int, int]) -> str:
     """The entry a pair's profile is kept under: both files as they are on disk, and this machine as it decodes."""
-    parts: list[object] = []
-    for path in (target, draft):
-        if path is None:
-            parts.append(None)
-            continue
-        resolved = path.resolve()
-        stat = resolved.stat()
-        parts.append([str(resolved), stat.st_size, stat.st_mtime_ns])
+    # A file's identity as the prefix cache ties its states to it: path, size, modification time.
+    parts = [file_identity(path) if path is not None else None for path in (target, draft)]
     machine = [platform.machine(), platform.processor(), os.cpu_count(), llama_cpp.__version__, list(gpu_layers)]
     return hashlib.sha256(json.dumps([parts, machine]).encode("utf-8")).hexdigest()
 
