@@ -113,6 +113,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         "(with --repeats 5: the default's run-to-run spread)",
     )
     parser.add_argument("--no-preflight", action="store_true", help="do not run (and seed adaptive with) pre-flight")
+    parser.add_argument(
+        "--learned-costs",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="start the controller from what it learned in earlier runs kept in FILE, and keep what it learns there, "
+        "as the app does across restarts (default: learn from scratch; combine with --no-preflight)",
+    )
     regime = parser.add_mutually_exclusive_group()
     regime.add_argument("--regimes", action="store_true", help="also bench an F16 copy of the target (memory-bound)")
     regime.add_argument(
@@ -215,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
         peer_ngram_modes=args.peer_ngram,
         peer_draft_lengths=args.peer_draft_lengths,
         vs_speculative_simple=args.vs_speculative_simple,
+        learned_costs=args.learned_costs,
     )
     if args.vs_speculative_simple:
         if any(t > 0 for t in args.temperatures):

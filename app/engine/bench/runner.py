@@ -75,6 +75,7 @@ from app.engine.bench.suite import (
     load_suite,
     select_prompts,
 )
+from app.engine.llama.profile_store import ProfileStore
 from app.engine.llama.quantize import make_cheaper_draft, requantize
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.remote.llama_server import LlamaServerProcess, cache_dir
@@ -224,6 +225,10 @@ def _run_regime(
             "cheaper_draft": cheaper_draft.name if cheaper_draft is not None else None,
             "load_s": time.perf_counter() - started,
         }
+        if settings.learned_costs is not None:
+            # As the app does across restarts; which pairs started from a kept profile goes in the report.
+            store = ProfileStore(settings.learned_costs)
+            info["learned_costs_restored"] = [each.attach_profile_store(store) for each in pairs.values()]
         # Attached files go in through the reply's own context planner; the same tokens for every configuration.
         prepared = {
             p.id: prepare(pair, p.text, p.system, p.attachments, settings.max_tokens, p.history) for p in prompts
@@ -400,6 +405,7 @@ def _generate(
             finished = event
     if finished is None:
         raise TandemError("the decoder ended without a finished event")
+    pair.save_profile()  # with --learned-costs, as after a reply in the app (its time is not the reply's)
     stats = finished.stats
     figures = stats.prompt_figures
     return RunRecord(

@@ -97,6 +97,9 @@ class BenchSettings:
     cheaper_draft: bool = False
     # Also llama.cpp's plain speculative example (llama-speculative-simple) at each peer draft length, greedy only.
     vs_speculative_simple: bool = False
+    # Where the controller's learned costs are restored from and saved to, as the app keeps them across
+    # restarts (None: every run learns from scratch, the first reply of the regime paying for the learning).
+    learned_costs: Path | None = None
 
     def peer_lengths(self) -> tuple[int, ...]:
         """The draft lengths llama-server speculates at with the draft model."""

@@ -122,3 +122,29 @@ def test_batched_and_single_token_logits_are_close(small_pair: tuple[Path, Path]
         numerics = batch_numerics(model, model.tokenize("def add(a, b):\n    return a + b\n\nprint(add(1, 2))"))
     assert 0.0 <= numerics["max_gap_change"] <= numerics["max_abs_diff"] * 2 + 1e-6
     assert numerics["max_abs_diff"] < 2.0  # numerics, not a different model
+
+
+def test_learned_costs_carry_from_one_bench_run_to_the_next(small_pair: tuple[Path, Path], tmp_path: Path) -> None:
+    """``--learned-costs``: the second run starts where the first left off, as the app does after a restart."""
+    target, draft = small_pair
+    kept = tmp_path / "profiles.json"
+    settings = BenchSettings(
+        suite=SMOKE_SUITE,
+        max_tokens=12,
+        repeats=1,
+        fixed_lengths=False,
+        draft_adaptive=False,
+        n_threads=2,
+        n_ctx=512,
+        preflight=False,
+        max_wait_s=0.0,
+        learned_costs=kept,
+    )
+    regimes = [Regime("q4", target, "small pair")]
+    first = run_benchmark(regimes, draft, settings, lambda *a: None)
+    assert first["regimes"][0]["learned_costs_restored"] == [False]
+    entries = json.loads(kept.read_text(encoding="utf-8"))["entries"]
+    assert len(entries) == 1  # saved after the runs: one pair
+    second = run_benchmark(regimes, draft, settings, lambda *a: None)
+    assert second["regimes"][0]["learned_costs_restored"] == [True]
+    assert second["settings"]["learned_costs"] == str(kept)
