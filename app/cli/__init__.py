@@ -27,6 +27,7 @@ _COMMANDS = (
     "chats_command",
     "models_command",
     "memory_command",
+    "cache_command",
     "bench.benchmark",
     "bench.threads",
     "bench.preflight",

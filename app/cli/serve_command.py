@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import time
+from functools import partial
 from pathlib import Path
+from types import FrameType
 
-from app.cli.chat.options import drafter_kind
+from app.cli.chat.options import drafter_kind, use_disk_stores
 from app.cli.common import add_model_options, resolve_pair
 from app.core.errors import TandemError
 from app.engine.llama.session import PairConfig
@@ -52,6 +55,14 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no log line per request on standard error")
     parser.add_argument(
+        "--prefix-cache",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="reuse the KV state of a long prompt prefix (a client's system prompt, a document) saved on disk by an "
+        "earlier reply or run, and save each reply's (default: on; the folder is Tandem's data folder's "
+        "prefix-cache, under the limit set in the window's Settings, 4 GiB unless changed)",
+    )
+    parser.add_argument(
         "--queue-limit",
         type=int,
         default=DEFAULT_QUEUE_LIMIT,
@@ -80,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
     config = PairConfig(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
-    engine = ServerEngine(config, args.draft_max, args.queue_limit)
+    # Like `chat`: the prefix cache (unless --no-prefix-cache) and the costs learned in earlier runs.
+    engine = ServerEngine(config, args.draft_max, args.queue_limit, on_load=partial(use_disk_stores, args=args))
     engine.start()
     try:
         server = RunningServer(
@@ -100,6 +112,7 @@ def run(args: argparse.Namespace) -> int:
     print("OpenAI clients: base_url=" + server.url + (" with the API key" if api_key else ""), flush=True)
     if origins:
         print("web pages allowed from: " + ", ".join(origins), flush=True)
+    _stop_on_sigterm()
     with server:
         try:
             while True:
@@ -107,6 +120,21 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print(f"\nstopped after {server.httpd.requests_served} requests", file=sys.stderr)
     return 0
+
+
+def _stop_on_sigterm() -> None:
+    """A service manager's stop (SIGTERM) ends the server as Ctrl+C does.
+
+    The reply in progress finishes and the prefix cache and learned costs it
+    saves after its last token are written, where the default action would
+    kill the process halfway through (the files stay whole either way: they
+    are written to a temporary name and renamed).
+    """
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def api_key_of(args: argparse.Namespace) -> str | None:

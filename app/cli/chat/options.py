@@ -53,7 +53,8 @@ def add_parser(subparsers: argparse._SubParsersAction, run: Callable[[argparse.N
         action=argparse.BooleanOptionalAction,
         default=True,
         help="reuse the KV state of a long prompt prefix saved on disk by an earlier reply, and save this one's "
-        "(default: on; the folder is Tandem's data folder's prefix-cache, at most 4 GiB)",
+        "(default: on; the folder is Tandem's data folder's prefix-cache, under the limit set in the window's "
+        "Settings, 4 GiB unless changed)",
     )
     parser.add_argument(
         "--prompt-file",

@@ -14,6 +14,11 @@ disk) costs one log line and the save. Writes go to a temporary name, are
 flushed to disk and renamed over the entry, so a crash leaves either the old
 state or the new one, never half of one.
 
+The size limit belongs to the folder, kept beside the entries in
+``limit.json``: the window's Settings box sets it, and ``chat``, ``serve``
+and ``cache`` open the folder under the same limit (0, "Off", included), not a
+default of their own.
+
 Restores and saves run on the thread that owns the models (the window's
 engine thread, the CLI's main thread); the Settings box reads the size and
 clears from the GUI thread, so every public method holds one lock.
@@ -22,6 +27,7 @@ clears from the GUI thread, so every public method holds one lock.
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 import threading
@@ -58,6 +64,7 @@ from app.engine.paths import prefix_cache_dir
 _LOG = logging.getLogger(__name__)
 SUFFIX = ".tkv"
 _TEMP_SUFFIX = ".part"
+LIMIT_FILE = "limit.json"  # the folder's size limit, beside the entries
 
 
 def file_identity(path: Path, flash_attn: bool = FLASH_ATTENTION) -> str:
@@ -75,9 +82,11 @@ def identity_of(model: LlamaModel) -> str:
 class PrefixCache:
     """The entries in one folder, under a byte budget (least recently used first out)."""
 
-    def __init__(self, folder: Path, budget_bytes: int = DEFAULT_BUDGET_BYTES) -> None:
+    def __init__(self, folder: Path, budget_bytes: int | None = None) -> None:
+        """``budget_bytes`` None: the limit kept in the folder (:meth:`set_budget`), else the default."""
         self.folder = folder
-        self.budget_bytes = budget_bytes
+        self._kept_budget = _read_limit(folder)
+        self.budget_bytes = self._kept_budget if budget_bytes is None else budget_bytes
         self._entries: dict[str, IndexEntry] = {}
         self._identities: weakref.WeakKeyDictionary[LlamaModel, str] = weakref.WeakKeyDictionary()
         self._lock = threading.RLock()
@@ -106,10 +115,12 @@ class PrefixCache:
                     path.unlink(missing_ok=True)
 
     def set_budget(self, budget_bytes: int) -> None:
-        """A new limit, applied at once (0: nothing is kept, nothing saved)."""
+        """A new limit, applied at once (0: nothing is kept, nothing saved) and kept for whoever opens the folder."""
         with self._lock:
             self.budget_bytes = max(0, budget_bytes)
             self._evict()
+            if self.budget_bytes != self._kept_budget and _write_limit(self.folder, self.budget_bytes):
+                self._kept_budget = self.budget_bytes
 
     # -- restore and save ----------------------------------------------------
 
@@ -297,6 +308,46 @@ def save_pair(cache: PrefixCache, models: Sequence[LlamaModel | None]) -> None:
             cache.save(model)
 
 
-def open_prefix_cache(budget_bytes: int = DEFAULT_BUDGET_BYTES) -> PrefixCache:
-    """The cache in Tandem's data folder (:func:`app.engine.paths.prefix_cache_dir`)."""
-    return PrefixCache(prefix_cache_dir(), budget_bytes)
+def open_prefix_cache(budget_bytes: int | None = None) -> PrefixCache:
+    """The cache in Tandem's data folder (:func:`app.engine.paths.prefix_cache_dir`).
+
+    ``budget_bytes`` (the window's Settings) becomes the folder's limit; None
+    opens it under the limit kept there.
+    """
+    cache = PrefixCache(prefix_cache_dir())
+    if budget_bytes is not None:
+        cache.set_budget(budget_bytes)
+    return cache
+
+
+def _read_limit(folder: Path) -> int:
+    """The limit kept in ``folder`` (the default when none is, or when the file is not one this code wrote)."""
+    path = folder / LIMIT_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return DEFAULT_BUDGET_BYTES
+    except (OSError, ValueError) as exc:
+        _LOG.warning("prefix cache: ignored %s: %s", path, exc)
+        return DEFAULT_BUDGET_BYTES
+    value = data.get("budget_bytes") if isinstance(data, dict) else None
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        _LOG.warning("prefix cache: ignored %s: no byte limit in it", path)
+        return DEFAULT_BUDGET_BYTES
+    return value
+
+
+def _write_limit(folder: Path, budget_bytes: int) -> bool:
+    """Keep ``budget_bytes`` in ``folder`` (written to a temporary name and renamed); False when it could not be."""
+    path = folder / LIMIT_FILE
+    temp = path.with_name(path.name + _TEMP_SUFFIX)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        temp.write_text(json.dumps({"budget_bytes": budget_bytes}), encoding="utf-8")
+        os.replace(temp, path)
+    except OSError as exc:
+        _LOG.warning("prefix cache: could not keep the limit in %s: %s", path, exc)
+        with contextlib.suppress(OSError):
+            temp.unlink(missing_ok=True)
+        return False
+    return True

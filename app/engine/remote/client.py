@@ -403,7 +403,7 @@ class RemoteEngine:
         ended = time.perf_counter()
         stats.prefill_s = (first_token_at or ended) - started
         stats.time_to_first_token_s = stats.prefill_s  # what a client sees; the server's prefill is not told apart
-        stats.prompt_reused = None  # what the server's cache held is not reported
+        stats.prompt_reused = None  # what the server's cache held, unless its timings say (below)
         stats.total_s = ended - (first_token_at or started)
         self._fold_server_stats(stats)
         yield FinishedEvent(reason, reply.text, stats)
@@ -416,7 +416,9 @@ class RemoteEngine:
         counters, self._counters = self._counters, None
         spec, self._vllm = self._vllm, None
         if counters is not None and counters.prompt_n is not None:
-            stats.prompt_tokens = counters.prompt_n
+            # llama-server's prompt_n counts the tokens it read; those its cache held are cache_n.
+            stats.prompt_tokens = counters.prompt_n + (counters.cache_n or 0)
+            stats.prompt_reused = counters.cache_n
         if self.last.kind in (ServerKind.LLAMA_SERVER, ServerKind.TANDEM) and counters is not None:
             stats.drafted = counters.draft_n if counters.draft_n is not None else stats.drafted
             stats.accepted = counters.draft_n_accepted if counters.draft_n_accepted is not None else stats.accepted

@@ -54,11 +54,12 @@ class TandemStep:
 class Counters:
     """llama-server's (and Tandem's) ``timings``: the running counters the client reads, and the whole object."""
 
-    prompt_n: int | None
+    prompt_n: int | None  # prompt tokens the server read for this request
     predicted_n: int | None
     draft_n: int | None
     draft_n_accepted: int | None
     raw: dict[str, Any]
+    cache_n: int | None = None  # prompt tokens it did not read again: its cache held them
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,11 +245,11 @@ def _counters(value: Any) -> Counters | None:
         return None
     if not isinstance(value, dict):
         raise WireError(f"timings as {type(value).__name__}, not an object")
-    keys = ("prompt_n", "predicted_n", "draft_n", "draft_n_accepted")
-    prompt_n, predicted_n, draft_n, accepted_n = (_count(value, k, "timings") for k in keys)
+    keys = ("prompt_n", "predicted_n", "draft_n", "draft_n_accepted", "cache_n")
+    prompt_n, predicted_n, draft_n, accepted_n, cache_n = (_count(value, k, "timings") for k in keys)
     if draft_n is not None and accepted_n is not None and accepted_n > draft_n:
         raise WireError(f"timings with more accepted drafts ({accepted_n}) than drafted ({draft_n})")
-    return Counters(prompt_n, predicted_n, draft_n, accepted_n, value)
+    return Counters(prompt_n, predicted_n, draft_n, accepted_n, value, cache_n)
 
 
 def _int_list(value: Any, where: str, max_len: int, max_item: int) -> tuple[int, ...]:

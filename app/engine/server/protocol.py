@@ -262,10 +262,15 @@ def finish_reason(reason: FinishReason) -> str:
 def timings(stats: GenerationStats) -> dict[str, Any]:
     """llama-server's ``timings`` object, from our statistics (``draft_n`` only when something was drafted)."""
     generation_s = max(stats.total_s - stats.prefill_s, 0.0)
+    # As llama-server counts: prompt_n is what this request read, cache_n what a cache held (the pair's own
+    # or the prefix cache on disk), so a client adds them for the whole prompt.
+    cached = stats.prompt_reused or 0
+    read = max(stats.prompt_tokens - cached, 0)
     out: dict[str, Any] = {
-        "prompt_n": stats.prompt_tokens,
+        "prompt_n": read,
         "prompt_ms": 1000 * stats.prefill_s,
-        "prompt_per_second": stats.prompt_tokens / stats.prefill_s if stats.prefill_s > 0 else 0.0,
+        "prompt_per_second": read / stats.prefill_s if stats.prefill_s > 0 else 0.0,
+        "cache_n": cached,
         "predicted_n": stats.emitted,
         "predicted_ms": 1000 * generation_s,
         "predicted_per_second": stats.emitted / generation_s if generation_s > 0 else 0.0,
@@ -276,12 +281,13 @@ def timings(stats: GenerationStats) -> dict[str, Any]:
     return out
 
 
-def usage(stats: GenerationStats) -> dict[str, int]:
-    """OpenAI's token counts."""
+def usage(stats: GenerationStats) -> dict[str, Any]:
+    """OpenAI's token counts, with the prompt tokens that came from a cache (this pair's or the one on disk)."""
     return {
         "prompt_tokens": stats.prompt_tokens,
         "completion_tokens": stats.emitted,
         "total_tokens": stats.prompt_tokens + stats.emitted,
+        "prompt_tokens_details": {"cached_tokens": stats.prompt_reused or 0},
     }
 
 

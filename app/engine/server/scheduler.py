@@ -16,7 +16,7 @@ import queue
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -251,9 +251,16 @@ class ServerEngine:
     """``serve``'s engine: the loaded pair on its own thread, serving :class:`Ticket` s in arrival order."""
 
     def __init__(
-        self, config: PairConfig, draft_length: int | None = None, queue_limit: int = DEFAULT_QUEUE_LIMIT
+        self,
+        config: PairConfig,
+        draft_length: int | None = None,
+        queue_limit: int = DEFAULT_QUEUE_LIMIT,
+        on_load: Callable[[LoadedPair], None] | None = None,
     ) -> None:
         self.config = config
+        # Run on the engine thread once the pair has loaded, before any request: `serve` attaches the
+        # on-disk prefix cache and learned costs there, as `chat` does.
+        self.on_load = on_load
         self.draft_length = draft_length  # None: adaptive drafting
         self.requests = RequestQueue(queue_limit)
         self._ready = threading.Event()
@@ -300,6 +307,12 @@ class ServerEngine:
     def _run(self) -> None:
         try:
             pair = LoadedPair(self.config)
+            if self.on_load is not None:
+                try:
+                    self.on_load(pair)
+                except BaseException:
+                    pair.close()
+                    raise
         except BaseException as exc:  # reported to start(), which re-raises it on the caller's thread
             self._load_error = exc
             self._ready.set()

@@ -9,7 +9,8 @@ The cache itself is :class:`~app.engine.llama.prefix_cache.PrefixCache`: the
 engine thread restores and saves through it, this box reads its size and
 clears it from the GUI thread (its methods take one lock). The limit is per
 machine, kept in the INI file under ``prefix_cache/limit_gib``; 0 turns the
-cache off (everything is removed and nothing is saved).
+cache off (everything is removed and nothing is saved). The cache keeps it in
+its folder too, so ``chat`` and ``serve`` keep to the limit set here.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ import pytest
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, StepEvent
-from app.core.prefix_cache.policy import MIN_PREFIX_TOKENS
+from app.core.prefix_cache.policy import DEFAULT_BUDGET_BYTES, MIN_PREFIX_TOKENS
 from app.engine.llama.prefix_cache import SUFFIX, file_identity, open_prefix_cache
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.paths import prefix_cache_dir
@@ -199,3 +199,22 @@ def test_an_unwritable_folder_is_one_log_line_and_the_reply_goes_on(
     lines = [r for r in caplog.records if "could not save" in r.getMessage()]
     assert len(lines) == 2, caplog.text  # one per model, each one line
     assert all("\n" not in r.getMessage() for r in lines)
+
+
+def test_the_limit_is_the_folders_so_every_front_end_keeps_the_one_set_in_settings(
+    small_pair: tuple[Path, Path], reference: dict[str, list[int]], caplog: pytest.LogCaptureFixture
+) -> None:
+    """The window sets the limit (here: Off); `chat` and `serve` open the folder without one and keep to it."""
+    window = open_prefix_cache(0)
+    assert open_prefix_cache().budget_bytes == 0
+    with LoadedPair(_config(small_pair)) as loaded:
+        loaded.prefix_cache = open_prefix_cache()  # as `chat` opens it
+        ids, _, _, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+    assert ids == reference["first"] and not _entries()  # off: nothing saved
+    window.set_budget(3 * 1024**3)
+    assert open_prefix_cache().budget_bytes == 3 * 1024**3
+    # A limit file this code did not write is ignored with one log line: the default, the entries untouched.
+    (prefix_cache_dir() / "limit.json").write_text('{"budget_bytes": "lots"}', encoding="utf-8")
+    with caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"):
+        assert open_prefix_cache().budget_bytes == DEFAULT_BUDGET_BYTES
+    assert any("no byte limit" in r.getMessage() for r in caplog.records)

@@ -56,6 +56,16 @@ def test_steps_rebuilt_from_the_stream_add_up_to_the_servers_own_timings(server:
     assert len(origins) == final["predicted_n"]
 
 
+def test_the_prompt_its_cache_held_is_counted_as_reused(server: LlamaServerProcess) -> None:
+    """llama-server's prompt_n counts what it read, cache_n what it kept: the reply's figures add both."""
+    engine = RemoteEngine(server.url, api_key="secret")
+    asked = [Message("user", "Name the planets of the solar system, one per line, with one fact each.")]
+    replies = [list(engine.generate(asked, GREEDY, 4))[-1] for _ in range(2)]
+    first, second = (r.stats for r in replies if isinstance(r, FinishedEvent))
+    assert second.prompt_tokens == first.prompt_tokens > 10
+    assert second.prompt_reused is not None and second.prompt_tokens - 2 <= second.prompt_reused < second.prompt_tokens
+
+
 def test_stop_cancels_the_stream(server: LlamaServerProcess) -> None:
     engine = RemoteEngine(server.url, api_key="secret")
     seen = 0

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import openai
 import pytest
@@ -21,6 +22,8 @@ from tests.paths import REPO_ROOT
 
 ROOT = REPO_ROOT
 ASK = [{"role": "user", "content": "Name three colours."}]
+_FACTS = "\n".join(f"Entry {i}: the lynx near Graz was {i % 9 + 1} years old in spring." for i in range(70))
+DOCUMENT_QUESTION = [{"role": "user", "content": f"{_FACTS}\n\nHow old was the lynx in entry 12?"}]
 
 
 @contextmanager
@@ -103,6 +106,37 @@ def test_the_key_from_the_environment_and_a_quiet_log(small_pair: tuple[Path, Pa
         process.terminate()
         _, err = process.communicate(timeout=30)
     assert " tokens " not in err
+
+
+def _ask_document(url: str) -> dict[str, Any]:
+    client = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=300)
+    reply = client.chat.completions.create(model="m", messages=DOCUMENT_QUESTION, max_tokens=4, temperature=0)  # type: ignore[arg-type]
+    extra = reply.model_extra or {}
+    assert reply.usage is not None and reply.usage.prompt_tokens_details is not None
+    return {
+        "prompt": reply.usage.prompt_tokens,
+        "cached": reply.usage.prompt_tokens_details.cached_tokens,
+        "read": extra["timings"]["prompt_n"],
+        "cache_n": extra["timings"]["cache_n"],
+    }
+
+
+def test_a_restarted_server_reads_a_long_prompt_from_the_prefix_cache(
+    small_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """As `chat` does: the saved prefix and the learned costs outlive the process; --no-prefix-cache reads afresh."""
+    data = {"TANDEM_DATA_DIR": str(tmp_path / "data")}
+    with serve(small_pair, "--quiet", "--ctx", "2048", env=data) as (url, _):
+        first = _ask_document(url)
+    assert first["cached"] == first["cache_n"] == 0 and first["read"] == first["prompt"] > 600
+    assert (tmp_path / "data" / "controller-profiles.json").is_file()  # the learned costs, saved after the reply
+    with serve(small_pair, "--quiet", "--ctx", "2048", env=data) as (url, _):
+        second = _ask_document(url)
+    assert second["prompt"] == first["prompt"]
+    assert second["cached"] == second["cache_n"] == second["prompt"] - 1 and second["read"] == 1
+    with serve(small_pair, "--quiet", "--ctx", "2048", "--no-prefix-cache", env=data) as (url, _):
+        off = _ask_document(url)
+    assert off["cached"] == 0 and off["read"] == first["prompt"]
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,74 @@
+"""`tandem cache`: what a real `chat` left on disk (saved prompt states, a pair's learned speeds), shown, cleared."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from app.engine.llama.prefix_cache import SUFFIX
+from tests.cli.helpers import one_line_error, run_cli
+
+DOCUMENT = "\n".join(f"Entry {i}: the heron at Lake Bled was {i % 7 + 2} years old." for i in range(70))
+
+
+def _show(data: Path) -> dict[str, dict[str, object]]:
+    result = run_cli("cache", "show", "--json", data=data)
+    assert result.returncode == 0, result.stderr
+    shown: dict[str, dict[str, object]] = json.loads(result.stdout)
+    return shown
+
+
+def test_an_empty_data_folder_shows_nothing_kept(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    result = run_cli("cache", data=data)  # no action: show
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        f"prefix cache: {data / 'prefix-cache'}",
+        "  0 B in 0 saved states (limit 4.00 GiB)",
+        f"learned speeds: {data / 'controller-profiles.json'}",
+        "  0 model pairs",
+    ]
+    assert _show(data)["prefix_cache"] == {
+        "folder": str(data / "prefix-cache"),
+        "entries": 0,
+        "bytes": 0,
+        "longest_tokens": 0,
+        "limit_bytes": 4 * 1024**3,
+    }
+
+
+def test_what_a_chat_kept_is_shown_then_cleared_one_store_at_a_time(
+    small_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    data = tmp_path / "data"
+    prompt = tmp_path / "prompt.txt"
+    prompt.write_text(f"{DOCUMENT}\n\nHow old was the heron in entry 30?", encoding="utf-8")
+    chat = run_cli(
+        "chat", "--target", str(small_pair[0]), "--draft", str(small_pair[1]), "--ctx", "2048", "--threads", "1",
+        "--json", "--temperature", "0", "--max-tokens", "6", "--prompt-file", str(prompt), data=data,
+    )  # fmt: skip
+    assert chat.returncode == 0, chat.stderr
+    prompt_tokens = len(json.loads(chat.stdout)["prompt_tokens"])
+    files = list((data / "prefix-cache").glob(f"*{SUFFIX}"))
+    shown = _show(data)
+    assert shown["prefix_cache"]["entries"] == len(files) >= 1  # the target's state (the draft's if it drafted)
+    assert shown["prefix_cache"]["bytes"] == sum(f.stat().st_size for f in files) > 0
+    assert prompt_tokens <= int(shown["prefix_cache"]["longest_tokens"]) <= prompt_tokens + 6  # type: ignore[call-overload]
+    assert shown["learned_speeds"]["pairs"] == 1
+    text = run_cli("cache", "show", data=data).stdout
+    assert f"in {len(files)} saved state" in text and "the longest" in text and "  1 model pair\n" in text
+
+    speeds = run_cli("cache", "clear", "--speeds", data=data)
+    assert speeds.returncode == 0 and speeds.stdout == "forgot the learned speeds of 1 model pair\n", speeds.stderr
+    assert _show(data)["learned_speeds"]["pairs"] == 0 and _show(data)["prefix_cache"]["entries"] == len(files)
+
+    both = run_cli("cache", "clear", data=data)
+    assert both.returncode == 0, both.stderr
+    assert both.stdout.startswith(f"removed {len(files)} saved state")
+    assert both.stdout.endswith("forgot the learned speeds of 0 model pairs\n")
+    assert _show(data)["prefix_cache"]["entries"] == 0
+    assert not list((data / "prefix-cache").glob(f"*{SUFFIX}"))
+
+
+def test_clear_takes_one_store_or_both_not_two_flags(tmp_path: Path) -> None:
+    one_line_error(run_cli("cache", "clear", "--prefixes", "--speeds", data=tmp_path), "not allowed with")
