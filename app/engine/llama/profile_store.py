@@ -12,7 +12,9 @@ slower or busier since corrects it within a few steps.
 
 The file is data: a damaged or foreign file, or an entry that is not a state
 this version wrote, is dropped with one log line and the pair learns from
-scratch, as it did before. Writes go to a temporary name, are flushed and
+scratch, as it did before. An entry also keeps what the thread-count policy
+learned (which counts ran clearly slower), so a new process's first reply does
+not spend steps looking at them again. Writes go to a temporary name, are flushed and
 renamed over the file; a folder that cannot be written costs one log line.
 The window's engine thread saves and the Settings box may clear from the GUI
 thread, so every public method holds one lock.
@@ -74,11 +76,26 @@ class ProfileStore:
                 self._write(entries)
                 return None
 
-    def save(self, key: str, profile: PairProfile) -> None:
-        """Keep ``profile`` under ``key`` (replacing what was there), evicting the oldest beyond the limit."""
+    def threads(self, key: str) -> Any:
+        """The thread policy's state kept under ``key`` (None: none); the policy checks it (AdaptiveThreads.restore)."""
+        with self._lock:
+            entry = self._read().get(key)
+            return entry.get("threads") if entry is not None else None
+
+    def save(self, key: str, profile: PairProfile, threads: dict[str, Any] | None = None) -> None:
+        """Keep ``profile`` and the thread policy's ``threads`` under ``key``, evicting the oldest beyond the limit.
+
+        ``threads`` None (a count the user forced) keeps what an automatic
+        policy learned before, for when the count is automatic again.
+        """
         with self._lock:
             entries = self._read()
+            old = entries.get(key)
+            if threads is None and old is not None:
+                threads = old.get("threads")
             entries[key] = {"used": time.time(), "profile": profile.state()}
+            if threads is not None:
+                entries[key]["threads"] = threads
             newest = sorted(entries, key=lambda k: _used(entries[k]), reverse=True)[: self.max_entries]
             self._write({k: entries[k] for k in newest})
 

@@ -187,12 +187,17 @@ class LoadedPair:
             return False
         restored.draft_share_prior = self.profile.draft_share_prior  # timed at this load
         self.profile = restored
+        if isinstance(self.threads, AdaptiveThreads):
+            kept = store.threads(self._profile_key)
+            if kept is not None:
+                self.threads.restore(kept)  # refused when this machine's reading differs now
         return True
 
     def save_profile(self) -> None:
-        """Keep what the controller learned so far (a no-op without a store)."""
+        """Keep what the controller and the thread policy learned so far (a no-op without a store)."""
         if self.profile_store is not None:
-            self.profile_store.save(self._profile_key, self.profile)
+            threads = self.threads.state() if isinstance(self.threads, AdaptiveThreads) else None
+            self.profile_store.save(self._profile_key, self.profile, threads)
 
     def set_threads(self, n_threads: int) -> None:
         """Both contexts at once: drafting and verifying alternate, so each may use every thread."""

@@ -371,3 +371,52 @@ def test_a_process_starting_is_still_found_when_windows_are_weighed_in_verify_wo
     machine.speeds, machine.free = ONE_BUSY, 1.0
     used = _swinging_acceptance(policy, machine, 8)
     assert used[-6:] == [1] * 6
+
+
+def test_a_new_process_on_the_same_reading_does_not_look_at_a_count_found_slower() -> None:
+    # Quiet 2 cores: each new process's first round spent 3 steps of its first reply at 1 thread (0.6x).
+    # Restored from the last process's rounds, the first round only confirms 2 threads.
+    machine = Machine(dict(QUIET), free=2.0)
+    first = machine.policy(recheck_every=48)
+    run(first, machine, 30)
+    assert machine.applied == [2, 1, 2]
+    kept = first.state()
+    assert kept == {"candidates": [1, 2], "suggested": 2, "slow": [1], "recheck_interval": 48}
+    machine.applied.clear()
+    second = machine.policy(recheck_every=48)
+    assert second.restore(kept)
+    assert run(second, machine, 30) == [2] * 30 and machine.applied == [2]
+    # The round counted as a confirmation: the interval doubles across processes as within one, and at the
+    # longest interval a new process refuses the shortcut and looks at every count again.
+    assert second.recheck_interval == 96
+    longest = {**kept, "recheck_interval": MAX_RECHECK_FACTOR * 48}
+    machine.applied.clear()
+    third = machine.policy(recheck_every=48)
+    assert not third.restore(longest)
+    run(third, machine, 30)
+    assert machine.applied == [2, 1, 2]
+
+
+def test_a_kept_state_is_refused_when_the_machine_reads_otherwise_or_it_is_not_one() -> None:
+    machine = Machine(dict(QUIET), free=2.0)
+    kept = {"candidates": [1, 2], "suggested": 2, "slow": [1], "recheck_interval": 48}
+    busy = Machine(dict(ONE_BUSY), free=1.0)  # another process now holds a core: explore
+    assert not busy.policy(recheck_every=48).restore(kept)
+    damaged: list[object] = [
+        None,
+        [],
+        {**kept, "candidates": [1, 2, 4]},
+        {**kept, "slow": [2]},  # the count it suggests can not be the slow one
+        {**kept, "slow": [3]},
+        {**kept, "slow": "1"},
+        {**kept, "recheck_interval": 12},
+        {**kept, "recheck_interval": 48.0},
+        {**kept, "recheck_interval": True},
+        {k: v for k, v in kept.items() if k != "slow"},
+    ]
+    for state in damaged:
+        policy = machine.policy(recheck_every=48)
+        assert not policy.restore(state), state
+    started = machine.policy(recheck_every=48)
+    run(started, machine, 2)
+    assert not started.restore(kept)  # only before the first step

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import logging
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from app.core.adaptive.profile import PairProfile
+from app.core.adaptive.threads import AdaptiveThreads
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, StepEvent
@@ -53,6 +55,27 @@ def test_a_new_load_of_the_same_pair_starts_from_what_the_last_one_learned(
     # The first load spent its first drafts measuring what a draft costs; the second knew it from the start.
     assert any(_measuring(s) for s in first_steps)
     assert not any(_measuring(s) for s in steps)
+
+
+def test_the_thread_policy_is_kept_beside_the_profile_and_a_forced_count_leaves_it(
+    small_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    target, draft = small_pair
+    path = tmp_path / "profiles.json"
+    auto = PairConfig(target, draft, DrafterKind.MODEL, n_ctx=1024, n_threads=None)
+    with LoadedPair(auto) as pair:
+        pair.attach_profile_store(ProfileStore(path))
+        assert isinstance(pair.threads, AdaptiveThreads)
+        _reply(pair)
+        kept = pair.threads.state()
+    (entry,) = json.loads(path.read_text(encoding="utf-8"))["entries"].values()
+    assert entry["threads"] == kept and kept["candidates"] == list(pair.threads.candidates)
+    # A count the user forced learns nothing about the others: what the automatic policy learned stays.
+    with LoadedPair(replace(auto, n_threads=1)) as forced:
+        assert forced.attach_profile_store(ProfileStore(path))
+        _reply(forced)
+    (entry,) = json.loads(path.read_text(encoding="utf-8"))["entries"].values()
+    assert entry["threads"] == kept
 
 
 def _measuring(step: StepEvent) -> bool:
