@@ -183,6 +183,7 @@ class AdaptiveThreads:
         self._periodic = False  # the round under way was started by the interval alone
         self._threads_before_round = 0
         self._slow: set[int] = set()  # counts the last full round found clearly slower (skipped by periodic rounds)
+        self._expected_rate = 0.0  # a restored round's speed to compare with (0: none, see restore)
         self._start_round()
 
     @property
@@ -238,6 +239,7 @@ class AdaptiveThreads:
             "suggested": self._suggested,
             "slow": sorted(self._slow),
             "recheck_interval": self._recheck_interval,
+            "rate": self._chosen_rate,
         }
 
     def restore(self, state: Any) -> bool:
@@ -250,15 +252,20 @@ class AdaptiveThreads:
         one: it skips the counts that were clearly slower and only confirms
         the suggested count, and the interval to the next full look carries
         on doubling from where it was, so every count still gets a fresh look
-        in time. Anything else (another reading, other candidates, a state
-        that is not one this class wrote) is refused, and the round explores.
+        in time. If the count now runs well below the speed it had then
+        (``drop_ratio``: a busy core the reading misses), the round looks at
+        every count after all. Anything else (another reading, other
+        candidates, a state that is not one this class wrote) is refused, and
+        the round explores.
         """
         if self.rounds != 1 or self.measured or self._current.steps or self._skip < self.warmup:
             return False  # only before the first step
         try:
             candidates, suggested = state["candidates"], state["suggested"]
-            slow, interval = state["slow"], state["recheck_interval"]
+            slow, interval, rate = state["slow"], state["recheck_interval"], state["rate"]
         except (KeyError, TypeError):
+            return False
+        if type(rate) not in (int, float) or not (math.isfinite(rate) and rate > 0):
             return False
         if candidates != list(self.candidates) or suggested != self._suggested:
             return False
@@ -268,6 +275,7 @@ class AdaptiveThreads:
             return False  # at the longest interval every count is due a fresh look: this round gives it
         self._slow = set(slow)
         self._recheck_interval = interval
+        self._expected_rate = float(rate)
         self._periodic = True
         self._threads_before_round = self._threads
         self._queue = [c for c in self._queue if c not in self._slow]
@@ -308,6 +316,10 @@ class AdaptiveThreads:
         self._switch(self._queue[0])
 
     def _settle(self) -> None:
+        expected, self._expected_rate = self._expected_rate, 0.0
+        if expected and max(self.measured.values()) < self.drop_ratio * expected:
+            self._start_round()  # a restored round ran far below the last process's speed: look at every count
+            return
         best = max(self.measured, key=lambda c: self.measured[c])
         suggested_rate = self.measured.get(self._suggested, 0.0)
         chosen = best if self.measured[best] > self.margin * suggested_rate else self._suggested

@@ -381,7 +381,7 @@ def test_a_new_process_on_the_same_reading_does_not_look_at_a_count_found_slower
     run(first, machine, 30)
     assert machine.applied == [2, 1, 2]
     kept = first.state()
-    assert kept == {"candidates": [1, 2], "suggested": 2, "slow": [1], "recheck_interval": 48}
+    assert kept == {"candidates": [1, 2], "suggested": 2, "slow": [1], "recheck_interval": 48, "rate": QUIET[2]}
     machine.applied.clear()
     second = machine.policy(recheck_every=48)
     assert second.restore(kept)
@@ -399,7 +399,7 @@ def test_a_new_process_on_the_same_reading_does_not_look_at_a_count_found_slower
 
 def test_a_kept_state_is_refused_when_the_machine_reads_otherwise_or_it_is_not_one() -> None:
     machine = Machine(dict(QUIET), free=2.0)
-    kept = {"candidates": [1, 2], "suggested": 2, "slow": [1], "recheck_interval": 48}
+    kept = {"candidates": [1, 2], "suggested": 2, "slow": [1], "recheck_interval": 48, "rate": QUIET[2]}
     busy = Machine(dict(ONE_BUSY), free=1.0)  # another process now holds a core: explore
     assert not busy.policy(recheck_every=48).restore(kept)
     damaged: list[object] = [
@@ -413,6 +413,9 @@ def test_a_kept_state_is_refused_when_the_machine_reads_otherwise_or_it_is_not_o
         {**kept, "recheck_interval": 48.0},
         {**kept, "recheck_interval": True},
         {k: v for k, v in kept.items() if k != "slow"},
+        {**kept, "rate": 0.0},
+        {**kept, "rate": float("nan")},
+        {**kept, "rate": "27"},
     ]
     for state in damaged:
         policy = machine.policy(recheck_every=48)
@@ -420,3 +423,20 @@ def test_a_kept_state_is_refused_when_the_machine_reads_otherwise_or_it_is_not_o
     started = machine.policy(recheck_every=48)
     run(started, machine, 2)
     assert not started.restore(kept)  # only before the first step
+
+
+def test_a_restored_round_that_runs_far_below_the_kept_speed_looks_at_every_count() -> None:
+    # A core the reading misses is busy now: 2 threads run at a third of the speed they had. The
+    # shortcut must not keep them there until the longest interval.
+    kept = {"candidates": [1, 2], "suggested": 2, "slow": [1], "recheck_interval": 48, "rate": QUIET[2]}
+    machine = Machine(dict(ONE_BUSY), free=2.0)
+    policy = machine.policy(recheck_every=48)
+    assert policy.restore(kept)
+    run(policy, machine, 30)
+    assert machine.applied == [2, 1] and policy.threads == 1
+    # The same restore on a machine as fast as before keeps the shortcut.
+    quiet = Machine(dict(QUIET), free=2.0)
+    again = quiet.policy(recheck_every=48)
+    assert again.restore(kept)
+    run(again, quiet, 30)
+    assert quiet.applied == [2]
