@@ -4,8 +4,9 @@ Each reply is its own ``main.py chat --json`` process, as a user's restart is.
 One priming reply (a tuning prompt) learns into a data folder; then for each
 code-writing prompt a process starts from a copy of that folder ("restored")
 or from an empty one ("fresh"), alternating which goes first, for
-``--repeats`` rounds. The demo pair, greedy, 2 threads, no prefix cache, so
-only the kept profile differs. One JSON line per reply: speed, verify steps,
+``--repeats`` rounds. The demo pair, greedy, no prefix cache, so only what
+is kept differs: the controller's profile and, with ``--threads auto`` (the
+app's default), what the thread-count policy learned. One JSON line per reply: speed, verify steps,
 drafted and accepted tokens, load average. Nothing here claims a figure: run
 it on a quiet machine and give the load average beside it::
 
@@ -36,6 +37,7 @@ def main() -> int:
     parser.add_argument("--regime", choices=("q4", "f16"), default="f16", help="the demo target as shipped or F16")
     parser.add_argument("--max-tokens", type=int, default=160, help="reply length (default 160)")
     parser.add_argument("--repeats", type=int, default=2, help="rounds (default 2)")
+    parser.add_argument("--threads", default="2", help="chat's --threads: a count, or auto (default 2)")
     args = parser.parse_args()
 
     from app.engine.bench.runner import f16_copy
@@ -51,7 +53,15 @@ def main() -> int:
     def reply(prompt_id: str, data: Path) -> dict[str, object]:
         prompt = prompts[prompt_id]
         command = [sys.executable, str(ROOT / "main.py"), "chat", "--json", "--target", str(target)]
-        command += ["--draft", str(draft), "--threads", "2", "--max-tokens", str(args.max_tokens), "--no-prefix-cache"]
+        command += [
+            "--draft",
+            str(draft),
+            "--threads",
+            args.threads,
+            "--max-tokens",
+            str(args.max_tokens),
+            "--no-prefix-cache",
+        ]
         if prompt.get("system"):
             command += ["--system", prompt["system"]]
         command.append(prompt["prompt"])
@@ -78,7 +88,14 @@ def main() -> int:
                     else:
                         data.mkdir()
                     figures = reply(prompt_id, data)
-                    line = {"regime": args.regime, "prompt": prompt_id, "mode": mode, "round": round_, **figures}
+                    line = {
+                        "regime": args.regime,
+                        "threads": args.threads,
+                        "prompt": prompt_id,
+                        "mode": mode,
+                        "round": round_,
+                    }
+                    line.update(figures)
                     print(json.dumps({**line, "load": round(os.getloadavg()[0], 2)}), flush=True)
     return 0
 
