@@ -13,9 +13,8 @@ from app.engine.bench.probes import batch_numerics
 from app.engine.bench.runner import run_benchmark, write_outputs
 from app.engine.bench.suite import BenchSettings, Regime, configurations, load_suite
 from app.engine.llama.model import LlamaModel, LoadOptions
-from tests.paths import REPO_ROOT
+from tests.engine.bench.smoke import SMOKE_SUITE, smoke_settings
 
-SMOKE_SUITE = REPO_ROOT / "resources" / "bench_prompts_smoke.json"
 FULL_SUITE = SMOKE_SUITE.with_name("bench_prompts.json")
 
 
@@ -26,17 +25,7 @@ def _finite(value: object) -> bool:
 @pytest.fixture(scope="module")
 def report(small_pair: tuple[Path, Path]) -> dict:
     target, draft = small_pair
-    settings = BenchSettings(
-        suite=SMOKE_SUITE,
-        max_tokens=16,
-        repeats=1,
-        draft_lengths=(2,),
-        ngram=True,
-        n_threads=2,
-        n_ctx=512,
-        preflight=False,
-        max_wait_s=0.0,  # CI machines are shared: measure the format, not the speed
-    )
+    settings = smoke_settings(max_tokens=16, draft_lengths=(2,), ngram=True)
     calls: list[tuple[int, int, str]] = []
     result = run_benchmark([Regime("q4", target, "small pair")], draft, settings, lambda *a: calls.append(a))
     assert calls and calls[-1][0] == calls[-1][1]  # progress reached the end
@@ -128,18 +117,7 @@ def test_learned_costs_carry_from_one_bench_run_to_the_next(small_pair: tuple[Pa
     """``--learned-costs``: the second run starts where the first left off, as the app does after a restart."""
     target, draft = small_pair
     kept = tmp_path / "profiles.json"
-    settings = BenchSettings(
-        suite=SMOKE_SUITE,
-        max_tokens=12,
-        repeats=1,
-        fixed_lengths=False,
-        draft_adaptive=False,
-        n_threads=2,
-        n_ctx=512,
-        preflight=False,
-        max_wait_s=0.0,
-        learned_costs=kept,
-    )
+    settings = smoke_settings(max_tokens=12, fixed_lengths=False, draft_adaptive=False, learned_costs=kept)
     regimes = [Regime("q4", target, "small pair")]
     first = run_benchmark(regimes, draft, settings, lambda *a: None)
     assert first["regimes"][0]["learned_costs_restored"] == [False]

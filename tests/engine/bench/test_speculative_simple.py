@@ -16,11 +16,9 @@ from app.core.errors import TandemError
 from app.engine.bench.llama_tools import find_tool
 from app.engine.bench.runner import run_benchmark
 from app.engine.bench.speculative_simple import generate_with_simple, parse_output, simple_name
-from app.engine.bench.suite import BenchSettings, Regime
+from app.engine.bench.suite import Regime
 from app.engine.llama.model import LlamaModel, LoadOptions
-from tests.paths import REPO_ROOT
-
-SMOKE_SUITE = REPO_ROOT / "resources" / "bench_prompts_smoke.json"
+from tests.engine.bench.smoke import smoke_settings
 
 _LOG = """
 main: encoded   31 tokens in    0.210 seconds, speed:  147.619 t/s
@@ -53,16 +51,10 @@ def test_output_without_timings_is_an_error_that_quotes_the_example() -> None:
 )
 def test_the_example_runs_beside_tandem_on_the_same_prompt_tokens(small_pair: tuple[Path, Path]) -> None:
     target, draft = small_pair
-    settings = BenchSettings(
-        suite=SMOKE_SUITE,
+    settings = smoke_settings(
         max_tokens=24,
-        repeats=1,
         fixed_lengths=False,
         hybrid=False,
-        n_threads=2,
-        n_ctx=512,
-        preflight=False,
-        max_wait_s=0.0,  # measure the format, not the speed
         peer_draft_lengths=(3,),
         vs_speculative_simple=True,
         categories=("code-write",),
