@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from app.core.decoding.model_port import common_prefix_length
+from app.core.errors import TandemError
 from app.core.prefix_cache.entry import (
     PREAMBLE_SIZE,
     EntryError,
@@ -60,6 +61,7 @@ from app.core.prefix_cache.policy import (
 )
 from app.engine.llama.model import FLASH_ATTENTION, LlamaModel
 from app.engine.paths import prefix_cache_dir
+from app.engine.safe_files import write_text_safely
 
 _LOG = logging.getLogger(__name__)
 SUFFIX = ".tkv"
@@ -338,16 +340,12 @@ def _read_limit(folder: Path) -> int:
 
 
 def _write_limit(folder: Path, budget_bytes: int) -> bool:
-    """Keep ``budget_bytes`` in ``folder`` (written to a temporary name and renamed); False when it could not be."""
+    """Keep ``budget_bytes`` in ``folder``, whole or not at all; False (and one log line) when it could not be."""
     path = folder / LIMIT_FILE
-    temp = path.with_name(path.name + _TEMP_SUFFIX)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        temp.write_text(json.dumps({"budget_bytes": budget_bytes}), encoding="utf-8")
-        os.replace(temp, path)
-    except OSError as exc:
+        write_text_safely(path, json.dumps({"budget_bytes": budget_bytes}), overwrite=True)
+    except (OSError, TandemError) as exc:
         _LOG.warning("prefix cache: could not keep the limit in %s: %s", path, exc)
-        with contextlib.suppress(OSError):
-            temp.unlink(missing_ok=True)
         return False
     return True
