@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Set everything up, then run the project's checks: ruff, the import contracts
 # (app.core must not import Qt, llama.cpp or hardware libraries), mypy (the
-# [tool.mypy] section of pyproject.toml says what it checks) and pytest.
-# Extra arguments go to pytest, e.g. `bash scripts/test.sh -k decoder`.
+# [tool.mypy] section of pyproject.toml says what it checks) and pytest, whose tests run
+# in layers: pure (no model, window, process or packaging), gui, model, window (gui and
+# model), subprocess, packaging. It stops at the first step or layer that fails, and
+# prints each step's and each layer's wall time and the 30 slowest tests.
+# Extra arguments go to pytest, e.g. `bash scripts/test.sh -k decoder`; one layer alone:
+# `.venv/bin/python -m pytest -m pure` (the marks are model, gui, subprocess, packaging
+# and, for the layers, pure, window).
 #
 # On top of scripts/setup.sh (what the app runs) it installs the test tools (the `test`
 # extra) and builds llama.cpp's llama-server, which the remote-engine tests run
@@ -26,11 +31,17 @@ if [ "${TANDEM_SKIP_LLAMA_SERVER:-0}" != 1 ]; then
   echo "test: llama-server $server ($("$server" --version 2>&1 | grep -m 1 '^version' || echo 'no version line'))"
 fi
 export QT_QPA_PLATFORM=offscreen
-echo "== ruff"
-"$venv/bin/ruff" check app tests main.py
-echo "== import contracts"
-"$venv/bin/lint-imports"
-echo "== mypy"
-"$venv/bin/mypy"
-echo "== pytest"
-"$venv/bin/python" -m pytest "$@"
+timed() {
+  local name=$1 start=$SECONDS
+  shift
+  echo "== $name"
+  "$@"
+  echo "== $name: $((SECONDS - start)) s"
+}
+timed ruff "$venv/bin/ruff" check app tests main.py
+timed "import contracts" "$venv/bin/lint-imports"
+timed mypy "$venv/bin/mypy"
+# One pytest run, collected once, that runs the layers in order (tests/layers.py: pure, gui, model, window,
+# subprocess, packaging), stops after the first layer with a failure, and ends with each layer's wall time
+# and the 30 slowest tests.
+timed pytest "$venv/bin/python" -m pytest --layer-stop --durations=30 --durations-min=1 "$@"

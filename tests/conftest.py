@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.layers import LayerRun
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
@@ -34,6 +36,16 @@ os.environ["TANDEM_DATA_DIR"] = str(_DATA)
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     shutil.rmtree(_DATA, ignore_errors=True)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--layer-stop", action="store_true", help="end the run after the first layer with a failure (tests/layers.py)"
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(LayerRun(config), "tandem-layers")
 
 
 @pytest.fixture(scope="session")

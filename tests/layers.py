@@ -1,0 +1,302 @@
+"""The suite's layers: every test is marked by what it needs, read from what it uses, and run in layer order.
+
+Not a test module. ``tests/conftest.py`` registers :class:`LayerRun`, which
+marks each collected test with what it needs (model, gui, subprocess,
+packaging) and with its layer, one of :data:`ORDER`, and runs the layers in
+that order, the cheap ones first. It prints each layer's wall time at the
+end; with ``--layer-stop`` (``scripts/test.sh``) the run ends after the first
+layer with a failure.
+
+What a test needs is read from two places:
+
+- the fixtures it uses, transitively (``item.fixturenames`` is the closure):
+  a model pair, a Qt application, a llama-server, a packaging sandbox;
+- the names its code refers to, followed through the test modules' own
+  helpers (a test calling ``run_cli`` from ``tests/cli/helpers.py`` starts a
+  process because ``run_cli`` refers to :mod:`subprocess`).
+
+A test that needs something it was not marked for is caught when it runs:
+:class:`SpawnGuard` fails a test outside the ``subprocess`` layer that starts
+a process, so a mark missed here shows up as a failure rather than as a slow
+test in the fast layer.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import time
+import types
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+# Each layer and what puts a test in it; the texts are the markers' help (pytest --markers).
+LAYERS: dict[str, str] = {
+    "model": "loads real GGUF model files (the small or the demo pair)",
+    "gui": "builds Qt widgets (a QApplication, often a window)",
+    "subprocess": "starts another process: main.py, a server, a build, another interpreter",
+    "packaging": "builds or checks what ships: wheels, setup scripts, the bundle, the AppImage and .deb",
+}
+
+# The layers in the order they run; each test is in exactly one (see layer_of).
+ORDER = ("pure", "gui", "model", "window", "subprocess", "packaging")
+LAYER_HELP: dict[str, str] = {
+    "pure": "layer: no model, Qt, process or packaging (the fast one)",
+    "window": "layer: Qt widgets with a loaded model (gui and model)",
+}
+
+# Fixtures that put a test in a layer (a fixture that uses one of these counts too: the closure is read).
+_FIXTURE_LAYERS: dict[str, str] = {
+    "small_pair": "model",
+    "demo_pair": "model",
+    "models_folder": "model",
+    "loaded_window": "model",
+    "qapp": "gui",
+    "qtbot": "gui",
+    "make_window": "gui",
+    "cli_process": "subprocess",
+    "llama_server_binary": "subprocess",
+}
+
+# Modules whose use means starting a process.
+_SPAWNING_MODULES = frozenset({"subprocess", "multiprocessing", "asyncio.subprocess"})
+_SPAWNING_CALLS = frozenset({"system", "fork", "posix_spawn", "posix_spawnp", "popen", "spawnv", "execv"})
+_TEST_ROOT = Path(__file__).resolve().parent
+
+
+def _defined_in_tests(obj: object) -> bool:
+    """True for a function or class written in this test tree (helpers are followed, library code is not)."""
+    module = getattr(obj, "__module__", None) or ""
+    return module == "tests" or module.startswith("tests.")
+
+
+def _code_objects(obj: object) -> Iterable[types.CodeType]:
+    """The code of a function, of a class's methods, and of everything nested in them."""
+    functions: list[object] = []
+    if isinstance(obj, type):
+        functions.extend(vars(obj).values())
+    else:
+        functions.append(obj)
+    for candidate in functions:
+        if isinstance(candidate, (staticmethod, classmethod)):
+            candidate = candidate.__func__
+        if isinstance(candidate, property):
+            candidate = candidate.fget
+        code = getattr(inspect.unwrap(candidate), "__code__", None) if callable(candidate) else None
+        if not isinstance(code, types.CodeType):
+            continue
+        stack = [code]
+        while stack:
+            current = stack.pop()
+            yield current
+            stack.extend(c for c in current.co_consts if isinstance(c, types.CodeType))
+
+
+@dataclass
+class _Reader:
+    """Follows a test's names through the test tree's helpers, remembering what it has read."""
+
+    seen: set[int] = field(default_factory=set)
+    cache: dict[int, bool] = field(default_factory=dict)
+
+    def spawns(self, obj: object) -> bool:
+        key = id(obj)
+        if key in self.cache:
+            return self.cache[key]
+        if key in self.seen:
+            return False  # a cycle: the first visit decides
+        self.seen.add(key)
+        found = self._spawns(obj)
+        self.cache[key] = found
+        return found
+
+    def _spawns(self, obj: object) -> bool:
+        namespace = getattr(inspect.unwrap(obj), "__globals__", None) if not isinstance(obj, type) else None
+        if namespace is None:
+            namespace = vars(sys.modules[obj.__module__]) if obj.__module__ in sys.modules else {}
+        for code in _code_objects(obj):
+            for name in code.co_names:
+                value = namespace.get(name)
+                if value is None:
+                    continue
+                if _is_spawner(value, code.co_names):
+                    return True
+                helper = _defined_in_tests(value) and (inspect.isfunction(value) or isinstance(value, type))
+                if helper and self.spawns(value):
+                    return True
+                if isinstance(value, types.ModuleType) and value.__name__.startswith("tests."):
+                    # ``helpers.run_cli(...)``: the attribute names are among co_names too.
+                    for attribute in code.co_names:
+                        member = getattr(value, attribute, None)
+                        if member is not None and _defined_in_tests(member) and self.spawns(member):
+                            return True
+        return False
+
+
+def _is_spawner(value: object, names: tuple[str, ...]) -> bool:
+    if isinstance(value, types.ModuleType):
+        if value.__name__ in _SPAWNING_MODULES:
+            return True
+        return value.__name__ == "os" and any(n in _SPAWNING_CALLS for n in names)
+    module = getattr(value, "__module__", None)
+    return module in _SPAWNING_MODULES and callable(value)
+
+
+_READER = _Reader()
+
+
+def layer_marks(path: Path, fixturenames: Iterable[str], function: Callable[..., object] | None,
+                fixture_functions: Iterable[Callable[..., object]]) -> set[str]:
+    """The layers a test belongs to (none: the pure layer)."""
+    marks = {_FIXTURE_LAYERS[name] for name in fixturenames if name in _FIXTURE_LAYERS}
+    relative = path.resolve().relative_to(_TEST_ROOT)
+    if relative.parts[0] == "packaging":
+        marks.add("packaging")
+    if relative.parts[0] == "ui":
+        marks.add("gui")  # widgets need the QApplication even where a test does not name qapp
+    followed = [f for f in (function, *fixture_functions) if f is not None and _defined_in_tests(f)]
+    if any(_READER.spawns(f) for f in followed):
+        marks.add("subprocess")
+    return marks
+
+
+def layer_of(marks: set[str]) -> str:
+    """The one layer a test with these needs runs in."""
+    if "packaging" in marks:
+        return "packaging"
+    if "subprocess" in marks:
+        return "subprocess"
+    if "gui" in marks:
+        return "window" if "model" in marks else "gui"
+    return "model" if "model" in marks else "pure"
+
+
+class SpawnGuard:
+    """Fails a test outside the ``subprocess`` layer that starts a process (an audit hook sees every start).
+
+    Audit hooks cannot be removed, so one hook is installed for the session and
+    reads which test is running from :attr:`current`.
+    """
+
+    _EVENTS = frozenset({"subprocess.Popen", "os.system", "os.posix_spawn", "os.fork", "os.exec"})
+
+    def __init__(self) -> None:
+        self.current: str | None = None  # the running test's id while it may not spawn
+        self.spawned: list[str] = []
+        sys.addaudithook(self._hook)
+
+    def _hook(self, event: str, args: tuple[object, ...]) -> None:
+        if self.current is not None and event in self._EVENTS:
+            what = args[1] if event == "subprocess.Popen" and len(args) > 1 else args[:1]
+            self.spawned.append(f"{event} {what!r}"[:200])
+
+    def check(self, test_id: str) -> str | None:
+        """What the test started, as a failure message, or None; resets for the next test."""
+        spawned, self.spawned, self.current = self.spawned, [], None
+        if not spawned:
+            return None
+        return (
+            f"{test_id} started a process but is not in the 'subprocess' layer: {spawned[0]}. "
+            "Use the cli_process fixture, or say why in tests/layers.py (_FIXTURE_LAYERS)."
+        )
+
+
+
+_LAYER = pytest.StashKey[str]()
+
+
+@dataclass
+class _Clock:
+    tests: int = 0
+    failed: int = 0
+    started: float | None = None
+    seconds: float = 0.0
+
+
+class LayerRun:
+    """The pytest plugin: marks, orders and times the layers, and guards the ``subprocess`` mark."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.stop = bool(config.getoption("layer_stop"))
+        self.clocks = {name: _Clock() for name in ORDER}
+        self.stopped_after: str | None = None
+        self.guard = SpawnGuard()
+        for name, why in (*LAYERS.items(), *LAYER_HELP.items()):
+            config.addinivalue_line("markers", f"{name}: {why}")
+
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            marks: set[str] = set()
+            if isinstance(item, pytest.Function):
+                fixture_functions = [
+                    definition.func
+                    for definitions in item._fixtureinfo.name2fixturedefs.values()
+                    for definition in definitions
+                ]
+                marks = layer_marks(item.path, item.fixturenames, item.obj, fixture_functions)
+            layer = layer_of(marks)
+            item.stash[_LAYER] = layer
+            for mark in sorted({*marks, layer}):
+                item.add_marker(mark)
+        # Stable: within a layer the tests keep the order of their files (module fixtures stay shared).
+        items.sort(key=lambda item: ORDER.index(item.stash[_LAYER]))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+        layer = item.stash[_LAYER]
+        clock = self.clocks[layer]
+        start = time.monotonic()
+        clock.started = start if clock.started is None else clock.started
+        try:
+            return (yield)
+        finally:
+            clock.tests += 1
+            clock.seconds += time.monotonic() - start
+            ends_layer = nextitem is None or nextitem.stash[_LAYER] != layer
+            if self.stop and ends_layer and clock.failed and nextitem is not None:
+                self.stopped_after = layer
+                item.session.shouldstop = f"the {layer} layer failed; later layers not run (--layer-stop)"
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed:
+            layer = next((m for m in report.keywords if m in self.clocks), None)
+            if layer is not None:
+                self.clocks[layer].failed += 1
+
+    def _guarded(self, item: pytest.Item) -> Iterator[None]:
+        self.guard.current = None if item.get_closest_marker("subprocess") else item.nodeid
+        try:
+            result = yield
+        finally:
+            failure = self.guard.check(item.nodeid)
+        if failure is not None:
+            pytest.fail(failure, pytrace=False)
+        return result
+
+    # A test outside the subprocess layer fails if it (or a fixture it sets up) starts a process.
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Iterator[None]:
+        return (yield from self._guarded(item))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Iterator[None]:
+        return (yield from self._guarded(item))
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        ran = [(name, clock) for name, clock in self.clocks.items() if clock.tests]
+        if not ran:
+            return
+        terminalreporter.section("layers (wall time)")
+        for name, clock in ran:
+            minutes, seconds = divmod(round(clock.seconds), 60)
+            verdict = f"{clock.failed} failed" if clock.failed else "ok"
+            terminalreporter.line(f"{name:<11}{clock.tests:>6} tests {minutes:>4} min {seconds:02d} s   {verdict}")
+        total = round(sum(clock.seconds for _, clock in ran))
+        count = sum(clock.tests for _, clock in ran)
+        terminalreporter.line(f"{'all':<11}{count:>6} tests {total // 60:>4} min {total % 60:02d} s")
+        if self.stopped_after is not None:
+            later = ORDER[ORDER.index(self.stopped_after) + 1 :]
+            terminalreporter.line(f"stopped after the {self.stopped_after} layer failed: {', '.join(later)} not run")
