@@ -174,6 +174,17 @@ def layer_of(marks: set[str]) -> str:
     return "model" if "model" in marks else "pure"
 
 
+def _library_lookup() -> bool:
+    """True while :func:`ctypes.util.find_library` runs ``ldconfig`` (a shared library found by name, not a test's
+    process)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        if frame.f_globals.get("__name__") == "ctypes.util":
+            return True
+        frame = frame.f_back
+    return False
+
+
 class SpawnGuard:
     """Fails a test outside the ``subprocess`` layer that starts a process (an audit hook sees every start).
 
@@ -189,7 +200,7 @@ class SpawnGuard:
         sys.addaudithook(self._hook)
 
     def _hook(self, event: str, args: tuple[object, ...]) -> None:
-        if self.current is not None and event in self._EVENTS:
+        if self.current is not None and event in self._EVENTS and not _library_lookup():
             what = args[1] if event == "subprocess.Popen" and len(args) > 1 else args[:1]
             self.spawned.append(f"{event} {what!r}"[:200])
 

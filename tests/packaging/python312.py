@@ -154,6 +154,9 @@ def reusable_wheel(requirement: str, folder: Path) -> str:
     return str(wheels[0]) if wheels else requirement
 
 
+_PYTEST_ARGS = ("-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/core", "tests/packaging/test_wheel.py")
+
+
 def check(py312: Py312) -> list[str]:
     """Run the checks on 3.12; the failures, each a short text (empty: all passed)."""
     failures: list[str] = []
@@ -162,7 +165,7 @@ def check(py312: Py312) -> list[str]:
         failures.append(f"the environment's interpreter is not 3.12: {version.stdout.strip()!r}")
     print("python312: tests/core and tests/packaging/test_wheel.py", flush=True)
     tests = subprocess.run(
-        [str(py312.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/core", "tests/packaging/test_wheel.py"],
+        [str(py312.python), *_PYTEST_ARGS],
         cwd=ROOT,
         env=py312.env,
         timeout=1500,
