@@ -63,6 +63,10 @@ _FIXTURE_LAYERS: dict[str, str] = {
 
 # Modules whose use means starting a process.
 _SPAWNING_MODULES = frozenset({"subprocess", "multiprocessing", "asyncio.subprocess"})
+_SPAWNING_FUNCTIONS = frozenset(
+    {"run", "Popen", "call", "check_call", "check_output", "getoutput", "getstatusoutput", "Process", "Pool",
+     "create_subprocess_exec", "create_subprocess_shell"}
+)
 _SPAWNING_CALLS = frozenset({"system", "fork", "posix_spawn", "posix_spawnp", "popen", "spawnv", "execv"})
 _TEST_ROOT = Path(__file__).resolve().parent
 
@@ -138,11 +142,13 @@ class _Reader:
 
 def _is_spawner(value: object, names: tuple[str, ...]) -> bool:
     if isinstance(value, types.ModuleType):
-        if value.__name__ in _SPAWNING_MODULES:
-            return True
+        if value.__name__ in _SPAWNING_MODULES:  # subprocess.run, not subprocess.CompletedProcess
+            return any(n in _SPAWNING_FUNCTIONS for n in names)
+        if value.__name__ == "sys":  # a command line naming this interpreter (an MCP server, a child script)
+            return "executable" in names
         return value.__name__ == "os" and any(n in _SPAWNING_CALLS for n in names)
     module = getattr(value, "__module__", None)
-    return module in _SPAWNING_MODULES and callable(value)
+    return module in _SPAWNING_MODULES and getattr(value, "__name__", None) in _SPAWNING_FUNCTIONS
 
 
 _READER = _Reader()

@@ -26,7 +26,7 @@ from tests.paths import REPO_ROOT
     ],
 )
 def test_a_usage_mistake_is_one_line_naming_it(args: tuple[str, ...], words: tuple[str, ...]) -> None:
-    one_line_error(run_cli(*args, timeout=120), *words)
+    one_line_error(run_cli(*args), *words)
 
 
 def test_a_reader_that_stops_early_gets_no_traceback(tmp_path: Path) -> None:
