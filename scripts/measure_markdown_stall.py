@@ -70,7 +70,7 @@ def main() -> int:
     from PySide6.QtWidgets import QApplication
 
     from app.engine.models.packaged import small_pair_paths
-    from app.engine.store.conversations import StoredToken
+    from app.core.reply.token_record import RejectedProposal, TokenRecord
     from app.ui.chat.view import ViewMessage
     from app.ui.main_window import MainWindow
     from app.ui.start.launch import make_application
@@ -92,13 +92,18 @@ def main() -> int:
     pieces = [vocab.detokenize([token]).decode("utf-8", errors="replace") for token in ids]
     rng = random.Random(0)
     origins = ("draft", "draft", "corrected", "bonus", "target")
+    no = RejectedProposal(text=" no", p_target=0.1, q_draft=0.4)
     tokens = [
-        StoredToken(piece, origin, rng.random(), rng.random() if origin != "target" else None)
-        if origin != "corrected"
-        else StoredToken(piece, origin, rng.random(), rng.random(), " no", 0.1, 0.4)
+        TokenRecord(
+            text=piece,
+            origin=origin,
+            p_target=rng.random(),
+            q_draft=rng.random() if origin != "target" else None,
+            rejected=no if origin == "corrected" else None,
+        )
         for piece, origin in ((piece, origins[rng.randrange(len(origins))]) for piece in pieces)
     ]
-    steps: list[list[StoredToken]] = []
+    steps: list[list[TokenRecord]] = []
     i = 0
     while i < len(tokens):
         n = rng.randint(1, 5)

@@ -127,7 +127,7 @@ def _generate(pair: LoadedPair, prompt: list[int], max_tokens: int, drafter: Dra
     tokens: list[int] = []
     for event in decoder.generate(GenerationRequest(prompt, max_tokens=max_tokens)):
         if isinstance(event, StepEvent):
-            tokens.extend(token.id for token in event.tokens)
+            tokens.extend(event.token_ids)
         elif isinstance(event, FinishedEvent):
             return RunResult(tokens, event.text, event.stats)
     raise SelftestError("the decoder ended without a finished event")

@@ -48,7 +48,7 @@ from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_toke
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply_attachments import lookup_sources, plan_attachments
 from app.engine.store import conversations
-from app.engine.store.conversations import ChatStore, tokens_of_step
+from app.engine.store.conversations import ChatStore
 
 ReplyEvent = StepEvent | FinishedEvent
 
@@ -340,7 +340,7 @@ def saving(events: Iterator[ReplyEvent], store: ChatStore, reply_id: int) -> Ite
     try:
         for event in events:
             if isinstance(event, StepEvent):
-                store.append_tokens(reply_id, tokens_of_step(event), () if event.record is None else (event.record,))
+                store.append_tokens(reply_id, event.tokens, () if event.record is None else (event.record,))
                 text.extend(token.text for token in event.tokens)
             else:
                 store.finish_reply(reply_id, event.text, finished_state(event.reason), record_end(event))

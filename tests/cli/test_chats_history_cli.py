@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from app.engine.store.conversations import ChatStore, StoredToken
+from app.core.reply.token_record import TokenRecord
+from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import one_line_error, run_cli
 from tests.cli.store_holder import held_by_another_process
 from tests.paths import REPO_ROOT
@@ -29,7 +30,7 @@ def history(data_dir: Path) -> dict[str, int]:
         colours = store.create_conversation("Colours 🎨")
         question = store.add_message(colours, "user", "Name a colour, s'il te plaît.")
         first = store.begin_reply(colours, {"produced_by": {"drafter": "model", "seed": 3}})
-        store.append_tokens(first, [StoredToken("Turquoise", "draft", 0.9, 0.8)])
+        store.append_tokens(first, [TokenRecord(text="Turquoise", origin="draft", p_target=0.9, q_draft=0.8)])
         store.finish_reply(first, "Turquoise", meta={"stats": {"emitted": 1, "tokens_per_second": 2.0}})
         second = store.add_message(colours, "assistant", "Vermilion", parent_id=question)
         japanese = store.create_conversation("日本語")

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from app.core.reply.token_record import TokenRecord
 from app.core.chat_settings import ChatSettings
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
-from app.engine.store.conversations import ChatStore, StoredToken
+from app.engine.store.conversations import ChatStore
 from app.engine.store.steps import encode_step
 from tests.cli.helpers import one_line_error, run_cli
 
@@ -71,9 +72,9 @@ def _seed(path: Path) -> tuple[int, int, int, int]:
         old = store.add_message(cid, "assistant", "Hi.", parent_id=user)
         reply = store.begin_reply(cid, parent_id=user)
         tokens = [
-            StoredToken("Hello", "draft", 0.7, 0.5),
-            StoredToken(" <b>world</b>", "corrected", 0.5),
-            StoredToken("\x1b[31m!", "bonus", 0.9, 0.8),
+            TokenRecord(text="Hello", origin="draft", p_target=0.7, q_draft=0.5),
+            TokenRecord(text=" <b>world</b>", origin="corrected", p_target=0.5),
+            TokenRecord(text="\x1b[31m!", origin="bonus", p_target=0.9, q_draft=0.8),
         ]
         steps = [
             StepRecord(

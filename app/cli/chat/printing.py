@@ -14,7 +14,6 @@ from typing import Any, TextIO
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.reply.reasoning import reasoning_json
-from app.core.reply.token_record import step_records
 from app.core.terminal_text import visible
 from app.engine.reply import ReplyPlan
 
@@ -36,7 +35,7 @@ _LEGEND = {
 
 def token_json(event: StepEvent) -> list[dict[str, Any]]:
     """A step's tokens as `chat --json` lists them (the token record every JSON format shares)."""
-    return [record.to_json() for record in step_records(event)]
+    return [token.to_json() for token in event.tokens]
 
 
 def reply_json(

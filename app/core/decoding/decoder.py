@@ -37,15 +37,7 @@ from app.core.decoding.constraint import BoolArray, TokenMask, advance_through, 
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
 from app.core.decoding.drafters import Draft, Drafter, NoDrafter
-from app.core.decoding.events import (
-    EmittedToken,
-    FinishedEvent,
-    FinishReason,
-    RejectedProposal,
-    StepEvent,
-    StepTimings,
-    TokenOrigin,
-)
+from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.model_port import CausalLM, common_prefix_length, sync_cache
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.decoding.stats import GenerationStats
@@ -53,6 +45,7 @@ from app.core.decoding.step_trace import clip_record, record_step
 from app.core.decoding.text import IncrementalDetokenizer, find_stop, standalone_text
 from app.core.decoding.verification import verify_draft
 from app.core.errors import PromptTooLongError
+from app.core.reply.token_record import RejectedProposal, TokenRecord
 
 # A draft model more than this many tokens behind the context on the first step (its lazy prefill)
 # does not draft then: reading the prompt would delay the first token by a draft prefill.
@@ -257,7 +250,16 @@ class SpeculativeDecoder:
         self.target.truncate(kept)
         self.drafter.accept(verdict.n_accepted)
 
-        tokens: list[EmittedToken] = []
+        rejected = None
+        if verdict.rejected_token is not None:
+            at = verdict.n_accepted
+            rejected = RejectedProposal(
+                id=verdict.rejected_token,
+                text=standalone_text(self.target.token_bytes, verdict.rejected_token),
+                p_target=p_target[at].prob_of(verdict.rejected_token),
+                q_draft=draft.q_draft[at].prob_of(verdict.rejected_token),
+            )
+        tokens: list[TokenRecord] = []
         finished: FinishReason | None = None
         new_ids = [*draft.tokens[: verdict.n_accepted], verdict.next_token]
         for i, token in enumerate(new_ids):
@@ -265,28 +267,25 @@ class SpeculativeDecoder:
                 finished = FinishReason.EOG
                 break
             is_draft = i < verdict.n_accepted
-            origin = TokenOrigin.DRAFT if is_draft else verdict.next_origin
-            q = draft.q_draft[i].prob_of(token) if i < len(draft) else None
-            source = draft.source if is_draft else None
-            copied = draft.copied_from[i] if is_draft and i < len(draft.copied_from) else None
-            piece = self._detokenizer.piece(token)
-            tokens.append(EmittedToken(token, piece, origin, p_target[i].prob_of(token), q, source, copied))
+            tokens.append(
+                TokenRecord(
+                    id=token,
+                    text=self._detokenizer.piece(token),
+                    origin=TokenOrigin.DRAFT if is_draft else verdict.next_origin,
+                    p_target=p_target[i].prob_of(token),
+                    q_draft=draft.q_draft[i].prob_of(token) if i < len(draft) else None,
+                    source=draft.source if is_draft else None,
+                    copied_from=draft.copied_from[i] if is_draft and i < len(draft.copied_from) else None,
+                    # The corrected token follows the accepted ones: it carries the proposal it replaced.
+                    rejected=None if is_draft else rejected,
+                )
+            )
             context.append(token)
             if len(tokens) >= remaining:
                 break
         if finished is None and len(tokens) >= remaining:
             finished = FinishReason.MAX_TOKENS
 
-        rejected = None
-        if verdict.rejected_token is not None:
-            i = verdict.n_accepted
-            rejected = RejectedProposal(
-                verdict.rejected_token,
-                standalone_text(self.target.token_bytes, verdict.rejected_token),
-                i,
-                p_target[i].prob_of(verdict.rejected_token),
-                draft.q_draft[i].prob_of(verdict.rejected_token),
-            )
         # Both rules from the rows verification already warped: no extra target work.
         reached = range(min(len(draft), verdict.n_accepted + 1))
         exact = tuple(rejection_sampling_acceptance(p_target[i], draft.q_draft[i]) for i in reached)
@@ -301,7 +300,6 @@ class SpeculativeDecoder:
             drafted=len(draft),
             accepted=verdict.n_accepted,
             draft_length=max(k, len(draft)),
-            rejected=rejected,
             timings=timings,
             draft_confidence=tuple(draft.confidence),
             rejection_sampling_expected=exact,
@@ -348,7 +346,7 @@ def _cut_draft(draft: Draft, n_keep: int) -> Draft:
 
 def _cut_at_text(event: StepEvent, cut: int) -> StepEvent:
     """The event with its text ending just before character ``cut`` of the step's text."""
-    kept: list[EmittedToken] = []
+    kept: list[TokenRecord] = []
     used = 0
     for token in event.tokens:
         if used >= cut:

@@ -1,7 +1,9 @@
 """What the decoder reports: tokens tagged by origin, one event per verify step.
 
 The view decides how each origin looks; these types only say where a token
-came from, so the CLI, the GUI and the tests all read the same facts. A
+came from, so the CLI, the GUI and the tests all read the same facts. Each
+token is a :class:`~app.core.reply.token_record.TokenRecord`, the one record
+of a token the store, the view and every JSON format share. A
 reply's first step also says how its prompt was read (:class:`PromptFigures`,
 with its one serialisation into a statistics summary and back).
 """
@@ -19,6 +21,7 @@ from app.core.wording import QT_TRANSLATE_NOOP, Words
 if TYPE_CHECKING:
     from app.core.decoding.stats import GenerationStats
     from app.core.reply.step_record import StepRecord
+    from app.core.reply.token_record import TokenRecord
 
 
 class TokenOrigin(enum.StrEnum):
@@ -28,32 +31,6 @@ class TokenOrigin(enum.StrEnum):
     CORRECTED = "corrected"  # sampled by the target after it rejected a draft token
     BONUS = "bonus"  # sampled by the target after it accepted the whole draft
     TARGET = "target"  # plain target decoding, no draft this step
-
-
-@dataclass(frozen=True, slots=True)
-class EmittedToken:
-    """One token of the reply with its text piece and the probabilities behind it."""
-
-    id: int
-    text: str
-    origin: TokenOrigin
-    p_target: float
-    q_draft: float | None = None
-    # Which drafter proposed a DRAFT token ("model" or "lookup"); None for the target's own tokens.
-    source: str | None = None
-    # For a token prompt lookup proposed: where it was copied from ("report.pdf, p. 3", "earlier in this chat").
-    copied_from: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RejectedProposal:
-    """The draft token the target turned down, kept for ghost text and tooltips."""
-
-    id: int
-    text: str
-    position: int  # index within the draft
-    p_target: float
-    q_draft: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,13 +132,12 @@ def _is_ms(value: object) -> TypeGuard[float]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StepEvent:
-    """Everything one draft-and-verify step produced; built with keywords only (fifteen fields, several alike)."""
+    """Everything one draft-and-verify step produced; built with keywords only (fourteen fields, several alike)."""
 
-    tokens: tuple[EmittedToken, ...]
+    tokens: tuple[TokenRecord, ...]  # a corrected token carries the draft proposal it replaced
     drafted: int
     accepted: int
     draft_length: int  # the length the drafter was asked for this step
-    rejected: RejectedProposal | None
     timings: StepTimings
     # The model drafter's own top probability before each proposal (empty when
     # not measured): what the adaptive controller calibrates its early stop on.
@@ -187,6 +163,11 @@ class StepEvent:
     def text(self) -> str:
         """The text this step added to the reply."""
         return "".join(token.text for token in self.tokens)
+
+    @property
+    def token_ids(self) -> list[int]:
+        """The ids of this step's tokens (all of them from a local decoder; a token without one is left out)."""
+        return [token.id for token in self.tokens if token.id is not None]
 
 
 class FinishReason(enum.StrEnum):

@@ -1,14 +1,19 @@
-"""One token of a reply as JSON, and back: the one spelling ``chat --json``, ``serve`` and exports share.
+"""One token of a reply: the record the decoder emits, the store keeps, the view paints and every JSON format spells.
 
-``{"id", "text", "origin", "p_target", "q_draft", "source"}``, ``"copied_from"`` for a token prompt lookup copied
-(where from: "report.pdf, p. 3" or "earlier in this chat") and, for a
-corrected token whose draft the target turned down, ``"rejected": {"text",
-"p_target", "q_draft"}``. ``p_target`` is ``null`` where nobody knows it (a
-remote server's tokens; JSON has no NaN), ``id`` where the token id is not
-kept (the store keeps text, not ids). :meth:`TokenRecord.from_json` is the
-inverse; it reads older files (no ``id``, ``source`` or ``copied_from``) and refuses anything
-else with a :class:`ValueError` naming what is wrong, so a reader can say so
-in one line.
+As JSON (``chat --json``, ``serve``, exports, the remote reader): ``{"id",
+"text", "origin", "p_target", "q_draft", "source"}``, ``"copied_from"`` for a
+token prompt lookup copied (where from: "report.pdf, p. 3" or "earlier in this
+chat") and, for a corrected token whose draft the target turned down,
+``"rejected": {"text", "p_target", "q_draft"}``. ``p_target`` is ``null``
+where nobody knows it (a remote server's tokens; JSON has no NaN), ``id``
+where the token id is not kept (the store keeps text, not ids).
+:meth:`TokenRecord.from_json` is the inverse and the one reader of stored or
+received tokens; it reads older files (no ``id``, ``source`` or
+``copied_from``) and refuses anything else with a :class:`ValueError` naming
+what is wrong, so a reader can say so in one line.
+
+The decoder builds one record per emitted token on its hot path, so building
+one checks nothing: the reader checks what comes from outside.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.decoding.events import EmittedToken, RejectedProposal, StepEvent, TokenOrigin
+from app.core.decoding.events import TokenOrigin
 
 UNKNOWN_P = float("nan")  # p_target nobody reported
 
@@ -32,45 +37,37 @@ def _number(raw: Mapping[str, Any], key: str, what: str) -> float | None:
     return float(value)
 
 
-@dataclass(frozen=True, slots=True)
-class RejectedRecord:
-    """The draft proposal a corrected token replaced."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RejectedProposal:
+    """The draft token the target turned down where it sampled a corrected token: ghost text and tooltips."""
 
     text: str
-    p_target: float | None
+    p_target: float | None  # None: a stored or imported proposal that did not keep it
     q_draft: float | None
+    id: int | None = None  # the decoder knows it; no stored form keeps it
 
     def to_json(self) -> dict[str, Any]:
-        """The stored form."""
+        """The stored form (without the id)."""
         return {"text": self.text, "p_target": self.p_target, "q_draft": self.q_draft}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TokenRecord:
-    """A token as the JSON formats carry it (see the module's docstring)."""
+    """One token of a reply with its text piece, its origin and the probabilities behind it."""
 
+    id: int | None = None  # None where the id is not kept (the store, an export)
     text: str
-    origin: TokenOrigin | str  # an origin this Tandem does not know stays text (a hand-edited file)
+    origin: TokenOrigin | str  # an origin this Tandem does not know stays text (a hand-edited file or row)
     p_target: float = UNKNOWN_P
     q_draft: float | None = None
-    id: int | None = None
-    source: str | None = None  # which drafter proposed an accepted draft token: "model" or "lookup"
-    rejected: RejectedRecord | None = None
-    copied_from: str | None = None  # where prompt lookup copied an accepted token from
+    # Which drafter proposed an accepted draft token ("model" or "lookup"); None for the target's own tokens.
+    source: str | None = None
+    # For a token prompt lookup proposed: where it was copied from ("report.pdf, p. 3", "earlier in this chat").
+    copied_from: str | None = None
+    rejected: RejectedProposal | None = None  # on a corrected token: the draft it replaced
 
-    @classmethod
-    def of(cls, token: EmittedToken, rejected: RejectedProposal | None = None) -> TokenRecord:
-        """The record of a generated token (and of the proposal it replaced, if any)."""
-        proposal = None
-        if rejected is not None:
-            proposal = RejectedRecord(rejected.text, float(rejected.p_target), float(rejected.q_draft))
-        q = None if token.q_draft is None else float(token.q_draft)
-        return cls(
-            token.text, token.origin, float(token.p_target), q, token.id, token.source, proposal, token.copied_from
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON object; ``rejected`` only where there is one."""
+    def to_json(self, with_rejected: bool = True) -> dict[str, Any]:
+        """The JSON object; ``rejected`` only where there is one and ``with_rejected`` (``serve`` sends none)."""
         out: dict[str, Any] = {
             "id": self.id,
             "text": self.text,
@@ -81,7 +78,7 @@ class TokenRecord:
         }
         if self.copied_from is not None:  # only a token prompt lookup copied has one
             out["copied_from"] = self.copied_from
-        if self.rejected is not None:
+        if self.rejected is not None and with_rejected:
             out["rejected"] = self.rejected.to_json()
         return out
 
@@ -124,22 +121,18 @@ class TokenRecord:
             if not isinstance(proposal, Mapping) or not isinstance(proposal.get("text"), str):
                 raise ValueError(f"{what} has a rejected proposal without text")
             where = f"the rejected proposal of {what}"
-            rejected = RejectedRecord(
-                proposal["text"], _number(proposal, "p_target", where), _number(proposal, "q_draft", where)
+            rejected = RejectedProposal(
+                text=proposal["text"],
+                p_target=_number(proposal, "p_target", where),
+                q_draft=_number(proposal, "q_draft", where),
             )
-        return cls(text, origin, UNKNOWN_P if p is None else p, q, token_id, source, rejected, copied_from)
-
-    def emitted(self, unknown_id: int = -1) -> EmittedToken:
-        """The token as the decoder's events carry it (an unknown origin reads as the target's)."""
-        origin = self.origin if isinstance(self.origin, TokenOrigin) else TokenOrigin.TARGET
-        token_id = unknown_id if self.id is None else self.id
-        return EmittedToken(token_id, self.text, origin, self.p_target, self.q_draft, self.source, self.copied_from)
-
-
-def step_records(event: StepEvent) -> list[TokenRecord]:
-    """The tokens of one verify step, the rejected proposal attached to the token that replaced it."""
-    rejected = event.rejected
-    return [
-        TokenRecord.of(token, rejected if rejected is not None and i == rejected.position else None)
-        for i, token in enumerate(event.tokens)
-    ]
+        return cls(
+            id=token_id,
+            text=text,
+            origin=origin,
+            p_target=UNKNOWN_P if p is None else p,
+            q_draft=q,
+            source=source,
+            copied_from=copied_from,
+            rejected=rejected,
+        )

@@ -397,7 +397,7 @@ def _generate(
     finished: FinishedEvent | None = None
     for event in decoder.generate(GenerationRequest(tokens, max_tokens=settings.max_tokens)):
         if isinstance(event, StepEvent):
-            out.extend(t.id for t in event.tokens)
+            out.extend(event.token_ids)
             drafting += event.draft_length > 0
             overhead += event.timings.overhead_s
             peak = max(peak, process.memory_info().rss)

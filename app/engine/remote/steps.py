@@ -20,20 +20,20 @@ usage chunk: :func:`stats_from_vllm` reads it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from app.core.decoding.events import EmittedToken, StepEvent, StepTimings, TokenOrigin
+from app.core.decoding.events import StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.stats import GenerationStats
+from app.core.reply.token_record import TokenRecord
 from app.engine.remote.wire import MAX_STEP_DRAFT, Counters, TandemStep, VllmSpec, WireError, parse_tandem
 
-UNKNOWN_ID = -1  # remote servers stream text, not token ids
-UNKNOWN_P = float("nan")  # nor probabilities: tokens from a verify step carry none
+UNKNOWN_ID = -1  # remote servers stream text, not token ids (``chat --json`` has always shown -1 for them)
 
 
-def remote_token(text: str, origin: TokenOrigin) -> EmittedToken:
-    """A token known only by its text and origin."""
-    return EmittedToken(UNKNOWN_ID, text, origin, UNKNOWN_P, None)
+def remote_token(text: str, origin: TokenOrigin) -> TokenRecord:
+    """A token known only by its text and origin (its p_target unknown: a verify step's tokens carry none)."""
+    return TokenRecord(id=UNKNOWN_ID, text=text, origin=origin)
 
 
 def origin_at(position: int, drafted: int, accepted: int) -> TokenOrigin:
@@ -59,7 +59,7 @@ class _OpenStep:
         return self.n_tokens < self.accepted + 1
 
     def event(self) -> StepEvent:
-        tokens: list[EmittedToken] = []
+        tokens: list[TokenRecord] = []
         position = 0
         for text, n in self.pieces:
             # A piece standing for several tokens keeps its text on the first; the rest are empty.
@@ -71,7 +71,6 @@ class _OpenStep:
             drafted=self.drafted,
             accepted=self.accepted,
             draft_length=self.drafted,
-            rejected=None,
             timings=StepTimings(0.0, 0.0, 0.0),
         )
 
@@ -129,7 +128,9 @@ def tandem_step(extension: TandemStep | Mapping[str, Any]) -> StepEvent:
     here: :class:`~app.engine.remote.wire.WireError` when it is malformed).
     """
     step = extension if isinstance(extension, TandemStep) else parse_tandem(dict(extension))
-    emitted = tuple(t.emitted(UNKNOWN_ID) for t in step.tokens)  # id and source are absent from older servers
+    # Older servers send no ids. A step's tokens keep no rejected proposal: serve sends none, and one that
+    # came anyway is not shown (the reader already refused any origin this Tandem does not know).
+    emitted = tuple(replace(t, id=UNKNOWN_ID if t.id is None else t.id, rejected=None) for t in step.tokens)
     accepted = step.accepted if step.accepted is not None else sum(1 for t in emitted if t.origin is TokenOrigin.DRAFT)
     drafted = step.drafted if step.drafted is not None else accepted
     if drafted > MAX_STEP_DRAFT or accepted > drafted:
@@ -139,7 +140,6 @@ def tandem_step(extension: TandemStep | Mapping[str, Any]) -> StepEvent:
         drafted=drafted,
         accepted=accepted,
         draft_length=drafted,
-        rejected=None,
         timings=StepTimings(0.0, 0.0, 0.0),
     )
 
@@ -151,7 +151,6 @@ def plain_step(text: str) -> StepEvent:
         drafted=0,
         accepted=0,
         draft_length=0,
-        rejected=None,
         timings=StepTimings(0.0, 0.0, 0.0),
     )
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from app.core.attachments.record import Attachment
 from app.core.chat import Message
-from app.core.decoding.events import EmittedToken, FinishReason, StepEvent
+from app.core.decoding.events import FinishReason, StepEvent
 from app.core.decoding.sampling import (
     MAX_TOKENS,
     MIN_P,
@@ -291,9 +291,12 @@ def usage(stats: GenerationStats) -> dict[str, Any]:
     }
 
 
-def token_origins(tokens: Sequence[EmittedToken]) -> list[dict[str, Any]]:
-    """Each token with its origin, probabilities and drafter: ``tandem.tokens``, in the shared token record."""
-    return [TokenRecord.of(t).to_json() for t in tokens]
+def token_origins(tokens: Sequence[TokenRecord]) -> list[dict[str, Any]]:
+    """Each token with its origin, probabilities and drafter: ``tandem.tokens``, in the shared token record.
+
+    Without the rejected proposals: the stream carries what the reply is made of.
+    """
+    return [t.to_json(with_rejected=False) for t in tokens]
 
 
 def tandem_summary(stats: GenerationStats, drafter: str) -> dict[str, Any]:
@@ -367,7 +370,7 @@ class ResponseShape:
         return message_fields(text, self.reasoning.inside) if self.reasoning else {"content": text}
 
     def complete(
-        self, text: str, tokens: Sequence[EmittedToken], reason: FinishReason, stats: GenerationStats, drafter: str
+        self, text: str, tokens: Sequence[TokenRecord], reason: FinishReason, stats: GenerationStats, drafter: str
     ) -> dict[str, Any]:
         """The whole reply as one object (``stream: false``)."""
         if self.chat:

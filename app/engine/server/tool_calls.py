@@ -33,8 +33,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from app.core.decoding.events import EmittedToken, FinishReason, StepEvent
+from app.core.decoding.events import FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
+from app.core.reply.token_record import TokenRecord
 from app.core.tools.hermes import OPEN, CallPiece, StreamPiece, TextPiece, ToolFormat
 from app.core.tools.reader import CallReader, read_reply
 from app.core.tools.records import ToolCall, ToolChoice, ToolChoiceKind, ToolError, ToolSpec, check_call_id
@@ -161,7 +162,7 @@ class ToolRelay:
         return [*out, final]
 
     def complete(
-        self, text: str, tokens: Sequence[EmittedToken], reason: FinishReason, stats: GenerationStats, drafter: str
+        self, text: str, tokens: Sequence[TokenRecord], reason: FinishReason, stats: GenerationStats, drafter: str
     ) -> dict[str, Any]:
         """The whole reply (``stream: false``) with its calls."""
         out = self.shape.complete(text, tokens, reason, stats, drafter)

@@ -45,8 +45,6 @@ from app.engine.store.schema import SCHEMA_VERSION as SCHEMA_VERSION
 from app.engine.store.search import SearchHit as SearchHit  # what search returns
 from app.engine.store.search import search as search_messages
 from app.engine.store.steps import Steps
-from app.engine.store.tokens import StoredToken as StoredToken
-from app.engine.store.tokens import tokens_of_step as tokens_of_step
 from app.engine.store.tree import ACTIVE_LEAF as ACTIVE_LEAF
 from app.engine.store.tree import StoredMessage as StoredMessage
 

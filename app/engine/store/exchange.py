@@ -39,11 +39,9 @@ from typing import Any, TypeVar
 
 from app.core.attachments.record import Attachment, AttachmentKind
 from app.core.chat import MessageState, Role
-from app.core.decoding.events import TokenOrigin
 from app.core.errors import TandemError
 from app.core.reply.step_record import StepRecord
 from app.core.reply.token_record import TokenRecord
-from app.engine.store.schema import UNKNOWN_P_STORED
 
 FORMAT = "tandem-conversation"
 EXPORT_VERSION = 3
@@ -67,21 +65,6 @@ class ImportFormatError(TandemError):
         self.reason = reason
 
 
-@dataclass(frozen=True, slots=True)
-class ImportedToken:
-    """One token as an export lists it."""
-
-    text: str
-    origin: TokenOrigin
-    p_target: float
-    q_draft: float | None
-    rejected_text: str | None
-    rejected_p: float | None
-    rejected_q: float | None
-    source: str | None = None
-    copied_from: str | None = None
-
-
 @dataclass(slots=True)
 class ImportedMessage:
     """One message of an export; ``key`` and ``parent`` are the file's ids, not the store's."""
@@ -93,7 +76,7 @@ class ImportedMessage:
     state: MessageState
     created: float
     meta: dict[str, Any] = field(default_factory=dict)
-    tokens: list[ImportedToken] = field(default_factory=list)
+    tokens: list[TokenRecord] = field(default_factory=list)
     steps: list[StepRecord] = field(default_factory=list)
     attachments: list[Attachment] = field(default_factory=list)  # each named as the message's link names it
 
@@ -302,34 +285,15 @@ def _steps(raw_steps: list[Any]) -> list[StepRecord]:
     return steps
 
 
-def _token(raw: object, n: int, i: int) -> ImportedToken:
-    """One exported token, read by the token record every JSON format shares; an export must give its origin and p."""
+def _token(raw: object, n: int, i: int) -> TokenRecord:
+    """One exported token, read by the token record's one reader; an export must give its origin and p."""
     where = f"token {i} of message {n}"
     if isinstance(raw, dict) and not {"text", "origin", "p_target"} <= raw.keys():
         raise ImportFormatError(f"{where} lacks its text, origin or p_target")
     try:
-        record = TokenRecord.from_json(raw, where)
+        return TokenRecord.from_json(raw, where)
     except ValueError as exc:
         raise ImportFormatError(str(exc)) from None
-    assert isinstance(record.origin, TokenOrigin)  # from_json refuses an unknown one
-    # Exported as null: a server that did not say (stored as the store keeps it).
-    p = UNKNOWN_P_STORED if math.isnan(record.p_target) else record.p_target
-    proposal = record.rejected
-    if proposal is None:
-        return ImportedToken(
-            record.text, record.origin, p, record.q_draft, None, None, None, record.source, record.copied_from
-        )
-    return ImportedToken(
-        record.text,
-        record.origin,
-        p,
-        record.q_draft,
-        proposal.text,
-        proposal.p_target,
-        proposal.q_draft,
-        record.source,
-        record.copied_from,
-    )
 
 
 def _member(kind: type[_E], value: object) -> _E | None:

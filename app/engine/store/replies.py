@@ -19,9 +19,10 @@ from typing import Any
 
 from app.core.chat import MessageState, Role
 from app.core.reply.step_record import StepRecord
+from app.core.reply.token_record import TokenRecord
 from app.engine.store.connection import json_dict
 from app.engine.store.steps import step_rows_bytes, write_steps
-from app.engine.store.tokens import StoredToken, read_tokens, row_bytes, write_tokens
+from app.engine.store.tokens import read_tokens, row_bytes, write_tokens
 from app.engine.store.tree import ACTIVE_LEAF, MessageTree
 
 
@@ -57,7 +58,7 @@ class Replies(MessageTree):
             )
             self._touch(int(row["conversation_id"]), time.time())
 
-    def append_tokens(self, message_id: int, tokens: Sequence[StoredToken], steps: Sequence[StepRecord] = ()) -> None:
+    def append_tokens(self, message_id: int, tokens: Sequence[TokenRecord], steps: Sequence[StepRecord] = ()) -> None:
         """Append streamed tokens to a reply, and the records of the steps that made them, in one commit."""
         if not tokens and not steps:
             return
@@ -92,6 +93,6 @@ class Replies(MessageTree):
             self._touch(int(row["conversation_id"]), time.time())
         self.checkpoint()
 
-    def tokens(self, message_id: int) -> list[StoredToken]:
+    def tokens(self, message_id: int) -> list[TokenRecord]:
         """A reply's tokens in order."""
         return read_tokens(self._db, message_id)

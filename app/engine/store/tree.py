@@ -19,9 +19,10 @@ from typing import Any
 
 from app.core.attachments.record import Attachment
 from app.core.chat import MessageState, Role
+from app.core.reply.token_record import TokenRecord
 from app.engine.store.attachments import AttachmentSummary, attachment_bytes, link_attachments, read_attachments
 from app.engine.store.connection import StoreConnection, json_dict, member_or_text
-from app.engine.store.tokens import StoredToken, is_partial, partial_text, read_tokens
+from app.engine.store.tokens import is_partial, partial_text, read_tokens
 
 # parent_id for add_message/begin_reply: append after the end of the conversation's active branch.
 ACTIVE_LEAF = -1
@@ -43,7 +44,7 @@ class StoredMessage:
     state: MessageState | str
     created: float
     meta: dict[str, Any] = field(default_factory=dict)
-    tokens: list[StoredToken] = field(default_factory=list)
+    tokens: list[TokenRecord] = field(default_factory=list)
     parent_id: int | None = None
     attachments: tuple[Attachment, ...] = ()  # each named as it was attached to this message
 
@@ -60,7 +61,7 @@ class StoredMessage:
         if self.meta:
             out["meta"] = self.meta
         if self.tokens:
-            out["tokens"] = [token.to_dict() for token in self.tokens]
+            out["tokens"] = [token.to_json() for token in self.tokens]
         if self.attachments:  # without their text: an export carries each file's text once, beside the messages
             out["attachments"] = [AttachmentSummary.of(a).to_json() for a in self.attachments]
         return out

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QTextBlockFormat, QTextCharFormat, QTextCursor
 
-from app.engine.store.conversations import StoredToken
+from app.core.reply.token_record import TokenRecord
 from app.ui.chat import table_grid
 from app.ui.chat.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, layout
 from app.ui.chat.token_painter import Prop, TokenPainter, ghost_text
@@ -47,7 +47,7 @@ class StreamState:
 
 
 def relayout_tail(
-    cursor: QTextCursor, state: StreamState, tokens: list[StoredToken], text: str, painter: TokenPainter
+    cursor: QTextCursor, state: StreamState, tokens: list[TokenRecord], text: str, painter: TokenPainter
 ) -> None:
     """Lay out the reply again from its last open leaf block (an open code block: its last line) on.
 
@@ -96,7 +96,7 @@ def relayout_tail(
 def _draw_line(
     cursor: QTextCursor,
     state: StreamState,
-    tokens: list[StoredToken],
+    tokens: list[TokenRecord],
     painter: TokenPainter,
     number: int,
     line: LineLayout,
@@ -160,7 +160,7 @@ def _draw_line(
 def _draw_run(
     cursor: QTextCursor,
     state: StreamState,
-    tokens: list[StoredToken],
+    tokens: list[TokenRecord],
     painter: TokenPainter,
     line: LineLayout,
     start: int,
@@ -185,7 +185,7 @@ def _owner(state: StreamState, offset: int) -> int:
 def _maybe_ghost(
     cursor: QTextCursor,
     state: StreamState,
-    tokens: list[StoredToken],
+    tokens: list[TokenRecord],
     painter: TokenPainter,
     owner: int,
     offset: int,
@@ -194,13 +194,13 @@ def _maybe_ghost(
     if not painter.show_ghosts or not tokens or state.token_starts[owner] != offset:
         return
     token = tokens[owner]
-    if token.rejected_text:
+    if token.rejected is not None and token.rejected.text:
         # A rejected line break is shown as a mark: it never becomes part of the reply's layout.
         fmt = _indexed(painter.token_format(state.message_index, owner, token, ghost=True), state, tokens, owner)
-        cursor.insertText(ghost_text(token.rejected_text), fmt)
+        cursor.insertText(ghost_text(token.rejected.text), fmt)
 
 
-def _indexed(fmt: QTextCharFormat, state: StreamState, tokens: list[StoredToken], owner: int) -> QTextCharFormat:
+def _indexed(fmt: QTextCharFormat, state: StreamState, tokens: list[TokenRecord], owner: int) -> QTextCharFormat:
     """``fmt`` with its token's index in the whole reply (the lists drawn may start after a "Thinking" section)."""
     if state.token_base and tokens:
         fmt.setProperty(Prop.TOKEN_INDEX, state.token_base + owner)

@@ -18,7 +18,8 @@ from typing import Any
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.core.reply.step_record import StepRecord
-from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredToken
+from app.core.reply.token_record import TokenRecord
+from app.engine.store.conversations import ACTIVE_LEAF, ChatStore
 from app.engine.store.database import StoreWriteError
 
 _FLUSH_MS = 300
@@ -34,7 +35,7 @@ class UnsavedReply:
     reply_id: int | None = None  # None until the store has a row for it
     parent_id: int | None = ACTIVE_LEAF  # what the reply answers (a regenerated reply: the same user message)
     prefix: str = ""  # a continued reply: its text before this generation
-    unsaved: list[StoredToken] = field(default_factory=list)
+    unsaved: list[TokenRecord] = field(default_factory=list)
     unsaved_steps: list[StepRecord] = field(default_factory=list)  # written with the tokens, in their transaction
     texts: list[str] = field(default_factory=list)  # every token's text so far, saved or not
     ending: tuple[str, str, dict[str, Any]] | None = None  # content, state, meta once the reply ended

@@ -22,7 +22,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from app.core.reply.reasoning import THINK, Part, Piece, ReasoningSplitter
-from app.engine.store.conversations import StoredToken
+from app.core.reply.token_record import TokenRecord
 
 
 class ReplySplit:
@@ -31,7 +31,7 @@ class ReplySplit:
     def __init__(self, inside: bool = False) -> None:
         self._splitter = ReasoningSplitter(THINK, inside)
         self.inside = inside
-        self._tokens: list[StoredToken] = []
+        self._tokens: list[TokenRecord] = []
         self._think: list[str] = []  # each token's thinking characters
         self._answer: list[str] = []  # each token's answer characters
         self._left: list[int] = []  # each token's characters not decided yet
@@ -41,8 +41,8 @@ class ReplySplit:
         self.close_token: int | None = None  # the token that wrote the closing marker's end
         self.first_thinking: int | None = 0 if inside else None
         self.finished = False
-        self.thinking: list[StoredToken] = []
-        self.answer: list[StoredToken] = []
+        self.thinking: list[TokenRecord] = []
+        self.answer: list[TokenRecord] = []
         self.thinking_text = ""
         self.answer_text = ""
         self._spans: list[tuple[int, int, float]] = []  # (first token, end, ms) of each step while thinking
@@ -50,7 +50,7 @@ class ReplySplit:
         self._whole = False  # the closed block was trimmed and timed
 
     @classmethod
-    def of(cls, tokens: Sequence[StoredToken], inside: bool = False, final: bool = True) -> ReplySplit:
+    def of(cls, tokens: Sequence[TokenRecord], inside: bool = False, final: bool = True) -> ReplySplit:
         """A whole reply (``final``: it ended, so text held back as a possible marker is decided)."""
         split = cls(inside)
         split.add(tokens)
@@ -77,7 +77,7 @@ class ReplySplit:
         """What the view's layout depends on: a block seen, the block closed."""
         return self.has_block, self.closed
 
-    def add(self, tokens: Iterable[StoredToken], step_ms: float | None = None) -> bool:
+    def add(self, tokens: Iterable[TokenRecord], step_ms: float | None = None) -> bool:
         """More of the reply (one verify step's tokens and its time); True when :meth:`shape` changed."""
         before = self.shape()
         start = len(self._tokens)
@@ -160,7 +160,7 @@ class ReplySplit:
         self._spans.clear()
 
 
-def _with_text(token: StoredToken, text: str) -> StoredToken:
+def _with_text(token: TokenRecord, text: str) -> TokenRecord:
     return token if text == token.text else dataclasses.replace(token, text=text)
 
 

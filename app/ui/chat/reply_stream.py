@@ -19,7 +19,6 @@ from app.core.reply.reasoning import ReasoningTally
 from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
 from app.engine.reply import finished_state, record_end
 from app.engine.store import conversations
-from app.engine.store.conversations import tokens_of_step
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
 from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
@@ -67,7 +66,7 @@ class ReplyStream:
             return
         if self.activity is not Activity.GENERATING or self._reply is None:
             return
-        tokens = tokens_of_step(event)
+        tokens = event.tokens
         step_ms = event.record.draft_ms + event.record.verify_ms if event.record is not None else None
         self.panel.view.append_tokens(tokens, step_ms)  # the step's time: the "Thinking (N s)" header
         self._reply.unsaved.extend(tokens)

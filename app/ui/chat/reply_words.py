@@ -19,9 +19,10 @@ from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
 from app.core.decoding.stats import GenerationStats, PromptFigures
 from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
+from app.core.reply.token_record import TokenRecord
 from app.engine.reply import pair_label
 from app.engine.store import conversations
-from app.engine.store.conversations import StoredMessage, StoredToken
+from app.engine.store.conversations import StoredMessage
 from app.ui.chat.reply_info import provenance_html
 from app.ui.chat.view import ViewMessage
 from app.ui.i18n import QT_TRANSLATE_NOOP
@@ -195,7 +196,7 @@ def view_message(
             )
     tokens = message.tokens
     if message.role == "assistant" and not tokens and message.content:
-        tokens = [StoredToken(message.content, "target", 1.0)]
+        tokens = [TokenRecord(text=message.content, origin="target", p_target=1.0)]
     if record.continued and footer:
         footer += "  ·  " + (
             QCoreApplication.translate("ReplyWords", "continued {n} times").format(n=record.continued)

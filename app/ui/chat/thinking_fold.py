@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont, QTextCursor
 
-from app.engine.store.conversations import StoredToken
+from app.core.reply.token_record import TokenRecord
 from app.ui.chat.message_lines import new_block
 from app.ui.chat.reply_drawing import StreamState, relayout_tail
 from app.ui.chat.reply_split import ReplySplit, duration_words
@@ -119,7 +119,7 @@ def _insert_header(cursor: QTextCursor, painter: TokenPainter, index: int, words
     cursor.insertText(("▾ " if expanded else "▸ ") + words, fmt)
 
 
-def split_of(tokens: list[StoredToken], inside: bool, final: bool, kept: ReplySplit | None) -> ReplySplit:
+def split_of(tokens: list[TokenRecord], inside: bool, final: bool, kept: ReplySplit | None) -> ReplySplit:
     """The split for ``tokens``: ``kept`` when it is up to date (it keeps the step times), else made afresh."""
     if kept is not None and kept.count == len(tokens) and kept.inside == inside:
         if final and not kept.finished:

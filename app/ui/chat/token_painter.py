@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QFont, QPalette, QTextCharFormat, QTextFormat
 from PySide6.QtWidgets import QWidget
 
 from app.core.decoding.events import TokenOrigin
-from app.engine.store.conversations import StoredToken
+from app.core.reply.token_record import TokenRecord
 from app.ui import theme
 from app.ui.chat.markdown_layout import Char, LineKind, LineLayout
 
@@ -111,7 +111,7 @@ class TokenPainter:
         return fmt
 
     def token_format(
-        self, message_index: int, token_index: int, token: StoredToken, ghost: bool = False
+        self, message_index: int, token_index: int, token: TokenRecord, ghost: bool = False
     ) -> QTextCharFormat:
         """The format of a token's characters (or, ``ghost``, of its rejected proposal), with its facts."""
         fmt = self.plain_format(message_index, "ghost" if ghost else "token")
@@ -125,10 +125,10 @@ class TokenPainter:
             fmt.setProperty(Prop.SOURCE, token.source)
         if token.copied_from is not None:
             fmt.setProperty(Prop.COPIED_FROM, token.copied_from)
-        if token.rejected_text is not None:
-            fmt.setProperty(Prop.REJECTED_TEXT, token.rejected_text)
-            fmt.setProperty(Prop.REJECTED_P, token.rejected_p)
-            fmt.setProperty(Prop.REJECTED_Q, token.rejected_q)
+        if token.rejected is not None:
+            fmt.setProperty(Prop.REJECTED_TEXT, token.rejected.text)
+            fmt.setProperty(Prop.REJECTED_P, token.rejected.p_target)
+            fmt.setProperty(Prop.REJECTED_Q, token.rejected.q_draft)
         if ghost:
             fmt.setFontStrikeOut(True)
             fmt.setForeground(self.ghost)
@@ -144,7 +144,7 @@ class TokenPainter:
     def reply_format(
         self,
         message_index: int,
-        tokens: list[StoredToken],
+        tokens: list[TokenRecord],
         owner: int,
         line: LineLayout,
         style: Char,

@@ -39,7 +39,7 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip, QWidget
 
 from app.core.attachments.record import Attachment, AttachmentUse
-from app.engine.store.conversations import StoredToken
+from app.core.reply.token_record import TokenRecord
 from app.ui.chat import table_grid, token_cards
 from app.ui.chat.attachment_lines import insert_chips, insert_citations
 from app.ui.chat.markdown_layout import fenced_code_blocks
@@ -66,7 +66,7 @@ class ViewMessage:
 
     role: str
     text: str = ""
-    tokens: list[StoredToken] = field(default_factory=list)
+    tokens: list[TokenRecord] = field(default_factory=list)
     header: str = ""
     notice: str = ""
     footer: str = ""
@@ -153,7 +153,7 @@ class ChatView(QTextBrowser):
         with self._at_end() as cursor:
             self._render(cursor, len(self._messages) - 1, message)
 
-    def append_tokens(self, tokens: Sequence[StoredToken], step_ms: float | None = None) -> None:
+    def append_tokens(self, tokens: Sequence[TokenRecord], step_ms: float | None = None) -> None:
         """Stream more tokens into the current reply (``step_ms``: the verify step's time, for "Thinking (N s)")."""
         if not self._messages or self._messages[-1].role != "assistant":
             raise RuntimeError("append_tokens without begin_reply")

@@ -284,7 +284,7 @@ class EngineWorker(QObject):
                 policy = DraftPlan.for_chat(kind, job.draft_length, job.adaptive).policy()
                 for event in pair.decoder(params, policy, drafter=kind).generate(request):
                     if isinstance(event, StepEvent):
-                        ids.extend(t.id for t in event.tokens)
+                        ids.extend(event.token_ids)
                     elif event.reason is not FinishReason.CANCELLED:
                         # A stopped run is cut short: its numbers would be drawn as a real data point.
                         self.comparison_run.emit(

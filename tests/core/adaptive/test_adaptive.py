@@ -42,7 +42,6 @@ def step(k: int, accepted: int, costs: StepCosts, drafted: int | None = None) ->
         drafted=drafted,
         accepted=accepted,
         draft_length=k,
-        rejected=None,
         timings=StepTimings(draft_s, verify_s, draft_s + verify_s + 0.0005),
     )
 
@@ -157,7 +156,6 @@ def test_catch_up_step_after_an_off_stretch_does_not_count_as_draft_cost() -> No
         drafted=4,
         accepted=4,
         draft_length=4,
-        rejected=None,
         timings=StepTimings(5.0, slow.timings.verify_s, 5.0 + slow.timings.verify_s),
     )
     policy.observe(slow)
@@ -289,7 +287,6 @@ def test_costs_scale_together_when_the_machine_slows_down() -> None:
                 drafted=0,
                 accepted=0,
                 draft_length=0,
-                rejected=None,
                 timings=StepTimings(0.0, slow, slow + 0.0005),
             )
         )

@@ -75,7 +75,7 @@ def jittered_run(hold: CostHold, seed: int, steps: int = 300) -> list[int]:
         verify_s = F16_LIKE.verify(k + 1) * float(clock.uniform(0.94, 1.06))
         timings = StepTimings(draft_s, verify_s, draft_s + verify_s + 0.0005)
         policy.observe(
-            StepEvent(tokens=(), drafted=k, accepted=accepted, draft_length=k, rejected=None, timings=timings)
+            StepEvent(tokens=(), drafted=k, accepted=accepted, draft_length=k, timings=timings)
         )
     return chosen
 
@@ -103,7 +103,7 @@ def test_a_load_change_still_reaches_the_decisions() -> None:
         k = policy.next_length()
         draft_s = slow.draft_per_token_s * k
         timings = StepTimings(draft_s, slow.verify(k + 1), draft_s + slow.verify(k + 1))
-        policy.observe(StepEvent(tokens=(), drafted=k, accepted=k, draft_length=k, rejected=None, timings=timings))
+        policy.observe(StepEvent(tokens=(), drafted=k, accepted=k, draft_length=k, timings=timings))
     assert hold.replaced > before
     # Only the batch sizes it verified were seen (a plain step would show the one-token cost).
     held, learned = policy.costs(), policy.learned_costs()

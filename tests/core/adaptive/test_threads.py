@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
+from app.core.reply.token_record import TokenRecord
 from app.core.adaptive.threads import (
     MAX_RECHECK_FACTOR,
     AdaptiveThreads,
@@ -15,7 +16,7 @@ from app.core.adaptive.threads import (
     suggested_count,
 )
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
-from app.core.decoding.events import EmittedToken, FinishedEvent, StepEvent, StepTimings, TokenOrigin
+from app.core.decoding.events import FinishedEvent, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats
 from tests.core.fakes import BigramLM, random_table
@@ -26,9 +27,9 @@ ONE_BUSY = {1: 16.0, 2: 8.5}
 
 
 def step_event(tokens: int, seconds: float) -> StepEvent:
-    emitted = tuple(EmittedToken(1, "x", TokenOrigin.TARGET, 1.0) for _ in range(tokens))
+    emitted = tuple(TokenRecord(id=1, text="x", origin=TokenOrigin.TARGET, p_target=1.0) for _ in range(tokens))
     return StepEvent(
-        tokens=emitted, drafted=0, accepted=0, draft_length=0, rejected=None, timings=StepTimings(0.0, seconds, seconds)
+        tokens=emitted, drafted=0, accepted=0, draft_length=0, timings=StepTimings(0.0, seconds, seconds)
     )
 
 
@@ -311,13 +312,12 @@ def test_a_count_found_slower_despite_the_reading_is_retried_only_at_the_longest
 
 def _verify_event(n: int, accepted: int, seconds: float) -> StepEvent:
     """A step that verified a batch of ``n`` (n - 1 drafts) in ``seconds`` and emitted ``accepted + 1`` tokens."""
-    emitted = tuple(EmittedToken(1, "x", TokenOrigin.TARGET, 1.0) for _ in range(accepted + 1))
+    emitted = tuple(TokenRecord(id=1, text="x", origin=TokenOrigin.TARGET, p_target=1.0) for _ in range(accepted + 1))
     return StepEvent(
         tokens=emitted,
         drafted=n - 1,
         accepted=accepted,
         draft_length=n - 1,
-        rejected=None,
         timings=StepTimings(0.0, seconds, seconds),
     )
 

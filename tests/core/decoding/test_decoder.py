@@ -89,9 +89,11 @@ def test_stats_add_up() -> None:
     for event in steps:
         origins = [t.origin for t in event.tokens]
         assert origins[: event.accepted] == [TokenOrigin.DRAFT] * event.accepted
-        if event.rejected is not None:
-            assert event.tokens[event.accepted].origin is TokenOrigin.CORRECTED
-            assert event.tokens[event.accepted].id != event.rejected.id
+        if event.accepted < event.drafted and event.accepted < len(event.tokens):  # a proposal turned down
+            corrected = event.tokens[event.accepted]
+            assert corrected.origin is TokenOrigin.CORRECTED and corrected.rejected is not None
+            assert corrected.id != corrected.rejected.id
+        assert all(t.rejected is None for t in event.tokens if t.origin is not TokenOrigin.CORRECTED)
 
 
 def test_stops_on_end_of_generation_without_emitting_it() -> None:

@@ -38,7 +38,7 @@ def test_the_way_there_and_back_keeps_what_openai_can_say() -> None:
 
 def test_a_step_is_built_with_keywords_only() -> None:
     timings = StepTimings(0.0, 0.1, 0.1)
-    step = StepEvent(tokens=(), drafted=3, accepted=1, draft_length=4, rejected=None, timings=timings)
+    step = StepEvent(tokens=(), drafted=3, accepted=1, draft_length=4, timings=timings)
     assert (step.drafted, step.accepted, step.draft_length, step.threads, step.draft_source) == (3, 1, 4, 0, None)
     with pytest.raises(TypeError):
         StepEvent((), 3, 1, 4, None, timings)  # type: ignore[misc]

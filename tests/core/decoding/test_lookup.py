@@ -178,7 +178,6 @@ def test_one_miss_does_not_switch_lookup_off_for_the_rest_of_the_reply() -> None
                 drafted=4,
                 accepted=0,
                 draft_length=4,
-                rejected=None,
                 timings=StepTimings(0.0, 0.1, 0.1),
                 draft_source=LOOKUP_SOURCE,
             )
@@ -219,7 +218,6 @@ def test_a_hybrid_lookup_step_teaches_neither_the_model_cost_nor_its_acceptance(
             drafted=12,
             accepted=0,
             draft_length=12,
-            rejected=None,
             timings=StepTimings(0.0, 0.05, 0.0501),
             draft_source=LOOKUP_SOURCE,
         )

@@ -1,39 +1,38 @@
-"""The one JSON spelling of a token, both ways, on hand-built tokens."""
+"""The one token record's JSON spelling, both ways, on hand-built tokens."""
 
 from __future__ import annotations
 
 import json
 import math
+from dataclasses import replace
 
 import pytest
 
-from app.core.decoding.events import EmittedToken, RejectedProposal, StepEvent, StepTimings, TokenOrigin
-from app.core.reply.token_record import TokenRecord, step_records
+from app.core.decoding.events import TokenOrigin
+from app.core.reply.token_record import RejectedProposal, TokenRecord
+
+_PROPOSAL = RejectedProposal(id=13, text=" there", p_target=0.1, q_draft=0.7)
+_TOKENS = (
+    TokenRecord(id=11, text="Hello", origin=TokenOrigin.DRAFT, p_target=0.9, q_draft=0.8, source="model"),
+    TokenRecord(id=12, text=" world", origin=TokenOrigin.CORRECTED, p_target=0.6, rejected=_PROPOSAL),
+)
 
 
-def _step() -> StepEvent:
-    tokens = (
-        EmittedToken(11, "Hello", TokenOrigin.DRAFT, 0.9, 0.8, "model"),
-        EmittedToken(12, " world", TokenOrigin.CORRECTED, 0.6, None),
-    )
-    rejected = RejectedProposal(id=13, text=" there", position=1, p_target=0.1, q_draft=0.7)
-    return StepEvent(
-        tokens=tokens, drafted=2, accepted=1, draft_length=2, rejected=rejected, timings=StepTimings(0.0, 0.0, 0.0)
-    )
-
-
-def test_a_step_round_trips_through_json_with_its_rejected_proposal():
-    records = step_records(_step())
-    assert records[0].rejected is None and records[1].rejected is not None
-    wire = json.loads(json.dumps([r.to_json() for r in records]))
+def test_a_token_round_trips_through_json_with_its_rejected_proposal():
+    wire = json.loads(json.dumps([t.to_json() for t in _TOKENS]))
     assert wire[0] == {"id": 11, "text": "Hello", "origin": "draft", "p_target": 0.9, "q_draft": 0.8, "source": "model"}
-    assert wire[1]["rejected"] == {"text": " there", "p_target": 0.1, "q_draft": 0.7}
-    assert [TokenRecord.from_json(w) for w in wire] == records
-    assert TokenRecord.from_json(wire[0]).emitted() == _step().tokens[0]
+    assert wire[1]["rejected"] == {"text": " there", "p_target": 0.1, "q_draft": 0.7}  # the proposal's id stays home
+    back = [TokenRecord.from_json(w) for w in wire]
+    assert back == [_TOKENS[0], replace(_TOKENS[1], rejected=replace(_PROPOSAL, id=None))]
+
+
+def test_serve_leaves_the_rejected_proposal_out():
+    assert "rejected" not in _TOKENS[1].to_json(with_rejected=False)
+    assert _TOKENS[1].to_json(with_rejected=False) == {k: v for k, v in _TOKENS[1].to_json().items() if k != "rejected"}
 
 
 def test_an_unknown_p_target_is_null_on_the_wire_and_nan_in_memory():
-    record = TokenRecord("x", TokenOrigin.TARGET)
+    record = TokenRecord(text="x", origin=TokenOrigin.TARGET)
     assert record.to_json()["p_target"] is None
     assert math.isnan(TokenRecord.from_json(record.to_json()).p_target)
 
@@ -41,8 +40,13 @@ def test_an_unknown_p_target_is_null_on_the_wire_and_nan_in_memory():
 def test_an_older_export_without_id_and_source_reads():
     old = {"text": "Hi", "origin": "bonus", "p_target": 0.5}
     record = TokenRecord.from_json(old)
-    assert (record.id, record.source, record.origin) == (None, None, TokenOrigin.BONUS)
-    assert record.emitted(unknown_id=-7).id == -7
+    assert (record.id, record.source, record.copied_from, record.rejected) == (None, None, None, None)
+    assert (record.origin, record.p_target) == (TokenOrigin.BONUS, 0.5)
+
+
+def test_a_proposal_without_its_probabilities_reads_with_none():
+    record = TokenRecord.from_json({"text": "a", "origin": "corrected", "rejected": {"text": "b"}})
+    assert record.rejected == RejectedProposal(text="b", p_target=None, q_draft=None)
 
 
 @pytest.mark.parametrize(
@@ -69,4 +73,5 @@ def test_anything_else_is_refused_in_one_line_naming_the_token(raw, complaint):
 
 def test_an_unknown_origin_can_be_kept_as_text():
     record = TokenRecord.from_json({"text": "a", "origin": "psychic"}, known_origins_only=False)
-    assert record.origin == "psychic" and record.emitted().origin is TokenOrigin.TARGET
+    assert record.origin == "psychic" and not isinstance(record.origin, TokenOrigin)
+    assert record.to_json()["origin"] == "psychic"

@@ -126,14 +126,18 @@ def test_origins_and_probabilities_are_consistent(pair: LoadedPair) -> None:
             assert 0.0 < token.p_target <= 1.0
             if i < step.accepted:
                 assert token.origin is TokenOrigin.DRAFT and token.q_draft is not None and token.q_draft > 0
-        if step.rejected is not None:
-            assert step.rejected.q_draft > 0  # it was drawn from q_draft
+        if step.accepted < step.drafted:  # the target turned a proposal down
             if step.accepted >= len(step.tokens):
                 # End-of-generation came in this step (an accepted draft token or the correction): it is not
                 # emitted, and the reply ends here.
                 assert step is steps[-1] and finished.reason is FinishReason.EOG
             else:
-                assert step.tokens[step.accepted].origin is TokenOrigin.CORRECTED
+                corrected = step.tokens[step.accepted]
+                assert corrected.origin is TokenOrigin.CORRECTED and corrected.rejected is not None
+                q = corrected.rejected.q_draft
+                assert q is not None and q > 0  # it was drawn from q_draft
+        # Only the corrected token carries a rejected proposal.
+        assert [t.rejected is not None for t in step.tokens] == [t.origin is TokenOrigin.CORRECTED for t in step.tokens]
 
 
 def test_seeded_sampling_is_reproducible(pair: LoadedPair) -> None:

@@ -29,7 +29,7 @@ from app.core.decoding.text import standalone_text
 from app.core.decoding.verification import residual_distribution
 from app.core.reply.step_record import StepRecord
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
-from app.engine.store.conversations import ChatStore, tokens_of_step
+from app.engine.store.conversations import ChatStore
 from app.engine.store.steps import encode_step
 
 QUESTION = [
@@ -142,15 +142,17 @@ def test_sampled_steps_coins_decide_and_the_residual_is_p_minus_q_renormalised(
     text = lambda token: standalone_text(pair.target.token_bytes, token)  # noqa: E731
     checked = 0
     for event, record in zip(steps, records, strict=True):
-        if record.rejected_at is None or event.rejected is None or checked == 3:
+        if record.rejected_at is None or record.rejected_at >= len(event.tokens) or checked == 3:
             continue
+        proposal = event.tokens[record.rejected_at].rejected
+        assert proposal is not None and proposal.id is not None
         context = ids[: len(prompt) + record.first_token + record.rejected_at]
         p = LogitsWarper(params, pair.target.n_vocab).warp(_row(pair.target, context))
         assert pair.draft is not None
         q = LogitsWarper(params, pair.draft.n_vocab).warp(_row(pair.draft, context))
         rejected = record.drafted[record.rejected_at]
-        assert p.prob_of(event.rejected.id) == pytest.approx(rejected.p_target, abs=_ROW_TOLERANCE)
-        assert q.prob_of(event.rejected.id) == pytest.approx(rejected.q_draft, abs=_ROW_TOLERANCE)
+        assert p.prob_of(proposal.id) == pytest.approx(rejected.p_target, abs=_ROW_TOLERANCE)
+        assert q.prob_of(proposal.id) == pytest.approx(rejected.q_draft, abs=_ROW_TOLERANCE)
         fresh = {entry.text: entry.p for entry in top_entries(residual_distribution(p, q), text)}
         for entry in record.residual_top:
             if entry.p > 2 * _ROW_TOLERANCE:  # a tiny entry may swap places with the sixth
@@ -178,7 +180,7 @@ def test_records_survive_the_store_and_an_export_read_back(tmp_path: Path, sampl
         reply = store.begin_reply(chat)
         for event in steps:
             assert event.record is not None
-            store.append_tokens(reply, tokens_of_step(event), (event.record,))
+            store.append_tokens(reply, event.tokens, (event.record,))
         store.finish_reply(reply, finished.text)
         stored = store.steps(reply)
         assert [s.to_json() for s in stored] == [r.to_json() for r in records] and store.skipped_steps == 0

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from app.core.decoding.events import EmittedToken, FinishReason, StepEvent, StepTimings, TokenOrigin
+from app.core.reply.token_record import TokenRecord
+from app.core.decoding.events import FinishReason, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.stats import GenerationStats
 from app.core.tools.records import ToolChoice, ToolChoiceKind
 from app.engine.server.protocol import RequestError, ResponseShape, parse_chat_request
@@ -18,8 +19,8 @@ ASK = {"messages": [{"role": "user", "content": "hi"}]}
 
 
 def _step(text: str) -> StepEvent:
-    tokens = (EmittedToken(1, text, TokenOrigin.TARGET, 0.9),)
-    return StepEvent(tokens=tokens, drafted=0, accepted=0, draft_length=0, rejected=None, timings=StepTimings(0, 0, 0))
+    tokens = (TokenRecord(id=1, text=text, origin=TokenOrigin.TARGET, p_target=0.9),)
+    return StepEvent(tokens=tokens, drafted=0, accepted=0, draft_length=0, timings=StepTimings(0, 0, 0))
 
 
 def _stream(relay: ToolRelay, pieces: list[str]) -> list[dict[str, Any]]:

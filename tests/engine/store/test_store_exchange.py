@@ -8,10 +8,11 @@ import math
 
 import pytest
 
+from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.core.chat import MessageState, Role
 from app.core.decoding.events import TokenOrigin
 from app.engine.store import conversations
-from app.engine.store.conversations import ChatStore, ImportFormatError, StoredToken
+from app.engine.store.conversations import ChatStore, ImportFormatError
 
 
 @pytest.fixture
@@ -27,11 +28,11 @@ def _tree(store: ChatStore) -> int:
     store.add_message(cid, "system", "Sois bref.")
     question = store.add_message(cid, "user", "Capitale de la France ?")
     first = store.begin_reply(cid, {"produced_by": {"drafter": "model", "seed": 7}})
-    rejected = StoredToken(" Paris", "corrected", 0.6, 0.1, rejected_text=" Lyon", rejected_p=0.01, rejected_q=0.8)
-    store.append_tokens(first, [StoredToken("C'est", "draft", 0.9, 0.85), rejected])
+    rejected = TokenRecord(text=" Paris", origin="corrected", p_target=0.6, q_draft=0.1, rejected=RejectedProposal(text=" Lyon", p_target=0.01, q_draft=0.8))
+    store.append_tokens(first, [TokenRecord(text="C'est", origin="draft", p_target=0.9, q_draft=0.85), rejected])
     store.finish_reply(first, "C'est Paris", meta={"stats": {"emitted": 2}})
     second = store.begin_reply(cid, parent_id=question)
-    store.append_tokens(second, [StoredToken("Paris", "target", 0.95)])
+    store.append_tokens(second, [TokenRecord(text="Paris", origin="target", p_target=0.95)])
     store.finish_reply(second, "Paris", conversations.CANCELLED)
     store.add_message(cid, "user", "Et de l'Italie ?", parent_id=store.messages(cid)[0].id)
     store.switch_to(first)
@@ -85,7 +86,7 @@ def test_a_servers_reply_with_unknown_odds_survives_the_round_trip(store):
     cid = store.create_conversation("Remote")
     store.add_message(cid, "user", "Hi")
     reply = store.begin_reply(cid)
-    store.append_tokens(reply, [StoredToken("Hello", "draft", math.nan), StoredToken("!", "target", 0.9)])
+    store.append_tokens(reply, [TokenRecord(text="Hello", origin="draft", p_target=math.nan), TokenRecord(text="!", origin="target", p_target=0.9)])
     store.finish_reply(reply, "Hello!")
     exported = json.loads(json.dumps(store.export_json(cid)))
     assert exported["messages"][1]["tokens"][0]["p_target"] is None  # JSON has no NaN
@@ -115,7 +116,7 @@ def test_a_v1_export_imports_as_a_linear_chat(store):
     stored = store.messages(cid)
     assert [(m.role, m.content) for m in stored] == [("user", "hi"), ("assistant", "hello")]
     assert stored[1].parent_id == stored[0].id and stored[1].state == conversations.INTERRUPTED
-    assert stored[1].tokens == [StoredToken("hello", "draft", 0.9, 0.8)]
+    assert stored[1].tokens == [TokenRecord(text="hello", origin="draft", p_target=0.9, q_draft=0.8)]
 
 
 def test_an_import_reads_roles_states_and_origins_as_members_and_a_missing_state_as_done(store):

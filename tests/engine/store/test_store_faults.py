@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from app.core.reply.token_record import TokenRecord
 from app.engine.store import conversations
-from app.engine.store.conversations import ChatStore, StoredToken, default_path
+from app.engine.store.conversations import ChatStore, default_path
 from app.engine.store.database import Problem, StoreOpenError, StoreWriteError
 from app.engine.store.recovery import recover_in_place
 from tests.engine import store_files
@@ -144,7 +145,7 @@ def test_full_database_raises_a_plain_error_and_loses_nothing_once_there_is_room
         pages = store._db.execute("PRAGMA page_count").fetchone()[0]
         # SQLite's own full-disk error: the file may not grow past its current size.
         store._db.execute(f"PRAGMA max_page_count={pages}")
-        tokens = [StoredToken(f" t{i}" * 20, "target", 0.5) for i in range(400)]
+        tokens = [TokenRecord(text=f" t{i}" * 20, origin="target", p_target=0.5) for i in range(400)]
         with pytest.raises(StoreWriteError) as caught:
             store.append_tokens(reply, tokens)
         assert caught.value.kind == "full"
@@ -166,7 +167,7 @@ def test_real_full_disk_says_how_much_is_free_and_recovers(tmp_path):
         try:
             _, reply = _stored_reply(store)
             filler = store_files.fill(folder)
-            tokens = [StoredToken(f" t{i}" * 50, "target", 0.5) for i in range(300)]
+            tokens = [TokenRecord(text=f" t{i}" * 50, origin="target", p_target=0.5) for i in range(300)]
             with pytest.raises(StoreWriteError) as caught:
                 store.append_tokens(reply, tokens)
             assert caught.value.kind == "full"
@@ -182,12 +183,19 @@ _WRITER = textwrap.dedent(
     """
     import json, os, sys, time
     from pathlib import Path
-    from app.engine.store.conversations import ChatStore, StoredToken
+    from app.core.reply.token_record import TokenRecord
+    from app.engine.store.conversations import ChatStore
     store = ChatStore(Path(sys.argv[1]))
     cid = store.create_conversation("live")
     store.add_message(cid, "user", "first question")
     reply = store.begin_reply(cid)
-    store.append_tokens(reply, [StoredToken("Half ", "draft", 0.9, 0.8), StoredToken("a reply", "target", 0.7)])
+    store.append_tokens(
+        reply,
+        [
+            TokenRecord(text="Half ", origin="draft", p_target=0.9, q_draft=0.8),
+            TokenRecord(text="a reply", origin="target", p_target=0.7),
+        ],
+    )
     print(json.dumps({"conversation": cid, "reply": reply}), flush=True)
     if sys.argv[2] == "die":
         os._exit(9)  # no finish, no close: the process dies mid-reply
@@ -258,7 +266,7 @@ def test_finished_reply_reaches_the_main_file_without_waiting_for_close(tmp_path
     store = ChatStore(path)
     try:
         _, reply = _stored_reply(store)
-        store.append_tokens(reply, [StoredToken("kept", "target", 1.0)])
+        store.append_tokens(reply, [TokenRecord(text="kept", origin="target", p_target=1.0)])
         store.finish_reply(reply, "kept in the main file")
         # What a crash now would leave, without the -wal file: the main file alone.
         alone = tmp_path / "alone.sqlite3"

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.reply.token_record import TokenRecord
 from app.engine.store import conversations
 from app.engine.store.conversations import ChatStore
 from app.engine.store.database import Problem, StoreOpenError
@@ -98,7 +99,8 @@ def test_migration_keeps_every_conversation_message_token_state_and_meta(v1_file
                 assert [tuple(vars_of(t)) for t in message.tokens] == [t[2:] for t in tokens]
         unicode_chat = store.messages(2)
         assert unicode_chat[1].content == "東京の天気はどうですか？ مرحبا بالعالم 🎉 Crème brûlée"
-        assert unicode_chat[2].tokens[1].rejected_text == "wrong" and unicode_chat[2].tokens[1].q_draft == 0.2
+        rejected = unicode_chat[2].tokens[1].rejected
+        assert rejected is not None and rejected.text == "wrong" and unicode_chat[2].tokens[1].q_draft == 0.2
         fts = store._db.execute("SELECT COUNT(*) FROM messages_fts").fetchone()[0]
         assert fts == sum(1 for m in after["messages"] if m[3])
     finally:
@@ -106,15 +108,16 @@ def test_migration_keeps_every_conversation_message_token_state_and_meta(v1_file
     assert _plain_rows(store.migrated_from) == before  # the kept copy is the v1 file as it was
 
 
-def vars_of(token: conversations.StoredToken) -> tuple[object, ...]:
+def vars_of(token: TokenRecord) -> tuple[object, ...]:
+    rejected = token.rejected
     return (
         token.text,
         token.origin,
         token.p_target,
         token.q_draft,
-        token.rejected_text,
-        token.rejected_p,
-        token.rejected_q,
+        None if rejected is None else rejected.text,
+        None if rejected is None else rejected.p_target,
+        None if rejected is None else rejected.q_draft,
     )
 
 

@@ -6,7 +6,8 @@ import shutil
 
 import pytest
 
-from app.engine.store.conversations import ChatStore, StoredToken
+from app.core.reply.token_record import TokenRecord
+from app.engine.store.conversations import ChatStore
 from app.engine.store.search import MATCH_END, MATCH_START, snippet, snippet_parts
 from tests.paths import REPO_ROOT
 
@@ -72,12 +73,12 @@ def test_index_follows_inserts_finished_replies_continuations_and_deletes(store)
     cid = store.create_conversation("Streaming")
     store.add_message(cid, "user", "tell me about zebras")
     reply = store.begin_reply(cid)
-    store.append_tokens(reply, [StoredToken("Stripes", "target", 0.9)])
+    store.append_tokens(reply, [TokenRecord(text="Stripes", origin="target", p_target=0.9)])
     assert _found(store, "Stripes") == []  # streaming text is not indexed until it is finished
     store.finish_reply(reply, "Stripes everywhere")
     assert _found(store, "Stripes") == ["Stripes everywhere"]
     store.reopen_reply(reply)
-    store.append_tokens(reply, [StoredToken(" and savannah", "target", 0.9)])
+    store.append_tokens(reply, [TokenRecord(text=" and savannah", origin="target", p_target=0.9)])
     store.finish_reply(reply, "Stripes everywhere and savannah")
     assert _found(store, "savannah") == ["Stripes everywhere and savannah"]
     assert _found(store, "everywhere") == ["Stripes everywhere and savannah"]  # re-indexed, not added twice

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from app.core.reply.token_record import TokenRecord
 from app.core.chat_settings import ChatSettings
 from app.engine.store import conversations
-from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredToken
+from app.engine.store.conversations import ACTIVE_LEAF, ChatStore
 
 
 @pytest.fixture
@@ -41,7 +42,7 @@ def test_linear_chat_links_each_message_to_the_previous_one(store):
 def test_regenerate_adds_a_sibling_and_switching_shows_each_branch(store):
     cid, q2, a2 = _chat(store)
     b2 = store.begin_reply(cid, parent_id=q2)  # regenerate A2
-    store.append_tokens(b2, [StoredToken("B", "draft", 0.9, 0.8), StoredToken("2", "target", 0.7)])
+    store.append_tokens(b2, [TokenRecord(text="B", origin="draft", p_target=0.9, q_draft=0.8), TokenRecord(text="2", origin="target", p_target=0.7)])
     store.finish_reply(b2, "B2")
     assert store.siblings(a2) == [a2, b2] == store.siblings(b2)
     assert _texts(store, cid) == ["Q1", "A1", "Q2", "B2"]
@@ -107,7 +108,7 @@ def test_a_parent_from_another_conversation_is_refused(store):
 
 def test_delete_a_branch_removes_its_subtree_and_tokens(store):
     cid, q2, a2 = _chat(store)
-    store.append_tokens(a2, [StoredToken("A", "draft", 0.9, 0.8)])
+    store.append_tokens(a2, [TokenRecord(text="A", origin="draft", p_target=0.9, q_draft=0.8)])
     q1 = store.messages(cid)[0].id
     a1 = store.messages(cid)[1].id
     e2 = store.add_message(cid, "user", "E2", parent_id=a1)
@@ -148,11 +149,11 @@ def test_continue_grows_the_same_reply_and_a_crash_keeps_old_text_plus_new_token
     cid = store.create_conversation("continue")
     store.add_message(cid, "user", "Count")
     reply = store.begin_reply(cid)
-    store.append_tokens(reply, [StoredToken("1,", "target", 0.9), StoredToken(" 2,", "target", 0.9)])
+    store.append_tokens(reply, [TokenRecord(text="1,", origin="target", p_target=0.9), TokenRecord(text=" 2,", origin="target", p_target=0.9)])
     store.finish_reply(reply, "1, 2,", meta={"finish": "length"})
     store.reopen_reply(reply)
     assert store.messages(cid)[-1].state == conversations.STREAMING
-    store.append_tokens(reply, [StoredToken(" 3,", "target", 0.9)])
+    store.append_tokens(reply, [TokenRecord(text=" 3,", origin="target", p_target=0.9)])
     assert store.messages(cid)[-1].content == "1, 2, 3,"  # the text so far, while it streams
     store.finish_reply(reply, "1, 2, 3,", meta={"finish": "stop"})
     message = store.messages(cid)[-1]
@@ -160,7 +161,7 @@ def test_continue_grows_the_same_reply_and_a_crash_keeps_old_text_plus_new_token
     assert [t.text for t in message.tokens] == ["1,", " 2,", " 3,"] and message.meta["finish"] == "stop"
 
     store.reopen_reply(reply)
-    store.append_tokens(reply, [StoredToken(" 4", "target", 0.9)])
+    store.append_tokens(reply, [TokenRecord(text=" 4", origin="target", p_target=0.9)])
     store.close()  # dies before finish_reply
     again = ChatStore(path)
     try:

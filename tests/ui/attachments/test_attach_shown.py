@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from app.core.reply.token_record import TokenRecord
 from app.core.attachments.record import Attachment, AttachmentKind, AttachmentUse, Section
-from app.engine.store.conversations import StoredToken
 from app.ui.chat.attachment_lines import OPEN_ATTACHMENT, OPEN_CITATION
 from app.ui.chat.view import ViewMessage
 from tests.ui.attachments.steps import click_href
@@ -23,8 +23,8 @@ def test_chips_under_a_message_and_citations_under_a_reply_open_the_text(make_wi
     report = _report()
     uses = (AttachmentUse("report.pdf", report.sha256, False, ("report.pdf, p. 3", "report.pdf, p. 1"), 40),)
     tokens = [
-        StoredToken("Plums ", "target", 0.9),
-        StoredToken("are on page three", "draft", 0.8, 1.0, source="lookup", copied_from="report.pdf, p. 3"),
+        TokenRecord(text="Plums ", origin="target", p_target=0.9),
+        TokenRecord(text="are on page three", origin="draft", p_target=0.8, q_draft=1.0, source="lookup", copied_from="report.pdf, p. 3"),
     ]
     view = window.chat.view
     view.set_messages(
@@ -72,7 +72,7 @@ def test_a_reply_given_the_whole_file_lists_no_passages(make_window):
             ViewMessage("user", "Summarise", attachments=(report,)),
             ViewMessage(
                 "assistant",
-                tokens=[StoredToken("It is about fruit.", "target", 1.0)],
+                tokens=[TokenRecord(text="It is about fruit.", origin="target", p_target=1.0)],
                 footer="5",
                 attachment_uses=whole,
             ),

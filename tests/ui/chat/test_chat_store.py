@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 
+from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.engine.store import conversations
-from app.engine.store.conversations import ChatStore, StoredToken
+from app.engine.store.conversations import ChatStore
 
 
 def test_streaming_reply_found_on_reopen_is_interrupted_with_its_text(data_dir):
@@ -16,8 +17,8 @@ def test_streaming_reply_found_on_reopen_is_interrupted_with_its_text(data_dir):
     conversation = store.create_conversation("Crash test")
     store.add_message(conversation, "user", "hello")
     reply = store.begin_reply(conversation, {"pair": "a + b"})
-    store.append_tokens(reply, [StoredToken("Hi", "draft", 0.9, 0.8), StoredToken(" there", "corrected", 0.6, 0.1)])
-    store.append_tokens(reply, [StoredToken("!", "bonus", 0.7)])
+    store.append_tokens(reply, [TokenRecord(text="Hi", origin="draft", p_target=0.9, q_draft=0.8), TokenRecord(text=" there", origin="corrected", p_target=0.6, q_draft=0.1)])
+    store.append_tokens(reply, [TokenRecord(text="!", origin="bonus", p_target=0.7)])
     # No finish_reply: the reply's row is left "streaming", as a process that died leaves it
     # (one writer at a time, so this store closes first; tests/engine/test_store_faults.py kills a real one).
     store.close()
@@ -38,8 +39,8 @@ def test_listing_order_finish_delete_and_exports(data_dir):
     assert [c.title for c in store.list_conversations()] == ["First", "Second"]
 
     reply = store.begin_reply(first)
-    rejected = StoredToken("B", "corrected", 0.5, 0.2, rejected_text="C", rejected_p=0.1, rejected_q=0.7)
-    store.append_tokens(reply, [StoredToken("A", "draft", 0.9, 0.9), rejected])
+    rejected = TokenRecord(text="B", origin="corrected", p_target=0.5, q_draft=0.2, rejected=RejectedProposal(text="C", p_target=0.1, q_draft=0.7))
+    store.append_tokens(reply, [TokenRecord(text="A", origin="draft", p_target=0.9, q_draft=0.9), rejected])
     store.finish_reply(reply, "AB", conversations.DONE, {"stats": {"emitted": 2, "tokens_per_second": 5.0}})
     exported = store.export_json(first)
     json.dumps(exported)  # JSON-ready

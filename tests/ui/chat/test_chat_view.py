@@ -9,18 +9,18 @@ from __future__ import annotations
 
 from PySide6.QtGui import QTextFormat
 
-from app.engine.store.conversations import StoredToken
+from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.ui.chat.view import ChatView, ViewMessage
 
 
 def test_code_blocks_are_monospace_with_a_background_and_text_round_trips(qapp):
     view = ChatView()
     tokens = [
-        StoredToken("Here:\n", "draft", 0.9, 0.8),
-        StoredToken("```py\n", "draft", 0.9, 0.9),
-        StoredToken("x = 1\n", "corrected", 0.7, 0.1, "y", 0.1, 0.6),
-        StoredToken("```\n", "bonus", 0.5),
-        StoredToken("\nDone", "target", 0.5),
+        TokenRecord(text="Here:\n", origin="draft", p_target=0.9, q_draft=0.8),
+        TokenRecord(text="```py\n", origin="draft", p_target=0.9, q_draft=0.9),
+        TokenRecord(text="x = 1\n", origin="corrected", p_target=0.7, q_draft=0.1, rejected=RejectedProposal(text="y", p_target=0.1, q_draft=0.6)),
+        TokenRecord(text="```\n", origin="bonus", p_target=0.5),
+        TokenRecord(text="\nDone", origin="target", p_target=0.5),
     ]
     view.set_messages([ViewMessage("user", "show me"), ViewMessage("assistant", tokens=tokens)])
     assert "".join(s.text for s in view.token_spans()) == "".join(t.text for t in tokens)

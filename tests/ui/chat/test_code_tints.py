@@ -14,7 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QPalette
 
-from app.engine.store.conversations import StoredToken
+from app.core.reply.token_record import TokenRecord
 from app.ui import theme
 from app.ui.chat.view import ChatView, ViewMessage
 from tests.ui.test_palette import _MIN_DELTA_E, MACHADO_2009, simulated_delta_e
@@ -31,8 +31,8 @@ _PIECES = [
 ]
 
 
-def _tokens() -> list[StoredToken]:
-    return [StoredToken(text, origin, 0.5, 0.4 if origin != "target" else None) for text, origin in _PIECES]
+def _tokens() -> list[TokenRecord]:
+    return [TokenRecord(text=text, origin=origin, p_target=0.5, q_draft=0.4 if origin != "target" else None) for text, origin in _PIECES]
 
 
 def _drawn_background(view: ChatView, text: str) -> QColor:

@@ -16,7 +16,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
 from app.core.decoding.events import TokenOrigin
-from app.engine.store.conversations import StoredToken
+from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.ui import theme
 from app.ui.chat import reply_drawing
 from app.ui.chat.token_painter import Prop
@@ -42,20 +42,20 @@ REPLY = (
 ORIGINS = ("draft", "corrected", "bonus", "target")
 
 
-def _tokens(text: str, seed: int = 0) -> list[StoredToken]:
+def _tokens(text: str, seed: int = 0) -> list[TokenRecord]:
     rng = random.Random(seed)
     tokens, i = [], 0
     while i < len(text):
         n = rng.randint(1, 5)
         origin = ORIGINS[len(tokens) % 4]
         q = 0.4 if origin != "target" else None
-        rejected = ("nope", 0.1, 0.3) if origin == "corrected" else (None, None, None)
-        tokens.append(StoredToken(text[i : i + n], origin, 0.6, q, *rejected))
+        rejected = RejectedProposal(text="nope", p_target=0.1, q_draft=0.3) if origin == "corrected" else None
+        tokens.append(TokenRecord(text=text[i : i + n], origin=origin, p_target=0.6, q_draft=q, rejected=rejected))
         i += n
     return tokens
 
 
-def _stream(view: ChatView, tokens: list[StoredToken], seed: int = 1) -> None:
+def _stream(view: ChatView, tokens: list[TokenRecord], seed: int = 1) -> None:
     rng = random.Random(seed)
     view.set_messages([ViewMessage("user", "tell me")])
     view.begin_reply("pair")
@@ -158,7 +158,7 @@ def test_markdown_constructs_are_set_and_tokens_keep_tint_and_card(qapp) -> None
     # Ghost text for every rejected proposal, struck through, Markdown still set.
     view.set_show_ghosts(True)
     ghosts = [s for s in view.token_spans() if s.ghost]
-    assert len(ghosts) == sum(1 for t in tokens if t.rejected_text)
+    assert len(ghosts) == sum(1 for t in tokens if t.rejected is not None)
     assert _fragment_with(view, "old")[1].charFormat().fontWeight() == QFont.Weight.Bold
     # The plain reading view keeps the Markdown, drops the tints.
     view.set_show_ghosts(False)

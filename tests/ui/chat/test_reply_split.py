@@ -7,13 +7,13 @@ block's duration from the steps' times.
 
 from __future__ import annotations
 
-from app.engine.store.conversations import StoredToken
+from app.core.reply.token_record import TokenRecord
 from app.ui.chat.reply_split import ReplySplit, duration_words
 
 
-def _tokens(*texts: str) -> list[StoredToken]:
+def _tokens(*texts: str) -> list[TokenRecord]:
     return [
-        StoredToken(text, "draft" if i % 2 else "target", 0.5, 0.4 if i % 2 else None) for i, text in enumerate(texts)
+        TokenRecord(text=text, origin="draft" if i % 2 else "target", p_target=0.5, q_draft=0.4 if i % 2 else None) for i, text in enumerate(texts)
     ]
 
 

@@ -90,8 +90,9 @@ def test_rejected_proposals_as_ghost_text(make_window, small_pair):
     expected: dict[int, str] = {}
     offset = 0
     for step in recorder.steps:
-        if step.rejected is not None and step.rejected.position < len(step.tokens):
-            expected[offset + step.rejected.position] = ghost_text(step.rejected.text)
+        for position, token in enumerate(step.tokens):
+            if token.rejected is not None:
+                expected[offset + position] = ghost_text(token.rejected.text)
         offset += len(step.tokens)
     assert expected, "no draft was rejected: the test needs a pair that disagrees"
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Slot
 from PySide6.QtGui import QTextCursor
 
+from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.core.chat_settings import ChatSettings
 from app.engine.store import conversations
-from app.engine.store.conversations import StoredToken
 from app.ui.chat.thinking_fold import THINKING_LINK
 from app.ui.chat.token_painter import Prop
 from app.ui.chat.view import ChatView, ViewMessage
@@ -23,12 +23,12 @@ from tests.ui.helpers import Recorder, load, pair_choice, send
 THINK_FIRST = "Always begin your reply with <think>, write your reasoning, then </think>, then the answer."
 
 TOKENS = [
-    StoredToken("<think>", "target", 0.9),
-    StoredToken("\nAdd", "draft", 0.8, 0.7, source="model"),
-    StoredToken(" 2 and 3", "corrected", 0.6, 0.2, " 4", 0.1, 0.5),
-    StoredToken(".\n</think>", "bonus", 0.7),
-    StoredToken("\n\nThe answer", "draft", 0.9, 0.85, source="model"),
-    StoredToken(" is 5.", "target", 0.8),
+    TokenRecord(text="<think>", origin="target", p_target=0.9),
+    TokenRecord(text="\nAdd", origin="draft", p_target=0.8, q_draft=0.7, source="model"),
+    TokenRecord(text=" 2 and 3", origin="corrected", p_target=0.6, q_draft=0.2, rejected=RejectedProposal(text=" 4", p_target=0.1, q_draft=0.5)),
+    TokenRecord(text=".\n</think>", origin="bonus", p_target=0.7),
+    TokenRecord(text="\n\nThe answer", origin="draft", p_target=0.9, q_draft=0.85, source="model"),
+    TokenRecord(text=" is 5.", origin="target", p_target=0.8),
 ]
 
 
@@ -131,16 +131,16 @@ def test_a_reply_without_a_block_has_no_section_and_a_late_marker_stays_text(qtb
     view = ChatView()
     qtbot.addWidget(view)
     tokens = [
-        StoredToken("Use ", "target", 0.5),
-        StoredToken("<think>", "draft", 0.5, 0.5),
-        StoredToken(" tags", "target", 0.5),
+        TokenRecord(text="Use ", origin="target", p_target=0.5),
+        TokenRecord(text="<think>", origin="draft", p_target=0.5, q_draft=0.5),
+        TokenRecord(text=" tags", origin="target", p_target=0.5),
     ]
     view.set_messages([ViewMessage("assistant", tokens=list(tokens))])
     assert _header(view, 0) is None
     assert _shown_texts(view, 0) == ["Use ", "<think>", " tags"]
 
 
-def _store_reasoning_chat(store, meta: dict, tokens: list[StoredToken]) -> int:
+def _store_reasoning_chat(store, meta: dict, tokens: list[TokenRecord]) -> int:
     chat = store.create_conversation("Thinking")
     store.add_message(chat, "user", "What is 2+3?")
     reply = store.begin_reply(chat, {"pair": "reasoner + draft", **meta})

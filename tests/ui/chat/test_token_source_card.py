@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from app.core.reply.token_record import TokenRecord
 from app.core.decoding.stats import GenerationStats
 from app.engine.llama.session import DrafterKind
-from app.engine.store.conversations import StoredToken
 from app.ui.chat.view import ChatView, ViewMessage
 from app.ui.models.pair_picker import PairPicker
 from app.ui.stats.stats_panel import StatsPanel
@@ -21,9 +21,9 @@ def _card_of(view: ChatView, text: str) -> str:
 def test_the_card_names_the_drafter_of_each_draft_token(qapp) -> None:
     view = ChatView()
     tokens = [
-        StoredToken("copied ", "draft", 0.9, 1.0, source="lookup"),
-        StoredToken("guessed ", "draft", 0.8, 0.7, source="model"),
-        StoredToken("own", "target", 0.6),
+        TokenRecord(text="copied ", origin="draft", p_target=0.9, q_draft=1.0, source="lookup"),
+        TokenRecord(text="guessed ", origin="draft", p_target=0.8, q_draft=0.7, source="model"),
+        TokenRecord(text="own", origin="target", p_target=0.6),
     ]
     view.set_messages([ViewMessage("assistant", tokens=tokens)])
     assert "proposed by" in _card_of(view, "copied") and "prompt lookup" in _card_of(view, "copied")
