@@ -69,8 +69,8 @@ def main() -> int:
     from PySide6.QtCore import QEventLoop, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.engine.models.packaged import small_pair_paths
     from app.core.reply.token_record import RejectedProposal, TokenRecord
+    from app.engine.models.packaged import small_pair_paths
     from app.ui.chat.view import ViewMessage
     from app.ui.main_window import MainWindow
     from app.ui.start.launch import make_application

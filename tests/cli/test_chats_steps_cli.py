@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.core.reply.token_record import TokenRecord
 from app.core.chat_settings import ChatSettings
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
+from app.core.reply.token_record import TokenRecord
 from app.engine.store.conversations import ChatStore
 from app.engine.store.steps import encode_step
 from tests.cli.helpers import one_line_error, run_cli

@@ -35,7 +35,10 @@ def build(path: Path, conversations: int = 5, replies: int = 2) -> dict[int, lis
         for r in range(replies):
             store.add_message(cid, "user", f"question {r} of chat {c}")
             reply = store.begin_reply(cid)
-            tokens = [TokenRecord(text=f" w{c}.{r}.{i}", origin="draft", p_target=0.9, q_draft=0.8) for i in range(REPLY_TOKENS)]
+            tokens = [
+                TokenRecord(text=f" w{c}.{r}.{i}", origin="draft", p_target=0.9, q_draft=0.8)
+                for i in range(REPLY_TOKENS)
+            ]
             store.append_tokens(reply, tokens)
             text = "".join(t.text for t in tokens)
             store.finish_reply(reply, text)

@@ -74,9 +74,7 @@ def jittered_run(hold: CostHold, seed: int, steps: int = 300) -> list[int]:
         draft_s = F16_LIKE.draft_per_token_s * k * noise
         verify_s = F16_LIKE.verify(k + 1) * float(clock.uniform(0.94, 1.06))
         timings = StepTimings(draft_s, verify_s, draft_s + verify_s + 0.0005)
-        policy.observe(
-            StepEvent(tokens=(), drafted=k, accepted=accepted, draft_length=k, timings=timings)
-        )
+        policy.observe(StepEvent(tokens=(), drafted=k, accepted=accepted, draft_length=k, timings=timings))
     return chosen
 
 

@@ -7,7 +7,6 @@ from collections.abc import Callable
 
 import pytest
 
-from app.core.reply.token_record import TokenRecord
 from app.core.adaptive.threads import (
     MAX_RECHECK_FACTOR,
     AdaptiveThreads,
@@ -19,6 +18,7 @@ from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.events import FinishedEvent, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats
+from app.core.reply.token_record import TokenRecord
 from tests.core.fakes import BigramLM, random_table
 
 # Tokens per second by thread count, as measured on the 2-core machine (issue 17).
@@ -28,9 +28,7 @@ ONE_BUSY = {1: 16.0, 2: 8.5}
 
 def step_event(tokens: int, seconds: float) -> StepEvent:
     emitted = tuple(TokenRecord(id=1, text="x", origin=TokenOrigin.TARGET, p_target=1.0) for _ in range(tokens))
-    return StepEvent(
-        tokens=emitted, drafted=0, accepted=0, draft_length=0, timings=StepTimings(0.0, seconds, seconds)
-    )
+    return StepEvent(tokens=emitted, drafted=0, accepted=0, draft_length=0, timings=StepTimings(0.0, seconds, seconds))
 
 
 class Machine:

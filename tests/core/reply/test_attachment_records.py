@@ -42,7 +42,13 @@ def test_a_partly_typed_use_keeps_what_it_can() -> None:
 
 def test_a_copied_token_says_where_from_in_json_and_back() -> None:
     record = TokenRecord(
-        id=7, text="rate", origin=TokenOrigin.DRAFT, p_target=0.9, q_draft=1.0, source="lookup", copied_from="report.pdf, p. 3"
+        id=7,
+        text="rate",
+        origin=TokenOrigin.DRAFT,
+        p_target=0.9,
+        q_draft=1.0,
+        source="lookup",
+        copied_from="report.pdf, p. 3",
     )
     data = record.to_json()
     assert data["copied_from"] == "report.pdf, p. 3"

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from app.core.reply.token_record import TokenRecord
 from app.core.decoding.events import FinishReason, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.stats import GenerationStats
+from app.core.reply.token_record import TokenRecord
 from app.core.tools.records import ToolChoice, ToolChoiceKind
 from app.engine.server.protocol import RequestError, ResponseShape, parse_chat_request
 from app.engine.server.tool_calls import ToolRelay, ToolRequest

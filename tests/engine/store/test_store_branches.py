@@ -32,7 +32,13 @@ def _branched(store: ChatStore) -> dict[str, int]:
     store.set_conversation_settings(cid, {"temperature": 0.3})
     q1 = store.add_message(cid, "user", "Q1", attachments=[read_attachment_bytes("notes.md", b"some notes\n")])
     a1 = store.begin_reply(cid, {"produced_by": {"drafter": "model", "seed": 7}})
-    store.append_tokens(a1, [TokenRecord(text="A", origin="draft", p_target=0.9, q_draft=0.8), TokenRecord(text="1", origin="target", p_target=0.7, q_draft=None)])
+    store.append_tokens(
+        a1,
+        [
+            TokenRecord(text="A", origin="draft", p_target=0.9, q_draft=0.8),
+            TokenRecord(text="1", origin="target", p_target=0.7, q_draft=None),
+        ],
+    )
     store.finish_reply(a1, "A1", meta={"stats": {"emitted": 2}})
     store._db.execute("INSERT INTO steps(message_id, idx, first_token, data) VALUES (?, 0, 0, '{}')", (a1,))
     q2 = store.add_message(cid, "user", "Q2")

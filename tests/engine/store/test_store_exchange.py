@@ -8,9 +8,9 @@ import math
 
 import pytest
 
-from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.core.chat import MessageState, Role
 from app.core.decoding.events import TokenOrigin
+from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.engine.store import conversations
 from app.engine.store.conversations import ChatStore, ImportFormatError
 
@@ -28,7 +28,13 @@ def _tree(store: ChatStore) -> int:
     store.add_message(cid, "system", "Sois bref.")
     question = store.add_message(cid, "user", "Capitale de la France ?")
     first = store.begin_reply(cid, {"produced_by": {"drafter": "model", "seed": 7}})
-    rejected = TokenRecord(text=" Paris", origin="corrected", p_target=0.6, q_draft=0.1, rejected=RejectedProposal(text=" Lyon", p_target=0.01, q_draft=0.8))
+    rejected = TokenRecord(
+        text=" Paris",
+        origin="corrected",
+        p_target=0.6,
+        q_draft=0.1,
+        rejected=RejectedProposal(text=" Lyon", p_target=0.01, q_draft=0.8),
+    )
     store.append_tokens(first, [TokenRecord(text="C'est", origin="draft", p_target=0.9, q_draft=0.85), rejected])
     store.finish_reply(first, "C'est Paris", meta={"stats": {"emitted": 2}})
     second = store.begin_reply(cid, parent_id=question)
@@ -86,7 +92,13 @@ def test_a_servers_reply_with_unknown_odds_survives_the_round_trip(store):
     cid = store.create_conversation("Remote")
     store.add_message(cid, "user", "Hi")
     reply = store.begin_reply(cid)
-    store.append_tokens(reply, [TokenRecord(text="Hello", origin="draft", p_target=math.nan), TokenRecord(text="!", origin="target", p_target=0.9)])
+    store.append_tokens(
+        reply,
+        [
+            TokenRecord(text="Hello", origin="draft", p_target=math.nan),
+            TokenRecord(text="!", origin="target", p_target=0.9),
+        ],
+    )
     store.finish_reply(reply, "Hello!")
     exported = json.loads(json.dumps(store.export_json(cid)))
     assert exported["messages"][1]["tokens"][0]["p_target"] is None  # JSON has no NaN

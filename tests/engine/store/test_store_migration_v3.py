@@ -112,7 +112,9 @@ def test_read_only_open_of_a_v2_file_reads_it_without_migrating(v2_file: Path) -
     store = ChatStore(v2_file, read_only=True)
     try:
         assert [m.content for m in store.messages(1)] == ["Name a colour.", "Green"]
-        assert store.tokens(store.messages(1)[1].id)[0].rejected == RejectedProposal(text="nope", p_target=0.02, q_draft=0.64)
+        assert store.tokens(store.messages(1)[1].id)[0].rejected == RejectedProposal(
+            text="nope", p_target=0.02, q_draft=0.64
+        )
     finally:
         store.close()
     assert v2_file.read_bytes() == before

@@ -14,9 +14,9 @@ import sqlite3
 
 import pytest
 
-from app.core.reply.token_record import TokenRecord
 from app.core.chat import MessageState, Role
 from app.core.decoding.events import TokenOrigin
+from app.core.reply.token_record import TokenRecord
 from app.engine.store import conversations
 from app.engine.store.conversations import ChatStore
 from tests.paths import REPO_ROOT
@@ -45,7 +45,13 @@ def test_members_and_plain_text_write_the_same_text_and_read_back_as_members(sto
     store.add_message(cid, Role.SYSTEM, "Be brief.")
     store.add_message(cid, "user", "hi")  # the spelling older callers use
     reply = store.begin_reply(cid)
-    store.append_tokens(reply, [TokenRecord(text="he", origin=TokenOrigin.DRAFT, p_target=0.9, q_draft=0.8), TokenRecord(text="y", origin="target", p_target=0.7)])
+    store.append_tokens(
+        reply,
+        [
+            TokenRecord(text="he", origin=TokenOrigin.DRAFT, p_target=0.9, q_draft=0.8),
+            TokenRecord(text="y", origin="target", p_target=0.7),
+        ],
+    )
     store.finish_reply(reply, "hey", "cancelled")
     with contextlib.closing(sqlite3.connect(tmp_path / "conversations.sqlite3")) as plain:  # what any reader sees
         rows = plain.execute("SELECT role, typeof(role), state, typeof(state) FROM messages ORDER BY id").fetchall()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.reply.token_record import TokenRecord
 from app.core.chat_settings import ChatSettings
+from app.core.reply.token_record import TokenRecord
 from app.engine.store import conversations
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore
 
@@ -42,7 +42,13 @@ def test_linear_chat_links_each_message_to_the_previous_one(store):
 def test_regenerate_adds_a_sibling_and_switching_shows_each_branch(store):
     cid, q2, a2 = _chat(store)
     b2 = store.begin_reply(cid, parent_id=q2)  # regenerate A2
-    store.append_tokens(b2, [TokenRecord(text="B", origin="draft", p_target=0.9, q_draft=0.8), TokenRecord(text="2", origin="target", p_target=0.7)])
+    store.append_tokens(
+        b2,
+        [
+            TokenRecord(text="B", origin="draft", p_target=0.9, q_draft=0.8),
+            TokenRecord(text="2", origin="target", p_target=0.7),
+        ],
+    )
     store.finish_reply(b2, "B2")
     assert store.siblings(a2) == [a2, b2] == store.siblings(b2)
     assert _texts(store, cid) == ["Q1", "A1", "Q2", "B2"]
@@ -149,7 +155,10 @@ def test_continue_grows_the_same_reply_and_a_crash_keeps_old_text_plus_new_token
     cid = store.create_conversation("continue")
     store.add_message(cid, "user", "Count")
     reply = store.begin_reply(cid)
-    store.append_tokens(reply, [TokenRecord(text="1,", origin="target", p_target=0.9), TokenRecord(text=" 2,", origin="target", p_target=0.9)])
+    store.append_tokens(
+        reply,
+        [TokenRecord(text="1,", origin="target", p_target=0.9), TokenRecord(text=" 2,", origin="target", p_target=0.9)],
+    )
     store.finish_reply(reply, "1, 2,", meta={"finish": "length"})
     store.reopen_reply(reply)
     assert store.messages(cid)[-1].state == conversations.STREAMING

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.core.reply.token_record import TokenRecord
 from app.core.attachments.record import Attachment, AttachmentKind, AttachmentUse, Section
+from app.core.reply.token_record import TokenRecord
 from app.ui.chat.attachment_lines import OPEN_ATTACHMENT, OPEN_CITATION
 from app.ui.chat.view import ViewMessage
 from tests.ui.attachments.steps import click_href
@@ -24,7 +24,14 @@ def test_chips_under_a_message_and_citations_under_a_reply_open_the_text(make_wi
     uses = (AttachmentUse("report.pdf", report.sha256, False, ("report.pdf, p. 3", "report.pdf, p. 1"), 40),)
     tokens = [
         TokenRecord(text="Plums ", origin="target", p_target=0.9),
-        TokenRecord(text="are on page three", origin="draft", p_target=0.8, q_draft=1.0, source="lookup", copied_from="report.pdf, p. 3"),
+        TokenRecord(
+            text="are on page three",
+            origin="draft",
+            p_target=0.8,
+            q_draft=1.0,
+            source="lookup",
+            copied_from="report.pdf, p. 3",
+        ),
     ]
     view = window.chat.view
     view.set_messages(

@@ -17,7 +17,13 @@ def test_streaming_reply_found_on_reopen_is_interrupted_with_its_text(data_dir):
     conversation = store.create_conversation("Crash test")
     store.add_message(conversation, "user", "hello")
     reply = store.begin_reply(conversation, {"pair": "a + b"})
-    store.append_tokens(reply, [TokenRecord(text="Hi", origin="draft", p_target=0.9, q_draft=0.8), TokenRecord(text=" there", origin="corrected", p_target=0.6, q_draft=0.1)])
+    store.append_tokens(
+        reply,
+        [
+            TokenRecord(text="Hi", origin="draft", p_target=0.9, q_draft=0.8),
+            TokenRecord(text=" there", origin="corrected", p_target=0.6, q_draft=0.1),
+        ],
+    )
     store.append_tokens(reply, [TokenRecord(text="!", origin="bonus", p_target=0.7)])
     # No finish_reply: the reply's row is left "streaming", as a process that died leaves it
     # (one writer at a time, so this store closes first; tests/engine/test_store_faults.py kills a real one).
@@ -39,7 +45,13 @@ def test_listing_order_finish_delete_and_exports(data_dir):
     assert [c.title for c in store.list_conversations()] == ["First", "Second"]
 
     reply = store.begin_reply(first)
-    rejected = TokenRecord(text="B", origin="corrected", p_target=0.5, q_draft=0.2, rejected=RejectedProposal(text="C", p_target=0.1, q_draft=0.7))
+    rejected = TokenRecord(
+        text="B",
+        origin="corrected",
+        p_target=0.5,
+        q_draft=0.2,
+        rejected=RejectedProposal(text="C", p_target=0.1, q_draft=0.7),
+    )
     store.append_tokens(reply, [TokenRecord(text="A", origin="draft", p_target=0.9, q_draft=0.9), rejected])
     store.finish_reply(reply, "AB", conversations.DONE, {"stats": {"emitted": 2, "tokens_per_second": 5.0}})
     exported = store.export_json(first)

@@ -18,7 +18,13 @@ def test_code_blocks_are_monospace_with_a_background_and_text_round_trips(qapp):
     tokens = [
         TokenRecord(text="Here:\n", origin="draft", p_target=0.9, q_draft=0.8),
         TokenRecord(text="```py\n", origin="draft", p_target=0.9, q_draft=0.9),
-        TokenRecord(text="x = 1\n", origin="corrected", p_target=0.7, q_draft=0.1, rejected=RejectedProposal(text="y", p_target=0.1, q_draft=0.6)),
+        TokenRecord(
+            text="x = 1\n",
+            origin="corrected",
+            p_target=0.7,
+            q_draft=0.1,
+            rejected=RejectedProposal(text="y", p_target=0.1, q_draft=0.6),
+        ),
         TokenRecord(text="```\n", origin="bonus", p_target=0.5),
         TokenRecord(text="\nDone", origin="target", p_target=0.5),
     ]

@@ -32,7 +32,10 @@ _PIECES = [
 
 
 def _tokens() -> list[TokenRecord]:
-    return [TokenRecord(text=text, origin=origin, p_target=0.5, q_draft=0.4 if origin != "target" else None) for text, origin in _PIECES]
+    return [
+        TokenRecord(text=text, origin=origin, p_target=0.5, q_draft=0.4 if origin != "target" else None)
+        for text, origin in _PIECES
+    ]
 
 
 def _drawn_background(view: ChatView, text: str) -> QColor:

@@ -13,7 +13,8 @@ from app.ui.chat.reply_split import ReplySplit, duration_words
 
 def _tokens(*texts: str) -> list[TokenRecord]:
     return [
-        TokenRecord(text=text, origin="draft" if i % 2 else "target", p_target=0.5, q_draft=0.4 if i % 2 else None) for i, text in enumerate(texts)
+        TokenRecord(text=text, origin="draft" if i % 2 else "target", p_target=0.5, q_draft=0.4 if i % 2 else None)
+        for i, text in enumerate(texts)
     ]
 
 

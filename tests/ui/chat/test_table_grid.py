@@ -18,9 +18,9 @@ from PySide6.QtCore import QEvent, QPoint, QPointF
 from PySide6.QtGui import QColor, QHelpEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from app.core.reply.token_record import TokenRecord
 from app.core import markdown_table
 from app.core.decoding.events import TokenOrigin
+from app.core.reply.token_record import TokenRecord
 from app.ui import theme
 from app.ui.chat import table_grid
 from app.ui.chat.token_painter import Prop
@@ -45,7 +45,9 @@ def _tokens(text: str) -> list[TokenRecord]:
         origin = ORIGINS[len(tokens) % 4]
         # A p_target of its own per token, so a card names the token it belongs to.
         p = round(0.5 + len(tokens) / 1000, 3)
-        tokens.append(TokenRecord(text=text[i : i + n], origin=origin, p_target=p, q_draft=0.3 if origin != "target" else None))
+        tokens.append(
+            TokenRecord(text=text[i : i + n], origin=origin, p_target=p, q_draft=0.3 if origin != "target" else None)
+        )
         i += n
     return tokens
 

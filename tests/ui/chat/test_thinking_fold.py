@@ -12,8 +12,8 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Slot
 from PySide6.QtGui import QTextCursor
 
-from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.core.chat_settings import ChatSettings
+from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.engine.store import conversations
 from app.ui.chat.thinking_fold import THINKING_LINK
 from app.ui.chat.token_painter import Prop
@@ -25,7 +25,13 @@ THINK_FIRST = "Always begin your reply with <think>, write your reasoning, then 
 TOKENS = [
     TokenRecord(text="<think>", origin="target", p_target=0.9),
     TokenRecord(text="\nAdd", origin="draft", p_target=0.8, q_draft=0.7, source="model"),
-    TokenRecord(text=" 2 and 3", origin="corrected", p_target=0.6, q_draft=0.2, rejected=RejectedProposal(text=" 4", p_target=0.1, q_draft=0.5)),
+    TokenRecord(
+        text=" 2 and 3",
+        origin="corrected",
+        p_target=0.6,
+        q_draft=0.2,
+        rejected=RejectedProposal(text=" 4", p_target=0.1, q_draft=0.5),
+    ),
     TokenRecord(text=".\n</think>", origin="bonus", p_target=0.7),
     TokenRecord(text="\n\nThe answer", origin="draft", p_target=0.9, q_draft=0.85, source="model"),
     TokenRecord(text=" is 5.", origin="target", p_target=0.8),

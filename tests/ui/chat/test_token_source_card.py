@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.core.reply.token_record import TokenRecord
 from app.core.decoding.stats import GenerationStats
+from app.core.reply.token_record import TokenRecord
 from app.engine.llama.session import DrafterKind
 from app.ui.chat.view import ChatView, ViewMessage
 from app.ui.models.pair_picker import PairPicker

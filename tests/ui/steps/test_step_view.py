@@ -15,10 +15,10 @@ from pathlib import Path
 from PySide6.QtCore import QPoint, QRectF, Qt
 from PySide6.QtGui import QImage, QPalette, QTextCursor
 
-from app.core.reply.token_record import TokenRecord
 from app.core.decoding.events import TokenOrigin
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
 from app.core.reply.step_words import explain
+from app.core.reply.token_record import TokenRecord
 from app.ui.steps.step_view import NO_STEPS
 from tests.ui.helpers import click_action, wait_until
 
@@ -104,7 +104,11 @@ def _reply(window, steps: list[StepRecord] = STEPS) -> int:
     store.add_message(chat, "user", "What colour is the sky?")
     reply = store.begin_reply(chat, {"drafter": "model"})
     store.append_tokens(
-        reply, [TokenRecord(text=text, origin=origin, p_target=0.5, q_draft=0.5 if origin is D else None) for text, origin in TOKENS]
+        reply,
+        [
+            TokenRecord(text=text, origin=origin, p_target=0.5, q_draft=0.5 if origin is D else None)
+            for text, origin in TOKENS
+        ],
     )
     store.finish_reply(reply, "".join(t for t, _ in TOKENS))
     store.append_steps(reply, steps)
