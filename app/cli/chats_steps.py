@@ -130,7 +130,7 @@ def run_steps(args: argparse.Namespace) -> int:
             {
                 "message_id": message.id,
                 "steps": [step.to_json() for step in steps],
-                "tokens": [token.to_dict() for token in tokens],
+                "tokens": [token.to_json() for token in tokens],
             }
         )
         return 0

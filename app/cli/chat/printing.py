@@ -18,7 +18,7 @@ from app.core.terminal_text import visible
 from app.engine.reply import ReplyPlan
 
 # ANSI styles per origin; the CLI is a view, so it owns its colours.
-_STYLE = {
+_STYLE: dict[str, str] = {  # TokenOrigin members are text, the type a token record's origin may have
     TokenOrigin.DRAFT: "\x1b[32m",  # green: the draft guessed right
     TokenOrigin.CORRECTED: "\x1b[31m",  # red: the target overruled the draft
     TokenOrigin.BONUS: "\x1b[34m",  # blue: free token after a fully accepted draft

@@ -77,7 +77,7 @@ class ReplyStream:
         self._live.record(event)
         self.stats_panel.update_stats(self._live)
         for token in event.tokens:
-            self._tally.add(token.text, token.origin.value)
+            self._tally.add(token.text, str(token.origin))
         self.stats_panel.set_parts(self._tally.split() if self._tally.has_block else None)
         gauge = self.panel.gauge
         gauge.set_counts(self._prompt_tokens + self._live.emitted, gauge.total, gauge.dropped, streaming=True)
