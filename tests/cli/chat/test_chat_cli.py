@@ -25,6 +25,8 @@ def test_json_output_has_text_tokens_and_stats(small_pair: tuple[Path, Path]) ->
     # "target" marks steps where no draft was made (e.g. the last token, or drafting paused).
     assert {t["origin"] for t in payload["tokens"]} <= {"draft", "corrected", "bonus", "target"}
     assert {"draft", "corrected"} & {t["origin"] for t in payload["tokens"]}
+    # Each corrected token carries the proposal it replaced, and only those.
+    assert all(("rejected" in t) == (t["origin"] == "corrected") for t in payload["tokens"])
     stats = payload["stats"]
     for key in ("tokens_per_second", "drafted", "accepted", "steps", "acceptance_rate", "mean_accepted_length"):
         assert key in stats

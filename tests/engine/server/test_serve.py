@@ -67,6 +67,7 @@ def test_chat_without_streaming_has_usage_timings_and_origins(client: openai.Ope
     assert "".join(t["text"] for t in tokens) == text
     assert len(tokens) == reply.usage.completion_tokens
     assert {t["origin"] for t in tokens} <= {"draft", "corrected", "bonus", "target"}
+    assert not [t for t in tokens if "rejected" in t]  # serve sends what the reply is made of, no proposals
     assert extra["timings"]["draft_n"] == extra["tandem"]["drafted"] > 0  # a fixed K=3 drafts every step
     assert extra["timings"]["draft_n_accepted"] == extra["tandem"]["accepted"]
     assert extra["timings"]["predicted_per_second"] > 0
