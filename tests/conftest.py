@@ -71,6 +71,24 @@ def demo_pair() -> tuple[Path, Path]:
 
 
 @pytest.fixture
+def load_timing(monkeypatch: pytest.MonkeyPatch, small_pair: tuple[Path, Path]) -> None:
+    """A recorded timing at load, not the machine's: the small pair's draft decodes in a tenth of its target's time.
+
+    What the adaptive controller does with a fresh pair's first reply follows that timing (whether the draft
+    model reads the prompt and a draft is measured); on a busy machine the measured one can say anything, so
+    the tests that check what is learned take the timing from here.
+    """
+    from app.engine.llama.model import LlamaModel
+
+    seconds = {small_pair[0]: 0.010, small_pair[1]: 0.001}
+
+    def timed(model: LlamaModel, repeats: int = 3) -> float:
+        return seconds[model.path] if repeats > 0 else 0.0
+
+    monkeypatch.setattr(LlamaModel, "one_token_seconds", timed)
+
+
+@pytest.fixture
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A fresh, empty Tandem data folder for one test."""
     folder = tmp_path / "tandem-data"
