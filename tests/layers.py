@@ -180,12 +180,16 @@ def layer_of(marks: set[str]) -> str:
     return "model" if "model" in marks else "pure"
 
 
+# Standard-library lookups that run a small program once and cache what it said: ctypes.util.find_library
+# (ldconfig, while a shared library loads) and platform (``uname -p`` for platform.processor()).
+_LOOKUP_MODULES = frozenset({"ctypes.util", "platform"})
+
+
 def _library_lookup() -> bool:
-    """True while :func:`ctypes.util.find_library` runs ``ldconfig`` (a shared library found by name, not a test's
-    process)."""
+    """True while a standard-library lookup starts its program (not a process the test starts)."""
     frame = sys._getframe(2)
     while frame is not None:
-        if frame.f_globals.get("__name__") == "ctypes.util":
+        if frame.f_globals.get("__name__") in _LOOKUP_MODULES:
             return True
         frame = frame.f_back
     return False
