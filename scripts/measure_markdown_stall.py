@@ -71,7 +71,7 @@ def main() -> int:
 
     from app.core.reply.token_record import RejectedProposal, TokenRecord
     from app.engine.models.packaged import small_pair_paths
-    from app.ui.chat.view import ViewMessage
+    from app.ui.chat.view.chat_view import ViewMessage
     from app.ui.main_window import MainWindow
     from app.ui.start.launch import make_application
     from app.ui.threads.stall_probe import StallProbe, _percentile

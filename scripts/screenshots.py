@@ -86,7 +86,7 @@ def main() -> int:
     from app.engine.models.packaged import demo_pair_paths, small_pair_paths
     from app.ui import theme
     from app.ui.chat.controller import Activity
-    from app.ui.chat.token_painter import Prop
+    from app.ui.chat.view.token_painter import Prop
     from app.ui.main_window import MainWindow
     from app.ui.settings.store import PairChoice
     from app.ui.start.launch import make_application

@@ -4,22 +4,22 @@
     <context>
         <name>TokenCards</name>
         <message>
-            <location filename="../app/ui/chat/token_cards.py" line="50" />
+            <location filename="../app/ui/chat/view/token_cards.py" line="50" />
             <source>earlier in this chat</source>
             <translation>weiter oben in diesem Chat</translation>
         </message>
         <message>
-            <location filename="../app/ui/chat/token_cards.py" line="53" />
+            <location filename="../app/ui/chat/view/token_cards.py" line="53" />
             <source>{name}, p. {page}</source>
             <translation>{name}, S. {page}</translation>
         </message>
         <message>
-            <location filename="../app/ui/chat/token_cards.py" line="60" />
+            <location filename="../app/ui/chat/view/token_cards.py" line="60" />
             <source>model</source>
             <translation>Modell</translation>
         </message>
         <message>
-            <location filename="../app/ui/chat/token_cards.py" line="61" />
+            <location filename="../app/ui/chat/view/token_cards.py" line="61" />
             <source>lookup</source>
             <translation>Lookup</translation>
         </message>

@@ -89,32 +89,32 @@
 <context>
     <name>ToolCallDialog</name>
     <message>
-        <location filename="../app/ui/chat/tool_dialogs.py" line="44" />
+        <location filename="../app/ui/chat/tools/dialogs.py" line="44" />
         <source>Run a tool?</source>
         <translation>Ein Werkzeug ausführen?</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_dialogs.py" line="47" />
+        <location filename="../app/ui/chat/tools/dialogs.py" line="47" />
         <source>The model asks to run the tool {name} with these arguments:</source>
         <translation>Das Modell möchte das Werkzeug {name} mit diesen Argumenten ausführen:</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_dialogs.py" line="53" />
+        <location filename="../app/ui/chat/tools/dialogs.py" line="53" />
         <source>Arguments</source>
         <translation>Argumente</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_dialogs.py" line="56" />
+        <location filename="../app/ui/chat/tools/dialogs.py" line="56" />
         <source>Allow once</source>
         <translation>Einmal erlauben</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_dialogs.py" line="57" />
+        <location filename="../app/ui/chat/tools/dialogs.py" line="57" />
         <source>Always in this chat</source>
         <translation>Immer in diesem Chat</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_dialogs.py" line="58" />
+        <location filename="../app/ui/chat/tools/dialogs.py" line="58" />
         <source>Deny</source>
         <translation>Ablehnen</translation>
     </message>
@@ -122,72 +122,72 @@
 <context>
     <name>ToolFlow</name>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="122" />
+        <location filename="../app/ui/chat/tools/flow.py" line="122" />
         <source>Starting the MCP servers…</source>
         <translation>Die MCP-Server werden gestartet…</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="130" />
+        <location filename="../app/ui/chat/tools/flow.py" line="130" />
         <source>MCP server {name} was not started (not confirmed).</source>
         <translation>MCP-Server {name} wurde nicht gestartet (nicht bestätigt).</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="136" />
+        <location filename="../app/ui/chat/tools/flow.py" line="136" />
         <source>The MCP servers offer no tools.</source>
         <translation>Die MCP-Server bieten keine Werkzeuge an.</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="196" />
+        <location filename="../app/ui/chat/tools/flow.py" line="196" />
         <source>No MCP configuration: choose one under MCP servers in Settings.</source>
         <translation>Keine MCP-Konfiguration: wählen Sie eine unter „MCP-Server“ in den Einstellungen.</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="272" />
+        <location filename="../app/ui/chat/tools/flow.py" line="272" />
         <source>running the tool {name}…</source>
         <translation>Werkzeug {name} läuft…</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="276" />
+        <location filename="../app/ui/chat/tools/flow.py" line="276" />
         <source>the call to {name} failed: {why}</source>
         <translation>der Aufruf von {name} ist fehlgeschlagen: {why}</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="314" />
+        <location filename="../app/ui/chat/tools/flow.py" line="314" />
         <source>called {name} {arguments}</source>
         <translation>{name} aufgerufen {arguments}</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="324" />
+        <location filename="../app/ui/chat/tools/flow.py" line="324" />
         <source>tool</source>
         <translation>Werkzeug</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="326" />
+        <location filename="../app/ui/chat/tools/flow.py" line="326" />
         <source>denied</source>
         <translation>abgelehnt</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="328" />
+        <location filename="../app/ui/chat/tools/flow.py" line="328" />
         <source>error</source>
         <translation>Fehler</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="330" />
+        <location filename="../app/ui/chat/tools/flow.py" line="330" />
         <source>result</source>
         <translation>Ergebnis</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="339" />
+        <location filename="../app/ui/chat/tools/flow.py" line="339" />
         <source>{count} characters</source>
         <translation>{count} Zeichen</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="343" />
+        <location filename="../app/ui/chat/tools/flow.py" line="343" />
         <source>fold</source>
         <translation>einklappen</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_flow.py" line="345" />
+        <location filename="../app/ui/chat/tools/flow.py" line="345" />
         <source>show all</source>
         <translation>alles zeigen</translation>
     </message>
@@ -195,17 +195,17 @@
 <context>
     <name>ToolListBox</name>
     <message>
-        <location filename="../app/ui/chat/tool_list.py" line="20" />
+        <location filename="../app/ui/chat/tools/tool_list.py" line="20" />
         <source>Tools for this chat</source>
         <translation>Werkzeuge für diesen Chat</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_list.py" line="22" />
+        <location filename="../app/ui/chat/tools/tool_list.py" line="22" />
         <source>No MCP configuration: choose one under MCP servers.</source>
         <translation>Keine MCP-Konfiguration: wählen Sie eine unter „MCP-Server“.</translation>
     </message>
     <message>
-        <location filename="../app/ui/chat/tool_list.py" line="43" />
+        <location filename="../app/ui/chat/tools/tool_list.py" line="43" />
         <source>The model may call the checked tools; each call is asked about first.</source>
         <translation>Das Modell darf die angehakten Werkzeuge aufrufen; vor jedem Aufruf wird gefragt.</translation>
     </message>

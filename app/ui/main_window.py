@@ -5,7 +5,7 @@ chat flow itself lives in :class:`~app.ui.chat.controller.ChatController`,
 the models on the engine thread behind :class:`~app.ui.threads.worker.EngineHost`.
 Four helpers carry out what the window offers: the chat database and its
 ways out (:class:`~app.ui.store_guard.StoreGuard`), the sidebar's requests
-(:class:`~app.ui.chat.sidebar_actions.SidebarActions`), the Tools menu
+(:class:`~app.ui.chat.sidebar.actions.SidebarActions`), the Tools menu
 (:class:`~app.ui.tools.launcher.ToolsLauncher`) and the menus, toolbar and
 shortcuts (:class:`~app.ui.window_menus.WindowMenus`). The window opens
 inside the screen it is on, with the side panel resizable and hideable.
@@ -48,9 +48,9 @@ from app.engine.remote.client import RemoteEngine
 from app.engine.remote.limits import RemoteLimits
 from app.engine.store.conversations import ChatStore, default_path
 from app.ui.chat.controller import Activity, ChatController, info_label, pair_label
-from app.ui.chat.conversation_list import ConversationList
+from app.ui.chat.sidebar.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
-from app.ui.chat.sidebar_actions import SidebarActions
+from app.ui.chat.sidebar.actions import SidebarActions
 from app.ui.chat.store_notice import StoreNotice
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.words import number

@@ -103,7 +103,7 @@ def send(window: MainWindow, text: str, recorder: Recorder | None = None) -> Fin
 
 def click_action(window: MainWindow, action: str, message_index: int) -> None:
     """Click a message's action link (Edit, Regenerate, ‹, ›...) where the view draws it, as a user would."""
-    from app.ui.chat.message_lines import MESSAGE_ACTION
+    from app.ui.chat.view.message_lines import MESSAGE_ACTION
 
     href = f"{MESSAGE_ACTION}?do={action}&message={message_index}"
     click_href(window, href, f"no {action!r} link on message {message_index}")

@@ -23,7 +23,7 @@ from typing import Any
 from app.core.errors import TandemError
 from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
-# Said by the window's Tools tab when a chosen file is refused (app/ui/chat/tool_flow.py).
+# Said by the window's Tools tab when a chosen file is refused (app/ui/chat/tools/flow.py).
 _NOT_JSON = QT_TRANSLATE_NOOP("McpConfig", "{source} is not JSON: {error}")
 _NO_SERVERS_OBJECT = QT_TRANSLATE_NOOP("McpConfig", '{source} has no "mcpServers" object (the mcp.json shape)')
 _SERVERS_NOT_OBJECT = QT_TRANSLATE_NOOP("McpConfig", '{source}: "mcpServers" must be an object of servers by name')

@@ -44,7 +44,7 @@ _STDERR_TAIL = 300  # characters of a server's last stderr line quoted when it e
 
 T = TypeVar("T")
 
-# The window's Tools tab says these (app/ui/chat/tool_flow.py); a start failure that ends a tool
+# The window's Tools tab says these (app/ui/chat/tools/flow.py); a start failure that ends a tool
 # call goes to the model as its English ``str``.
 _NOT_STARTED_IN_TIME = QT_TRANSLATE_NOOP(
     "McpClient", "MCP server {name} did not start within {seconds:g} s ({command})"

@@ -13,7 +13,7 @@ from app.core.errors import TandemError
 from app.core.tools.mcp_config import McpServerConfig, parse_mcp_config
 from app.core.wording import QT_TRANSLATE_NOOP
 
-# Said by the window's Tools tab when the chosen file cannot be read (app/ui/chat/tool_flow.py).
+# Said by the window's Tools tab when the chosen file cannot be read (app/ui/chat/tools/flow.py).
 _UNREADABLE = QT_TRANSLATE_NOOP("McpConfig", "cannot read the MCP configuration {path}: {error}")
 _NOT_UTF8 = QT_TRANSLATE_NOOP("McpConfig", "the MCP configuration {path} is not UTF-8 text (byte {byte})")
 

@@ -30,7 +30,7 @@ from app.engine.store.conversations import ChatStore, StoredMessage
 from app.ui.chat.activity import Activity
 
 if TYPE_CHECKING:
-    from app.ui.chat.attachment_flow import AttachmentFlow
+    from app.ui.chat.attachments.flow import AttachmentFlow
     from app.ui.chat.panel import ChatPanel
     from app.ui.threads.jobs import PairInfo, PromptInfo
     from app.ui.threads.worker import EngineHost

@@ -7,12 +7,12 @@ keeps only what is the window's: the view, the live statistics, the context
 gauge, the footer's words and the "show speculation anyway" switch.
 
 Every step event goes three ways: into the view (coloured tokens), into the
-live statistics, and into :class:`~app.ui.chat.reply_saving.ReplySaver`, which
+live statistics, and into :class:`~app.ui.chat.reply.saving.ReplySaver`, which
 commits it to SQLite a few times a second and keeps the whole reply when the
 store refuses it. The user's message is committed before generation starts.
 
 The footer says in words what drafting did in the reply
-(:mod:`app.ui.chat.reply_words`); the context gauge and the "show speculation
+(:mod:`app.ui.chat.reply.words`); the context gauge and the "show speculation
 anyway" switch are :mod:`app.ui.chat.chat_extras`', the conversation tree's
 actions (regenerate, edit, continue, delete, the branch switcher)
 :mod:`app.ui.chat.tree_actions`', and following a reply as it streams and ends
@@ -42,16 +42,16 @@ from app.engine.store import conversations
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
-from app.ui.chat.attachment_flow import AttachmentFlow
-from app.ui.chat.attachments import plan_notices, store_user_message, with_whole_documents
+from app.ui.chat.attachments.flow import AttachmentFlow
+from app.ui.chat.attachments.access import plan_notices, store_user_message, with_whole_documents
 from app.ui.chat.chat_extras import ChatExtras
 from app.ui.chat.panel import ChatPanel
-from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
+from app.ui.chat.reply.saving import ReplySaver, UnsavedReply
 from app.ui.chat.reply_stream import ReplyStream
-from app.ui.chat.reply_words import drafter_words, info_label, message_actions, view_message
-from app.ui.chat.tool_flow import ToolFlow
+from app.ui.chat.reply.words import drafter_words, info_label, message_actions, view_message
+from app.ui.chat.tools.flow import ToolFlow
 from app.ui.chat.tree_actions import TreeActions
-from app.ui.chat.view import ViewMessage
+from app.ui.chat.view.chat_view import ViewMessage
 from app.ui.i18n.words import say_error
 from app.ui.stats.stats_panel import StatsPanel
 from app.ui.threads.jobs import GenerateJob, PairInfo, PromptInfo

@@ -28,9 +28,9 @@ from PySide6.QtWidgets import (
 
 from app.core.decoding.events import TokenOrigin
 from app.ui import theme
-from app.ui.chat.attachment_bar import AttachmentRow, PaperclipButton
-from app.ui.chat.context_gauge import ContextGauge
-from app.ui.chat.view import ChatView
+from app.ui.chat.attachments.bar import AttachmentRow, PaperclipButton
+from app.ui.chat.context.gauge import ContextGauge
+from app.ui.chat.view.chat_view import ChatView
 from app.ui.layout_fit import FlowLayout
 
 

@@ -21,8 +21,8 @@ from app.engine.reply import finished_state, record_end
 from app.engine.store import conversations
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
-from app.ui.chat.reply_saving import ReplySaver, UnsavedReply
-from app.ui.chat.reply_words import footer_text
+from app.ui.chat.reply.saving import ReplySaver, UnsavedReply
+from app.ui.chat.reply.words import footer_text
 from app.ui.i18n.words import number
 
 if TYPE_CHECKING:

@@ -27,12 +27,12 @@ from app.core.reply.record import ReplyRecord
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
-from app.ui.chat.reply_info import provenance_html
+from app.ui.chat.reply.info import provenance_html
 from app.ui.i18n.words import say_error
 
 if TYPE_CHECKING:
     from app.ui.chat.panel import ChatPanel
-    from app.ui.chat.reply_saving import ReplySaver
+    from app.ui.chat.reply.saving import ReplySaver
     from app.ui.stats.stats_panel import StatsPanel
 
 

@@ -41,7 +41,7 @@ from app.core.decoding.sampling import (
 )
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.store.conversations import ChatStore
-from app.ui.chat.tool_list import ToolListBox
+from app.ui.chat.tools.tool_list import ToolListBox
 from app.ui.i18n.words import say
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.settings.hub_token_box import HubTokenBox

@@ -27,7 +27,7 @@ from app.core.decoding.stats import GenerationStats, PromptFigures
 from app.core.reply.reasoning import Part, PartAcceptance
 from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
-from app.ui.chat.token_cards import SHORT_SOURCE_LABELS, copied_from_label
+from app.ui.chat.view.token_cards import SHORT_SOURCE_LABELS, copied_from_label
 from app.ui.i18n.words import number, say
 from app.ui.stats.charts import BarChart
 from app.ui.threads.jobs import drafter_label

@@ -32,7 +32,7 @@ from app.core.reply.step_words import explain_words
 from app.engine.safe_files import write_text_safely
 from app.engine.store.conversations import ChatStore, StoredMessage
 from app.ui.chat.controller import ChatController
-from app.ui.chat.token_painter import Prop
+from app.ui.chat.view.token_painter import Prop
 from app.ui.i18n.words import say, say_error
 from app.ui.steps.step_view import StepView
 from app.ui.threads.jobs import PromptInfo

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from app.ui.chat.attachment_lines import OPEN_ATTACHMENT
+from app.ui.chat.attachments.lines import OPEN_ATTACHMENT
 from tests.ui.attachments.files import text_pdf
 from tests.ui.attachments.steps import click_href, click_paperclip, wait_read
 from tests.ui.helpers import Recorder, click_action, load, pair_choice, send, wait_reply, wait_until

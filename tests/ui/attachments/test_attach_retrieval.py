@@ -12,7 +12,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.engine.reply import ReplyRequest
-from app.ui.chat.attachment_lines import OPEN_CITATION
+from app.ui.chat.attachments.lines import OPEN_CITATION
 from tests.ui.attachments.files import text_pdf
 from tests.ui.attachments.steps import click_href, click_paperclip, wait_read
 from tests.ui.helpers import load, pair_choice, send, wait_until

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from app.core.attachments.record import Attachment, AttachmentKind, AttachmentUse, Section
 from app.core.reply.token_record import TokenRecord
-from app.ui.chat.attachment_lines import OPEN_ATTACHMENT, OPEN_CITATION
-from app.ui.chat.view import ViewMessage
+from app.ui.chat.attachments.lines import OPEN_ATTACHMENT, OPEN_CITATION
+from app.ui.chat.view.chat_view import ViewMessage
 from tests.ui.attachments.steps import click_href
 from tests.ui.helpers import wait_until
 

@@ -18,7 +18,7 @@ import pytest
 from app.core.errors import PromptTooLongError
 from app.engine.attachments import AttachmentError, read_attachment
 from app.engine.attachments.limits import AttachmentLimits
-from app.ui.chat.context_gauge import ContextGauge
+from app.ui.chat.context.gauge import ContextGauge
 from app.ui.i18n.words import say_error
 from app.ui.main_window import MainWindow
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
@@ -111,7 +111,7 @@ def test_the_context_gauge_groups_thousands_the_german_way(german: None, qtbot) 
 def test_where_a_copied_token_came_from_is_said_in_german(german: None) -> None:
     """The core stores "earlier in this chat" and "report.pdf, p. 3" as data; the hover card and Stats say them."""
     from app.core.decoding.lookup import CONTEXT_CITATION
-    from app.ui.chat.token_cards import copied_from_label
+    from app.ui.chat.view.token_cards import copied_from_label
 
     assert copied_from_label(CONTEXT_CITATION) == "weiter oben in diesem Chat"
     assert copied_from_label("bericht.pdf, p. 3") == "bericht.pdf, S. 3"

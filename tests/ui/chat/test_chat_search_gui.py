@@ -10,7 +10,7 @@ import sqlite3
 import time
 
 from app.engine.store.conversations import ConversationSummary
-from app.ui.chat.conversation_list import GROUPS, date_group
+from app.ui.chat.sidebar.conversation_list import GROUPS, date_group
 from tests.ui.helpers import wait_until
 
 DAY = 86_400.0

@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtGui import QTextFormat
 
 from app.core.reply.token_record import RejectedProposal, TokenRecord
-from app.ui.chat.view import ChatView, ViewMessage
+from app.ui.chat.view.chat_view import ChatView, ViewMessage
 
 
 def test_code_blocks_are_monospace_with_a_background_and_text_round_trips(qapp):

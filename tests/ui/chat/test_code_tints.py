@@ -16,7 +16,7 @@ from PySide6.QtGui import QColor, QPalette
 
 from app.core.reply.token_record import TokenRecord
 from app.ui import theme
-from app.ui.chat.view import ChatView, ViewMessage
+from app.ui.chat.view.chat_view import ChatView, ViewMessage
 from tests.ui.test_palette import _MIN_DELTA_E, MACHADO_2009, simulated_delta_e
 
 # One token per origin inside a fenced block (plus prose around it).

@@ -10,7 +10,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QMenu
 
-from app.ui.chat.message_lines import FORK_LABEL
+from app.ui.chat.view.message_lines import FORK_LABEL
 from tests.ui.helpers import click_action, wait_until
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.ui.chat.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, fenced_code_blocks, layout
+from app.ui.chat.view.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, fenced_code_blocks, layout
 
 
 def _marks(line) -> str:

@@ -18,9 +18,9 @@ from PySide6.QtWidgets import QApplication
 from app.core.decoding.events import TokenOrigin
 from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.ui import theme
-from app.ui.chat import reply_drawing
-from app.ui.chat.token_painter import Prop
-from app.ui.chat.view import ChatView, ViewMessage
+from app.ui.chat.view import reply_drawing
+from app.ui.chat.view.token_painter import Prop
+from app.ui.chat.view.chat_view import ChatView, ViewMessage
 
 REPLY = (
     "## Fruit\n"

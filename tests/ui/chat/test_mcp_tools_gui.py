@@ -21,8 +21,8 @@ from app.core.tools.records import ToolCall, ToolResult
 from app.core.tools.turns import Approval, ChatTools, ToolOutcome, calls_meta
 from app.engine.llama.session import DrafterKind
 from app.ui.chat.controller import Activity
-from app.ui.chat.tool_dialogs import ToolCallDialog
-from app.ui.chat.tool_flow import TOGGLE
+from app.ui.chat.tools.dialogs import ToolCallDialog
+from app.ui.chat.tools.flow import TOGGLE
 from tests.paths import REPO_ROOT
 from tests.ui.helpers import REPLY_TIMEOUT_S, click_href, load, pair_choice, wait_until
 

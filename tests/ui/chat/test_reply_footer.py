@@ -16,10 +16,10 @@ from PySide6.QtTest import QTest
 
 from app.core.reply.plan import DEMO_DRAFT_LENGTH
 from app.core.reply.record import ReplyRecord
-from app.ui.chat.reply_info import provenance_rows
-from app.ui.chat.reply_words import footer_text
-from app.ui.chat.token_painter import Prop
-from app.ui.chat.view import ChatView
+from app.ui.chat.reply.info import provenance_rows
+from app.ui.chat.reply.words import footer_text
+from app.ui.chat.view.token_painter import Prop
+from app.ui.chat.view.chat_view import ChatView
 from tests.ui.helpers import Recorder, load, pair_choice, send
 
 PROMPT = "List five fruits, one per line."

@@ -8,7 +8,7 @@ block's duration from the steps' times.
 from __future__ import annotations
 
 from app.core.reply.token_record import TokenRecord
-from app.ui.chat.reply_split import ReplySplit, duration_words
+from app.ui.chat.view.reply_split import ReplySplit, duration_words
 
 
 def _tokens(*texts: str) -> list[TokenRecord]:

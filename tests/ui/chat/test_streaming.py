@@ -15,8 +15,8 @@ from app.core.decoding.events import FinishReason, TokenOrigin
 from app.engine.llama.profile_store import ProfileStore
 from app.engine.store import conversations
 from app.ui import theme
-from app.ui.chat.token_cards import token_tooltip
-from app.ui.chat.token_painter import Prop, ghost_text
+from app.ui.chat.view.token_cards import token_tooltip
+from app.ui.chat.view.token_painter import Prop, ghost_text
 from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
 
 PROMPT = "List five fruits, one per line."

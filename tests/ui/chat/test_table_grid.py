@@ -22,9 +22,9 @@ from app.core import markdown_table
 from app.core.decoding.events import TokenOrigin
 from app.core.reply.token_record import TokenRecord
 from app.ui import theme
-from app.ui.chat import table_grid
-from app.ui.chat.token_painter import Prop
-from app.ui.chat.view import ChatView, ViewMessage
+from app.ui.chat.view import table_grid
+from app.ui.chat.view.token_painter import Prop
+from app.ui.chat.view.chat_view import ChatView, ViewMessage
 
 TABLE = [
     "| Fruit | Grown in | Price |",

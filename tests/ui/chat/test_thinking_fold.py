@@ -15,9 +15,9 @@ from PySide6.QtGui import QTextCursor
 from app.core.chat_settings import ChatSettings
 from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.engine.store import conversations
-from app.ui.chat.thinking_fold import THINKING_LINK
-from app.ui.chat.token_painter import Prop
-from app.ui.chat.view import ChatView, ViewMessage
+from app.ui.chat.view.thinking_fold import THINKING_LINK
+from app.ui.chat.view.token_painter import Prop
+from app.ui.chat.view.chat_view import ChatView, ViewMessage
 from tests.ui.helpers import Recorder, load, pair_choice, send
 
 THINK_FIRST = "Always begin your reply with <think>, write your reasoning, then </think>, then the answer."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.token_record import TokenRecord
 from app.engine.llama.session import DrafterKind
-from app.ui.chat.view import ChatView, ViewMessage
+from app.ui.chat.view.chat_view import ChatView, ViewMessage
 from app.ui.models.pair_picker import PairPicker
 from app.ui.stats.stats_panel import StatsPanel
 from app.ui.threads.background import Background

@@ -41,9 +41,9 @@ from app.engine.tools.mcp_client import DEFAULT_CALL_TIMEOUT, McpClient
 from app.engine.tools.mcp_file import read_mcp_file
 from app.engine.tools.tool_loop import DEFAULT_MAX_TOOL_CALLS, ToolLoop, enabled_tools
 from app.ui.chat.activity import Activity
-from app.ui.chat.tool_dialogs import ask_call, confirm_server_start
-from app.ui.chat.tool_list import ToolListBox
-from app.ui.chat.view import ViewMessage
+from app.ui.chat.tools.dialogs import ask_call, confirm_server_start
+from app.ui.chat.tools.tool_list import ToolListBox
+from app.ui.chat.view.chat_view import ViewMessage
 from app.ui.i18n.words import say, say_error
 from app.ui.settings.mcp_box import McpBox
 from app.ui.threads.background import Background

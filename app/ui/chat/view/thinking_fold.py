@@ -7,11 +7,11 @@ draws a header line for it, "Thinking…" while the block streams and
 streams, collapsed when the answer starts; a click on the header toggles it),
 then the answer. Inside the section every token keeps its origin tint and its
 hover card: the section's text is the tokens' own, less the markers and the
-white space around the block (:mod:`app.ui.chat.reply_split`). A reply
+white space around the block (:mod:`app.ui.chat.view.reply_split`). A reply
 without a block is drawn exactly as before, with no header.
 
 :class:`ReplyStream` is what the view keeps of the reply it draws last: the
-split and a :class:`~app.ui.chat.reply_drawing.StreamState` for the section
+split and a :class:`~app.ui.chat.view.reply_drawing.StreamState` for the section
 and one for the answer, so a step draws again only the tail of whichever part
 is streaming; a change of shape (the block appears, it closes) lays the
 message out again once.
@@ -25,10 +25,10 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont, QTextCursor
 
 from app.core.reply.token_record import TokenRecord
-from app.ui.chat.message_lines import new_block
-from app.ui.chat.reply_drawing import StreamState, relayout_tail
-from app.ui.chat.reply_split import ReplySplit, duration_words
-from app.ui.chat.token_painter import TokenPainter
+from app.ui.chat.view.message_lines import new_block
+from app.ui.chat.view.reply_drawing import StreamState, relayout_tail
+from app.ui.chat.view.reply_split import ReplySplit, duration_words
+from app.ui.chat.view.token_painter import TokenPainter
 
 THINKING_LINK = "tandem:thinking"  # ?message=N: the section's header, a click toggles it
 SECTION_INDENT = 14.0

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QWidget
 from app.core.decoding.events import TokenOrigin
 from app.core.reply.token_record import TokenRecord
 from app.ui import theme
-from app.ui.chat.markdown_layout import Char, LineKind, LineLayout
+from app.ui.chat.view.markdown_layout import Char, LineKind, LineLayout
 
 _USER = int(QTextFormat.Property.UserProperty)
 _HEADING_SCALE = {1: 1.5, 2: 1.3, 3: 1.15}

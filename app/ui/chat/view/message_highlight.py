@@ -14,7 +14,7 @@ from PySide6.QtGui import QTextCursor, QTextDocument
 from PySide6.QtWidgets import QTextEdit
 
 from app.ui import theme
-from app.ui.chat.token_painter import Prop
+from app.ui.chat.view.token_painter import Prop
 
 HIGHLIGHT_MS = 2000  # how long a message found by search stays highlighted
 

@@ -1,19 +1,19 @@
 """The conversation view: streamed replies with every token coloured by origin.
 
 Each token is inserted with its own ``QTextCharFormat`` that carries the
-facts behind it as user properties (:mod:`app.ui.chat.token_painter`), so the
-token card (:mod:`app.ui.chat.token_cards`), the reading-view switch and the
+facts behind it as user properties (:mod:`app.ui.chat.view.token_painter`), so the
+token card (:mod:`app.ui.chat.view.token_cards`), the reading-view switch and the
 tests all read the same facts back from the document instead of keeping a
 second copy in sync.
 
-Replies are Markdown, drawn as they stream by :mod:`app.ui.chat.reply_drawing`:
+Replies are Markdown, drawn as they stream by :mod:`app.ui.chat.view.reply_drawing`:
 each step lays out again only the reply's last open block, so the cost per
 step stays bounded however long the reply grows. Characters that are not part
 of the reply (table padding, the copy links of code blocks) are "filler": they
 carry no token and are skipped when the tokens are read back.
 
 Under a stored message sits its action line (the small toolbar of chat apps,
-drawn by :mod:`app.ui.chat.message_lines`): the branch switcher "‹ 2/3 ›"
+drawn by :mod:`app.ui.chat.view.message_lines`): the branch switcher "‹ 2/3 ›"
 where the message has siblings, then Edit, Regenerate, Continue, Delete, Info
 as the message allows. The actions are links the view turns into
 :attr:`ChatView.message_action`; the same actions are in the message's
@@ -40,11 +40,11 @@ from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip, QWidget
 
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.core.reply.token_record import TokenRecord
-from app.ui.chat import table_grid, token_cards
-from app.ui.chat.attachment_lines import insert_chips, insert_citations
-from app.ui.chat.markdown_layout import fenced_code_blocks
-from app.ui.chat.message_highlight import MessageHighlight, message_range
-from app.ui.chat.message_lines import (
+from app.ui.chat.view import table_grid, token_cards
+from app.ui.chat.attachments.lines import insert_chips, insert_citations
+from app.ui.chat.view.markdown_layout import fenced_code_blocks
+from app.ui.chat.view.message_highlight import MessageHighlight, message_range
+from app.ui.chat.view.message_lines import (
     COPY_MESSAGE,
     MESSAGE_ACTION,
     insert_actions,
@@ -52,12 +52,12 @@ from app.ui.chat.message_lines import (
     insert_header,
     new_block,
 )
-from app.ui.chat.message_menu import message_menu
-from app.ui.chat.reply_drawing import COPY_CODE, StreamState, relayout_tail
-from app.ui.chat.reply_split import ReplySplit
-from app.ui.chat.thinking_fold import THINKING_LINK, ReplyStream, draw_reply, draw_text, is_expanded, split_of
-from app.ui.chat.token_cards import TokenSpan, format_at, token_tooltip
-from app.ui.chat.token_painter import Prop, TokenPainter
+from app.ui.chat.view.message_menu import message_menu
+from app.ui.chat.view.reply_drawing import COPY_CODE, StreamState, relayout_tail
+from app.ui.chat.view.reply_split import ReplySplit
+from app.ui.chat.view.thinking_fold import THINKING_LINK, ReplyStream, draw_reply, draw_text, is_expanded, split_of
+from app.ui.chat.view.token_cards import TokenSpan, format_at, token_tooltip
+from app.ui.chat.view.token_painter import Prop, TokenPainter
 
 
 @dataclass(slots=True)

@@ -5,7 +5,7 @@ Under a message with attachments: one link per file, "📎 report.pdf · 1.2 MiB
 extracted text. Under a reply whose prompt
 held retrieved passages: "from report.pdf p. 3, p. 7", each citation a link
 that opens the text scrolled to that passage. The links use the view's own
-``tandem:`` schemes; :mod:`app.ui.chat.attachment_flow` answers them.
+``tandem:`` schemes; :mod:`app.ui.chat.attachments.flow` answers them.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFontMetrics, QTextCharFormat, QTextCursor
 
 from app.core.attachments.record import Attachment, AttachmentUse
-from app.ui.chat.attachments import chip_label, paperclip
-from app.ui.chat.message_lines import new_block
-from app.ui.chat.token_painter import Prop, TokenPainter
+from app.ui.chat.attachments.access import chip_label, paperclip
+from app.ui.chat.view.message_lines import new_block
+from app.ui.chat.view.token_painter import Prop, TokenPainter
 
 OPEN_ATTACHMENT = "tandem:attachment"
 OPEN_CITATION = "tandem:citation"

@@ -7,14 +7,14 @@ the prompt box. Each batch is read on a :class:`~app.ui.threads.background.Backg
 thread, so a big PDF never freezes the window; a batch where one file fails
 attaches nothing, and the reader's one-line reason goes to the chat's error
 banner. What was read waits as chips above the prompt until Send stores it
-with the user's message (:func:`app.ui.chat.attachments.store_user_message`).
+with the user's message (:func:`app.ui.chat.attachments.access.store_user_message`).
 
 The engine thread counts each attachment's tokens with the loaded target's
 tokenizer (an estimate is shown until then, and stays for a remote server);
 the context gauge uses the counts to say which attachments fit whole and
 which will have passages retrieved per question. Chips on stored messages and
 the citations under replies open the same dialog with the extracted text
-(:mod:`app.ui.chat.attachment_dialog`).
+(:mod:`app.ui.chat.attachments.dialog`).
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from app.engine.attachments import AttachmentError
 from app.engine.llama.session import LoadedPair
 from app.engine.reply import ReplyPlan
 from app.engine.store.conversations import StoredMessage
-from app.ui.chat.attachment_bar import AttachmentChip, AttachmentRow, PaperclipButton, PendingAttachment
-from app.ui.chat.attachment_dialog import AttachmentDialog
-from app.ui.chat.attachment_lines import OPEN_ATTACHMENT, OPEN_CITATION
-from app.ui.chat.attachments import (
+from app.ui.chat.attachments.bar import AttachmentChip, AttachmentRow, PaperclipButton, PendingAttachment
+from app.ui.chat.attachments.dialog import AttachmentDialog
+from app.ui.chat.attachments.lines import OPEN_ATTACHMENT, OPEN_CITATION
+from app.ui.chat.attachments.access import (
     NOTICES_KEY,
     PASSAGE_TOKENS,
     estimated_tokens,
@@ -47,7 +47,7 @@ from app.ui.chat.attachments import (
     uses_of,
 )
 from app.ui.chat.panel import ChatPanel
-from app.ui.chat.view import ViewMessage
+from app.ui.chat.view.chat_view import ViewMessage
 from app.ui.i18n.words import number, say_error
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost

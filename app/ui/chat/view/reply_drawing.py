@@ -3,9 +3,9 @@
 A user's message takes the same road without tokens: its characters are set
 by the same layout, in plain text formats, on the user's background.
 
-:mod:`app.ui.chat.markdown_layout` says how the reply's lines look; this module
+:mod:`app.ui.chat.view.markdown_layout` says how the reply's lines look; this module
 writes them, run by run, each character in its token's format (from
-:class:`~app.ui.chat.token_painter.TokenPainter`). A :class:`StreamState`
+:class:`~app.ui.chat.view.token_painter.TokenPainter`). A :class:`StreamState`
 remembers where every token and every line of the reply starts and where each
 line sits in the document, so each step removes and draws again only the lines
 that can still change: a step costs the same at token 10,000 as at token 100.
@@ -22,9 +22,9 @@ from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QTextBlockFormat, QTextCharFormat, QTextCursor
 
 from app.core.reply.token_record import TokenRecord
-from app.ui.chat import table_grid
-from app.ui.chat.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, layout
-from app.ui.chat.token_painter import Prop, TokenPainter, ghost_text
+from app.ui.chat.view import table_grid
+from app.ui.chat.view.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, layout
+from app.ui.chat.view.token_painter import Prop, TokenPainter, ghost_text
 
 COPY_CODE = "tandem:copy-code"
 

@@ -5,7 +5,7 @@ A chip says what will be sent (name, size, tokens); × takes it off, the
 passages retrieval picks (with a warning on the chip when it will not fit),
 and clicking the name opens its extracted text. The paperclip opens the file
 dialog (several files at once); its menu also has "Folder…". The chips and
-the button only show and ask: :mod:`app.ui.chat.attachment_flow` reads the
+the button only show and ask: :mod:`app.ui.chat.attachments.flow` reads the
 files and keeps the list.
 """
 
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.core.attachments.record import Attachment
 from app.ui import theme
-from app.ui.chat.attachments import chip_label, paperclip
+from app.ui.chat.attachments.access import chip_label, paperclip
 from app.ui.layout_fit import FlowLayout
 
 NAME_CHARS = 28  # a chip shortens a longer name in the middle (the dialog and the tooltip say it whole)

@@ -23,8 +23,8 @@ from app.core.reply.token_record import TokenRecord
 from app.engine.reply import pair_label
 from app.engine.store import conversations
 from app.engine.store.conversations import StoredMessage
-from app.ui.chat.reply_info import provenance_html
-from app.ui.chat.view import ViewMessage
+from app.ui.chat.reply.info import provenance_html
+from app.ui.chat.view.chat_view import ViewMessage
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.words import number, say
 from app.ui.threads.jobs import PairInfo, drafter_label
@@ -41,7 +41,7 @@ _REASONS = {
 
 
 def message_actions(message: StoredMessage, last: bool) -> tuple[str, ...]:
-    """What a stored message offers in its action line (keys of :data:`app.ui.chat.view.ACTION_LABELS`)."""
+    """What a stored message offers in its action line (keys of :data:`app.ui.chat.view.chat_view.ACTION_LABELS`)."""
     if message.role == "user":
         # A question left without an answer (its reply deleted, or never written) can be answered again.
         return ("generate", "edit", "delete") if last else ("edit", "delete")

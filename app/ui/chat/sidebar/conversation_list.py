@@ -18,8 +18,8 @@ from PySide6.QtGui import QFont, QKeySequence
 from PySide6.QtWidgets import QMenu, QPushButton, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from app.engine.store.conversations import ConversationSummary
-from app.ui.chat.chat_search import ChatSearch
-from app.ui.chat.undo_bar import UndoBar
+from app.ui.chat.sidebar.search import ChatSearch
+from app.ui.chat.sidebar.undo_bar import UndoBar
 from app.ui.i18n import QT_TRANSLATE_NOOP
 
 _ID_ROLE = int(Qt.ItemDataRole.UserRole) + 1

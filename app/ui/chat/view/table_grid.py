@@ -1,8 +1,8 @@
 """The lines of a Markdown table's grid, painted over the view where its rows are.
 
 A table's rows stay the reply's own characters (so every cell token keeps its
-tint and card); :mod:`app.ui.chat.markdown_layout` pads them into aligned
-columns and :mod:`app.ui.chat.reply_drawing` marks each row's block with
+tint and card); :mod:`app.ui.chat.view.markdown_layout` pads them into aligned
+columns and :mod:`app.ui.chat.view.reply_drawing` marks each row's block with
 :data:`TABLE_ROW`. This module joins the rows' pipes into continuous
 vertical lines and draws a line above the table and under every row, so the
 table reads as a grid; nothing of the text is changed or hidden.

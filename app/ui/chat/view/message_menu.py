@@ -3,7 +3,7 @@
 The menu is Qt's standard one (copy, select all) with two groups added for
 the point under the pointer: copying the reply's code block or the whole
 message as raw Markdown, and the message's own actions, the same ones its
-action line offers (:mod:`app.ui.chat.message_lines`), plus exporting the
+action line offers (:mod:`app.ui.chat.view.message_lines`), plus exporting the
 steps and forking the branch. The actions are emitted as the view's
 ``message_action`` signal, so the menu and the action line reach the same
 handlers.
@@ -17,10 +17,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QCoreApplication, QPoint, QPointF
 from PySide6.QtWidgets import QMenu
 
-from app.ui.chat.message_lines import FORK_LABEL, action_label
+from app.ui.chat.view.message_lines import FORK_LABEL, action_label
 
 if TYPE_CHECKING:
-    from app.ui.chat.view import ChatView
+    from app.ui.chat.view.chat_view import ChatView
 
 
 def message_menu(view: ChatView, pos: QPoint, position: int) -> QMenu:

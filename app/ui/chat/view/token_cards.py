@@ -3,7 +3,7 @@
 Nothing here keeps a copy of the tokens: everything is read from the
 characters' formats. The card (on hover, or walked to from the keyboard) is
 built from the token's own character format (the properties
-:class:`~app.ui.chat.token_painter.TokenPainter` wrote): its origin and what
+:class:`~app.ui.chat.view.token_painter.TokenPainter` wrote): its origin and what
 that means, the target's p, the draft's q, which drafter proposed it and the
 proposal the target rejected there. From the keyboard, Alt+Right and Alt+Left
 select the next or previous token and show its card where the caret is, so
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import QTextEdit, QToolTip
 from app.core.decoding.events import TokenOrigin
 from app.core.decoding.lookup import CONTEXT_CITATION
 from app.ui import theme
-from app.ui.chat.token_painter import Prop
+from app.ui.chat.view.token_painter import Prop
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.words import number
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QColor, QFont, QTextBlockFormat, QTextCharFormat, QTextCursor
 
-from app.ui.chat.token_painter import Prop, TokenPainter
+from app.ui.chat.view.token_painter import Prop, TokenPainter
 from app.ui.i18n import QT_TRANSLATE_NOOP
 
 COPY_MESSAGE = "tandem:copy-message"

@@ -1,0 +1,1 @@
+"""Files attached to a message: the chips, the dialog, the flow that reads them and the engine's door to them."""

@@ -1,0 +1,1 @@
+"""The context gauge: the widget and the counting of the next prompt behind it."""

@@ -1,0 +1,1 @@
+"""MCP tools in the chat: the list of tools, the questions about a call, and the loop that runs the calls."""
