@@ -7,8 +7,8 @@ switch, continuing a reply, whether an oversized prompt may lose old turns).
 :func:`plan_reply` turns it and a loaded pair into a :class:`ReplyPlan`:
 the drafter that will run, the draft-length policy, the sampling parameters
 with a concrete seed, the fitted prompt and the provenance the reply records.
-:func:`run_reply` runs the plan; :func:`record_start` and :func:`record_end`
-say what the store keeps of it, and :func:`saving` stores a run as it goes
+:func:`run_reply` runs the plan; :func:`record_start` and :func:`end_of`
+(a :class:`~app.core.reply.end.ReplyEnd`) say what the store keeps of it, and :func:`saving` stores a run as it goes
 for the front ends without a store guard of their own (the CLI).
 
 The decisions without a model (the adaptive bound, the drafter fallback, the
@@ -34,20 +34,21 @@ from app.core.chat import FittedPrompt, Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.drafters import DrafterKind
-from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
+from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.lookup import LookupSource
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import PromptTooLongError
 from app.core.output_format import OutputFormat, chat_output_format
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
 from app.core.reply.reasoning import THINK, history_without_reasoning
-from app.core.reply.record import THINKING_SECONDS, OutputRecord, Provenance, ReplyRecord, SamplingRecord, stats_record
+from app.core.reply.end import ReplyEnd
+from app.core.reply.record import OutputRecord, Provenance, ReplyRecord, SamplingRecord
+from app.core.reply.thinking import ThinkingClock
 from app.core.tools.records import ToolSpec
 from app.core.wording import Words
 from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply_attachments import lookup_sources, plan_attachments
-from app.engine.store import conversations
 from app.engine.store.conversations import ChatStore
 
 ReplyEvent = StepEvent | FinishedEvent
@@ -315,37 +316,43 @@ def record_start(plan: ReplyPlan, label: str, drafter: str | None = None) -> Rep
     )
 
 
-def finished_state(reason: FinishReason) -> str:
-    """The stored state of a reply that ended for ``reason``."""
-    return conversations.CANCELLED if reason is FinishReason.CANCELLED else conversations.DONE
+def end_of(
+    event: FinishedEvent, clock: ThinkingClock, before: str = "", before_seconds: float | None = None
+) -> ReplyEnd:
+    """The end of a reply the decoder finished, its thinking time from ``clock`` (fed every step).
 
-
-def record_end(event: FinishedEvent, thinking_seconds: float | None = None) -> dict[str, object]:
-    """The metadata a finished reply adds to what it recorded at the start (statistics, finish reason).
-
-    ``thinking_seconds``: how long the reply's reasoning block took, where the caller timed one.
+    A run that grew a stored reply (Continue) passes the reply's earlier text
+    (``before``, which comes first) and thinking time (``before_seconds``,
+    which stands when this run closed no block of its own).
     """
-    out: dict[str, object] = {"stats": stats_record(event.stats), "finish_reason": event.reason.value}
-    if thinking_seconds is not None:
-        out[THINKING_SECONDS] = thinking_seconds
-    return out
+    seconds = clock.seconds if clock.seconds is not None else before_seconds
+    return ReplyEnd.finished(event, text=before + event.text, thinking_seconds=seconds)
 
 
-def saving(events: Iterator[ReplyEvent], store: ChatStore, reply_id: int) -> Iterator[ReplyEvent]:
+def saving(
+    events: Iterator[ReplyEvent], store: ChatStore, reply_id: int, inside: bool = False
+) -> Iterator[ReplyEvent]:
     """``events`` passed on, each step's tokens (and record, when traced) stored as it passes, then the reply finished.
 
-    A Ctrl+C leaves the reply saved as cancelled with what it had.
+    ``inside``: the prompt opened the reply's reasoning block (the plan's ``reasoning_inside``), so its
+    thinking time counts from the first step. A Ctrl+C leaves the reply saved as cancelled with what it had.
     """
     text: list[str] = []
+    clock = ThinkingClock(inside=inside)
     try:
         for event in events:
             if isinstance(event, StepEvent):
                 store.append_tokens(reply_id, event.tokens, () if event.record is None else (event.record,))
                 text.extend(token.text for token in event.tokens)
+                clock.add_step(event)
             else:
-                store.finish_reply(reply_id, event.text, finished_state(event.reason), record_end(event))
+                end_reply(store, reply_id, end_of(event, clock))
             yield event
     except KeyboardInterrupt:
-        cancelled = FinishReason.CANCELLED.value
-        store.finish_reply(reply_id, "".join(text), conversations.CANCELLED, {"finish_reason": cancelled})
+        end_reply(store, reply_id, ReplyEnd.stopped(text="".join(text)))
         raise
+
+
+def end_reply(store: ChatStore, reply_id: int, end: ReplyEnd) -> None:
+    """Store ``end`` as the reply's final text, state and metadata (merged into what it recorded at the start)."""
+    store.finish_reply(reply_id, end.text, end.state, end.to_meta())

@@ -38,10 +38,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.chat_settings import ChatSettings
-from app.core.decoding.events import FinishedEvent, FinishReason
 from app.core.errors import TandemError
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.profile_store import open_profile_store
+from app.core.reply.end import EndKind, ReplyEnd
 from app.engine.llama.session import DrafterKind
 from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
@@ -373,15 +373,16 @@ class MainWindow(QMainWindow):
         if self.app_settings.pair() == choice:
             self.app_settings.clear_pair()  # a default that no longer loads is not retried at every start
 
-    def _reply_finished(self, event: FinishedEvent) -> None:
+    def _reply_finished(self, end: ReplyEnd) -> None:
         pair = self.controller.pair
-        if pair is None or event.reason is FinishReason.CANCELLED or event.stats.emitted < 16:
+        stats = end.stats
+        if pair is None or end.kind is not EndKind.FINISHED or stats is None or stats.emitted < 16:
             return
         if pair.remote is not None:  # a server's speed says nothing about this computer
             return
         if pair.config.drafter is DrafterKind.NONE:
             # A target-only reply is a baseline measurement too.
-            self._baseline_measured(event.stats.tokens_per_second)
+            self._baseline_measured(stats.tokens_per_second)
 
     def _baseline_measured(self, rate: float, source: str = "measured here") -> None:
         pair = self.controller.pair

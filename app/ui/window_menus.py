@@ -252,7 +252,7 @@ class WindowMenus:
     def regenerate_last(self) -> bool:
         """A new reply in place of the last one (its sibling; the old one is kept)."""
         reply = self._last("assistant")
-        return reply is not None and self.window.controller.regenerate(reply)
+        return reply is not None and self.window.controller.tree.regenerate(reply)
 
     def copy_last_reply(self) -> bool:
         """The last reply's Markdown on the clipboard."""
@@ -269,8 +269,8 @@ class WindowMenus:
         message = self._last("user")
         if message is None:
             return False
-        self.window.controller.start_edit(message)
-        return self.window.controller.editing == message
+        self.window.controller.tree.start_edit(message)
+        return self.window.controller.tree.editing == message
 
     # -- dialogs -----------------------------------------------------------------------------
 

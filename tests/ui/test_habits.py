@@ -196,14 +196,14 @@ def test_chat_shortcuts_and_generate_on_an_unanswered_question(
 
     prompt.setFocus()
     QTest.keyClick(prompt, Qt.Key.Key_Up)  # Up in the empty box edits the last message
-    assert window.controller.editing == path[0].id and prompt.toPlainText() == "Name a colour."
-    window.controller.cancel_edit()
+    assert window.controller.tree.editing == path[0].id and prompt.toPlainText() == "Name a colour."
+    window.controller.tree.cancel_edit()
     QTest.keyClick(window, Qt.Key.Key_E, CTRL | SHIFT)
-    assert window.controller.editing == path[0].id
-    window.controller.cancel_edit()
+    assert window.controller.tree.editing == path[0].id
+    window.controller.tree.cancel_edit()
 
     while len(window.controller.path) > 1:  # both replies (the regenerated one and its sibling)
-        assert window.controller.delete_message(window.controller.path[1].id)
+        assert window.controller.tree.delete_message(window.controller.path[1].id)
     assert [m.role for m in window.controller.path] == ["user"]
     click_action(window, "generate", 0)
     wait_reply(window, recorder, 2)

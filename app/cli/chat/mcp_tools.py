@@ -122,7 +122,8 @@ class _Turns:
                 parent = self.store.message(self.reply_id, with_tokens=False).parent_id
             self.called = False
             self.reply_id = self.store.begin_reply(self.conversation_id, record.to_meta(), parent)
-            self.events = list(saving(run_reply(self.pair, self.plan), self.store, self.reply_id))
+            run = run_reply(self.pair, self.plan)
+            self.events = list(saving(run, self.store, self.reply_id, self.plan.reasoning_inside))
         finished = self.events[-1] if self.events else None
         return finished.text if isinstance(finished, FinishedEvent) else ""
 

@@ -72,7 +72,7 @@ def run_stored_chat(
         user_id = store.add_message(conversation_id, "user", prompt_text, attachments=attached)
         record = record_start(plan, pair_label(config, plan.drafter))
         reply_id = store.begin_reply(conversation_id, record.to_meta())
-        events = saving(run_reply(pair, plan), store, reply_id)
+        events = saving(run_reply(pair, plan), store, reply_id, plan.reasoning_inside)
         if args.json:
             ids = {"conversation_id": conversation_id, "user_message_id": user_id, "reply_message_id": reply_id}
             ids.update(attachments_json(attached))

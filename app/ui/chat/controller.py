@@ -11,63 +11,66 @@ live statistics, and into :class:`~app.ui.chat.reply.saving.ReplySaver`, which
 commits it to SQLite a few times a second and keeps the whole reply when the
 store refuses it. The user's message is committed before generation starts.
 
-The footer says in words what drafting did in the reply
-(:mod:`app.ui.chat.reply.words`); the context gauge and the "show speculation
-anyway" switch are :mod:`app.ui.chat.chat_extras`', the conversation tree's
-actions (regenerate, edit, continue, delete, the branch switcher)
-:mod:`app.ui.chat.tree_actions`', and following a reply as it streams and ends
-:mod:`app.ui.chat.reply_stream`'. Each chat has its own
-settings (:class:`~app.core.chat_settings.ChatSettings`); a chat not created
-yet holds them until its first message creates it.
+The reply in flight is a :class:`~app.ui.chat.reply.live.LiveReply`, made when
+a reply is asked for and dropped when it has ended: it owns the reply's state,
+takes the worker's step, finished and error events, and ends with one
+:class:`~app.core.reply.end.ReplyEnd`, which the controller passes on to the
+window, the sidebar and the status bar (:attr:`ChatController.reply_finished`).
+The controller's other parts are components with their dependencies given
+when they are made: the conversation tree's actions
+(:class:`~app.ui.chat.tree.actions.TreeActions`: regenerate, edit, continue,
+delete, the branch switcher), the context gauge's counting
+(:class:`~app.ui.chat.context.count.ContextCount`) and the "show speculation
+anyway" switch (:class:`~app.ui.chat.reply.demo_switch.DemoSwitch`). The
+footer says in words what drafting did in the reply
+(:mod:`app.ui.chat.reply.words`). Each chat has its own settings
+(:class:`~app.core.chat_settings.ChatSettings`); a chat not created yet holds
+them until its first message creates it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 
-from PySide6.QtCore import QObject, QTimer, Signal
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtCore import QObject, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
 
+from app.core.attachments.record import Attachment
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
-from app.core.decoding.events import FinishReason
-from app.core.decoding.stats import GenerationStats
-from app.core.reply.reasoning import ReasoningTally
-from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
+from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.reply.end import EndKind, ReplyEnd
 from app.core.tools.turns import prompt_message
 from app.engine.llama.session import PairConfig
 from app.engine.reply import ReplyRequest, chat_messages, pair_label, record_start
-from app.engine.store import conversations
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
-from app.ui.chat.attachments.flow import AttachmentFlow
 from app.ui.chat.attachments.access import plan_notices, store_user_message, with_whole_documents
-from app.ui.chat.chat_extras import ChatExtras
+from app.ui.chat.attachments.flow import AttachmentFlow
+from app.ui.chat.context.count import ContextCount
 from app.ui.chat.panel import ChatPanel
+from app.ui.chat.reply.demo_switch import DemoSwitch
+from app.ui.chat.reply.live import LiveReply
 from app.ui.chat.reply.saving import ReplySaver, UnsavedReply
-from app.ui.chat.reply_stream import ReplyStream
 from app.ui.chat.reply.words import drafter_words, info_label, message_actions, view_message
 from app.ui.chat.tools.flow import ToolFlow
-from app.ui.chat.tree_actions import TreeActions
+from app.ui.chat.tree.actions import TreeActions
 from app.ui.chat.view.chat_view import ViewMessage
-from app.ui.i18n.words import say_error
+from app.ui.i18n.words import number, say_error
 from app.ui.stats.stats_panel import StatsPanel
 from app.ui.threads.jobs import GenerateJob, PairInfo, PromptInfo
 from app.ui.threads.worker import EngineHost
 
-_COUNT_MS = 250  # typing pause before the context gauge recounts
 
-
-class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
+class ChatController(QObject):
     """Owns the conversation flow; the window only wires widgets to it."""
 
     activity_changed = Signal(object)  # Activity
     pair_loaded = Signal(object)  # PairInfo
     status = Signal(str)
     conversations_changed = Signal()
-    reply_finished = Signal(object)  # FinishedEvent
+    reply_finished = Signal(object)  # ReplyEnd: a reply the decoder finished (done, stopped, or refused by the store)
     store_failed = Signal(object)  # StoreWriteError: a reply waits in memory
     store_recovered = Signal()  # everything waiting has been written
     chat_settings_changed = Signal(object)  # ChatSettings: another chat (or a new one) is now current
@@ -95,34 +98,47 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
         self.pair: PairInfo | None = None
         self.conversation_id: int | None = None
         self.path: list[StoredMessage] = []  # the active branch shown, root to leaf
-        self.editing: int | None = None  # the user message being edited (its text is in the prompt box)
-        self._continuing: StoredMessage | None = None  # the reply being continued
-        self._reply: UnsavedReply | None = None  # the reply being generated
-        self.saver = ReplySaver(store, lambda: self._reply is not None, self)
+        self._live: LiveReply | None = None  # the reply in flight (None when none is)
+        self.saver = ReplySaver(store, lambda: self._live is not None and self._live.reply is not None, self)
         self.saver.failed.connect(self._store_failed)
         self.saver.saved_late.connect(self._saved_late)
         self._closed = False  # after shutdown, late events from the engine thread are ignored
-        self._live = GenerationStats()
-        self._tally = ReasoningTally()  # acceptance in thinking and in the answer apart
-        self._job: GenerateJob | None = None
-        self._parent_id: int | None = ACTIVE_LEAF
-        self.info_box: QMessageBox | None = None
-        # Asks before a message is deleted; the tests answer for the user.
-        self.confirm: Callable[[str, str], bool] = self._ask
-        # Per chat: "show speculation anyway" is on (a chat not yet created is None).
-        self._demo: dict[int | None, bool] = {}
-        self._prompt_tokens = 0
-        self._count_timer = QTimer(self)
-        self._count_timer.setSingleShot(True)
-        self._count_timer.setInterval(_COUNT_MS)
-        self._count_timer.timeout.connect(self.count_context)
-        panel.prompt.textChanged.connect(self._count_timer.start)
         # The files the next message carries; their counts change the gauge as typing does.
         self.attachments = AttachmentFlow(panel, host, panel.attachments, panel.paperclip)
-        self.attachments.changed.connect(self._count_timer.start)
+        self.tree = TreeActions(
+            store=lambda: self.store,
+            saver=self.saver,
+            panel=panel,
+            stats_panel=stats_panel,
+            path=lambda: self.path,
+            idle=lambda: self.activity is Activity.IDLE,
+            ready=self._ready,
+            start_reply=self._start_reply,
+            reload=self.reload,
+            open_conversation=self.open_conversation,
+            count_context=lambda: self.context.count(),
+            parent=self,
+        )
+        self.tree.status.connect(self.status)
+        self.tree.changed.connect(self.conversations_changed)
+        self.tree.steps_requested.connect(self.steps_requested)
+        self.tree.steps_export_requested.connect(self.steps_export_requested)
+        self.tree.message_trashed.connect(self.message_trashed)
+        self.context = ContextCount(
+            panel=panel,
+            host=host,
+            attachments=self.attachments,
+            messages=self.context_messages,
+            max_tokens=lambda: self.chat_settings().max_tokens,
+            pair=lambda: self.pair,
+            idle=lambda: self.activity is Activity.IDLE,
+            parent=self,
+        )
+        self.demo = DemoSwitch(store=lambda: self.store, view=panel.view, conversation=lambda: self.conversation_id)
+        self.demo.setParent(self)
+        self.demo.status.connect(self.status)
         self.tool_flow = ToolFlow(self)  # MCP tools: offered to each reply, its calls asked about and stored
         worker = host.worker
-        worker.prompt_counted.connect(self._on_counted)
         worker.loaded.connect(self._on_loaded)
         worker.prompt_ready.connect(self._on_prompt_ready)
         worker.step.connect(self._on_step)
@@ -131,8 +147,6 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
         panel.send_requested.connect(self.send)
         panel.stop_requested.connect(self.stop)
         panel.view.anchorClicked.connect(self._on_link)
-        panel.view.message_action.connect(self._on_message_action)
-        panel.edit_cancelled.connect(self.cancel_edit)
 
     # -- loading ---------------------------------------------------------------------
 
@@ -161,7 +175,7 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
         )
         self.status.emit(self.tr("ready: {pair}").format(pair=info_label(info)) + where)
         self.pair_loaded.emit(info)
-        self.count_context()
+        self.context.count()
 
     # -- the chat's settings ------------------------------------------------------------
 
@@ -185,7 +199,7 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
                 self.store.set_conversation_settings(self.conversation_id, {**kept, **settings.to_dict()})
             except StoreWriteError as exc:
                 self.panel.banner.show_message(say_error(exc))
-        self.count_context()
+        self.context.count()
 
     # -- conversations ----------------------------------------------------------------
 
@@ -193,32 +207,29 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
         """Start afresh (the conversation is created in the store when the first message is sent)."""
         if self.activity is Activity.GENERATING:
             return
-        self.cancel_edit()
+        self.tree.cancel_edit()
         self.conversation_id = None
         self.path = []
         self._pending = self._new_chat_settings()
-        self._demo.pop(None, None)  # a new chat starts with the adaptive controller
+        self.demo.forget_new()
         self.panel.view.set_messages([])
         self.panel.banner.hide()
         self.chat_settings_changed.emit(self._pending)
-        self.count_context()
+        self.context.count()
         self.conversations_changed.emit()
 
     def open_conversation(self, conversation_id: int, force: bool = False) -> None:
         """Show a saved conversation's active branch, recoloured from its stored token origins."""
         if self.activity is Activity.GENERATING or (conversation_id == self.conversation_id and not force):
             return
-        self.cancel_edit()
+        self.tree.cancel_edit()
         self.conversation_id = conversation_id
         self.reload()
-        self.show_branch_stats()
-        replies = [m for m in self.path if m.role == "assistant" and "stats" in m.meta]
-        if conversation_id not in self._demo and replies:
-            self._demo[conversation_id] = bool(ReplyRecord.from_meta(replies[-1].meta).demo_length)
-            self._offer_demo_links(self.path)
+        self.tree.show_branch_stats()
+        self.demo.opened(conversation_id, self.path)
         self.panel.banner.hide()
         self.chat_settings_changed.emit(self.chat_settings())
-        self.count_context()
+        self.context.count()
 
     def reload(self) -> None:
         """Show the conversation's active branch as the store has it, with each message's switcher and actions."""
@@ -228,7 +239,7 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
             return
         self.path = self.store.messages(self.conversation_id)
         self.panel.view.set_messages(self._shown(self.path))
-        self._offer_demo_links(self.path)
+        self.demo.offer_links(self.path)
 
     def _shown(self, stored: list[StoredMessage]) -> list[ViewMessage]:
         shown = []
@@ -287,13 +298,13 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
         """
         if not self._ready():
             return False
-        editing = next((m for m in self.path if m.id == self.editing), None) if self.editing is not None else None
+        editing = next((m for m in self.path if m.id == self.tree.editing), None)
         created = self.conversation_id is None
         try:
             if self.conversation_id is None:
                 title = " ".join(text.split())[:48] or self.tr("New chat")
                 self.conversation_id = self.store.create_conversation(title, self._pending.to_dict())
-                self._demo[self.conversation_id] = self._demo.pop(None, False)
+                self.demo.created(self.conversation_id)
             parent = editing.parent_id if editing is not None else ACTIVE_LEAF
             # The turn and its files (an edit keeps its own) in one transaction: a full disk stores neither.
             store_user_message(self.store, self.conversation_id, text, self.attachments.for_message(editing), parent)
@@ -301,7 +312,7 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
             self.saver.refused(exc)
             return False  # nothing was sent: the prompt and its chips stay
         self.attachments.clear()
-        self.cancel_edit()
+        self.tree.cancel_edit()
         self.panel.prompt.clear()
         self.panel.banner.hide()
         if created:  # the settings shown are this chat's from now on
@@ -328,7 +339,7 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
         request = ReplyRequest(
             settings,
             self._messages_of(context, settings),
-            demo=self.demo_speculation,
+            demo=self.demo.on,
             continue_reply=continuing is not None,
             trace=True,  # the step records are stored with the tokens, for the step view and `chats steps`
             first_step=0 if continuing is None else self.store.step_count(continuing.id),
@@ -336,14 +347,23 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
             tools=self.tool_flow.offered() if continuing is None else (),
         )
         request = with_whole_documents(request, self.attachments.take_whole())
-        self._job = GenerateJob(request)
-        self._parent_id = parent_id
-        self._continuing = continuing
-        self._reply = None
-        self._live = GenerationStats()
+        live = LiveReply(
+            GenerateJob(request),
+            conversation_id=self.conversation_id,
+            parent_id=parent_id,
+            continuing=continuing,
+            view=self.panel.view,
+            stats_panel=self.stats_panel,
+            gauge=self.panel.gauge,
+            saver=self.saver,
+            footer_link=self.demo.link,
+            parent=self,
+        )
+        live.ended.connect(self._reply_ended)
+        self._live = live
         self._set_activity(Activity.GENERATING)
         self.status.emit(self.tr("thinking…"))
-        self.host.generate(self._job)
+        self.host.generate(live.job)
 
     def reply_to_branch(self, instead_of_last: bool = False) -> bool:
         """Generate the next reply to the active branch (after a reply's tool results); False: not now.
@@ -370,12 +390,14 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
 
     def reply_in_flight(self) -> int | None:
         """The store's id of the reply being generated (None when idle or not stored yet)."""
-        return self._reply.reply_id if self._reply is not None else None
+        reply = self._live.reply if self._live is not None else None
+        return reply.reply_id if reply is not None else None
 
     def _on_prompt_ready(self, info: PromptInfo) -> None:
         if self._closed:
             return
-        if self.activity is not Activity.GENERATING or self.conversation_id is None or self.pair is None:
+        live = self._live
+        if self.activity is not Activity.GENERATING or live is None or self.pair is None:
             return
         plan = info.plan
         if plan is None:
@@ -384,19 +406,6 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
         drafter = drafter_words(self.pair, plan.drafter)
         record = record_start(plan, label, drafter)
         record = self.attachments.keep_notices(record, plan)  # a reopened chat still says them
-        self.stats_panel.reset(drafter, record.adaptive)
-        self._tally = ReasoningTally(inside=plan.reasoning_inside)
-        continuing = self._continuing
-        if continuing is not None:
-            # The reply's row exists: it grows, its tokens continue after the stored ones.
-            previous = ReplyRecord.from_meta(continuing.meta)
-            grown = replace(record, continued=previous.continued + 1, extra=previous.extra)
-            meta = replace(grown, reasoning_inside=previous.reasoning_inside).to_meta()  # the reply still opens inside
-            self._reply = UnsavedReply(self.conversation_id, meta, continuing.id, texts=[continuing.content])
-            self._reply.prefix = continuing.content
-        else:
-            self._reply = UnsavedReply(self.conversation_id, record.to_meta(), parent_id=self._parent_id)
-            self.saver.write(self._reply)
         notices = list(plan_notices(plan))  # a "whole document" that did not fit
         if info.dropped_messages:
             notices.append(
@@ -406,11 +415,8 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
                     info.dropped_messages,
                 ).format(n_ctx=info.n_ctx)
             )
-        notice = " ".join(notices)
-        if continuing is None:
-            self.panel.view.begin_reply(label, notice, plan.reasoning_inside)
-        self._prompt_tokens = info.n_tokens
-        self._show_gauge(info, streaming=True)
+        live.begin(record, label, " ".join(notices), plan.reasoning_inside, info.n_tokens)
+        self.context.show(info, streaming=True)
         self.status.emit(
             self.tr("generating ({prompt} prompt tokens, {reused} already in the cache)…").format(
                 prompt=info.n_tokens, reused=info.reused
@@ -429,13 +435,119 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
         )
         self.activity_changed.emit(activity)
 
+    # -- the reply in flight ---------------------------------------------------------------
+
+    def _on_step(self, event: StepEvent) -> None:
+        if not self._closed and self.activity is Activity.GENERATING and self._live is not None:
+            self._live.step(event)
+
+    def _on_finished(self, event: FinishedEvent) -> None:
+        if not self._closed and self.activity is Activity.GENERATING and self._live is not None:
+            self._live.finish(event)
+
+    def _on_error(self, message: str) -> None:
+        if self._closed:
+            return
+        if self.activity is Activity.GENERATING and self._live is not None:
+            self._live.fail(message)  # its end shows the error
+            return
+        if self.activity is Activity.LOADING:
+            self.pair = None
+        self._show_error(message)
+
+    def _reply_ended(self, end: ReplyEnd) -> None:
+        live, self._live = self._live, None
+        if end.kind is EndKind.FAILED:
+            self._show_error(end.error or "")
+            return
+        saved = live is not None and live.reply is not None and self.unsaved is None
+        self._set_activity(Activity.IDLE, redraw=not saved)
+        if saved:
+            self.reload()  # the new reply's id, its siblings and its actions
+        if self.unsaved is None and end.stats is not None:
+            stats = end.stats
+            self.status.emit(
+                self.tr("{n} tokens at {rate} tok/s").format(
+                    n=stats.emitted, rate=number(stats.tokens_per_second, ".1f")
+                )
+                + (
+                    ", " + self.tr("acceptance {share}").format(share=number(stats.acceptance_rate, ".0%"))
+                    if stats.drafted
+                    else ""
+                )
+            )
+        self.conversations_changed.emit()
+        self.context.count()
+        self.reply_finished.emit(end)
+
+    def _show_error(self, message: str) -> None:
+        self.panel.banner.show_message(message)
+        self.status.emit(self.tr("error: {error}").format(error=message))
+        if self.activity is not Activity.COMPARING:
+            self._set_activity(Activity.IDLE)
+
+    # -- the store guard -------------------------------------------------------------------
+
+    @property
+    def store_error(self) -> StoreWriteError | None:
+        """Why the store refused the last write (None while it takes them)."""
+        return self.saver.error
+
+    @property
+    def unsaved(self) -> UnsavedReply | None:
+        """A finished reply the store has not taken yet."""
+        return self.saver.waiting
+
+    def retry_save(self) -> bool:
+        """Try the store again with the reply that waits; True when nothing waits any more."""
+        return self.saver.retry()
+
+    def unsaved_markdown(self) -> str:
+        """The reply the store has not taken, as Markdown for an export (empty when there is none)."""
+        return self.saver.markdown(self._live.reply if self._live is not None else None)
+
+    def _store_failed(self, error: StoreWriteError) -> None:
+        if self.activity is Activity.GENERATING:
+            # What cannot be saved should not grow: stop the reply; it stays whole in memory.
+            self.host.cancel()
+        self.status.emit(self.tr("not saved: {error}").format(error=error))
+        self.store_failed.emit(error)
+
+    def _saved_late(self) -> None:
+        self.status.emit(self.tr("the reply that could not be saved is now saved"))
+        self.conversations_changed.emit()
+        self.store_recovered.emit()
+
+    # -- the next prompt and links in the view ----------------------------------------------
+
+    def context_messages(self) -> tuple[Message, ...]:
+        """What the next reply's prompt would hold: the chat so far and the text in the prompt box."""
+        typed = self.panel.prompt.toPlainText().strip()
+        stored = self.path
+        kept: tuple[Attachment, ...] = ()
+        editing = self.tree.editing
+        if editing is not None:  # the edited message's new text replaces it and what followed
+            index = self.tree.index_of(editing)
+            stored = stored[:index] if index is not None else stored
+            kept = next((m.attachments for m in self.path if m.id == editing), ())  # an edit keeps its files
+        messages = self._messages_of(stored, self.chat_settings())
+        pending = (*kept, *(a for a in self.attachments.attachments() if a not in kept))
+        return (*messages, Message("user", typed, pending)) if typed or pending else messages
+
+    def _on_link(self, url: QUrl) -> None:
+        if self.demo.follow(url.toString()):
+            return
+        if url.scheme() in ("http", "https", "mailto"):
+            # A link in a reply: open it outside, as chat apps do; Tandem itself never goes online.
+            QDesktopServices.openUrl(url)
+
     def set_store(self, store: ChatStore) -> None:
         """Use another store (after recovery, a fresh start or read-only); call only while idle."""
         self.store = store
         self.saver.reset(store)  # what waited had its ids in the other file
         self.conversation_id = None
         self.path = []
-        self.editing = None
+        self.tree.editing = None
         self.panel.show_editing(False)
         self.panel.view.set_messages([])
         self.chat_settings_changed.emit(self._pending)
@@ -448,19 +560,12 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
         """
         self._closed = True
         self.saver.stop()
-        self._count_timer.stop()
+        self.context.shutdown()
         self.attachments.shutdown()
         self.tool_flow.shutdown()
-        if self.activity is Activity.GENERATING and self._reply is not None:
+        if self.activity is Activity.GENERATING and self._live is not None:
             # One reply waits at most: send() refuses to start another while one does.
-            reply, self._reply = self._reply, None
-            if self.store_error is not None:
-                reply.ending = (
-                    reply.text,
-                    conversations.FAILED,
-                    {"finish_reason": STORE_ERROR_REASON, "error": str(self.store_error)},
-                )
-            else:
-                reply.ending = (reply.text, conversations.CANCELLED, {"finish_reason": FinishReason.CANCELLED.value})
-            self.saver.waiting = reply
+            waiting = self._live.abandon()
+            if waiting is not None:
+                self.saver.waiting = waiting
         return self.retry_save()

@@ -7,6 +7,7 @@ check what was kept (the old branches too). Replies are short (8-24 tokens).
 from __future__ import annotations
 
 import pytest
+from PySide6.QtWidgets import QMessageBox
 
 from app.core.decoding.stats import GenerationStats
 from app.engine.store import conversations
@@ -70,8 +71,8 @@ def test_actions_are_inert_while_a_reply_streams(make_window, small_pair):
     window.chat.send_button.click()
     assert not window.chat.view.actions_enabled
     reply = window.controller.path[1].id
-    assert not window.controller.regenerate(reply)  # refused while the reply streams
-    assert not window.controller.delete_message(reply)
+    assert not window.controller.tree.regenerate(reply)  # refused while the reply streams
+    assert not window.controller.tree.delete_message(reply)
     wait_reply(window, recorder, before)
     assert window.chat.view.actions_enabled
     assert len(window.store.messages(window.controller.conversation_id)) == 4
@@ -104,7 +105,7 @@ def test_cancelled_edit_leaves_the_chat_as_it_was(make_window, small_pair):
     send(window, PROMPT, Recorder(window))
     click_action(window, "edit", 0)
     window.chat.edit_bar.cancel.click()
-    assert window.controller.editing is None and window.chat.prompt.toPlainText() == ""
+    assert window.controller.tree.editing is None and window.chat.prompt.toPlainText() == ""
     assert len(window.store.all_messages(window.controller.conversation_id)) == 2
 
 
@@ -137,7 +138,7 @@ def test_continue_grows_the_reply_cut_at_the_limit(make_window, small_pair):
     assert sum(s.n_emitted for s in steps) == len(grown.tokens)
 
 
-def test_delete_a_reply_then_its_question(make_window, small_pair):
+def test_delete_a_reply_then_its_question(make_window, small_pair, monkeypatch):
     window = _window(make_window, small_pair, max_tokens=8)
     recorder = Recorder(window)
     send(window, PROMPT, recorder)
@@ -146,7 +147,7 @@ def test_delete_a_reply_then_its_question(make_window, small_pair):
     wait_reply(window, recorder, before)
     conversation = window.controller.conversation_id
     first, _second = window.store.siblings(window.controller.path[-1].id)
-    window.controller.confirm = lambda title, question: pytest.fail("a delete asks nothing: Undo stands in")
+    monkeypatch.setattr(QMessageBox, "question", lambda *_a: pytest.fail("a delete asks nothing: Undo stands in"))
     click_action(window, "delete", 1)
     assert window.conversations.undo.isVisible()  # the deleted reply waits in the trash for its Undo
     assert [m.id for m in window.store.all_messages(conversation)] == [window.controller.path[0].id, first]

@@ -43,8 +43,8 @@ def test_a_typed_schema_holds_every_reply_to_it(make_window, small_pair):
         "sha256": sha,
         "strict": True,
     }
-    window.controller.show_info(reply.id)
-    box = window.controller.info_box
+    window.controller.tree.show_info(reply.id)
+    box = window.controller.tree.info_box
     assert box is not None and "Output format" in box.text() and f"SHA-256 {sha[:16]}" in box.text()
     box.close()
 

@@ -84,7 +84,7 @@ def test_footer_explains_a_reply_without_drafts_and_the_demo_switch_drafts(make_
     assert reply.footer_link is not None and reply.footer_link[1] == "show speculation anyway"
 
     _click_footer_link(view, len(view.messages) - 1)
-    assert window.controller.demo_speculation
+    assert window.controller.demo.on
     assert "undo" in view.messages[-1].footer_link[1]
 
     first_demo_step = len(recorder.steps)
@@ -102,16 +102,16 @@ def test_footer_explains_a_reply_without_drafts_and_the_demo_switch_drafts(make_
     # also in a window started afresh on the same data.
     chat = window.controller.conversation_id
     window.controller.new_conversation()
-    assert not window.controller.demo_speculation
+    assert not window.controller.demo.on
     window.controller.open_conversation(chat)
-    assert window.controller.demo_speculation
+    assert window.controller.demo.on
     other = make_window(adaptive=True)
     other.controller.open_conversation(chat)
-    assert other.controller.demo_speculation
+    assert other.controller.demo.on
     assert "speculation demo" in other.chat.view.messages[-1].footer
 
     _click_footer_link(view, len(view.messages) - 1)  # "back to adaptive"
-    assert not window.controller.demo_speculation
+    assert not window.controller.demo.on
 
 
 def test_footer_words_for_each_case() -> None:

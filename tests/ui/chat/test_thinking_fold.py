@@ -247,7 +247,7 @@ def _count(qtbot, window) -> int:
     answers: list[int] = []
     for _ in range(8):
         with qtbot.waitSignal(window.host.worker.prompt_counted, timeout=120_000):
-            window.controller.count_context()
+            window.controller.context.count()
         answers.append(int(window.chat.gauge.used))
         if len(answers) >= 3 and len(set(answers[-3:])) == 1:
             break

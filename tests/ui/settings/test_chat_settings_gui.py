@@ -68,9 +68,9 @@ def test_a_reply_records_and_shows_what_produced_it(make_window, small_pair):
     assert produced["sampling"]["max_tokens"] == 16
     shown = window.chat.view.messages[-1]
     assert "info" in shown.actions and f"{produced['seed']}" in shown.info and small_pair[0].name in shown.info
-    window.controller.show_info(reply.id)
-    assert window.controller.info_box is not None and "Seed" in window.controller.info_box.text()
-    window.controller.info_box.close()
+    window.controller.tree.show_info(reply.id)
+    assert window.controller.tree.info_box is not None and "Seed" in window.controller.tree.info_box.text()
+    window.controller.tree.info_box.close()
     exported = window.store.export_json(window.controller.conversation_id)
     assert any(m.get("meta", {}).get("produced_by") == produced for m in exported["messages"])
 

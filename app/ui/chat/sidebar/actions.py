@@ -116,7 +116,7 @@ class SidebarActions(QObject):
         self._conversations.undo.offer(text, lambda: self._restore_message(message_id))
 
     def _restore_message(self, message_id: int) -> None:
-        if self._controller.restore_message(message_id):
+        if self._controller.tree.restore_message(message_id):
             self.refresh()
 
     def _restore_deleted(self, conversation_id: int) -> None:

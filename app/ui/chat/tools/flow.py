@@ -30,7 +30,7 @@ from PySide6.QtCore import QCoreApplication, QObject, QUrl, QUrlQuery, Signal
 from PySide6.QtWidgets import QWidget
 
 from app.core.chat import MessageState, Role
-from app.core.decoding.events import FinishedEvent, FinishReason
+from app.core.reply.end import EndKind, ReplyEnd
 from app.core.errors import TandemError
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolResult, ToolSpec
@@ -224,14 +224,14 @@ class ToolFlow(QObject):
         """True while calls of a reply are being asked about or run."""
         return bool(self._queue) or self._chain
 
-    def _on_reply_finished(self, event: FinishedEvent) -> None:
+    def _on_reply_finished(self, end: ReplyEnd) -> None:
         loop, controller = self._loop, self.controller
         if loop is None or self._chat != controller.conversation_id:
             return
-        if event.reason is FinishReason.CANCELLED or controller.unsaved is not None:
+        if end.kind is EndKind.CANCELLED or controller.unsaved is not None:
             self._loop = None  # stopped, or not saved: no call runs
             return
-        asked = loop.calls_in(event.text)
+        asked = loop.calls_in(end.text)
         if asked is None:
             self._loop = None  # the answer
             return

@@ -10,10 +10,10 @@ lists only ever grow while the reply streams and the view can draw them
 incrementally; the shape changes (a block appears, it closes) are reported so
 the view lays the reply out again once.
 
-The block's duration is the verify steps' time from the step that wrote the
-first thinking token to the one that closed the block, summed from each step's
-draft + verify milliseconds as the controller passes them (the step records';
-the tokens carry no timing of their own). Qt-free: tested without a display.
+The block's duration is :class:`~app.core.reply.thinking.ThinkingClock`'s, fed
+each step's draft + verify milliseconds as the reply passes them (the step
+records'; the tokens carry no timing of their own), the same clock that gives
+the stored ``thinking_seconds``. Qt-free: tested without a display.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import dataclasses
 from collections.abc import Iterable, Sequence
 
 from app.core.reply.reasoning import THINK, Part, Piece, ReasoningSplitter
+from app.core.reply.thinking import ThinkingClock
 from app.core.reply.token_record import TokenRecord
 
 
@@ -45,7 +46,7 @@ class ReplySplit:
         self.answer: list[TokenRecord] = []
         self.thinking_text = ""
         self.answer_text = ""
-        self._spans: list[tuple[int, int, float]] = []  # (first token, end, ms) of each step while thinking
+        self._clock = ThinkingClock(THINK, inside)
         self.seconds: float | None = None  # the block's duration once closed (None: no step times)
         self._whole = False  # the closed block was trimmed and timed
 
@@ -80,15 +81,14 @@ class ReplySplit:
     def add(self, tokens: Iterable[TokenRecord], step_ms: float | None = None) -> bool:
         """More of the reply (one verify step's tokens and its time); True when :meth:`shape` changed."""
         before = self.shape()
-        start = len(self._tokens)
-        for token in tokens:
+        added = list(tokens)
+        for token in added:
             self._tokens.append(token)
             self._think.append("")
             self._answer.append("")
             self._left.append(len(token.text))
             self._take(self._splitter.feed(token.text))
-        if step_ms is not None and not self.plain and (self.close_token is None or self.close_token >= start):
-            self._spans.append((start, len(self._tokens), step_ms))
+        self._clock.add([token.text for token in added], step_ms)
         self._advance()
         return self.shape() != before
 
@@ -152,12 +152,7 @@ class ReplySplit:
             if trimmed:
                 break
         self.thinking_text = self.thinking_text.rstrip()
-        first = self.first_thinking or 0
-        assert self.close_token is not None
-        close = self.close_token
-        times = [ms for start, end, ms in self._spans if end > first and start <= close]
-        self.seconds = sum(times) / 1000.0 if times else None
-        self._spans.clear()
+        self.seconds = self._clock.seconds
 
 
 def _with_text(token: TokenRecord, text: str) -> TokenRecord:

@@ -8,64 +8,90 @@ follows it to the trash (the undo bar brings it back), Fork copies the branch
 up to a message into a new chat, and the branch switcher moves between siblings. The view always
 shows the active branch, reloaded from the store after every change.
 
-:class:`TreeActions` is part of :class:`~app.ui.chat.controller.ChatController`
-(mixed in), kept here so the reply's flow and the tree's actions each read
-in one sitting; what it uses of the controller is declared below for the
-type checker.
+:class:`TreeActions` is a component of the chat controller: it is handed what
+it works on (the store, the store guard, the panel, the statistics) and what it
+asks of the chat (the branch shown, whether a reply may start, starting one,
+showing the branch again) when it is made; it says what happened through its
+own signals, which the controller passes on.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from PySide6.QtCore import QCoreApplication, Qt, SignalInstance
+from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.record import ReplyRecord
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
-from app.ui.chat.activity import Activity
+from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply.info import provenance_html
+from app.ui.chat.reply.saving import ReplySaver
 from app.ui.i18n.words import say_error
-
-if TYPE_CHECKING:
-    from app.ui.chat.panel import ChatPanel
-    from app.ui.chat.reply.saving import ReplySaver
-    from app.ui.stats.stats_panel import StatsPanel
+from app.ui.stats.stats_panel import StatsPanel
 
 
-class TreeActions:
-    """The tree's actions, for the chat controller they are mixed into."""
+class StartReply(Protocol):
+    """Starts a reply to the branch shown (its first ``upto`` messages), as a child of ``parent_id``, or grows one."""
 
-    if TYPE_CHECKING:  # what the actions use of the controller
-        store: ChatStore
-        saver: ReplySaver
-        panel: ChatPanel
-        stats_panel: StatsPanel
-        path: list[StoredMessage]
-        editing: int | None
-        activity: Activity
-        info_box: QMessageBox | None
-        confirm: Callable[[str, str], bool]
-        status: SignalInstance
-        conversations_changed: SignalInstance
-        steps_requested: SignalInstance
-        steps_export_requested: SignalInstance
-        message_trashed: SignalInstance
+    def __call__(
+        self, upto: int | None = None, parent_id: int | None = ACTIVE_LEAF, continuing: StoredMessage | None = None
+    ) -> None: ...
 
-        def _ready(self) -> bool: ...
-        def _start_reply(
-            self, upto: int | None = None, parent_id: int | None = ACTIVE_LEAF, continuing: StoredMessage | None = None
-        ) -> None: ...
-        def reload(self) -> None: ...
-        def open_conversation(self, conversation_id: int, force: bool = False) -> None: ...
-        def count_context(self) -> None: ...
+
+class TreeActions(QObject):
+    """The tree's actions on the branch the chat shows."""
+
+    status = Signal(str)
+    changed = Signal()  # the chats changed (the sidebar reloads)
+    steps_requested = Signal(int)  # a reply's id: show its steps
+    steps_export_requested = Signal(int)  # a reply's id: export its steps
+    message_trashed = Signal(int, str)  # a deleted message's id (in the trash) and what to say: offer its undo
+
+    def __init__(
+        self,
+        *,
+        store: Callable[[], ChatStore],
+        saver: ReplySaver,
+        panel: ChatPanel,
+        stats_panel: StatsPanel,
+        path: Callable[[], list[StoredMessage]],
+        idle: Callable[[], bool],
+        ready: Callable[[], bool],
+        start_reply: StartReply,
+        reload: Callable[[], None],
+        open_conversation: Callable[[int], None],
+        count_context: Callable[[], None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._store = store  # a getter: the store guard may swap the store
+        self._saver = saver
+        self._panel = panel
+        self._stats_panel = stats_panel
+        self._path = path  # the active branch shown, root to leaf (replaced at every reload)
+        self._idle = idle  # nothing runs on the engine thread
+        self._ready = ready  # a reply may start now (else the banner says why)
+        self._start_reply = start_reply
+        self._reload = reload
+        self._open_conversation = open_conversation
+        self._count_context = count_context
+        self.editing: int | None = None  # the user message being edited (its text is in the prompt box)
+        self.info_box: QMessageBox | None = None
+        panel.edit_cancelled.connect(self.cancel_edit)
+        panel.view.message_action.connect(self._on_message_action)
+
+    @property
+    def path(self) -> list[StoredMessage]:
+        """The active branch shown."""
+        return self._path()
 
     def regenerate(self, message_id: int) -> bool:
         """A new reply to the same message as the reply ``message_id`` (its sibling; the old one is kept)."""
-        index = self._index(message_id)
+        index = self.index_of(message_id)
         if index is None or self.path[index].role != "assistant" or not self._ready():
             return False
         self.cancel_edit()
@@ -74,7 +100,7 @@ class TreeActions:
 
     def generate(self, message_id: int) -> bool:
         """Answer the user message ``message_id``, the last of its branch (its reply was deleted or never came)."""
-        index = self._index(message_id)
+        index = self.index_of(message_id)
         if index is None or index != len(self.path) - 1 or self.path[index].role != "user" or not self._ready():
             return False
         self.cancel_edit()
@@ -83,14 +109,14 @@ class TreeActions:
 
     def continue_reply(self, message_id: int) -> bool:
         """Let the reply ``message_id`` (the last of its branch) grow where it stopped: the same message."""
-        index = self._index(message_id)
+        index = self.index_of(message_id)
         if index is None or index != len(self.path) - 1 or self.path[index].role != "assistant" or not self._ready():
             return False
         reply = self.path[index]
         try:
-            self.store.reopen_reply(reply.id)
+            self._store().reopen_reply(reply.id)
         except StoreWriteError as exc:
-            self.saver.refused(exc)
+            self._saver.refused(exc)
             return False
         self.cancel_edit()
         self._start_reply(continuing=reply)
@@ -98,13 +124,13 @@ class TreeActions:
 
     def start_edit(self, message_id: int) -> None:
         """Put a user message's text in the prompt box; sending it makes a new branch from that message."""
-        index = self._index(message_id)
-        if index is None or self.path[index].role != "user" or self.activity is not Activity.IDLE:
+        index = self.index_of(message_id)
+        if index is None or self.path[index].role != "user" or not self._idle():
             return
         self.editing = message_id
-        self.panel.show_editing(True)
-        self.panel.prompt.setPlainText(self.path[index].content)
-        self.panel.prompt.setFocus()
+        self._panel.show_editing(True)
+        self._panel.prompt.setPlainText(self.path[index].content)
+        self._panel.prompt.setFocus()
         self.status.emit(
             QCoreApplication.translate(
                 "TreeActions", "editing: send makes a new branch, the old one is kept (Cancel leaves it as it was)"
@@ -117,9 +143,9 @@ class TreeActions:
             return
         original = next((m.content for m in self.path if m.id == self.editing), None)
         self.editing = None
-        self.panel.show_editing(False)
-        if original is not None and self.panel.prompt.toPlainText() == original:
-            self.panel.prompt.clear()
+        self._panel.show_editing(False)
+        if original is not None and self._panel.prompt.toPlainText() == original:
+            self._panel.prompt.clear()
 
     def delete_message(self, message_id: int) -> bool:
         """Move a message with everything that follows it on its branches to the trash, at once.
@@ -127,8 +153,8 @@ class TreeActions:
         The undo bar offers it back for a few seconds (:attr:`message_trashed`);
         it waits in the store's trash until then, so a crash loses nothing.
         """
-        index = self._index(message_id)
-        if index is None or self.activity is not Activity.IDLE or self.store.read_only:
+        index = self.index_of(message_id)
+        if index is None or not self._idle() or self._store().read_only:
             return False
         following = len(self.path) - index - 1
         if following:
@@ -139,19 +165,19 @@ class TreeActions:
             what = QCoreApplication.translate("TreeActions", "Deleted a message")
         self.cancel_edit()
         try:
-            self.store.trash_message(message_id)
+            self._store().trash_message(message_id)
         except StoreWriteError as exc:
-            self.saver.refused(exc)
+            self._saver.refused(exc)
             return False
-        self.reload()
-        self.conversations_changed.emit()
-        self.count_context()
+        self._reload()
+        self.changed.emit()
+        self._count_context()
         self.message_trashed.emit(message_id, what)
         return True
 
     def restore_message(self, message_id: int) -> bool:
         """Put a message deleted by :meth:`delete_message` back in its place (the undo bar's Undo)."""
-        if self.activity is not Activity.IDLE:
+        if not self._idle():
             self.status.emit(
                 QCoreApplication.translate(
                     "TreeActions", "a reply is being written: the message waits in the trash (tandem chats restore)"
@@ -159,7 +185,7 @@ class TreeActions:
             )
             return False
         try:
-            self.store.restore_message(message_id)
+            self._store().restore_message(message_id)
         except (StoreWriteError, KeyError, ValueError) as exc:
             self.status.emit(
                 say_error(exc)
@@ -167,34 +193,34 @@ class TreeActions:
                 else QCoreApplication.translate("TreeActions", "that message is gone")
             )
             return False
-        self.reload()
-        self.conversations_changed.emit()
-        self.count_context()
+        self._reload()
+        self.changed.emit()
+        self._count_context()
         self.status.emit(QCoreApplication.translate("TreeActions", "the message is back"))
         return True
 
     def fork(self, message_id: int) -> bool:
         """Copy the branch from the first message to ``message_id`` into a new chat, and open it."""
-        if self.activity is not Activity.IDLE or self.store.read_only:
+        if not self._idle() or self._store().read_only:
             return False
         self.cancel_edit()
         try:
-            conversation_id = self.store.fork_branch(message_id)
+            conversation_id = self._store().fork_branch(message_id)
         except StoreWriteError as exc:
-            self.saver.refused(exc)
+            self._saver.refused(exc)
             return False
         except KeyError:
             return False
-        self.open_conversation(conversation_id)
-        self.conversations_changed.emit()
+        self._open_conversation(conversation_id)
+        self.changed.emit()
         self.status.emit(QCoreApplication.translate("TreeActions", "forked into a new chat; the original is unchanged"))
         return True
 
     def switch_branch(self, message_id: int, step: int) -> bool:
         """Show the sibling ``step`` places before or after message ``message_id`` (‹ and ›)."""
-        if self.activity is not Activity.IDLE:
+        if not self._idle():
             return False
-        siblings = self.store.siblings(message_id)
+        siblings = self._store().siblings(message_id)
         if message_id not in siblings:
             return False
         position = siblings.index(message_id) + step
@@ -202,28 +228,28 @@ class TreeActions:
             return False
         self.cancel_edit()
         try:
-            self.store.switch_to(siblings[position])
+            self._store().switch_to(siblings[position])
         except StoreWriteError as exc:
-            self.saver.refused(exc)
+            self._saver.refused(exc)
             return False
-        self.reload()
+        self._reload()
         self.show_branch_stats()
-        self.count_context()
+        self._count_context()
         return True
 
     def show_branch_stats(self) -> None:
         """Show, in the Stats tab, the statistics of the last reply on the branch now shown (none: cleared)."""
         replies = [m for m in self.path if m.role == "assistant" and isinstance(m.meta.get("stats"), dict)]
         if not replies:
-            self.stats_panel.update_stats(GenerationStats())
+            self._stats_panel.update_stats(GenerationStats())
             return
         record = ReplyRecord.from_meta(replies[-1].meta)
-        self.stats_panel.reset(record.drafter or "none", record.adaptive)
-        self.stats_panel.update_stats(GenerationStats.from_dict(record.stats or {}))
+        self._stats_panel.reset(record.drafter or "none", record.adaptive)
+        self._stats_panel.update_stats(GenerationStats.from_dict(record.stats or {}))
 
     def show_info(self, message_id: int) -> None:
         """Show what produced a reply (pair, drafter, draft length, sampling, system prompt, seed)."""
-        index = self._index(message_id)
+        index = self.index_of(message_id)
         if index is None:
             return
         record = ReplyRecord.from_meta(self.path[index].meta)
@@ -233,7 +259,7 @@ class TreeActions:
             QMessageBox.Icon.Information,
             QCoreApplication.translate("TreeActions", "What produced this reply"),
             "",
-            parent=self.panel,
+            parent=self._panel,
         )
         box.setTextFormat(Qt.TextFormat.RichText)
         box.setText(provenance_html(record))
@@ -241,11 +267,12 @@ class TreeActions:
         box.open()
         self.info_box = box
 
-    def _index(self, message_id: int) -> int | None:
+    def index_of(self, message_id: int) -> int | None:
+        """Where message ``message_id`` is on the branch shown (None: not on it)."""
         return next((i for i, m in enumerate(self.path) if m.id == message_id), None)
 
     def _on_message_action(self, action: str, index: int) -> None:
-        if not 0 <= index < len(self.path) or self.activity is not Activity.IDLE:
+        if not 0 <= index < len(self.path) or not self._idle():
             return
         message_id = self.path[index].id
         if action == "generate":
@@ -268,7 +295,3 @@ class TreeActions:
             self.steps_export_requested.emit(message_id)
         elif action in ("previous", "next"):
             self.switch_branch(message_id, -1 if action == "previous" else 1)
-
-    def _ask(self, title: str, question: str) -> bool:
-        answer = QMessageBox.question(self.panel, title, question)
-        return answer == QMessageBox.StandardButton.Yes

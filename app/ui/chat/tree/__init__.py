@@ -1,0 +1,1 @@
+"""The conversation tree: its actions on the active branch (regenerate, edit, continue, delete, fork, switch)."""
