@@ -39,9 +39,9 @@ from app.core.decoding.lookup import LookupSource
 from app.core.decoding.sampling import SamplingParams
 from app.core.errors import PromptTooLongError
 from app.core.output_format import OutputFormat, chat_output_format
+from app.core.reply.end import ReplyEnd
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
 from app.core.reply.reasoning import THINK, history_without_reasoning
-from app.core.reply.end import ReplyEnd
 from app.core.reply.record import OutputRecord, Provenance, ReplyRecord, SamplingRecord
 from app.core.reply.thinking import ThinkingClock
 from app.core.tools.records import ToolSpec
@@ -329,9 +329,7 @@ def end_of(
     return ReplyEnd.finished(event, text=before + event.text, thinking_seconds=seconds)
 
 
-def saving(
-    events: Iterator[ReplyEvent], store: ChatStore, reply_id: int, inside: bool = False
-) -> Iterator[ReplyEvent]:
+def saving(events: Iterator[ReplyEvent], store: ChatStore, reply_id: int, inside: bool = False) -> Iterator[ReplyEvent]:
     """``events`` passed on, each step's tokens (and record, when traced) stored as it passes, then the reply finished.
 
     ``inside``: the prompt opened the reply's reasoning block (the plan's ``reasoning_inside``), so its

@@ -39,18 +39,18 @@ from PySide6.QtWidgets import (
 
 from app.core.chat_settings import ChatSettings
 from app.core.errors import TandemError
+from app.core.reply.end import EndKind, ReplyEnd
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.profile_store import open_profile_store
-from app.core.reply.end import EndKind, ReplyEnd
 from app.engine.llama.session import DrafterKind
 from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
 from app.engine.remote.limits import RemoteLimits
 from app.engine.store.conversations import ChatStore, default_path
 from app.ui.chat.controller import Activity, ChatController, info_label, pair_label
-from app.ui.chat.sidebar.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.sidebar.actions import SidebarActions
+from app.ui.chat.sidebar.conversation_list import ConversationList
 from app.ui.chat.store_notice import StoreNotice
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.words import number

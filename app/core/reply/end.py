@@ -48,7 +48,9 @@ class ReplyEnd:
     thinking_seconds: float | None = None  # how long its reasoning block took (None: none closed, or not timed)
 
     @classmethod
-    def finished(cls, event: FinishedEvent, *, text: str | None = None, thinking_seconds: float | None = None) -> ReplyEnd:
+    def finished(
+        cls, event: FinishedEvent, *, text: str | None = None, thinking_seconds: float | None = None
+    ) -> ReplyEnd:
         """The decoder's end (``text``: the whole reply, when it grew a stored one; default the event's)."""
         cancelled = event.reason is FinishReason.CANCELLED
         return cls(

@@ -21,6 +21,8 @@ from tests.paths import REPO_ROOT
 
 ROOT = REPO_ROOT
 LONG_SYSTEM = "You are a ship's cook who answers in short sentences. " * 12
+# The demo pair writes a reasoning block when asked to (no reasoning model is on disk; greedy: the same every time).
+THINK_FIRST = "Always begin your reply with <think>, write your reasoning, then </think>, then the answer."
 
 
 def _pair(pair: tuple[Path, Path]) -> list[str]:
@@ -110,6 +112,30 @@ def test_streamed_output_is_saved_too(data_dir, small_pair):
         assert reply.role == "assistant" and reply.content and reply.content in result.stdout
     finally:
         store.close()
+
+
+def test_a_reply_that_thinks_keeps_its_thinking_time_summed_from_its_step_records(data_dir, demo_pair):
+    path = data_dir / "conversations.sqlite3"
+    store = ChatStore(path)
+    try:
+        settings = ChatSettings(system_prompt=THINK_FIRST, max_tokens=80, temperature=0.0)
+        cid = store.create_conversation("Sums", settings.to_dict())
+    finally:
+        store.close()
+    result = run_cli("chat", "--chat", str(cid), *_pair(demo_pair), "--json", "What is 2+3?", data=data_dir)
+    assert result.returncode == 0, result.stderr
+    store = ChatStore(path, read_only=True)
+    try:
+        reply = store.messages(cid)[-1]
+        steps = store.steps(reply.id)
+    finally:
+        store.close()
+    assert reply.content.startswith("<think>") and "</think>" in reply.content, reply.content
+    texts = [t.text for t in reply.tokens]
+    close = next(i for i in range(len(texts)) if "</think>" in "".join(texts[: i + 1]))
+    # The block runs from the first token to the one that closed it: the steps that wrote those tokens count.
+    expected = sum(s.draft_ms + s.verify_ms for s in steps if s.first_token <= close) / 1000.0
+    assert expected > 0 and reply.meta["thinking_seconds"] == pytest.approx(expected, abs=0.01)
 
 
 def test_bad_chat_ids_are_one_line_before_any_model_loads(data_dir, small_pair):

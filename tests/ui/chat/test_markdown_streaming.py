@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 
 from app.core.decoding.events import TokenOrigin
 from app.ui import theme
-from app.ui.chat.view.token_painter import Prop
 from app.ui.chat.view.chat_view import ChatView
+from app.ui.chat.view.token_painter import Prop
 from tests.ui.helpers import Recorder, load, pair_choice, send
 
 TABLE_PROMPT = (

@@ -19,8 +19,8 @@ from app.core.decoding.events import TokenOrigin
 from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.ui import theme
 from app.ui.chat.view import reply_drawing
-from app.ui.chat.view.token_painter import Prop
 from app.ui.chat.view.chat_view import ChatView, ViewMessage
+from app.ui.chat.view.token_painter import Prop
 
 REPLY = (
     "## Fruit\n"

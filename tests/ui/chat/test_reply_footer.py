@@ -18,8 +18,8 @@ from app.core.reply.plan import DEMO_DRAFT_LENGTH
 from app.core.reply.record import ReplyRecord
 from app.ui.chat.reply.info import provenance_rows
 from app.ui.chat.reply.words import footer_text
-from app.ui.chat.view.token_painter import Prop
 from app.ui.chat.view.chat_view import ChatView
+from app.ui.chat.view.token_painter import Prop
 from tests.ui.helpers import Recorder, load, pair_choice, send
 
 PROMPT = "List five fruits, one per line."

@@ -23,8 +23,8 @@ from app.core.decoding.events import TokenOrigin
 from app.core.reply.token_record import TokenRecord
 from app.ui import theme
 from app.ui.chat.view import table_grid
-from app.ui.chat.view.token_painter import Prop
 from app.ui.chat.view.chat_view import ChatView, ViewMessage
+from app.ui.chat.view.token_painter import Prop
 
 TABLE = [
     "| Fruit | Grown in | Price |",

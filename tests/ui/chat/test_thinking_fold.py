@@ -9,15 +9,17 @@ time), streamed into the window.
 
 from __future__ import annotations
 
+import pytest
 from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Slot
 from PySide6.QtGui import QTextCursor
 
 from app.core.chat_settings import ChatSettings
+from app.core.reply.end import EndKind, ReplyEnd
 from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.engine.store import conversations
+from app.ui.chat.view.chat_view import ChatView, ViewMessage
 from app.ui.chat.view.thinking_fold import THINKING_LINK
 from app.ui.chat.view.token_painter import Prop
-from app.ui.chat.view.chat_view import ChatView, ViewMessage
 from tests.ui.helpers import Recorder, load, pair_choice, send
 
 THINK_FIRST = "Always begin your reply with <think>, write your reasoning, then </think>, then the answer."
@@ -205,6 +207,8 @@ def test_a_real_reply_thinks_in_the_section_and_the_gauge_counts_it_left_out(qtb
     panel.temperature.setValue(0.0)
     view = window.chat.view
     headers = _Headers(window)
+    ends: list[ReplyEnd] = []
+    window.controller.reply_finished.connect(ends.append)
     send(window, "What is 2+3?", Recorder(window))
 
     reply = window.controller.path[-1]
@@ -213,13 +217,17 @@ def test_a_real_reply_thinks_in_the_section_and_the_gauge_counts_it_left_out(qtb
     assert (headers.seen[-1] or "").startswith("▸ Thinking ("), headers.seen  # folded once the answer came
     stored = reply.meta.get("thinking_seconds")
     assert isinstance(stored, float) and stored > 0  # kept with the reply
+    texts = [t.text for t in reply.tokens]
+    close = next(i for i in range(len(texts)) if "</think>" in "".join(texts[: i + 1]))
+    steps = window.store.steps(reply.id)  # the block's steps, from its first token to the one that closed it
+    timed = sum(s.draft_ms + s.verify_ms for s in steps if s.first_token <= close) / 1000.0
+    assert stored == pytest.approx(timed, abs=0.01)
+    assert [(e.kind, e.text, e.thinking_seconds) for e in ends] == [(EndKind.FINISHED, reply.content, stored)]
     shown = _header(view, 1)  # the window showed the branch again from the store
     assert shown is not None and shown.startswith("▸ Thinking (") and shown.endswith(" s)")
     answer = "".join(_shown_texts(view, 1))
     assert answer.strip() and "think>" not in answer and answer in reply.content
     _click_header(qtbot, view, 1)
-    texts = [t.text for t in reply.tokens]
-    close = next(i for i in range(len(texts)) if "</think>" in "".join(texts[: i + 1]))
     drafted = next(i for i in range(2, close) if reply.tokens[i].origin == "draft" and texts[i].strip().isalpha())
     card = _hover(view, 1, drafted)  # a token inside the section keeps its card
     assert card is not None and "Draft, accepted" in card

@@ -6,8 +6,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont
 
 from app.ui import theme
-from app.ui.chat.view.token_painter import Prop
 from app.ui.chat.view.chat_view import ChatView, ViewMessage
+from app.ui.chat.view.token_painter import Prop
 
 QUESTION = (
     "## Help\n"

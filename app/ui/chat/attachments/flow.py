@@ -33,9 +33,6 @@ from app.engine.attachments import AttachmentError
 from app.engine.llama.session import LoadedPair
 from app.engine.reply import ReplyPlan
 from app.engine.store.conversations import StoredMessage
-from app.ui.chat.attachments.bar import AttachmentChip, AttachmentRow, PaperclipButton, PendingAttachment
-from app.ui.chat.attachments.dialog import AttachmentDialog
-from app.ui.chat.attachments.lines import OPEN_ATTACHMENT, OPEN_CITATION
 from app.ui.chat.attachments.access import (
     NOTICES_KEY,
     PASSAGE_TOKENS,
@@ -46,6 +43,9 @@ from app.ui.chat.attachments.access import (
     stored_notices,
     uses_of,
 )
+from app.ui.chat.attachments.bar import AttachmentChip, AttachmentRow, PaperclipButton, PendingAttachment
+from app.ui.chat.attachments.dialog import AttachmentDialog
+from app.ui.chat.attachments.lines import OPEN_ATTACHMENT, OPEN_CITATION
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.view.chat_view import ViewMessage
 from app.ui.i18n.words import number, say_error

@@ -121,7 +121,7 @@ class LiveReply(QObject):
         gauge.set_counts(self._prompt_tokens + self.stats.emitted, gauge.total, gauge.dropped, streaming=True)
 
     def finish(self, event: FinishedEvent) -> None:
-        """The decoder finished: the end is written (or kept when the store refuses), the footer drawn; :attr:`ended`."""
+        """The decoder finished: the end is written (or kept when the store refuses), the footer drawn; ended."""
         reply = self.reply
         reply_meta = reply.meta if reply is not None else {}
         started = ReplyRecord.from_meta(reply_meta)

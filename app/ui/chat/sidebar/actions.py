@@ -23,8 +23,8 @@ from app.engine.safe_files import write_text_safely
 from app.engine.store.conversations import ChatStore
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.controller import Activity, ChatController
-from app.ui.chat.sidebar.conversation_list import ConversationList
 from app.ui.chat.panel import ChatPanel
+from app.ui.chat.sidebar.conversation_list import ConversationList
 from app.ui.i18n.words import say_error
 
 if TYPE_CHECKING:

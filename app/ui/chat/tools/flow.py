@@ -30,8 +30,8 @@ from PySide6.QtCore import QCoreApplication, QObject, QUrl, QUrlQuery, Signal
 from PySide6.QtWidgets import QWidget
 
 from app.core.chat import MessageState, Role
-from app.core.reply.end import EndKind, ReplyEnd
 from app.core.errors import TandemError
+from app.core.reply.end import EndKind, ReplyEnd
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolResult, ToolSpec
 from app.core.tools.turns import CHAT_TOOLS_KEY, Approval, ChatTools, ToolOutcome, calls_meta, calls_of_meta

@@ -40,8 +40,8 @@ from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip, QWidget
 
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.core.reply.token_record import TokenRecord
-from app.ui.chat.view import table_grid, token_cards
 from app.ui.chat.attachments.lines import insert_chips, insert_citations
+from app.ui.chat.view import table_grid, token_cards
 from app.ui.chat.view.markdown_layout import fenced_code_blocks
 from app.ui.chat.view.message_highlight import MessageHighlight, message_range
 from app.ui.chat.view.message_lines import (
