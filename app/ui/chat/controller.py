@@ -457,10 +457,13 @@ class ChatController(QObject):
 
     def _reply_ended(self, end: ReplyEnd) -> None:
         live, self._live = self._live, None
+        started = live is not None and live.reply is not None  # the prompt was ready: the reply has a row
+        if live is not None:
+            live.deleteLater()  # dropped: the next reply is a new one
         if end.kind is EndKind.FAILED:
             self._show_error(end.error or "")
             return
-        saved = live is not None and live.reply is not None and self.unsaved is None
+        saved = started and self.unsaved is None
         self._set_activity(Activity.IDLE, redraw=not saved)
         if saved:
             self.reload()  # the new reply's id, its siblings and its actions

@@ -5,7 +5,8 @@ chat's next replies draft at a fixed length for a demonstration; the choice is
 kept in each reply's metadata, so a reopened chat remembers it. A chat not
 created yet has its choice under None until its first message creates it.
 :class:`DemoSwitch` is a component of the chat controller, handed the store,
-the view and the chat shown when it is made.
+the view and the chat shown when it is made. Its words are in the translation
+context they were first written in ("ChatExtras"), where the catalogue has them.
 """
 
 from __future__ import annotations
