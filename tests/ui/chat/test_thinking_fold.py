@@ -198,8 +198,11 @@ class _Headers(QObject):
         self.seen.append(_header(self.view, 1))
 
 
-def test_a_real_reply_thinks_in_the_section_and_the_gauge_counts_it_left_out(qtbot, make_window, demo_pair):
+def test_a_real_reply_thinks_in_the_section_and_the_gauge_counts_it_left_out(
+    qtbot, make_window, demo_pair, monkeypatch
+):
     window = make_window()
+    counts = _Counts(window, monkeypatch)
     panel = window.settings_panel
     panel.max_tokens.setValue(80)
     load(window, pair_choice(demo_pair))
@@ -235,7 +238,7 @@ def test_a_real_reply_thinks_in_the_section_and_the_gauge_counts_it_left_out(qtb
 
     # The gauge counts the next prompt as it will be sent (a follow-up typed): without the reply's thinking.
     window.chat.prompt.setPlainText("And 3+4?")  # the reply is an earlier turn now
-    counted = _count(qtbot, window)
+    counted = _count(qtbot, window, counts)
     copy = window.store.create_conversation("Answer only")
     window.store.set_conversation_settings(copy, window.store.conversation_settings(window.controller.conversation_id))
     window.store.add_message(copy, "user", "What is 2+3?")
@@ -243,20 +246,38 @@ def test_a_real_reply_thinks_in_the_section_and_the_gauge_counts_it_left_out(qtb
     window.controller.open_conversation(copy)
     window.chat.prompt.setPlainText("And 3+4?")
     assert ChatSettings.from_dict(window.store.conversation_settings(copy)).system_prompt == THINK_FIRST
-    assert _count(qtbot, window) == counted
+    assert _count(qtbot, window, counts) == counted
 
 
-def _count(qtbot, window) -> int:
-    """The gauge's count of what the window shows now.
+class _Counts(QObject):
+    """Every count of the next prompt the window asks the engine thread for, and every answer.
 
-    Counts asked for before (when the text was typed, when the chat opened) are answered first,
-    in order, so counts are asked for until three answers in a row agree.
+    The engine thread answers them in order, so once there are as many answers
+    as questions the gauge shows the answer to the last one (earlier questions,
+    asked when the text was typed or the chat opened, may still be waiting).
     """
-    answers: list[int] = []
-    for _ in range(8):
-        with qtbot.waitSignal(window.host.worker.prompt_counted, timeout=120_000):
-            window.controller.context.count()
-        answers.append(int(window.chat.gauge.used))
-        if len(answers) >= 3 and len(set(answers[-3:])) == 1:
-            break
-    return answers[-1]
+
+    def __init__(self, window, monkeypatch) -> None:
+        super().__init__(window)
+        self.asked = 0
+        self.answered = 0
+        host = window.host
+        ask = host.count_prompt
+
+        def counted_ask(messages, max_tokens) -> None:
+            self.asked += 1
+            ask(messages, max_tokens)
+
+        monkeypatch.setattr(host, "count_prompt", counted_ask)
+        host.worker.prompt_counted.connect(self._answer)
+
+    @Slot(object)
+    def _answer(self, _info: object) -> None:
+        self.answered += 1
+
+
+def _count(qtbot, window, counts: _Counts) -> int:
+    """The gauge's count of what the window shows now, once every question asked so far is answered."""
+    window.controller.context.count()
+    qtbot.waitUntil(lambda: counts.answered >= counts.asked, timeout=120_000)
+    return int(window.chat.gauge.used)
