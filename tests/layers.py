@@ -64,8 +64,19 @@ _FIXTURE_LAYERS: dict[str, str] = {
 # Modules whose use means starting a process.
 _SPAWNING_MODULES = frozenset({"subprocess", "multiprocessing", "asyncio.subprocess"})
 _SPAWNING_FUNCTIONS = frozenset(
-    {"run", "Popen", "call", "check_call", "check_output", "getoutput", "getstatusoutput", "Process", "Pool",
-     "create_subprocess_exec", "create_subprocess_shell"}
+    {
+        "run",
+        "Popen",
+        "call",
+        "check_call",
+        "check_output",
+        "getoutput",
+        "getstatusoutput",
+        "Process",
+        "Pool",
+        "create_subprocess_exec",
+        "create_subprocess_shell",
+    }
 )
 _SPAWNING_CALLS = frozenset({"system", "fork", "posix_spawn", "posix_spawnp", "popen", "spawnv", "execv"})
 _TEST_ROOT = Path(__file__).resolve().parent
@@ -154,8 +165,12 @@ def _is_spawner(value: object, names: tuple[str, ...]) -> bool:
 _READER = _Reader()
 
 
-def layer_marks(path: Path, fixturenames: Iterable[str], function: Callable[..., object] | None,
-                fixture_functions: Iterable[Callable[..., object]]) -> set[str]:
+def layer_marks(
+    path: Path,
+    fixturenames: Iterable[str],
+    function: Callable[..., object] | None,
+    fixture_functions: Iterable[Callable[..., object]],
+) -> set[str]:
     """The layers a test belongs to (none: the pure layer)."""
     marks = {_FIXTURE_LAYERS[name] for name in fixturenames if name in _FIXTURE_LAYERS}
     relative = path.resolve().relative_to(_TEST_ROOT)
@@ -180,13 +195,15 @@ def layer_of(marks: set[str]) -> str:
     return "model" if "model" in marks else "pure"
 
 
-# Standard-library lookups that run a small program once and cache what it said: ctypes.util.find_library
-# (ldconfig, while a shared library loads) and platform (``uname -p`` for platform.processor()).
-_LOOKUP_MODULES = frozenset({"ctypes.util", "platform"})
+# Programs that run briefly as a step of something else, not as a process a test is about: the standard
+# library's lookups, which run once and cache what they said (ctypes.util.find_library runs ldconfig while a
+# shared library loads; platform runs ``uname -p``), and the window's catalogues compiled by lrelease when a
+# .ts is newer than its .qm (app.ui.i18n.catalog, as setup does).
+_LOOKUP_MODULES = frozenset({"ctypes.util", "platform", "app.ui.i18n.catalog"})
 
 
 def _library_lookup() -> bool:
-    """True while a standard-library lookup starts its program (not a process the test starts)."""
+    """True while one of those steps starts its program (not a process the test is about)."""
     frame = sys._getframe(2)
     while frame is not None:
         if frame.f_globals.get("__name__") in _LOOKUP_MODULES:
@@ -223,7 +240,6 @@ class SpawnGuard:
             f"{test_id} started a process but is not in the 'subprocess' layer: {spawned[0]}. "
             "Use the cli_process fixture, or say why in tests/layers.py (_FIXTURE_LAYERS)."
         )
-
 
 
 _LAYER = pytest.StashKey[str]()

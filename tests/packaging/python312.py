@@ -179,7 +179,16 @@ def check(py312: Py312) -> list[str]:
         return failures
     print("python312: a short chat on the small pair", flush=True)
     chat = py312.run(
-        "main.py", "chat", "--target", target, "--draft", draft, "--max-tokens", "12", "--json", "List three colours.",
+        "main.py",
+        "chat",
+        "--target",
+        target,
+        "--draft",
+        draft,
+        "--max-tokens",
+        "12",
+        "--json",
+        "List three colours.",
         timeout=300,
     )
     if chat.returncode != 0:
