@@ -95,7 +95,16 @@ class Attachment:
         encoding = meta.get("encoding")
         if encoding is not None and not isinstance(encoding, str):
             raise ValueError(f"the attachment {name!r} has an encoding that is not text")
-        return cls(name, AttachmentKind(kind), sha256, size, text, tuple(sections), tuple(notes), encoding)
+        return cls(
+            name=name,
+            kind=AttachmentKind(kind),
+            sha256=sha256,
+            size=size,
+            text=text,
+            sections=tuple(sections),
+            notes=tuple(notes),
+            encoding=encoding,
+        )
 
 
 @dataclass(frozen=True, slots=True)

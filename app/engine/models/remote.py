@@ -146,7 +146,16 @@ def _store(spec: RemoteSpec, file: RemoteFile, data: bytes, transferred: int) ->
 
 def _model(spec: RemoteSpec, data: bytes, size: int, sha256: str | None, transferred: int, cached: bool) -> RemoteModel:
     header = parse_header_bytes(data, str(spec), size)
-    return RemoteModel(spec, header, inspect_header(header), size, sha256, len(data), transferred, cached)
+    return RemoteModel(
+        spec=spec,
+        header=header,
+        inspection=inspect_header(header),
+        size=size,
+        sha256=sha256,
+        header_bytes=len(data),
+        bytes_transferred=transferred,
+        cached=cached,
+    )
 
 
 def describe_remote(spec: RemoteSpec, token: str | None = None) -> RemoteModel:
@@ -176,14 +185,14 @@ def describe_remote(spec: RemoteSpec, token: str | None = None) -> RemoteModel:
     read = read_remote_header(spec.repo_id, spec.filename, revision=spec.revision, token=token, file=file)
     _store(spec, read.file, read.data, read.bytes_transferred)
     return RemoteModel(
-        spec,
-        read.header,
-        inspect_header(read.header),
-        read.file.size,
-        read.file.sha256,
-        len(read.data),
-        read.bytes_transferred,
-        False,
+        spec=spec,
+        header=read.header,
+        inspection=inspect_header(read.header),
+        size=read.file.size,
+        sha256=read.file.sha256,
+        header_bytes=len(read.data),
+        bytes_transferred=read.bytes_transferred,
+        cached=False,
     )
 
 

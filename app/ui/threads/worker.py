@@ -156,7 +156,14 @@ class EngineWorker(QObject):
         pair.attach_profile_store(self.profile_store)
         draft_name = config.draft.name if pair.draft is not None and config.draft is not None else None
         info = PairInfo(
-            config, config.target.name, draft_name, pair.target.n_ctx, pair.target.n_vocab, elapsed, measured, breakdown
+            config=config,
+            target_name=config.target.name,
+            draft_name=draft_name,
+            n_ctx=pair.target.n_ctx,
+            n_vocab=pair.target.n_vocab,
+            load_seconds=elapsed,
+            measured_bytes=measured,
+            measured_breakdown=breakdown,
         )
         self.loaded.emit(info)
 
