@@ -153,10 +153,10 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
     history: list[Message] = []
     if store is None:
         kind = drafter_kind(args, draft)
-        settings = settings_from_options(args, ChatSettings(drafter=kind.value))
+        settings = settings_from_options(args, ChatSettings(drafter=kind))
     else:
         settings = settings_from_options(args, ChatSettings.from_dict(store.conversation_settings(conversation_id)))
-        kind = effective_drafter(DrafterKind(settings.drafter), draft is not None, DrafterKind.NGRAM)
+        kind = effective_drafter(settings.drafter, draft is not None, DrafterKind.NGRAM)
         stored = store.messages(conversation_id, with_tokens=False)
         history = [prompt_message(m.role, m.content, m.meta, m.attachments) for m in stored]
     config = PairConfig(
@@ -193,4 +193,4 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
             extra.update(ids, reply_message_id=turns.reply_id)
         if args.json:
             return run_json(iter(turns.events), turns.plan, sys.stdout, extra=extra)
-        return run_stream(iter(turns.events), turns.plan.drafter, sys.stdout)
+        return run_stream(iter(turns.events), turns.plan.draft.drafter, sys.stdout)

@@ -380,12 +380,12 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
         plan = info.plan
         if plan is None:
             return
-        label = info_label(self.pair, plan.drafter)
-        drafter = drafter_words(self.pair, plan.drafter)
+        label = info_label(self.pair, plan.draft.drafter)
+        drafter = drafter_words(self.pair, plan.draft.drafter)
         record = record_start(plan, label, drafter)
         record = self.attachments.keep_notices(record, plan)  # a reopened chat still says them
         self.stats_panel.reset(drafter, record.adaptive)
-        self._tally = ReasoningTally(inside=plan.reasoning_inside)
+        self._tally = ReasoningTally(inside=plan.prompt.reasoning_inside)
         continuing = self._continuing
         if continuing is not None:
             # The reply's row exists: it grows, its tokens continue after the stored ones.
@@ -408,7 +408,7 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
             )
         notice = " ".join(notices)
         if continuing is None:
-            self.panel.view.begin_reply(label, notice, plan.reasoning_inside)
+            self.panel.view.begin_reply(label, notice, plan.prompt.reasoning_inside)
         self._prompt_tokens = info.n_tokens
         self._show_gauge(info, streaming=True)
         self.status.emit(

@@ -193,10 +193,15 @@ class EngineWorker(QObject):
         try:
             pair = self._require_pair()
             plan = plan_reply(pair, job.request)
-            fitted = plan.prompt
+            prompt = plan.prompt
             self.prompt_ready.emit(
                 PromptInfo(
-                    len(fitted.tokens), fitted.dropped_messages, plan.n_ctx, plan.reused, plan.draft_reused, plan
+                    n_tokens=len(prompt.tokens),
+                    dropped_messages=prompt.dropped_messages,
+                    n_ctx=prompt.n_ctx,
+                    reused=prompt.reused,
+                    draft_reused=prompt.draft_reused,
+                    plan=plan,
                 )
             )
             for event in run_reply(pair, plan, job.cancel.is_set):
@@ -229,7 +234,9 @@ class EngineWorker(QObject):
             request = job.request
             # Attached files go in whole: the server fits (or refuses) the prompt itself.
             messages = rendered_whole(request.messages)
-            events = engine.generate(messages, plan.params, plan.max_tokens, should_stop=job.cancel.is_set)
+            events = engine.generate(
+                messages, plan.sampling.params, plan.sampling.max_tokens, should_stop=job.cancel.is_set
+            )
             for event in events:
                 begin()
                 if isinstance(event, StepEvent):
