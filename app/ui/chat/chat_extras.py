@@ -25,7 +25,7 @@ from app.core.chat_settings import ChatSettings
 from app.core.reply.plan import DEMO_DRAFT_LENGTH
 from app.core.reply.reasoning import history_without_reasoning
 from app.core.reply.record import ReplyRecord
-from app.engine.reply import reply_reserve
+from app.engine.reply import ReplyRequest, reply_reserve
 from app.engine.store.conversations import ChatStore, StoredMessage
 from app.ui.chat.activity import Activity
 
@@ -91,7 +91,13 @@ class ChatExtras:
         if not messages:
             self.panel.gauge.set_counts(0, self.pair.n_ctx)
             return
-        self.host.count_prompt(messages, self.chat_settings().max_tokens)
+        # The planner fits it, attachments included, as it will for the reply.
+        request = ReplyRequest(
+            settings=self.chat_settings(),
+            messages=messages,
+            whole_documents=self.attachments.whole_documents,
+        )
+        self.host.count_prompt(request)
 
     def _on_counted(self, info: PromptInfo) -> None:
         if self.activity is Activity.IDLE and not self._closed:
@@ -106,10 +112,11 @@ class ChatExtras:
         # The attachments of the turns kept: those that fit go in whole, the gauge names the others.
         kept = [m for m in self.context_messages() if m.role != "system"][info.dropped_messages :]
         files = [a for m in kept for a in m.attachments]
-        room = info.n_ctx - reply_reserve(self.chat_settings().max_tokens, info.n_ctx) - info.n_tokens
-        whole, notes = self.attachments.gauge_notes(files, room, info.n_ctx)
-        used = info.n_tokens if streaming else info.n_tokens + whole
-        self.panel.gauge.set_counts(used, info.n_ctx, info.dropped_messages, first, streaming)
+        # The count holds the attachments as the planner put them in; the notes weigh them against the rest.
+        without_files = info.n_tokens - info.attachment_tokens
+        room = info.n_ctx - reply_reserve(self.chat_settings().max_tokens, info.n_ctx) - without_files
+        _, notes = self.attachments.gauge_notes(files, room, info.n_ctx)
+        self.panel.gauge.set_counts(info.n_tokens, info.n_ctx, info.dropped_messages, first, streaming)
         self.panel.gauge.set_attachment_notes(notes)
 
     # -- "show speculation anyway" -------------------------------------------------------
