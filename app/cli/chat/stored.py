@@ -65,6 +65,8 @@ def run_stored_chat(
         messages=chat_messages(settings, [*history, Message("user", prompt_text, attached)]),
         stop=tuple(args.stop),
         trace=True,
+        # The chat's stored attachments are ranked with the database's own index (its chunks written once).
+        chunk_search=store.chunk_search(),
     )
     with LoadedPair(config) as pair:
         use_disk_stores(pair, args)

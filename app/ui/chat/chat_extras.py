@@ -96,6 +96,7 @@ class ChatExtras:
             settings=self.chat_settings(),
             messages=messages,
             whole_documents=self.attachments.whole_documents,
+            chunk_search=self.store.chunk_search_elsewhere(),
         )
         self.host.count_prompt(request)
 

@@ -334,6 +334,7 @@ class ChatController(QObject, TreeActions, ChatExtras, ReplyStream):
             first_step=0 if continuing is None else self.store.step_count(continuing.id),
             first_token=0 if continuing is None else len(continuing.tokens),
             tools=self.tool_flow.offered() if continuing is None else (),
+            chunk_search=self.store.chunk_search_elsewhere(),
         )
         request = with_whole_documents(request, self.attachments.take_whole())
         self._job = GenerateJob(request)

@@ -106,6 +106,7 @@ class ToolsLauncher(QObject):
             request=ReplyRequest(
                 settings=settings.with_changes(max_tokens=limit),
                 messages=tuple(messages),
+                chunk_search=controller.store.chunk_search_elsewhere(),
             ),
             params=params,
             max_tokens=limit,
