@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.sampling import (
     MAX_TOKENS,
     MIN_P,
@@ -32,7 +33,6 @@ from app.core.decoding.sampling import (
     seed_from_setting,
 )
 
-DRAFTERS = ("hybrid", "model", "ngram", "none")
 MAX_DRAFT_LENGTH = 32
 
 # The chat's numeric generation settings, each with its one range and default (app.core.decoding.sampling).
@@ -46,11 +46,19 @@ def _is_int(value: object) -> bool:
 # The other fields' tests of a value; a value that fails its test is replaced by the default.
 _VALID: dict[str, Callable[[Any], bool]] = {
     "system_prompt": lambda v: isinstance(v, str),
-    "drafter": lambda v: v in DRAFTERS,
+    "drafter": lambda v: isinstance(v, DrafterKind),
     "draft_length": lambda v: _is_int(v) and 1 <= v <= MAX_DRAFT_LENGTH,
     "adaptive": lambda v: isinstance(v, bool),
     "json_schema": lambda v: isinstance(v, str),
 }
+
+
+def _drafter_of(value: object) -> DrafterKind | None:
+    """The drafter a stored name means (None: not one of the names)."""
+    try:
+        return DrafterKind(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +77,7 @@ class ChatSettings:
     repeat_penalty: float = REPEAT_PENALTY.default
     seed: int = SEED.default
     max_tokens: int = MAX_TOKENS.default
-    drafter: str = "hybrid"  # "hybrid" (lookup where trusted, else the draft model) | "model" | "ngram" | "none"
+    drafter: DrafterKind = DrafterKind.HYBRID  # hybrid: prompt lookup where trusted, else the draft model
     draft_length: int = 4  # fixed length, or the adaptive controller's upper bound
     adaptive: bool = True
     # Structured output: a JSON schema (its text) every reply must match; empty: free text (app.core.output_format).
@@ -83,8 +91,8 @@ class ChatSettings:
                 raise ValueError(f"invalid chat setting {name}={getattr(self, name)!r}")
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form, every field present."""
-        return dataclasses.asdict(self)
+        """JSON-ready form, every field present (the drafter as its name)."""
+        return {**dataclasses.asdict(self), "drafter": self.drafter.value}
 
     @classmethod
     def from_dict(cls, data: object) -> ChatSettings:
@@ -98,6 +106,8 @@ class ChatSettings:
                 values[spec.name] = number
         for name, valid in _VALID.items():
             value: Any = data.get(name)
+            if name == "drafter":  # stored as its name
+                value = _drafter_of(value)
             try:
                 ok = value is not None and valid(value)
             except (TypeError, ValueError, OverflowError):

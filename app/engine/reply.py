@@ -4,9 +4,14 @@ The window (through its engine thread), ``chat``, ``chat --chat`` and
 ``serve`` all describe what they want as a :class:`ReplyRequest` (a chat's
 settings, its messages, and the few things only a front end knows: the demo
 switch, continuing a reply, whether an oversized prompt may lose old turns).
-:func:`plan_reply` turns it and a loaded pair into a :class:`ReplyPlan`:
-the drafter that will run, the draft-length policy, the sampling parameters
-with a concrete seed, the fitted prompt and the provenance the reply records.
+:func:`plan_reply` turns it and a loaded pair into a :class:`ReplyPlan`, a
+few small records: the sampling (parameters with a concrete seed, the
+length limit), the drafting (the drafter that will run, the draft-length
+policy, prompt lookup's sources), the fitted prompt, the trace, the
+constraints (stop strings, grammar) and the provenance the reply records.
+:func:`fit_prompt` is the prompt part alone: the window's context gauge
+and its A/B tool take their prompt from it, so they count and run what a
+reply would.
 :func:`run_reply` runs the plan; :func:`record_start` and :func:`end_of`
 (a :class:`~app.core.reply.end.ReplyEnd`) say what the store keeps of it, and :func:`saving` stores a run as it goes
 for the front ends without a store guard of their own (the CLI).
@@ -19,8 +24,7 @@ Attachments enter the prompt here, before fitting: the context planner
 :mod:`app.engine.reply_attachments`) renders each one whole or as the chunks
 that answer into its message's content; the plan keeps how each was used (in
 the provenance) and each attachment's tokens as an extra source for prompt
-lookup. :func:`attachment_context` is the same decision for the window's
-context gauge, without planning a reply.
+lookup.
 """
 
 from __future__ import annotations
@@ -86,37 +90,89 @@ class ReplyRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class SamplingPlan:
+    """How the reply's tokens are drawn and how many at most."""
+
+    params: SamplingParams  # with the concrete seed the reply records
+    max_tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class DraftSetup:
+    """Who drafts, how far each step, and the extra texts prompt lookup copies from."""
+
+    drafter: DrafterKind
+    lengths: DraftPlan
+    lookup_sources: tuple[LookupSource, ...] = ()  # the attachments' tokens, for prompt lookup
+
+
+@dataclass(frozen=True, slots=True)
+class PromptPlan:
+    """The fitted prompt and what it holds: the attachments as they entered it, the caches' reuse."""
+
+    fitted: FittedPrompt
+    n_ctx: int
+    attachments: AttachmentContext | None = None  # how the attachments entered the prompt (None: there were none)
+    # The prompt ends inside a reasoning block the template opened: the reply starts as thinking.
+    reasoning_inside: bool = False
+    reused: int = 0  # prompt tokens the target's KV cache already holds
+    draft_reused: int | None = None  # the same for the draft model (None: no draft model)
+
+    @property
+    def tokens(self) -> list[int]:
+        """The prompt's token ids."""
+        return self.fitted.tokens
+
+    @property
+    def dropped_messages(self) -> int:
+        """Old turns left out so the prompt fits."""
+        return self.fitted.dropped_messages
+
+    @property
+    def attachment_tokens(self) -> int:
+        """Tokens the attachments take in the prompt."""
+        return self.attachments.used if self.attachments is not None else 0
+
+
+@dataclass(frozen=True, slots=True)
+class TracePlan:
+    """Whether every verify step is recorded for replay, and where a continued reply's records count on from."""
+
+    on: bool = False
+    first_step: int = 0
+    first_token: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Constraints:
+    """What the reply's text must keep to: where it stops, and the grammar every token follows."""
+
+    stop: tuple[str, ...] = ()
+    grammar: str | None = None  # the compiled grammar (app.engine.llama.grammar); None: free text
+
+
+@dataclass(frozen=True, slots=True)
 class ReplyPlan:
     """Everything one reply runs with, decided before its first token."""
 
-    drafter: DrafterKind
-    draft: DraftPlan
-    params: SamplingParams  # with the concrete seed the reply records
-    max_tokens: int
-    prompt: FittedPrompt
-    n_ctx: int
-    reused: int  # prompt tokens the target's KV cache already holds
-    draft_reused: int | None  # the same for the draft model (None: no draft model)
+    sampling: SamplingPlan
+    draft: DraftSetup
+    prompt: PromptPlan
     provenance: Provenance
-    stop: tuple[str, ...] = ()
-    trace: bool = False  # build a StepRecord per step (see ReplyRequest)
-    first_step: int = 0
-    first_token: int = 0
-    lookup_sources: tuple[LookupSource, ...] = ()  # the attachments' tokens, for prompt lookup
-    attachments: AttachmentContext | None = None  # how the attachments entered the prompt (None: there were none)
-    grammar: str | None = None  # the compiled grammar every token keeps to (app.engine.llama.grammar); None: free
-    # The prompt ends inside a reasoning block the template opened: the reply starts as thinking.
-    reasoning_inside: bool = False
+    trace: TracePlan = TracePlan()
+    constraints: Constraints = Constraints()
 
     @property
     def notices(self) -> tuple[str, ...]:
         """One-line messages for the user (a "whole document" that did not fit)."""
-        return self.attachments.notices if self.attachments is not None else ()
+        context = self.prompt.attachments
+        return context.notices if context is not None else ()
 
     @property
     def notice_words(self) -> tuple[Words, ...]:
         """:attr:`notices` translatable, for the window."""
-        return self.attachments.notice_words if self.attachments is not None else ()
+        context = self.prompt.attachments
+        return context.notice_words if context is not None else ()
 
 
 def chat_messages(settings: ChatSettings, turns: Sequence[Message]) -> tuple[Message, ...]:
@@ -163,16 +219,16 @@ def _with_concrete_seed(settings: ChatSettings) -> SamplingParams:
     return dataclasses.replace(params, seed=concrete_seed(params.seed))
 
 
-def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
-    """Decide the reply: drafter, draft length, seed, prompt; raises :class:`PromptTooLongError` when it cannot fit."""
-    settings = request.settings
-    drafter = effective_drafter(DrafterKind(settings.drafter), pair.draft is not None, pair.config.drafter)
-    draft = DraftPlan.for_chat(drafter, settings.draft_length, settings.adaptive, request.demo)
-    params = _with_concrete_seed(settings)
+def fit_prompt(pair: LoadedPair, request: ReplyRequest) -> PromptPlan:
+    """The prompt the request's reply would run, attachments planned in; no cache is touched.
+
+    :func:`plan_reply` fits every reply's prompt here (and refuses one that
+    leaves no room); the window's context gauge and its A/B tool ask for the
+    same prompt without planning a reply, the gauge showing one too long.
+    """
     n_ctx = pair.target.n_ctx
-    reserve = reply_reserve(settings.max_tokens, n_ctx)
     messages = request.messages
-    context = attachment_context(pair, request)
+    context = _attachment_context(pair, request)
     if context is not None:
         messages = context.messages
     # Earlier replies' reasoning stays out of the prompt (a reply being continued keeps its own).
@@ -185,14 +241,26 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
             pair.template.render(list(messages), tools=request.tools, reply_prefix=request.reply_prefix), 0
         )
     else:
+        reserve = reply_reserve(request.settings.max_tokens, n_ctx)
         fitted = pair.prompt_tokens(
             messages, reserve=reserve, continue_reply=request.continue_reply, tools=request.tools
         )
-    if len(fitted.tokens) >= n_ctx:
-        raise PromptTooLongError(len(fitted.tokens), n_ctx)
+    return PromptPlan(fitted=fitted, n_ctx=n_ctx, attachments=context, reasoning_inside=inside)
+
+
+def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
+    """Decide the reply: drafter, draft length, seed, prompt; raises :class:`PromptTooLongError` when it cannot fit."""
+    settings = request.settings
+    drafter = effective_drafter(settings.drafter, pair.draft is not None, pair.config.drafter)
+    lengths = DraftPlan.for_chat(drafter, settings.draft_length, settings.adaptive, request.demo)
+    params = _with_concrete_seed(settings)
+    prompt = fit_prompt(pair, request)
+    if len(prompt.tokens) >= prompt.n_ctx:
+        raise PromptTooLongError(len(prompt.tokens), prompt.n_ctx)
     # Saved states first (a no-op without a prefix cache): what they load counts as reused like the live cache.
-    pair.restore_prefix(fitted.tokens, drafter.uses_draft_model)
-    reused, draft_reused = pair.cached_prefix(fitted.tokens)
+    pair.restore_prefix(prompt.tokens, drafter.uses_draft_model)
+    reused, draft_reused = pair.cached_prefix(prompt.tokens)
+    prompt = dataclasses.replace(prompt, reused=reused, draft_reused=draft_reused)
     grammar = None
     output = request.output_format or chat_output_format(settings.json_schema)
     if output is not None and output.constrained:
@@ -200,40 +268,27 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         grammar = compile_grammar(output, grammar_tokenizer(pair.target)[0])
     config = pair.config
     draft_name = config.draft.name if drafter.uses_draft_model and config.draft is not None else None
-    provenance = provenance_of(settings, params, config.target.name, draft_name, drafter.value, draft)
+    provenance = provenance_of(settings, params, config.target.name, draft_name, drafter.value, lengths)
     if grammar is not None and output is not None:  # which format held the reply (schema by name and hash)
         provenance = dataclasses.replace(provenance, output_format=OutputRecord.of(output))
     sources: tuple[LookupSource, ...] = ()
-    if context is not None:
-        provenance = dataclasses.replace(provenance, attachments=context.uses)
+    if prompt.attachments is not None:
+        provenance = dataclasses.replace(provenance, attachments=prompt.attachments.uses)
         sources = lookup_sources(pair, request.messages)
     return ReplyPlan(
-        drafter,
-        draft,
-        params,
-        settings.max_tokens,
-        fitted,
-        n_ctx,
-        reused,
-        draft_reused,
-        provenance,
-        request.stop,
-        request.trace,
-        request.first_step,
-        request.first_token,
-        sources,
-        context,
-        grammar,
-        inside,
+        sampling=SamplingPlan(params=params, max_tokens=settings.max_tokens),
+        draft=DraftSetup(drafter=drafter, lengths=lengths, lookup_sources=sources),
+        prompt=prompt,
+        provenance=provenance,
+        trace=TracePlan(on=request.trace, first_step=request.first_step, first_token=request.first_token),
+        constraints=Constraints(stop=request.stop, grammar=grammar),
     )
 
 
-def attachment_context(pair: LoadedPair, request: ReplyRequest) -> AttachmentContext | None:
+def _attachment_context(pair: LoadedPair, request: ReplyRequest) -> AttachmentContext | None:
     """How the request's attachments would enter the prompt: what each takes, what is left out (None: none).
 
-    The window's context gauge calls this for the chat as it stands (the
-    prompt box's own attachments in the last message); :func:`plan_reply`
-    makes the same decision for the reply.
+    :func:`fit_prompt` makes this decision for every prompt it fits.
     """
     if request.raw_prompt is not None or not any(m.attachments for m in request.messages):
         return None
@@ -251,27 +306,34 @@ def plan_remote_reply(request: ReplyRequest, model: str, drafter: str) -> ReplyP
     """The plan of a reply a remote server generates: its settings and seed; the server fits the prompt."""
     settings = request.settings
     params = _with_concrete_seed(settings)
-    draft = DraftPlan.none()
-    provenance = provenance_of(settings, params, model, None, drafter, draft)
+    lengths = DraftPlan.none()
     return ReplyPlan(
-        DrafterKind.NONE, draft, params, settings.max_tokens, FittedPrompt([], 0), 0, 0, None, provenance, request.stop
+        sampling=SamplingPlan(params=params, max_tokens=settings.max_tokens),
+        draft=DraftSetup(drafter=DrafterKind.NONE, lengths=lengths),
+        prompt=PromptPlan(fitted=FittedPrompt([], 0), n_ctx=0),
+        provenance=provenance_of(settings, params, model, None, drafter, lengths),
+        constraints=Constraints(stop=request.stop),
     )
 
 
 def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool] | None = None) -> Iterator[ReplyEvent]:
     """The reply's events: a :class:`StepEvent` per verify step, then one :class:`FinishedEvent`."""
+    draft, grammar = plan.draft, plan.constraints.grammar
     decoder = pair.decoder(
-        plan.params, plan.draft.policy(), drafter=plan.drafter, sources=plan.lookup_sources, trace=plan.trace
+        plan.sampling.params,
+        draft.lengths.policy(),
+        drafter=draft.drafter,
+        sources=draft.lookup_sources,
+        trace=plan.trace.on,
     )
-    constraint = grammar_mask(pair.target, plan.grammar) if plan.grammar is not None else None
     generation = GenerationRequest(
-        plan.prompt.tokens,
-        plan.max_tokens,
-        plan.stop,
-        should_stop or _never,
-        plan.first_step,
-        plan.first_token,
-        constraint,
+        prompt_tokens=plan.prompt.tokens,
+        max_tokens=plan.sampling.max_tokens,
+        stop_strings=plan.constraints.stop,
+        should_stop=should_stop or _never,
+        first_step=plan.trace.first_step,
+        first_token=plan.trace.first_token,
+        constraint=grammar_mask(pair.target, grammar) if grammar is not None else None,
     )
     return _saved_after(pair, decoder.generate(generation))
 
@@ -304,15 +366,15 @@ def record_start(plan: ReplyPlan, label: str, drafter: str | None = None) -> Rep
     """What the store keeps of a reply when it begins (``drafter``: how it is worded, default the plan's)."""
     return ReplyRecord(
         pair=label,
-        drafter=drafter if drafter is not None else plan.drafter.value,
+        drafter=drafter if drafter is not None else plan.draft.drafter.value,
         produced_by=plan.provenance,
         prompt_tokens=len(plan.prompt.tokens),
-        prompt_reused=plan.reused,
-        draft_prompt_reused=plan.draft_reused,
+        prompt_reused=plan.prompt.reused,
+        draft_prompt_reused=plan.prompt.draft_reused,
         dropped_messages=plan.prompt.dropped_messages,
-        adaptive=plan.draft.is_adaptive,
-        demo_length=plan.draft.length if plan.draft.demo else 0,
-        reasoning_inside=plan.reasoning_inside,
+        adaptive=plan.draft.lengths.is_adaptive,
+        demo_length=plan.draft.lengths.length if plan.draft.lengths.demo else 0,
+        reasoning_inside=plan.prompt.reasoning_inside,
     )
 
 

@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from app.core.chat_settings import ChatSettings
+from app.core.decoding.drafters import DrafterKind
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
 from app.core.reply.token_record import TokenRecord
 from app.engine.store.conversations import ChatStore
@@ -25,7 +26,9 @@ def _pair(pair: tuple[Path, Path]) -> list[str]:
 
 def test_chat_continued_from_the_terminal_stores_its_steps(data_dir, small_pair):
     path = data_dir / "conversations.sqlite3"
-    settings = ChatSettings(max_tokens=24, drafter="model", draft_length=3, adaptive=False, temperature=0.8, seed=5)
+    settings = ChatSettings(
+        max_tokens=24, drafter=DrafterKind.MODEL, draft_length=3, adaptive=False, temperature=0.8, seed=5
+    )
     store = ChatStore(path)
     try:
         cid = store.create_conversation("Steps", settings.to_dict())

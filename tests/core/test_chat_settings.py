@@ -8,6 +8,7 @@ import math
 import pytest
 
 from app.core.chat_settings import SAMPLING_FIELDS, ChatSettings
+from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.sampling import SamplingParams
 
 
@@ -21,7 +22,7 @@ def test_round_trip_through_json_keeps_every_field():
         repeat_penalty=1.1,
         seed=1234,
         max_tokens=64,
-        drafter="ngram",
+        drafter=DrafterKind.NGRAM,
         draft_length=6,
         adaptive=False,
     )
@@ -49,7 +50,8 @@ def test_round_trip_through_json_keeps_every_field():
         ({"max_tokens": 0}, "max_tokens", 512),
         ({"max_tokens": 10**7}, "max_tokens", 512),
         ({"max_tokens": 99.0}, "max_tokens", 512),  # a float is not a count
-        ({"drafter": "speculative"}, "drafter", "hybrid"),
+        ({"drafter": "speculative"}, "drafter", DrafterKind.HYBRID),
+        ({"drafter": ["ngram"]}, "drafter", DrafterKind.HYBRID),
         ({"draft_length": 0}, "draft_length", 4),
         ({"draft_length": 1000}, "draft_length", 4),
         ({"adaptive": "yes"}, "adaptive", True),
@@ -62,6 +64,16 @@ def test_bad_stored_values_fall_back_to_defaults_one_by_one(stored, field, expec
     assert getattr(settings, field) == expected
     if field != "max_tokens":
         assert settings.max_tokens == 99  # the good value beside it is kept
+
+
+def test_the_drafter_is_a_kind_stored_as_its_name():
+    settings = ChatSettings.from_dict({"drafter": "ngram"})  # as every Tandem has written it
+    assert settings.drafter is DrafterKind.NGRAM
+    stored = settings.to_dict()["drafter"]
+    assert type(stored) is str and stored == "ngram"
+    assert json.dumps(settings.to_dict()).count('"drafter": "ngram"') == 1
+    with pytest.raises(ValueError, match="drafter"):
+        ChatSettings(drafter="ngram")  # the text is read by from_dict, not taken as it is
 
 
 @pytest.mark.parametrize("stored", [None, [], "text", 3, {}])

@@ -28,7 +28,7 @@ def run_local(args: argparse.Namespace) -> int:
     output_format = read_output_format(args)  # so is a schema that cannot be used
     target, draft = resolve_pair(args)
     kind = drafter_kind(args, draft)
-    settings = settings_from_options(args, ChatSettings(drafter=kind.value))
+    settings = settings_from_options(args, ChatSettings(drafter=kind))
     config = PairConfig(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
@@ -46,4 +46,4 @@ def run_local(args: argparse.Namespace) -> int:
         events = run_reply(pair, plan)
         if args.json:
             return run_json(events, plan, sys.stdout, extra=attachments_json(attached))
-        return run_stream(events, plan.drafter, sys.stdout)
+        return run_stream(events, plan.draft.drafter, sys.stdout)

@@ -123,7 +123,7 @@ class _Turns:
             self.called = False
             self.reply_id = self.store.begin_reply(self.conversation_id, record.to_meta(), parent)
             run = run_reply(self.pair, self.plan)
-            self.events = list(saving(run, self.store, self.reply_id, self.plan.reasoning_inside))
+            self.events = list(saving(run, self.store, self.reply_id, self.plan.prompt.reasoning_inside))
         finished = self.events[-1] if self.events else None
         return finished.text if isinstance(finished, FinishedEvent) else ""
 
@@ -154,10 +154,10 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
     history: list[Message] = []
     if store is None:
         kind = drafter_kind(args, draft)
-        settings = settings_from_options(args, ChatSettings(drafter=kind.value))
+        settings = settings_from_options(args, ChatSettings(drafter=kind))
     else:
         settings = settings_from_options(args, ChatSettings.from_dict(store.conversation_settings(conversation_id)))
-        kind = effective_drafter(DrafterKind(settings.drafter), draft is not None, DrafterKind.NGRAM)
+        kind = effective_drafter(settings.drafter, draft is not None, DrafterKind.NGRAM)
         stored = store.messages(conversation_id, with_tokens=False)
         history = [prompt_message(m.role, m.content, m.meta, m.attachments) for m in stored]
     config = PairConfig(
@@ -194,4 +194,4 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
             extra.update(ids, reply_message_id=turns.reply_id)
         if args.json:
             return run_json(iter(turns.events), turns.plan, sys.stdout, extra=extra)
-        return run_stream(iter(turns.events), turns.plan.drafter, sys.stdout)
+        return run_stream(iter(turns.events), turns.plan.draft.drafter, sys.stdout)

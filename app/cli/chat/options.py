@@ -127,12 +127,12 @@ def settings_from_options(args: argparse.Namespace, base: ChatSettings) -> ChatS
     if args.system is not None:
         changes["system_prompt"] = args.system
     if args.no_draft:
-        changes["drafter"] = DrafterKind.NONE.value
+        changes["drafter"] = DrafterKind.NONE
     elif args.ngram:
-        changes["drafter"] = DrafterKind.NGRAM.value
+        changes["drafter"] = DrafterKind.NGRAM
     if args.draft_max is not None:
         if args.draft_max == 0:
-            changes["drafter"] = DrafterKind.NONE.value
+            changes["drafter"] = DrafterKind.NONE
         else:
             changes.update(adaptive=False, draft_length=args.draft_max)
     try:

@@ -71,7 +71,12 @@ def run_json(events: Any, plan: ReplyPlan, out: TextIO, extra: dict[str, Any] | 
             tokens.extend(token_json(event))
         elif isinstance(event, FinishedEvent):
             payload = reply_json(
-                event.text, tokens, event.reason.value, plan.drafter.value, event.stats.to_dict(), plan.reasoning_inside
+                event.text,
+                tokens,
+                event.reason.value,
+                plan.draft.drafter.value,
+                event.stats.to_dict(),
+                plan.prompt.reasoning_inside,
             )
             payload["prompt_tokens"] = plan.prompt.tokens
             payload["produced_by"] = plan.provenance.to_dict()

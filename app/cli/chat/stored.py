@@ -54,30 +54,32 @@ def run_stored_chat(
     settings = settings_from_options(args, stored)
     target, draft = resolve_pair(args)
     # Load only what the chat's drafter needs; without a draft file prompt lookup stands in, as for `chat`.
-    kind = effective_drafter(DrafterKind(settings.drafter), draft is not None, DrafterKind.NGRAM)
+    kind = effective_drafter(settings.drafter, draft is not None, DrafterKind.NGRAM)
     config = PairConfig(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
     stored_turns = store.messages(conversation_id, with_tokens=False)
     history = [prompt_message(m.role, m.content, m.meta, m.attachments) for m in stored_turns]
     request = ReplyRequest(
-        settings,
-        chat_messages(settings, [*history, Message("user", prompt_text, attached)]),
+        settings=settings,
+        messages=chat_messages(settings, [*history, Message("user", prompt_text, attached)]),
         stop=tuple(args.stop),
         trace=True,
+        # The chat's stored attachments are ranked with the database's own index (its chunks written once).
+        chunk_search=store.chunk_search(),
     )
     with LoadedPair(config) as pair:
         use_disk_stores(pair, args)
         plan = plan_reply(pair, request)
         user_id = store.add_message(conversation_id, "user", prompt_text, attachments=attached)
-        record = record_start(plan, pair_label(config, plan.drafter))
+        record = record_start(plan, pair_label(config, plan.draft.drafter))
         reply_id = store.begin_reply(conversation_id, record.to_meta())
-        events = saving(run_reply(pair, plan), store, reply_id, plan.reasoning_inside)
+        events = saving(run_reply(pair, plan), store, reply_id, plan.prompt.reasoning_inside)
         if args.json:
             ids = {"conversation_id": conversation_id, "user_message_id": user_id, "reply_message_id": reply_id}
             ids.update(attachments_json(attached))
             return run_json(events, plan, sys.stdout, extra=ids)
-        return run_stream(events, plan.drafter, sys.stdout)
+        return run_stream(events, plan.draft.drafter, sys.stdout)
 
 
 def run_chat_with_tools(args: argparse.Namespace) -> int:

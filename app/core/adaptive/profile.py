@@ -90,9 +90,27 @@ class PairProfile:
         hold = self.holds.setdefault(kind, CostHold())  # the costs are the drafter's, greedy or not
         share = self.draft_share_prior
         if not remember:
-            return DrafterProfile(self.verify, draft, {}, None, key, calibration, hold, share)
+            return DrafterProfile(
+                verify=self.verify,
+                draft=draft,
+                acceptance={},
+                memory=None,
+                key=key,
+                calibration=calibration,
+                hold=hold,
+                draft_share_prior=share,
+            )
         known = dict(self.acceptance.get(key, {}))
-        return DrafterProfile(self.verify, draft, known, self.acceptance, key, calibration, hold, share)
+        return DrafterProfile(
+            verify=self.verify,
+            draft=draft,
+            acceptance=known,
+            memory=self.acceptance,
+            key=key,
+            calibration=calibration,
+            hold=hold,
+            draft_share_prior=share,
+        )
 
     def seed(
         self,

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core import stored_json
+
 
 class AttachmentKind(enum.StrEnum):
     """What an attachment was made from; the value is the stored text."""
@@ -95,7 +97,16 @@ class Attachment:
         encoding = meta.get("encoding")
         if encoding is not None and not isinstance(encoding, str):
             raise ValueError(f"the attachment {name!r} has an encoding that is not text")
-        return cls(name, AttachmentKind(kind), sha256, size, text, tuple(sections), tuple(notes), encoding)
+        return cls(
+            name=name,
+            kind=AttachmentKind(kind),
+            sha256=sha256,
+            size=size,
+            text=text,
+            sections=tuple(sections),
+            notes=tuple(notes),
+            encoding=encoding,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,3 +130,24 @@ class AttachmentUse:
             "tokens": self.tokens,
             "left_out": self.left_out,
         }
+
+    @classmethod
+    def from_json(cls, raw: object) -> AttachmentUse | None:
+        """Read back tolerantly: a field of the wrong type takes its default; None without a name."""
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
+            return None
+        chunks = raw.get("chunks")
+        return cls(
+            name=raw["name"],
+            sha256=stored_json.field(raw, "sha256", str, ""),
+            whole=raw.get("whole") is True,
+            chunks=tuple(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else (),
+            tokens=stored_json.field(raw, "tokens", int, 0),
+            left_out=raw.get("left_out") is True,
+        )
+
+
+def uses_from_json(raw: object) -> tuple[AttachmentUse, ...]:
+    """The attachments a stored provenance names (older ones name none; a malformed entry is skipped)."""
+    uses = (AttachmentUse.from_json(item) for item in stored_json.as_list(raw))
+    return tuple(use for use in uses if use is not None)

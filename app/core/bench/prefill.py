@@ -52,14 +52,14 @@ def parse_llama_bench(text: str) -> list[LlamaBenchRow]:
             raise TypeError("not a list of results")
         rows = [
             LlamaBenchRow(
-                int(item["n_prompt"]),
-                int(item["n_threads"]),
-                int(item["n_batch"]),
-                int(item["n_ubatch"]),
-                _flash_attn(item.get("flash_attn", "?")),
-                float(item["avg_ts"]),
-                float(item.get("stddev_ts", 0.0)),
-                tuple(float(x) for x in item.get("samples_ts", ())),
+                n_prompt=int(item["n_prompt"]),
+                n_threads=int(item["n_threads"]),
+                n_batch=int(item["n_batch"]),
+                n_ubatch=int(item["n_ubatch"]),
+                flash_attn=_flash_attn(item.get("flash_attn", "?")),
+                avg_ts=float(item["avg_ts"]),
+                stddev_ts=float(item.get("stddev_ts", 0.0)),
+                samples_ts=tuple(float(x) for x in item.get("samples_ts", ())),
             )
             for item in data
             if int(item.get("n_gen", 0)) == 0

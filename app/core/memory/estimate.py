@@ -218,19 +218,19 @@ def estimate_pair(
     how many tokens the KV cache holds (default: full, the worst case).
     """
     request = EstimateRequest(
-        target,
-        draft,
-        n_ctx,
-        n_gpu_layers,
-        n_gpu_layers_draft,
-        kv_type,
-        n_batch,
-        n_ubatch,
-        n_outputs_max,
-        max_verify_rows,
-        flash_attn,
-        repack_types,
-        context_fill,
+        target=target,
+        draft=draft,
+        n_ctx=n_ctx,
+        n_gpu_layers=n_gpu_layers,
+        n_gpu_layers_draft=n_gpu_layers_draft,
+        kv_type=kv_type,
+        n_batch=n_batch,
+        n_ubatch=n_ubatch,
+        n_outputs_max=n_outputs_max,
+        max_verify_rows=max_verify_rows,
+        flash_attn=flash_attn,
+        repack_types=repack_types,
+        context_fill=context_fill,
     )
     return estimate(request)
 

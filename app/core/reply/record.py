@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.attachments.record import AttachmentUse
+from app.core.attachments.record import AttachmentUse, uses_from_json
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
 from app.core.decoding.sampling import (
@@ -220,31 +220,9 @@ class Provenance:
             sampling=SamplingRecord.from_dict(sampling) if isinstance(sampling, Mapping) else None,
             system_prompt=_str(data.get("system_prompt")),
             seed=_opt_int(data.get("seed")),
-            attachments=_attachment_uses(data.get("attachments")),
+            attachments=uses_from_json(data.get("attachments")),
             output_format=OutputRecord.from_dict(data.get("output_format")),
         )
-
-
-def _attachment_uses(raw: object) -> tuple[AttachmentUse, ...]:
-    """The attachments a provenance names, read tolerantly (older metas have none; a malformed entry is skipped)."""
-    if not isinstance(raw, list):
-        return ()
-    uses = []
-    for item in raw:
-        if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
-            continue
-        chunks = item.get("chunks")
-        uses.append(
-            AttachmentUse(
-                name=item["name"],
-                sha256=_str(item.get("sha256")),
-                whole=item.get("whole") is True,
-                chunks=tuple(c for c in chunks if isinstance(c, str)) if isinstance(chunks, list) else (),
-                tokens=_int(item.get("tokens")),
-                left_out=item.get("left_out") is True,
-            )
-        )
-    return tuple(uses)
 
 
 def stats_record(stats: GenerationStats) -> dict[str, Any]:

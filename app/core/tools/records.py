@@ -13,12 +13,13 @@ into a prompt.
 from __future__ import annotations
 
 import enum
-import json
 import re
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from app.core import stored_json
 
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 # Call ids: OpenAI's "call_..." and other servers' ids, but nothing a template could read as a marker
@@ -107,7 +108,7 @@ class ToolCall:
             raise ToolError(f"{where}.function must be an object", f"{where}.function")
         name = check_name(function.get("name"), f"{where}.function.name")
         arguments = function.get("arguments")
-        if not isinstance(arguments, str) or not isinstance(_json_object(arguments), dict):
+        if not isinstance(arguments, str) or not isinstance(stored_json.parse(arguments).value, dict):
             at = f"{where}.function.arguments"
             raise ToolError(f"{at} must be a JSON object as a string", at)
         return cls(call_id, name, arguments)
@@ -118,8 +119,7 @@ class ToolCall:
 
     def parsed_arguments(self) -> dict[str, Any]:
         """The arguments as an object (chat templates render them with their own ``tojson``); {} when not one."""
-        value = _json_object(self.arguments)
-        return value if isinstance(value, dict) else {}
+        return stored_json.dict_of(self.arguments)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,13 +133,6 @@ class ToolResult:
     call_id: str
     text: str
     is_error: bool = False
-
-
-def _json_object(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return None
 
 
 class ToolChoiceKind(enum.StrEnum):

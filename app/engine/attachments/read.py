@@ -90,7 +90,16 @@ def read_attachment_bytes(name: str, data: bytes, limits: AttachmentLimits = DEF
     if not text.strip():
         raise AttachmentError(name, _NO_TEXT if data else _EMPTY)
     text, cut = cap_text(text, limits)
-    return Attachment(name, kind, sha256, len(data), text, (), (*decoded.notes(), *extra, *cut), decoded.encoding)
+    return Attachment(
+        name=name,
+        kind=kind,
+        sha256=sha256,
+        size=len(data),
+        text=text,
+        sections=(),
+        notes=(*decoded.notes(), *extra, *cut),
+        encoding=decoded.encoding,
+    )
 
 
 def display_name(name: str) -> str:
@@ -109,14 +118,14 @@ def _folder(path: Path, name: str, limits: AttachmentLimits) -> Attachment:
         raise AttachmentError(name, _NO_TEXT_FILES_BECAUSE.fill(reasons=reasons) if reasons else _NO_TEXT_FILES)
     encoding = found.encodings.most_common(1)[0][0] if len(found.encodings) == 1 else None
     return Attachment(
-        name,
-        AttachmentKind.FOLDER,
-        found.sha256,
-        found.size,
-        found.text,
-        tuple(found.sections),
-        tuple(found.notes),
-        encoding,
+        name=name,
+        kind=AttachmentKind.FOLDER,
+        sha256=found.sha256,
+        size=found.size,
+        text=found.text,
+        sections=tuple(found.sections),
+        notes=tuple(found.notes),
+        encoding=encoding,
     )
 
 

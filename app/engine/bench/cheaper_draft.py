@@ -167,4 +167,14 @@ def _verdict(
         words = _CHOOSE.fill(prediction=prediction, name=path.name)
     else:
         words = _WORTH_MAKING.fill(prediction=prediction)
-    return CheaperDraftVerdict(str(path), measured, cost, kept, best, current, pays, words, own)
+    return CheaperDraftVerdict(
+        path=str(path),
+        measured=measured,
+        draft_per_token_s=cost,
+        acceptance=kept,
+        best=best,
+        current_best=current,
+        pays=pays,
+        words=words,
+        own_draft_per_token_s=own,
+    )

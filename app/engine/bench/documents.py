@@ -23,6 +23,7 @@ from pathlib import Path
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
+from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.lookup import LookupSource
 from app.core.reply.plan import PromptPolicy
 from app.engine.attachments import read_attachment
@@ -69,6 +70,6 @@ def prepare(
     messages = prompt_messages(text, system, [read_document(path) for path in files], history)
     if not files:
         return PreparedPrompt(pair.template.render(messages))
-    settings = ChatSettings(max_tokens=max_tokens, drafter="ngram", temperature=0)
+    settings = ChatSettings(max_tokens=max_tokens, drafter=DrafterKind.NGRAM, temperature=0)
     plan = plan_reply(pair, ReplyRequest(settings, tuple(messages), prompt_policy=PromptPolicy.REFUSE))
-    return PreparedPrompt(plan.prompt.tokens, plan.lookup_sources, plan.provenance.attachments)
+    return PreparedPrompt(plan.prompt.tokens, plan.draft.lookup_sources, plan.provenance.attachments)

@@ -294,15 +294,15 @@ def _run_regime(
                         else:
                             run = partial(
                                 _generate,
-                                pairs[bench_config.cheaper_draft],
-                                regime.name,
-                                prompt,
-                                rendered[prompt.id],
-                                bench_config,
-                                params,
-                                repeat,
-                                settings,
-                                prepared[prompt.id].sources,
+                                pair=pairs[bench_config.cheaper_draft],
+                                regime=regime.name,
+                                prompt=prompt,
+                                tokens=rendered[prompt.id],
+                                config=bench_config,
+                                params=params,
+                                repeat=repeat,
+                                settings=settings,
+                                sources=prepared[prompt.id].sources,
                             )
                             if cold:
                                 run = partial(_cold, pairs[bench_config.cheaper_draft], run)
@@ -456,7 +456,16 @@ def _check_divergences(
         spread = choice_spread(row, chosen, pair.target.is_eog)
         checks.append(
             DivergenceCheck(
-                r.regime, r.config, r.prompt_id, r.repeat, at, gap, best_two, chosen, spread < threshold, spread
+                regime=r.regime,
+                config=r.config,
+                prompt_id=r.prompt_id,
+                repeat=r.repeat,
+                position=at,
+                gap=gap,
+                top_two=best_two,
+                tokens=chosen,
+                explained=spread < threshold,
+                spread=spread,
             )
         )
     pair.target.truncate(0)

@@ -145,7 +145,17 @@ def generate_with_simple(
     ):
         pieces = pieces[1:]
     prompt = b"".join(pieces).decode("utf-8", errors="replace")
-    args = command(binary, target_model.path, draft, prompt, draft_max, max_tokens, n_ctx, threads, seed)
+    args = command(
+        binary=binary,
+        target=target_model.path,
+        draft=draft,
+        prompt=prompt,
+        draft_max=draft_max,
+        max_tokens=max_tokens,
+        n_ctx=n_ctx,
+        threads=threads,
+        seed=seed,
+    )
     try:
         done = subprocess.run(args, capture_output=True, timeout=TIMEOUT_S, check=False, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:

@@ -373,7 +373,17 @@ def download_model(
     lock_path.parent.mkdir(exist_ok=True)
     try:
         with FileLock(str(lock_path), timeout=0.5):
-            _fetch_locked(folder, name, partial, meta.size, location, headers, meter, cancel, sha256)
+            _fetch_locked(
+                folder=folder,
+                name=name,
+                partial=partial,
+                size=meta.size,
+                location=location,
+                headers=headers,
+                meter=meter,
+                cancel=cancel,
+                sha256=sha256,
+            )
             os.replace(partial, destination)
     except Timeout:
         raise DownloadError(

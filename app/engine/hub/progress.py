@@ -92,5 +92,14 @@ class ProgressMeter:
         remaining = None if self.total is None else max(self.total - done, 0)
         eta = None if remaining is None or speed <= 0 else remaining / speed
         self.callback(
-            DownloadProgress(self.filename, done, self.total, speed, eta, stage, self.file_index, self.file_count)
+            DownloadProgress(
+                filename=self.filename,
+                bytes_done=done,
+                bytes_total=self.total,
+                speed_bps=speed,
+                eta_s=eta,
+                stage=stage,
+                file_index=self.file_index,
+                file_count=self.file_count,
+            )
         )

@@ -86,7 +86,16 @@ def remote_file(repo_id: str, filename: str, *, revision: str = "main", token: s
         raise metadata_error(exc, repo_id, filename, revision, endpoint, bool(token)) from exc
     if not meta.etag or meta.size is None:
         raise DownloadError(f"{endpoint} sent no ETag or size for {repo_id}/{filename}: not a Hub-compatible server")
-    return RemoteFile(repo_id, filename, revision, meta.size, meta.etag, meta.commit_hash, url, meta.location or url)
+    return RemoteFile(
+        repo_id=repo_id,
+        filename=filename,
+        revision=revision,
+        size=meta.size,
+        etag=meta.etag,
+        commit=meta.commit_hash,
+        url=url,
+        location=meta.location or url,
+    )
 
 
 class _Prefix:

@@ -37,6 +37,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import BinaryIO
 
+from app.core import stored_json
 from app.core.decoding.model_port import common_prefix_length
 from app.core.errors import TandemError
 from app.core.prefix_cache.entry import (
@@ -325,15 +326,14 @@ def open_prefix_cache(budget_bytes: int | None = None) -> PrefixCache:
 def _read_limit(folder: Path) -> int:
     """The limit kept in ``folder`` (the default when none is, or when the file is not one this code wrote)."""
     path = folder / LIMIT_FILE
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    stored = stored_json.read_file(path)
+    if stored.missing:
         return DEFAULT_BUDGET_BYTES
-    except (OSError, ValueError) as exc:
-        _LOG.warning("prefix cache: ignored %s: %s", path, exc)
+    if stored.problem:
+        _LOG.warning("prefix cache: ignored %s: %s", path, stored.problem)
         return DEFAULT_BUDGET_BYTES
-    value = data.get("budget_bytes") if isinstance(data, dict) else None
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+    value = stored_json.field(stored_json.as_dict(stored.value), "budget_bytes", int, -1)
+    if value < 0:
         _LOG.warning("prefix cache: ignored %s: no byte limit in it", path)
         return DEFAULT_BUDGET_BYTES
     return value

@@ -35,6 +35,7 @@ from typing import Any
 
 import llama_cpp
 
+from app.core import stored_json
 from app.core.adaptive.profile import PairProfile
 from app.engine.llama.prefix_cache import file_identity
 from app.engine.paths import controller_profiles_file
@@ -109,14 +110,14 @@ class ProfileStore:
             return len(self._read())
 
     def _read(self) -> dict[str, Any]:
-        try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
+        stored = stored_json.read_file(self.path)
+        if stored.missing:
             return {}
-        except (OSError, ValueError) as exc:
-            _LOG.warning("ignored an unreadable controller profile file %s: %s", self.path, exc)
+        if stored.problem:
+            _LOG.warning("ignored an unreadable controller profile file %s: %s", self.path, stored.problem)
             return {}
-        entries = data.get("entries") if isinstance(data, dict) else None
+        data = stored_json.as_dict(stored.value)
+        entries = data.get("entries")
         if not isinstance(entries, dict) or data.get("version") != _FILE_VERSION:
             _LOG.warning("ignored a controller profile file of another format: %s", self.path)
             return {}

@@ -18,6 +18,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.core import stored_json
 from app.core.pairing.compatibility import VocabSummary, summarize_vocab
 from app.engine.gguf.header import ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection, inspect_header
@@ -60,12 +61,12 @@ def _stat(path: Path) -> os.stat_result:
 
 
 def _load(file: Path, size: int, mtime_ns: int) -> DescribedModel | None:
+    data = stored_json.as_dict(stored_json.read_file(file).value)
     try:
-        data = json.loads(file.read_text(encoding="utf-8"))
         if data.get("version") != CACHE_VERSION or data.get("size") != size or data.get("mtime_ns") != mtime_ns:
             return None
         return DescribedModel(ModelInspection.from_dict(data["inspection"]), VocabSummary.from_dict(data["vocab"]))
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None  # a missing or damaged cache entry just means reading the header again
 
 

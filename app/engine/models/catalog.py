@@ -14,6 +14,7 @@ import json
 import os
 from pathlib import Path
 
+from app.core import stored_json
 from app.core.pairing.catalog import Catalog, CatalogModel, catalog_key, load_catalog, with_exact_sizes
 from app.core.units import format_bytes
 from app.engine.paths import data_dir, resources_dir
@@ -31,12 +32,7 @@ def exact_sizes_path() -> Path:
 
 def exact_sizes() -> dict[str, int]:
     """The sizes learnt so far; an unreadable or damaged file counts as none (the catalog's own sizes apply)."""
-    try:
-        data = json.loads(exact_sizes_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict):
-        return {}
+    data = stored_json.as_dict(stored_json.read_file(exact_sizes_path()).value)
     return {str(k): v for k, v in data.items() if isinstance(v, int) and not isinstance(v, bool) and v > 0}
 
 

@@ -285,14 +285,14 @@ def find_drafts(
                 )
         result.candidates.append(
             HubDraft(
-                spec,
-                draft.display_name,
-                draft.quant,
-                remote.size,
-                draft.n_params,
-                report,
-                prediction,
-                _reason(report, prediction, parts),
+                spec=spec,
+                name=draft.display_name,
+                quant=draft.quant,
+                size=remote.size,
+                n_params=draft.n_params,
+                report=report,
+                prediction=prediction,
+                reason_words=_reason(report, prediction, parts),
             )
         )
     result.candidates.sort(key=lambda c: (not c.compatible, -(c.prediction.speedup if c.prediction else 0.0), c.size))

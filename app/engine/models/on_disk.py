@@ -13,6 +13,7 @@ import json
 import threading
 from pathlib import Path
 
+from app.core import stored_json
 from app.core.pairing.on_disk import LibraryFile, OfferedFile, match_on_disk
 from app.engine.hub.listing import RepoGGUF
 from app.engine.models.local import LocalModel, list_local_models
@@ -27,11 +28,8 @@ def _cache_file() -> Path:
 
 
 def _read_cache() -> dict[str, list[object]]:
-    try:
-        data = json.loads(_cache_file().read_text(encoding="utf-8"))
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}  # no cache or a damaged one: hash again
+    # No cache or a damaged one: hash again.
+    return stored_json.as_dict(stored_json.read_file(_cache_file()).value)
 
 
 def local_sha256(path: Path) -> str | None:

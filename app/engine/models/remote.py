@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote, unquote
 
+from app.core import stored_json
 from app.engine.gguf.header import GGUFHeader, parse_header_bytes
 from app.engine.gguf.inspection import ModelInspection, inspect_header
 from app.engine.hub.progress import DownloadError
@@ -101,16 +102,13 @@ def _entry(spec: RemoteSpec) -> tuple[Path, Path]:
 
 def _load(spec: RemoteSpec, etag: str | None) -> tuple[dict[str, object], bytes] | None:
     facts_file, bytes_file = _entry(spec)
-    try:
-        facts = json.loads(facts_file.read_text(encoding="utf-8"))
-        if facts.get("version") != CACHE_VERSION or (etag is not None and facts.get("etag") != etag):
-            return None
-        data = bytes_file.read_bytes()
-        if len(data) != facts.get("header_bytes"):
-            return None  # a damaged entry: read the header again
-        return facts, data
-    except (OSError, ValueError, TypeError, AttributeError):
+    facts = stored_json.as_dict(stored_json.read_file(facts_file).value)
+    if facts.get("version") != CACHE_VERSION or (etag is not None and facts.get("etag") != etag):
         return None
+    data = stored_json.file_bytes(bytes_file)
+    if data is None or len(data) != facts.get("header_bytes"):
+        return None  # a missing or damaged entry: read the header again
+    return facts, data
 
 
 def _store(spec: RemoteSpec, file: RemoteFile, data: bytes, transferred: int) -> None:
@@ -146,7 +144,16 @@ def _store(spec: RemoteSpec, file: RemoteFile, data: bytes, transferred: int) ->
 
 def _model(spec: RemoteSpec, data: bytes, size: int, sha256: str | None, transferred: int, cached: bool) -> RemoteModel:
     header = parse_header_bytes(data, str(spec), size)
-    return RemoteModel(spec, header, inspect_header(header), size, sha256, len(data), transferred, cached)
+    return RemoteModel(
+        spec=spec,
+        header=header,
+        inspection=inspect_header(header),
+        size=size,
+        sha256=sha256,
+        header_bytes=len(data),
+        bytes_transferred=transferred,
+        cached=cached,
+    )
 
 
 def describe_remote(spec: RemoteSpec, token: str | None = None) -> RemoteModel:
@@ -176,14 +183,14 @@ def describe_remote(spec: RemoteSpec, token: str | None = None) -> RemoteModel:
     read = read_remote_header(spec.repo_id, spec.filename, revision=spec.revision, token=token, file=file)
     _store(spec, read.file, read.data, read.bytes_transferred)
     return RemoteModel(
-        spec,
-        read.header,
-        inspect_header(read.header),
-        read.file.size,
-        read.file.sha256,
-        len(read.data),
-        read.bytes_transferred,
-        False,
+        spec=spec,
+        header=read.header,
+        inspection=inspect_header(read.header),
+        size=read.file.size,
+        sha256=read.file.sha256,
+        header_bytes=len(read.data),
+        bytes_transferred=read.bytes_transferred,
+        cached=False,
     )
 
 

@@ -195,7 +195,7 @@ def reply_request(request: CompletionRequest, drafter: DrafterKind, draft_length
     settings = ChatSettings.from_sampling(
         request.params,
         max_tokens=request.max_tokens,
-        drafter=(DrafterKind.NONE if draft_length == 0 else drafter).value,
+        drafter=DrafterKind.NONE if draft_length == 0 else drafter,
         draft_length=draft_length or ChatSettings().draft_length,
         adaptive=draft_length is None,
     )
@@ -232,7 +232,7 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
         except OutputFormatError as exc:  # a schema this vocabulary cannot spell
             job.items.put(RequestError(str(exc), param="response_format"))
             return
-        job.items.put(PromptAccepted(len(plan.prompt.tokens), plan.reasoning_inside))
+        job.items.put(PromptAccepted(len(plan.prompt.tokens), plan.prompt.reasoning_inside))
         finished: FinishedEvent | None = None
         for event in run_reply(pair, plan, job.cancel.is_set):
             job.items.put(event)

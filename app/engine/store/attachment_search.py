@@ -10,6 +10,8 @@ start UNINDEXED)`` (tokenised with ``porter unicode61 remove_diacritics 2``):
   an attachment's chunks are written the first time it is searched (and
   written again if the chunking changed since). A read-only store, or an
   attachment the store does not hold, is searched in memory instead.
+* :class:`FileChunkSearch` is the same through a connection of its own,
+  for the window's engine thread.
 * :class:`MemoryChunkSearch` keeps a private in-memory database for
   attachments that live in no store (``serve``'s, ``chat``'s one-off
   prompts), keeping the most recent few indexed between requests.
@@ -25,6 +27,7 @@ import sqlite3
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
+from pathlib import Path
 
 from app.core.attachments.chunks import Chunk
 
@@ -34,6 +37,8 @@ _CREATE = (
 )
 # Enough ranked chunks to fill any context with 300-500-token passages.
 _MAX_RANKED = 1000
+# How long a ranking on its own connection waits for the store's write in progress before searching in memory.
+_BUSY_WAIT_S = 2.0
 
 
 def _refresh(db: sqlite3.Connection, attachment_id: int, chunks: Sequence[Chunk]) -> None:
@@ -150,3 +155,29 @@ class StoreChunkSearch:
         longer = stored if len(stored) > len(extra) else extra
         merged.extend(longer[min(len(stored), len(extra)) :])
         return merged
+
+
+class FileChunkSearch:
+    """:class:`StoreChunkSearch` over a chat database file, through a connection of its own opened for each ranking.
+
+    For a thread other than the store's (the window plans replies on its
+    engine thread, and a connection belongs to the thread that made it). A
+    database that cannot be opened or written now is searched in memory.
+    """
+
+    def __init__(self, path: Path, fallback: MemoryChunkSearch | None = None) -> None:
+        self._path = path
+        self._fallback = fallback or MemoryChunkSearch()
+
+    def rank(self, query: str, chunks: Sequence[Chunk]) -> list[int]:
+        """Indices into ``chunks`` of those matching ``query``, best first."""
+        try:
+            db = sqlite3.connect(self._path, timeout=_BUSY_WAIT_S, isolation_level=None)
+        except sqlite3.Error:
+            return self._fallback.rank(query, chunks)
+        try:
+            return StoreChunkSearch(db, writable=True, fallback=self._fallback).rank(query, chunks)
+        except sqlite3.Error:
+            return self._fallback.rank(query, chunks)
+        finally:
+            db.close()

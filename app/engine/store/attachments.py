@@ -25,8 +25,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.core import stored_json
 from app.core.attachments.record import Attachment, AttachmentKind
-from app.engine.store.connection import StoreConnection, json_dict
+from app.engine.store.connection import StoreConnection
 
 _BATCH = 500  # message ids per query (far below SQLite's limit on bound parameters)
 
@@ -119,7 +120,9 @@ def _attachment(row: sqlite3.Row) -> Attachment:
     """A stored file as an attachment; details this Tandem cannot read (a hand edit) are said, not refused."""
     _, name, sha256, kind, size, text, meta = tuple(row)
     try:
-        return Attachment.from_stored(str(name), str(kind), str(sha256), int(size), str(text), json_dict(meta))
+        return Attachment.from_stored(
+            str(name), str(kind), str(sha256), int(size), str(text), stored_json.dict_of(meta)
+        )
     except ValueError as exc:
         note = f"its stored details could not be read ({exc})"
         return Attachment(str(name), AttachmentKind.TEXT, str(sha256), int(size), str(text), (), (note,))
@@ -137,7 +140,7 @@ class Attachments(StoreConnection):
         ).fetchall()
         out = []
         for row in rows:
-            meta = json_dict(row["meta"])
+            meta = stored_json.dict_of(row["meta"])
             sections, notes = meta.get("sections"), meta.get("notes")
             out.append(
                 AttachmentSummary(

@@ -21,7 +21,7 @@ import json
 import time
 from typing import Any
 
-from app.engine.store.connection import json_dict
+from app.core import stored_json
 from app.engine.store.tree import MessageTree
 
 # Key in a trashed subtree's first message's meta: {"conversation", "parent", "active"}.
@@ -85,7 +85,7 @@ class Branches(MessageTree):
         conversation_id = int(row["conversation_id"])
         title = str(self._conversation_row(conversation_id)["title"])
         after = self._leaf_without(message_id)
-        meta = json_dict(row["meta"])
+        meta = stored_json.dict_of(row["meta"])
         meta[TRASHED_FROM] = {"conversation": conversation_id, "parent": row["parent_id"], "active": after is not None}
         now = time.time()
         with self._transaction():
@@ -115,7 +115,7 @@ class Branches(MessageTree):
         KeyError for an unknown message; ValueError for one not in the trash.
         """
         row = self._message_row(message_id)
-        meta = json_dict(row["meta"])
+        meta = stored_json.dict_of(row["meta"])
         origin: Any = meta.pop(TRASHED_FROM, None)
         holder = int(row["conversation_id"])
         if not isinstance(origin, dict) or row["parent_id"] is not None:

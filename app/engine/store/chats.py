@@ -14,8 +14,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from app.core import stored_json
 from app.core.chat_settings import ChatSettings
-from app.engine.store.connection import StoreConnection, json_dict
+from app.engine.store.connection import StoreConnection
 from app.engine.store.presets import read_default_preset
 
 
@@ -115,7 +116,7 @@ class Chats(StoreConnection):
 
     def conversation_settings(self, conversation_id: int) -> dict[str, Any]:
         """The conversation's settings as stored (read them with :meth:`ChatSettings.from_dict`)."""
-        return json_dict(self._conversation_row(conversation_id)["settings"])
+        return stored_json.dict_of(self._conversation_row(conversation_id)["settings"])
 
     def set_conversation_settings(self, conversation_id: int, settings: dict[str, Any]) -> None:
         """Replace the conversation's settings (they apply to its next replies, never to stored ones)."""

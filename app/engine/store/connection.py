@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any, Self, TypeVar
+from typing import Self, TypeVar
 
+from app.core import stored_json
 from app.core.chat import MessageState
 from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.paths import data_dir
@@ -223,15 +223,6 @@ class _Transaction:
             raise write_error(commit_error, self._path, self._needed) from commit_error
 
 
-def json_dict(text: str | None) -> dict[str, Any]:
-    """A stored JSON object; anything else (damage, a hand edit) reads as empty rather than failing."""
-    try:
-        value = json.loads(text or "{}")
-    except (json.JSONDecodeError, TypeError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def member_or_text(kind: type[_E], text: str) -> _E | str:
     """A stored value as its enum member; a value this Tandem does not know (a hand edit) stays the text it is.
 
@@ -255,7 +246,7 @@ def _close_crashed_replies(db: sqlite3.Connection) -> None:
     db.execute("BEGIN")
     try:
         for row in rows:
-            meta = json_dict(row["meta"])
+            meta = stored_json.dict_of(row["meta"])
             content = row["content"]
             if is_partial(streaming, content, meta):
                 parts = db.execute("SELECT text FROM tokens WHERE message_id=? ORDER BY idx", (row["id"],))

@@ -29,7 +29,7 @@ The names other code imports from this module stay importable from here
 from __future__ import annotations
 
 from app.core.chat import MessageState
-from app.engine.store.attachment_search import StoreChunkSearch
+from app.engine.store.attachment_search import FileChunkSearch, StoreChunkSearch
 from app.engine.store.attachments import Attachments
 from app.engine.store.attachments import AttachmentSummary as AttachmentSummary
 from app.engine.store.branches import Branches
@@ -83,3 +83,12 @@ class ChatStore(Chats, Presets, Replies, Branches, Steps, Exports, Attachments):
     def chunk_search(self) -> StoreChunkSearch:
         """BM25 over this store's attachment chunks, for :class:`~app.engine.reply.ReplyRequest`'s ``chunk_search``."""
         return StoreChunkSearch(self._db, writable=not self.read_only)
+
+    def chunk_search_elsewhere(self) -> FileChunkSearch | None:
+        """:meth:`chunk_search` for another thread (the window's engine thread); None: search in memory.
+
+        A read-only or scratch store has no index to add to: its attachments are searched in memory.
+        """
+        if self.read_only or self.temporary:
+            return None
+        return FileChunkSearch(self.path)

@@ -227,7 +227,16 @@ def _links(raw: object, n: int, files: dict[str, Attachment]) -> list[Attachment
             raise ImportFormatError(f"message {n} links the attachment {name!r}, which the export does not hold")
         file = files[sha256]
         linked.append(
-            Attachment(name, file.kind, sha256, file.size, file.text, file.sections, file.notes, file.encoding)
+            Attachment(
+                name=name,
+                kind=file.kind,
+                sha256=sha256,
+                size=file.size,
+                text=file.text,
+                sections=file.sections,
+                notes=file.notes,
+                encoding=file.encoding,
+            )
         )
     return linked
 
@@ -271,7 +280,18 @@ def _message(raw: object, n: int, version: int, previous: int | None, files: dic
     attachments = _links(raw.get("attachments", []), n, files)
     # Nothing generates an imported reply: one that was streaming when exported was cut off there.
     state = MessageState.INTERRUPTED if state is MessageState.STREAMING else state
-    return ImportedMessage(int(key), parent, role, content, state, float(created), meta, tokens, steps, attachments)
+    return ImportedMessage(
+        key=int(key),
+        parent=parent,
+        role=role,
+        content=content,
+        state=state,
+        created=float(created),
+        meta=meta,
+        tokens=tokens,
+        steps=steps,
+        attachments=attachments,
+    )
 
 
 def _steps(raw_steps: list[Any]) -> list[StepRecord]:

@@ -11,11 +11,11 @@ import json
 import time
 from typing import Any
 
+from app.core import stored_json
 from app.core.chat import MessageState, Role
 from app.core.reply.record import ReplyRecord
 from app.core.tools.turns import calls_of_meta
 from app.engine.store.attachments import attachment_bytes, link_attachments
-from app.engine.store.connection import json_dict
 from app.engine.store.exchange import EXPORT_VERSION, FORMAT, parse_export
 from app.engine.store.steps import read_steps, write_steps
 from app.engine.store.tokens import write_tokens
@@ -56,7 +56,7 @@ class Exports(MessageTree):
             "created": row["created"],
             "updated": row["updated"],
             "pinned": bool(row["pinned"]),
-            "settings": json_dict(row["settings"]),
+            "settings": stored_json.dict_of(row["settings"]),
             "active_leaf": self._leaf(conversation_id, row["active_leaf"]),
             "messages": [self._exported(m) for m in messages],
             "attachments": list(files.values()),

@@ -13,7 +13,8 @@ import sqlite3
 import time
 from typing import Any
 
-from app.engine.store.connection import StoreConnection, json_dict
+from app.core import stored_json
+from app.engine.store.connection import StoreConnection
 
 
 class Presets(StoreConnection):
@@ -22,7 +23,7 @@ class Presets(StoreConnection):
     def presets(self) -> dict[str, dict[str, Any]]:
         """Named settings, name -> settings dict, sorted by name."""
         rows = self._db.execute("SELECT name, settings FROM presets ORDER BY name COLLATE NOCASE, name").fetchall()
-        return {str(r["name"]): json_dict(r["settings"]) for r in rows}
+        return {str(r["name"]): stored_json.dict_of(r["settings"]) for r in rows}
 
     def save_preset(self, name: str, settings: dict[str, Any]) -> None:
         """Create the preset ``name``, or overwrite its settings."""
@@ -77,7 +78,7 @@ def read_default_preset(db: sqlite3.Connection) -> tuple[str, dict[str, Any]] | 
     row = db.execute(
         "SELECT p.name, p.settings FROM preferences d JOIN presets p ON p.name = d.value WHERE d.key='default_preset'"
     ).fetchone()
-    return None if row is None else (str(row["name"]), json_dict(row["settings"]))
+    return None if row is None else (str(row["name"]), stored_json.dict_of(row["settings"]))
 
 
 def _preset_name(name: str) -> str:

@@ -17,10 +17,10 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from app.core import stored_json
 from app.core.chat import MessageState, Role
 from app.core.reply.step_record import StepRecord
 from app.core.reply.token_record import TokenRecord
-from app.engine.store.connection import json_dict
 from app.engine.store.steps import step_rows_bytes, write_steps
 from app.engine.store.tokens import read_tokens, row_bytes, write_tokens
 from app.engine.store.tree import ACTIVE_LEAF, MessageTree
@@ -51,7 +51,7 @@ class Replies(MessageTree):
             if row["role"] != Role.ASSISTANT:
                 raise ValueError(f"message {message_id} is not a reply")
             count = self._db.execute("SELECT COUNT(*) FROM tokens WHERE message_id=?", (message_id,)).fetchone()[0]
-            meta = {**json_dict(row["meta"]), "continued_at_token": int(count)}
+            meta = {**stored_json.dict_of(row["meta"]), "continued_at_token": int(count)}
             self._db.execute(
                 "UPDATE messages SET state=?, meta=? WHERE id=?",
                 (MessageState.STREAMING, json.dumps(meta), message_id),
@@ -85,7 +85,7 @@ class Replies(MessageTree):
             row = self._db.execute("SELECT conversation_id, meta FROM messages WHERE id=?", (message_id,)).fetchone()
             if row is None:
                 raise KeyError(message_id)
-            merged = {**json_dict(row["meta"]), **(meta or {})}
+            merged = {**stored_json.dict_of(row["meta"]), **(meta or {})}
             self._db.execute(
                 "UPDATE messages SET content=?, state=?, meta=? WHERE id=?",
                 (content, state, json.dumps(merged), message_id),

@@ -17,6 +17,7 @@ import json
 import sqlite3
 from collections.abc import Sequence
 
+from app.core import stored_json
 from app.core.reply.step_record import StepRecord
 from app.engine.store.connection import StoreConnection
 
@@ -57,9 +58,9 @@ def read_steps(db: sqlite3.Connection, message_id: int) -> tuple[list[StepRecord
     records: list[StepRecord] = []
     skipped = 0
     for (data,) in rows:
-        try:
-            records.append(StepRecord.from_json(json.loads(data), f"a step of message {message_id}"))
-        except (ValueError, TypeError):  # json.JSONDecodeError is a ValueError
+        try:  # damaged JSON reads as no value, which is no step record either
+            records.append(StepRecord.from_json(stored_json.parse(data).value, f"a step of message {message_id}"))
+        except (ValueError, TypeError):
             skipped += 1
     return records, skipped
 

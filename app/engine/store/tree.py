@@ -17,11 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core import stored_json
 from app.core.attachments.record import Attachment
 from app.core.chat import MessageState, Role
 from app.core.reply.token_record import TokenRecord
 from app.engine.store.attachments import AttachmentSummary, attachment_bytes, link_attachments, read_attachments
-from app.engine.store.connection import StoreConnection, json_dict, member_or_text
+from app.engine.store.connection import StoreConnection, member_or_text
 from app.engine.store.tokens import is_partial, partial_text, read_tokens
 
 # parent_id for add_message/begin_reply: append after the end of the conversation's active branch.
@@ -207,7 +208,7 @@ class MessageTree(StoreConnection):
                 r["content"],
                 member_or_text(MessageState, r["state"]),
                 r["created"],
-                json_dict(r["meta"]),
+                stored_json.dict_of(r["meta"]),
                 parent_id=r["parent_id"],
             )
             for r in rows

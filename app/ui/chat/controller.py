@@ -129,7 +129,8 @@ class ChatController(QObject):
             host=host,
             attachments=self.attachments,
             messages=self.context_messages,
-            max_tokens=lambda: self.chat_settings().max_tokens,
+            settings=self.chat_settings,
+            chunk_search=lambda: self.store.chunk_search_elsewhere(),
             pair=lambda: self.pair,
             idle=lambda: self.activity is Activity.IDLE,
             parent=self,
@@ -345,6 +346,7 @@ class ChatController(QObject):
             first_step=0 if continuing is None else self.store.step_count(continuing.id),
             first_token=0 if continuing is None else len(continuing.tokens),
             tools=self.tool_flow.offered() if continuing is None else (),
+            chunk_search=self.store.chunk_search_elsewhere(),
         )
         request = with_whole_documents(request, self.attachments.take_whole())
         live = LiveReply(
@@ -402,8 +404,8 @@ class ChatController(QObject):
         plan = info.plan
         if plan is None:
             return
-        label = info_label(self.pair, plan.drafter)
-        drafter = drafter_words(self.pair, plan.drafter)
+        label = info_label(self.pair, plan.draft.drafter)
+        drafter = drafter_words(self.pair, plan.draft.drafter)
         record = record_start(plan, label, drafter)
         record = self.attachments.keep_notices(record, plan)  # a reopened chat still says them
         notices = list(plan_notices(plan))  # a "whole document" that did not fit
@@ -415,7 +417,7 @@ class ChatController(QObject):
                     info.dropped_messages,
                 ).format(n_ctx=info.n_ctx)
             )
-        live.begin(record, label, " ".join(notices), plan.reasoning_inside, info.n_tokens)
+        live.begin(record, label, " ".join(notices), plan.prompt.reasoning_inside, info.n_tokens)
         self.context.show(info, streaming=True)
         self.status.emit(
             self.tr("generating ({prompt} prompt tokens, {reused} already in the cache)…").format(

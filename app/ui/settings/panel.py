@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.chat_settings import MAX_DRAFT_LENGTH, ChatSettings
+from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.sampling import (
     MAX_TOKENS,
     MIN_P,
@@ -281,7 +282,7 @@ class SettingsPanel(QWidget):
             repeat_penalty=round(self.repeat_penalty.value(), 4),
             seed=self.seed.value(),
             max_tokens=self.max_tokens.value(),
-            drafter=str(self.drafter.currentData()),
+            drafter=DrafterKind(str(self.drafter.currentData())),
             draft_length=self.draft_length.value(),
             adaptive=self.adaptive.isChecked(),
             json_schema=self.json_schema.toPlainText(),
@@ -298,7 +299,7 @@ class SettingsPanel(QWidget):
             self.repeat_penalty.setValue(s.repeat_penalty)
             self.seed.setValue(s.seed)
             self.max_tokens.setValue(s.max_tokens)
-            self.drafter.setCurrentIndex(max(0, self.drafter.findData(s.drafter)))
+            self.drafter.setCurrentIndex(max(0, self.drafter.findData(s.drafter.value)))
             self.draft_length.setValue(s.draft_length)
             self.adaptive.setChecked(s.adaptive)
             if self.system_prompt.toPlainText() != s.system_prompt:

@@ -25,6 +25,7 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
+from app.core import stored_json
 from app.core.chat_settings import ChatSettings
 from app.core.errors import TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
@@ -150,10 +151,7 @@ class AppSettings:
                 if self._qs.contains(f"generation/{key}")
             }
             return ChatSettings.from_dict(legacy)
-        try:
-            return ChatSettings.from_dict(json.loads(str(raw)))
-        except ValueError:
-            return ChatSettings()
+        return ChatSettings.from_dict(stored_json.parse(str(raw)).value)
 
     def set_new_chat_settings(self, settings: ChatSettings) -> None:
         """Remember what the next new chat starts from."""

@@ -342,19 +342,26 @@ class StepCard(QWidget):
             is_chosen = chosen is not None and entry.text == chosen.text and not shown_chosen
             shown_chosen = shown_chosen or is_chosen
             self._entry_row(
-                painter,
-                entry,
-                QRectF(_MARGIN, y, width, _ROW_H),
-                name_w,
-                bar_full,
-                colour if is_chosen else soft,
-                is_chosen,
-                f"{key}:{i}",
+                painter=painter,
+                entry=entry,
+                row=QRectF(_MARGIN, y, width, _ROW_H),
+                name_w=name_w,
+                bar_full=bar_full,
+                colour=colour if is_chosen else soft,
+                chosen=is_chosen,
+                key=f"{key}:{i}",
             )
             y += _ROW_H
         if chosen is not None and not shown_chosen:
             self._entry_row(
-                painter, chosen, QRectF(_MARGIN, y, width, _ROW_H), name_w, bar_full, colour, True, f"{key}:drawn"
+                painter=painter,
+                entry=chosen,
+                row=QRectF(_MARGIN, y, width, _ROW_H),
+                name_w=name_w,
+                bar_full=bar_full,
+                colour=colour,
+                chosen=True,
+                key=f"{key}:drawn",
             )
 
     def _entry_row(

@@ -13,7 +13,6 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from app.core.chat import Message
 from app.core.decoding.events import FinishReason
 from app.core.decoding.sampling import SamplingParams
 from app.core.memory.estimate import MemoryBreakdown
@@ -100,6 +99,7 @@ class PromptInfo:
     reused: int = 0  # prompt tokens the target's KV cache already held (not read again)
     draft_reused: int | None = None  # the same for the draft model's cache (None: no draft model)
     plan: ReplyPlan | None = None  # a reply's plan (None for a count of the context gauge)
+    attachment_tokens: int = 0  # of ``n_tokens``, what the attachments take as the planner put them in
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,9 +116,14 @@ class RunSummary:
 
 @dataclass(frozen=True, slots=True)
 class ComparisonJob:
-    """Rerun a prompt target-only and with the drafter, or sweep temperatures with the drafter."""
+    """Rerun a prompt target-only and with the drafter, or sweep temperatures with the drafter.
 
-    messages: tuple[Message, ...]
+    ``request`` is the chat up to its last prompt, as a reply to it would be
+    asked for: the runs take their prompt from the reply planner (attachments
+    planned in).
+    """
+
+    request: ReplyRequest
     params: SamplingParams
     max_tokens: int = 128
     draft_length: int = 4

@@ -31,7 +31,6 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, QObject, QThread, Signal, Slot
 
 from app.core.attachments.context import rendered_whole
-from app.core.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.events import FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
@@ -45,7 +44,7 @@ from app.engine.memory.measure import capture_load_log, measured_breakdown, proc
 from app.engine.remote.client import RemoteEngine, ServerKind
 from app.engine.remote.errors import RemoteError
 from app.engine.remote.steps import plain_step
-from app.engine.reply import plan_remote_reply, plan_reply, reply_reserve, run_reply
+from app.engine.reply import ReplyRequest, fit_prompt, plan_remote_reply, plan_reply, run_reply
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.words import number, say, say_error
 from app.ui.threads.jobs import (
@@ -156,7 +155,14 @@ class EngineWorker(QObject):
         pair.attach_profile_store(self.profile_store)
         draft_name = config.draft.name if pair.draft is not None and config.draft is not None else None
         info = PairInfo(
-            config, config.target.name, draft_name, pair.target.n_ctx, pair.target.n_vocab, elapsed, measured, breakdown
+            config=config,
+            target_name=config.target.name,
+            draft_name=draft_name,
+            n_ctx=pair.target.n_ctx,
+            n_vocab=pair.target.n_vocab,
+            load_seconds=elapsed,
+            measured_bytes=measured,
+            measured_breakdown=breakdown,
         )
         self.loaded.emit(info)
 
@@ -186,10 +192,16 @@ class EngineWorker(QObject):
         try:
             pair = self._require_pair()
             plan = plan_reply(pair, job.request)
-            fitted = plan.prompt
+            prompt = plan.prompt
             self.prompt_ready.emit(
                 PromptInfo(
-                    len(fitted.tokens), fitted.dropped_messages, plan.n_ctx, plan.reused, plan.draft_reused, plan
+                    n_tokens=len(prompt.tokens),
+                    dropped_messages=prompt.dropped_messages,
+                    n_ctx=prompt.n_ctx,
+                    reused=prompt.reused,
+                    draft_reused=prompt.draft_reused,
+                    plan=plan,
+                    attachment_tokens=prompt.attachment_tokens,
                 )
             )
             for event in run_reply(pair, plan, job.cancel.is_set):
@@ -222,7 +234,9 @@ class EngineWorker(QObject):
             request = job.request
             # Attached files go in whole: the server fits (or refuses) the prompt itself.
             messages = rendered_whole(request.messages)
-            events = engine.generate(messages, plan.params, plan.max_tokens, should_stop=job.cancel.is_set)
+            events = engine.generate(
+                messages, plan.sampling.params, plan.sampling.max_tokens, should_stop=job.cancel.is_set
+            )
             for event in events:
                 begin()
                 if isinstance(event, StepEvent):
@@ -241,15 +255,21 @@ class EngineWorker(QObject):
         except Exception as exc:
             self.error.emit(_describe(exc))
 
-    @Slot(object, int)
-    def count_prompt(self, messages: tuple[Message, ...], max_tokens: int) -> None:
-        """Fit ``messages`` as a reply would and report the size (the context gauge); quiet without a pair."""
-        if self._pair is None or not messages:
+    @Slot(object)
+    def count_prompt(self, request: ReplyRequest) -> None:
+        """Fit the request's prompt as its reply would and report the size (the context gauge); quiet without a pair."""
+        if self._pair is None or not request.messages:
             return
         try:
-            pair = self._pair
-            fitted = pair.prompt_tokens(messages, reserve=reply_reserve(max_tokens, pair.target.n_ctx))
-            self.prompt_counted.emit(PromptInfo(len(fitted.tokens), fitted.dropped_messages, pair.target.n_ctx))
+            prompt = fit_prompt(self._pair, request)
+            self.prompt_counted.emit(
+                PromptInfo(
+                    n_tokens=len(prompt.tokens),
+                    dropped_messages=prompt.dropped_messages,
+                    n_ctx=prompt.n_ctx,
+                    attachment_tokens=prompt.attachment_tokens,
+                )
+            )
         except Exception:  # a count that fails only leaves the gauge as it was; sending reports the error
             return
 
@@ -258,7 +278,8 @@ class EngineWorker(QObject):
         """A/B (target-only, then the drafter) or a temperature sweep; one ``comparison_run`` per run."""
         try:
             pair = self._require_pair()
-            fitted = pair.prompt_tokens(job.messages, reserve=reply_reserve(job.max_tokens, pair.target.n_ctx))
+            # The prompt a reply to the chat would run, its attachments planned in.
+            fitted = fit_prompt(pair, job.request)
             runs: list[tuple[DrafterKind, SamplingParams]]
             drafter = pair.config.drafter if pair.config.drafter is not DrafterKind.NONE else DrafterKind.NGRAM
             if job.temperatures:
@@ -279,7 +300,9 @@ class EngineWorker(QObject):
                         i=i + 1, n=len(runs), label=label, t=number(params.temperature, "g")
                     )
                 )
-                request = GenerationRequest(fitted.tokens, job.max_tokens, should_stop=job.cancel.is_set)
+                request = GenerationRequest(
+                    prompt_tokens=fitted.tokens, max_tokens=job.max_tokens, should_stop=job.cancel.is_set
+                )
                 ids: list[int] = []
                 policy = DraftPlan.for_chat(kind, job.draft_length, job.adaptive).policy()
                 for event in pair.decoder(params, policy, drafter=kind).generate(request):
@@ -356,7 +379,7 @@ class EngineHost(QObject):
     _run = Signal(object)
     _generate = Signal(object)
     _compare = Signal(object)
-    _count = Signal(object, int)
+    _count = Signal(object)
     _preflight = Signal(object)
     _unload = Signal()
     _close = Signal()
@@ -404,9 +427,9 @@ class EngineHost(QObject):
         """Slow motion: a local reply waits ``seconds`` after each step (0: no wait); applies from the next step."""
         self.worker.step_hold = max(0.0, seconds)
 
-    def count_prompt(self, messages: tuple[Message, ...], max_tokens: int) -> None:
-        """Ask the engine thread how many tokens ``messages`` take once fitted (answered by ``prompt_counted``)."""
-        self._count.emit(messages, max_tokens)
+    def count_prompt(self, request: ReplyRequest) -> None:
+        """Ask the engine thread for the size of the request's fitted prompt (answered by ``prompt_counted``)."""
+        self._count.emit(request)
 
     def compare(self, job: ComparisonJob) -> None:
         """Start an A/B run or a temperature sweep."""

@@ -20,6 +20,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Slot
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QMainWindow
 
+from app.engine.reply import ReplyRequest
 from app.ui.chat.controller import ChatController
 from app.ui.threads.jobs import ComparisonJob, PairInfo
 from app.ui.threads.worker import LOCAL_ONLY, EngineHost
@@ -101,7 +102,18 @@ class ToolsLauncher(QObject):
             params = replace(params, seed=random.randrange(2**31))
         limit = max_tokens or min(settings.max_tokens, 256)
         return ComparisonJob(
-            tuple(messages), params, limit, settings.draft_length, settings.adaptive, temperatures, max(1, repeats)
+            # The reply's reserve is the runs' own limit, as the prompt is fitted for them.
+            request=ReplyRequest(
+                settings=settings.with_changes(max_tokens=limit),
+                messages=tuple(messages),
+                chunk_search=controller.store.chunk_search_elsewhere(),
+            ),
+            params=params,
+            max_tokens=limit,
+            draft_length=settings.draft_length,
+            adaptive=settings.adaptive,
+            temperatures=temperatures,
+            repeats=max(1, repeats),
         )
 
     def run_ab(self, repeats: int | None = None, max_tokens: int | None = None) -> ABDialog | None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from pathlib import Path
 
 from app.engine.store.conversations import ChatStore
@@ -93,3 +94,35 @@ def test_an_attachment_saved_with_chat_outlives_its_file(data_dir, small_pair, t
     assert {k: listed[k] for k in ("name", "kind", "sections")} == {"name": "recipe.txt", "kind": "text", "sections": 0}
     assert listed["size"] == len(text.encode("cp1251")) and listed["chars"] == len(text)
     assert "attachments" not in messages[1] and listed["notes"]
+
+
+def _indexed_chunks(path: Path) -> int:
+    db = sqlite3.connect(path)
+    try:
+        return int(db.execute("SELECT count(*) FROM attachment_chunks").fetchone()[0])
+    finally:
+        db.close()
+
+
+def test_a_stored_chat_ranks_its_attachments_passages_with_the_databases_index(data_dir, small_pair, tmp_path):
+    path = data_dir / "conversations.sqlite3"
+    store = ChatStore(path)
+    cid = store.create_conversation("Report")
+    store.close()
+    report = tmp_path / "report.md"
+    report.write_text("".join(f"Paragraph {i}: the quarterly numbers rose by {i} percent.\n\n" for i in range(300)))
+    small = ["--target", str(small_pair[0]), "--draft", str(small_pair[1]), "--ctx", "512", "--threads", "1"]
+
+    first = run_cli("chat", "--chat", str(cid), *small, "--json", "--max-tokens", "4",
+                    "--attach", str(report), "What rose?", data=data_dir)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    # Planned before the message (and its file) is stored: that file's passages were ranked in memory.
+    assert _indexed_chunks(path) == 0
+
+    second = run_cli("chat", "--chat", str(cid), *small, "--json", "--max-tokens", "4",
+                     "By how much in paragraph 250?", data=data_dir)  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    (use,) = json.loads(second.stdout)["produced_by"]["attachments"]
+    assert use["name"] == "report.md" and not use["whole"] and use["chunks"]
+    # The stored file's passages are now in the chat database's FTS table, where the ranking ran.
+    assert _indexed_chunks(path) > 0

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.core.chat_settings import ChatSettings
+from app.core.decoding.drafters import DrafterKind
 from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import one_line_error, run_cli
 from tests.cli.store_holder import held_by_another_process
@@ -44,7 +45,7 @@ def _seed_chat(path: Path, settings: ChatSettings, title: str = "Kitchen") -> tu
 
 def test_chat_continues_on_the_active_branch_with_the_stored_settings(data_dir, small_pair):
     path = data_dir / "conversations.sqlite3"
-    settings = ChatSettings(system_prompt=LONG_SYSTEM, max_tokens=12, drafter="model", draft_length=3)
+    settings = ChatSettings(system_prompt=LONG_SYSTEM, max_tokens=12, drafter=DrafterKind.MODEL, draft_length=3)
     cid, active = _seed_chat(path, settings)
     plain_cid, _ = _seed_chat(path, ChatSettings(max_tokens=12), "Kitchen without a system prompt")
 
@@ -83,7 +84,7 @@ def test_chat_continues_on_the_active_branch_with_the_stored_settings(data_dir, 
 
 def test_command_line_options_override_for_one_reply_and_leave_the_chat_settings(data_dir, small_pair):
     path = data_dir / "conversations.sqlite3"
-    cid, _ = _seed_chat(path, ChatSettings(max_tokens=40, drafter="model", seed=-1))
+    cid, _ = _seed_chat(path, ChatSettings(max_tokens=40, drafter=DrafterKind.MODEL, seed=-1))
     args = ["--max-tokens", "4", "--ngram", "--seed", "77", "--temperature", "0.7"]
     target_only = ["--target", str(small_pair[0]), "--ctx", "1024", "--threads", "1"]
     result = run_cli("chat", "--chat", str(cid), *target_only, *args, "--json", "More salt?", data=data_dir)
@@ -95,7 +96,9 @@ def test_command_line_options_override_for_one_reply_and_leave_the_chat_settings
     assert produced["sampling"]["temperature"] == 0.7 and produced["sampling"]["max_tokens"] == 4
     store = ChatStore(path, read_only=True)
     try:
-        assert ChatSettings.from_dict(store.conversation_settings(cid)) == ChatSettings(max_tokens=40, drafter="model")
+        assert ChatSettings.from_dict(store.conversation_settings(cid)) == ChatSettings(
+            max_tokens=40, drafter=DrafterKind.MODEL
+        )
     finally:
         store.close()
 

@@ -16,7 +16,7 @@ from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
-from app.engine.reply import ReplyRequest, attachment_context, plan_reply, run_reply
+from app.engine.reply import ReplyRequest, fit_prompt, plan_reply, run_reply
 from app.engine.reply_attachments import attachment_tokens
 
 POEM = (
@@ -25,7 +25,7 @@ POEM = (
     "The harbour sleeps; the fishing boats are husk\n"
     "and shadow, tied along the iron gates.\n"
 )
-NGRAM = ChatSettings(temperature=0, drafter="ngram", adaptive=False, draft_length=8, max_tokens=48, seed=1)
+NGRAM = ChatSettings(temperature=0, drafter=DrafterKind.NGRAM, adaptive=False, draft_length=8, max_tokens=48, seed=1)
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +49,7 @@ def test_a_reply_quoting_an_attached_text_copies_from_it_and_says_so(pair: Loade
     plan = plan_reply(pair, request)
     (use,) = plan.provenance.attachments
     assert use.name == "poem.txt" and use.whole and use.tokens > 40
-    assert plan.lookup_sources and plan.lookup_sources[0].name == "poem.txt"
+    assert plan.draft.lookup_sources and plan.draft.lookup_sources[0].name == "poem.txt"
     events = list(run_reply(pair, plan))
     tokens = [t for e in events if isinstance(e, StepEvent) for t in e.tokens]
     copied = [t for t in tokens if t.origin is TokenOrigin.DRAFT]
@@ -95,7 +95,7 @@ def _manual(pages: int) -> Attachment:
 def test_a_document_too_long_for_the_context_is_chunked_and_the_answering_page_chosen(pair: LoadedPair) -> None:
     manual = _manual(40)  # some 6,000 tokens against a 1,024-token context
     request = ReplyRequest(NGRAM, _ask("How many days is the refund window?", manual))
-    context = attachment_context(pair, request)
+    context = fit_prompt(pair, request).attachments
     assert context is not None
     (use,) = context.uses
     assert not use.whole and not use.left_out

@@ -23,7 +23,7 @@ from app.engine.paths import prefix_cache_dir
 from app.engine.reply import ReplyRequest, plan_reply, run_reply
 
 N_CTX = 2048
-SETTINGS = ChatSettings(temperature=0.0, max_tokens=24, drafter=DrafterKind.MODEL.value, adaptive=False, draft_length=3)
+SETTINGS = ChatSettings(temperature=0.0, max_tokens=24, drafter=DrafterKind.MODEL, adaptive=False, draft_length=3)
 ANIMALS = ("otter", "heron", "badger", "lynx", "crane", "marten", "ibis", "vole")
 CITIES = ("Lyon", "Porto", "Graz", "Turku", "Cork", "Bergen", "Split", "Ghent")
 DOCUMENT = "\n".join(
@@ -45,7 +45,7 @@ def _reply(loaded: LoadedPair, messages: tuple[Message, ...]) -> tuple[list[int]
     finished = events[-1]
     assert isinstance(finished, FinishedEvent)
     ids = [t.id for e in events if isinstance(e, StepEvent) for t in e.tokens]
-    return ids, finished, plan.reused, plan.draft_reused
+    return ids, finished, plan.prompt.reused, plan.prompt.draft_reused
 
 
 def _entries() -> list[Path]:
@@ -164,7 +164,7 @@ def test_a_state_llama_cpp_refuses_is_dropped(
 
 def test_the_least_recently_used_entry_goes_over_the_budget(small_pair: tuple[Path, Path], data_dir: Path) -> None:
     config = PairConfig(small_pair[0], None, DrafterKind.NONE, n_ctx=N_CTX, n_threads=1)
-    settings = ChatSettings(temperature=0.0, max_tokens=4, drafter=DrafterKind.NONE.value)
+    settings = ChatSettings(temperature=0.0, max_tokens=4, drafter=DrafterKind.NONE)
     with LoadedPair(config) as loaded:
         loaded.prefix_cache = cache = open_prefix_cache()
 

@@ -24,7 +24,7 @@ QUESTION = "Write a Python function that returns the squares of the numbers 1 to
 
 
 def _reply(pair: LoadedPair, max_tokens: int = 40) -> tuple[list[StepEvent], FinishedEvent]:
-    settings = ChatSettings(temperature=0.0, max_tokens=max_tokens, drafter=DrafterKind.MODEL.value)
+    settings = ChatSettings(temperature=0.0, max_tokens=max_tokens, drafter=DrafterKind.MODEL)
     messages = chat_messages(settings, [Message("user", QUESTION)])
     plan = plan_reply(pair, ReplyRequest(settings, messages, trace=True))
     events = list(run_reply(pair, plan))

@@ -22,7 +22,7 @@ from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, plan_reply, run_reply
 
 THINK_FIRST = "Always begin your reply with <think>, write your reasoning, then </think>, then the answer."
-GREEDY = ChatSettings(temperature=0, drafter="model", adaptive=False, draft_length=4, max_tokens=80, seed=1)
+GREEDY = ChatSettings(temperature=0, drafter=DrafterKind.MODEL, adaptive=False, draft_length=4, max_tokens=80, seed=1)
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +42,7 @@ def _prompt_text(pair: LoadedPair, tokens: list[int]) -> str:
 
 def test_a_real_reply_with_a_think_block_splits_by_token(pair: LoadedPair) -> None:
     plan = plan_reply(pair, ReplyRequest(GREEDY, _ask()))
-    assert not plan.reasoning_inside  # Qwen2.5's template opens no block itself
+    assert not plan.prompt.reasoning_inside  # Qwen2.5's template opens no block itself
     tokens = [t for e in run_reply(pair, plan) if isinstance(e, StepEvent) for t in e.tokens]
     text = "".join(t.text for t in tokens)
     reply = split_reasoning(text)

@@ -13,6 +13,7 @@ import pytest
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.constraint import ConstraintError
+from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.output_format import OutputFormat, OutputFormatError, OutputKind
 from app.engine.llama.grammar import compile_grammar, grammar_mask
@@ -31,7 +32,9 @@ PERSON: dict[str, Any] = {
 }
 
 
-def _reply(pair: LoadedPair, output: OutputFormat, seed: int, drafter: str = "hybrid") -> tuple[str, int, FinishReason]:
+def _reply(
+    pair: LoadedPair, output: OutputFormat, seed: int, drafter: DrafterKind = DrafterKind.HYBRID
+) -> tuple[str, int, FinishReason]:
     settings = ChatSettings(temperature=0.8, seed=seed, max_tokens=96, drafter=drafter, draft_length=4, adaptive=False)
     messages = (Message("user", "Describe a person as JSON: name, age and city."),)
     plan = plan_reply(pair, ReplyRequest(settings, messages, output_format=output))
@@ -62,7 +65,7 @@ def test_ten_replies_at_t08_with_drafting_all_validate_against_the_schema(pair: 
 
 def test_json_mode_gives_an_object(pair: LoadedPair) -> None:
     for seed in range(3):
-        text, _, reason = _reply(pair, OutputFormat(OutputKind.JSON_OBJECT), seed, drafter="model")
+        text, _, reason = _reply(pair, OutputFormat(OutputKind.JSON_OBJECT), seed, drafter=DrafterKind.MODEL)
         if reason is FinishReason.EOG:
             assert isinstance(json.loads(text), dict)
         else:  # an object may be longer than the limit; what there is still starts as one
@@ -72,7 +75,7 @@ def test_json_mode_gives_an_object(pair: LoadedPair) -> None:
 def test_free_text_is_not_constrained(pair: LoadedPair) -> None:
     settings = ChatSettings(temperature=0, max_tokens=8)
     plan = plan_reply(pair, ReplyRequest(settings, (Message("user", "Say hello."),)))
-    assert plan.grammar is None
+    assert plan.constraints.grammar is None
 
 
 def test_a_strict_schema_with_an_unknown_keyword_is_refused_in_one_line(pair: LoadedPair) -> None:

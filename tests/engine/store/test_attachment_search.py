@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -90,6 +91,25 @@ def test_a_read_only_store_is_never_written(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     assert db.execute("SELECT count(*) FROM attachment_chunks").fetchone()[0] == 0
     db.close()
+
+
+def test_another_thread_ranks_with_the_stores_index_through_its_own_connection(tmp_path: Path) -> None:
+    store = _store_with_attachment(tmp_path / "chats.sqlite3")
+    search = store.chunk_search_elsewhere()
+    assert search is not None
+    query = fts_query("How long do refunds take after delivery?")
+    assert query is not None
+    ranked: list[list[int]] = []
+    # The window plans on its engine thread; the store's own connection belongs to the GUI thread.
+    worker = threading.Thread(target=lambda: ranked.append(search.rank(query, _chunks())))
+    worker.start()
+    worker.join(30)
+    assert ranked == [[3, 1]]  # the same bm25 order as on the store's own connection
+    assert store._db.execute("SELECT count(*) FROM attachment_chunks").fetchone()[0] == len(TEXTS)
+    store.close()
+    reader = ChatStore(tmp_path / "chats.sqlite3", read_only=True)
+    assert reader.chunk_search_elsewhere() is None  # nothing to add an index to: searched in memory
+    reader.close()
 
 
 @pytest.mark.parametrize("question", ['"unbalanced', "NOT", "a AND (b OR", "col:x*", "^start NEAR(a b)", ""])

@@ -46,6 +46,8 @@ def test_a_reply_from_retrieved_passages_cites_them_and_each_opens_its_text(
     (use,) = reply.attachment_uses
     assert not use.whole and use.chunks, use
     assert any("p. 7" in chunk for chunk in use.chunks)  # BM25 found the page that answers
+    # Ranked by the chat database's own FTS index (from the engine thread, on a connection of its own).
+    assert window.store._db.execute("SELECT count(*) FROM attachment_chunks").fetchone()[0] > 0
     text = window.chat.view.document().toPlainText()
     assert "from report.pdf p. " in text
     number = next(i for i, chunk in enumerate(use.chunks) if "p. 7" in chunk)

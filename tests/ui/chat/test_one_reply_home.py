@@ -28,7 +28,7 @@ SETTINGS = ChatSettings(
     system_prompt="Answer in one short sentence.",
     max_tokens=8,
     seed=7,
-    drafter="hybrid",
+    drafter=DrafterKind.HYBRID,
     draft_length=4,
     adaptive=True,
 )

@@ -26,7 +26,8 @@ def test_ab_and_sweep(make_window, small_pair, qtbot):
     assert dialog is not None
     # The chat's own system prompt and sampling settings, not defaults.
     job = dialog._job
-    assert job.messages[0].role == "system" and job.messages[0].content.startswith("You are terse.")
+    messages = job.request.messages
+    assert messages[0].role == "system" and messages[0].content.startswith("You are terse.")
     settings = window.controller.chat_settings()
     assert job.params.temperature == settings.sampling_params().temperature and job.repeats == 2
     assert window.controller.activity is Activity.COMPARING

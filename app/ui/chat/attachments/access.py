@@ -21,7 +21,7 @@ from typing import Any
 
 from PySide6.QtCore import QCoreApplication
 
-from app.core.attachments.record import Attachment, AttachmentUse
+from app.core.attachments.record import Attachment, AttachmentUse, uses_from_json
 from app.core.units import format_bytes
 from app.engine.attachments import AttachmentError, read_attachment, read_attachment_bytes
 from app.engine.reply import ReplyPlan, ReplyRequest
@@ -85,23 +85,7 @@ def stored_notices(meta: Mapping[str, Any]) -> tuple[str, ...]:
 def uses_of(meta: Mapping[str, Any]) -> tuple[AttachmentUse, ...]:
     """How a stored reply's prompt used the chat's attachments (its provenance's ``attachments``)."""
     produced = meta.get("produced_by")
-    items = produced.get("attachments", []) if isinstance(produced, Mapping) else []
-    uses = []
-    for item in items if isinstance(items, list) else []:
-        if not isinstance(item, Mapping):
-            continue
-        chunks = item.get("chunks", [])
-        uses.append(
-            AttachmentUse(
-                str(item.get("name", "")),
-                str(item.get("sha256", "")),
-                bool(item.get("whole", False)),
-                tuple(str(c) for c in chunks) if isinstance(chunks, list) else (),
-                int(item.get("tokens", 0) or 0),
-                bool(item.get("left_out", False)),
-            )
-        )
-    return tuple(uses)
+    return uses_from_json(produced.get("attachments") if isinstance(produced, Mapping) else None)
 
 
 def estimated_tokens(attachment: Attachment) -> int:

@@ -16,9 +16,11 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer
 
+from app.core.attachments.context import ChunkSearch
 from app.core.chat import Message
+from app.core.chat_settings import ChatSettings
 from app.core.reply.reasoning import history_without_reasoning
-from app.engine.reply import reply_reserve
+from app.engine.reply import ReplyRequest, reply_reserve
 from app.ui.chat.attachments.flow import AttachmentFlow
 from app.ui.chat.panel import ChatPanel
 from app.ui.threads.jobs import PairInfo, PromptInfo
@@ -37,7 +39,8 @@ class ContextCount(QObject):
         host: EngineHost,
         attachments: AttachmentFlow,
         messages: Callable[[], tuple[Message, ...]],
-        max_tokens: Callable[[], int],
+        settings: Callable[[], ChatSettings],
+        chunk_search: Callable[[], ChunkSearch | None],
         pair: Callable[[], PairInfo | None],
         idle: Callable[[], bool],
         parent: QObject | None = None,
@@ -47,7 +50,8 @@ class ContextCount(QObject):
         self._host = host
         self._attachments = attachments
         self._messages = messages  # what the next reply's prompt would hold (the chat and the prompt box)
-        self._max_tokens = max_tokens  # the chat's token limit: the room kept for the reply
+        self._settings = settings  # the chat's settings: its token limit is the room kept for the reply
+        self._chunk_search = chunk_search  # the chat database's passage search, as the reply gets it
         self._pair = pair
         self._idle = idle  # nothing runs on the engine thread: a count would wait behind it
         self._closed = False  # the store is closed: a timer that fires late has nothing to count
@@ -76,21 +80,29 @@ class ContextCount(QObject):
         if not messages:
             self._panel.gauge.set_counts(0, pair.n_ctx)
             return
-        self._host.count_prompt(messages, self._max_tokens())
+        # The planner fits it, attachments included, as it will for the reply.
+        request = ReplyRequest(
+            settings=self._settings(),
+            messages=messages,
+            whole_documents=self._attachments.whole_documents,
+            chunk_search=self._chunk_search(),
+        )
+        self._host.count_prompt(request)
 
     def show(self, info: PromptInfo, streaming: bool) -> None:
-        """Show ``info``'s count on the gauge (``streaming``: a reply's prompt, its files already in it)."""
+        """Show ``info``'s count on the gauge (``streaming``: the prompt of a reply on its way)."""
         first = ""
         turns = [m for m in self._messages() if m.role != "system"]
         if info.dropped_messages and turns:
             words = turns[0].content.split()
             first = " ".join(words[:6]) + ("…" if len(words) > 6 else "")
-        # The attachments of the turns kept: those that fit go in whole, the gauge names the others.
+        # The attachments of the turns kept: the count holds them as the planner put them in; the notes weigh
+        # them against the rest.
         files = [a for m in turns[info.dropped_messages :] for a in m.attachments]
-        room = info.n_ctx - reply_reserve(self._max_tokens(), info.n_ctx) - info.n_tokens
-        whole, notes = self._attachments.gauge_notes(files, room, info.n_ctx)
-        used = info.n_tokens if streaming else info.n_tokens + whole
-        self._panel.gauge.set_counts(used, info.n_ctx, info.dropped_messages, first, streaming)
+        without_files = info.n_tokens - info.attachment_tokens
+        room = info.n_ctx - reply_reserve(self._settings().max_tokens, info.n_ctx) - without_files
+        _, notes = self._attachments.gauge_notes(files, room, info.n_ctx)
+        self._panel.gauge.set_counts(info.n_tokens, info.n_ctx, info.dropped_messages, first, streaming)
         self._panel.gauge.set_attachment_notes(notes)
 
     def shutdown(self) -> None:

@@ -142,7 +142,16 @@ def _draw_line(
             if same:
                 continue
         if column > run_start:
-            _draw_run(cursor, state, tokens, painter, line, start, run_start, column)
+            _draw_run(
+                cursor=cursor,
+                state=state,
+                tokens=tokens,
+                painter=painter,
+                line=line,
+                start=start,
+                begin=run_start,
+                end=column,
+            )
         if column in padding:
             filler = painter.plain_format(state.message_index, "filler")
             painter.set_monospace(filler)
