@@ -14,7 +14,7 @@ from app.ui.chat.controller import Activity
 from tests.engine.remote.replay_server import ReplayHandler, ReplayServer, chat_chunk
 from tests.ui.attachments.steps import chip_names, click_paperclip, wait_read
 from tests.ui.helpers import wait_until
-from tests.ui.models.test_remote_gui import connect, use
+from tests.ui.models.server_steps import connect, use
 
 
 def test_a_file_attached_for_a_remote_server_is_sent_in_the_message(make_window, qtbot, monkeypatch, tmp_path):

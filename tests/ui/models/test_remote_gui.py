@@ -36,6 +36,7 @@ from app.ui.threads.worker import LOCAL_ONLY
 from tests.engine.remote.replay_server import ReplayHandler, ReplayServer, chat_chunk
 from tests.paths import REPO_ROOT
 from tests.ui.helpers import Recorder, send, wait_until
+from tests.ui.models.server_steps import connect, use
 
 ROOT = REPO_ROOT
 KEY = "test-key"
@@ -57,33 +58,6 @@ def tandem_server(small_pair: tuple[Path, Path]) -> Iterator[RunningServer]:
     engine.start()
     with RunningServer(engine, api_key=KEY) as running:
         yield running
-
-
-def connect(window: MainWindow, url: str, key: str = "") -> ServerChoice:
-    """Fill the Server form, press Connect and wait for the model list or the error line."""
-    window.picker.show_server(True)
-    choice = window.picker.server
-    assert window.picker.pages.currentWidget() is choice
-    choice.url.setText(url)
-    choice.key.setText(key)
-    QTest.mouseClick(choice.connect_button, Qt.MouseButton.LeftButton)
-    wait_until(
-        lambda: choice.connect_button.isEnabled() and (choice.models.count() > 0 or "✗" in choice.status.text()),
-        60,
-        "Connect to answer",
-    )
-    return choice
-
-
-def use(window: MainWindow, choice: ServerChoice) -> None:
-    """Press "Chat with this server" and wait until the window answers from it."""
-    assert choice.use_button.isEnabled(), choice.status.text()
-    QTest.mouseClick(choice.use_button, Qt.MouseButton.LeftButton)
-    wait_until(
-        lambda: window.controller.pair is not None and window.controller.pair.remote is not None,
-        30,
-        "the window to switch to the server",
-    )
 
 
 def start_reply(window: MainWindow, text: str) -> None:
