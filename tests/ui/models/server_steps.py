@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
 
 from app.ui.main_window import MainWindow
 from app.ui.models.server_choice import ServerChoice
-from tests.ui.helpers import wait_until
 
 
-def connect(window: MainWindow, url: str, key: str = "") -> ServerChoice:
+def connect(qtbot: QtBot, window: MainWindow, url: str, key: str = "") -> ServerChoice:
     """Fill the Server form, press Connect and wait for the model list or the error line."""
     window.picker.show_server(True)
     choice = window.picker.server
@@ -21,20 +21,17 @@ def connect(window: MainWindow, url: str, key: str = "") -> ServerChoice:
     choice.url.setText(url)
     choice.key.setText(key)
     QTest.mouseClick(choice.connect_button, Qt.MouseButton.LeftButton)
-    wait_until(
+    qtbot.waitUntil(
         lambda: choice.connect_button.isEnabled() and (choice.models.count() > 0 or "✗" in choice.status.text()),
-        60,
-        "Connect to answer",
+        timeout=60_000,
     )
     return choice
 
 
-def use(window: MainWindow, choice: ServerChoice) -> None:
+def use(qtbot: QtBot, window: MainWindow, choice: ServerChoice) -> None:
     """Press "Chat with this server" and wait until the window answers from it."""
     assert choice.use_button.isEnabled(), choice.status.text()
     QTest.mouseClick(choice.use_button, Qt.MouseButton.LeftButton)
-    wait_until(
-        lambda: window.controller.pair is not None and window.controller.pair.remote is not None,
-        30,
-        "the window to switch to the server",
+    qtbot.waitUntil(
+        lambda: window.controller.pair is not None and window.controller.pair.remote is not None, timeout=30_000
     )
