@@ -1,8 +1,8 @@
 """Shared steps for the GUI tests: make a window, load a real pair, send a prompt and wait.
 
-Not a test module. Waiting is pytest-qt's: ``qtbot.waitSignal`` on the engine
-worker's or the controller's signals where one marks the moment, ``qtbot.waitUntil``
-otherwise; both spin the Qt event loop (the GUI thread must stay responsive while
+Not a test module. Waiting is pytest-qt's: ``qtbot.waitSignal`` on the controller's
+or the recorder's signals where one marks the moment (named, so a timeout says what
+did not happen), ``qtbot.waitUntil`` otherwise; both spin the Qt event loop (the GUI thread must stay responsive while
 the engine thread works). The timeouts are generous: the CI machine has two
 shared cores, so nothing here depends on speed.
 """
@@ -34,7 +34,7 @@ def pair_choice(pair: tuple[Path, Path], drafter: DrafterKind = DrafterKind.MODE
 def load(qtbot: QtBot, window: MainWindow, choice: PairChoice) -> None:
     """Load ``choice`` and wait until it is loaded (or fail with the error the window shows)."""
     with qtbot.waitSignal(
-        window.controller.activity_changed,
+        (window.controller.activity_changed, "activity_changed to IDLE (the pair loaded or failed to load)"),
         timeout=LOAD_TIMEOUT_MS,
         raising=True,
         check_params_cb=lambda activity: activity is Activity.IDLE,
@@ -87,7 +87,7 @@ def send(qtbot: QtBot, window: MainWindow, text: str, recorder: Recorder | None 
     window.chat.prompt.setPlainText(text)
     # A reply that ended earlier may still be on its way to the recorder: only a newer one counts.
     with qtbot.waitSignal(
-        recorder.ended,
+        (recorder.ended, "the reply to end (Recorder.ended)"),
         timeout=REPLY_TIMEOUT_MS,
         raising=True,
         check_params_cb=lambda finished: finished > before or bool(recorder.errors),

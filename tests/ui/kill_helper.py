@@ -17,6 +17,19 @@ from app.engine.llama.session import DrafterKind
 from app.ui.settings.store import PairChoice
 
 
+class NoPytestSettings:
+    """The ini settings pytest-qt's waits read: none in a process that pytest did not start."""
+
+    def getini(self, name: str) -> str:
+        return ""
+
+
+class NoPytestRequest:
+    """Stands in for the fixture request a QtBot is made with; its waits only read the ini settings."""
+
+    config = NoPytestSettings()
+
+
 def say(event: str, **fields: object) -> None:
     """One milestone for the test."""
     print(json.dumps({"event": event, **fields}), flush=True)
@@ -25,14 +38,14 @@ def say(event: str, **fields: object) -> None:
 def main() -> int:
     """Reply once, start a long reply, report it streaming, then idle until killed."""
     application = QApplication(sys.argv[:1])  # kept alive for the whole run
+    from pytestqt.qt_compat import qt_api
     from pytestqt.qtbot import QtBot
 
     from app.ui.main_window import MainWindow
     from tests.ui.helpers import Recorder, load, send
 
-    # Outside pytest there is no fixture request; the waits used here (waitUntil,
-    # waitSignal with raising given, wait) never read it.
-    qtbot = QtBot(None)  # type: ignore[arg-type]
+    qt_api.set_qt_api("pyside6")  # what pytest-qt's plugin does when pytest starts
+    qtbot = QtBot(NoPytestRequest())  # type: ignore[arg-type]
     target, draft = Path(sys.argv[1]), Path(sys.argv[2])
     window = MainWindow(autoload=False)
     window.show()
