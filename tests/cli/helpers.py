@@ -111,3 +111,8 @@ def one_line_error(result: subprocess.CompletedProcess[str], *words: str) -> Non
     assert "Traceback" not in result.stderr
     for word in words:
         assert word in result.stderr
+
+
+def pair_args(pair: tuple[Path, Path]) -> list[str]:
+    """The options that name a (target, draft) pair for ``tandem chat``, with a small context and two threads."""
+    return ["--target", str(pair[0]), "--draft", str(pair[1]), "--ctx", "512", "--threads", "2"]

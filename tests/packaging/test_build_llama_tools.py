@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.packaging.test_setup_scripts import VERSION, Sandbox, _script, sandbox
-
-__all__ = ["sandbox"]  # the fixture, imported for these tests
+from tests.packaging.sandbox import VERSION, Sandbox, write_script
 
 TOOLS = ("llama-bench", "llama-speculative-simple")
 
@@ -24,7 +22,7 @@ def _cached_tools(sandbox: Sandbox, tools: tuple[str, ...] = TOOLS, args: str | 
     folder.mkdir(parents=True)
     (folder / "cmake-args.txt").write_text(args)
     for tool in tools:
-        _script(folder, tool, "#!/bin/bash\n")
+        write_script(folder, tool, "#!/bin/bash\n")
     return folder
 
 
@@ -46,7 +44,7 @@ def test_a_missing_tool_or_other_options_mean_a_new_build(sandbox: Sandbox) -> N
     assert done.returncode != 0 and "fetching the llama-cpp-python" in done.stderr
     assert sum("pip download" in c for c in sandbox.calls()) == 1
     for tool in TOOLS:
-        _script(folder, tool, "#!/bin/bash\n")
+        write_script(folder, tool, "#!/bin/bash\n")
     (folder / "cmake-args.txt").write_text("-DGGML_NATIVE=OFF\n")
     again = sandbox.run("scripts/build_llama_server.sh", "--tools")
     assert again.returncode != 0 and sum("pip download" in c for c in sandbox.calls()) == 2

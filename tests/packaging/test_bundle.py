@@ -10,8 +10,6 @@ successful build and self-test (``~/.cache/tandem/bundle-stamp``;
 
 from __future__ import annotations
 
-import hashlib
-import importlib.metadata
 import os
 import subprocess
 import sys
@@ -22,37 +20,15 @@ import platformdirs
 import pytest
 
 import app
+from tests.packaging.build_inputs import inputs_digest
 from tests.paths import REPO_ROOT
 
 ROOT = REPO_ROOT
-INPUTS = ("packaging", "pyproject.toml")
 
 
 def stamp_path() -> Path:
     override = os.environ.get("TANDEM_BUNDLE_STAMP")
     return Path(override) if override else platformdirs.user_cache_path("tandem", appauthor=False) / "bundle-stamp"
-
-
-def installed_distributions() -> list[str]:
-    """``name==version`` of every distribution in this environment, sorted."""
-    found = {f"{d.metadata['Name']}=={d.version}".lower() for d in importlib.metadata.distributions()}
-    return sorted(found)
-
-
-def inputs_digest(root: Path = ROOT, distributions: list[str] | None = None) -> str:
-    """SHA-256 over packaging/**, pyproject.toml and the installed distributions' versions."""
-    digest = hashlib.sha256()
-    for line in installed_distributions() if distributions is None else distributions:
-        digest.update(line.encode() + b"\n")
-    for name in INPUTS:
-        path = root / name
-        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
-        for file in files:
-            if "__pycache__" in file.parts:
-                continue
-            digest.update(file.relative_to(root).as_posix().encode() + b"\0")
-            digest.update(hashlib.sha256(file.read_bytes()).digest())
-    return digest.hexdigest()
 
 
 def build_decision() -> tuple[bool, str]:

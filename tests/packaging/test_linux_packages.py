@@ -22,7 +22,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
-from tests.packaging.test_bundle import inputs_digest
+from tests.packaging.build_inputs import inputs_digest
 from tests.paths import REPO_ROOT
 
 # What the build and the checks run, and the apt package that brings each.

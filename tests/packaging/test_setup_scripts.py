@@ -9,87 +9,9 @@ test wants them). Nothing is compiled or downloaded: these tests check the scrip
 
 from __future__ import annotations
 
-import os
-import re
-import stat
-import subprocess
 from pathlib import Path
 
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-VERSION = re.search(r'"llama-cpp-python==([0-9.]+)"', (ROOT / "pyproject.toml").read_text()).group(1)  # type: ignore[union-attr]
-
-FAKE_PYTHON = f"""#!/bin/bash
-echo "python $*" >>"$FAKE_LOG"
-if [ "$1" = -c ]; then echo cp311; exit 0; fi
-if [ "$1 $2 $3" = "-m pip wheel" ]; then
-  while [ $# -gt 0 ]; do
-    [ "$1" = --wheel-dir ] && touch "$2/llama_cpp_python-{VERSION}-py3-none-linux_x86_64.whl"
-    shift
-  done
-fi
-exit 0
-"""
-
-
-def _script(folder: Path, name: str, body: str) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / name
-    path.write_text(body)
-    path.chmod(path.stat().st_mode | stat.S_IXUSR)
-    return path
-
-
-class Sandbox:
-    """A cache, a virtual environment of stand-ins, a folder of fake commands and the log they write."""
-
-    def __init__(self, root: Path) -> None:
-        self.cache = root / "cache"
-        self.venv = root / "venv"
-        self.bin = root / "bin"
-        self.log = root / "log.txt"
-        self.log.write_text("")
-        self.bin.mkdir()
-        _script(self.venv / "bin", "python", FAKE_PYTHON)
-        for tool in ("ruff", "lint-imports", "mypy"):
-            _script(self.venv / "bin", tool, f'#!/bin/bash\necho "{tool} $*" >>"$FAKE_LOG"\n')
-
-    def env(self, **extra: str) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("TANDEM_", "CMAKE_ARGS", "VULKAN_SDK"))}
-        env.update(
-            PATH=f"{self.bin}:/usr/bin:/bin",  # not /usr/local/bin: a CUDA toolkit may sit there
-            HOME=str(self.cache.parent),
-            TANDEM_CACHE=str(self.cache),
-            TANDEM_VENV=str(self.venv),
-            FAKE_LOG=str(self.log),
-        )
-        env.update(extra)
-        return env
-
-    def run(self, *command: str, **extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            ["bash", *command], cwd=ROOT, env=self.env(**extra), capture_output=True, text=True, timeout=120
-        )
-
-    def fake(self, name: str, body: str) -> None:
-        _script(self.bin, name, "#!/bin/bash\n" + body + "\n")
-
-    def fake_gpu(self) -> None:
-        """``nvcc`` and an ``nvidia-smi`` that lists one GPU (compute capability 9.0)."""
-        self.fake("nvcc", "echo 'Cuda compilation tools, release 12.4'")
-        self.fake(
-            "nvidia-smi",
-            'case "$*" in -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-1)";; *compute_cap*) echo 9.0;; *) echo table;; esac',
-        )
-
-    def calls(self) -> list[str]:
-        return self.log.read_text().splitlines()
-
-
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Sandbox:
-    return Sandbox(tmp_path)
+from tests.packaging.sandbox import VERSION, Sandbox, write_script
 
 
 def test_setup_installs_the_app_without_test_tools_and_builds_no_llama_server(sandbox: Sandbox) -> None:
@@ -111,7 +33,8 @@ def _cached_llama_server(sandbox: Sandbox) -> Path:
     folder = sandbox.cache / f"llama-server-{VERSION}"
     (folder / "cmake-args.txt").parent.mkdir(parents=True)
     (folder / "cmake-args.txt").write_text(args)
-    return _script(folder, "llama-server", '#!/bin/bash\necho "version: 0.5.0-dev (build 1, commit 0c1e570)" >&2\n')
+    version = '#!/bin/bash\necho "version: 0.5.0-dev (build 1, commit 0c1e570)" >&2\n'
+    return write_script(folder, "llama-server", version)
 
 
 def test_test_sh_adds_the_test_tools_once_and_names_the_llama_server_it_uses(sandbox: Sandbox) -> None:

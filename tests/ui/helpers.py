@@ -1,19 +1,19 @@
 """Shared steps for the GUI tests: make a window, load a real pair, send a prompt and wait.
 
-Not a test module. Waiting spins the Qt event loop (the GUI thread must stay
-responsive while the engine thread works) with generous timeouts: the CI
-machine has two shared cores, so nothing here depends on speed.
+Not a test module. Waiting is pytest-qt's: ``qtbot.waitSignal`` on the controller's
+or the recorder's signals where one marks the moment (named, so a timeout says what
+did not happen), ``qtbot.waitUntil`` otherwise; both spin the Qt event loop (the GUI thread must stay responsive while
+the engine thread works). The timeouts are generous: the CI machine has two
+shared cores, so nothing here depends on speed.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEventLoop, QObject, Qt, Slot
+from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.engine.llama.session import DrafterKind
@@ -21,20 +21,9 @@ from app.ui.chat.controller import Activity
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import PairChoice
 
-LOAD_TIMEOUT_S = 240.0
-REPLY_TIMEOUT_S = 300.0
-
-
-def wait_until(predicate: Callable[[], bool], timeout_s: float, what: str = "condition") -> None:
-    """Process Qt events until ``predicate()`` holds; fail after ``timeout_s``."""
-    app = QApplication.instance()
-    assert app is not None
-    deadline = time.monotonic() + timeout_s
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
-        time.sleep(0.005)
+LOAD_TIMEOUT_MS = 240_000
+REPLY_TIMEOUT_MS = 300_000
+IDLE_TIMEOUT_MS = 30_000  # after a reply has finished, the window's own handlers only tidy up
 
 
 def pair_choice(pair: tuple[Path, Path], drafter: DrafterKind = DrafterKind.MODEL) -> PairChoice:
@@ -42,14 +31,15 @@ def pair_choice(pair: tuple[Path, Path], drafter: DrafterKind = DrafterKind.MODE
     return PairChoice(pair[0], pair[1] if drafter is DrafterKind.MODEL else None, drafter)
 
 
-def load(window: MainWindow, choice: PairChoice) -> None:
+def load(qtbot: QtBot, window: MainWindow, choice: PairChoice) -> None:
     """Load ``choice`` and wait until it is loaded (or fail with the error the window shows)."""
-    window.load_pair(choice)
-    wait_until(
-        lambda: window.controller.activity is Activity.IDLE,
-        LOAD_TIMEOUT_S,
-        "the pair to load",
-    )
+    with qtbot.waitSignal(
+        (window.controller.activity_changed, "activity_changed to IDLE (the pair loaded or failed to load)"),
+        timeout=LOAD_TIMEOUT_MS,
+        raising=True,
+        check_params_cb=lambda activity: activity is Activity.IDLE,
+    ):
+        window.load_pair(choice)
     assert window.controller.pair is not None, window.chat.banner.text.text()
 
 
@@ -58,8 +48,12 @@ class Recorder(QObject):
 
     A QObject with slots, so the connections are queued to the GUI thread and
     run after the window's own handlers (a plain callable would run on the
-    engine thread, before the window has seen the event).
+    engine thread, before the window has seen the event). ``ended`` fires once
+    the recorder has seen a reply finish or fail, with the number finished so far:
+    the signal the helpers wait on.
     """
+
+    ended = Signal(int)
 
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
@@ -78,27 +72,40 @@ class Recorder(QObject):
     @Slot(object)
     def _finished(self, event: FinishedEvent) -> None:
         self.finished.append(event)
+        self.ended.emit(len(self.finished))
 
     @Slot(str)
     def _error(self, message: str) -> None:
         self.errors.append(message)
+        self.ended.emit(len(self.finished))
 
 
-def send(window: MainWindow, text: str, recorder: Recorder | None = None) -> FinishedEvent:
+def send(qtbot: QtBot, window: MainWindow, text: str, recorder: Recorder | None = None) -> FinishedEvent:
     """Type ``text``, press Ctrl+Enter in the prompt box and wait for the reply to finish."""
     recorder = recorder or Recorder(window)
     before = len(recorder.finished)
     window.chat.prompt.setPlainText(text)
-    QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    assert window.chat.prompt.toPlainText() == "", "Ctrl+Enter did not send the prompt"
-    wait_until(
-        lambda: len(recorder.finished) > before or bool(recorder.errors),
-        REPLY_TIMEOUT_S,
-        "the reply to finish",
-    )
+    # A reply that ended earlier may still be on its way to the recorder: only a newer one counts.
+    with qtbot.waitSignal(
+        (recorder.ended, "the reply to end (Recorder.ended)"),
+        timeout=REPLY_TIMEOUT_MS,
+        raising=True,
+        check_params_cb=lambda finished: finished > before or bool(recorder.errors),
+    ):
+        QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+        assert window.chat.prompt.toPlainText() == "", "Ctrl+Enter did not send the prompt"
     assert not recorder.errors, recorder.errors
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+    wait_idle(qtbot, window)
     return recorder.finished[-1]
+
+
+def wait_idle(qtbot: QtBot, window: MainWindow) -> None:
+    """Wait until the window's controller is idle (fails naming the activity it is stuck in)."""
+
+    def idle() -> None:
+        assert window.controller.activity is Activity.IDLE, f"the window is still {window.controller.activity}"
+
+    qtbot.waitUntil(idle, timeout=IDLE_TIMEOUT_MS)
 
 
 def click_action(window: MainWindow, action: str, message_index: int) -> None:
@@ -136,9 +143,17 @@ def click_href(window: MainWindow, href: str, missing: str | None = None) -> Non
     raise AssertionError(missing or f"no link {href!r} in the chat view")
 
 
-def wait_reply(window: MainWindow, recorder: Recorder, before: int) -> FinishedEvent:
-    """Wait for the reply started by an action (Regenerate, Continue) to finish."""
-    wait_until(lambda: len(recorder.finished) > before or bool(recorder.errors), REPLY_TIMEOUT_S, "the reply")
+def wait_reply(qtbot: QtBot, window: MainWindow, recorder: Recorder, before: int) -> FinishedEvent:
+    """Wait for the reply started by an action (Regenerate, Continue) to finish: ``before`` replies had finished.
+
+    Polls the recorder rather than waiting for ``ended``: the reply may have ended
+    while the action's click was still being handled.
+    """
+
+    def ended() -> None:
+        assert len(recorder.finished) > before or recorder.errors, f"no reply after {before} finished ones"
+
+    qtbot.waitUntil(ended, timeout=REPLY_TIMEOUT_MS)
     assert not recorder.errors, recorder.errors
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+    wait_idle(qtbot, window)
     return recorder.finished[-1]

@@ -9,12 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind
 from app.ui.chat.controller import Activity
 from app.ui.settings.store import AppSettings, PairChoice
 from tests.engine.model_files import write_gguf
-from tests.ui.helpers import LOAD_TIMEOUT_S, Recorder, load, pair_choice, send, wait_until
+from tests.ui.helpers import LOAD_TIMEOUT_MS, Recorder, load, pair_choice, send
 
 
 def _broken(folder: Path) -> Path:
@@ -23,23 +24,23 @@ def _broken(folder: Path) -> Path:
     return path
 
 
-def _load_failing(window, choice: PairChoice) -> str:
+def _load_failing(qtbot: QtBot, window, choice: PairChoice) -> str:
     recorder = Recorder(window)
     window.load_pair(choice)
-    wait_until(lambda: bool(recorder.errors), LOAD_TIMEOUT_S, "the load error")
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+    qtbot.waitUntil(lambda: bool(recorder.errors), timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=30_000)
     return recorder.errors[-1]
 
 
-def test_a_pair_that_fails_to_load_is_not_saved_and_no_label_goes_stale(make_window, small_pair, tmp_path):
+def test_a_pair_that_fails_to_load_is_not_saved_and_no_label_goes_stale(make_window, small_pair, tmp_path, qtbot):
     window = make_window()
     good = pair_choice(small_pair)
-    load(window, good)
+    load(qtbot, window, good)
     assert AppSettings().pair() == good
     assert window.picker.status.text().startswith("loaded in ")
 
     broken = PairChoice(_broken(tmp_path), None, DrafterKind.NGRAM)
-    _load_failing(window, broken)
+    _load_failing(qtbot, window, broken)
     assert AppSettings().pair() == good  # the last pair that loaded stays the default
     assert window.pair_status.text() == "no pair loaded"
     status = window.picker.status.text()
@@ -47,16 +48,16 @@ def test_a_pair_that_fails_to_load_is_not_saved_and_no_label_goes_stale(make_win
 
     # The next start offers the pair that worked, not the one that failed.
     picker = make_window().picker
-    wait_until(lambda: picker.report is not None, 120, "the next start's picker")
+    qtbot.waitUntil(lambda: picker.report is not None, timeout=120_000)
     assert picker.choice() == good
 
 
-def test_a_default_pair_that_no_longer_loads_is_forgotten(make_window, small_pair, tmp_path):
+def test_a_default_pair_that_no_longer_loads_is_forgotten(make_window, small_pair, tmp_path, qtbot):
     broken = PairChoice(_broken(tmp_path), None, DrafterKind.NGRAM)
     AppSettings().set_pair(broken)  # saved by an earlier run, damaged since
     window = make_window(autoload=True)
-    wait_until(lambda: window.chat.banner.isVisible(), LOAD_TIMEOUT_S, "the load error")
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+    qtbot.waitUntil(lambda: window.chat.banner.isVisible(), timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=30_000)
     assert AppSettings().pair() is None
     assert window.pair_status.text() == "no pair loaded"
 
@@ -74,56 +75,58 @@ def models_with_a_broken_target(small_pair, tmp_path, monkeypatch) -> Path:
     return broken
 
 
-def test_load_stays_disabled_for_an_unreadable_target_whatever_the_drafter(make_window, models_with_a_broken_target):
+def test_load_stays_disabled_for_an_unreadable_target_whatever_the_drafter(
+    make_window, models_with_a_broken_target, qtbot
+):
     window = make_window()
     picker = window.picker
     picker.refresh(PairChoice(models_with_a_broken_target, None, DrafterKind.NGRAM))
-    wait_until(lambda: "Cannot read the target" in picker.verdict.text(), 120, "the target's error")
+    qtbot.waitUntil(lambda: "Cannot read the target" in picker.verdict.text(), timeout=120_000)
     for kind in (DrafterKind.NGRAM, DrafterKind.NONE, DrafterKind.MODEL, DrafterKind.NGRAM):
         picker.kind_buttons[kind].setChecked(True)
         assert not picker.load_button.isEnabled(), kind
         assert "Cannot read the target" in picker.verdict.text(), kind
 
 
-def test_a_draft_chosen_by_hand_that_does_not_fit_says_why(make_window, small_pair, tmp_path):
+def test_a_draft_chosen_by_hand_that_does_not_fit_says_why(make_window, small_pair, tmp_path, qtbot):
     window = make_window()
     picker = window.picker
     picker.refresh(pair_choice(small_pair))
-    wait_until(lambda: picker.report is not None, 120, "the pair verdict")
+    qtbot.waitUntil(lambda: picker.report is not None, timeout=120_000)
     other = write_gguf(tmp_path / "other-vocab.gguf")
     picker.add_model(other, as_draft=True)
-    wait_until(lambda: "cannot draft" in picker.status.text(), 120, "the refusal")
+    qtbot.waitUntil(lambda: "cannot draft" in picker.status.text(), timeout=120_000)
     status = picker.status.text()
     assert status.startswith(f"✗ other-vocab.gguf cannot draft for {small_pair[0].name}")
     assert "vocabulary" in status
 
 
-def test_the_windows_context_errors_name_its_own_setting(make_window, small_pair):
+def test_the_windows_context_errors_name_its_own_setting(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.n_ctx.setValue(256)
     window.settings_panel.max_tokens.setValue(16)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
     window.chat.prompt.setPlainText("Please summarise this. " + "The river runs to the sea. " * 80)
     window.chat.send_button.click()
-    wait_until(lambda: bool(recorder.errors), 120, "the context error")
+    qtbot.waitUntil(lambda: bool(recorder.errors), timeout=120_000)
     message = window.chat.banner.text.text()
     assert '"Context size" in the Settings tab' in message and "--ctx" not in message
 
 
-def test_a_stopped_sweep_run_is_no_data_point_and_the_window_returns_to_idle(make_window, small_pair):
+def test_a_stopped_sweep_run_is_no_data_point_and_the_window_returns_to_idle(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(16)
-    load(window, pair_choice(small_pair))
-    send(window, "Count from one to ten.")
+    load(qtbot, window, pair_choice(small_pair))
+    send(qtbot, window, "Count from one to ten.")
     sweep = window.tools.run_sweep((0.0, 0.5, 1.0), max_tokens=400)
     assert sweep is not None
-    wait_until(lambda: sweep.progress_label.text().startswith("run 1 of 3"), 120, "the first run to start")
+    qtbot.waitUntil(lambda: sweep.progress_label.text().startswith("run 1 of 3"), timeout=120_000)
     sweep.stop_button.click()
-    wait_until(lambda: sweep.complete, 300, "the sweep to stop")
+    qtbot.waitUntil(lambda: sweep.complete, timeout=300_000)
     assert sweep.points() == []  # the first run was cut short: it is not a point at temperature 0
     assert sweep.chart.series == [] or sweep.chart.series[0].points == []
     assert sweep.progress_label.text() == "stopped: 0 runs finished"
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "idle after the sweep")
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=30_000)
     sweep.close()
-    assert send(window, "Say hi.").text.strip()
+    assert send(qtbot, window, "Say hi.").text.strip()

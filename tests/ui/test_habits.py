@@ -15,12 +15,13 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QAction, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QDialog, QTableWidget, QWidget
+from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import AppSettings
-from tests.ui.helpers import Recorder, click_action, load, pair_choice, wait_reply, wait_until
+from tests.ui.helpers import Recorder, click_action, load, pair_choice, wait_reply
 
 CTRL = Qt.KeyboardModifier.ControlModifier
 SHIFT = Qt.KeyboardModifier.ShiftModifier
@@ -79,7 +80,7 @@ def test_send_with_ctrl_enter_preference_restores_the_old_keys(window: MainWindo
     assert "Ctrl+Enter to send" in prompt.placeholderText()
 
 
-def test_preferences_switch_the_theme_live_and_set_the_machine_settings(window: MainWindow) -> None:
+def test_preferences_switch_the_theme_live_and_set_the_machine_settings(window: MainWindow, qtbot: QtBot) -> None:
     app = QApplication.instance()
     assert isinstance(app, QApplication)
     dialog = window.menus.show_preferences()
@@ -88,7 +89,7 @@ def test_preferences_switch_the_theme_live_and_set_the_machine_settings(window: 
     dialog.n_ctx.setValue(2048)
     dialog.accept()
     assert theme.is_dark(app.palette()), "the dark theme applies without a restart"
-    wait_until(lambda: theme.is_dark(window.chat.view.palette()), 5, "the chat view to follow the theme")
+    qtbot.waitUntil(lambda: theme.is_dark(window.chat.view.palette()), timeout=5_000)
     assert window.settings_panel.n_threads.value() == 3 and window.settings_panel.n_ctx.value() == 2048
     stored = AppSettings()
     assert stored.generation().n_threads == 3 and stored.text("view/theme") == "dark"
@@ -112,7 +113,7 @@ def _wheel(target: QWidget) -> None:
     QApplication.sendEvent(target, event)
 
 
-def test_the_wheel_never_changes_an_unfocused_field(window: MainWindow) -> None:
+def test_the_wheel_never_changes_an_unfocused_field(window: MainWindow, qtbot: QtBot) -> None:
     window.side.setCurrentWidget(window.side.widget(2))  # Settings
     spin = window.settings_panel.max_tokens
     combo = window.settings_panel.drafter
@@ -123,12 +124,12 @@ def test_the_wheel_never_changes_an_unfocused_field(window: MainWindow) -> None:
     assert spin.value() == before and combo.currentIndex() == drafter
     assert not spin.hasFocus(), "the wheel must not give the field focus either"
     spin.setFocus()
-    wait_until(spin.hasFocus, 5, "the spin box to take focus")
+    qtbot.waitUntil(spin.hasFocus, timeout=5_000)
     _wheel(spin)
     assert spin.value() != before, "a focused field still takes the wheel (the guard is what stopped it above)"
 
 
-def test_edit_menu_acts_on_the_focused_text_field(window: MainWindow) -> None:
+def test_edit_menu_acts_on_the_focused_text_field(window: MainWindow, qtbot: QtBot) -> None:
     prompt = window.chat.prompt
     prompt.setFocus()
     QTest.keyClicks(prompt, "hello there")
@@ -147,7 +148,7 @@ def test_edit_menu_acts_on_the_focused_text_field(window: MainWindow) -> None:
     assert texts[:6] == ["Undo", "Redo", "Cut", "Copy", "Paste", "Select All"]
     assert window.find_action in edit_menu.actions()
     QTest.keyClick(window, Qt.Key.Key_K, CTRL)
-    wait_until(lambda: window.conversations.search.box.hasFocus(), 5, "Find to focus the chat search")
+    qtbot.waitUntil(lambda: window.conversations.search.box.hasFocus(), timeout=5_000)
 
 
 def _open_dialog(window: MainWindow) -> QDialog:
@@ -173,17 +174,17 @@ def test_shortcuts_list_opens_with_f1_and_ctrl_slash_and_lists_every_action(wind
 
 
 def test_chat_shortcuts_and_generate_on_an_unanswered_question(
-    window: MainWindow, small_pair: tuple[Path, Path]
+    window: MainWindow, small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
     window.settings_panel.max_tokens.setValue(16)
-    load(window, pair_choice(small_pair, DrafterKind.MODEL))
+    load(qtbot, window, pair_choice(small_pair, DrafterKind.MODEL))
     recorder = Recorder(window)
     prompt = window.chat.prompt
     prompt.setFocus()
     QTest.keyClicks(prompt, "Name a colour.")
     QTest.keyClick(prompt, Qt.Key.Key_Return)  # Enter sends
     assert prompt.toPlainText() == ""
-    wait_reply(window, recorder, 0)
+    wait_reply(qtbot, window, recorder, 0)
     path = window.controller.path
     assert [m.role for m in path] == ["user", "assistant"]
 
@@ -191,7 +192,7 @@ def test_chat_shortcuts_and_generate_on_an_unanswered_question(
     assert QApplication.clipboard().text() == path[1].content
 
     QTest.keyClick(window, Qt.Key.Key_R, CTRL)
-    wait_reply(window, recorder, 1)
+    wait_reply(qtbot, window, recorder, 1)
     assert len(window.controller.store.siblings(window.controller.path[1].id)) == 2
 
     prompt.setFocus()
@@ -206,7 +207,7 @@ def test_chat_shortcuts_and_generate_on_an_unanswered_question(
         assert window.controller.tree.delete_message(window.controller.path[1].id)
     assert [m.role for m in window.controller.path] == ["user"]
     click_action(window, "generate", 0)
-    wait_reply(window, recorder, 2)
+    wait_reply(qtbot, window, recorder, 2)
     assert [m.role for m in window.controller.path] == ["user", "assistant"]
 
     conversation = window.controller.conversation_id

@@ -19,12 +19,13 @@ import pytest
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QScrollArea, QVBoxLayout, QWidget
+from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind
 from app.ui.layout_fit import ElidedComboBox, ElidedLabel, clipped_in
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import AppSettings
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -139,7 +140,7 @@ def test_a_window_saved_larger_than_the_screen_reopens_inside_it(qapp: QApplicat
 
 
 def test_side_panel_hides_with_its_shortcut_and_stays_hidden(
-    qapp: QApplication, make_window: Callable[..., MainWindow]
+    qapp: QApplication, make_window: Callable[..., MainWindow], qtbot: QtBot
 ) -> None:
     window = make_window()
     window.activateWindow()
@@ -147,8 +148,8 @@ def test_side_panel_hides_with_its_shortcut_and_stays_hidden(
     assert window.side.isVisible()
     chat_width = window.stack.width()
     QTest.keyClick(window, Qt.Key.Key_B, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
-    wait_until(lambda: not window.side.isVisible(), 5, "the side panel to hide")
-    wait_until(lambda: window.stack.width() > chat_width, 5, "the chat to take the room")
+    qtbot.waitUntil(lambda: not window.side.isVisible(), timeout=5_000)
+    qtbot.waitUntil(lambda: window.stack.width() > chat_width, timeout=5_000)
     window.close()
     again = make_window()
     assert not again.side.isVisible() and not again.menus.side_action.isChecked()
@@ -161,16 +162,16 @@ def test_side_panel_hides_with_its_shortcut_and_stays_hidden(
 
 
 def test_with_a_pair_loaded_served_and_a_reply_every_tab_still_fits(
-    qapp: QApplication, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    qapp: QApplication, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
     """Filled panels (model names, the memory meter, the running server's URL, a reply's stats) at 1024x640."""
     window = make_window()
     window.settings_panel.max_tokens.setValue(16)
-    load(window, pair_choice(small_pair, DrafterKind.MODEL))
+    load(qtbot, window, pair_choice(small_pair, DrafterKind.MODEL))
     window.server_switch.port.setValue(0)
     window.server_switch.toggle.setChecked(True)
     assert window.server_switch.server is not None, window.server_switch.counts.text()
-    send(window, "Name three colours.")
+    send(qtbot, window, "Name three colours.")
     window.resize(1024, 640)
     _settle(qapp)
     _narrowest_side(qapp, window)

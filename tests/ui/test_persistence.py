@@ -8,16 +8,16 @@ from app.core.chat_settings import ChatSettings
 from app.engine.paths import data_dir
 from app.engine.store import conversations
 from app.ui.settings.store import AppSettings, GenerationSettings
-from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
+from tests.ui.helpers import Recorder, load, pair_choice, send
 
 
-def test_conversation_round_trip_and_export(make_window, small_pair, tmp_path):
+def test_conversation_round_trip_and_export(make_window, small_pair, tmp_path, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(24)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
-    send(window, "Name three colours.", recorder)
-    send(window, "And three animals.", recorder)
+    send(qtbot, window, "Name three colours.", recorder)
+    send(qtbot, window, "And three animals.", recorder)
     conversation = window.controller.conversation_id
     spans_before = [(s.message_index, s.text, s.origin) for s in window.chat.view.token_spans()]
     texts = [e.text for e in recorder.finished]
@@ -30,7 +30,7 @@ def test_conversation_round_trip_and_export(make_window, small_pair, tmp_path):
     assert listed[0].message_count == 4
     assert reopened.conversations.conversation_ids() == [conversation]
     reopened.conversations.select(conversation)  # what a click does
-    wait_until(lambda: reopened.controller.conversation_id == conversation, 10, "the chat to open")
+    qtbot.waitUntil(lambda: reopened.controller.conversation_id == conversation, timeout=10_000)
     view = reopened.chat.view
     assert [m.role for m in view.messages] == ["user", "assistant", "user", "assistant"]
     assert [(s.message_index, s.text, s.origin) for s in view.token_spans()] == spans_before

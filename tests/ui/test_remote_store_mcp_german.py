@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
 
 from app.core.errors import IncompatiblePairError, TandemError
 from app.core.tools.mcp_config import McpConfigError
@@ -36,7 +37,7 @@ from app.ui.i18n.words import say, say_error
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import PairChoice
 from tests.engine import store_files
-from tests.ui.helpers import LOAD_TIMEOUT_S, Recorder, wait_until
+from tests.ui.helpers import LOAD_TIMEOUT_MS, Recorder
 
 
 def test_a_closed_port_is_a_german_connection_error_and_english_in_str(german: None) -> None:
@@ -67,7 +68,7 @@ def test_remote_limits_say_their_numbers_the_german_way(german: None) -> None:
 
 
 def test_the_server_form_says_a_refused_connection_in_german(
-    german: None, make_window: Callable[..., MainWindow]
+    german: None, make_window: Callable[..., MainWindow], qtbot: QtBot
 ) -> None:
     window = make_window()
     window.picker.show_server(True)
@@ -75,7 +76,7 @@ def test_the_server_form_says_a_refused_connection_in_german(
     url = f"http://127.0.0.1:{free_port()}/v1"
     choice.url.setText(url)
     QTest.mouseClick(choice.connect_button, Qt.MouseButton.LeftButton)
-    wait_until(lambda: choice.connect_button.isEnabled() and "✗" in choice.status.text(), 60, "Connect to answer")
+    qtbot.waitUntil(lambda: choice.connect_button.isEnabled() and "✗" in choice.status.text(), timeout=60_000)
     assert choice.status.text().startswith(f"✗ keine Verbindung zu {url}: Läuft der Server? (")
 
 
@@ -93,6 +94,7 @@ def test_an_incompatible_real_pair_fails_to_load_in_german(
     make_window: Callable[..., MainWindow],
     small_pair: tuple[Path, Path],
     demo_pair: tuple[Path, Path],
+    qtbot: QtBot,
 ) -> None:
     target, draft = small_pair[0], demo_pair[1]  # SmolLM2's vocabulary against Qwen's
     with pytest.raises(IncompatiblePairError) as caught:
@@ -103,8 +105,8 @@ def test_an_incompatible_real_pair_fails_to_load_in_german(
     window = make_window()
     recorder = Recorder(window)
     window.load_pair(PairChoice(target, draft, DrafterKind.HYBRID))
-    wait_until(lambda: bool(recorder.errors), LOAD_TIMEOUT_S, "the load error")
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+    qtbot.waitUntil(lambda: bool(recorder.errors), timeout=LOAD_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=30_000)
     head = f"{draft.name} kann nicht für {target.name} draften: "
     assert recorder.errors[-1].startswith(head)
     # The compatibility check's rules and evidence are German too, not the English problems.
@@ -149,7 +151,7 @@ def test_the_window_on_a_corrupt_database_says_why_and_recovers_in_german(
 
 
 def test_mcp_file_errors_and_a_failed_start_in_the_tools_tab_in_german(
-    german: None, make_window: Callable[..., MainWindow], tmp_path: Path
+    german: None, make_window: Callable[..., MainWindow], tmp_path: Path, qtbot: QtBot
 ) -> None:
     window = make_window()
     flow = window.controller.tool_flow
@@ -170,6 +172,6 @@ def test_mcp_file_errors_and_a_failed_start_in_the_tools_tab_in_german(
     gone.write_text(json.dumps({"mcpServers": {"gone": {"command": "/nonexistent/tandem-mcp-server"}}}))
     flow.confirm_start = lambda server: True
     flow.set_config(str(gone))
-    wait_until(lambda: "MCP-Server 'gone' konnte nicht starten: " in flow.status_line, 60, "the German notice")
+    qtbot.waitUntil(lambda: "MCP-Server 'gone' konnte nicht starten: " in flow.status_line, timeout=60_000)
     assert "could not start" not in window.settings_panel.mcp.status.text()
     assert flow.client is not None and flow.client.notices[0].startswith("MCP server 'gone' could not start: ")

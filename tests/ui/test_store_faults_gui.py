@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from app.core.reply.record import STORE_ERROR_REASON
 from app.engine.store import conversations
@@ -23,7 +24,7 @@ from app.engine.store.conversations import ChatStore
 from app.ui.chat.controller import Activity, view_message
 from tests.engine import store_files
 from tests.paths import REPO_ROOT
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 ROOT = REPO_ROOT
 _NO_LIMIT = 1073741823
@@ -76,7 +77,7 @@ def test_window_opens_with_a_folder_in_the_database_place_and_starts_fresh(make_
     assert (aside / "something.txt").read_text() == "keep me"
 
 
-def test_window_opens_read_only_on_damage_when_asked_and_refuses_to_send(make_window, data_dir, small_pair):
+def test_window_opens_read_only_on_damage_when_asked_and_refuses_to_send(make_window, data_dir, small_pair, qtbot):
     path = _database(data_dir)
     texts = store_files.build(path, conversations=2, replies=1)
     store_files.garbage_pages(path, first_page=(path.stat().st_size // store_files.PAGE) - 1)
@@ -84,7 +85,7 @@ def test_window_opens_read_only_on_damage_when_asked_and_refuses_to_send(make_wi
     window.notice.buttons["Open read-only"].click()
     assert window.store.read_only
     assert {c.id for c in window.store.list_conversations()} <= set(texts)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     window.chat.prompt.setPlainText("hello")
     window.chat.send_button.click()
     assert "read-only" in window.chat.banner.text.text()
@@ -124,24 +125,24 @@ def _free_the_database(window) -> None:
     window.store._db.execute(f"PRAGMA max_page_count={_NO_LIMIT}")
 
 
-def _send_until_idle(window, text: str) -> None:
+def _send_until_idle(qtbot: QtBot, window, text: str) -> None:
     window.chat.prompt.setPlainText(text)
     window.chat.send_button.click()
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 300, "the window to go idle")
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=300_000)
 
 
-def test_full_database_during_a_reply_stops_it_keeps_it_and_saves_it_later(make_window, small_pair, tmp_path):
+def test_full_database_during_a_reply_stops_it_keeps_it_and_saves_it_later(make_window, small_pair, tmp_path, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(160)
-    load(window, pair_choice(small_pair))
-    send(window, "Say hello.")
+    load(qtbot, window, pair_choice(small_pair))
+    send(qtbot, window, "Say hello.")
     conversation = window.controller.conversation_id
     shown_before = len(window.chat.view.messages)
 
     _fill_the_database(window)
     window.chat.prompt.setPlainText("Write a long story about a lighthouse keeper.")
     window.chat.send_button.click()
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 300, "the window to go idle")
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=300_000)
     if window.controller.unsaved is None:  # the user's own message did not fit either: nothing was sent
         assert window.chat.prompt.toPlainText().startswith("Write a long story")
         pytest.fail("the limit left no room for the user's message; the reply path was not exercised")
@@ -168,11 +169,11 @@ def test_full_database_during_a_reply_stops_it_keeps_it_and_saves_it_later(make_
     assert "".join(t.text for t in stored.tokens) == unsaved.text
     assert stored.state == conversations.FAILED and stored.meta["finish_reason"] == STORE_ERROR_REASON
     assert view_message(stored).footer.startswith("stopped: the chat could not be saved")
-    send(window, "Thanks.")  # the app is usable again
+    send(qtbot, window, "Thanks.")  # the app is usable again
     assert window.store.messages(conversation)[-1].state == conversations.DONE
 
 
-def test_quitting_mid_reply_on_a_full_database_stops_the_engine_thread(make_window, small_pair, monkeypatch):
+def test_quitting_mid_reply_on_a_full_database_stops_the_engine_thread(make_window, small_pair, monkeypatch, qtbot):
     from PySide6.QtWidgets import QMessageBox
 
     asked: list[str] = []
@@ -181,12 +182,12 @@ def test_quitting_mid_reply_on_a_full_database_stops_the_engine_thread(make_wind
     )
     window = make_window()
     window.settings_panel.max_tokens.setValue(400)
-    load(window, pair_choice(small_pair))
-    send(window, "Say hello.")
+    load(qtbot, window, pair_choice(small_pair))
+    send(qtbot, window, "Say hello.")
     _fill_the_database(window)
     window.chat.prompt.setPlainText("Write a long story about a lighthouse keeper.")
     window.chat.send_button.click()
-    wait_until(lambda: window.controller.store_error is not None, 300, "the store to refuse a write")
+    qtbot.waitUntil(lambda: window.controller.store_error is not None, timeout=300_000)
     window.close()  # at once: the reply may still be ending on the engine thread
     assert not window.host.thread.isRunning()
     assert asked and "full" in asked[0]  # the unsaved reply was offered for export
@@ -194,14 +195,14 @@ def test_quitting_mid_reply_on_a_full_database_stops_the_engine_thread(make_wind
 
 @pytest.mark.skipif(not store_files.can_mount(), reason="needs a real small filesystem: root with mount rights")
 def test_real_full_disk_during_a_reply_is_saved_by_itself_once_space_is_freed(
-    make_window, small_pair, tmp_path, monkeypatch
+    make_window, small_pair, tmp_path, monkeypatch, qtbot
 ):
     with store_files.tmpfs(tmp_path / "small", "4m") as folder:
         monkeypatch.setenv("TANDEM_DATA_DIR", str(folder))
         window = make_window()
         window.settings_panel.max_tokens.setValue(200)
-        load(window, pair_choice(small_pair))
-        send(window, "Say hello.")
+        load(qtbot, window, pair_choice(small_pair))
+        send(qtbot, window, "Say hello.")
         conversation = window.controller.conversation_id
         # SQLite writes into its -wal file from the start again once a checkpoint has emptied it, so
         # a WAL grown by the first reply could hold the second without asking the disk for a byte
@@ -213,19 +214,19 @@ def test_real_full_disk_during_a_reply_is_saved_by_itself_once_space_is_freed(
         window.chat.prompt.setPlainText("Write a long story about a lighthouse keeper.")
         window.chat.send_button.click()
         view = window.chat.view
-        wait_until(lambda: len(view.messages) == shown_before + 2 and view.messages[-1].text, 60, "the first words")
+        qtbot.waitUntil(lambda: bool(len(view.messages) == shown_before + 2 and view.messages[-1].text), timeout=60_000)
         filler = store_files.fill(folder)
-        wait_until(lambda: window.controller.activity is Activity.IDLE, 300, "the window to go idle")
+        qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=300_000)
         unsaved = window.controller.unsaved
         assert unsaved is not None and "free on its disk" in window.notice.text.text()
         filler.unlink()
-        wait_until(lambda: window.controller.unsaved is None, 30, "the retry timer to save the reply")
+        qtbot.waitUntil(lambda: window.controller.unsaved is None, timeout=30_000)
         stored = window.store.messages(conversation)[-1]
         assert stored.content == unsaved.text and len(stored.tokens) > 0
         window.close()
 
 
-def test_second_instance_opens_read_only_brings_the_first_forward_and_leaves_its_reply(make_window, data_dir):
+def test_second_instance_opens_read_only_brings_the_first_forward_and_leaves_its_reply(make_window, data_dir, qtbot):
     first = make_window()
     assert not first.store.read_only and not first.notice.isVisible()
     cid = first.store.create_conversation("live")
@@ -241,7 +242,7 @@ def test_second_instance_opens_read_only_brings_the_first_forward_and_leaves_its
         text=True,
     )
     # The first window must keep its event loop running to answer.
-    wait_until(lambda: process.poll() is not None, 120, "the second instance to report")
+    qtbot.waitUntil(lambda: process.poll() is not None, timeout=120_000)
     report = json.loads(process.stdout.read().splitlines()[-1])
     assert process.returncode == 0
     assert report["read_only"] is True and report["conversations"] == [cid]

@@ -10,11 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.cli.helpers import ROOT, run_cli
-
-
-def pair_args(pair: tuple[Path, Path]) -> list[str]:
-    return ["--target", str(pair[0]), "--draft", str(pair[1]), "--ctx", "512", "--threads", "2"]
+from tests.cli.helpers import ROOT, pair_args, run_cli
 
 
 def test_json_output_has_text_tokens_and_stats(small_pair: tuple[Path, Path]) -> None:

@@ -23,47 +23,8 @@ from app.core.decoding.drafters import ModelDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent, StepTimings
 from app.core.decoding.lookup_drafters import NgramDrafter
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
+from tests.core.adaptive.policy_runs import COMPUTE_BOUND, MEMORY_BOUND, run_policy, seeded, step
 from tests.core.fakes import BigramLM, random_table
-
-# Per-token costs of two physical regimes (seconds), in the proportions measured on CPUs:
-# a quantised target is compute-bound (each verified token costs ~70 % of a full step) and its
-# draft costs 60 % of it; an F16 target is memory-bound (extra verified tokens cost ~2 %).
-COMPUTE_BOUND = StepCosts(tuple(0.025 * (1 + 0.7 * n) for n in range(17)), draft_per_token_s=0.015)
-MEMORY_BOUND = StepCosts(tuple(0.075 * (1 + 0.02 * n) for n in range(17)), draft_per_token_s=0.015)
-
-
-def step(k: int, accepted: int, costs: StepCosts, drafted: int | None = None) -> StepEvent:
-    """A step that asked for ``k`` drafts, got ``drafted`` (default k) and accepted ``accepted``."""
-    drafted = k if drafted is None else drafted
-    draft_s = costs.draft_per_token_s * min(drafted + 1, k) if k else 0.0
-    verify_s = costs.verify(drafted + 1)
-    return StepEvent(
-        tokens=(),
-        drafted=drafted,
-        accepted=accepted,
-        draft_length=k,
-        timings=StepTimings(draft_s, verify_s, draft_s + verify_s + 0.0005),
-    )
-
-
-def run_policy(policy: AdaptiveDraftLength, costs: StepCosts, accept: float, steps: int, seed: int = 0) -> list[int]:
-    """Drive the policy with i.i.d. acceptance ``accept`` per draft position; returns the chosen lengths."""
-    rng = np.random.default_rng(seed)
-    chosen = []
-    for _ in range(steps):
-        k = policy.next_length()
-        chosen.append(k)
-        accepted = 0
-        while accepted < k and rng.random() < accept:
-            accepted += 1
-        policy.observe(step(k, accepted, costs))
-    return chosen
-
-
-def seeded(costs: StepCosts, acceptance: list[float] | None = None, max_length: int = 12) -> AdaptiveDraftLength:
-    profile = PairProfile()
-    profile.seed("model", costs, acceptance)
-    return AdaptiveDraftLength(max_length, profile.for_drafter("model", True))
 
 
 def test_compute_bound_pair_never_drafts_once_costs_are_known() -> None:

@@ -15,7 +15,7 @@ from app.core.decoding.decoder import FIRST_STEP_MAX_BACKLOG, GenerationRequest,
 from app.core.decoding.drafters import ModelDrafter
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
-from tests.core.adaptive.test_adaptive import MEMORY_BOUND, seeded, step
+from tests.core.adaptive.policy_runs import MEMORY_BOUND, seeded, step
 from tests.core.fakes import BigramLM, random_table
 
 # A draft that is nearly free and nearly always right: its plan makes the target ~3x faster.

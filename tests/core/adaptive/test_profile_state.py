@@ -11,16 +11,7 @@ import pytest
 
 from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.adaptive.profile import PROFILE_VERSION, RESTORED_TRIALS, PairProfile
-from tests.core.adaptive.test_adaptive import MEMORY_BOUND, run_policy
-
-
-def _learned() -> PairProfile:
-    """A profile after a reply of hand-built steps: costs of MEMORY_BOUND, acceptance about 0.8, confidences."""
-    profile = PairProfile()
-    policy = AdaptiveDraftLength(12, profile.for_drafter("model", True))
-    run_policy(policy, MEMORY_BOUND, accept=0.8, steps=120)
-    profile.calibrations[("model", True)].observe([0.95, 0.9, 0.4], 2)
-    return profile
+from tests.core.adaptive.policy_runs import MEMORY_BOUND, learned_profile, run_policy
 
 
 def _round_trip(profile: PairProfile) -> PairProfile:
@@ -28,7 +19,7 @@ def _round_trip(profile: PairProfile) -> PairProfile:
 
 
 def test_what_a_pair_learned_comes_back_the_same() -> None:
-    learned = _learned()
+    learned = learned_profile()
     restored = _round_trip(learned)
     for n in (1, 2, 5, 9):
         assert restored.verify.predict(n) == pytest.approx(learned.verify.predict(n))
@@ -50,7 +41,7 @@ def test_what_a_pair_learned_comes_back_the_same() -> None:
 
 
 def test_a_restored_cost_weighs_little_so_a_slower_machine_corrects_it_within_a_few_steps() -> None:
-    restored = _round_trip(_learned())
+    restored = _round_trip(learned_profile())
     before = restored.verify.one_token_s
     for _ in range(4):
         restored.verify.observe(1, before * 1.4)  # the machine got busier since the costs were kept
@@ -65,7 +56,7 @@ def test_an_empty_profile_round_trips_to_an_empty_one() -> None:
 
 
 def _broken(change: Any) -> dict[str, Any]:
-    state = json.loads(json.dumps(_learned().state()))
+    state = json.loads(json.dumps(learned_profile().state()))
     change(state)
     return state
 
@@ -106,7 +97,7 @@ def test_a_state_that_is_not_a_mapping_is_refused() -> None:
 
 
 def test_a_restored_profile_drafts_from_its_first_step_as_the_learned_one_does() -> None:
-    learned = _learned()
+    learned = learned_profile()
     restored = _round_trip(learned)
     fresh = run_policy(AdaptiveDraftLength(12, PairProfile().for_drafter("model", True)), MEMORY_BOUND, 0.8, 40)
     again = run_policy(AdaptiveDraftLength(12, restored.for_drafter("model", True)), MEMORY_BOUND, 0.8, 40)

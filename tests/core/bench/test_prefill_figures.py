@@ -23,7 +23,7 @@ from app.core.bench.prefill import (
 from app.core.bench.report import render_markdown
 from app.core.bench.stats import BASELINE, LONG_CONTEXT, summarize
 from app.core.errors import TandemError
-from tests.core.bench.test_bench_stats import run
+from tests.core.bench.run_records import run
 
 
 def test_long_context_summaries_pool_the_prefill_and_take_the_median_first_token() -> None:

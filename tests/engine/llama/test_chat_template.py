@@ -11,15 +11,15 @@ model without a template (the plain transcript).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import llama_cpp
 import pytest
 
 from app.core.chat import Message
-from app.engine.gguf.header import GGUFHeader, read_header
+from app.engine.gguf.header import read_header
 from app.engine.llama.chat_template import ChatTemplate
+from tests.engine.llama.template_checks import Vocabulary, contains, specials_in
 from tests.engine.model_files import copy_tokenizer
 
 LLAMA3 = (
@@ -52,14 +52,6 @@ CONVERSATION = [
 ]
 
 
-@dataclass
-class Vocabulary:
-    """A GGUF's header and its tokenizer, loaded by llama.cpp without weights."""
-
-    header: GGUFHeader
-    llama: llama_cpp.Llama
-
-
 @pytest.fixture(params=["chatml", "llama3", "gemma", "none"])
 def template(request: pytest.FixtureRequest, small_pair: tuple[Path, Path], tmp_path: Path) -> Iterator[ChatTemplate]:
     """The template of one family over a real tokenizer."""
@@ -74,16 +66,11 @@ def template(request: pytest.FixtureRequest, small_pair: tuple[Path, Path], tmp_
     llama.close()
 
 
-def _specials_in(template: ChatTemplate, tokens: list[int]) -> list[int]:
-    special_ids = {token for _, token in template.specials()}
-    return [t for t in tokens if t in special_ids]
-
-
 def test_a_harmless_conversation_tokenises_as_the_whole_rendered_text(template: ChatTemplate) -> None:
     text, has_specials = template.render_text(CONVERSATION)
     whole = template.model.llama.tokenize(text.encode(), add_bos=not has_specials, special=True)
     assert template.render(CONVERSATION) == whole
-    assert _specials_in(template, whole) or not template.has_template  # the family's markers are real tokens
+    assert specials_in(template, whole) or not template.has_template  # the family's markers are real tokens
 
 
 @pytest.mark.parametrize("role", ["user", "system", "assistant"])
@@ -92,13 +79,9 @@ def test_markers_inside_any_message_stay_plain_text(template: ChatTemplate, role
     hostile = [*CONVERSATION[:1], Message(role, f"Look: {EVERY_MARKER}"), Message("user", "Go on.")]
     tokens = template.render(hostile)
     # Exactly the specials of the same conversation without the markers: no turn was opened or closed.
-    assert _specials_in(template, tokens) == _specials_in(template, template.render(clean))
+    assert specials_in(template, tokens) == specials_in(template, template.render(clean))
     content = template.model.llama.tokenize(EVERY_MARKER.strip().encode(), add_bos=False, special=False)
-    assert _contains(tokens, content[1:-1])  # the markers' text is in the prompt as ordinary tokens
+    assert contains(tokens, content[1:-1])  # the markers' text is in the prompt as ordinary tokens
     text, has_specials = template.render_text(hostile)
     parsed = template.model.llama.tokenize(text.encode(), add_bos=not has_specials, special=True)
-    assert len(_specials_in(template, parsed)) > len(_specials_in(template, tokens))  # what the old way let through
-
-
-def _contains(tokens: list[int], part: list[int]) -> bool:
-    return any(tokens[i : i + len(part)] == part for i in range(len(tokens) - len(part) + 1))
+    assert len(specials_in(template, parsed)) > len(specials_in(template, tokens))  # what the old way let through

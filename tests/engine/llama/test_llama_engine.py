@@ -18,6 +18,7 @@ from app.core.errors import IncompatiblePairError
 from app.engine.gguf.header import ModelFileError
 from app.engine.llama.model import LlamaModel, LoadOptions
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
+from tests.engine.llama.logits import fresh_next_logits
 
 GREEDY = SamplingParams(temperature=0)
 PROMPTS = [
@@ -48,13 +49,6 @@ def generate(pair: LoadedPair, prompt: list[int], kind: DrafterKind, max_tokens:
             finished = event
     assert isinstance(finished, FinishedEvent)
     return [t.id for s in steps for t in s.tokens], steps, finished
-
-
-def fresh_next_logits(model: LlamaModel, prefix: list[int]) -> np.ndarray:
-    """Next-token logits for ``prefix`` computed from an empty cache."""
-    model.truncate(0)
-    model.decode(prefix[:-1], "none")
-    return model.decode([prefix[-1]], "last")[0].copy()
 
 
 def test_kv_cache_after_each_step_equals_a_fresh_evaluation(pair: LoadedPair) -> None:

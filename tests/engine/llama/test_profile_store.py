@@ -18,7 +18,7 @@ from app.core.decoding.events import FinishedEvent, StepEvent
 from app.engine.llama.profile_store import ProfileStore, pair_key
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, chat_messages, plan_reply, run_reply
-from tests.core.adaptive.test_profile_state import _learned
+from tests.core.adaptive.policy_runs import learned_profile
 
 QUESTION = "Write a Python function that returns the squares of the numbers 1 to 10 as a list."
 
@@ -107,7 +107,7 @@ def test_a_damaged_file_is_ignored_and_then_replaced(tmp_path: Path, caplog: pyt
             assert store.load("any") is None
         assert "controller profile" in caplog.text
         caplog.clear()
-    store.save("k", _learned())
+    store.save("k", learned_profile())
     assert store.load("k") is not None
     assert json.loads(path.read_text(encoding="utf-8"))["version"] == 1
 
@@ -116,7 +116,7 @@ def test_a_damaged_entry_is_dropped_and_the_others_kept(tmp_path: Path, caplog: 
     path = tmp_path / "profiles.json"
     store = ProfileStore(path)
     for name in ("good", "bad", "worse"):
-        store.save(name, _learned())
+        store.save(name, learned_profile())
     data = json.loads(path.read_text(encoding="utf-8"))
     data["entries"]["bad"]["profile"]["verify"]["one_token"] = [float("inf"), 1.0]
     data["entries"]["worse"]["profile"]["drafts"] = ["not", "a", "table"]
@@ -143,7 +143,7 @@ def test_a_folder_that_cannot_be_written_costs_a_log_line_not_the_reply(
     blocker.write_text("a file where the data folder should be", encoding="utf-8")
     store = ProfileStore(blocker / "profiles.json")
     with caplog.at_level(logging.WARNING):
-        store.save("k", _learned())  # must not raise
+        store.save("k", learned_profile())  # must not raise
     assert "could not save the controller profiles" in caplog.text
     assert store.load("k") is None
     assert not list(tmp_path.glob("**/*.part"))

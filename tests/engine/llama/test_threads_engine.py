@@ -21,6 +21,7 @@ from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.engine.cpu import CpuLoad, max_useful_threads, usable_cpus
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
+from tests.engine.llama.logits import fresh_next_logits
 
 GREEDY = SamplingParams(temperature=0)
 PROMPT = "Write a python function that reverses a string, with a docstring."
@@ -85,8 +86,6 @@ def test_switching_threads_every_step_keeps_the_greedy_output(pair: LoadedPair, 
     assert finished.stats.threads_auto and finished.stats.threads in (1, 2)
     at = first_divergence(baseline, candidate)
     if at is not None:  # llama.cpp's batched and single-token kernels may part at a near-tie, never elsewhere
-        from tests.engine.llama.test_llama_engine import fresh_next_logits
-
         prompt = pair.template.render([Message("user", PROMPT)])
         assert top_two_gap(fresh_next_logits(pair.target, prompt + baseline[:at])) < NEAR_TIE_LOGIT_GAP
 

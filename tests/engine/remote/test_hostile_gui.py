@@ -16,6 +16,7 @@ import keyring.backends.fail
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
 
 from app.core.decoding.events import FinishReason
 from app.engine.remote.limits import RemoteLimits
@@ -24,7 +25,7 @@ from app.ui.main_window import MainWindow
 from app.ui.models.server_choice import ServerChoice
 from app.ui.settings.store import AppSettings
 from tests.engine.remote import hostile_server as hs
-from tests.ui.helpers import Recorder, wait_until
+from tests.ui.helpers import Recorder
 
 
 @pytest.fixture(autouse=True)
@@ -43,69 +44,70 @@ def window(qapp: object, data_dir: Path) -> Iterator[MainWindow]:
     assert not made.host.thread.isRunning()
 
 
-def connect(window: MainWindow, url: str) -> ServerChoice:
+def connect(qtbot: QtBot, window: MainWindow, url: str) -> ServerChoice:
     window.picker.show_server(True)
     choice = window.picker.server
     choice.url.setText(url)
     QTest.mouseClick(choice.connect_button, Qt.MouseButton.LeftButton)
-    wait_until(
+    qtbot.waitUntil(
         lambda: choice.connect_button.isEnabled() and (choice.models.count() > 0 or "✗" in choice.status.text()),
-        30,
-        "Connect to answer",
+        timeout=30_000,
     )
     return choice
 
 
-def use(window: MainWindow, url: str) -> None:
-    choice = connect(window, url)
+def use(qtbot: QtBot, window: MainWindow, url: str) -> None:
+    choice = connect(qtbot, window, url)
     assert choice.use_button.isEnabled(), choice.status.text()
     QTest.mouseClick(choice.use_button, Qt.MouseButton.LeftButton)
-    wait_until(lambda: window.controller.pair is not None and window.controller.pair.remote is not None, 30, "use")
+    qtbot.waitUntil(
+        lambda: window.controller.pair is not None and window.controller.pair.remote is not None, timeout=30_000
+    )
 
 
-def start_reply(window: MainWindow, text: str = "Hi") -> None:
+def start_reply(qtbot: QtBot, window: MainWindow, text: str = "Hi") -> None:
     window.chat.prompt.setPlainText(text)
     QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    wait_until(lambda: window.controller.activity is Activity.GENERATING, 10, "the reply to start")
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.GENERATING, timeout=10_000)
 
 
 @pytest.mark.parametrize("script", [hs.keepalives, hs.trickle_line, hs.flood_events])
 def test_stop_ends_the_reply_within_a_second_while_a_hostile_server_streams(
-    window: MainWindow, script: hs.Script
+    window: MainWindow, script: hs.Script, qtbot: QtBot
 ) -> None:
     with hs.HostileServer(script) as server:
-        use(window, server.url)
+        use(qtbot, window, server.url)
         recorder = Recorder(window)
-        start_reply(window)
+        start_reply(qtbot, window)
         QTest.qWait(700)  # the server is streaming its attack now
         assert window.controller.activity is Activity.GENERATING
         started = time.perf_counter()
         window.controller.stop()
-        wait_until(lambda: window.controller.activity is Activity.IDLE, 5, "Stop to end the reply")
+        qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=5_000)
         seconds = time.perf_counter() - started
         # The recorder's slot is queued after the controller's; a flood of step
         # events can end one processEvents slice between the two.
-        wait_until(lambda: bool(recorder.finished or recorder.errors), 5, "the recorder to see the end")
+        qtbot.waitUntil(lambda: bool(recorder.finished or recorder.errors), timeout=5_000)
     assert seconds < 1.0, seconds
     assert not recorder.errors, recorder.errors
     assert recorder.finished and recorder.finished[-1].reason is FinishReason.CANCELLED
 
 
-def test_the_settings_deadline_reaches_the_server_in_use_and_is_kept(window: MainWindow) -> None:
+def test_the_settings_deadline_reaches_the_server_in_use_and_is_kept(window: MainWindow, qtbot: QtBot) -> None:
     box = window.settings_panel.remote
     assert box.limits() == RemoteLimits()  # the defaults are shown
     with hs.HostileServer(hs.keepalives) as server:
-        use(window, server.url)
+        use(qtbot, window, server.url)
         box.deadline.setValue(10)  # the smallest deadline, changed while the server is in use
         assert window._server_engine is not None and window._server_engine.limits.deadline_s == 10
         recorder = Recorder(window)
-        start_reply(window)
-        wait_until(lambda: bool(recorder.errors), 20, "the deadline to end the reply")
+        start_reply(qtbot, window)
+        qtbot.waitUntil(lambda: bool(recorder.errors), timeout=20_000)
     assert "did not finish the reply within the 10 s deadline" in recorder.errors[0]
     assert AppSettings().remote_limits().deadline_s == 10  # kept for the next start
 
 
-def test_the_server_status_shows_a_servers_error_text_as_plain_text(window: MainWindow) -> None:
+def test_the_server_status_shows_a_servers_error_text_as_plain_text(window: MainWindow, qtbot: QtBot) -> None:
     page = b"<h1>Session expired</h1><img src='x.png'><a href='http://evil.example'>click here to re-login</a>"
 
     def rich_error(c: hs.Connection) -> None:
@@ -113,7 +115,7 @@ def test_the_server_status_shows_a_servers_error_text_as_plain_text(window: Main
         c.send(page)
 
     with hs.HostileServer(rich_error) as server:
-        choice = connect(window, server.url)
+        choice = connect(qtbot, window, server.url)
     assert choice.status.textFormat() is Qt.TextFormat.PlainText
     assert "<h1>Session expired</h1>" in choice.status.text()  # shown as the characters it is
 
@@ -124,27 +126,27 @@ def test_the_server_status_shows_a_servers_error_text_as_plain_text(window: Main
             rich_error(c)
 
     with hs.HostileServer(rich_error_on_reply) as server:
-        use(window, server.url)
+        use(qtbot, window, server.url)
         recorder = Recorder(window)
-        start_reply(window)
-        wait_until(lambda: bool(recorder.errors), 20, "the error")
-        wait_until(lambda: window.controller.activity is Activity.IDLE, 10, "the window to go idle")
+        start_reply(qtbot, window)
+        qtbot.waitUntil(lambda: bool(recorder.errors), timeout=20_000)
+        qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=10_000)
     banner = window.chat.banner.text
     assert banner.textFormat() is Qt.TextFormat.PlainText and "<h1>Session expired</h1>" in banner.text()
 
 
-def test_a_hostile_vllm_summary_ends_the_reply_at_once_in_one_line(window: MainWindow) -> None:
+def test_a_hostile_vllm_summary_ends_the_reply_at_once_in_one_line(window: MainWindow, qtbot: QtBot) -> None:
     # Before: lists of 10^8 entries were built after the stream, and Stop stayed at "stopping…" meanwhile.
     spec = {"num_spec_tokens": 100_000_000, "acceptance_histogram": [1] * 30_000}
     with hs.HostileServer(lambda c: hs.vllm_huge(c, spec)) as server:
-        use(window, server.url)
+        use(qtbot, window, server.url)
         recorder = Recorder(window)
         started = time.perf_counter()
-        start_reply(window)
-        wait_until(lambda: window.controller.activity is Activity.IDLE, 10, "the reply to end")
+        start_reply(qtbot, window)
+        qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=10_000)
         seconds = time.perf_counter() - started
         # The recorder's slot is queued after the controller's (see the test above).
-        wait_until(lambda: bool(recorder.finished or recorder.errors), 5, "the recorder to see the end")
+        qtbot.waitUntil(lambda: bool(recorder.finished or recorder.errors), timeout=5_000)
     # Building those lists took tens of seconds and gigabytes; the bound leaves room for a busy
     # machine (this counts the whole exchange from Send, not just the summary's reading).
     assert seconds < 5.0, seconds

@@ -9,10 +9,10 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
+from pytestqt.qtbot import QtBot
 
 from app.ui.main_window import MainWindow
 from tests.ui.helpers import click_href as click_href  # shared with the chat tests
-from tests.ui.helpers import wait_until
 
 
 def click_paperclip(qtbot, monkeypatch: pytest.MonkeyPatch, window: MainWindow, files: list[Path]) -> None:
@@ -49,9 +49,9 @@ def paste(window: MainWindow, mime: QMimeData) -> None:
     QTest.keyClick(window.chat.prompt, Qt.Key.Key_V, Qt.KeyboardModifier.ControlModifier)
 
 
-def wait_read(window: MainWindow) -> None:
+def wait_read(qtbot: QtBot, window: MainWindow) -> None:
     """Wait until no attachment is being read any more."""
-    wait_until(lambda: window.controller.attachments.reading == 0, 60, "the attachment to be read")
+    qtbot.waitUntil(lambda: window.controller.attachments.reading == 0, timeout=60_000)
 
 
 def chip_names(window: MainWindow) -> list[str]:

@@ -13,7 +13,7 @@ from PySide6.QtTest import QTest
 from app.ui.chat.attachments.lines import OPEN_ATTACHMENT
 from tests.ui.attachments.files import text_pdf
 from tests.ui.attachments.steps import click_href, click_paperclip, wait_read
-from tests.ui.helpers import Recorder, click_action, load, pair_choice, send, wait_reply, wait_until
+from tests.ui.helpers import Recorder, click_action, load, pair_choice, send, wait_reply
 
 _NO_LIMIT = 1_073_741_823  # SQLite's largest max_page_count
 
@@ -27,10 +27,10 @@ def test_a_sent_attachment_is_stored_carried_to_the_engine_and_outlives_its_file
     report.write_bytes(text_pdf(["Revenue rose three percent.", "Costs fell."]))
     window = make_window()
     window.settings_panel.max_tokens.setValue(12)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     click_paperclip(qtbot, monkeypatch, window, [notes, report])
-    wait_read(window)
-    send(window, "When is the launch?")
+    wait_read(qtbot, window)
+    send(qtbot, window, "When is the launch?")
 
     controller = window.controller
     conversation = controller.conversation_id
@@ -57,12 +57,12 @@ def test_a_sent_attachment_is_stored_carried_to_the_engine_and_outlives_its_file
     controller.new_conversation()
     controller.open_conversation(conversation)
     click_href(window, f"{OPEN_ATTACHMENT}?message=0&n=1")
-    wait_until(lambda: controller.attachments.dialog is not None, 10, "the attachment's text")
+    qtbot.waitUntil(lambda: controller.attachments.dialog is not None, timeout=10_000)
     assert "Revenue rose three percent." in controller.attachments.dialog.text.toPlainText()
     controller.attachments.dialog.close()
     recorder = Recorder(window)
     click_action(window, "regenerate", 1)
-    wait_reply(window, recorder, 0)
+    wait_reply(qtbot, window, recorder, 0)
     assert [a.name for a in window.store.messages(conversation)[0].attachments] == ["notes.txt", "report.pdf"]
     assert not window.chat.banner.isVisible()
 
@@ -74,18 +74,18 @@ def test_a_full_database_stores_neither_the_message_nor_its_files_and_the_chat_g
     big.write_text("".join(f"Line {i}: a sentence that takes some room in the database.\n" for i in range(6000)))
     window = make_window()
     window.settings_panel.max_tokens.setValue(8)
-    load(window, pair_choice(small_pair))
-    send(window, "Say hello.")
+    load(qtbot, window, pair_choice(small_pair))
+    send(qtbot, window, "Say hello.")
     conversation = window.controller.conversation_id
     before = len(window.store.messages(conversation))
 
     db = window.store._db  # SQLite's own full-disk error: the file may not grow past its current size
     db.execute(f"PRAGMA max_page_count={db.execute('PRAGMA page_count').fetchone()[0]}")
     click_paperclip(qtbot, monkeypatch, window, [big])
-    wait_read(window)
+    wait_read(qtbot, window)
     window.chat.prompt.setPlainText("Summarise the file.")
     QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    wait_until(lambda: window.notice.isVisible() or window.chat.banner.isVisible(), 30, "the store's refusal")
+    qtbot.waitUntil(lambda: window.notice.isVisible() or window.chat.banner.isVisible(), timeout=30_000)
     shown = window.notice.text.text() if window.notice.isVisible() else window.chat.banner.text.text()
     assert "full" in shown
     # Nothing half-stored: no message, no attachment row; what was typed and attached waits.
@@ -98,6 +98,6 @@ def test_a_full_database_stores_neither_the_message_nor_its_files_and_the_chat_g
     big.unlink()  # gone between attaching and sending: the chip holds its text
     recorder = Recorder(window)
     window.chat.send_button.click()
-    wait_reply(window, recorder, 0)
+    wait_reply(qtbot, window, recorder, 0)
     stored = window.store.messages(conversation)
     assert len(stored) == before + 2 and [a.name for a in stored[before].attachments] == ["big.md"]

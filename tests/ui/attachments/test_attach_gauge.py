@@ -7,7 +7,7 @@ import re
 from PySide6.QtCore import Qt
 
 from tests.ui.attachments.steps import chip_names, click_paperclip, wait_read
-from tests.ui.helpers import load, pair_choice, wait_until
+from tests.ui.helpers import load, pair_choice
 
 
 def test_the_gauge_counts_attachments_and_names_the_one_that_does_not_fit(
@@ -20,30 +20,30 @@ def test_the_gauge_counts_attachments_and_names_the_one_that_does_not_fit(
     window = make_window()
     window.settings_panel.n_ctx.setValue(512)
     window.settings_panel.max_tokens.setValue(24)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     gauge = window.chat.gauge
     window.chat.prompt.setPlainText("When is the meeting?")
-    wait_until(lambda: gauge.used > 0, 30, "the gauge to count the prompt")
+    qtbot.waitUntil(lambda: gauge.used > 0, timeout=30_000)
     typed = gauge.used
 
     click_paperclip(qtbot, monkeypatch, window, [small])
-    wait_read(window)
+    wait_read(qtbot, window)
     flow = window.controller.attachments
     (attachment,) = flow.attachments()
     # The engine thread counts it with the target's tokenizer: the chip shows the count, not an estimate.
-    wait_until(lambda: attachment.sha256 in flow.counts, 30, "the attachment's tokens to be counted")
+    qtbot.waitUntil(lambda: attachment.sha256 in flow.counts, timeout=30_000)
     counted = flow.counts[attachment.sha256]
     assert 5 < counted < 30
-    wait_until(lambda: "≈" not in chip_names(window)[0], 10, "the chip to show the count")
+    qtbot.waitUntil(lambda: "≈" not in chip_names(window)[0], timeout=10_000)
     assert f"{counted:,} tokens" in chip_names(window)[0]
     # The reply planner fits the count: the file goes in whole, inside its block's opening and closing lines.
-    wait_until(lambda: gauge.used > typed + counted, 30, "the gauge to count the attachment")
+    qtbot.waitUntil(lambda: gauge.used > typed + counted, timeout=30_000)
     assert gauge.used - typed - counted < 40
     assert gauge.attachment_notice.isHidden()
 
     click_paperclip(qtbot, monkeypatch, window, [big])
-    wait_read(window)
-    wait_until(lambda: not gauge.attachment_notice.isHidden(), 30, "the gauge to name what does not fit")
+    wait_read(qtbot, window)
+    qtbot.waitUntil(lambda: not gauge.attachment_notice.isHidden(), timeout=30_000)
     notice = gauge.attachment_notice.text()
     # What is left beside the chat and the small file holds one passage of the planner's 300-500 tokens.
     assert re.fullmatch(r"report\.md: [\d,]+ tokens, does not fit: 1 passage will be retrieved per question", notice)
@@ -53,11 +53,11 @@ def test_the_gauge_counts_attachments_and_names_the_one_that_does_not_fit(
     # "whole": the chip warns that it will not fit whole, and the gauge says what happens instead.
     big_chip = window.chat.attachments.chips[1]
     qtbot.mouseClick(big_chip.whole, Qt.MouseButton.LeftButton)
-    wait_until(lambda: "does not fit whole" in gauge.attachment_notice.text(), 30, "the whole-document warning")
+    qtbot.waitUntil(lambda: "does not fit whole" in gauge.attachment_notice.text(), timeout=30_000)
     assert big_chip.name.text().startswith("⚠ report.md")
     assert "passages will be used instead" in big_chip.toolTip()
     assert window.chat.attachments.chips[0].whole.isChecked()  # whole documents: the message's every file
 
     # × on the big one: nothing is left out any more.
     qtbot.mouseClick(big_chip.remove, Qt.MouseButton.LeftButton)
-    wait_until(lambda: gauge.attachment_notice.isHidden(), 30, "the notice to go with the file")
+    qtbot.waitUntil(lambda: gauge.attachment_notice.isHidden(), timeout=30_000)

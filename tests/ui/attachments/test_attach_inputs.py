@@ -22,7 +22,7 @@ def test_the_paperclip_attaches_several_files_as_chips_and_x_removes_one(make_wi
     report.write_bytes(text_pdf(["The first page says hello.", "The second page says goodbye."]))
     window = make_window()
     click_paperclip(qtbot, monkeypatch, window, [notes, report])
-    wait_read(window)
+    wait_read(qtbot, window)
     names = chip_names(window)
     assert len(names) == 2
     assert names[0].startswith("notes.md · ") and "tokens" in names[0]
@@ -51,7 +51,7 @@ def test_the_same_file_twice_is_one_chip(make_window, qtbot, monkeypatch, tmp_pa
     two.write_text("same words")
     window = make_window()
     click_paperclip(qtbot, monkeypatch, window, [one, two])
-    wait_read(window)
+    wait_read(qtbot, window)
     assert len(chip_names(window)) == 1
 
 
@@ -64,7 +64,7 @@ def test_the_folder_entry_attaches_a_folder_with_its_gitignore_and_a_symlink_loo
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", staticmethod(lambda *a, **k: str(folder)))
     window = make_window()
     window.chat.paperclip.folder_action.trigger()
-    wait_read(window)
+    wait_read(qtbot, window)
     assert chip_names(window)[0].startswith("demo · ")
     (attachment,) = window.controller.attachments.attachments()
     text = attachment.text
@@ -83,9 +83,9 @@ def test_dropping_files_on_the_view_and_the_prompt_box_attaches_them(make_window
     window = make_window()
     window.chat.prompt.setPlainText("keep me")
     assert drop(window.chat.view.viewport(), urls_mime([first]))
-    wait_read(window)
+    wait_read(qtbot, window)
     assert drop(window.chat.prompt.viewport(), urls_mime([second]))
-    wait_read(window)
+    wait_read(qtbot, window)
     assert [a.name for a in window.controller.attachments.attachments()] == ["first.txt", "second.py"]
     assert window.chat.prompt.toPlainText() == "keep me"  # the file's path was not typed into the prompt
 
@@ -95,7 +95,7 @@ def test_pasting_a_file_attaches_it_and_pasting_text_still_pastes_text(make_wind
     pasted.write_text("# Pasted\n")
     window = make_window()
     paste(window, urls_mime([pasted]))
-    wait_read(window)
+    wait_read(qtbot, window)
     assert [a.name for a in window.controller.attachments.attachments()] == ["pasted.md"]
     assert window.chat.prompt.toPlainText() == ""
 
@@ -108,13 +108,13 @@ def test_pasting_a_file_attaches_it_and_pasting_text_still_pastes_text(make_wind
     data = QMimeData()  # file data with no path (a browser's copied file)
     data.setData("application/pdf", text_pdf(["clipboard page"]))
     paste(window, data)
-    wait_read(window)
+    wait_read(qtbot, window)
     assert [a.name for a in window.controller.attachments.attachments()] == ["pasted.md", "pasted.pdf"]
 
 
 def _refused(window, qtbot, monkeypatch, files) -> str:
     click_paperclip(qtbot, monkeypatch, window, files)
-    wait_read(window)
+    wait_read(qtbot, window)
     assert window.controller.attachments.attachments() == ()
     assert window.chat.attachments.chips == []
     assert window.chat.banner.isVisible()
@@ -151,7 +151,7 @@ def test_bad_files_are_refused_with_one_line_and_nothing_attached(make_window, q
     # The chat is still usable: typing works, a good file attaches.
     QTest.keyClicks(window.chat.prompt, "still here")
     click_paperclip(qtbot, monkeypatch, window, [good])
-    wait_read(window)
+    wait_read(qtbot, window)
     assert chip_names(window)[0].startswith("good.txt")
     assert window.chat.prompt.toPlainText() == "still here"
 
@@ -161,7 +161,7 @@ def test_a_guessed_encoding_is_noted_in_the_text_dialog_and_ctrl_f_finds(make_wi
     legacy.write_bytes(("Café crème, déjà vu, naïve façade. " * 30).encode("cp1252"))
     window = make_window()
     click_paperclip(qtbot, monkeypatch, window, [legacy])
-    wait_read(window)
+    wait_read(qtbot, window)
     qtbot.mouseClick(window.chat.attachments.chips[0].name, Qt.MouseButton.LeftButton)
     dialog = window.controller.attachments.dialog
     assert dialog is not None

@@ -13,8 +13,7 @@ from PySide6.QtTest import QTest
 from app.ui.chat.controller import Activity
 from tests.engine.remote.replay_server import ReplayHandler, ReplayServer, chat_chunk
 from tests.ui.attachments.steps import chip_names, click_paperclip, wait_read
-from tests.ui.helpers import wait_until
-from tests.ui.models.test_remote_gui import connect, use
+from tests.ui.models.server_steps import connect, use
 
 
 def test_a_file_attached_for_a_remote_server_is_sent_in_the_message(make_window, qtbot, monkeypatch, tmp_path):
@@ -26,19 +25,19 @@ def test_a_file_attached_for_a_remote_server_is_sent_in_the_message(make_window,
 
     with ReplayServer(reply) as server:
         window = make_window()
-        use(window, connect(window, server.url))
+        use(qtbot, window, connect(qtbot, window, server.url))
         click_paperclip(qtbot, monkeypatch, window, [notes])
-        wait_read(window)
+        wait_read(qtbot, window)
         assert chip_names(window)[0].startswith("notes.txt")
         window.chat.prompt.setPlainText("What is the door code?")
         QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-        wait_until(lambda: window.controller.activity is Activity.IDLE and len(server.bodies) >= 1, 30, "the reply")
-        wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+        qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE and len(server.bodies) >= 1, timeout=30_000)
+        qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=30_000)
         # A second question: the file is still in the conversation, and sent once, not twice.
         window.chat.prompt.setPlainText("And again?")
         QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-        wait_until(lambda: len(server.bodies) >= 2, 30, "the second request")
-        wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+        qtbot.waitUntil(lambda: len(server.bodies) >= 2, timeout=30_000)
+        qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=30_000)
     chats = [b for b in server.bodies if "messages" in b]
     first = chats[0]["messages"][-1]["content"]
     assert "The hangar door code is 4471." in first and "notes.txt" in first

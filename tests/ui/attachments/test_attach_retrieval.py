@@ -15,7 +15,7 @@ from app.engine.reply import ReplyRequest
 from app.ui.chat.attachments.lines import OPEN_CITATION
 from tests.ui.attachments.files import text_pdf
 from tests.ui.attachments.steps import click_href, click_paperclip, wait_read
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 pytestmark = pytest.mark.skipif(
     "whole_documents" not in {f.name for f in dataclasses.fields(ReplyRequest)},
@@ -37,10 +37,10 @@ def test_a_reply_from_retrieved_passages_cites_them_and_each_opens_its_text(
     window = make_window()
     window.settings_panel.n_ctx.setValue(1024)
     window.settings_panel.max_tokens.setValue(16)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     click_paperclip(qtbot, monkeypatch, window, [report])
-    wait_read(window)
-    send(window, "What is the secret launch code kept in the vault?")
+    wait_read(qtbot, window)
+    send(qtbot, window, "What is the secret launch code kept in the vault?")
 
     reply = window.chat.view.messages[-1]
     (use,) = reply.attachment_uses
@@ -53,7 +53,7 @@ def test_a_reply_from_retrieved_passages_cites_them_and_each_opens_its_text(
     number = next(i for i, chunk in enumerate(use.chunks) if "p. 7" in chunk)
     click_href(window, f"{OPEN_CITATION}?message=1&use=0&chunk={number}")
     flow = window.controller.attachments
-    wait_until(lambda: flow.dialog is not None, 10, "the cited passage")
+    qtbot.waitUntil(lambda: flow.dialog is not None, timeout=10_000)
     attachment = window.store.messages(window.controller.conversation_id)[0].attachments[0]
     page7 = next(s for s in attachment.sections if s.label == "p. 7")
     assert flow.dialog.text.textCursor().position() == page7.start
@@ -66,10 +66,10 @@ def test_whole_document_that_does_not_fit_is_said_on_the_reply(make_window, qtbo
     window = make_window()
     window.settings_panel.n_ctx.setValue(1024)
     window.settings_panel.max_tokens.setValue(8)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     click_paperclip(qtbot, monkeypatch, window, [report])
-    wait_read(window)
+    wait_read(qtbot, window)
     qtbot.mouseClick(window.chat.attachments.chips[0].whole, Qt.MouseButton.LeftButton)
-    wait_until(lambda: "does not fit whole" in window.chat.gauge.attachment_notice.text(), 30, "the gauge's warning")
-    send(window, "Summarise the report.")
+    qtbot.waitUntil(lambda: "does not fit whole" in window.chat.gauge.attachment_notice.text(), timeout=30_000)
+    send(qtbot, window, "Summarise the report.")
     assert "report.pdf does not fit whole" in window.chat.view.messages[-1].notice

@@ -7,7 +7,6 @@ from app.core.reply.token_record import TokenRecord
 from app.ui.chat.attachments.lines import OPEN_ATTACHMENT, OPEN_CITATION
 from app.ui.chat.view.chat_view import ViewMessage
 from tests.ui.attachments.steps import click_href
-from tests.ui.helpers import wait_until
 
 _PAGES = ["Page one is about apples.\n\n", "Page two is about pears.\n\n", "Page three is about plums.\n\n"]
 
@@ -46,19 +45,19 @@ def test_chips_under_a_message_and_citations_under_a_reply_open_the_text(make_wi
 
     click_href(window, f"{OPEN_ATTACHMENT}?message=0&n=0")
     flow = window.controller.attachments
-    wait_until(lambda: flow.dialog is not None and flow.dialog.isVisible(), 10, "the attachment's text")
+    qtbot.waitUntil(lambda: flow.dialog is not None and flow.dialog.isVisible(), timeout=10_000)
     assert flow.dialog is not None and flow.dialog.text.toPlainText() == report.text
     first = flow.dialog
 
     # A citation opens the text scrolled to its passage.
     click_href(window, f"{OPEN_CITATION}?message=1&use=0&chunk=0")
-    wait_until(lambda: flow.dialog is not first, 10, "the cited passage")
+    qtbot.waitUntil(lambda: flow.dialog is not first, timeout=10_000)
     dialog = flow.dialog
     assert dialog is not None
     assert dialog.text.textCursor().position() == report.sections[2].start
     assert dialog.sections.currentItem().text() == "p. 3"
     click_href(window, f"{OPEN_CITATION}?message=1&use=0&chunk=1")
-    wait_until(lambda: flow.dialog is not dialog, 10, "the other passage")
+    qtbot.waitUntil(lambda: flow.dialog is not dialog, timeout=10_000)
     assert flow.dialog is not None and flow.dialog.text.textCursor().position() == 0
 
     # The token lookup copied says where from.

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from app.core.errors import PromptTooLongError
 from app.engine.attachments import AttachmentError, read_attachment
@@ -21,20 +22,20 @@ from app.engine.attachments.limits import AttachmentLimits
 from app.ui.chat.context.gauge import ContextGauge
 from app.ui.i18n.words import say_error
 from app.ui.main_window import MainWindow
-from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
+from tests.ui.helpers import Recorder, load, pair_choice, send
 
 
 def test_a_too_long_prompt_is_refused_in_german_naming_the_german_setting(
-    german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
     window = make_window()
     window.settings_panel.n_ctx.setValue(256)
     window.settings_panel.max_tokens.setValue(16)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
     window.chat.prompt.setPlainText("Bitte fassen Sie das zusammen. " + "Der Fluss läuft zum Meer. " * 80)
     window.chat.send_button.click()
-    wait_until(lambda: bool(recorder.errors), 120, "the context error")
+    qtbot.waitUntil(lambda: bool(recorder.errors), timeout=120_000)
     message = window.chat.banner.text.text()
     assert re.search(r"der Prompt hat \d+ Tokens, aber der Kontext fasst 256", message), message
     assert "erhöhen Sie „Kontextgröße“ im Tab „Einstellungen“" in message, message
@@ -51,13 +52,13 @@ def test_the_same_error_still_prints_english() -> None:
 
 
 def test_the_reply_footer_writes_its_numbers_the_german_way(
-    german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
     window = make_window()
     window.settings_panel.max_tokens.setValue(24)
     window.settings_panel.draft_length.setValue(4)
-    load(window, pair_choice(small_pair))
-    send(window, "Nenne drei Farben.")
+    load(qtbot, window, pair_choice(small_pair))
+    send(qtbot, window, "Nenne drei Farben.")
     footer = window.chat.view.messages[-1].footer
     assert re.search(r"\d+,\d Tok\./s", footer), footer  # "12,3 Tok./s", not "12.3 tok/s"
     assert "tok/s" not in footer, footer
@@ -67,14 +68,14 @@ def test_the_reply_footer_writes_its_numbers_the_german_way(
 
 
 def test_a_binary_file_is_refused_in_german(
-    german: None, make_window: Callable[..., MainWindow], tmp_path: Path
+    german: None, make_window: Callable[..., MainWindow], tmp_path: Path, qtbot: QtBot
 ) -> None:
     binary = tmp_path / "picture.bin"
     binary.write_bytes(bytes(range(256)) * 8)
     window = make_window()
     window.controller.attachments.attach_paths([binary])
     banner = window.chat.banner.text
-    wait_until(lambda: "picture.bin" in banner.text(), 30, "the refusal")
+    qtbot.waitUntil(lambda: "picture.bin" in banner.text(), timeout=30_000)
     assert banner.text() == "picture.bin kann nicht angehängt werden: sieht binär aus: sie enthält NUL-Bytes"
     with pytest.raises(AttachmentError) as caught:
         read_attachment(binary)

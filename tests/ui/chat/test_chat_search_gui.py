@@ -11,7 +11,6 @@ import time
 
 from app.engine.store.conversations import ConversationSummary
 from app.ui.chat.sidebar.conversation_list import GROUPS, date_group
-from tests.ui.helpers import wait_until
 
 DAY = 86_400.0
 
@@ -21,7 +20,7 @@ def _chat(store, title: str, turns: list[tuple[str, str]]) -> tuple[int, list[in
     return conversation, [store.add_message(conversation, role, text) for role, text in turns]
 
 
-def test_search_jumps_to_a_message_on_another_branch_and_highlights_it(make_window):
+def test_search_jumps_to_a_message_on_another_branch_and_highlights_it(make_window, qtbot):
     window = make_window()
     store = window.store
     _chat(store, "Fruit", [("user", "Which fruit is yellow?"), ("assistant", "A banana is yellow.")])
@@ -37,7 +36,7 @@ def test_search_jumps_to_a_message_on_another_branch_and_highlights_it(make_wind
     window.find_action.trigger()
     assert window.focusWidget() is search.box  # (the offscreen window is never active: its focus child)
     search.box.setText("kayak")
-    wait_until(lambda: bool(search.hits), 5, "the search results")
+    qtbot.waitUntil(lambda: bool(search.hits), timeout=5_000)
     assert [h.message_id for h in search.hits] == [first] and search.results.isVisible()
     assert not window.conversations.tree.isVisible()  # the results stand in for the list
     search.choose(0)

@@ -8,33 +8,34 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
+from pytestqt.qtbot import QtBot
 
 from app.core.decoding.stats import GenerationStats
 from app.engine.store import conversations
-from tests.ui.helpers import Recorder, click_action, load, pair_choice, send, wait_reply, wait_until
+from tests.ui.helpers import Recorder, click_action, load, pair_choice, send, wait_reply
 
 PROMPT = "Name three colours."
 
 
-def _window(make_window, small_pair, max_tokens: int = 12):
+def _window(qtbot: QtBot, make_window, small_pair, max_tokens: int = 12):
     window = make_window()
     window.settings_panel.max_tokens.setValue(max_tokens)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     return window
 
 
-def test_regenerate_makes_a_sibling_and_the_switcher_moves_between_them(make_window, small_pair):
-    window = _window(make_window, small_pair)
+def test_regenerate_makes_a_sibling_and_the_switcher_moves_between_them(make_window, small_pair, qtbot):
+    window = _window(qtbot, make_window, small_pair)
     recorder = Recorder(window)
-    send(window, PROMPT, recorder)
+    send(qtbot, window, PROMPT, recorder)
     store, view = window.store, window.chat.view
     first = window.controller.path[-1]
     assert view.messages[-1].actions[:1] == ("regenerate",) and view.messages[-1].branch == (1, 1)
 
     before = len(recorder.finished)
     click_action(window, "regenerate", 1)
-    wait_until(lambda: not view.actions_enabled or len(recorder.finished) > before, 60, "the reply to start")
-    wait_reply(window, recorder, before)
+    qtbot.waitUntil(lambda: not view.actions_enabled or len(recorder.finished) > before, timeout=60_000)
+    wait_reply(qtbot, window, recorder, before)
     second = window.controller.path[-1]
     assert second.id != first.id and second.parent_id == first.parent_id
     assert store.siblings(second.id) == [first.id, second.id]
@@ -62,10 +63,10 @@ def test_regenerate_makes_a_sibling_and_the_switcher_moves_between_them(make_win
     assert window.stats._stats == GenerationStats.from_dict(second.meta["stats"])
 
 
-def test_actions_are_inert_while_a_reply_streams(make_window, small_pair):
-    window = _window(make_window, small_pair, max_tokens=24)
+def test_actions_are_inert_while_a_reply_streams(make_window, small_pair, qtbot):
+    window = _window(qtbot, make_window, small_pair, max_tokens=24)
     recorder = Recorder(window)
-    send(window, PROMPT, recorder)
+    send(qtbot, window, PROMPT, recorder)
     before = len(recorder.finished)
     window.chat.prompt.setPlainText("And three fruits?")
     window.chat.send_button.click()
@@ -73,20 +74,20 @@ def test_actions_are_inert_while_a_reply_streams(make_window, small_pair):
     reply = window.controller.path[1].id
     assert not window.controller.tree.regenerate(reply)  # refused while the reply streams
     assert not window.controller.tree.delete_message(reply)
-    wait_reply(window, recorder, before)
+    wait_reply(qtbot, window, recorder, before)
     assert window.chat.view.actions_enabled
     assert len(window.store.messages(window.controller.conversation_id)) == 4
 
 
-def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(make_window, small_pair):
-    window = _window(make_window, small_pair)
+def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(make_window, small_pair, qtbot):
+    window = _window(qtbot, make_window, small_pair)
     recorder = Recorder(window)
-    send(window, PROMPT, recorder)
+    send(qtbot, window, PROMPT, recorder)
     old_user, old_reply = window.controller.path
 
     click_action(window, "edit", 0)
     assert window.chat.prompt.toPlainText() == PROMPT and window.chat.edit_bar.isVisible()
-    send(window, "Name three fruits.", recorder)
+    send(qtbot, window, "Name three fruits.", recorder)
     assert not window.chat.edit_bar.isVisible()
     new_user, new_reply = window.controller.path
     assert new_user.content == "Name three fruits." and new_user.parent_id is None
@@ -100,19 +101,19 @@ def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(make_window, s
     assert len(window.store.all_messages(window.controller.conversation_id)) == 4
 
 
-def test_cancelled_edit_leaves_the_chat_as_it_was(make_window, small_pair):
-    window = _window(make_window, small_pair)
-    send(window, PROMPT, Recorder(window))
+def test_cancelled_edit_leaves_the_chat_as_it_was(make_window, small_pair, qtbot):
+    window = _window(qtbot, make_window, small_pair)
+    send(qtbot, window, PROMPT, Recorder(window))
     click_action(window, "edit", 0)
     window.chat.edit_bar.cancel.click()
     assert window.controller.tree.editing is None and window.chat.prompt.toPlainText() == ""
     assert len(window.store.all_messages(window.controller.conversation_id)) == 2
 
 
-def test_continue_grows_the_reply_cut_at_the_limit(make_window, small_pair):
-    window = _window(make_window, small_pair, max_tokens=16)
+def test_continue_grows_the_reply_cut_at_the_limit(make_window, small_pair, qtbot):
+    window = _window(qtbot, make_window, small_pair, max_tokens=16)
     recorder = Recorder(window)
-    finished = send(window, "Count from one to thirty in words, separated by commas.", recorder)
+    finished = send(qtbot, window, "Count from one to thirty in words, separated by commas.", recorder)
     assert finished.reason.value == "length"
     conversation = window.controller.conversation_id
     cut = window.controller.path[-1]
@@ -120,7 +121,7 @@ def test_continue_grows_the_reply_cut_at_the_limit(make_window, small_pair):
 
     before = len(recorder.finished)
     click_action(window, "continue", 1)
-    wait_reply(window, recorder, before)
+    wait_reply(qtbot, window, recorder, before)
     stored = window.store.messages(conversation)
     assert len(stored) == 2 and stored[-1].id == cut.id  # the same message, grown
     grown = stored[-1]
@@ -138,13 +139,13 @@ def test_continue_grows_the_reply_cut_at_the_limit(make_window, small_pair):
     assert sum(s.n_emitted for s in steps) == len(grown.tokens)
 
 
-def test_delete_a_reply_then_its_question(make_window, small_pair, monkeypatch):
-    window = _window(make_window, small_pair, max_tokens=8)
+def test_delete_a_reply_then_its_question(make_window, small_pair, monkeypatch, qtbot):
+    window = _window(qtbot, make_window, small_pair, max_tokens=8)
     recorder = Recorder(window)
-    send(window, PROMPT, recorder)
+    send(qtbot, window, PROMPT, recorder)
     before = len(recorder.finished)
     click_action(window, "regenerate", 1)
-    wait_reply(window, recorder, before)
+    wait_reply(qtbot, window, recorder, before)
     conversation = window.controller.conversation_id
     first, _second = window.store.siblings(window.controller.path[-1].id)
     monkeypatch.setattr(QMessageBox, "question", lambda *_a: pytest.fail("a delete asks nothing: Undo stands in"))

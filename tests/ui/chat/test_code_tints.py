@@ -3,7 +3,7 @@
 The colours are read back from the view's document (a token's background, or
 its block's code background where the token is untinted), so the test checks
 what is drawn, and measured with the palette test's own distance: CIE76 under
-the Machado et al. simulations, at least ``_MIN_DELTA_E`` for every pair.
+the Machado et al. simulations, at least ``MIN_DELTA_E`` for every pair.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from PySide6.QtGui import QColor, QPalette
 from app.core.reply.token_record import TokenRecord
 from app.ui import theme
 from app.ui.chat.view.chat_view import ChatView, ViewMessage
-from tests.ui.test_palette import _MIN_DELTA_E, MACHADO_2009, simulated_delta_e
+from tests.ui.palette_checks import MACHADO_2009, MIN_DELTA_E, simulated_delta_e
 
 # One token per origin inside a fenced block (plus prose around it).
 _PIECES = [
@@ -63,5 +63,5 @@ def test_origin_tints_stay_apart_on_a_code_background(qapp: object, mode: str) -
     for deficiency in sorted(MACHADO_2009):
         for (o1, c1), (o2, c2) in itertools.combinations(drawn.items(), 2):
             distance = simulated_delta_e(c1, c2, deficiency)
-            assert distance >= _MIN_DELTA_E, f"{o1} and {o2} are {distance:.1f} apart on code ({mode}, {deficiency})"
+            assert distance >= MIN_DELTA_E, f"{o1} and {o2} are {distance:.1f} apart on code ({mode}, {deficiency})"
     view.close()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Slot
 
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 
 class _GaugeReadings(QObject):
@@ -21,29 +21,29 @@ class _GaugeReadings(QObject):
         self.used.append(self.window.chat.gauge.used)
 
 
-def test_gauge_follows_typing_and_streaming_and_names_what_would_be_dropped(make_window, small_pair):
+def test_gauge_follows_typing_and_streaming_and_names_what_would_be_dropped(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.n_ctx.setValue(512)  # budget: 512 - min(max tokens, 512 / 4) = 384 prompt tokens
     window.settings_panel.max_tokens.setValue(24)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     gauge = window.chat.gauge
     assert gauge.total == 512 and gauge.used == 0
 
     prompt = window.chat.prompt
     prompt.setPlainText("Name three colours.")
-    wait_until(lambda: gauge.used > 0, 30, "the gauge to count the typed prompt")
+    qtbot.waitUntil(lambda: gauge.used > 0, timeout=30_000)
     short = gauge.used
     prompt.setPlainText("Name three colours, and for each one say where it is found in nature, in one sentence.")
-    wait_until(lambda: gauge.used > short, 30, "the gauge to follow typing")
+    qtbot.waitUntil(lambda: gauge.used > short, timeout=30_000)
     assert "/ 512 tokens" in gauge.label.text()
     assert not gauge.notice.isVisible()
 
     readings = _GaugeReadings(window)
-    first = send(window, prompt.toPlainText())
+    first = send(qtbot, window, prompt.toPlainText())
     assert readings.used == sorted(readings.used) and readings.used[-1] > readings.used[0]
     # Streaming: the prompt plus every token so far.
     assert readings.used[-1] == first.stats.prompt_tokens + first.stats.emitted
-    wait_until(lambda: gauge.used >= readings.used[-1], 30, "the gauge to recount after the reply")
+    qtbot.waitUntil(lambda: gauge.used >= readings.used[-1], timeout=30_000)
 
     # A long message would push the first turn out: the gauge says so before anything is sent.
     # Grow the message until it no longer fits beside the first turn (the count is the engine's own).
@@ -51,7 +51,7 @@ def test_gauge_follows_typing_and_streaming_and_names_what_would_be_dropped(make
     while gauge.dropped == 0:
         before = gauge.used
         prompt.setPlainText(" ".join(f"word{i}" for i in range(words)))
-        wait_until(lambda b=before: gauge.used != b, 30, "the gauge to recount")
+        qtbot.waitUntil(lambda b=before: gauge.used != b, timeout=30_000)
         words += 10
         assert words < 400, "the message never pushed the first turn out"
     assert not gauge.notice.isHidden()
@@ -59,5 +59,5 @@ def test_gauge_follows_typing_and_streaming_and_names_what_would_be_dropped(make
     assert "would be left out" in gauge.notice.text()
     assert gauge.used <= 512
     prompt.clear()
-    wait_until(lambda: gauge.dropped == 0, 30, "the notice to go once the text is gone")
+    qtbot.waitUntil(lambda: gauge.dropped == 0, timeout=30_000)
     assert gauge.notice.isHidden()

@@ -12,7 +12,7 @@ from app.engine.store.conversations import ChatStore
 from tests.ui.helpers import Recorder, click_action, load, pair_choice, send
 
 
-def test_an_edited_message_keeps_its_attachments(make_window, small_pair, data_dir):
+def test_an_edited_message_keeps_its_attachments(make_window, small_pair, data_dir, qtbot):
     notes = read_attachment_bytes("notes.md", b"# Colours\n\nred, green, blue\n")
     store = ChatStore(data_dir / "conversations.sqlite3")
     cid = store.create_conversation("With a file")
@@ -22,11 +22,11 @@ def test_an_edited_message_keeps_its_attachments(make_window, small_pair, data_d
 
     window = make_window()
     window.settings_panel.max_tokens.setValue(8)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     window.controller.open_conversation(cid)
     assert window.controller.path[0].id == question
     click_action(window, "edit", 0)
-    send(window, "Which colours are in my notes?", Recorder(window))
+    send(qtbot, window, "Which colours are in my notes?", Recorder(window))
     edited = window.controller.path[0]
     assert edited.id != question and window.store.siblings(edited.id) == [question, edited.id]
     assert edited.attachments == (notes,)

@@ -11,7 +11,7 @@ from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication, QMenu
 
 from app.ui.chat.view.message_lines import FORK_LABEL
-from tests.ui.helpers import click_action, wait_until
+from tests.ui.helpers import click_action
 
 
 def _chat(store, title: str, turns: list[tuple[str, str]]) -> tuple[int, list[int]]:
@@ -79,11 +79,11 @@ def _choose_from_context_menu(window, message_index: int, label: str) -> list[st
     return seen
 
 
-def test_fork_into_new_chat_from_the_context_menu(make_window):
+def test_fork_into_new_chat_from_the_context_menu(make_window, qtbot):
     window, chat, ids = _opened(make_window, TURNS)
     entries = _choose_from_context_menu(window, 1, FORK_LABEL)
     assert FORK_LABEL in entries
-    wait_until(lambda: window.controller.conversation_id != chat, 5, "the forked chat")
+    qtbot.waitUntil(lambda: window.controller.conversation_id != chat, timeout=5_000)
     fork = window.controller.conversation_id
     assert window.store.conversation(fork).title == "Fork of Boats"
     assert [m.content for m in window.store.messages(fork)] == ["Name a boat.", "A kayak."]
@@ -92,12 +92,12 @@ def test_fork_into_new_chat_from_the_context_menu(make_window):
     assert [m.id for m in window.store.messages(chat)] == ids  # the original is unchanged
 
 
-def test_the_window_search_ignores_accents_and_case(make_window):
+def test_the_window_search_ignores_accents_and_case(make_window, qtbot):
     window = make_window()
     _chat(window.store, "Dessert", [("user", "Une CRÈME brûlée, s'il vous plaît")])
     window.sidebar.refresh()
     search = window.conversations.search
     search.box.setText("creme brulee")
-    wait_until(lambda: bool(search.hits), 5, "the search results")
+    qtbot.waitUntil(lambda: bool(search.hits), timeout=5_000)
     assert [h.title for h in search.hits] == ["Dessert"]
     assert "\x02CRÈME\x03" in search.hits[0].snippet

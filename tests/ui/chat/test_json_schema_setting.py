@@ -9,7 +9,7 @@ import jsonschema
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
+from tests.ui.helpers import Recorder, load, pair_choice, send
 
 SCHEMA = {
     "type": "object",
@@ -19,18 +19,18 @@ SCHEMA = {
 }
 
 
-def test_a_typed_schema_holds_every_reply_to_it(make_window, small_pair):
+def test_a_typed_schema_holds_every_reply_to_it(make_window, small_pair, qtbot):
     window = make_window()
     panel = window.settings_panel
     panel.max_tokens.setValue(64)
     panel.temperature.setValue(0.8)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     panel.json_schema.setFocus()
     QTest.keyClicks(panel.json_schema, json.dumps(SCHEMA))
     assert json.loads(panel.chat_settings().json_schema) == SCHEMA
     recorder = Recorder(window)
     for _ in range(2):
-        finished = send(window, "Name a fruit and how many, as JSON.", recorder)
+        finished = send(qtbot, window, "Name a fruit and how many, as JSON.", recorder)
         jsonschema.validate(json.loads(finished.text), SCHEMA)
     assert sum(s.drafted for s in recorder.steps) > 0
     # The reply records which schema held it (by the SHA-256 of its canonical JSON) and its Info shows it.
@@ -49,13 +49,13 @@ def test_a_typed_schema_holds_every_reply_to_it(make_window, small_pair):
     box.close()
 
 
-def test_a_schema_that_is_not_json_is_one_line_and_the_question_is_kept(make_window, small_pair):
+def test_a_schema_that_is_not_json_is_one_line_and_the_question_is_kept(make_window, small_pair, qtbot):
     window = make_window()
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     QTest.keyClicks(window.settings_panel.json_schema, '{"type": ')
     recorder = Recorder(window)
     window.chat.prompt.setPlainText("Name a fruit.")
     QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    wait_until(lambda: bool(recorder.errors), 120, "the refusal")
+    qtbot.waitUntil(lambda: bool(recorder.errors), timeout=120_000)
     assert "the chat's JSON schema is not JSON" in recorder.errors[0] and "\n" not in recorder.errors[0]
-    wait_until(lambda: any(m.text == "Name a fruit." for m in window.chat.view.messages), 30, "the question")
+    qtbot.waitUntil(lambda: any(m.text == "Name a fruit." for m in window.chat.view.messages), timeout=30_000)

@@ -54,14 +54,14 @@ def _check_tokens_keep_origin_and_card(view: ChatView, index: int, emitted) -> N
         assert tip is not None and "target p" in tip
 
 
-def test_streamed_table_and_code_keep_every_token(make_window, small_pair):
+def test_streamed_table_and_code_keep_every_token(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(80)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     view = window.chat.view
 
     recorder = Recorder(window)
-    table = send(window, TABLE_PROMPT, recorder)
+    table = send(qtbot, window, TABLE_PROMPT, recorder)
     index = len(view.messages) - 1
     emitted = [t for step in recorder.steps for t in step.tokens]
     assert "| banana |" in table.text or "|banana|" in table.text.replace(" ", ""), table.text
@@ -78,7 +78,7 @@ def test_streamed_table_and_code_keep_every_token(make_window, small_pair):
     assert {t.origin for t in emitted} & {TokenOrigin.DRAFT, TokenOrigin.BONUS}
 
     recorder = Recorder(window)
-    code = send(window, CODE_PROMPT, recorder)
+    code = send(qtbot, window, CODE_PROMPT, recorder)
     index = len(view.messages) - 1
     emitted = [t for step in recorder.steps for t in step.tokens]
     assert "```python" in code.text, code.text

@@ -13,8 +13,10 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
 
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolResult
@@ -24,7 +26,7 @@ from app.ui.chat.controller import Activity
 from app.ui.chat.tools.dialogs import ToolCallDialog
 from app.ui.chat.tools.flow import TOGGLE
 from tests.paths import REPO_ROOT
-from tests.ui.helpers import REPLY_TIMEOUT_S, click_href, load, pair_choice, wait_until
+from tests.ui.helpers import REPLY_TIMEOUT_MS, click_href, load, pair_choice
 
 SERVER = REPO_ROOT / "tests" / "engine" / "tools" / "mcp_test_server.py"
 ASK = "What is the weather in Paris right now?"
@@ -39,7 +41,7 @@ def write_config(tmp_path: Path, env: dict[str, str] | None = None) -> Path:
     return config
 
 
-def choose_config(window, config: Path, confirmed: list[McpServerConfig]) -> None:
+def choose_config(qtbot: QtBot, window, config: Path, confirmed: list[McpServerConfig]) -> None:
     """Type the file's path into Settings' MCP box as a user would; the start is confirmed (and recorded)."""
     flow = window.controller.tool_flow
     flow.confirm_start = lambda server: confirmed.append(server) or True
@@ -47,10 +49,10 @@ def choose_config(window, config: Path, confirmed: list[McpServerConfig]) -> Non
     box.path.setFocus()
     QTest.keyClicks(box.path, str(config))
     QTest.keyClick(box.path, Qt.Key.Key_Return)
-    wait_until(lambda: bool(flow.tools), 120, "the server's tools")
+    qtbot.waitUntil(lambda: bool(flow.tools), timeout=120_000)
 
 
-def ask_and_wait(window, text: str) -> list:
+def ask_and_wait(qtbot: QtBot, window, text: str) -> list:
     """Send ``text`` and wait until the tool loop has given its final answer; the branch as stored."""
     controller = window.controller
     window.chat.prompt.setPlainText(text)
@@ -58,7 +60,9 @@ def ask_and_wait(window, text: str) -> list:
 
     def answered() -> bool:
         banner = window.chat.banner
-        assert not (banner.isVisible() and banner.text.text()), banner.text.text()
+        if banner.isVisible() and banner.text.text():
+            # pytest.fail, not assert: waitUntil would take an AssertionError for "not yet" and keep waiting.
+            pytest.fail(banner.text.text())
         path = controller.path
         return (
             controller.activity is Activity.IDLE
@@ -67,33 +71,33 @@ def ask_and_wait(window, text: str) -> list:
             and path[-1].role == "assistant"
         )
 
-    wait_until(answered, REPLY_TIMEOUT_S * 3, "the answer after the tool call")
+    qtbot.waitUntil(answered, timeout=REPLY_TIMEOUT_MS * 3)
     return controller.store.messages(controller.conversation_id, with_tokens=False)
 
 
-def _window_with_tools(make_window, demo_pair, config: Path, timeout: float = 60.0):
+def _window_with_tools(qtbot: QtBot, make_window, demo_pair, config: Path, timeout: float = 60.0):
     window = make_window()
     panel = window.settings_panel
     panel.temperature.setValue(0.0)
     panel.max_tokens.setValue(80)
     panel.n_ctx.setValue(2048)
     window.controller.tool_flow.call_timeout = timeout
-    load(window, pair_choice(demo_pair, DrafterKind.MODEL))
+    load(qtbot, window, pair_choice(demo_pair, DrafterKind.MODEL))
     confirmed: list[McpServerConfig] = []
-    choose_config(window, config, confirmed)
+    choose_config(qtbot, window, config, confirmed)
     return window, confirmed
 
 
-def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pair, tmp_path):
+def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pair, tmp_path, qtbot):
     config = write_config(tmp_path)
-    window, confirmed = _window_with_tools(make_window, demo_pair, config)
+    window, confirmed = _window_with_tools(qtbot, make_window, demo_pair, config)
     assert [s.command_line for s in confirmed] == [f"{sys.executable} {SERVER}"]  # shown before the first start
     boxes = window.settings_panel.chat_tools.boxes
     assert {"weather", "add", "hang"} <= set(boxes)
     boxes["hang"].click()  # off in this chat
     asked: list[ToolCall] = []
     window.controller.tool_flow.ask = lambda call: asked.append(call) or Approval.ALWAYS_IN_CHAT
-    stored = ask_and_wait(window, ASK)
+    stored = ask_and_wait(qtbot, window, ASK)
     assert [str(m.role) for m in stored] == ["user", "assistant", "tool", "assistant"]
     (call,) = asked
     assert call.name == "weather" and json.loads(call.arguments)["city"].lower().startswith("paris")
@@ -108,11 +112,11 @@ def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pa
     assert "purple hail" in shown[2].text
 
 
-def test_a_hanging_server_ends_the_call_with_one_line_and_the_reply_goes_on(make_window, demo_pair, tmp_path):
+def test_a_hanging_server_ends_the_call_with_one_line_and_the_reply_goes_on(make_window, demo_pair, tmp_path, qtbot):
     config = write_config(tmp_path, {"TANDEM_TEST_WEATHER": "hang"})
-    window, _ = _window_with_tools(make_window, demo_pair, config, timeout=3.0)
+    window, _ = _window_with_tools(qtbot, make_window, demo_pair, config, timeout=3.0)
     window.controller.tool_flow.ask = lambda call: Approval.ALLOW_ONCE
-    stored = ask_and_wait(window, ASK)
+    stored = ask_and_wait(qtbot, window, ASK)
     assert [str(m.role) for m in stored][:3] == ["user", "assistant", "tool"]
     line = "MCP tool 'weather' (server 'test') did not answer within 3 s"
     assert stored[2].content == line and stored[2].meta["tool_result"]["is_error"]
@@ -137,7 +141,7 @@ def test_the_call_dialog_answers_with_the_button_clicked(qtbot):
     assert dialog.answer is Approval.DENY
 
 
-def test_a_long_result_is_folded_under_its_call_and_unfolds_on_click(make_window):
+def test_a_long_result_is_folded_under_its_call_and_unfolds_on_click(make_window, qtbot):
     window = make_window()
     store = window.controller.store
     cid = store.create_conversation("folded")
@@ -151,15 +155,15 @@ def test_a_long_result_is_folded_under_its_call_and_unfolds_on_click(make_window
     shown = window.chat.view.messages[2]
     assert "first line of the result" in shown.text and "line 39" not in shown.text
     click_href(window, f"{TOGGLE}?message={result_id}")
-    wait_until(lambda: "line 39" in window.chat.view.messages[2].text, 10, "the unfolded result")
+    qtbot.waitUntil(lambda: "line 39" in window.chat.view.messages[2].text, timeout=10_000)
 
 
-def test_a_server_not_confirmed_does_not_start(make_window, tmp_path):
+def test_a_server_not_confirmed_does_not_start(make_window, tmp_path, qtbot):
     window = make_window()
     flow = window.controller.tool_flow
     flow.confirm_start = lambda server: False
     flow.set_config(str(write_config(tmp_path)))
-    wait_until(lambda: "not started" in flow.status_line, 60, "the notice")
+    qtbot.waitUntil(lambda: "not started" in flow.status_line, timeout=60_000)
     assert flow.tools == () and "not started" in window.settings_panel.mcp.status.text()
 
 

@@ -55,7 +55,7 @@ def _plan_of(record: ReplyRecord) -> dict[str, object]:
 def test_the_window_and_chat_chat_record_the_same_plan_for_one_chat(qtbot, make_window, data_dir, small_pair):
     cid = _seed_chat()
     window = make_window()
-    load(window, PairChoice(small_pair[0], small_pair[1], DrafterKind.HYBRID))
+    load(qtbot, window, PairChoice(small_pair[0], small_pair[1], DrafterKind.HYBRID))
     tree = window.conversations.tree
     item = tree.topLevelItem(0).child(0)
     qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=tree.visualItemRect(item).center())

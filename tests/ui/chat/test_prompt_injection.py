@@ -22,16 +22,16 @@ class PromptSizes(QObject):
         self.sizes.append(info.n_tokens)
 
 
-def test_markers_in_messages_and_system_prompt_open_no_turn(make_window, small_pair):
+def test_markers_in_messages_and_system_prompt_open_no_turn(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(4)
     window.settings_panel.system_prompt.setPlainText(f"Be brief.{INJECTION}")
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     sizes = PromptSizes(window)
     window.host.worker.prompt_ready.connect(sizes.record)
 
-    send(window, INJECTION)
-    send(window, f"And again: {INJECTION}")  # the first exchange is now history
+    send(qtbot, window, INJECTION)
+    send(qtbot, window, f"And again: {INJECTION}")  # the first exchange is now history
 
     # The prompt is the start of what the target's KV cache holds after the reply (SmolLM2: <|im_start|> is 1,
     # <|im_end|> is 2): system, user, assistant, user and the reply's opener; four closed turns.

@@ -49,7 +49,7 @@ def _click_footer_link(view: ChatView, message_index: int, href_prefix: str = "t
     raise AssertionError(f"no footer link under message {message_index}")
 
 
-def test_footer_explains_a_reply_without_drafts_and_the_demo_switch_drafts(make_window, small_pair):
+def test_footer_explains_a_reply_without_drafts_and_the_demo_switch_drafts(make_window, small_pair, qtbot):
     window = make_window(adaptive=True)
     window.settings_panel.max_tokens.setValue(40)
     window.settings_panel.drafter.setCurrentIndex(window.settings_panel.drafter.findData("model"))
@@ -57,9 +57,9 @@ def test_footer_explains_a_reply_without_drafts_and_the_demo_switch_drafts(make_
     # verify step carries more fixed work than a draft token, so one run's timings can still make
     # a short draft look worth it; the profile is kept across replies, and a few more converge.
     target, draft = small_pair[1], small_pair[0]
-    load(window, pair_choice((target, draft)))
+    load(qtbot, window, pair_choice((target, draft)))
     recorder = Recorder(window)
-    send(window, PROMPT, recorder)
+    send(qtbot, window, PROMPT, recorder)
     view = window.chat.view
     # How the prompt was read: the time to the first token, its speed and what the cache gave (nothing, first reply).
     figures = recorder.finished[-1].stats.prompt_figures
@@ -76,7 +76,7 @@ def test_footer_explains_a_reply_without_drafts_and_the_demo_switch_drafts(make_
         reply = view.messages[-1]
         assert "draft off" not in reply.footer and "drafter: model" in reply.footer, reply.footer
         assert reply.footer_link is None
-        send(window, follow_up, recorder)
+        send(qtbot, window, follow_up, recorder)
     reply = view.messages[-1]
     assert recorder.steps[-1].draft_length == 0, "the draft stayed on over four replies"
     assert "draft off: it would slow this machine down" in reply.footer, reply.footer
@@ -88,7 +88,7 @@ def test_footer_explains_a_reply_without_drafts_and_the_demo_switch_drafts(make_
     assert "undo" in view.messages[-1].footer_link[1]
 
     first_demo_step = len(recorder.steps)
-    send(window, "And five vegetables.", recorder)
+    send(qtbot, window, "And five vegetables.", recorder)
     demo_steps = recorder.steps[first_demo_step:]
     assert demo_steps and all(step.draft_length == DEMO_DRAFT_LENGTH for step in demo_steps[:-1])
     assert sum(step.drafted for step in demo_steps) > 0

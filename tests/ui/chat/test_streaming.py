@@ -17,17 +17,17 @@ from app.engine.store import conversations
 from app.ui import theme
 from app.ui.chat.view.token_cards import token_tooltip
 from app.ui.chat.view.token_painter import Prop, ghost_text
-from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
+from tests.ui.helpers import Recorder, load, pair_choice, send
 
 PROMPT = "List five fruits, one per line."
 
 
-def test_spans_match_step_events(make_window, small_pair):
+def test_spans_match_step_events(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(40)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
-    finished = send(window, PROMPT, recorder)
+    finished = send(qtbot, window, PROMPT, recorder)
 
     view = window.chat.view
     reply_index = len(view.messages) - 1
@@ -78,12 +78,12 @@ def test_spans_match_step_events(make_window, small_pair):
     assert [t.origin for t in messages[-1].tokens] == [t.origin.value for t in emitted]
 
 
-def test_rejected_proposals_as_ghost_text(make_window, small_pair):
+def test_rejected_proposals_as_ghost_text(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(40)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
-    send(window, PROMPT, recorder)
+    send(qtbot, window, PROMPT, recorder)
     view = window.chat.view
     reply_index = len(view.messages) - 1
 
@@ -118,13 +118,13 @@ def test_rejected_proposals_as_ghost_text(make_window, small_pair):
     assert [s.text for s in view.token_spans()] == text_before
 
 
-def test_cancel_mid_reply_then_next_reply_is_correct(make_window, small_pair):
+def test_cancel_mid_reply_then_next_reply_is_correct(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(24)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
     question = "What is the capital of France?"
-    reference = send(window, question, recorder).text
+    reference = send(qtbot, window, question, recorder).text
     assert reference.strip()
 
     window.controller.new_conversation()
@@ -132,9 +132,9 @@ def test_cancel_mid_reply_then_next_reply_is_correct(make_window, small_pair):
     window.chat.prompt.setPlainText("Write a long story about a lighthouse keeper.")
     steps_before = len(recorder.steps)
     window.chat.send_button.click()
-    wait_until(lambda: len(recorder.steps) >= steps_before + 3, 300, "a few steps")
+    qtbot.waitUntil(lambda: len(recorder.steps) >= steps_before + 3, timeout=300_000)
     QTest.keyClick(window.chat.prompt, Qt.Key.Key_Escape)
-    wait_until(lambda: len(recorder.finished) == 2, 120, "the cancelled reply to finish")
+    qtbot.waitUntil(lambda: len(recorder.finished) == 2, timeout=120_000)
     cancelled = recorder.finished[-1]
     assert cancelled.reason is FinishReason.CANCELLED
     assert cancelled.stats.emitted < 400
@@ -145,12 +145,12 @@ def test_cancel_mid_reply_then_next_reply_is_correct(make_window, small_pair):
     # A fresh chat with the first question gets the same greedy answer as before the cancel.
     window.controller.new_conversation()
     window.settings_panel.max_tokens.setValue(24)
-    again = send(window, question, recorder)
+    again = send(qtbot, window, question, recorder)
     assert again.reason is not FinishReason.CANCELLED
     assert again.text == reference
 
 
-def test_adaptive_default_measures_a_draft_then_says_its_choice(make_window, small_pair, load_timing):
+def test_adaptive_default_measures_a_draft_then_says_its_choice(make_window, small_pair, load_timing, qtbot):
     # The small pair's draft is as big as its target, so no draft length can pay:
     # the default (adaptive) must switch drafting off and say so instead of showing no colours.
     assert ChatSettings().adaptive
@@ -158,9 +158,9 @@ def test_adaptive_default_measures_a_draft_then_says_its_choice(make_window, sma
     # The timing at load is recorded (load_timing), so whether the draft model reads the prompt does not
     # follow this machine's load; 128 tokens leave room to measure a draft after that read.
     window.settings_panel.max_tokens.setValue(128)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
-    finished = send(window, PROMPT, recorder)
+    finished = send(qtbot, window, PROMPT, recorder)
     assert finished.stats.emitted > 0
     lengths = [step.draft_length for step in recorder.steps]
     # The first token is the target's alone while the draft model reads the prompt (lazy prefill);
@@ -178,23 +178,23 @@ def test_adaptive_default_measures_a_draft_then_says_its_choice(make_window, sma
         assert panel.draft_length.text() == str(lengths[-1])
 
 
-def test_what_the_controller_learned_is_kept_for_the_next_start(make_window, small_pair, data_dir, load_timing):
+def test_what_the_controller_learned_is_kept_for_the_next_start(make_window, small_pair, data_dir, load_timing, qtbot):
     # A reply on the default (adaptive) settings, then the app "restarts": a new window on the same data
     # folder loads the same pair and starts from the costs the first one measured. (128 tokens: the
     # first reply must have room to measure its draft, see the test above.)
     window = make_window(adaptive=True)
     window.settings_panel.max_tokens.setValue(128)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     first = Recorder(window)
-    send(window, PROMPT, first)
+    send(qtbot, window, PROMPT, first)
     kept = ProfileStore(data_dir / "controller-profiles.json")
     assert len(kept) == 1
     window.close()
     again = make_window(adaptive=True)
     again.settings_panel.max_tokens.setValue(128)
-    load(again, pair_choice(small_pair))
+    load(qtbot, again, pair_choice(small_pair))
     second = Recorder(again)
-    send(again, PROMPT, second)
+    send(qtbot, again, PROMPT, second)
     assert _measured_a_draft(first) and not _measured_a_draft(second)
     assert len(kept) == 1  # the same pair on the same machine: one entry, updated
 

@@ -205,14 +205,14 @@ def test_a_real_reply_thinks_in_the_section_and_the_gauge_counts_it_left_out(
     counts = _Counts(window, monkeypatch)
     panel = window.settings_panel
     panel.max_tokens.setValue(80)
-    load(window, pair_choice(demo_pair))
+    load(qtbot, window, pair_choice(demo_pair))
     panel.system_prompt.setPlainText(THINK_FIRST)
     panel.temperature.setValue(0.0)
     view = window.chat.view
     headers = _Headers(window)
     ends: list[ReplyEnd] = []
     window.controller.reply_finished.connect(ends.append)
-    send(window, "What is 2+3?", Recorder(window))
+    send(qtbot, window, "What is 2+3?", Recorder(window))
 
     reply = window.controller.path[-1]
     assert reply.content.startswith("<think>") and "</think>" in reply.content, reply.content

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 from gguf import LlamaFileType
+from pytestqt.qtbot import QtBot
 
 from app.ui.layout_fit import ElidedLabel
 from app.ui.main_window import MainWindow
 from app.ui.models.discover_panel import OFFLINE_TEXT, PAGE_SIZE
 from tests.engine.hub_server import FakeHub, running_hub
 from tests.engine.model_files import copy_tokenizer, write_gguf
-from tests.ui.helpers import wait_until
 
 
 @pytest.fixture
@@ -28,7 +28,7 @@ def hub(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[FakeHub]:
 
 
 def test_search_page_list_files_and_download_into_the_model_list(
-    make_window: Callable[..., MainWindow], hub: FakeHub, tmp_path: Path
+    make_window: Callable[..., MainWindow], hub: FakeHub, tmp_path: Path, qtbot: QtBot
 ) -> None:
     for n in range(PAGE_SIZE + 3):
         hub.set_info(f"org/Model{n:02d}-GGUF", downloads=1000 - n, likes=n)
@@ -42,22 +42,22 @@ def test_search_page_list_files_and_download_into_the_model_list(
     assert panel.offline.isHidden()
     panel.query.setText("model")
     panel.search()
-    wait_until(lambda: panel.results.count() == PAGE_SIZE, 60, "the first page")
+    qtbot.waitUntil(lambda: panel.results.count() == PAGE_SIZE, timeout=60_000)
     assert panel.results.item(0).text().startswith("org/Model00-GGUF  ·  1,000 downloads")
     assert panel.more.isVisibleTo(panel)
     panel.more.click()
-    wait_until(lambda: panel.results.count() == PAGE_SIZE + 3, 60, "the second page")
+    qtbot.waitUntil(lambda: panel.results.count() == PAGE_SIZE + 3, timeout=60_000)
     assert not panel.more.isVisibleTo(panel)
 
     panel.results.setCurrentRow(0)
-    wait_until(lambda: panel.table.rowCount() == 2, 60, "the repository's files")
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 2, timeout=60_000)
     assert [panel.table.item(r, 0).text() for r in range(2)] == [
         "model00-F16-00001-of-00002.gguf  (2 parts)",
         "model00-Q8_0.gguf",
     ]
-    wait_until(lambda: panel.table.item(1, 1).text() != "…", 60, "the quantisation from the header")
+    qtbot.waitUntil(lambda: panel.table.item(1, 1).text() != "…", timeout=60_000)
     assert panel.table.item(1, 1).text() == "Q4_K_M"
-    wait_until(lambda: panel.table.item(0, 1).text() != "…", 60, "the split model's header")
+    qtbot.waitUntil(lambda: panel.table.item(0, 1).text() != "…", timeout=60_000)
     assert panel.table.item(0, 1).text() == "?"  # its shards are not GGUF: nothing is guessed from the name
     assert panel.table.item(0, 1).toolTip().startswith("cannot read the header")
     assert panel.table.item(1, 2).toolTip() == f"{model.stat().st_size:,} bytes"
@@ -65,7 +65,7 @@ def test_search_page_list_files_and_download_into_the_model_list(
     downloaded: list[Path] = []
     panel.downloaded.connect(downloaded.append)
     panel.download_buttons()[1].click()
-    wait_until(lambda: bool(downloaded) or "Downloaded" in panel.status.text(), 60, "the download")
+    qtbot.waitUntil(lambda: bool(downloaded) or "Downloaded" in panel.status.text(), timeout=60_000)
     assert downloaded == [tmp_path / "models" / "model00-Q8_0.gguf"]
     assert downloaded[0].read_bytes() == model.read_bytes()
     buttons = panel.download_buttons()
@@ -73,21 +73,19 @@ def test_search_page_list_files_and_download_into_the_model_list(
     assert buttons[1].toolTip() == "already on disk as model00-Q8_0.gguf"
     assert buttons[0].text() == "Download" and buttons[0].isEnabled()
     picker = window.picker.target
-    wait_until(
-        lambda: any("Downloaded Model" in picker.itemText(i) for i in range(picker.count())),
-        60,
-        "the picker to list the new model",
+    qtbot.waitUntil(
+        lambda: any("Downloaded Model" in picker.itemText(i) for i in range(picker.count())), timeout=60_000
     )
 
 
 def test_a_failed_download_says_why_and_re_enables_the_buttons(
-    make_window: Callable[..., MainWindow], hub: FakeHub, tmp_path: Path
+    make_window: Callable[..., MainWindow], hub: FakeHub, tmp_path: Path, qtbot: QtBot
 ) -> None:
     hub.add("org/Broken-GGUF", "broken-Q4_0.gguf", b"not a model at all" * 100)
     window = make_window()
     panel = window.discover
     panel.download("org/Broken-GGUF/broken-Q4_0.gguf")
-    wait_until(lambda: not panel.busy, 60, "the download to fail")
+    qtbot.waitUntil(lambda: not panel.busy, timeout=60_000)
     assert "is not a usable GGUF model" in panel.status.text()
     assert list((tmp_path / "models").glob("*.gguf*")) == []
 
@@ -112,6 +110,7 @@ def test_find_a_draft_for_the_target_and_download_the_best_in_one_click(
     tmp_path: Path,
     demo_pair: tuple[Path, Path],
     small_pair: tuple[Path, Path],
+    qtbot: QtBot,
 ) -> None:
     tiny = copy_tokenizer(demo_pair[1], tmp_path / "tiny.gguf")
     hub.add_path("someone/Qwen2.5-Coder-Tiny-GGUF", "tiny-Q4_K_M.gguf", tiny)
@@ -121,7 +120,7 @@ def test_find_a_draft_for_the_target_and_download_the_best_in_one_click(
     panel.find_drafts()  # nothing chosen in the Model tab (its folder is empty here)
     assert panel.status.text() == "Choose a target model in the Model tab first."
     panel.find_drafts(demo_pair[0])
-    wait_until(lambda: panel.drafts is not None, 120, "the draft search")
+    qtbot.waitUntil(lambda: panel.drafts is not None, timeout=120_000)
     assert panel.table.rowCount() == 1
     assert panel.table.item(0, 0).text() == "someone/Qwen2.5-Coder-Tiny-GGUF/tiny-Q4_K_M.gguf"
     assert "predicted" in panel.table.item(0, 0).toolTip()
@@ -130,12 +129,14 @@ def test_find_a_draft_for_the_target_and_download_the_best_in_one_click(
     downloaded: list[Path] = []
     panel.downloaded.connect(downloaded.append)
     panel.best_button.click()
-    wait_until(lambda: bool(downloaded) or (not panel.busy and "Downloaded" not in panel.status.text()), 120, "it")
+    qtbot.waitUntil(
+        lambda: bool(downloaded) or (not panel.busy and "Downloaded" not in panel.status.text()), timeout=120_000
+    )
     assert downloaded == [tmp_path / "models" / "tiny-Q4_K_M.gguf"]
 
 
 def test_a_file_already_in_the_library_shows_on_disk_and_is_not_downloaded_again(
-    make_window: Callable[..., MainWindow], hub: FakeHub, tmp_path: Path
+    make_window: Callable[..., MainWindow], hub: FakeHub, tmp_path: Path, qtbot: QtBot
 ) -> None:
     folder = tmp_path / "models"
     folder.mkdir()
@@ -151,9 +152,9 @@ def test_a_file_already_in_the_library_shows_on_disk_and_is_not_downloaded_again
     panel.query.setText("held")
     hub.set_info("org/Held-GGUF", downloads=1, likes=1)
     panel.search()
-    wait_until(lambda: panel.results.count() == 1, 60, "the search")
+    qtbot.waitUntil(lambda: panel.results.count() == 1, timeout=60_000)
     panel.results.setCurrentRow(0)
-    wait_until(lambda: panel.table.rowCount() == 2, 60, "the repository's files")
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 2, timeout=60_000)
     rows = {panel.table.item(r, 0).text(): r for r in range(2)}
     row = rows[long_name]
     label = panel.table.cellWidget(row, 0)
@@ -164,7 +165,7 @@ def test_a_file_already_in_the_library_shows_on_disk_and_is_not_downloaded_again
     assert panel.download_buttons()[rows["other-Q8_0.gguf"]].text() == "Download"
     assert panel.status.text().endswith("; 1 already on disk")
 
-    wait_until(lambda: all(panel.table.item(r, 1).text() != "…" for r in range(2)), 60, "the header reads")
+    qtbot.waitUntil(lambda: all(panel.table.item(r, 1).text() != "…" for r in range(2)), timeout=60_000)
     gets = len(hub.gets())
     panel.download(f"org/Held-GGUF/{long_name}")
     assert not panel.busy

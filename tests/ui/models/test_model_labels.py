@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
 
 from app.engine.llama.quantize import make_cheaper_draft
 from app.engine.llama.session import DrafterKind
 from app.ui.main_window import MainWindow
 from app.ui.models.library import draft_options, local_models
 from app.ui.settings.store import PairChoice
-from tests.ui.helpers import wait_until
 
 
 @dataclass(frozen=True)
@@ -60,12 +60,12 @@ def test_copies_of_one_model_and_the_cheaper_draft_get_labels_of_their_own(folde
 
 
 def test_the_picker_lists_them_apart_and_names_each_file_in_its_tooltip(
-    make_window: Callable[..., MainWindow], folder: Folder
+    make_window: Callable[..., MainWindow], folder: Folder, qtbot: QtBot
 ) -> None:
     window = make_window()
     window.picker.refresh(PairChoice(folder.target, folder.twin, DrafterKind.HYBRID))
     box = window.picker.draft
-    wait_until(lambda: box.count() >= 3, 60, "the draft list")
+    qtbot.waitUntil(lambda: box.count() >= 3, timeout=60_000)
     texts = [box.itemText(i) for i in range(box.count())]
     tips = [str(box.itemData(i, Qt.ItemDataRole.ToolTipRole)) for i in range(box.count())]
     assert len(set(texts)) == len(texts), texts

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from app.core.memory.estimate import Device
 from app.core.memory.verdict import DeviceVerdict, MemoryVerdict
@@ -32,7 +33,6 @@ from app.ui.models.pair_picker import PairPicker
 from app.ui.models.welcome_panel import WelcomePanel
 from app.ui.settings.store import GenerationSettings, PairChoice
 from app.ui.threads.background import Background
-from tests.ui.helpers import wait_until
 
 
 def _vocab(size: int, offset: int = 0) -> VocabInfo:
@@ -88,10 +88,10 @@ def as_large(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, small_pair: tuple[
     return target
 
 
-def test_the_pair_picker_says_why_no_draft_in_german(german: None, as_large: Path) -> None:
+def test_the_pair_picker_says_why_no_draft_in_german(german: None, as_large: Path, qtbot: QtBot) -> None:
     picker = PairPicker(Background())
     picker.refresh(PairChoice(as_large, None, DrafterKind.HYBRID))
-    wait_until(lambda: picker.drafter_kind() is DrafterKind.NGRAM and bool(picker.options), 120, "the n-gram fallback")
+    qtbot.waitUntil(lambda: picker.drafter_kind() is DrafterKind.NGRAM and bool(picker.options), timeout=120_000)
     assert "kein kompatibles Draft-Modell ist kleiner als das Zielmodell (" in picker.fallback_reason
     assert "kein kompatibles Draft-Modell ist kleiner" in picker.verdict.text()
     draft = next(o for o in picker.options if o.path is not None and o.path.name == "draft-a.gguf")

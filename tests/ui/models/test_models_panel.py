@@ -13,14 +13,14 @@ from app.engine.llama.session import DrafterKind
 from app.ui.models.memory_sources import estimate_state
 from app.ui.settings.store import GenerationSettings, PairChoice
 from tests.engine.model_files import write_gguf
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 
-def test_picker_ranks_drafts_explains_misfits_and_meter_estimates(make_window, small_pair, tmp_path):
+def test_picker_ranks_drafts_explains_misfits_and_meter_estimates(make_window, small_pair, tmp_path, qtbot):
     window = make_window()
     picker = window.picker
     picker.refresh(pair_choice(small_pair))
-    wait_until(lambda: picker.report is not None, 120, "the pair verdict")
+    qtbot.waitUntil(lambda: picker.report is not None, timeout=120_000)
     first = picker.options[0]
     assert first.compatible and first.path == small_pair[1]
     assert picker.report.compatible
@@ -30,7 +30,7 @@ def test_picker_ranks_drafts_explains_misfits_and_meter_estimates(make_window, s
     # A model with another vocabulary is listed after the compatible ones, with the rule it breaks.
     other = write_gguf(tmp_path / "other-vocab.gguf")
     picker.add_model(other, as_draft=True)
-    wait_until(lambda: any(o.path == other for o in picker.options) and picker.report is not None, 120, "the rescan")
+    qtbot.waitUntil(lambda: any(o.path == other for o in picker.options) and picker.report is not None, timeout=120_000)
     misfit = next(o for o in picker.options if o.path == other)
     assert not misfit.compatible and "vocabulary" in misfit.reason
     assert picker.options.index(misfit) > picker.options.index(first)
@@ -41,16 +41,16 @@ def test_picker_ranks_drafts_explains_misfits_and_meter_estimates(make_window, s
         return {label for bar in window.memory.state.bars for label, _ in bar.segments}
 
     wanted = {"target weights", "draft weights", "target KV cache", "draft KV cache"}
-    wait_until(lambda: window.memory.state.source == "estimate" and wanted <= labels(), 120, "the pair's estimate")
+    qtbot.waitUntil(lambda: window.memory.state.source == "estimate" and wanted <= labels(), timeout=120_000)
     assert window.memory.state.bars[0].budget and window.memory.state.level in ("fits", "tight")
 
-    load(window, picker.choice())
-    wait_until(lambda: window.memory.state.source == "measured", 60, "the measured meter")
+    load(qtbot, window, picker.choice())
+    qtbot.waitUntil(lambda: window.memory.state.source == "measured", timeout=60_000)
     measured = dict(window.memory.state.bars[0].segments)
     assert measured["target weights"] > 0.5 * small_pair[0].stat().st_size
 
 
-def test_first_run_welcome_then_a_local_model(make_window, small_pair, monkeypatch, tmp_path):
+def test_first_run_welcome_then_a_local_model(make_window, small_pair, monkeypatch, tmp_path, qtbot):
     empty = tmp_path / "no-models"
     empty.mkdir()
     monkeypatch.setenv("TANDEM_MODELS_DIR", str(empty))
@@ -61,22 +61,22 @@ def test_first_run_welcome_then_a_local_model(make_window, small_pair, monkeypat
     added = []
     window.welcome.model_added.connect(added.append)
     window.welcome.add_file(small_pair[0])
-    wait_until(lambda: bool(added), 60, "the model to be added")
+    qtbot.waitUntil(lambda: bool(added), timeout=60_000)
     assert window.stack.currentWidget() is window.chat
-    wait_until(lambda: window.picker.choice() is not None, 60, "the picker to list it")
+    qtbot.waitUntil(lambda: window.picker.choice() is not None, timeout=60_000)
     choice = window.picker.choice()
     assert choice == PairChoice(small_pair[0], None, DrafterKind.NGRAM)
     window.settings_panel.max_tokens.setValue(16)
-    load(window, choice)
-    assert send(window, "Say hello.").text.strip()
+    load(qtbot, window, choice)
+    assert send(qtbot, window, "Say hello.").text.strip()
 
 
-def test_preflight_sets_the_baseline(make_window, small_pair):
+def test_preflight_sets_the_baseline(make_window, small_pair, qtbot):
     window = make_window()
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     dialog = window.tools.run_preflight()
     assert dialog is not None
-    wait_until(lambda: dialog.complete, 600, "pre-flight")
+    qtbot.waitUntil(lambda: dialog.complete, timeout=600_000)
     assert dialog.report is not None
     assert dialog.recommendation.text()
     assert "target-only" in window.stats.baseline_note.text() and "pre-flight" in window.stats.baseline_note.text()

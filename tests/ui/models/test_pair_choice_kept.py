@@ -7,13 +7,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import PairChoice
 from tests.engine.hub_server import FakeHub, running_hub
 from tests.engine.model_files import write_gguf
-from tests.ui.helpers import wait_until
 
 
 @pytest.fixture
@@ -35,37 +35,37 @@ def models(
 
 
 def test_a_discover_download_leaves_the_chosen_pair_alone(
-    make_window: Callable[..., MainWindow], models: tuple[FakeHub, Path, list[Path]], tmp_path: Path
+    make_window: Callable[..., MainWindow], models: tuple[FakeHub, Path, list[Path]], tmp_path: Path, qtbot: QtBot
 ) -> None:
     hub, target, drafts = models
     window = make_window()
     picker = window.picker
     picker.refresh(PairChoice(target, drafts[0], DrafterKind.HYBRID))
-    wait_until(lambda: picker.report is not None, 120, "the pair verdict")
+    qtbot.waitUntil(lambda: picker.report is not None, timeout=120_000)
     # The user picks the other copy: the one the list does not put first.
     other = next(o for o in picker.options[1:] if o.compatible and o.path in drafts)
     picker.draft.setCurrentIndex(picker.options.index(other))
-    wait_until(lambda: picker.report is not None and picker.choice() is not None, 120, "the new verdict")
+    qtbot.waitUntil(lambda: picker.report is not None and picker.choice() is not None, timeout=120_000)
     chosen = picker.choice()
     assert chosen is not None and chosen.draft == other.path and chosen.drafter is DrafterKind.HYBRID
 
     hub.add("org/New-GGUF", "new-Q8_0.gguf", write_gguf(tmp_path / "new.gguf", name="Brand New").read_bytes())
     window.discover.download("org/New-GGUF/new-Q8_0.gguf")
     box = picker.target
-    wait_until(lambda: any("Brand New" in box.itemText(i) for i in range(box.count())), 120, "the rescan")
-    wait_until(lambda: picker.report is not None, 120, "the verdict after the rescan")
+    qtbot.waitUntil(lambda: any("Brand New" in box.itemText(i) for i in range(box.count())), timeout=120_000)
+    qtbot.waitUntil(lambda: picker.report is not None, timeout=120_000)
     assert picker.choice() == chosen
 
 
 def test_a_draft_as_large_as_the_target_is_never_the_default(
-    make_window: Callable[..., MainWindow], models: tuple[FakeHub, Path, list[Path]]
+    make_window: Callable[..., MainWindow], models: tuple[FakeHub, Path, list[Path]], qtbot: QtBot
 ) -> None:
     _hub, target, drafts = models
     window = make_window()
     picker = window.picker
     picker.refresh(PairChoice(target, None, DrafterKind.HYBRID))  # no draft named: the default rule decides
-    wait_until(lambda: any(o.path in drafts for o in picker.options), 120, "the draft list")
-    wait_until(lambda: picker.drafter_kind() is DrafterKind.NGRAM, 60, "the n-gram fallback")
+    qtbot.waitUntil(lambda: any(o.path in drafts for o in picker.options), timeout=120_000)
+    qtbot.waitUntil(lambda: picker.drafter_kind() is DrafterKind.NGRAM, timeout=60_000)
     assert "no compatible draft is smaller than the target" in picker.fallback_reason
     assert "smaller than the target" in picker.verdict.text()
     labels = [picker.draft.itemText(i) for i in range(picker.draft.count())]

@@ -18,6 +18,7 @@ import keyring.backends.fail
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
 
 from app.core.decoding.events import FinishReason
 from app.engine.llama.session import DrafterKind, PairConfig
@@ -35,7 +36,8 @@ from app.ui.settings.store import AppSettings
 from app.ui.threads.worker import LOCAL_ONLY
 from tests.engine.remote.replay_server import ReplayHandler, ReplayServer, chat_chunk
 from tests.paths import REPO_ROOT
-from tests.ui.helpers import Recorder, send, wait_until
+from tests.ui.helpers import Recorder, send
+from tests.ui.models.server_steps import connect, use
 
 ROOT = REPO_ROOT
 KEY = "test-key"
@@ -59,37 +61,10 @@ def tandem_server(small_pair: tuple[Path, Path]) -> Iterator[RunningServer]:
         yield running
 
 
-def connect(window: MainWindow, url: str, key: str = "") -> ServerChoice:
-    """Fill the Server form, press Connect and wait for the model list or the error line."""
-    window.picker.show_server(True)
-    choice = window.picker.server
-    assert window.picker.pages.currentWidget() is choice
-    choice.url.setText(url)
-    choice.key.setText(key)
-    QTest.mouseClick(choice.connect_button, Qt.MouseButton.LeftButton)
-    wait_until(
-        lambda: choice.connect_button.isEnabled() and (choice.models.count() > 0 or "✗" in choice.status.text()),
-        60,
-        "Connect to answer",
-    )
-    return choice
-
-
-def use(window: MainWindow, choice: ServerChoice) -> None:
-    """Press "Chat with this server" and wait until the window answers from it."""
-    assert choice.use_button.isEnabled(), choice.status.text()
-    QTest.mouseClick(choice.use_button, Qt.MouseButton.LeftButton)
-    wait_until(
-        lambda: window.controller.pair is not None and window.controller.pair.remote is not None,
-        30,
-        "the window to switch to the server",
-    )
-
-
-def start_reply(window: MainWindow, text: str) -> None:
+def start_reply(qtbot: QtBot, window: MainWindow, text: str) -> None:
     window.chat.prompt.setPlainText(text)
     QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    wait_until(lambda: window.controller.activity is Activity.GENERATING, 10, "the reply to start")
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.GENERATING, timeout=10_000)
 
 
 def last_reply(window: MainWindow) -> conversations.StoredMessage:
@@ -99,10 +74,10 @@ def last_reply(window: MainWindow) -> conversations.StoredMessage:
 
 
 def test_connect_lists_the_models_and_says_what_the_server_reports(
-    make_window: Callable[..., MainWindow], tandem_server: RunningServer, data_dir: Path
+    make_window: Callable[..., MainWindow], tandem_server: RunningServer, data_dir: Path, qtbot: QtBot
 ) -> None:
     window = make_window()
-    choice = connect(window, tandem_server.url, KEY)
+    choice = connect(qtbot, window, tandem_server.url, KEY)
     assert [choice.models.itemText(i) for i in range(choice.models.count())] == [tandem_server.engine.model_name]
     assert choice.connected_kind is ServerKind.TANDEM and "Tandem" in choice.kind.text()
     assert choice.note.text() == KIND_NOTES[ServerKind.TANDEM]
@@ -111,7 +86,7 @@ def test_connect_lists_the_models_and_says_what_the_server_reports(
     assert str(path) in choice.key_location.text()
     assert json.loads(path.read_text()) == {tandem_server.url: KEY}
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    use(window, choice)
+    use(qtbot, window, choice)
     # The next start fills the form in with the server, its model and the remembered key.
     again = ServerChoice(window.background)
     again.restore(AppSettings().remote())
@@ -120,47 +95,47 @@ def test_connect_lists_the_models_and_says_what_the_server_reports(
 
 
 def test_refused_connection_and_wrong_key_each_get_one_clear_line(
-    make_window: Callable[..., MainWindow], tandem_server: RunningServer, data_dir: Path
+    make_window: Callable[..., MainWindow], tandem_server: RunningServer, data_dir: Path, qtbot: QtBot
 ) -> None:
     window = make_window()
-    choice = connect(window, f"http://127.0.0.1:{free_port()}/v1")
+    choice = connect(qtbot, window, f"http://127.0.0.1:{free_port()}/v1")
     assert choice.status.text().startswith("✗ cannot connect to http://127.0.0.1:")
     assert "\n" not in choice.status.text() and not choice.use_button.isEnabled()
-    choice = connect(window, tandem_server.url, "wrong-key")
+    choice = connect(qtbot, window, tandem_server.url, "wrong-key")
     assert "refused the API key (401)" in choice.status.text()
     assert choice.models.count() == 0 and not choice.use_button.isEnabled()
     assert not (data_dir / KEY_FILE).exists()  # a refused key is not remembered
-    choice = connect(window, "gpu-box:8080")
+    choice = connect(qtbot, window, "gpu-box:8080")
     assert "must start with http://" in choice.status.text()
-    choice = connect(window, "http://no-such-host.invalid:8080/v1")
+    choice = connect(qtbot, window, "http://no-such-host.invalid:8080/v1")
     assert choice.status.text() == "✗ cannot resolve the server's name in http://no-such-host.invalid:8080/v1"
 
 
 def test_a_server_that_never_answers_times_out_in_one_line(
-    make_window: Callable[..., MainWindow], monkeypatch: pytest.MonkeyPatch
+    make_window: Callable[..., MainWindow], monkeypatch: pytest.MonkeyPatch, qtbot: QtBot
 ) -> None:
     monkeypatch.setattr(server_choice, "CONNECT_TIMEOUT_S", 1.0)
     with socket.socket() as silent:  # accepts connections (the backlog) and never says a word
         silent.bind(("127.0.0.1", 0))
         silent.listen()
         url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
-        choice = connect(make_window(), url)
+        choice = connect(qtbot, make_window(), url)
     assert choice.status.text() == f"✗ {url} did not answer in time (ReadTimeout)"
 
 
 def test_a_reply_from_tandem_serve_streams_with_origins_and_is_stored(
-    make_window: Callable[..., MainWindow], tandem_server: RunningServer, data_dir: Path
+    make_window: Callable[..., MainWindow], tandem_server: RunningServer, data_dir: Path, qtbot: QtBot
 ) -> None:
     window = make_window()
     window.settings_panel.max_tokens.setValue(32)
-    use(window, connect(window, tandem_server.url, KEY))
+    use(qtbot, window, connect(qtbot, window, tandem_server.url, KEY))
     assert window.pair_status.text() == window.controller.pair.remote.label  # type: ignore[union-attr]
     # The local-only tools are off while a server answers, and say why.
     for action in (window.tools.ab_action, window.tools.sweep_action, window.tools.preflight_action):
         assert not action.isEnabled() and action.toolTip() == LOCAL_ONLY
     assert not window.memory.isEnabled()
     recorder = Recorder(window)
-    finished = send(window, "Name three colours.", recorder)
+    finished = send(qtbot, window, "Name three colours.", recorder)
     assert finished.text and finished.reason in (FinishReason.EOG, FinishReason.MAX_TOKENS)
     shown = window.chat.view.messages[-1]
     assert "".join(t.text for t in shown.tokens) == finished.text
@@ -177,7 +152,7 @@ def test_a_reply_from_tandem_serve_streams_with_origins_and_is_stored(
 
 
 def test_a_server_killed_mid_reply_leaves_the_partial_reply_stored_as_failed(
-    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
     serve = subprocess.Popen(
         [sys.executable, "main.py", "serve", "--port", "0", "--target", str(small_pair[0]), "--draft",
@@ -191,14 +166,14 @@ def test_a_server_killed_mid_reply_leaves_the_partial_reply_stored_as_failed(
         url = line.rsplit(" at ", 1)[1].strip()
         window = make_window()
         window.settings_panel.max_tokens.setValue(600)
-        use(window, connect(window, url))
+        use(qtbot, window, connect(qtbot, window, url))
         recorder = Recorder(window)
-        start_reply(window, LONG)
-        wait_until(lambda: len(recorder.steps) >= 4, 120, "a few steps from the server")
+        start_reply(qtbot, window, LONG)
+        qtbot.waitUntil(lambda: len(recorder.steps) >= 4, timeout=120_000)
         serve.kill()
         serve.wait(30)
-        wait_until(lambda: bool(recorder.errors), 60, "the broken stream to be reported")
-        wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+        qtbot.waitUntil(lambda: bool(recorder.errors), timeout=60_000)
+        qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=30_000)
     finally:
         serve.kill()
         serve.wait(30)
@@ -215,7 +190,9 @@ def test_a_server_killed_mid_reply_leaves_the_partial_reply_stored_as_failed(
     assert stored.content.startswith("".join(s.text for s in recorder.steps[:4]))
 
 
-def test_stop_cuts_the_stream_of_a_server_that_has_gone_silent(make_window: Callable[..., MainWindow]) -> None:
+def test_stop_cuts_the_stream_of_a_server_that_has_gone_silent(
+    make_window: Callable[..., MainWindow], qtbot: QtBot
+) -> None:
     release = threading.Event()
 
     def one_chunk_then_silence(handler: ReplayHandler) -> None:
@@ -224,16 +201,16 @@ def test_stop_cuts_the_stream_of_a_server_that_has_gone_silent(make_window: Call
 
     with ReplayServer(one_chunk_then_silence) as server:
         window = make_window()
-        choice = connect(window, server.url)
+        choice = connect(qtbot, window, server.url)
         assert choice.connected_kind is ServerKind.PLAIN and choice.note.text() == KIND_NOTES[ServerKind.PLAIN]
-        use(window, choice)
+        use(qtbot, window, choice)
         recorder = Recorder(window)
-        start_reply(window, "Tell me a story.")
-        wait_until(lambda: len(recorder.steps) == 1, 30, "the first chunk")
+        start_reply(qtbot, window, "Tell me a story.")
+        qtbot.waitUntil(lambda: len(recorder.steps) == 1, timeout=30_000)
         window.controller.stop()
         # Far sooner than the silence ends: Stop shut the socket under the blocked read.
-        wait_until(lambda: bool(recorder.finished or recorder.errors), 20, "Stop to end the reply")
-        wait_until(lambda: window.controller.activity is Activity.IDLE, 10, "the window to go idle")
+        qtbot.waitUntil(lambda: bool(recorder.finished or recorder.errors), timeout=20_000)
+        qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=10_000)
         release.set()
     assert not recorder.errors, recorder.errors
     assert recorder.finished and recorder.finished[-1].reason is FinishReason.CANCELLED
@@ -249,15 +226,15 @@ def test_stop_cuts_the_stream_of_a_server_that_has_gone_silent(make_window: Call
 
 @pytest.mark.skipif(find_binary() is None, reason="llama-server is not built (scripts/build_llama_server.sh)")
 def test_llama_server_replies_are_coloured_by_its_verify_steps(
-    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
     with LlamaServerProcess(small_pair[0], small_pair[1], n_ctx=1024, threads=1) as server:
         window = make_window()
         window.settings_panel.max_tokens.setValue(48)
-        choice = connect(window, server.url)
+        choice = connect(qtbot, window, server.url)
         assert choice.connected_kind is ServerKind.LLAMA_SERVER
-        use(window, choice)
-        finished = send(window, "Write a Python function that adds two numbers.")
+        use(qtbot, window, choice)
+        finished = send(qtbot, window, "Write a Python function that adds two numbers.")
     stored = last_reply(window)
     assert stored.content == finished.text and "draft" in {t.origin for t in stored.tokens}
     assert stored.meta["drafter"] == "server (llama-server)" and finished.stats.drafted > 0
@@ -267,7 +244,9 @@ def test_llama_server_replies_are_coloured_by_its_verify_steps(
     assert f"({finished.stats.accepted}/{finished.stats.drafted})" in window.stats.acceptance.text()
 
 
-def test_a_malformed_event_ends_the_reply_with_all_its_text_kept(make_window: Callable[..., MainWindow]) -> None:
+def test_a_malformed_event_ends_the_reply_with_all_its_text_kept(
+    make_window: Callable[..., MainWindow], qtbot: QtBot
+) -> None:
     # llama-server's running counters: " two" opens a verify step that kept 2 of 3 drafts, so the
     # engine holds it back until the step's third token, which never comes.
     def garbage_mid_step(handler: ReplayHandler) -> None:
@@ -282,11 +261,11 @@ def test_a_malformed_event_ends_the_reply_with_all_its_text_kept(make_window: Ca
 
     with ReplayServer(garbage_mid_step) as server:
         window = make_window()
-        use(window, connect(window, server.url))
+        use(qtbot, window, connect(qtbot, window, server.url))
         recorder = Recorder(window)
-        start_reply(window, "Count.")
-        wait_until(lambda: bool(recorder.errors), 30, "the malformed event to be reported")
-        wait_until(lambda: window.controller.activity is Activity.IDLE, 10, "the window to go idle")
+        start_reply(qtbot, window, "Count.")
+        qtbot.waitUntil(lambda: bool(recorder.errors), timeout=30_000)
+        qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=10_000)
     assert recorder.errors == [
         "the server sent an event Tandem cannot read: malformed JSON '{not json': the partial reply is kept"
     ]

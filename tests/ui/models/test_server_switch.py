@@ -13,23 +13,24 @@ import httpx2
 import openai
 import pytest
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.ui.chat.controller import Activity
 from app.ui.main_window import MainWindow
 from app.ui.models.server_switch import SharedServerEngine
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 ASK = [{"role": "user", "content": "Name three colours."}]
 LONG = "Write a long story about a dragon who learns to cook. Use at least 500 words."
 
 
-def serving_window(make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]) -> MainWindow:
+def serving_window(qtbot: QtBot, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]) -> MainWindow:
     window = make_window()
     window.settings_panel.n_threads.setValue(1)
     window.settings_panel.n_ctx.setValue(1024)
     assert not window.server_switch.toggle.isEnabled()  # nothing loaded: nothing to serve
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     switch = window.server_switch
     assert switch.toggle.isEnabled()
     switch.port.setValue(0)  # any free port: the tests must not depend on 8080 being free
@@ -47,9 +48,9 @@ def refused(url: str) -> bool:
 
 
 def test_the_switch_serves_the_loaded_pair_to_the_openai_client_and_counts_requests(
-    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
-    window = serving_window(make_window, small_pair)
+    window = serving_window(qtbot, make_window, small_pair)
     switch = window.server_switch
     url = switch.url.text()
     assert url.startswith("http://127.0.0.1:") and url.endswith("/v1")
@@ -68,7 +69,7 @@ def test_the_switch_serves_the_loaded_pair_to_the_openai_client_and_counts_reque
 
     worker = threading.Thread(target=talk)
     worker.start()
-    wait_until(lambda: not worker.is_alive(), 300, "the client's requests")
+    qtbot.waitUntil(lambda: not worker.is_alive(), timeout=300_000)
     assert results["models"] == [small_pair[0].stem]
     reply = results["reply"]
     assert reply.choices[0].message.content
@@ -79,15 +80,15 @@ def test_the_switch_serves_the_loaded_pair_to_the_openai_client_and_counts_reque
     switch.refresh()
     assert switch.counts.text() == "2 requests served · 0 waiting"
     # The chat still works on the same models, and nothing was loaded twice.
-    assert send(window, "Say hello.").text
+    assert send(qtbot, window, "Say hello.").text
     switch.toggle.setChecked(False)
     assert switch.server is None and switch.url.text() == "" and refused(url)
 
 
 def test_a_request_waits_while_the_chat_replies_and_the_window_closes_the_server(
-    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
-    window = serving_window(make_window, small_pair)
+    window = serving_window(qtbot, make_window, small_pair)
     switch = window.server_switch
     url = switch.url.text()
     engine = switch.engine
@@ -95,20 +96,20 @@ def test_a_request_waits_while_the_chat_replies_and_the_window_closes_the_server
     window.settings_panel.max_tokens.setValue(400)
     window.chat.prompt.setPlainText(LONG)
     window.chat.send_requested.emit(LONG)
-    wait_until(lambda: window.controller.activity is Activity.GENERATING, 10, "the chat reply to start")
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.GENERATING, timeout=10_000)
     client = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=300)
     answer: dict[str, Any] = {}
     requester = threading.Thread(
         target=lambda: answer.update(reply=client.chat.completions.create(model="x", messages=ASK, max_tokens=8))
     )
     requester.start()
-    wait_until(lambda: engine.queued == 1, 30, "the request to queue behind the chat reply")
+    qtbot.waitUntil(lambda: engine.queued == 1, timeout=30_000)
     switch.refresh()
     assert switch.counts.text() == "0 requests served · 1 waiting"
     window.controller.stop()  # the chat's turn ends; the request's begins
-    wait_until(lambda: not requester.is_alive(), 300, "the queued request")
+    qtbot.waitUntil(lambda: not requester.is_alive(), timeout=300_000)
     assert answer["reply"].choices[0].message.content
-    wait_until(lambda: switch.counts.text() == "1 request served · 0 waiting", 5, "the counts to update")
+    qtbot.waitUntil(lambda: switch.counts.text() == "1 request served · 0 waiting", timeout=5_000)
     window.close()
     assert switch.server is None and refused(url)
 
@@ -132,7 +133,10 @@ def test_a_port_in_use_is_said_and_the_switch_stays_off(
 
 
 def test_the_switch_refuses_other_origins_allows_the_listed_one_and_logs_when_asked(
-    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], capfd: pytest.CaptureFixture[str]
+    make_window: Callable[..., MainWindow],
+    small_pair: tuple[Path, Path],
+    capfd: pytest.CaptureFixture[str],
+    qtbot: QtBot,
 ) -> None:
     window = make_window()
     switch = window.server_switch
@@ -162,7 +166,7 @@ def test_the_switch_refuses_other_origins_allows_the_listed_one_and_logs_when_as
     switch.log_requests.setChecked(True)
     switch.toggle.setChecked(True)
     assert httpx2.get(switch.url.text() + "/models", timeout=30).status_code == 200
-    wait_until(lambda: " GET /v1/models 200 - tokens " in capfd.readouterr().err, 10, "the log line")
+    qtbot.waitUntil(lambda: " GET /v1/models 200 - tokens " in capfd.readouterr().err, timeout=10_000)
     switch.toggle.setChecked(False)
     # What started the server is what the next window offers: the port, the pages, the log choice.
     again = make_window()

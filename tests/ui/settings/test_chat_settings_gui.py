@@ -13,19 +13,19 @@ from app.ui.settings.panel import SettingsPanel
 from tests.ui.helpers import Recorder, load, pair_choice, send
 
 
-def _window(make_window, small_pair):
+def _window(qtbot, make_window, small_pair):
     window = make_window()
     window.settings_panel.max_tokens.setValue(16)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     return window
 
 
-def test_each_chat_keeps_its_own_system_prompt(make_window, small_pair):
-    window = _window(make_window, small_pair)
+def test_each_chat_keeps_its_own_system_prompt(make_window, small_pair, qtbot):
+    window = _window(qtbot, make_window, small_pair)
     panel, store, recorder = window.settings_panel, window.store, Recorder(window)
     panel.system_prompt.setPlainText("You are chat A.")
     assert panel.chat_title.text() == "<b>New chat</b>"
-    send(window, "Hello A.", recorder)
+    send(qtbot, window, "Hello A.", recorder)
     assert panel.chat_title.text() == "<b>This chat</b>"  # the settings shown are now chat A's
     chat_a = window.controller.conversation_id
     assert store.conversation_settings(chat_a)["system_prompt"] == "You are chat A."
@@ -34,7 +34,7 @@ def test_each_chat_keeps_its_own_system_prompt(make_window, small_pair):
     window.new_action.trigger()
     assert window.controller.conversation_id is None
     panel.system_prompt.setPlainText("You are chat B.")
-    send(window, "Hello B.", recorder)
+    send(qtbot, window, "Hello B.", recorder)
     chat_b = window.controller.conversation_id
     reply_b = window.controller.path[-1]
     assert reply_b.meta["produced_by"]["system_prompt"] == "You are chat B."
@@ -49,17 +49,17 @@ def test_each_chat_keeps_its_own_system_prompt(make_window, small_pair):
     assert window.controller.conversation_id == chat_a
     assert panel.system_prompt.toPlainText() == "You are chat A." and panel.temperature.value() == 0.5
     # A's next reply is produced with A's prompt, not with the last one typed anywhere.
-    send(window, "Again.", recorder)
+    send(qtbot, window, "Again.", recorder)
     produced = window.controller.path[-1].meta["produced_by"]
     assert produced["system_prompt"] == "You are chat A." and produced["sampling"]["temperature"] == 0.5
     window.conversations.select(chat_b)
     assert panel.system_prompt.toPlainText() == "You are chat B."
 
 
-def test_a_reply_records_and_shows_what_produced_it(make_window, small_pair):
-    window = _window(make_window, small_pair)
+def test_a_reply_records_and_shows_what_produced_it(make_window, small_pair, qtbot):
+    window = _window(qtbot, make_window, small_pair)
     window.settings_panel.seed.setValue(-1)
-    send(window, "Say hi.", Recorder(window))
+    send(qtbot, window, "Say hi.", Recorder(window))
     reply = window.controller.path[-1]
     produced = reply.meta["produced_by"]
     assert produced["target"] == small_pair[0].name and produced["draft"] == small_pair[1].name
@@ -75,11 +75,11 @@ def test_a_reply_records_and_shows_what_produced_it(make_window, small_pair):
     assert any(m.get("meta", {}).get("produced_by") == produced for m in exported["messages"])
 
 
-def test_the_chat_drafter_is_used_when_the_pair_allows_it(make_window, small_pair):
-    window = _window(make_window, small_pair)
+def test_the_chat_drafter_is_used_when_the_pair_allows_it(make_window, small_pair, qtbot):
+    window = _window(qtbot, make_window, small_pair)
     index = window.settings_panel.drafter.findData("ngram")
     window.settings_panel.drafter.setCurrentIndex(index)
-    send(window, "Repeat: one two three, one two three.", Recorder(window))
+    send(qtbot, window, "Repeat: one two three, one two three.", Recorder(window))
     reply = window.controller.path[-1]
     assert reply.meta["drafter"] == "ngram" and reply.meta["produced_by"]["drafter"] == "ngram"
     assert reply.meta["produced_by"]["draft"] is None

@@ -10,13 +10,13 @@ from pathlib import Path
 import keyring
 import keyring.backends.fail
 import pytest
+from pytestqt.qtbot import QtBot
 
 from app.engine.remote.credentials import HUB_TOKEN_ENTRY, KEY_FILE, CredentialStore
 from app.ui.main_window import MainWindow
 from app.ui.settings.hub_token_box import HubTokenBox
 from tests.engine.hub_server import FakeHub, running_hub
 from tests.engine.model_files import write_gguf
-from tests.ui.helpers import wait_until
 
 REPO = "meta-test/Gated-GGUF"
 FILE = "gated-q8_0.gguf"
@@ -58,15 +58,15 @@ def test_the_field_saves_and_forgets_the_token_in_the_key_file(qtbot, hub: FakeH
 
 
 def test_discover_lists_a_gated_repo_once_the_token_is_saved_in_settings(
-    make_window: Callable[..., MainWindow], hub: FakeHub
+    make_window: Callable[..., MainWindow], hub: FakeHub, qtbot: QtBot
 ) -> None:
     window = make_window()
     panel = window.discover
     panel.query.setText("gated")
     panel.search()
-    wait_until(lambda: panel.results.count() == 1, 60, "the search result")
+    qtbot.waitUntil(lambda: panel.results.count() == 1, timeout=60_000)
     panel.results.setCurrentRow(0)
-    wait_until(lambda: "is gated" in panel.status.text(), 60, "the gated answer")
+    qtbot.waitUntil(lambda: "is gated" in panel.status.text(), timeout=60_000)
     assert "Settings → Hugging Face token" in panel.status.text() and "the Hub answered 401" in panel.status.text()
     assert panel.table.rowCount() == 0
 
@@ -75,6 +75,6 @@ def test_discover_lists_a_gated_repo_once_the_token_is_saved_in_settings(
     box.save_button.click()
     panel.results.setCurrentRow(-1)
     panel.results.setCurrentRow(0)
-    wait_until(lambda: panel.table.rowCount() == 1, 60, "the gated repository's files")
+    qtbot.waitUntil(lambda: panel.table.rowCount() == 1, timeout=60_000)
     assert panel.table.item(0, 0).text() == FILE
     assert hub.log[-1].headers.get("authorization") == f"Bearer {RIGHT}"

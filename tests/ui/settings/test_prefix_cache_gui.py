@@ -5,29 +5,31 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+from pytestqt.qtbot import QtBot
+
 from app.engine.llama.prefix_cache import SUFFIX
 from app.engine.paths import prefix_cache_dir
 from app.ui.main_window import MainWindow
 from app.ui.settings.prefix_cache_box import LIMIT_KEY
 from app.ui.settings.store import AppSettings
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 LONG = "\n".join(f"Line {i}: the heron near Cork weighed {3 * i + 1} grams." for i in range(80))
 
 
 def test_a_long_prompt_is_saved_shown_and_cleared(
-    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
     window = make_window()
     box = window.settings_panel.prefix_cache_box
     cache = window.host.worker.prefix_cache
     assert cache is not None and box.cache is cache
     assert box.limit.value() == 4 and not box.clear_button.isEnabled()
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     assert window.controller.pair is not None
-    send(window, f"{LONG}\n\nWhich line weighs 31 grams? Answer with the line number.")
+    send(qtbot, window, f"{LONG}\n\nWhich line weighs 31 grams? Answer with the line number.")
     # The state is written after the finished event has gone out: wait for the files.
-    wait_until(lambda: len(cache.entries) == 2, 60, "the target's and the draft's states to be saved")
+    qtbot.waitUntil(lambda: len(cache.entries) == 2, timeout=60_000)
     box.refresh()
     assert "2 saved state" in box.usage.text() and "MiB" in box.usage.text() and box.clear_button.isEnabled()
     assert len(list(prefix_cache_dir().glob(f"*{SUFFIX}"))) == 2
@@ -39,16 +41,16 @@ def test_a_long_prompt_is_saved_shown_and_cleared(
 
 
 def test_the_learned_speeds_are_counted_and_forgotten(
-    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], data_dir: Path
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], data_dir: Path, qtbot: QtBot
 ) -> None:
     window = make_window()
     box = window.settings_panel.prefix_cache_box
     assert box.profiles is window.host.worker.profile_store
     assert box.profiles_usage.text() == "0 pairs" and not box.forget_button.isEnabled()
-    load(window, pair_choice(small_pair))
-    send(window, "Name three rivers.")
+    load(qtbot, window, pair_choice(small_pair))
+    send(qtbot, window, "Name three rivers.")
     stored = data_dir / "controller-profiles.json"
-    wait_until(stored.exists, 30, "the learned costs to be saved after the reply")
+    qtbot.waitUntil(stored.exists, timeout=30_000)
     box.refresh()
     assert box.profiles_usage.text() == "1 pair" and box.forget_button.isEnabled()
     box.forget_button.click()

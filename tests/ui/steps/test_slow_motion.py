@@ -14,10 +14,11 @@ import time
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtTest import QTest
+from pytestqt.qtbot import QtBot
 
 from app.core.decoding.events import FinishReason, StepEvent
 from app.ui.chat.controller import Activity
-from tests.ui.helpers import Recorder, load, pair_choice, wait_until
+from tests.ui.helpers import Recorder, load, pair_choice
 
 SLACK_S = 0.03
 
@@ -35,16 +36,16 @@ class TimedRecorder(Recorder):
         super()._step(event)
 
 
-def _window(make_window, small_pair, max_tokens: int):
+def _window(qtbot: QtBot, make_window, small_pair, max_tokens: int):
     window = make_window()  # a fixed draft length: every step drafts on this pair
     window.settings_panel.max_tokens.setValue(max_tokens)
     window.settings_panel.temperature.setValue(0.8)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     return window
 
 
-def test_slow_motion_holds_each_step_and_the_view_follows_the_reply(make_window, small_pair):
-    window = _window(make_window, small_pair, max_tokens=12)
+def test_slow_motion_holds_each_step_and_the_view_follows_the_reply(make_window, small_pair, qtbot):
+    window = _window(qtbot, make_window, small_pair, max_tokens=12)
     steps = window.steps
     steps.hold.setValue(0.5)
     steps.slow_action.trigger()
@@ -60,9 +61,9 @@ def test_slow_motion_holds_each_step_and_the_view_follows_the_reply(make_window,
 
     window.chat.prompt.setPlainText("Name three colours.")
     QTest.keyClick(window.chat.prompt, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
-    wait_until(look, 300, "the reply to finish")
+    qtbot.waitUntil(look, timeout=300_000)
     assert not recorder.errors, recorder.errors
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "the window to go idle")
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=30_000)
     assert len(recorder.times) >= 3, "too few steps to measure a gap"
     gaps = [b - a for a, b in zip(recorder.times, recorder.times[1:], strict=False)]
     print(f"\nslow motion 0.5 s: {len(recorder.times)} steps, gaps {min(gaps):.3f}-{max(gaps):.3f} s")
@@ -86,19 +87,19 @@ def test_slow_motion_holds_each_step_and_the_view_follows_the_reply(make_window,
     assert window.host.worker.step_hold == 0.0
 
 
-def test_stop_ends_the_reply_within_a_second_during_a_hold(make_window, small_pair):
-    window = _window(make_window, small_pair, max_tokens=200)
+def test_stop_ends_the_reply_within_a_second_during_a_hold(make_window, small_pair, qtbot):
+    window = _window(qtbot, make_window, small_pair, max_tokens=200)
     window.steps.hold.setValue(5.0)
     window.steps.slow_action.trigger()
     recorder = TimedRecorder(window)
     window.chat.prompt.setPlainText("Write a long story about a lighthouse keeper.")
     window.chat.send_button.click()
-    wait_until(lambda: len(recorder.steps) >= 1, 120, "the first step")
-    wait_until(lambda: time.monotonic() - recorder.times[0] > 0.3, 5, "the hold to begin")
+    qtbot.waitUntil(lambda: len(recorder.steps) >= 1, timeout=120_000)
+    qtbot.waitUntil(lambda: time.monotonic() - recorder.times[0] > 0.3, timeout=5_000)
     assert len(recorder.steps) == 1  # held: no second step within the 5 s
     pressed = time.monotonic()
     QTest.keyClick(window.chat.prompt, Qt.Key.Key_Escape)
-    wait_until(lambda: bool(recorder.finished), 5, "the stopped reply to finish")
+    qtbot.waitUntil(lambda: bool(recorder.finished), timeout=5_000)
     waited = time.monotonic() - pressed
     print(f"\nstop during a 5 s hold: finished {waited:.3f} s after Esc")
     assert waited < 1.0

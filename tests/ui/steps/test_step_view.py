@@ -20,7 +20,7 @@ from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
 from app.core.reply.step_words import explain
 from app.core.reply.token_record import TokenRecord
 from app.ui.steps.step_view import NO_STEPS
-from tests.ui.helpers import click_action, wait_until
+from tests.ui.helpers import click_action
 
 D, C, B, T = TokenOrigin.DRAFT, TokenOrigin.CORRECTED, TokenOrigin.BONUS, TokenOrigin.TARGET
 TOKENS = [
@@ -230,7 +230,7 @@ def test_play_advances_at_the_speed_and_stops_at_the_last_step(make_window, qtbo
     assert view.player.playing and view.play_button.text().endswith("Pause")
     seen: list[int | None] = []
     view.player.tick.connect(lambda: seen.append(view.current))
-    wait_until(lambda: not view.player.playing, 10, "play to reach the last step")
+    qtbot.waitUntil(lambda: not view.player.playing, timeout=10_000)
     assert view.current == 3 and seen[:3] == [1, 2, 3]
     qtbot.keyClick(view, Qt.Key.Key_Space)  # Play at the end replays from the first step
     assert view.player.playing and view.current == 0

@@ -4,7 +4,7 @@ one a reply to the chat runs, the file's text in it."""
 from __future__ import annotations
 
 from tests.ui.attachments.steps import click_paperclip, wait_read
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 NOTE = "The lighthouse keeper's cat is called Marmalade and sleeps on the third step."
 
@@ -16,16 +16,16 @@ def test_an_ab_run_on_a_chat_with_an_attachment_runs_the_prompt_with_the_file(
     note.write_text(NOTE + "\n")
     window = make_window()
     window.settings_panel.max_tokens.setValue(4)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     click_paperclip(qtbot, monkeypatch, window, [note])
-    wait_read(window)
-    send(window, "What is the cat called?")
+    wait_read(qtbot, window)
+    send(qtbot, window, "What is the cat called?")
     (stored,) = [a for m in window.controller.path for a in m.attachments]
     assert stored.text.strip() == NOTE  # the file lives in the chat's store now
 
     dialog = window.tools.run_ab(repeats=1, max_tokens=4)
     assert dialog is not None
-    wait_until(lambda: dialog.complete, 600, "the A/B runs")
+    qtbot.waitUntil(lambda: dialog.complete, timeout=600_000)
     assert [r.drafter.value for r in dialog.runs] == ["none", "model"]
     # What the target last ran (the second arm's prompt, then its few tokens) holds the file as the planner put it.
     target = window.host.worker._pair.target

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from app.engine.gguf.header import read_header
 from app.ui.chat.controller import Activity
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 
 def test_preflight_offers_and_makes_the_cheaper_draft(
@@ -17,8 +17,8 @@ def test_preflight_offers_and_makes_the_cheaper_draft(
 ) -> None:
     window = make_window()
     window.settings_panel.max_tokens.setValue(12)
-    load(window, pair_choice(small_pair))
-    reply = send(window, "Say hello.")
+    load(qtbot, window, pair_choice(small_pair))
+    reply = send(qtbot, window, "Say hello.")
     # Auto threads by default: the statistics say how many and that they were measured.
     assert reply.stats.threads_auto and reply.stats.threads >= 1
     assert window.stats.threads.text().startswith(f"{reply.stats.threads} (auto")
@@ -28,7 +28,7 @@ def test_preflight_offers_and_makes_the_cheaper_draft(
     monkeypatch.setenv("TANDEM_MODELS_DIR", str(folder))  # the copy goes here, not to the real models folder
     dialog = window.tools.run_preflight()
     assert dialog is not None
-    wait_until(lambda: dialog.complete, 600, "pre-flight")
+    qtbot.waitUntil(lambda: dialog.complete, timeout=600_000)
     # The detail is a chart of the predicted speedup per draft length; the table is folded away.
     predicted = [(float(p.k), float(p.speedup)) for p in dialog.report.predictions]
     assert dialog.chart.isVisibleTo(dialog) and dialog.chart.series[0].points == predicted
@@ -47,7 +47,7 @@ def test_preflight_offers_and_makes_the_cheaper_draft(
     dialog.cheaper_draft_made.connect(made.append)
     dialog.make_cheaper.setVisible(True)  # whether it pays depends on this machine; the making does not
     dialog.make_cheaper.click()
-    wait_until(lambda: bool(made) or "could not" in dialog.cheaper.text(), 300, "the cheaper draft")
+    qtbot.waitUntil(lambda: bool(made) or "could not" in dialog.cheaper.text(), timeout=300_000)
     assert made == [Path(verdict.path)], dialog.cheaper.text()
     assert read_header(made[0]).get("general.file_type") == 2  # LLAMA_FTYPE_MOSTLY_Q4_0
     assert "Made " in dialog.cheaper.text() and not dialog.make_cheaper.isVisibleTo(dialog)
@@ -58,16 +58,15 @@ def test_preflight_offers_and_makes_the_cheaper_draft(
     target = window.controller.pair.config.target
     dialog.use_cheaper.click()
     assert not dialog.isVisible()
-    wait_until(
+    qtbot.waitUntil(
         lambda: (
             window.controller.activity is Activity.IDLE
             and window.controller.pair is not None
             and window.controller.pair.config.draft == made[0]
         ),
-        300,
-        "the pair with the cheaper draft",
+        timeout=300_000,
     )
     assert window.controller.pair.config.target == target
-    reply = send(window, "Say hello.")
+    reply = send(qtbot, window, "Say hello.")
     assert reply.text  # it answers, with the copy as its draft
     assert window.app_settings.pair().draft == made[0]  # and it is the pair tried at the next start

@@ -16,13 +16,14 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
+from pytestqt.qtbot import QtBot
 
 from app.core.adaptive.cost_model import Prediction
 from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.bench.preflight import NOTE_NO_DRAFT, PreflightReport, format_report
 from app.ui.main_window import MainWindow
 from app.ui.tools.preflight_dialog import report_table
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 # The English the terminal printed for this report before the window had its own table (pinned byte for byte).
 _CLI_TEXT = (
@@ -103,10 +104,10 @@ def test_the_preflight_dialog_in_german_on_the_real_pair(
     german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot
 ) -> None:
     window = make_window()
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     dialog = window.tools.run_preflight()
     assert dialog is not None
-    wait_until(lambda: dialog.complete, 600, "pre-flight")
+    qtbot.waitUntil(lambda: dialog.complete, timeout=600_000)
     report = dialog.report
     assert report is not None
     qtbot.mouseClick(dialog.show_table, Qt.MouseButton.LeftButton)
@@ -126,19 +127,19 @@ def test_the_preflight_dialog_in_german_on_the_real_pair(
 
 
 def test_the_ab_progress_lines_in_german_on_the_real_pair(
-    german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
     window = make_window()
     window.settings_panel.max_tokens.setValue(12)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     loaded = window.picker.status.text()
     assert loaded.startswith("geladen in ") and "," in loaded  # the load time with its decimal comma
-    send(window, "Count from one to five.")
+    send(qtbot, window, "Count from one to five.")
     lines: list[str] = []
     window.host.worker.comparison_progress.connect(lines.append)
     dialog = window.tools.run_ab(repeats=1)
     assert dialog is not None
-    wait_until(lambda: dialog.complete, 600, "the A/B runs")
+    qtbot.waitUntil(lambda: dialog.complete, timeout=600_000)
     t = f"{dialog.runs[0].temperature:g}".replace(".", ",")
     assert lines == [f"Lauf 1 von 2: nur Zielmodell, Temperatur {t}", f"Lauf 2 von 2: Drafter Modell, Temperatur {t}"]
     assert dialog.progress_label.text() == "fertig"

@@ -11,16 +11,16 @@ from app.ui.chat.controller import Activity
 from app.ui.settings.store import AppSettings
 from app.ui.threads.stall_probe import StallProbe
 from app.ui.tools.ab_dialog import ABDialog
-from tests.ui.helpers import Recorder, load, pair_choice, send, wait_until
+from tests.ui.helpers import Recorder, load, pair_choice, send
 
 
 def test_ab_and_sweep(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(24)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     assert window.tools.run_ab() is None  # nothing to rerun yet
     window.settings_panel.system_prompt.setPlainText("You are terse. <|im_start|> stays text.")
-    send(window, "Count from one to ten.")
+    send(qtbot, window, "Count from one to ten.")
 
     dialog = window.tools.run_ab(repeats=2)
     assert dialog is not None
@@ -32,7 +32,7 @@ def test_ab_and_sweep(make_window, small_pair, qtbot):
     assert job.params.temperature == settings.sampling_params().temperature and job.repeats == 2
     assert window.controller.activity is Activity.COMPARING
     assert not window.chat.send_button.isEnabled()
-    wait_until(lambda: dialog.complete, 600, "the A/B runs")
+    qtbot.waitUntil(lambda: dialog.complete, timeout=600_000)
     # Interleaved repeats of both arms, all on the chat's own prompt and settings.
     assert [r.drafter.value for r in dialog.runs] == ["none", "model", "none", "model"]
     base_runs, spec_runs = dialog.arm("baseline"), dialog.arm("speculative")
@@ -59,20 +59,20 @@ def test_ab_and_sweep(make_window, small_pair, qtbot):
     qtbot.mouseClick(dialog.run_again, Qt.MouseButton.LeftButton)
     again = window.tools._dialog
     assert isinstance(again, ABDialog) and again is not dialog and again._job.repeats == 1
-    wait_until(lambda: again.complete, 600, "the second A/B")
+    qtbot.waitUntil(lambda: again.complete, timeout=600_000)
     assert [r.drafter.value for r in again.runs] == ["none", "model"]
     assert again.verdict is not None and again.verdict.ratio is None  # one run per side claims nothing
     assert "faster" not in again.summary.text()
     dialog = again
     assert "target-only" in window.stats.baseline_note.text()
     dialog.close()
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "idle after A/B")
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=30_000)
 
     # With the adaptive default on, the sweep still drafts at a fixed length: it measures acceptance.
     window.settings_panel.adaptive.setChecked(True)
     sweep = window.tools.run_sweep((0.0, 1.0), max_tokens=16)
     assert sweep is not None
-    wait_until(lambda: sweep.complete, 600, "the sweep")
+    qtbot.waitUntil(lambda: sweep.complete, timeout=600_000)
     points = sweep.points()
     assert [t for t, _ in points] == [0.0, 1.0]
     assert all(0.0 <= rate <= 1.0 for _, rate in points)
@@ -86,18 +86,18 @@ def test_ab_and_sweep(make_window, small_pair, qtbot):
     assert sweep.conclusion.text() == sweep_conclusion(exact, match)
     assert sweep.conclusion.text().endswith("at T=1")  # the hottest point swept
     sweep.close()
-    wait_until(lambda: window.controller.activity is Activity.IDLE, 30, "idle after the sweep")
-    assert send(window, "Say hi.").reason is not FinishReason.CANCELLED
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=30_000)
+    assert send(qtbot, window, "Say hi.").reason is not FinishReason.CANCELLED
 
 
-def test_event_loop_keeps_running_while_generating(make_window, small_pair):
+def test_event_loop_keeps_running_while_generating(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.max_tokens.setValue(48)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
     probe = StallProbe(10)
     probe.start()
-    send(window, "Describe the sea in two sentences.", recorder)
+    send(qtbot, window, "Describe the sea in two sentences.", recorder)
     summary = probe.stop()
     print("\nGUI event loop while generating:", summary.line())
     # Timing is recorded, not asserted; what is asserted is that the GUI thread
@@ -106,14 +106,14 @@ def test_event_loop_keeps_running_while_generating(make_window, small_pair):
     assert summary.ticks > 2 * len(recorder.steps)
 
 
-def test_old_turns_dropped_with_a_visible_notice(make_window, small_pair):
+def test_old_turns_dropped_with_a_visible_notice(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.n_ctx.setValue(256)
     window.settings_panel.max_tokens.setValue(16)
-    load(window, pair_choice(small_pair))
+    load(qtbot, window, pair_choice(small_pair))
     filler = "Here is some background about my garden, the weather and the neighbours. " * 5
     for i in range(4):
-        send(window, f"{filler} Question {i}: what should I plant?")
+        send(qtbot, window, f"{filler} Question {i}: what should I plant?")
         if window.chat.view.messages[-1].notice:
             break
     notice = window.chat.view.messages[-1].notice

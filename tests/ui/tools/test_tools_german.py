@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
+from pytestqt.qtbot import QtBot
 
 from app.core.adaptive.reasons import BEST_AT
 from app.core.bench.verdict import Spread, ab_verdict, sweep_conclusion, sweep_conclusion_words
@@ -27,7 +28,7 @@ from app.ui.stats.charts import tick_label
 from app.ui.stats.stats_panel import StatsPanel
 from app.ui.steps.launcher import explain_here
 from app.ui.steps.step_view import StepView
-from tests.ui.helpers import load, pair_choice, send, wait_until
+from tests.ui.helpers import load, pair_choice, send
 
 
 def _rejected_step(reason: str) -> StepRecord:
@@ -132,15 +133,15 @@ def test_preflight_advice_in_german(german: None) -> None:
 
 
 def test_the_ab_dialog_in_german_on_the_real_pair(
-    german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path]
+    german: None, make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
 ) -> None:
     window = make_window()
     window.settings_panel.max_tokens.setValue(16)
-    load(window, pair_choice(small_pair))
-    send(window, "Count from one to ten.")
+    load(qtbot, window, pair_choice(small_pair))
+    send(qtbot, window, "Count from one to ten.")
     dialog = window.tools.run_ab(repeats=2)
     assert dialog is not None
-    wait_until(lambda: dialog.complete, 600, "the A/B runs")
+    qtbot.waitUntil(lambda: dialog.complete, timeout=600_000)
     assert dialog.verdict is not None
     summary = dialog.summary.text()
     assert say(dialog.verdict.words) in summary and dialog.verdict.text not in summary
