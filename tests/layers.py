@@ -15,6 +15,10 @@ What a test needs is read from two places:
   helpers (a test calling ``run_cli`` from ``tests/cli/helpers.py`` starts a
   process because ``run_cli`` refers to :mod:`subprocess`).
 
+A test that starts a process through the app's own code (llama-server, an
+MCP server, pip, a build script) is marked by hand, ``@pytest.mark.subprocess``
+with a comment saying what it starts: the app is not read.
+
 A test that needs something it was not marked for is caught when it runs:
 :class:`SpawnGuard` fails a test outside the ``subprocess`` layer that starts
 a process, so a mark missed here shows up as a failure rather than as a slow
@@ -238,7 +242,7 @@ class SpawnGuard:
             return None
         return (
             f"{test_id} started a process but is not in the 'subprocess' layer: {spawned[0]}. "
-            "Use the cli_process fixture, or say why in tests/layers.py (_FIXTURE_LAYERS)."
+            "Mark it @pytest.mark.subprocess (saying what it starts) or use the cli_process fixture."
         )
 
 
@@ -274,6 +278,8 @@ class LayerRun:
                     for definition in definitions
                 ]
                 marks = layer_marks(item.path, item.fixturenames, item.obj, fixture_functions)
+            # Marked by hand: what a test reaches through the app's code (a server it starts, pip, a build).
+            marks |= {mark.name for mark in item.iter_markers() if mark.name in LAYERS}
             layer = layer_of(marks)
             item.stash[_LAYER] = layer
             for mark in sorted({*marks, layer}):

@@ -43,7 +43,9 @@ def test_test_sh_adds_the_test_tools_once_and_names_the_llama_server_it_uses(san
     assert done.returncode == 0, done.stderr
     assert f"test: llama-server {binary} (version: 0.5.0-dev (build 1, commit 0c1e570))" in done.stdout
     assert sum("-e .[test]" in c for c in sandbox.calls()) == 1
-    assert any(c.endswith("-m pytest -k nothing") for c in sandbox.calls())
+    assert any(
+        c.endswith("-m pytest --layer-stop --durations=30 --durations-min=1 -k nothing") for c in sandbox.calls()
+    )
     assert any(c.startswith("mypy") for c in sandbox.calls())
     again = sandbox.run("scripts/test.sh")
     assert again.returncode == 0, again.stderr

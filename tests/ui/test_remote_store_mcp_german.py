@@ -150,6 +150,7 @@ def test_the_window_on_a_corrupt_database_says_why_and_recovers_in_german(
     assert " Unterhaltungen, " in text and "wiederhergestellt" in text and "recovered" not in text
 
 
+@pytest.mark.subprocess  # the tools tab tries to start an MCP server
 def test_mcp_file_errors_and_a_failed_start_in_the_tools_tab_in_german(
     german: None, make_window: Callable[..., MainWindow], tmp_path: Path, qtbot: QtBot
 ) -> None:

@@ -76,6 +76,7 @@ def test_preflight_prints_json(small_pair: tuple[Path, Path], capsys) -> None:
     assert report["recommendation"] and len(report["verify_s"]) == 16 and report["wall_s"] > 0
 
 
+@pytest.mark.subprocess  # bench starts llama-server
 def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp_path: Path, capsys) -> None:
     """llama.cpp's own speculative decoding and target-only runs appear in the same report, same prompts."""
     from app.engine.remote.llama_server import find_binary
@@ -105,6 +106,7 @@ def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp
     assert rows["llama-server target"]["acceptance_rate"] == 0
 
 
+@pytest.mark.subprocess  # bench starts llama-server
 def test_bench_runs_the_cheaper_draft_beside_the_default_and_gives_llama_server_the_same_file(
     small_pair: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,6 +21,7 @@ def _spinners() -> list[psutil.Process]:
     return found
 
 
+@pytest.mark.subprocess  # the background load is processes
 def test_the_background_processes_run_during_the_block_and_are_gone_after_an_error() -> None:
     before = {p.pid for p in _spinners()}
     with pytest.raises(RuntimeError), background_load(2) as children:
@@ -31,6 +32,7 @@ def test_the_background_processes_run_during_the_block_and_are_gone_after_an_err
     assert {p.pid for p in _spinners()} <= before
 
 
+@pytest.mark.subprocess  # the background load is processes
 def test_auto_and_a_fixed_count_in_one_interleaved_report(small_pair: tuple[Path, Path], tmp_path: Path) -> None:
     out = tmp_path / "threads.json"
     before = {p.pid for p in _spinners()}

@@ -106,6 +106,7 @@ def _check_measured_breakdown(result: Measurement) -> None:
     assert shown == pytest.approx(result.rss_growth, rel=0.01)
 
 
+@pytest.mark.subprocess  # measured in a fresh process (app.engine.memory.measure)
 @pytest.mark.parametrize("n_ctx", [2048, 8192])
 def test_small_pair_estimate_within_15_percent(small_pair: tuple[Path, Path], n_ctx: int):
     target, draft = small_pair
@@ -124,6 +125,7 @@ def test_small_pair_estimate_within_15_percent(small_pair: tuple[Path, Path], n_
     os.environ.get("TANDEM_VALIDATE_DEMO") != "1",
     reason="loads 1.6 GB twice; set TANDEM_VALIDATE_DEMO=1 to check the Qwen pair (±10%)",
 )
+@pytest.mark.subprocess  # measured in a fresh process (app.engine.memory.measure)
 @pytest.mark.parametrize("n_ctx", [2048, 8192])
 def test_demo_pair_estimate_within_10_percent(demo_pair: tuple[Path, Path], n_ctx: int):
     target, draft = demo_pair

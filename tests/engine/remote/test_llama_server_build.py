@@ -37,6 +37,7 @@ def test_the_build_script_it_runs_is_the_repository_one() -> None:
     assert BUILD_SCRIPT.is_file() and BUILD_SCRIPT.name == "build_llama_server.sh"
 
 
+@pytest.mark.subprocess  # runs the build script
 def test_missing_binary_is_built_once_saying_so_in_one_line(empty_cache: Path, tmp_path: Path) -> None:
     out = f"$TANDEM_CACHE/llama-server-{VERSION}"
     script = _build_script(tmp_path, f'mkdir -p "{out}"; printf "#!/bin/sh\\n" >"{out}/llama-server"; '
@@ -50,6 +51,7 @@ def test_missing_binary_is_built_once_saying_so_in_one_line(empty_cache: Path, t
     assert ensure_binary(said.append, script) == path and len(said) == 1  # found: no second build
 
 
+@pytest.mark.subprocess  # runs the build script
 def test_a_failed_build_is_an_error_with_its_last_words(empty_cache: Path, tmp_path: Path) -> None:
     script = _build_script(tmp_path, 'echo "build_llama_server: cmake is needed" >&2; exit 2')
     with pytest.raises(TandemError, match="building llama-server failed: build_llama_server: cmake is needed"):

@@ -224,6 +224,7 @@ def test_stop_cuts_the_stream_of_a_server_that_has_gone_silent(
     assert "no draft statistics" in window.chat.view.messages[-1].footer
 
 
+@pytest.mark.subprocess  # the window starts llama-server
 @pytest.mark.skipif(find_binary() is None, reason="llama-server is not built (scripts/build_llama_server.sh)")
 def test_llama_server_replies_are_coloured_by_its_verify_steps(
     make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
