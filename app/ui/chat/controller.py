@@ -54,7 +54,7 @@ from app.ui.chat.reply.demo_switch import DemoSwitch
 from app.ui.chat.reply.live import LiveReply
 from app.ui.chat.reply.saving import ReplySaver, UnsavedReply
 from app.ui.chat.reply.words import drafter_words, info_label, message_actions, view_message
-from app.ui.chat.tools.flow import ToolFlow
+from app.ui.chat.tools.flow import ToolChat, ToolFlow
 from app.ui.chat.tree.actions import TreeActions
 from app.ui.chat.view.chat_view import ViewMessage
 from app.ui.i18n.words import number, say_error
@@ -138,7 +138,25 @@ class ChatController(QObject):
         self.demo = DemoSwitch(store=lambda: self.store, view=panel.view, conversation=lambda: self.conversation_id)
         self.demo.setParent(self)
         self.demo.status.connect(self.status)
-        self.tool_flow = ToolFlow(self)  # MCP tools: offered to each reply, its calls asked about and stored
+        # MCP tools: offered to each reply, its calls asked about and stored.
+        self.tool_flow = ToolFlow(
+            panel=panel,
+            chat=ToolChat(
+                store=lambda: self.store,
+                conversation=lambda: self.conversation_id,
+                path=lambda: self.path,
+                remote=lambda: self.pair is not None and self.pair.remote is not None,
+                unsaved=lambda: self.unsaved is not None,
+                quiet=lambda: self.activity in (Activity.IDLE, Activity.TOOLS),
+                reload=self.reload,
+                tools_running=self.set_tools_running,
+                reply_to_branch=self.reply_to_branch,
+            ),
+            parent=self,
+        )
+        self.reply_finished.connect(self.tool_flow.reply_finished)
+        self.chat_settings_changed.connect(lambda _settings: self.tool_flow.settings_changed())
+        self.tool_flow.status.connect(self.status)
         worker = host.worker
         worker.loaded.connect(self._on_loaded)
         worker.prompt_ready.connect(self._on_prompt_ready)

@@ -4,7 +4,7 @@ The policy is the engine's :class:`~app.engine.tools.tool_loop.ToolLoop`, the
 one ``chat --mcp`` runs; the window drives its steps without blocking the GUI
 thread. Each reply is an ordinary reply (planned and streamed on the engine
 thread, stored by the controller) given :meth:`ToolFlow.offered`'s tools.
-When it ends, :meth:`ToolFlow._on_reply_finished` reads it for calls: the
+When it ends, :meth:`ToolFlow.reply_finished` reads it for calls: the
 reply is stored with its calls (its text outside them as its content), each
 call is shown in the Allow once / Always in this chat / Deny dialog (unless
 this chat allowed its tool always), run on a pool thread (the MCP client
@@ -23,8 +23,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, QObject, QUrl, QUrlQuery, Signal
 from PySide6.QtWidgets import QWidget
@@ -35,12 +35,12 @@ from app.core.reply.end import EndKind, ReplyEnd
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolResult, ToolSpec
 from app.core.tools.turns import CHAT_TOOLS_KEY, Approval, ChatTools, ToolOutcome, calls_meta, calls_of_meta
-from app.engine.store.conversations import StoredMessage
+from app.engine.store.conversations import ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.engine.tools.mcp_client import DEFAULT_CALL_TIMEOUT, McpClient
 from app.engine.tools.mcp_file import read_mcp_file
 from app.engine.tools.tool_loop import DEFAULT_MAX_TOOL_CALLS, ToolLoop, enabled_tools
-from app.ui.chat.activity import Activity
+from app.ui.chat.panel import ChatPanel
 from app.ui.chat.tools.dialogs import ask_call, confirm_server_start
 from app.ui.chat.tools.tool_list import ToolListBox
 from app.ui.chat.view.chat_view import ViewMessage
@@ -48,21 +48,40 @@ from app.ui.i18n.words import say, say_error
 from app.ui.settings.mcp_box import McpBox
 from app.ui.threads.background import Background
 
-if TYPE_CHECKING:
-    from app.ui.chat.controller import ChatController
-
 TOGGLE = "tandem-tool:toggle"  # a result's "show all" / "fold" link
 _FOLDED = 120  # characters of a result's first line shown while folded
 
 
+@dataclass(frozen=True, kw_only=True)
+class ToolChat:
+    """What the tool loop asks of the open chat and does to it (the chat controller's part)."""
+
+    store: Callable[[], ChatStore]
+    conversation: Callable[[], int | None]  # the open chat (None: not created yet)
+    path: Callable[[], list[StoredMessage]]  # the open branch as shown
+    remote: Callable[[], bool]  # replies come from a server: no tools are offered
+    unsaved: Callable[[], bool]  # the last reply waits to be stored: its calls do not run
+    quiet: Callable[[], bool]  # no reply streams: the chat may be redrawn
+    reload: Callable[[], None]  # redraw the open branch from the store
+    tools_running: Callable[[bool], None]  # calls are being asked about or run (the window's activity)
+    reply_to_branch: Callable[[bool], bool]  # start the next reply (True: in place of the last); False if it cannot
+
+
 class ToolFlow(QObject):
-    """The window's side of the tool loop: servers, the chat's tool choices, calls asked, run and stored."""
+    """The window's side of the tool loop: servers, the chat's tool choices, calls asked, run and stored.
+
+    The chat controller hands it the panel and a :class:`ToolChat`, and calls
+    :meth:`reply_finished` with each reply's end and :meth:`settings_changed`
+    when the open chat's settings change.
+    """
 
     tools_changed = Signal()  # the tools on offer (or the status line) changed
+    status = Signal(str)  # a line for the status bar
 
-    def __init__(self, controller: ChatController) -> None:
-        super().__init__(controller)
-        self.controller = controller
+    def __init__(self, *, panel: ChatPanel, chat: ToolChat, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.panel = panel
+        self.chat = chat
         self.background = Background(self, workers=1)  # one call at a time, in order
         self.client: McpClient | None = None
         self.tools: tuple[ToolSpec, ...] = ()
@@ -79,9 +98,7 @@ class ToolFlow(QObject):
         self._queue: list[ToolCall] = []
         self._pending = ChatTools()  # the choices of a chat not created yet
         self._expanded: set[int] = set()  # tool messages unfolded
-        controller.reply_finished.connect(self._on_reply_finished)
-        controller.chat_settings_changed.connect(lambda _settings: self._show_list())
-        controller.panel.view.anchorClicked.connect(self._on_link)
+        panel.view.anchorClicked.connect(self._on_link)
 
     # -- the servers ---------------------------------------------------------------------
 
@@ -159,17 +176,18 @@ class ToolFlow(QObject):
 
     def chat_tools(self) -> ChatTools:
         """The open chat's choices (a chat not created yet: those it will start with)."""
-        cid = self.controller.conversation_id
+        cid = self.chat.conversation()
         if cid is None:
             return self._pending
+        store = self.chat.store()
         try:
-            settings = self.controller.store.conversation_settings(cid)
+            settings = store.conversation_settings(cid)
             fresh = self._pending != ChatTools() and CHAT_TOOLS_KEY not in settings
             # A chat just created (its first message only) keeps what was chosen before it existed.
-            if fresh and len(self.controller.store.messages(cid, with_tokens=False)) <= 1:
+            if fresh and len(store.messages(cid, with_tokens=False)) <= 1:
                 self._save_chat_tools(self._pending, cid)
                 self._pending = ChatTools()
-                settings = self.controller.store.conversation_settings(cid)
+                settings = store.conversation_settings(cid)
             return ChatTools.from_settings(settings)
         except KeyError:
             return ChatTools()
@@ -179,14 +197,19 @@ class ToolFlow(QObject):
             self._pending = tools
             return
         try:
-            settings = dict(self.controller.store.conversation_settings(cid))
+            store = self.chat.store()
+            settings = dict(store.conversation_settings(cid))
             settings[CHAT_TOOLS_KEY] = tools.to_dict()
-            self.controller.store.set_conversation_settings(cid, settings)
+            store.set_conversation_settings(cid, settings)
         except (KeyError, StoreWriteError) as exc:
-            self.controller.panel.banner.show_message(say_error(exc))
+            self.panel.banner.show_message(say_error(exc))
 
     def _set_off(self, off: frozenset[str]) -> None:
-        self._save_chat_tools(dataclasses.replace(self.chat_tools(), off=off), self.controller.conversation_id)
+        self._save_chat_tools(dataclasses.replace(self.chat_tools(), off=off), self.chat.conversation())
+
+    def settings_changed(self) -> None:
+        """The open chat (or its settings) changed: its tool choices are shown."""
+        self._show_list()
 
     def _show_list(self) -> None:
         if self.box is not None:
@@ -205,10 +228,8 @@ class ToolFlow(QObject):
 
     def offered(self) -> tuple[ToolSpec, ...]:
         """The tools the reply about to start is given (the controller asks as it starts each reply)."""
-        controller = self.controller
-        cid = controller.conversation_id
-        remote = controller.pair is not None and controller.pair.remote is not None
-        if self.client is None or not self.tools or cid is None or remote:
+        cid = self.chat.conversation()
+        if self.client is None or not self.tools or cid is None or self.chat.remote():
             self._loop, self._chain = None, False
             return ()
         if not self._chain or self._loop is None or self._chat != cid:
@@ -224,11 +245,12 @@ class ToolFlow(QObject):
         """True while calls of a reply are being asked about or run."""
         return bool(self._queue) or self._chain
 
-    def _on_reply_finished(self, end: ReplyEnd) -> None:
-        loop, controller = self._loop, self.controller
-        if loop is None or self._chat != controller.conversation_id:
+    def reply_finished(self, end: ReplyEnd) -> None:
+        """A reply ended: its calls, if any, are stored with it, asked about and run, then the next reply starts."""
+        loop, chat = self._loop, self.chat
+        if loop is None or self._chat != chat.conversation():
             return
-        if end.kind is EndKind.CANCELLED or controller.unsaved is not None:
+        if end.kind is EndKind.CANCELLED or chat.unsaved():
             self._loop = None  # stopped, or not saved: no call runs
             return
         asked = loop.calls_in(end.text)
@@ -239,29 +261,30 @@ class ToolFlow(QObject):
             # Only repeats of answered calls: the model answers without tools, the answer beside the repeat.
             self._continue(instead_of_last=True)
             return
-        reply = controller.path[-1] if controller.path else None
+        path = chat.path()
+        reply = path[-1] if path else None
         if reply is None or reply.role != Role.ASSISTANT:
             self._loop = None
             return
         try:
-            controller.store.finish_reply(reply.id, asked.content, MessageState.DONE, calls_meta(asked.calls))
+            chat.store().finish_reply(reply.id, asked.content, MessageState.DONE, calls_meta(asked.calls))
         except StoreWriteError as exc:
-            controller.panel.banner.show_message(say_error(exc))
+            self.panel.banner.show_message(say_error(exc))
             self._loop = None
             return
         self._queue = list(asked.calls)
-        controller.set_tools_running(True)
-        controller.reload()
+        chat.tools_running(True)
+        chat.reload()
         self._next_call()
 
     def _next_call(self) -> None:
         loop, cid = self._loop, self._chat
         if loop is None or cid is None:
             self._queue = []
-            self.controller.set_tools_running(False)
+            self.chat.tools_running(False)
             return
         if not self._queue:
-            self.controller.set_tools_running(False)
+            self.chat.tools_running(False)
             self._continue()
             return
         call = self._queue.pop(0)
@@ -269,9 +292,7 @@ class ToolFlow(QObject):
         if approval is Approval.ALWAYS_IN_CHAT and call.name not in loop.always:
             choices = self.chat_tools()
             self._save_chat_tools(dataclasses.replace(choices, always=choices.always | {call.name}), cid)
-        self.controller.status.emit(
-            QCoreApplication.translate("ToolFlow", "running the tool {name}…").format(name=call.name)
-        )
+        self.status.emit(QCoreApplication.translate("ToolFlow", "running the tool {name}…").format(name=call.name))
 
         def failed(exc: Exception) -> None:  # the client turns its failures into results; this is a backstop
             line = QCoreApplication.translate("ToolFlow", "the call to {name} failed: {why}").format(
@@ -286,22 +307,22 @@ class ToolFlow(QObject):
         if cid is None:
             return
         try:
-            self.controller.store.add_message(cid, Role.TOOL, outcome.result.text, meta=outcome.to_meta())
+            self.chat.store().add_message(cid, Role.TOOL, outcome.result.text, meta=outcome.to_meta())
         except StoreWriteError as exc:
-            self.controller.panel.banner.show_message(say_error(exc))
+            self.panel.banner.show_message(say_error(exc))
             self._queue, self._loop = [], None
-            self.controller.set_tools_running(False)
+            self.chat.tools_running(False)
             return
-        if self.controller.conversation_id == cid:
-            self.controller.reload()
+        if self.chat.conversation() == cid:
+            self.chat.reload()
         self._next_call()
 
     def _continue(self, instead_of_last: bool = False) -> None:
-        if self.controller.conversation_id != self._chat:
+        if self.chat.conversation() != self._chat:
             self._loop = None  # the user went to another chat: the loop ends here, its turns stored
             return
         self._chain = True
-        if not self.controller.reply_to_branch(instead_of_last):
+        if not self.chat.reply_to_branch(instead_of_last):
             self._chain, self._loop = False, None
 
     # -- on screen -----------------------------------------------------------------------
@@ -355,11 +376,11 @@ class ToolFlow(QObject):
         except ValueError:
             return
         self._expanded ^= {message_id}
-        if self.controller.activity in (Activity.IDLE, Activity.TOOLS):
-            self.controller.reload()
+        if self.chat.quiet():
+            self.chat.reload()
 
     def _window(self) -> QWidget | None:
-        return self.controller.panel.window()
+        return self.panel.window()
 
 
 def fenced(text: str) -> str:
