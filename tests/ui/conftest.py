@@ -61,7 +61,10 @@ class LoadedWindow:
 
 @pytest.fixture(scope="module")
 def loaded_window(
-    qapp: object, small_pair: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest
+    qapp: object,
+    small_pair: tuple[Path, Path],
+    tmp_path_factory: pytest.TempPathFactory,
+    request: pytest.FixtureRequest,
 ) -> Iterator[LoadedWindow]:
     """One window per test module on the module's own data folder, the small pair loaded once (real engine thread).
 
