@@ -10,14 +10,13 @@ has brought it back to how it stood right after that load.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
 from app.ui.main_window import MainWindow
-from tests.ui.helpers import FreshWindow, load, pair_choice, reset_window
+from tests.ui.helpers import FreshWindow, LoadedWindow, load, pair_choice, reset_window
 
 
 @pytest.fixture
@@ -48,15 +47,6 @@ def _new_window(autoload: bool = False, adaptive: bool = False) -> MainWindow:
     window.resize(1280, 800)
     window.show()
     return window
-
-
-@dataclass(frozen=True, slots=True)
-class LoadedWindow:
-    """A test module's shared window, and what it showed right after its pair loaded."""
-
-    window: MainWindow
-    fresh: FreshWindow
-    data_dir: Path  # its data folder (the module's own)
 
 
 @pytest.fixture(scope="module")

@@ -201,6 +201,15 @@ class FreshWindow:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class LoadedWindow:
+    """A test module's shared window (the ``loaded_window`` fixture), and what it showed right after its pair loaded."""
+
+    window: MainWindow
+    fresh: FreshWindow
+    data_dir: Path  # its data folder (the module's own)
+
+
 def reset_window(qtbot: QtBot, window: MainWindow, fresh: FreshWindow) -> None:
     """Bring a shared, loaded window back to the state ``fresh`` recorded, for the next test.
 
