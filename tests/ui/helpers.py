@@ -213,8 +213,8 @@ class LoadedWindow:
 def reset_window(qtbot: QtBot, window: MainWindow, fresh: FreshWindow) -> None:
     """Bring a shared, loaded window back to the state ``fresh`` recorded, for the next test.
 
-    In order: nothing in flight (a reply or a tool still running is stopped, every
-    dialog closed, the controller idle); the machine settings as they were and the
+    In order: nothing in flight (a reply or a tool still running is stopped, the
+    controller idle, then every dialog closed); the machine settings as they were and the
     same pair loaded (loaded again only if a test changed or unloaded it); the chat
     database emptied through the store's own API (chats, the trash, presets, the
     default preset), each chat's demo switch turned off first; then a new, empty chat
@@ -225,13 +225,14 @@ def reset_window(qtbot: QtBot, window: MainWindow, fresh: FreshWindow) -> None:
     controller = window.controller
     if controller.activity is not Activity.IDLE and controller.activity is not Activity.LOADING:
         controller.stop()
-    window.tools.close_dialog()
-    for widget in QApplication.topLevelWidgets():
-        if isinstance(widget, QDialog) and widget.isVisible():
-            widget.reject()
+    window.tools.close_dialog()  # an A/B or sweep stops with its dialog
     wait_idle(qtbot, window)
     window.steps.slow_action.setChecked(False)
     window.steps.hold.setValue(fresh.hold)
+    # Only now: the step view opens by itself while a reply streams in slow motion.
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, QDialog) and widget.isVisible():
+            widget.reject()
 
     window.settings_panel.set_settings(fresh.generation, emit=True)
     window.settings_panel.remote.set_limits(fresh.remote_limits)
