@@ -182,6 +182,7 @@ class FreshWindow:
     underlines: bool
     send_with_ctrl_enter: bool
     side_tab: int
+    baseline: float | None  # the target-only rate the Stats tab compares against
 
     @classmethod
     def of(cls, window: MainWindow, choice: PairChoice) -> FreshWindow:
@@ -198,6 +199,7 @@ class FreshWindow:
             underlines=legend.underlines.isChecked(),
             send_with_ctrl_enter=window.chat.prompt.send_with_ctrl_enter,
             side_tab=window.side.currentIndex(),
+            baseline=window.app_settings.baseline(choice.target, window.settings_panel.settings().n_threads),
         )
 
 
@@ -219,8 +221,8 @@ def reset_window(qtbot: QtBot, window: MainWindow, fresh: FreshWindow) -> None:
     database emptied through the store's own API (chats, the trash, presets, the
     default preset), each chat's demo switch turned off first; then a new, empty chat
     on the recorded settings, with the prompt box, attachment chips, banners, undo
-    bar, search, legend, slow motion and the side panel's tab as a fresh window has
-    them. Fails if the settings panel then shows anything but the recorded settings.
+    bar, search, legend, slow motion, the Stats tab and the side panel's tab as a
+    fresh window has them. Fails if the settings panel then shows anything but the recorded settings.
     """
     controller = window.controller
     if controller.activity is not Activity.IDLE and controller.activity is not Activity.LOADING:
@@ -272,6 +274,10 @@ def reset_window(qtbot: QtBot, window: MainWindow, fresh: FreshWindow) -> None:
     loaded = controller.pair
     assert loaded is not None
     window.stats.reset(loaded.config.drafter.value, fresh.chat.adaptive)  # as a load leaves it
+    # An A/B or a target-only reply may have measured a rate: the tab shows the one the load found. (The settings
+    # file keeps what was measured: it has no way to forget a rate, and only a later load reads it.)
+    window.stats.set_baseline(fresh.baseline, "measured here" if fresh.baseline else "")
+    window.stats.set_copied({})
     window.side.setCurrentIndex(fresh.side_tab)
     window.statusBar().clearMessage()
     assert window.settings_panel.chat_settings() == fresh.chat, "the settings panel did not return to its start"

@@ -3,7 +3,7 @@
 One test leaves the window as untidy as a test can (a chat with a reply, a
 default preset, edited chat and machine settings, the demo switch on, an edit
 under way, a half-typed prompt with a file attached, the legend, slow motion,
-another side tab, a dialog open and a reply still streaming); the reset that
+another side tab, a measured baseline, a dialog open and a reply still streaming); the reset that
 ``window`` runs (:func:`~tests.ui.helpers.reset_window`) is then checked
 against what the window showed right after its first load.
 """
@@ -51,6 +51,7 @@ def test_the_reset_leaves_the_window_as_its_first_load_did(
     window.steps.hold.setValue(2.0)
     window.steps.slow_action.setChecked(True)
     window.side.setCurrentIndex(fresh.side_tab + 1)
+    window.stats.set_baseline(123.0, "measured here")  # as an A/B leaves it
     controller.tree.show_info(controller.path[-1].id)
     assert _open_dialogs()
     controller.tree.cancel_edit()
@@ -72,6 +73,7 @@ def test_the_reset_leaves_the_window_as_its_first_load_did(
     assert window.host.worker.step_hold == 0.0 and not _open_dialogs()
     assert controller.pair is not None and controller.pair.config == fresh.choice.config(fresh.generation)
     assert window.app_settings.new_chat_settings() == fresh.chat
+    assert "123.0" not in window.stats.baseline_note.text()
 
     # The next chat (SQLite gives it the deleted chat's id) starts without the demo switch, on the recorded settings.
     send(qtbot, window, "Say hi.", Recorder(window))
