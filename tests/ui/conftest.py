@@ -74,8 +74,10 @@ def loaded_window(
 
 
 @pytest.fixture
-def window(loaded_window: LoadedWindow, qtbot: QtBot) -> MainWindow:
+def window(loaded_window: LoadedWindow, qtbot: QtBot, request: pytest.FixtureRequest) -> MainWindow:
     """The module's loaded window, reset to how it stood right after its load (a new, empty chat)."""
+    # data_dir would point TANDEM_DATA_DIR elsewhere while this window writes to its own folder.
+    assert "data_dir" not in request.fixturenames, "the shared window's data folder is loaded_window.data_dir"
     reset_window(qtbot, loaded_window.window, loaded_window.fresh)
     return loaded_window.window
 
