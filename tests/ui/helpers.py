@@ -19,6 +19,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.tools.turns import ChatTools
 from app.engine.llama.session import DrafterKind
 from app.engine.remote.limits import RemoteLimits
 from app.ui.chat.controller import Activity
@@ -283,3 +284,5 @@ def reset_window(qtbot: QtBot, window: MainWindow, fresh: FreshWindow) -> None:
     assert window.settings_panel.chat_settings() == fresh.chat, "the settings panel did not return to its start"
     assert controller.conversation_id is None and not controller.path and not window.chat.view.messages
     assert not store.list_conversations() and not controller.demo.on
+    # MCP tools are not reset (no shared-window test uses them): a test that leaves a new chat's choices fails here.
+    assert controller.tool_flow.chat_tools() == ChatTools(), "a new chat's MCP tool choices were left behind"
