@@ -9,17 +9,22 @@ shared cores, so nothing here depends on speed.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QDialog
 from pytestqt.qtbot import QtBot
 
+from app.core.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.tools.turns import ChatTools
 from app.engine.llama.session import DrafterKind
+from app.engine.remote.limits import RemoteLimits
 from app.ui.chat.controller import Activity
 from app.ui.main_window import MainWindow
-from app.ui.settings.store import PairChoice
+from app.ui.settings.store import GenerationSettings, PairChoice
 
 LOAD_TIMEOUT_MS = 240_000
 REPLY_TIMEOUT_MS = 300_000
@@ -157,3 +162,127 @@ def wait_reply(qtbot: QtBot, window: MainWindow, recorder: Recorder, before: int
     assert not recorder.errors, recorder.errors
     wait_idle(qtbot, window)
     return recorder.finished[-1]
+
+
+@dataclass(frozen=True, slots=True)
+class FreshWindow:
+    """What a window shows right after ``make_window()`` and loading a pair: what :func:`reset_window` restores.
+
+    Captured once, from the window itself, right after its first load (so a
+    setting added to the panel later is restored without a change here as long
+    as it is part of the chat's or the machine's settings).
+    """
+
+    choice: PairChoice
+    chat: ChatSettings  # the settings panel's chat part, which a new chat starts from
+    generation: GenerationSettings  # the panel's machine part (context, threads, GPU layers)
+    remote_limits: RemoteLimits
+    hold: float  # slow motion's hold per step (slow motion itself is off)
+    coloured: bool
+    ghosts: bool
+    underlines: bool
+    send_with_ctrl_enter: bool
+    side_tab: int
+    baseline: float | None  # the target-only rate the Stats tab compares against
+
+    @classmethod
+    def of(cls, window: MainWindow, choice: PairChoice) -> FreshWindow:
+        """The state ``window`` is in now (freshly loaded with ``choice``)."""
+        legend = window.chat.legend
+        return cls(
+            choice=choice,
+            chat=window.settings_panel.chat_settings(),
+            generation=window.settings_panel.settings(),
+            remote_limits=window.app_settings.remote_limits(),
+            hold=window.steps.hold.value(),
+            coloured=legend.coloured.isChecked(),
+            ghosts=legend.ghosts.isChecked(),
+            underlines=legend.underlines.isChecked(),
+            send_with_ctrl_enter=window.chat.prompt.send_with_ctrl_enter,
+            side_tab=window.side.currentIndex(),
+            baseline=window.app_settings.baseline(choice.target, window.settings_panel.settings().n_threads),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedWindow:
+    """A test module's shared window (the ``loaded_window`` fixture), and what it showed right after its pair loaded."""
+
+    window: MainWindow
+    fresh: FreshWindow
+    data_dir: Path  # its data folder (the module's own)
+
+
+def reset_window(qtbot: QtBot, window: MainWindow, fresh: FreshWindow) -> None:
+    """Bring a shared, loaded window back to the state ``fresh`` recorded, for the next test.
+
+    In order: nothing in flight (a reply or a tool still running is stopped, the
+    controller idle, then every dialog closed); the machine settings as they were and the
+    same pair loaded (loaded again only if a test changed or unloaded it); the chat
+    database emptied through the store's own API (chats, the trash, presets, the
+    default preset), each chat's demo switch turned off first; then a new, empty chat
+    on the recorded settings, with the prompt box, attachment chips, banners, undo
+    bar, search, legend, slow motion, the Stats tab and the side panel's tab as a
+    fresh window has them. Fails if the settings panel then shows anything but the recorded settings.
+    """
+    controller = window.controller
+    if controller.activity is not Activity.IDLE and controller.activity is not Activity.LOADING:
+        controller.stop()
+    window.tools.close_dialog()  # an A/B or sweep stops with its dialog
+    wait_idle(qtbot, window)
+    window.steps.slow_action.setChecked(False)
+    window.steps.hold.setValue(fresh.hold)
+    # Only now: the step view opens by itself while a reply streams in slow motion.
+    for widget in QApplication.topLevelWidgets():
+        if isinstance(widget, QDialog) and widget.isVisible():
+            widget.reject()
+
+    window.settings_panel.set_settings(fresh.generation, emit=True)
+    window.settings_panel.remote.set_limits(fresh.remote_limits)
+    window.app_settings.set_remote_limits(fresh.remote_limits)
+    pair = controller.pair
+    if pair is None or pair.remote is not None or pair.config != fresh.choice.config(fresh.generation):
+        load(qtbot, window, fresh.choice)
+
+    store = window.store
+    chats = [c.id for c in store.list_conversations()] + [c.id for c in store.trashed_conversations()]
+    for conversation_id in chats:
+        # SQLite gives a deleted chat's id to the next one: no choice made for this chat may outlive it.
+        controller.open_conversation(conversation_id, force=True)
+        if controller.demo.on:
+            controller.demo.set_on(False)
+    for conversation_id in chats:
+        store.delete_conversation(conversation_id, permanent=True)
+    store.set_default_preset(None)
+    for name in store.presets():
+        store.delete_preset(name)
+    if window.settings_panel.presets is not None:
+        window.settings_panel.presets.refresh()
+
+    window.app_settings.set_new_chat_settings(fresh.chat)
+    controller.new_conversation()  # cancels an edit, forgets the new chat's demo choice, shows its settings
+    controller.attachments.clear()
+    window.chat.prompt.clear()
+    window.chat.banner.hide()
+    window.conversations.undo.dismiss()
+    window.conversations.search.clear()
+    legend = window.chat.legend
+    legend.coloured.setChecked(fresh.coloured)
+    legend.ghosts.setChecked(fresh.ghosts)
+    legend.underlines.setChecked(fresh.underlines)
+    window.chat.set_send_with_ctrl_enter(fresh.send_with_ctrl_enter)
+    window.app_settings.set_flag("send_with_ctrl_enter", fresh.send_with_ctrl_enter)
+    loaded = controller.pair
+    assert loaded is not None
+    window.stats.reset(loaded.config.drafter.value, fresh.chat.adaptive)  # as a load leaves it
+    # An A/B or a target-only reply may have measured a rate: the tab shows the one the load found. (The settings
+    # file keeps what was measured: it has no way to forget a rate, and only a later load reads it.)
+    window.stats.set_baseline(fresh.baseline, "measured here" if fresh.baseline else "")
+    window.stats.set_copied({})
+    window.side.setCurrentIndex(fresh.side_tab)
+    window.statusBar().clearMessage()
+    assert window.settings_panel.chat_settings() == fresh.chat, "the settings panel did not return to its start"
+    assert controller.conversation_id is None and not controller.path and not window.chat.view.messages
+    assert not store.list_conversations() and not controller.demo.on
+    # MCP tools are not reset (no shared-window test uses them): a test that leaves a new chat's choices fails here.
+    assert controller.tool_flow.chat_tools() == ChatTools(), "a new chat's MCP tool choices were left behind"

@@ -8,24 +8,22 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtWidgets import QMessageBox
-from pytestqt.qtbot import QtBot
 
 from app.core.decoding.stats import GenerationStats
 from app.engine.store import conversations
-from tests.ui.helpers import Recorder, click_action, load, pair_choice, send, wait_reply
+from app.ui.main_window import MainWindow
+from tests.ui.helpers import Recorder, click_action, send, wait_reply
 
 PROMPT = "Name three colours."
 
 
-def _window(qtbot: QtBot, make_window, small_pair, max_tokens: int = 12):
-    window = make_window()
+def _short_replies(window: MainWindow, max_tokens: int = 12) -> None:
+    """Replies of at most ``max_tokens`` in the module's loaded window (fixture ``window``: a new, empty chat)."""
     window.settings_panel.max_tokens.setValue(max_tokens)
-    load(qtbot, window, pair_choice(small_pair))
-    return window
 
 
-def test_regenerate_makes_a_sibling_and_the_switcher_moves_between_them(make_window, small_pair, qtbot):
-    window = _window(qtbot, make_window, small_pair)
+def test_regenerate_makes_a_sibling_and_the_switcher_moves_between_them(window, qtbot):
+    _short_replies(window)
     recorder = Recorder(window)
     send(qtbot, window, PROMPT, recorder)
     store, view = window.store, window.chat.view
@@ -63,8 +61,8 @@ def test_regenerate_makes_a_sibling_and_the_switcher_moves_between_them(make_win
     assert window.stats._stats == GenerationStats.from_dict(second.meta["stats"])
 
 
-def test_actions_are_inert_while_a_reply_streams(make_window, small_pair, qtbot):
-    window = _window(qtbot, make_window, small_pair, max_tokens=24)
+def test_actions_are_inert_while_a_reply_streams(window, qtbot):
+    _short_replies(window, max_tokens=24)
     recorder = Recorder(window)
     send(qtbot, window, PROMPT, recorder)
     before = len(recorder.finished)
@@ -79,8 +77,8 @@ def test_actions_are_inert_while_a_reply_streams(make_window, small_pair, qtbot)
     assert len(window.store.messages(window.controller.conversation_id)) == 4
 
 
-def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(make_window, small_pair, qtbot):
-    window = _window(qtbot, make_window, small_pair)
+def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(window, qtbot):
+    _short_replies(window)
     recorder = Recorder(window)
     send(qtbot, window, PROMPT, recorder)
     old_user, old_reply = window.controller.path
@@ -101,8 +99,8 @@ def test_edit_and_resend_makes_a_new_branch_and_keeps_the_old_one(make_window, s
     assert len(window.store.all_messages(window.controller.conversation_id)) == 4
 
 
-def test_cancelled_edit_leaves_the_chat_as_it_was(make_window, small_pair, qtbot):
-    window = _window(qtbot, make_window, small_pair)
+def test_cancelled_edit_leaves_the_chat_as_it_was(window, qtbot):
+    _short_replies(window)
     send(qtbot, window, PROMPT, Recorder(window))
     click_action(window, "edit", 0)
     window.chat.edit_bar.cancel.click()
@@ -110,8 +108,8 @@ def test_cancelled_edit_leaves_the_chat_as_it_was(make_window, small_pair, qtbot
     assert len(window.store.all_messages(window.controller.conversation_id)) == 2
 
 
-def test_continue_grows_the_reply_cut_at_the_limit(make_window, small_pair, qtbot):
-    window = _window(qtbot, make_window, small_pair, max_tokens=16)
+def test_continue_grows_the_reply_cut_at_the_limit(window, qtbot):
+    _short_replies(window, max_tokens=16)
     recorder = Recorder(window)
     finished = send(qtbot, window, "Count from one to thirty in words, separated by commas.", recorder)
     assert finished.reason.value == "length"
@@ -139,8 +137,8 @@ def test_continue_grows_the_reply_cut_at_the_limit(make_window, small_pair, qtbo
     assert sum(s.n_emitted for s in steps) == len(grown.tokens)
 
 
-def test_delete_a_reply_then_its_question(make_window, small_pair, monkeypatch, qtbot):
-    window = _window(qtbot, make_window, small_pair, max_tokens=8)
+def test_delete_a_reply_then_its_question(window, monkeypatch, qtbot):
+    _short_replies(window, max_tokens=8)
     recorder = Recorder(window)
     send(qtbot, window, PROMPT, recorder)
     before = len(recorder.finished)

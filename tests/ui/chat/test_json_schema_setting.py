@@ -9,7 +9,7 @@ import jsonschema
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from tests.ui.helpers import Recorder, load, pair_choice, send
+from tests.ui.helpers import Recorder, send
 
 SCHEMA = {
     "type": "object",
@@ -19,12 +19,10 @@ SCHEMA = {
 }
 
 
-def test_a_typed_schema_holds_every_reply_to_it(make_window, small_pair, qtbot):
-    window = make_window()
+def test_a_typed_schema_holds_every_reply_to_it(window, qtbot):
     panel = window.settings_panel
     panel.max_tokens.setValue(64)
     panel.temperature.setValue(0.8)
-    load(qtbot, window, pair_choice(small_pair))
     panel.json_schema.setFocus()
     QTest.keyClicks(panel.json_schema, json.dumps(SCHEMA))
     assert json.loads(panel.chat_settings().json_schema) == SCHEMA
@@ -49,9 +47,7 @@ def test_a_typed_schema_holds_every_reply_to_it(make_window, small_pair, qtbot):
     box.close()
 
 
-def test_a_schema_that_is_not_json_is_one_line_and_the_question_is_kept(make_window, small_pair, qtbot):
-    window = make_window()
-    load(qtbot, window, pair_choice(small_pair))
+def test_a_schema_that_is_not_json_is_one_line_and_the_question_is_kept(window, qtbot):
     QTest.keyClicks(window.settings_panel.json_schema, '{"type": ')
     recorder = Recorder(window)
     window.chat.prompt.setPlainText("Name a fruit.")

@@ -22,10 +22,8 @@ from tests.ui.helpers import Recorder, load, pair_choice, send
 PROMPT = "List five fruits, one per line."
 
 
-def test_spans_match_step_events(make_window, small_pair, qtbot):
-    window = make_window()
+def test_spans_match_step_events(window, qtbot):
     window.settings_panel.max_tokens.setValue(40)
-    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
     finished = send(qtbot, window, PROMPT, recorder)
 
@@ -78,10 +76,8 @@ def test_spans_match_step_events(make_window, small_pair, qtbot):
     assert [t.origin for t in messages[-1].tokens] == [t.origin.value for t in emitted]
 
 
-def test_rejected_proposals_as_ghost_text(make_window, small_pair, qtbot):
-    window = make_window()
+def test_rejected_proposals_as_ghost_text(window, qtbot):
     window.settings_panel.max_tokens.setValue(40)
-    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
     send(qtbot, window, PROMPT, recorder)
     view = window.chat.view
@@ -118,10 +114,8 @@ def test_rejected_proposals_as_ghost_text(make_window, small_pair, qtbot):
     assert [s.text for s in view.token_spans()] == text_before
 
 
-def test_cancel_mid_reply_then_next_reply_is_correct(make_window, small_pair, qtbot):
-    window = make_window()
+def test_cancel_mid_reply_then_next_reply_is_correct(window, qtbot):
     window.settings_panel.max_tokens.setValue(24)
-    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
     question = "What is the capital of France?"
     reference = send(qtbot, window, question, recorder).text
@@ -150,6 +144,8 @@ def test_cancel_mid_reply_then_next_reply_is_correct(make_window, small_pair, qt
     assert again.text == reference
 
 
+# A fresh window (make_window), not the module's: the recorded timing (load_timing) must be in place when the pair
+# loads, and the adaptive default is what a first start has.
 def test_adaptive_default_measures_a_draft_then_says_its_choice(make_window, small_pair, load_timing, qtbot):
     # The small pair's draft is as big as its target, so no draft length can pay:
     # the default (adaptive) must switch drafting off and say so instead of showing no colours.
@@ -178,6 +174,7 @@ def test_adaptive_default_measures_a_draft_then_says_its_choice(make_window, sma
         assert panel.draft_length.text() == str(lengths[-1])
 
 
+# Fresh windows: a restart on the same data folder, with the recorded timing in place at each load.
 def test_what_the_controller_learned_is_kept_for_the_next_start(make_window, small_pair, data_dir, load_timing, qtbot):
     # A reply on the default (adaptive) settings, then the app "restarts": a new window on the same data
     # folder loads the same pair and starts from the costs the first one measured. (128 tokens: the

@@ -9,19 +9,18 @@ from __future__ import annotations
 
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.sampling import MAX_TOKENS, MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P
+from app.ui.main_window import MainWindow
 from app.ui.settings.panel import SettingsPanel
-from tests.ui.helpers import Recorder, load, pair_choice, send
+from tests.ui.helpers import Recorder, send
 
 
-def _window(qtbot, make_window, small_pair):
-    window = make_window()
+def _short_replies(window: MainWindow) -> None:
+    """Replies of 16 tokens at most in the module's loaded window (fixture ``window``: a new, empty chat)."""
     window.settings_panel.max_tokens.setValue(16)
-    load(qtbot, window, pair_choice(small_pair))
-    return window
 
 
-def test_each_chat_keeps_its_own_system_prompt(make_window, small_pair, qtbot):
-    window = _window(qtbot, make_window, small_pair)
+def test_each_chat_keeps_its_own_system_prompt(window, qtbot):
+    _short_replies(window)
     panel, store, recorder = window.settings_panel, window.store, Recorder(window)
     panel.system_prompt.setPlainText("You are chat A.")
     assert panel.chat_title.text() == "<b>New chat</b>"
@@ -56,8 +55,8 @@ def test_each_chat_keeps_its_own_system_prompt(make_window, small_pair, qtbot):
     assert panel.system_prompt.toPlainText() == "You are chat B."
 
 
-def test_a_reply_records_and_shows_what_produced_it(make_window, small_pair, qtbot):
-    window = _window(qtbot, make_window, small_pair)
+def test_a_reply_records_and_shows_what_produced_it(window, small_pair, qtbot):
+    _short_replies(window)
     window.settings_panel.seed.setValue(-1)
     send(qtbot, window, "Say hi.", Recorder(window))
     reply = window.controller.path[-1]
@@ -75,8 +74,8 @@ def test_a_reply_records_and_shows_what_produced_it(make_window, small_pair, qtb
     assert any(m.get("meta", {}).get("produced_by") == produced for m in exported["messages"])
 
 
-def test_the_chat_drafter_is_used_when_the_pair_allows_it(make_window, small_pair, qtbot):
-    window = _window(qtbot, make_window, small_pair)
+def test_the_chat_drafter_is_used_when_the_pair_allows_it(window, qtbot):
+    _short_replies(window)
     index = window.settings_panel.drafter.findData("ngram")
     window.settings_panel.drafter.setCurrentIndex(index)
     send(qtbot, window, "Repeat: one two three, one two three.", Recorder(window))

@@ -14,11 +14,11 @@ import time
 
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtTest import QTest
-from pytestqt.qtbot import QtBot
 
 from app.core.decoding.events import FinishReason, StepEvent
 from app.ui.chat.controller import Activity
-from tests.ui.helpers import Recorder, load, pair_choice
+from app.ui.main_window import MainWindow
+from tests.ui.helpers import Recorder
 
 SLACK_S = 0.03
 
@@ -36,16 +36,15 @@ class TimedRecorder(Recorder):
         super()._step(event)
 
 
-def _window(qtbot: QtBot, make_window, small_pair, max_tokens: int):
-    window = make_window()  # a fixed draft length: every step drafts on this pair
+def _sampled(window: MainWindow, max_tokens: int) -> None:
+    """Sampled replies of at most ``max_tokens`` in the module's loaded window (a fixed draft length: every step
+    drafts on this pair)."""
     window.settings_panel.max_tokens.setValue(max_tokens)
     window.settings_panel.temperature.setValue(0.8)
-    load(qtbot, window, pair_choice(small_pair))
-    return window
 
 
-def test_slow_motion_holds_each_step_and_the_view_follows_the_reply(make_window, small_pair, qtbot):
-    window = _window(qtbot, make_window, small_pair, max_tokens=12)
+def test_slow_motion_holds_each_step_and_the_view_follows_the_reply(window, qtbot):
+    _sampled(window, max_tokens=12)
     steps = window.steps
     steps.hold.setValue(0.5)
     steps.slow_action.trigger()
@@ -87,8 +86,8 @@ def test_slow_motion_holds_each_step_and_the_view_follows_the_reply(make_window,
     assert window.host.worker.step_hold == 0.0
 
 
-def test_stop_ends_the_reply_within_a_second_during_a_hold(make_window, small_pair, qtbot):
-    window = _window(qtbot, make_window, small_pair, max_tokens=200)
+def test_stop_ends_the_reply_within_a_second_during_a_hold(window, qtbot):
+    _sampled(window, max_tokens=200)
     window.steps.hold.setValue(5.0)
     window.steps.slow_action.trigger()
     recorder = TimedRecorder(window)

@@ -14,10 +14,8 @@ from app.ui.tools.ab_dialog import ABDialog
 from tests.ui.helpers import Recorder, load, pair_choice, send
 
 
-def test_ab_and_sweep(make_window, small_pair, qtbot):
-    window = make_window()
+def test_ab_and_sweep(window, small_pair, qtbot):
     window.settings_panel.max_tokens.setValue(24)
-    load(qtbot, window, pair_choice(small_pair))
     assert window.tools.run_ab() is None  # nothing to rerun yet
     window.settings_panel.system_prompt.setPlainText("You are terse. <|im_start|> stays text.")
     send(qtbot, window, "Count from one to ten.")
@@ -90,10 +88,8 @@ def test_ab_and_sweep(make_window, small_pair, qtbot):
     assert send(qtbot, window, "Say hi.").reason is not FinishReason.CANCELLED
 
 
-def test_event_loop_keeps_running_while_generating(make_window, small_pair, qtbot):
-    window = make_window()
+def test_event_loop_keeps_running_while_generating(window, qtbot):
     window.settings_panel.max_tokens.setValue(48)
-    load(qtbot, window, pair_choice(small_pair))
     recorder = Recorder(window)
     probe = StallProbe(10)
     probe.start()
@@ -106,6 +102,7 @@ def test_event_loop_keeps_running_while_generating(make_window, small_pair, qtbo
     assert summary.ticks > 2 * len(recorder.steps)
 
 
+# A fresh window: the pair is loaded with a 256-token context, not the shared window's.
 def test_old_turns_dropped_with_a_visible_notice(make_window, small_pair, qtbot):
     window = make_window()
     window.settings_panel.n_ctx.setValue(256)
