@@ -28,7 +28,7 @@ def test_bench_writes_json_and_markdown(small_pair: tuple[Path, Path], tmp_path:
             "--draft-lengths", "2",
             "--no-adaptive",
             "--no-preflight",
-            "--threads", "2",
+            "--threads", "1",
             "--ctx", "512",
             "--max-wait", "0",
             "--json", str(out_json),
@@ -66,14 +66,6 @@ def test_bench_rejects_malformed_lists() -> None:
     for sizes in ("0", "512,big", ""):
         with pytest.raises(SystemExit):
             main(["bench", "--prefill", "--prefill-sizes", sizes])
-
-
-def test_preflight_prints_json(small_pair: tuple[Path, Path], capsys) -> None:
-    target, draft = small_pair
-    code = main(["preflight", "--target", str(target), "--draft", str(draft), "--threads", "2", "--json"])
-    assert code == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["recommendation"] and len(report["verify_s"]) == 16 and report["wall_s"] > 0
 
 
 @pytest.mark.subprocess  # bench starts llama-server
@@ -121,7 +113,7 @@ def test_bench_runs_the_cheaper_draft_beside_the_default_and_gives_llama_server_
         [
             "bench", "--target", str(target), "--draft", str(draft), "--prompts", str(SMOKE_SUITE),
             "--categories", "code-edit", "--repeats", "1", "--max-tokens", "16", "--no-fixed-lengths",
-            "--cheaper-draft", "--threads", "2", "--ctx", "512", "--max-wait", "0",
+            "--cheaper-draft", "--threads", "1", "--ctx", "512", "--max-wait", "0",
             "--vs-llama-server", "--peer-ngram", "", "--peer-draft-lengths", "4", "--json", str(out_json),
         ]
     )  # fmt: skip

@@ -36,9 +36,9 @@ def report(small_pair: tuple[Path, Path], tmp_path_factory: pytest.TempPathFacto
     assert {p.id for p in load_suite(suite)} == chosen
     settings = BenchSettings(
         suite=suite,
-        max_tokens=16,
+        max_tokens=4,
         repeats=1,
-        n_threads=2,
+        n_threads=1,
         n_ctx=2048,
         preflight=False,
         max_wait_s=0.0,
