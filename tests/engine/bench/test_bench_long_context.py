@@ -118,6 +118,7 @@ def report(small_pair: tuple[Path, Path], tmp_path_factory: pytest.TempPathFacto
         preflight=False,
         max_wait_s=0.0,
         max_other_cpu=1.0,
+        overhead_probe=False,
     )
     return run_benchmark([Regime("q4", target, "small pair")], None, settings)
 

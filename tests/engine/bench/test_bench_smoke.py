@@ -25,7 +25,7 @@ def _finite(value: object) -> bool:
 @pytest.fixture(scope="module")
 def report(small_pair: tuple[Path, Path]) -> dict:
     target, draft = small_pair
-    settings = smoke_settings(max_tokens=16, draft_lengths=(2,), ngram=True)
+    settings = smoke_settings(max_tokens=16, draft_lengths=(2,), ngram=True, overhead_probe=True)
     calls: list[tuple[int, int, str]] = []
     result = run_benchmark([Regime("q4", target, "small pair")], draft, settings, lambda *a: calls.append(a))
     assert calls and calls[-1][0] == calls[-1][1]  # progress reached the end
@@ -79,6 +79,8 @@ def test_reports_are_written_as_json_and_markdown(report: dict, tmp_path: Path) 
     assert loaded["format"] == "tandem-bench/1" and loaded["summaries"]
     markdown = md_path.read_text()
     assert "# Tandem benchmark" in markdown and "| category |" in markdown
+    assert {row["drafter"] for row in loaded["overhead_synthetic"]} == {"none", "model", "ngram", "hybrid"}
+    assert "## Per-step Python overhead" in markdown
     assert markdown == render_markdown(loaded)  # the Markdown can be re-rendered from the JSON alone
 
 
@@ -124,6 +126,7 @@ def test_learned_costs_carry_from_one_bench_run_to_the_next(small_pair: tuple[Pa
     regimes = [Regime("q4", target, "small pair")]
     first = run_benchmark(regimes, draft, settings, lambda *a: None)
     assert first["regimes"][0]["learned_costs_restored"] == [False]
+    assert first["overhead_synthetic"] == [] and not first["settings"]["overhead_probe"]  # left out when asked
     entries = json.loads(kept.read_text(encoding="utf-8"))["entries"]
     assert len(entries) == 1  # saved after the runs: one pair
     second = run_benchmark(regimes, draft, settings, lambda *a: None)
