@@ -121,6 +121,12 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         help="start the controller from what it learned in earlier runs kept in FILE, and keep what it learns there, "
         "as the app does across restarts (default: learn from scratch; combine with --no-preflight)",
     )
+    parser.add_argument(
+        "--no-overhead-probe",
+        action="store_true",
+        help="leave out the per-step Python overhead table measured with synthetic models (it does not depend "
+        "on the models benched)",
+    )
     regime = parser.add_mutually_exclusive_group()
     regime.add_argument("--regimes", action="store_true", help="also bench an F16 copy of the target (memory-bound)")
     regime.add_argument(
@@ -224,6 +230,7 @@ def run(args: argparse.Namespace) -> int:
         peer_draft_lengths=args.peer_draft_lengths,
         vs_speculative_simple=args.vs_speculative_simple,
         learned_costs=args.learned_costs,
+        overhead_probe=not args.no_overhead_probe,
     )
     if args.vs_speculative_simple:
         if any(t > 0 for t in args.temperatures):

@@ -145,8 +145,10 @@ def run_benchmark(
     tick = progress or (lambda _done, _total, _label: None)
     results = []
     watch = CpuWatch()
-    tick(0, total, "per-step overhead at a 152k vocabulary")
-    overhead = overhead_table(settings.temperatures)
+    overhead: list[dict[str, Any]] = []
+    if settings.overhead_probe:
+        tick(0, total, "per-step overhead at a 152k vocabulary")
+        overhead = overhead_table(settings.temperatures)
     for index, regime in enumerate(regimes):
 
         def step(done: int, label: str, offset: int = offsets[index]) -> None:

@@ -100,6 +100,9 @@ class BenchSettings:
     # Where the controller's learned costs are restored from and saved to, as the app keeps them across
     # restarts (None: every run learns from scratch, the first reply of the regime paying for the learning).
     learned_costs: Path | None = None
+    # The decoder's per-step Python overhead with synthetic models (seconds of work that do not depend on the
+    # models benched, so a series of runs on one machine may measure it once).
+    overhead_probe: bool = True
 
     def peer_lengths(self) -> tuple[int, ...]:
         """The draft lengths llama-server speculates at with the draft model."""

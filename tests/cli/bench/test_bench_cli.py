@@ -28,9 +28,10 @@ def test_bench_writes_json_and_markdown(small_pair: tuple[Path, Path], tmp_path:
             "--draft-lengths", "2",
             "--no-adaptive",
             "--no-preflight",
-            "--threads", "2",
+            "--threads", "1",
             "--ctx", "512",
             "--max-wait", "0",
+            "--no-overhead-probe",
             "--json", str(out_json),
             "--markdown", str(out_md),
         ]
@@ -41,6 +42,7 @@ def test_bench_writes_json_and_markdown(small_pair: tuple[Path, Path], tmp_path:
     assert "[" in captured.err  # the progress bar goes to stderr
     report = json.loads(out_json.read_text())
     assert report["settings"]["configs"] == ["target", "draft K=2"]
+    assert report["overhead_synthetic"] == []  # --no-overhead-probe
     assert out_md.read_text().startswith("# Tandem benchmark")
 
 
@@ -68,14 +70,6 @@ def test_bench_rejects_malformed_lists() -> None:
             main(["bench", "--prefill", "--prefill-sizes", sizes])
 
 
-def test_preflight_prints_json(small_pair: tuple[Path, Path], capsys) -> None:
-    target, draft = small_pair
-    code = main(["preflight", "--target", str(target), "--draft", str(draft), "--threads", "2", "--json"])
-    assert code == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["recommendation"] and len(report["verify_s"]) == 16 and report["wall_s"] > 0
-
-
 @pytest.mark.subprocess  # bench starts llama-server
 def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp_path: Path, capsys) -> None:
     """llama.cpp's own speculative decoding and target-only runs appear in the same report, same prompts."""
@@ -90,7 +84,7 @@ def test_bench_runs_llama_server_side_by_side(small_pair: tuple[Path, Path], tmp
             "bench", "--target", str(target), "--draft", str(draft), "--prompts", str(SMOKE_SUITE),
             "--categories", "code-edit", "--repeats", "1", "--max-tokens", "16", "--draft-lengths", "4",
             "--no-adaptive", "--no-preflight", "--threads", "1", "--ctx", "512", "--max-wait", "0",
-            "--vs-llama-server", "--peer-draft-lengths", "2,4", "--json", str(out_json),
+            "--no-overhead-probe", "--vs-llama-server", "--peer-draft-lengths", "2,4", "--json", str(out_json),
         ]
     )  # fmt: skip
     assert code == 0
@@ -121,7 +115,7 @@ def test_bench_runs_the_cheaper_draft_beside_the_default_and_gives_llama_server_
         [
             "bench", "--target", str(target), "--draft", str(draft), "--prompts", str(SMOKE_SUITE),
             "--categories", "code-edit", "--repeats", "1", "--max-tokens", "16", "--no-fixed-lengths",
-            "--cheaper-draft", "--threads", "2", "--ctx", "512", "--max-wait", "0",
+            "--cheaper-draft", "--threads", "1", "--ctx", "512", "--max-wait", "0", "--no-overhead-probe",
             "--vs-llama-server", "--peer-ngram", "", "--peer-draft-lengths", "4", "--json", str(out_json),
         ]
     )  # fmt: skip
@@ -195,6 +189,7 @@ def test_bench_runs_the_chosen_prompt_set(small_pair: tuple[Path, Path], tmp_pat
             "--threads", "1",
             "--ctx", "1024",
             "--max-wait", "0",
+            "--no-overhead-probe",
             "--json", str(out_json),
         ]
     )  # fmt: skip

@@ -14,7 +14,9 @@ def test_cheaper_draft_is_made_in_the_models_folder_and_measured(small_pair: tup
     args = ["--target", str(small_pair[0]), "--draft", str(small_pair[1]), "--ctx", "512", "--threads", "1"]
     result = run_cli("preflight", *args, "--cheaper-draft", "--json", env={"TANDEM_MODELS_DIR": str(folder)})
     assert result.returncode == 0, result.stderr
-    verdict = json.loads(result.stdout)["cheaper_draft"]
+    report = json.loads(result.stdout)  # the whole report as one JSON object, the cheaper draft's verdict in it
+    assert report["recommendation"] and len(report["verify_s"]) == 16 and report["wall_s"] > 0
+    verdict = report["cheaper_draft"]
     assert verdict["measured"] is True and verdict["draft_per_token_s"] > 0
     made = Path(verdict["path"])
     assert made.parent == folder and made.name == "SmolLM2-135M-Instruct.Q4_0.requantized-Q4_0-output-Q4_0.gguf"

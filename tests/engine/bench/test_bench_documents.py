@@ -36,13 +36,14 @@ def report(small_pair: tuple[Path, Path], tmp_path_factory: pytest.TempPathFacto
     assert {p.id for p in load_suite(suite)} == chosen
     settings = BenchSettings(
         suite=suite,
-        max_tokens=16,
+        max_tokens=4,
         repeats=1,
-        n_threads=2,
-        n_ctx=2048,
+        n_threads=1,
+        n_ctx=1024,  # room for the module whole, and for a few of the handbook's pages (the fuel jetty's among them)
         preflight=False,
         max_wait_s=0.0,
         max_other_cpu=1.0,
+        overhead_probe=False,
     )
     return run_benchmark([Regime("q4", target, "small pair")], None, settings)
 
@@ -52,7 +53,7 @@ def test_documents_prompts_run_with_their_files_planned_in(report: dict) -> None
     (module,) = uses["documents-rename-room"]
     assert module["name"] == "inventory.py" and module["whole"]
     (pdf,) = uses["documents-pdf-fuel"]
-    assert not pdf["whole"] and not pdf["left_out"]  # about 6,000 tokens against a 2,048-token context
+    assert not pdf["whole"] and not pdf["left_out"]  # about 6,000 tokens against a 1,024-token context
     assert "harbour_handbook.pdf, p. 6" in pdf["chunks"]  # the fuel jetty's page
     runs = report["runs"]
     assert {r["config"] for r in runs} == {"target", "ngram adaptive"}

@@ -25,7 +25,7 @@ def _finite(value: object) -> bool:
 @pytest.fixture(scope="module")
 def report(small_pair: tuple[Path, Path]) -> dict:
     target, draft = small_pair
-    settings = smoke_settings(max_tokens=16, draft_lengths=(2,), ngram=True)
+    settings = smoke_settings(max_tokens=16, draft_lengths=(2,), ngram=True, overhead_probe=True)
     calls: list[tuple[int, int, str]] = []
     result = run_benchmark([Regime("q4", target, "small pair")], draft, settings, lambda *a: calls.append(a))
     assert calls and calls[-1][0] == calls[-1][1]  # progress reached the end
@@ -79,6 +79,8 @@ def test_reports_are_written_as_json_and_markdown(report: dict, tmp_path: Path) 
     assert loaded["format"] == "tandem-bench/1" and loaded["summaries"]
     markdown = md_path.read_text()
     assert "# Tandem benchmark" in markdown and "| category |" in markdown
+    assert {row["drafter"] for row in loaded["overhead_synthetic"]} == {"none", "model", "ngram", "hybrid"}
+    assert "## Per-step Python overhead" in markdown
     assert markdown == render_markdown(loaded)  # the Markdown can be re-rendered from the JSON alone
 
 
@@ -107,7 +109,7 @@ def test_bundled_suite_covers_the_categories() -> None:
 
 
 def test_batched_and_single_token_logits_are_close(small_pair: tuple[Path, Path]) -> None:
-    with LlamaModel(small_pair[0], LoadOptions(n_ctx=256, n_threads=2)) as model:
+    with LlamaModel(small_pair[0], LoadOptions(n_ctx=256, n_threads=1)) as model:
         numerics = batch_numerics(model, model.tokenize("def add(a, b):\n    return a + b\n\nprint(add(1, 2))"))
     assert 0.0 <= numerics["max_gap_change"] <= numerics["max_abs_diff"] * 2 + 1e-6
     assert numerics["max_abs_diff"] < 2.0  # numerics, not a different model
@@ -117,10 +119,14 @@ def test_learned_costs_carry_from_one_bench_run_to_the_next(small_pair: tuple[Pa
     """``--learned-costs``: the second run starts where the first left off, as the app does after a restart."""
     target, draft = small_pair
     kept = tmp_path / "profiles.json"
-    settings = smoke_settings(max_tokens=12, fixed_lengths=False, draft_adaptive=False, learned_costs=kept)
+    # One prompt: what is checked is the store between the runs, which one reply already saves to.
+    settings = smoke_settings(
+        max_tokens=8, fixed_lengths=False, draft_adaptive=False, learned_costs=kept, categories=("code-edit",)
+    )
     regimes = [Regime("q4", target, "small pair")]
     first = run_benchmark(regimes, draft, settings, lambda *a: None)
     assert first["regimes"][0]["learned_costs_restored"] == [False]
+    assert first["overhead_synthetic"] == [] and not first["settings"]["overhead_probe"]  # left out when asked
     entries = json.loads(kept.read_text(encoding="utf-8"))["entries"]
     assert len(entries) == 1  # saved after the runs: one pair
     second = run_benchmark(regimes, draft, settings, lambda *a: None)
