@@ -210,11 +210,13 @@ def test_the_least_recently_used_entry_goes_over_the_budget(small_pair: tuple[Pa
             loaded.target.truncate(0)
             list(run_reply(loaded, plan_reply(loaded, ReplyRequest(settings, _messages("Record 3?", document)))))
 
-        ask(DOCUMENT)
+        # 30 records (about 600 tokens with the question): each prompt is still long enough to be saved.
+        records = "\n".join(DOCUMENT.splitlines()[:30])
+        ask(records)
         (first,) = cache.entries
         cache.set_budget(int(first.size * 2.5))  # room for two entries of about this size
-        ask(DOCUMENT.replace("grams", "ounces"))
-        ask(DOCUMENT.replace("grams", "pounds"))
+        ask(records.replace("grams", "ounces"))
+        ask(records.replace("grams", "pounds"))
         assert len(cache.entries) == 2 and first.key not in {e.key for e in cache.entries}
         assert cache.size_bytes() <= cache.budget_bytes
         assert len(_entries()) == 2
