@@ -8,7 +8,8 @@ from pathlib import Path
 from app.engine.llama.prefix_cache import SUFFIX
 from tests.cli.helpers import one_line_error, run_cli
 
-DOCUMENT = "\n".join(f"Entry {i}: the heron at Lake Bled was {i % 7 + 2} years old." for i in range(70))
+# Long enough to be saved (over MIN_PREFIX_TOKENS, 512, with the question), and not much longer: `chat` reads it.
+DOCUMENT = "\n".join(f"Entry {i}: the heron at Lake Bled was {i % 7 + 2} years old." for i in range(36))
 
 
 def _show(data: Path) -> dict[str, dict[str, object]]:

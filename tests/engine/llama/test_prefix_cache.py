@@ -1,14 +1,18 @@
 """The prefix cache on the real SmolLM2 pair and real files: reused by a new pair, damaged entries dropped, LRU.
 
 Each test has its own data folder (the ``data_dir`` fixture), so the cache's
-folder starts empty. A "new pair" is a second :class:`LoadedPair` on the same
-files, as after a restart: nothing of the first one's KV cache is in memory.
+folder starts empty or holds a copy of the one entry pair saved once for the
+module. A "new pair" is another :class:`LoadedPair` on the same files, as after
+a restart: nothing of the first one's KV cache is in memory.
 """
 
 from __future__ import annotations
 
 import logging
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -23,12 +27,16 @@ from app.engine.paths import prefix_cache_dir
 from app.engine.reply import ReplyRequest, plan_reply, run_reply
 
 N_CTX = 2048
-SETTINGS = ChatSettings(temperature=0.0, max_tokens=24, drafter=DrafterKind.MODEL, adaptive=False, draft_length=3)
+SETTINGS = ChatSettings(temperature=0.0, max_tokens=12, drafter=DrafterKind.MODEL, adaptive=False, draft_length=3)
 ANIMALS = ("otter", "heron", "badger", "lynx", "crane", "marten", "ibis", "vole")
 CITIES = ("Lyon", "Porto", "Graz", "Turku", "Cork", "Bergen", "Split", "Ghent")
+# Only as long as the checks need: with the question, over MIN_PREFIX_TOKENS + 200 tokens (about 800), so that
+# a second question about the same records shares a prefix the cache keeps. Both models read every prompt.
 DOCUMENT = "\n".join(
-    f"Record {i}: the {ANIMALS[i % 8]} seen near {CITIES[(3 * i) % 8]} weighed {7 * i + 3} grams." for i in range(60)
+    f"Record {i}: the {ANIMALS[i % 8]} seen near {CITIES[(3 * i) % 8]} weighed {7 * i + 3} grams." for i in range(40)
 )
+FIRST = "How much did record 12 weigh?"
+OTHER = "Which animal is in record 30?"
 
 
 def _messages(question: str, document: str = DOCUMENT) -> tuple[Message, ...]:
@@ -52,32 +60,62 @@ def _entries() -> list[Path]:
     return sorted(prefix_cache_dir().glob(f"*{SUFFIX}"))
 
 
-@pytest.fixture
-def reference(small_pair: tuple[Path, Path], data_dir: Path) -> dict[str, list[int]]:
+@contextmanager
+def _data_folder(folder: Path) -> Iterator[Path]:
+    """``folder`` as Tandem's data folder for a module-scoped fixture (``data_dir`` is the test's own)."""
+    folder.mkdir()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("TANDEM_DATA_DIR", str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def reference(small_pair: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[int]]:
     """Greedy replies without any cache: what every cached run must give."""
-    with LoadedPair(_config(small_pair)) as loaded:
-        first, finished, reused, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+    with _data_folder(tmp_path_factory.mktemp("reference") / "data"), LoadedPair(_config(small_pair)) as loaded:
+        first, finished, reused, _ = _reply(loaded, _messages(FIRST))
         assert finished.stats.prompt_tokens > MIN_PREFIX_TOKENS + 200 and reused == 0
         loaded.target.truncate(0)
         assert loaded.draft is not None
         loaded.draft.truncate(0)
-        other, _, _, _ = _reply(loaded, _messages("Which animal is in record 30?"))
-    assert not _entries()  # no cache attached: nothing written
+        other, _, _, _ = _reply(loaded, _messages(OTHER))
+        assert not _entries()  # no cache attached: nothing written
     return {"first": first, "other": other}
 
 
+@dataclass(frozen=True)
+class Saved:
+    """What a first pair with the cache attached did with the first question: its reply and its saved folder."""
+
+    ids: list[int]
+    reused: int
+    folder: Path
+
+    def restore(self) -> None:
+        """Put a copy of the saved entries into this test's data folder."""
+        shutil.copytree(self.folder, prefix_cache_dir())
+
+
+@pytest.fixture(scope="module")
+def saved(small_pair: tuple[Path, Path], tmp_path_factory: pytest.TempPathFactory) -> Saved:
+    """The first question asked once with the cache on; each test that damages an entry damages its own copy."""
+    with _data_folder(tmp_path_factory.mktemp("saved") / "data"), LoadedPair(_config(small_pair)) as loaded:
+        loaded.prefix_cache = open_prefix_cache()
+        ids, _, reused, _ = _reply(loaded, _messages(FIRST))
+        return Saved(ids=ids, reused=reused, folder=prefix_cache_dir())
+
+
 def test_a_new_pair_reuses_the_saved_prefix_for_both_models(
-    small_pair: tuple[Path, Path], reference: dict[str, list[int]]
+    small_pair: tuple[Path, Path], reference: dict[str, list[int]], saved: Saved, data_dir: Path
 ) -> None:
-    with LoadedPair(_config(small_pair)) as first:
-        first.prefix_cache = open_prefix_cache()
-        ids, _, reused, _ = _reply(first, _messages("How much did record 12 weigh?"))
-        assert reused == 0 and ids == reference["first"]
+    # The first pair with the cache on read nothing from it, replied as without it, and saved both models' states.
+    assert saved.reused == 0 and saved.ids == reference["first"]
+    saved.restore()
     assert len(_entries()) == 2  # the target's state and the draft's
     with LoadedPair(_config(small_pair)) as second:
         second.prefix_cache = open_prefix_cache()
         # The same question again: all but the prompt's last token from disk, the same reply.
-        ids, finished, reused, draft_reused = _reply(second, _messages("How much did record 12 weigh?"))
+        ids, finished, reused, draft_reused = _reply(second, _messages(FIRST))
         prompt_tokens = finished.stats.prompt_tokens
         assert reused == prompt_tokens - 1 and finished.stats.prompt_reused == reused
         assert draft_reused is not None and draft_reused >= MIN_PREFIX_TOKENS
@@ -85,15 +123,9 @@ def test_a_new_pair_reuses_the_saved_prefix_for_both_models(
     with LoadedPair(_config(small_pair)) as third:
         third.prefix_cache = open_prefix_cache()
         # A new chat about the same records: the shared part (system prompt and the records) from disk.
-        ids, finished, reused, _ = _reply(third, _messages("Which animal is in record 30?"))
+        ids, finished, reused, _ = _reply(third, _messages(OTHER))
         assert MIN_PREFIX_TOKENS <= reused < finished.stats.prompt_tokens - 1
         assert ids == reference["other"]
-
-
-def _save_one(small_pair: tuple[Path, Path]) -> None:
-    with LoadedPair(_config(small_pair)) as loaded:
-        loaded.prefix_cache = open_prefix_cache()
-        _reply(loaded, _messages("How much did record 12 weigh?"))
 
 
 def _target_entry(small_pair: tuple[Path, Path]) -> Path:
@@ -107,10 +139,12 @@ def _target_entry(small_pair: tuple[Path, Path]) -> Path:
 def test_a_damaged_or_foreign_entry_is_dropped_and_the_reply_stays_right(
     small_pair: tuple[Path, Path],
     reference: dict[str, list[int]],
+    saved: Saved,
+    data_dir: Path,
     damage: str,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    _save_one(small_pair)
+    saved.restore()
     path = _target_entry(small_pair)
     data = bytearray(path.read_bytes())
     if damage == "flip":
@@ -128,7 +162,7 @@ def test_a_damaged_or_foreign_entry_is_dropped_and_the_reply_stays_right(
         LoadedPair(_config(small_pair, target)) as loaded,
     ):
         loaded.prefix_cache = open_prefix_cache()
-        ids, _, reused, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+        ids, _, reused, _ = _reply(loaded, _messages(FIRST))
     assert reused == 0 and ids == reference["first"]
     if damage != "foreign":
         dropped = [r for r in caplog.records if "dropped" in r.getMessage()]
@@ -137,12 +171,16 @@ def test_a_damaged_or_foreign_entry_is_dropped_and_the_reply_stays_right(
 
 
 def test_a_state_llama_cpp_refuses_is_dropped(
-    small_pair: tuple[Path, Path], reference: dict[str, list[int]], caplog: pytest.LogCaptureFixture
+    small_pair: tuple[Path, Path],
+    reference: dict[str, list[int]],
+    saved: Saved,
+    data_dir: Path,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """An entry with a valid header whose payload is not this model's state: llama.cpp's check stops it."""
     from app.core.prefix_cache.entry import PREAMBLE_SIZE, EntryHeader, build_header, encode_tokens
 
-    _save_one(small_pair)
+    saved.restore()
     path = _target_entry(small_pair)
     raw = path.read_bytes()
     length = EntryHeader.header_length(raw[:PREAMBLE_SIZE])
@@ -157,7 +195,7 @@ def test_a_state_llama_cpp_refuses_is_dropped(
         LoadedPair(_config(small_pair)) as loaded,
     ):
         loaded.prefix_cache = open_prefix_cache()
-        ids, _, reused, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+        ids, _, reused, _ = _reply(loaded, _messages(FIRST))
     assert reused == 0 and ids == reference["first"]
     assert "llama.cpp refused" in caplog.text
 
@@ -172,11 +210,13 @@ def test_the_least_recently_used_entry_goes_over_the_budget(small_pair: tuple[Pa
             loaded.target.truncate(0)
             list(run_reply(loaded, plan_reply(loaded, ReplyRequest(settings, _messages("Record 3?", document)))))
 
-        ask(DOCUMENT)
+        # 30 records (about 600 tokens with the question): each prompt is still long enough to be saved.
+        records = "\n".join(DOCUMENT.splitlines()[:30])
+        ask(records)
         (first,) = cache.entries
         cache.set_budget(int(first.size * 2.5))  # room for two entries of about this size
-        ask(DOCUMENT.replace("grams", "ounces"))
-        ask(DOCUMENT.replace("grams", "pounds"))
+        ask(records.replace("grams", "ounces"))
+        ask(records.replace("grams", "pounds"))
         assert len(cache.entries) == 2 and first.key not in {e.key for e in cache.entries}
         assert cache.size_bytes() <= cache.budget_bytes
         assert len(_entries()) == 2
@@ -185,7 +225,7 @@ def test_the_least_recently_used_entry_goes_over_the_budget(small_pair: tuple[Pa
 
 
 def test_an_unwritable_folder_is_one_log_line_and_the_reply_goes_on(
-    small_pair: tuple[Path, Path], reference: dict[str, list[int]], caplog: pytest.LogCaptureFixture
+    small_pair: tuple[Path, Path], reference: dict[str, list[int]], data_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     blocked = prefix_cache_dir()
     blocked.write_text("a file where the folder should be")
@@ -194,7 +234,7 @@ def test_an_unwritable_folder_is_one_log_line_and_the_reply_goes_on(
         LoadedPair(_config(small_pair)) as loaded,
     ):
         loaded.prefix_cache = open_prefix_cache()
-        ids, finished, _, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+        ids, finished, _, _ = _reply(loaded, _messages(FIRST))
     assert ids == reference["first"] and finished.text
     lines = [r for r in caplog.records if "could not save" in r.getMessage()]
     assert len(lines) == 2, caplog.text  # one per model, each one line
@@ -202,14 +242,14 @@ def test_an_unwritable_folder_is_one_log_line_and_the_reply_goes_on(
 
 
 def test_the_limit_is_the_folders_so_every_front_end_keeps_the_one_set_in_settings(
-    small_pair: tuple[Path, Path], reference: dict[str, list[int]], caplog: pytest.LogCaptureFixture
+    small_pair: tuple[Path, Path], reference: dict[str, list[int]], data_dir: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The window sets the limit (here: Off); `chat` and `serve` open the folder without one and keep to it."""
     window = open_prefix_cache(0)
     assert open_prefix_cache().budget_bytes == 0
     with LoadedPair(_config(small_pair)) as loaded:
         loaded.prefix_cache = open_prefix_cache()  # as `chat` opens it
-        ids, _, _, _ = _reply(loaded, _messages("How much did record 12 weigh?"))
+        ids, _, _, _ = _reply(loaded, _messages(FIRST))
     assert ids == reference["first"] and not _entries()  # off: nothing saved
     window.set_budget(3 * 1024**3)
     assert open_prefix_cache().budget_bytes == 3 * 1024**3

@@ -71,9 +71,12 @@ def test_a_full_database_stores_neither_the_message_nor_its_files_and_the_chat_g
     make_window, qtbot, monkeypatch, tmp_path, small_pair
 ):
     big = tmp_path / "big.md"
-    big.write_text("".join(f"Line {i}: a sentence that takes some room in the database.\n" for i in range(6000)))
+    # About 17 KB (5,000 tokens): more than the room a database that may not grow has left, and more than the
+    # small context (the reply reads at most 1024 tokens) takes, as a long file is.
+    big.write_text("".join(f"Line {i}: a sentence that takes some room in the database.\n" for i in range(300)))
     window = make_window()
     window.settings_panel.max_tokens.setValue(8)
+    window.settings_panel.n_ctx.setValue(1024)
     load(qtbot, window, pair_choice(small_pair))
     send(qtbot, window, "Say hello.")
     conversation = window.controller.conversation_id

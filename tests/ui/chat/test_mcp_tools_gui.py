@@ -75,11 +75,11 @@ def ask_and_wait(qtbot: QtBot, window, text: str) -> list:
     return controller.store.messages(controller.conversation_id, with_tokens=False)
 
 
-def _window_with_tools(qtbot: QtBot, make_window, demo_pair, config: Path, timeout: float = 60.0):
+def _window_with_tools(qtbot: QtBot, make_window, demo_pair, config: Path, timeout: float = 60.0, max_tokens: int = 80):
     window = make_window()
     panel = window.settings_panel
     panel.temperature.setValue(0.0)
-    panel.max_tokens.setValue(80)
+    panel.max_tokens.setValue(max_tokens)
     panel.n_ctx.setValue(2048)
     window.controller.tool_flow.call_timeout = timeout
     load(qtbot, window, pair_choice(demo_pair, DrafterKind.MODEL))
@@ -114,7 +114,8 @@ def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pa
 
 def test_a_hanging_server_ends_the_call_with_one_line_and_the_reply_goes_on(make_window, demo_pair, tmp_path, qtbot):
     config = write_config(tmp_path, {"TANDEM_TEST_WEATHER": "hang"})
-    window, _ = _window_with_tools(qtbot, make_window, demo_pair, config, timeout=3.0)
+    # 40 tokens: room for the call (about 25), and what the model says after the error line is not checked.
+    window, _ = _window_with_tools(qtbot, make_window, demo_pair, config, timeout=3.0, max_tokens=40)
     window.controller.tool_flow.ask = lambda call: Approval.ALLOW_ONCE
     stored = ask_and_wait(qtbot, window, ASK)
     assert [str(m.role) for m in stored][:3] == ["user", "assistant", "tool"]

@@ -14,7 +14,8 @@ from app.ui.settings.prefix_cache_box import LIMIT_KEY
 from app.ui.settings.store import AppSettings
 from tests.ui.helpers import load, pair_choice, send
 
-LONG = "\n".join(f"Line {i}: the heron near Cork weighed {3 * i + 1} grams." for i in range(80))
+# Over MIN_PREFIX_TOKENS (512) with the question, so the prompt's state is saved; no longer than that needs.
+LONG = "\n".join(f"Line {i}: the heron near Cork weighed {3 * i + 1} grams." for i in range(40))
 
 
 def test_a_long_prompt_is_saved_shown_and_cleared(
