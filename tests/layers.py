@@ -177,10 +177,11 @@ def layer_marks(
 ) -> set[str]:
     """The layers a test belongs to (none: the pure layer)."""
     marks = {_FIXTURE_LAYERS[name] for name in fixturenames if name in _FIXTURE_LAYERS}
-    relative = path.resolve().relative_to(_TEST_ROOT)
-    if relative.parts[0] == "packaging":
+    resolved = path.resolve()
+    folder = resolved.relative_to(_TEST_ROOT).parts[0] if resolved.is_relative_to(_TEST_ROOT) else ""
+    if folder == "packaging":
         marks.add("packaging")
-    if relative.parts[0] == "ui":
+    if folder == "ui":
         marks.add("gui")  # widgets need the QApplication even where a test does not name qapp
     followed = [f for f in (function, *fixture_functions) if f is not None and _defined_in_tests(f)]
     if any(_READER.spawns(f) for f in followed):
@@ -265,6 +266,7 @@ class LayerRun:
         self.clocks = {name: _Clock() for name in ORDER}
         self.stopped_after: str | None = None
         self.guard = SpawnGuard()
+        self.layer_of_test: dict[str, str] = {}  # node id -> layer (a report carries every mark, not the layer)
         for name, why in (*LAYERS.items(), *LAYER_HELP.items()):
             config.addinivalue_line("markers", f"{name}: {why}")
 
@@ -282,6 +284,7 @@ class LayerRun:
             marks |= {mark.name for mark in item.iter_markers() if mark.name in LAYERS}
             layer = layer_of(marks)
             item.stash[_LAYER] = layer
+            self.layer_of_test[item.nodeid] = layer
             for mark in sorted({*marks, layer}):
                 item.add_marker(mark)
         # Stable: within a layer the tests keep the order of their files (module fixtures stay shared).
@@ -304,10 +307,10 @@ class LayerRun:
                 item.session.shouldstop = f"the {layer} layer failed; later layers not run (--layer-stop)"
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.failed:
-            layer = next((m for m in report.keywords if m in self.clocks), None)
-            if layer is not None:
-                self.clocks[layer].failed += 1
+        # A window test is marked gui, model and window: its layer is the one it was sorted into.
+        layer = self.layer_of_test.get(report.nodeid)
+        if report.failed and layer is not None:
+            self.clocks[layer].failed += 1
 
     def _guarded(self, item: pytest.Item) -> Iterator[None]:
         self.guard.current = None if item.get_closest_marker("subprocess") else item.nodeid

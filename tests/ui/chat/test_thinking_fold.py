@@ -264,9 +264,9 @@ class _Counts(QObject):
         host = window.host
         ask = host.count_prompt
 
-        def counted_ask(messages, max_tokens) -> None:
+        def counted_ask(request) -> None:
             self.asked += 1
-            ask(messages, max_tokens)
+            ask(request)
 
         monkeypatch.setattr(host, "count_prompt", counted_ask)
         host.worker.prompt_counted.connect(self._answer)
