@@ -13,22 +13,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow
 
 from app.core.errors import TandemError
 from app.engine.safe_files import write_text_safely
-from app.engine.store.conversations import ChatStore
+from app.engine.store.conversations import ChatStore, SearchHit
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.controller import Activity, ChatController
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.sidebar.conversation_list import ConversationList
 from app.ui.i18n.words import say_error
-
-if TYPE_CHECKING:
-    from app.engine.store.conversations import SearchHit
 
 
 class SidebarActions(QObject):

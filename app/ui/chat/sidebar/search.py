@@ -11,17 +11,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QLabel, QLineEdit, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
 
-from app.engine.store.conversations import ChatStore
+from app.engine.store.conversations import ChatStore, SearchHit
 from app.engine.store.search import snippet_parts
-
-if TYPE_CHECKING:
-    from app.engine.store.conversations import SearchHit
 
 _TYPING_MS = 200  # pause after the last key before searching
 _LIMIT = 50
