@@ -22,10 +22,10 @@ from app.core.decoding.events import FinishReason
 from app.engine.remote.limits import RemoteLimits
 from app.ui.chat.controller import Activity
 from app.ui.main_window import MainWindow
-from app.ui.models.server_choice import ServerChoice
 from app.ui.settings.store import AppSettings
 from tests.engine.remote import hostile_server as hs
 from tests.ui.helpers import Recorder
+from tests.ui.models.server_steps import connect
 
 
 @pytest.fixture(autouse=True)
@@ -42,18 +42,6 @@ def window(qapp: object, data_dir: Path) -> Iterator[MainWindow]:
     yield made
     made.close()
     assert not made.host.thread.isRunning()
-
-
-def connect(qtbot: QtBot, window: MainWindow, url: str) -> ServerChoice:
-    window.picker.show_server(True)
-    choice = window.picker.server
-    choice.url.setText(url)
-    QTest.mouseClick(choice.connect_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(
-        lambda: choice.connect_button.isEnabled() and (choice.models.count() > 0 or "✗" in choice.status.text()),
-        timeout=30_000,
-    )
-    return choice
 
 
 def use(qtbot: QtBot, window: MainWindow, url: str) -> None:
