@@ -274,8 +274,8 @@ class AttachmentFlow(QObject):
             view.refresh()
         self.changed.emit()
 
-    def gauge_notes(self, context: Sequence[Attachment], room: int, n_ctx: int) -> tuple[int, list[str]]:
-        """How many tokens of ``context``'s attachments go in whole, and a line for each that does not fit.
+    def gauge_notes(self, context: Sequence[Attachment], room: int, n_ctx: int) -> list[str]:
+        """A line for each of ``context``'s attachments that does not fit whole (its chip says so too).
 
         ``room`` is what the context has left beside the chat's turns and the
         reply's reserve. The newest attachments are placed first: they are the
@@ -322,7 +322,7 @@ class AttachmentFlow(QObject):
             if chip.pending.fits != fitted or not fitted:
                 chip.pending.fits = fitted
                 chip.update_text()
-        return used, list(reversed(notes))
+        return list(reversed(notes))
 
     # -- showing an attachment --------------------------------------------------------------------
 

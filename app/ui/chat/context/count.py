@@ -101,7 +101,7 @@ class ContextCount(QObject):
         files = [a for m in turns[info.dropped_messages :] for a in m.attachments]
         without_files = info.n_tokens - info.attachment_tokens
         room = info.n_ctx - reply_reserve(self._settings().max_tokens, info.n_ctx) - without_files
-        _, notes = self._attachments.gauge_notes(files, room, info.n_ctx)
+        notes = self._attachments.gauge_notes(files, room, info.n_ctx)
         self._panel.gauge.set_counts(info.n_tokens, info.n_ctx, info.dropped_messages, first, streaming)
         self._panel.gauge.set_attachment_notes(notes)
 
