@@ -43,5 +43,8 @@ timed "import contracts" "$venv/bin/lint-imports"
 timed mypy "$venv/bin/mypy"
 # One pytest run, collected once, that runs the layers in order (tests/layers.py: pure, gui, model, window,
 # subprocess, packaging), stops after the first layer with a failure, and ends with each layer's wall time
-# and the 30 slowest tests.
-timed pytest "$venv/bin/python" -m pytest --layer-stop --durations=30 --durations-min=1 "$@"
+# and the 30 slowest tests. Two workers (pytest-xdist) share the layers' files: a test mostly waits on a
+# model, a window or a process, and a model uses one thread on two cores (llama.cpp's default), so two keep
+# both cores busy. TANDEM_TEST_WORKERS=0 runs it in this one process.
+workers=${TANDEM_TEST_WORKERS:-2}
+timed pytest "$venv/bin/python" -m pytest -n "$workers" --layer-stop --durations=30 --durations-min=1 "$@"

@@ -28,6 +28,14 @@ def _real_models_dir() -> Path:
     return models_dir()
 
 
+# A pytest-xdist worker shares the cores with the others: llama.cpp gets its share, not every core
+# (its threads spin at each step's barrier, and two processes that each take both cores crawl).
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    from app.engine.cpu import MAX_THREADS_ENV, usable_cpus
+
+    _workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+    os.environ.setdefault(MAX_THREADS_ENV, str(max(1, usable_cpus() // _workers)))
+
 _MODELS = _real_models_dir()
 _DATA = Path(tempfile.mkdtemp(prefix="tandem-test-data-"))
 os.environ["TANDEM_MODELS_DIR"] = str(_MODELS)

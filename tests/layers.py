@@ -254,17 +254,76 @@ _LAYER = pytest.StashKey[str]()
 class _Clock:
     tests: int = 0
     failed: int = 0
-    started: float | None = None
-    seconds: float = 0.0
+    first_start: float | None = None  # epoch seconds, from the reports (a worker's clock is the same wall clock)
+    last_stop: float = 0.0
+    seconds: float = 0.0  # the layer's tests' own time, summed over every worker
+
+    def add(self, report: pytest.TestReport) -> None:
+        self.first_start = report.start if self.first_start is None else min(self.first_start, report.start)
+        self.last_stop = max(self.last_stop, report.stop)
+        self.seconds += report.duration
+        self.tests += report.when == "teardown"
+        self.failed += report.failed
+
+    @property
+    def wall(self) -> float:
+        return 0.0 if self.first_start is None else self.last_stop - self.first_start
+
+
+def _layer_scopes(collection: list[str]) -> dict[str, str]:
+    """Each test's unit of work for pytest-xdist: a file's run of tests within one layer.
+
+    The collection is in layer order, so a file with tests in two layers forms
+    two runs and each is scheduled with its layer. One unit per file keeps its
+    module fixtures (a loaded window, a server) on one worker; ``tests/packaging``
+    is one unit, because its builds share folders and stamps.
+    """
+    scopes: dict[str, str] = {}
+    previous, runs = "", 0
+    for nodeid in collection:
+        path = nodeid.split("::", 1)[0]
+        unit = "tests/packaging" if path.startswith("tests/packaging/") else path
+        if unit != previous:
+            runs += 1
+            previous = unit
+        scopes[nodeid] = f"{unit}#{runs}"
+    return scopes
+
+
+def _layer_scheduler(config: pytest.Config, log: object) -> object:
+    """pytest-xdist's scope scheduler over :func:`_layer_scopes`, keeping the layer order."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LayerScheduling(LoadScopeScheduling):
+        _scopes: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._scopes is None:
+                assert self.collection is not None  # set by schedule() before it splits
+                self._scopes = _layer_scopes(self.collection)
+            return self._scopes.get(nodeid, nodeid)
+
+    # In collection order (the layers' order), not biggest unit first.
+    config.option.loadscopereorder = False
+    return LayerScheduling(config, log)  # type: ignore[arg-type]
 
 
 class LayerRun:
-    """The pytest plugin: marks, orders and times the layers, and guards the ``subprocess`` mark."""
+    """The pytest plugin: marks, orders and times the layers, and guards the ``subprocess`` mark.
+
+    It works alone and under pytest-xdist (``scripts/test.sh`` runs two workers):
+    each worker marks and orders its collection; the scheduler hands out a file's
+    run of tests within a layer as one unit, in layer order; the clocks and the
+    ``--layer-stop`` decision live where the reports arrive (the only process
+    without xdist, the controller with it).
+    """
 
     def __init__(self, config: pytest.Config) -> None:
         self.stop = bool(config.getoption("layer_stop"))
+        self.config = config
         self.clocks = {name: _Clock() for name in ORDER}
         self.stopped_after: str | None = None
+        self.started = time.time()
         self.guard = SpawnGuard()
         self.layer_of_test: dict[str, str] = {}  # node id -> layer (a report carries every mark, not the layer)
         for name, why in (*LAYERS.items(), *LAYER_HELP.items()):
@@ -284,33 +343,48 @@ class LayerRun:
             marks |= {mark.name for mark in item.iter_markers() if mark.name in LAYERS}
             layer = layer_of(marks)
             item.stash[_LAYER] = layer
+            # The report carries it to the xdist controller, which collects nothing itself.
+            item.user_properties.append(("layer", layer))
             self.layer_of_test[item.nodeid] = layer
             for mark in sorted({*marks, layer}):
                 item.add_marker(mark)
         # Stable: within a layer the tests keep the order of their files (module fixtures stay shared).
         items.sort(key=lambda item: ORDER.index(item.stash[_LAYER]))
 
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: object) -> object:
+        return _layer_scheduler(config, log)
+
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+        # Without xdist: stop when the next test is in a later layer and this one's layer failed.
         layer = item.stash[_LAYER]
-        clock = self.clocks[layer]
-        start = time.monotonic()
-        clock.started = start if clock.started is None else clock.started
         try:
             return (yield)
         finally:
-            clock.tests += 1
-            clock.seconds += time.monotonic() - start
             ends_layer = nextitem is None or nextitem.stash[_LAYER] != layer
-            if self.stop and ends_layer and clock.failed and nextitem is not None:
+            if self.stop and ends_layer and self.clocks[layer].failed and nextitem is not None:
                 self.stopped_after = layer
                 item.session.shouldstop = f"the {layer} layer failed; later layers not run (--layer-stop)"
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # A window test is marked gui, model and window: its layer is the one it was sorted into.
-        layer = self.layer_of_test.get(report.nodeid)
-        if report.failed and layer is not None:
-            self.clocks[layer].failed += 1
+        layer = dict(report.user_properties).get("layer") or self.layer_of_test.get(report.nodeid)
+        if not isinstance(layer, str) or layer not in self.clocks:
+            return
+        self.clocks[layer].add(report)
+        if self.stop and self.stopped_after is None:
+            self._stop_after_failed_layer(layer)
+
+    def _stop_after_failed_layer(self, layer: str) -> None:
+        """Under xdist: once a test of a later layer reports, a failed earlier layer ends the run."""
+        dsession = self.config.pluginmanager.getplugin("dsession")
+        if dsession is None:
+            return
+        failed = [name for name in ORDER[: ORDER.index(layer)] if self.clocks[name].failed]
+        if failed:
+            self.stopped_after = failed[0]
+            dsession.shouldstop = f"the {failed[0]} layer failed; later layers not run (--layer-stop)"
 
     def _guarded(self, item: pytest.Item) -> Iterator[None]:
         self.guard.current = None if item.get_closest_marker("subprocess") else item.nodeid
@@ -335,14 +409,24 @@ class LayerRun:
         ran = [(name, clock) for name, clock in self.clocks.items() if clock.tests]
         if not ran:
             return
+        # Wall: from the layer's first test starting to its last ending (layers overlap a little under
+        # xdist); in tests: the tests' own time summed over the workers.
         terminalreporter.section("layers (wall time)")
         for name, clock in ran:
-            minutes, seconds = divmod(round(clock.seconds), 60)
             verdict = f"{clock.failed} failed" if clock.failed else "ok"
-            terminalreporter.line(f"{name:<11}{clock.tests:>6} tests {minutes:>4} min {seconds:02d} s   {verdict}")
-        total = round(sum(clock.seconds for _, clock in ran))
+            terminalreporter.line(
+                f"{name:<11}{clock.tests:>6} tests {_minutes(clock.wall)} wall {_minutes(clock.seconds)} in tests"
+                f"   {verdict}"
+            )
         count = sum(clock.tests for _, clock in ran)
-        terminalreporter.line(f"{'all':<11}{count:>6} tests {total // 60:>4} min {total % 60:02d} s")
+        summed = sum(clock.seconds for _, clock in ran)
+        whole = time.time() - self.started
+        terminalreporter.line(f"{'all':<11}{count:>6} tests {_minutes(whole)} wall {_minutes(summed)} in tests")
         if self.stopped_after is not None:
             later = ORDER[ORDER.index(self.stopped_after) + 1 :]
             terminalreporter.line(f"stopped after the {self.stopped_after} layer failed: {', '.join(later)} not run")
+
+
+def _minutes(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes:>4} min {rest:02d} s"

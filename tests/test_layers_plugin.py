@@ -86,3 +86,43 @@ def test_a_failing_window_test_stops_the_run_after_the_window_layer(pytester: py
     assert any(line.startswith("window ") and "1 failed" in line for line in lines), lines
     assert any(line.startswith("gui ") and line.endswith("ok") for line in lines), lines
     assert any("stopped after the window layer failed: subprocess, packaging not run" in line for line in lines)
+
+
+def test_under_xdist_a_files_tests_in_one_layer_are_one_unit_and_packaging_is_one() -> None:
+    from tests.layers import _layer_scopes
+
+    collection = [
+        "tests/core/test_a.py::test_pure_1",
+        "tests/core/test_a.py::test_pure_2",
+        "tests/engine/test_b.py::test_pure",
+        "tests/engine/test_b.py::test_model",  # the same file again, in a later layer: its own unit
+        "tests/core/test_a.py::test_model",
+        "tests/packaging/test_wheel.py::test_one",
+        "tests/packaging/test_bundle.py::test_two",
+    ]
+    scopes = _layer_scopes(collection)
+    assert scopes[collection[0]] == scopes[collection[1]]
+    assert scopes[collection[1]] != scopes[collection[2]]
+    assert scopes[collection[2]] == scopes[collection[3]]  # consecutive: one run of the file
+    assert scopes[collection[4]] != scopes[collection[0]]
+    assert scopes[collection[5]] == scopes[collection[6]]
+    assert len(set(scopes.values())) == 4
+
+
+@pytest.mark.subprocess  # pytest-xdist starts two worker interpreters
+def test_two_workers_report_every_layer_in_the_controllers_summary(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("xdist")
+    from tests.paths import REPO_ROOT
+
+    monkeypatch.setenv("PYTHONPATH", str(REPO_ROOT))
+    _suite(pytester, window_passes=False, unmarked_spawn=False)
+    result = pytester.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider", "-p", "no:randomly")
+    result.assert_outcomes(passed=4, failed=1)
+    lines = result.outlines
+    for layer, count in (("pure", 1), ("gui", 1), ("model", 1), ("subprocess", 1)):
+        ok = [line for line in lines if line.startswith(f"{layer} ") and line.endswith("ok")]
+        assert ok and f"{count:>6} tests" in ok[0], (layer, lines)
+    assert any(line.startswith("window ") and "1 failed" in line for line in lines), lines
+    assert any(line.startswith("all ") and "5 tests" in line for line in lines), lines

@@ -23,10 +23,21 @@ def usable_cpus() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+# Caps the threads below for processes that share the machine on purpose (the test suite's workers, several
+# Tandem processes side by side): llama.cpp's threads spin-wait at each step's barrier, so two processes that
+# each take every core slow each other far more than the cores they share.
+MAX_THREADS_ENV = "TANDEM_MAX_THREADS"
+
+
 def max_useful_threads() -> int:
-    """Physical cores within the usable CPUs: llama.cpp's kernels gain nothing from hyper-threads."""
+    """Physical cores within the usable CPUs (llama.cpp's kernels gain nothing from hyper-threads).
+
+    ``TANDEM_MAX_THREADS``, a whole number from 1, lowers it; any other value is ignored.
+    """
     physical = psutil.cpu_count(logical=False) or usable_cpus()
-    return max(1, min(physical, usable_cpus()))
+    useful = max(1, min(physical, usable_cpus()))
+    cap = os.environ.get(MAX_THREADS_ENV, "")
+    return min(useful, int(cap)) if cap.isdigit() and int(cap) >= 1 else useful
 
 
 class CpuLoad:

