@@ -21,16 +21,15 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
-from app.cli.chat.options import drafter_kind, settings_from_options, use_disk_stores
+from app.cli.chat.options import drafter_kind, settings_from_options, stored_chat_drafter, use_disk_stores
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair, sampling_params
 from app.core.chat import Message, MessageState, Role
 from app.core.chat_settings import ChatSettings
-from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent
 from app.core.errors import TandemError
-from app.core.reply.plan import PromptPolicy, effective_drafter
+from app.core.reply.plan import PromptPolicy
 from app.core.terminal_text import visible
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolSpec
@@ -157,7 +156,7 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
         settings = settings_from_options(args, ChatSettings(drafter=kind))
     else:
         settings = settings_from_options(args, ChatSettings.from_dict(store.conversation_settings(conversation_id)))
-        kind = effective_drafter(settings.drafter, draft is not None, DrafterKind.NGRAM)
+        kind = stored_chat_drafter(args, settings, draft)
         stored = store.messages(conversation_id, with_tokens=False)
         history = [prompt_message(m.role, m.content, m.meta, m.attachments) for m in stored]
     config = PairConfig(

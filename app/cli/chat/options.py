@@ -23,6 +23,7 @@ from app.core.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.sampling import MAX_TOKENS
 from app.core.errors import TandemError
+from app.core.reply.plan import effective_drafter
 
 if TYPE_CHECKING:
     from app.engine.llama.session import LoadedPair
@@ -118,6 +119,19 @@ def drafter_kind(args: argparse.Namespace, draft: object) -> DrafterKind:
     return DrafterKind.HYBRID
 
 
+def stored_chat_drafter(args: argparse.Namespace, settings: ChatSettings, draft: object) -> DrafterKind:
+    """The drafter a ``--chat`` reply loads: ``settings``' (options already laid over), as the pair allows.
+
+    A chat stored with a draft-model drafter still answers without a draft
+    file (prompt lookup stands in, as for ``chat``); a draft-model drafter
+    asked for on this command line without one is refused, as without ``--chat``.
+    """
+    chosen = getattr(args, "drafter", None)
+    if chosen is not None and DrafterKind(chosen).uses_draft_model and draft is None and not args.no_draft:
+        raise TandemError(f"--drafter {chosen} needs a draft model (give --draft, or choose ngram or none)")
+    return effective_drafter(settings.drafter, draft is not None, DrafterKind.NGRAM)
+
+
 def settings_from_options(args: argparse.Namespace, base: ChatSettings) -> ChatSettings:
     """``base`` with whatever the command line gave explicitly laid over it (for ``--chat``: this reply only)."""
     given = {name: getattr(args, name) for name in SAMPLING_OPTIONS}
@@ -126,8 +140,12 @@ def settings_from_options(args: argparse.Namespace, base: ChatSettings) -> ChatS
         changes["max_tokens"] = args.max_tokens
     if args.system is not None:
         changes["system_prompt"] = args.system
+    # The same precedence as drafter_kind: --no-draft, then --drafter, then --ngram.
+    chosen = getattr(args, "drafter", None)
     if args.no_draft:
         changes["drafter"] = DrafterKind.NONE
+    elif chosen is not None:
+        changes["drafter"] = DrafterKind(chosen)
     elif args.ngram:
         changes["drafter"] = DrafterKind.NGRAM
     if args.draft_max is not None:

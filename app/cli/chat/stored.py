@@ -26,16 +26,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from app.cli.chat.options import attachments_json, read_attached, settings_from_options, use_disk_stores
+from app.cli.chat.options import (
+    attachments_json,
+    read_attached,
+    settings_from_options,
+    stored_chat_drafter,
+    use_disk_stores,
+)
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair
 from app.core.attachments.record import Attachment
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
-from app.core.decoding.drafters import DrafterKind
 from app.core.errors import TandemError
-from app.core.reply.plan import effective_drafter
 from app.core.tools.turns import prompt_message
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, chat_messages, pair_label, plan_reply, record_start, run_reply, saving
@@ -53,8 +57,7 @@ def run_stored_chat(
     stored = ChatSettings.from_dict(store.conversation_settings(conversation_id))
     settings = settings_from_options(args, stored)
     target, draft = resolve_pair(args)
-    # Load only what the chat's drafter needs; without a draft file prompt lookup stands in, as for `chat`.
-    kind = effective_drafter(settings.drafter, draft is not None, DrafterKind.NGRAM)
+    kind = stored_chat_drafter(args, settings, draft)
     config = PairConfig(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
