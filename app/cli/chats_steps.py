@@ -10,8 +10,9 @@ a server made, says so in one line. Reads without the writer lock, like
   was kept, the rejected token with p, q and the coin, the correction or the
   bonus, and the step's draft and verify time;
 - ``--json``: ``{"message_id", "steps": [...], "tokens": [...]}``, each step
-  in the one spelling of :meth:`~app.core.reply.step_record.StepRecord.to_json`
-  and each token as every JSON format writes it;
+  in the scripts' spelling of :meth:`~app.core.reply.step_record.StepRecord.to_public_json`
+  (descriptive keys; the store keeps its short ones) and each token as every
+  JSON format writes it;
 - ``--html FILE``: the step view as one page (:func:`app.core.reply.step_page.render_page`),
   written like an export (never over a link or a device; over a file only with ``--force``).
 """
@@ -129,7 +130,7 @@ def run_steps(args: argparse.Namespace) -> int:
         _print_json(
             {
                 "message_id": message.id,
-                "steps": [step.to_json() for step in steps],
+                "steps": [step.to_public_json() for step in steps],
                 "tokens": [token.to_json() for token in tokens],
             }
         )

@@ -19,9 +19,12 @@ consistency tests need, and nothing the reply's tokens already hold twice:
 
 Probabilities are the warped distributions the decoder used (temperature,
 top-k/p, penalties), so the accept test can be re-checked from the record.
-:meth:`StepRecord.to_json` / :meth:`StepRecord.from_json` are the one
-spelling (``chats steps --json``, the store, the HTML export); short keys
-keep a 1,000-token reply's records small.
+:meth:`StepRecord.to_json` / :meth:`StepRecord.from_json` are the stored
+spelling (the store, exports, the HTML export): short keys keep a
+1,000-token reply's records small. :meth:`StepRecord.to_public_json` is the
+spelling handed to scripts (``chats steps --json``): the same content under
+descriptive keys (``p_target``, ``q_draft``, ``accepted``, ``coin``), every
+key present; it is output only, never read back.
 """
 
 from __future__ import annotations
@@ -71,6 +74,10 @@ class TopEntry:
         """``[text, p]``."""
         return [self.text, round(self.p, 6)]
 
+    def to_public_json(self) -> dict[str, Any]:
+        """``{"text", "p"}``: the spelling for scripts."""
+        return {"text": self.text, "p": round(self.p, 6)}
+
     @classmethod
     def from_json(cls, raw: object, what: str) -> TopEntry:
         """The inverse of :meth:`to_json`."""
@@ -108,6 +115,17 @@ class DraftedRecord:
         if self.target_top is not None:
             out["top"] = self.target_top
         return out
+
+    def to_public_json(self) -> dict[str, Any]:
+        """The spelling for scripts: descriptive keys, all present (``coin`` and ``target_top`` may be null)."""
+        return {
+            "text": self.text,
+            "q_draft": round(self.q_draft, 6),
+            "p_target": round(self.p_target, 6),
+            "accepted": self.accepted,
+            "coin": None if self.coin is None else round(self.coin, 6),
+            "target_top": self.target_top,
+        }
 
     @classmethod
     def from_json(cls, raw: object, what: str) -> DraftedRecord:
@@ -186,6 +204,27 @@ class StepRecord:
             out["x"] = self.bonus.to_json()
         out["ms"] = [round(self.draft_ms, 3), round(self.verify_ms, 3)]
         return out
+
+    def to_public_json(self) -> dict[str, Any]:
+        """The spelling for scripts (``chats steps --json``): descriptive keys, every one present."""
+        return {
+            "index": self.index,
+            "first_token": self.first_token,
+            "emitted": self.n_emitted,
+            "drafter": self.drafter,
+            "draft_length": self.draft_length,
+            "reason": self.reason,
+            "greedy": self.greedy,
+            "drafted": [token.to_public_json() for token in self.drafted],
+            "kept": self.n_accepted,
+            "lookup_match": self.lookup_match,
+            "residual_top": [entry.to_public_json() for entry in self.residual_top],
+            "correction": None if self.correction is None else self.correction.to_public_json(),
+            "bonus_top": [entry.to_public_json() for entry in self.bonus_top],
+            "bonus": None if self.bonus is None else self.bonus.to_public_json(),
+            "draft_ms": round(self.draft_ms, 3),
+            "verify_ms": round(self.verify_ms, 3),
+        }
 
     @classmethod
     def from_json(cls, raw: object, what: str = "a step") -> StepRecord:
