@@ -281,3 +281,71 @@ def _count(qtbot, window, counts: _Counts) -> int:
     window.controller.context.count()
     qtbot.waitUntil(lambda: counts.answered >= counts.asked, timeout=120_000)
     return int(window.chat.gauge.used)
+
+
+def _ended_line(view: ChatView, index: int) -> str | None:
+    """The line the view writes under message ``index``'s section when the reply ended with no answer."""
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.property(Prop.KIND) == "thinking-ended" and fmt.property(Prop.MESSAGE_INDEX) == index:
+                return it.fragment().text()
+            it += 1
+        block = block.next()
+    return None
+
+
+def _store_ended_chat(store, tokens: list[TokenRecord], reason: str) -> int:
+    chat = store.create_conversation("Cut short")
+    store.add_message(chat, "user", "What is 2+3?")
+    reply = store.begin_reply(chat, {"pair": "reasoner + draft"})
+    store.append_tokens(reply, tokens)
+    meta = {"stats": {"emitted": len(tokens)}, "finish_reason": reason}
+    store.finish_reply(reply, "".join(t.text for t in tokens), conversations.DONE, meta)
+    return chat
+
+
+def test_a_stored_reply_that_ended_while_thinking_opens_its_thinking_and_says_why(qtbot, make_window):
+    window = make_window()
+    cut = _store_ended_chat(window.store, TOKENS[:3], "length")  # the token limit, inside the block
+    closed = _store_ended_chat(window.store, TOKENS[:4], "eog")  # the block closed, then the model stopped
+    window.sidebar.refresh()
+    view = window.chat.view
+
+    window.controller.open_conversation(cut)
+    assert _header(view, 1) == "▾ Thinking (not finished)"  # open: its thinking is all the reply has
+    assert _shown_texts(view, 1) == ["Add", " 2 and 3"]
+    assert _ended_line(view, 1) == (
+        "The reply ended while thinking, before any answer: it reached the token limit "
+        "(raise Max tokens in Settings, or Continue the reply)."
+    )
+    _click_header(qtbot, view, 1)  # the reader may still fold it; the line stays
+    assert _header(view, 1) == "▸ Thinking (not finished)" and _shown_texts(view, 1) == []
+    assert (_ended_line(view, 1) or "").startswith("The reply ended while thinking")
+
+    window.controller.open_conversation(closed)
+    assert (_header(view, 1) or "").startswith("▾ Thinking")
+    assert _shown_texts(view, 1) == ["Add", " 2 and 3", "."]
+    assert _ended_line(view, 1) == "The reply ended after its thinking, with no answer."
+
+
+def test_a_streamed_reply_stopped_while_thinking_stays_open_and_says_it_was_stopped(qtbot):
+    view = ChatView()
+    qtbot.addWidget(view)
+    view.resize(700, 500)
+    view.show()
+    view.set_messages([ViewMessage("user", "What is 2+3?")])
+    view.begin_reply("pair")
+    view.append_tokens(TOKENS[:3], step_ms=400.0)
+    assert _ended_line(view, 1) is None  # still streaming: nothing ended yet
+    view.end_reply("3 tokens", "cancelled")
+    assert _header(view, 1) == "▾ Thinking (not finished)"
+    assert _ended_line(view, 1) == "The reply ended while thinking, before any answer: it was stopped."
+
+    # A reply whose answer came says nothing of the kind.
+    view.begin_reply("pair")
+    view.append_tokens(TOKENS, step_ms=400.0)
+    view.end_reply("done", "eog")
+    assert _ended_line(view, 2) is None and _header(view, 2) == "▸ Thinking (0.4 s)"

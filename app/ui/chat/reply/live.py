@@ -140,7 +140,7 @@ class LiveReply(QObject):
             self._saver.finish(reply)
         if self._view.messages:
             self._view.messages[-1].footer_link = self._footer_link({**reply_meta, **meta})
-        self._view.end_reply(footer)
+        self._view.end_reply(footer, str(event.reason))
         self._stats_panel.update_stats(event.stats)
         self._tally.finish()
         self._stats_panel.set_parts(self._tally.split() if self._tally.has_block else None)

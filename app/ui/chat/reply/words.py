@@ -216,4 +216,5 @@ def view_message(
         info=provenance_html(record) if record.produced_by is not None else "",
         reasoning_inside=record.reasoning_inside,
         thinking_seconds=record.thinking_seconds,
+        finish_reason=str(record.finish_reason or "") if message.role == "assistant" else "",
     )

@@ -80,6 +80,7 @@ class ViewMessage:
     reasoning_inside: bool = False  # the prompt opened the reasoning block: the reply starts as thinking
     thinking_seconds: float | None = None  # how long its reasoning block took (None: not known)
     thinking_open: bool | None = None  # the reader's choice for its "Thinking" section (None: automatic)
+    finish_reason: str = ""  # why the reply ended (a FinishReason value; "" while it streams or when not known)
     split: ReplySplit | None = field(default=None, repr=False, compare=False)  # its tokens by part, as drawn
 
 
@@ -176,17 +177,23 @@ class ChatView(QTextBrowser):
         with self._at_end() as cursor:
             stream.draw_tail(cursor, self._painter)
 
-    def end_reply(self, footer: str) -> None:
-        """Close the current reply with a one-line summary under it."""
+    def end_reply(self, footer: str, reason: str = "") -> None:
+        """Close the current reply with a one-line summary under it (``reason``: a FinishReason value)."""
         if not self._messages:
             return
         message = self._messages[-1]
         message.footer = footer
+        message.finish_reason = reason
         self._streaming = False
         split, stream = message.split, self._stream
         if split is not None and not split.finished:
-            # Text held back as a possible marker is decided; an unclosed section says so in its header.
-            if split.finish() or (split.has_block and not split.closed) or stream is None or stream.split is not split:
+            # Text held back as a possible marker is decided; a section with no answer after it says so.
+            if (
+                split.finish()
+                or (split.has_block and (not split.closed or not split.answer_text.strip()))
+                or stream is None
+                or stream.split is not split
+            ):
                 self._rerender(keep_scroll=True)
                 return
             with self._at_end() as cursor:
@@ -459,7 +466,9 @@ class ChatView(QTextBrowser):
         streaming = self._streaming and index == len(self._messages) - 1
         message.split = split_of(message.tokens, message.reasoning_inside, not streaming, message.split)
         seconds, choice = message.thinking_seconds, message.thinking_open
-        return draw_reply(cursor, index, message.split, self._painter, seconds, choice, streaming)
+        return draw_reply(
+            cursor, index, message.split, self._painter, seconds, choice, streaming, message.finish_reason
+        )
 
     def _insert_footer(self, cursor: QTextCursor, index: int, message: ViewMessage) -> None:
         insert_footer(cursor, self._painter, index, message.footer, bool(message.text), message.footer_link)

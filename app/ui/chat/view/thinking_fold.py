@@ -5,7 +5,10 @@ opened the block in the prompt, ``ReplyPlan.reasoning_inside``). The view
 draws a header line for it, "Thinking…" while the block streams and
 "Thinking (N s)" once it closed, then the block's tokens (expanded while it
 streams, collapsed when the answer starts; a click on the header toggles it),
-then the answer. Inside the section every token keeps its origin tint and its
+then the answer. A reply that ended with no answer (inside its block, or
+right after closing it) keeps the section open and says under it that it
+ended while thinking, and why (the token limit, stopped, the context full),
+so the thinking never hides that there is no answer. Inside the section every token keeps its origin tint and its
 hover card: the section's text is the tokens' own, less the markers and the
 white space around the block (:mod:`app.ui.chat.view.reply_split`). A reply
 without a block is drawn exactly as before, with no header.
@@ -24,11 +27,13 @@ from dataclasses import dataclass
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QFont, QTextCursor
 
+from app.core.decoding.events import FinishReason
 from app.core.reply.token_record import TokenRecord
 from app.ui.chat.view.message_lines import new_block
 from app.ui.chat.view.reply_drawing import StreamState, relayout_tail
 from app.ui.chat.view.reply_split import ReplySplit, duration_words
 from app.ui.chat.view.token_painter import TokenPainter
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 THINKING_LINK = "tandem:thinking"  # ?message=N: the section's header, a click toggles it
 SECTION_INDENT = 14.0
@@ -46,8 +51,42 @@ def header_words(split: ReplySplit, seconds: float | None, streaming: bool) -> s
 
 
 def is_expanded(split: ReplySplit, choice: bool | None) -> bool:
-    """Whether the section shows its tokens: the reader's click, else open until the answer starts."""
-    return choice if choice is not None else not split.closed
+    """Whether the section shows its tokens: the reader's click, else open until the answer starts.
+
+    A reply that ended without an answer stays open: its thinking is all it has.
+    """
+    if choice is not None:
+        return choice
+    return not split.closed or ended_without_answer(split)
+
+
+def ended_without_answer(split: ReplySplit) -> bool:
+    """Whether the reply ended with a reasoning block and no answer after it."""
+    return split.finished and split.has_block and not split.answer_text.strip()
+
+
+_ENDED_WHY = {
+    FinishReason.MAX_TOKENS: QT_TRANSLATE_NOOP(
+        "ThinkingFold", "it reached the token limit (raise Max tokens in Settings, or Continue the reply)"
+    ),
+    FinishReason.CANCELLED: QT_TRANSLATE_NOOP("ThinkingFold", "it was stopped"),
+    FinishReason.CONTEXT_FULL: QT_TRANSLATE_NOOP("ThinkingFold", "the context is full"),
+}
+
+
+def ended_words(split: ReplySplit, reason: str) -> str:
+    """The line under a section whose reply has no answer: that it ended while thinking, and why."""
+    if split.closed:
+        said = QCoreApplication.translate("ThinkingFold", "The reply ended after its thinking, with no answer")
+    else:
+        said = QCoreApplication.translate("ThinkingFold", "The reply ended while thinking, before any answer")
+    try:
+        why = _ENDED_WHY.get(FinishReason(reason), "")
+    except ValueError:
+        why = ""
+    if not why:
+        return said + "."
+    return said + ": " + QCoreApplication.translate("ThinkingFold", why) + "."
 
 
 @dataclass(slots=True)
@@ -78,8 +117,12 @@ def draw_reply(
     seconds: float | None,
     choice: bool | None,
     streaming: bool,
+    reason: str = "",
 ) -> ReplyStream:
-    """Draw a reply's section (when it has a block) and its answer at ``cursor``, in a fresh block."""
+    """Draw a reply's section (when it has a block) and its answer at ``cursor``, in a fresh block.
+
+    ``reason`` is why the reply ended (a :class:`FinishReason` value; "" while it streams or when not known).
+    """
     expanded = is_expanded(split, choice)
     stream = ReplyStream(
         index,
@@ -95,7 +138,10 @@ def draw_reply(
     if expanded:
         new_block(cursor, top_margin=2)
         relayout_tail(cursor, stream.section, split.thinking, split.thinking_text, painter)
-    if split.closed:
+    if ended_without_answer(split) and not streaming:
+        new_block(cursor, top_margin=6)
+        cursor.insertText(ended_words(split, reason), painter.plain_format(index, "thinking-ended", painter.muted))
+    elif split.closed:
         new_block(cursor, top_margin=6)
         relayout_tail(cursor, stream.answer, split.answer, split.answer_text, painter)
     return stream
