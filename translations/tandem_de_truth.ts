@@ -24,4 +24,19 @@
             <translation>Die Antwort endete mitten im Gedankengang, vor jeder Antwort</translation>
         </message>
     </context>
+    <context>
+        <name>ReplyWords</name>
+        <message>
+            <source>lookup off for now, after it copied {n} tokens the target kept</source>
+            <translation>Lookup vorerst aus, nachdem es {n} Tokens kopiert hat, die das Zielmodell behielt</translation>
+        </message>
+        <message>
+            <source>draft model off: it would slow this machine down; lookup copied {n} tokens the target kept</source>
+            <translation>Entwurfsmodell aus: es würde diesen Rechner verlangsamen; Lookup kopierte {n} Tokens, die das Zielmodell behielt</translation>
+        </message>
+        <message>
+            <source>lookup copied {n} tokens</source>
+            <translation>Lookup kopierte {n} Tokens</translation>
+        </message>
+    </context>
 </TS>

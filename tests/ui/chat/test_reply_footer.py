@@ -128,6 +128,16 @@ def test_footer_words_for_each_case() -> None:
     assert "draft off: it would slow this machine down" in text and "measured in 2 of 28 steps" in text
     assert "lookup off for now" in footer_text(off, "eog", "ngram", adaptive=True)
     assert "and no trusted repeat to look up" in footer_text(off, "eog", "hybrid", adaptive=True)
+    # 13 of 20 tokens copied by lookup: the footer says lookup paid, never that there was nothing to look up.
+    copied = {**off, "emitted": 20, "by_source": {"lookup": {"drafted": 15, "accepted": 13}}}
+    hybrid_off = footer_text(copied, "eog", "hybrid", adaptive=True)
+    assert "no trusted repeat" not in hybrid_off
+    assert "draft model off: it would slow this machine down; lookup copied 13 tokens the target kept" in hybrid_off
+    assert "lookup off for now, after it copied 13 tokens the target kept" in footer_text(
+        copied, "eog", "ngram", adaptive=True
+    )
+    hybrid_on = {**copied, "drafting_steps": 28, "last_draft_length": 4}
+    assert "drafter: hybrid  ·  lookup copied 13 tokens" in footer_text(hybrid_on, "eog", "hybrid", adaptive=True)
     assert "target only" in footer_text({"emitted": 5, "steps": 5}, "eog", "none")
     assert "draft length 0 in Settings" in footer_text({"emitted": 5, "steps": 5}, "eog", "model")
     on = {**off, "drafting_steps": 28, "last_draft_length": 4, "mean_accepted_length": 1.5}

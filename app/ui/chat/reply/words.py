@@ -102,11 +102,22 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
             *numbers,
         ]
     steps, drafting = int(s.get("steps", 0)), int(s.get("drafting_steps", drafted > 0))
+    copied = lookup_kept(s)
     if adaptive and steps and drafting < steps and s.get("last_draft_length", 1) == 0:
-        if drafter == "ngram":
+        if drafter == "ngram" and copied:
+            why = QCoreApplication.translate(
+                "ReplyWords", "lookup off for now, after it copied {n} tokens the target kept"
+            ).format(n=copied)
+        elif drafter == "ngram":
             why = QCoreApplication.translate(
                 "ReplyWords", "lookup off for now: recent proposals were rejected or nothing repeated"
             )
+        elif drafter == "hybrid" and copied:
+            # Lookup paid in this reply: saying "no trusted repeat" under copied tokens would contradict them.
+            why = QCoreApplication.translate(
+                "ReplyWords",
+                "draft model off: it would slow this machine down; lookup copied {n} tokens the target kept",
+            ).format(n=copied)
         elif drafter == "hybrid":
             why = QCoreApplication.translate(
                 "ReplyWords", "draft off: it would slow this machine down, and no trusted repeat to look up"
@@ -127,10 +138,21 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
             QCoreApplication.translate("ReplyWords", "no drafts in this reply")
             + (" " + QCoreApplication.translate("ReplyWords", "(draft length 0 in Settings)") if not adaptive else "")
         ]
-    return [
+    named = [
         *numbers,
         QCoreApplication.translate("ReplyWords", "drafter: {drafter}").format(drafter=drafter_label(drafter)),
     ]
+    if drafter == "hybrid" and copied:
+        named.append(QCoreApplication.translate("ReplyWords", "lookup copied {n} tokens").format(n=copied))
+    return named
+
+
+def lookup_kept(s: dict[str, Any]) -> int:
+    """How many of a reply's tokens prompt lookup proposed and the target kept (its statistics summary)."""
+    by_source = s.get("by_source")
+    lookup = by_source.get("lookup") if isinstance(by_source, dict) else None
+    kept = lookup.get("accepted", 0) if isinstance(lookup, dict) else 0
+    return kept if isinstance(kept, int) and not isinstance(kept, bool) else 0
 
 
 def footer_text(
