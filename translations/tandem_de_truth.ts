@@ -39,4 +39,27 @@
             <translation>Lookup kopierte {n} Tokens</translation>
         </message>
     </context>
+    <context>
+        <name>StatsPanel</name>
+        <message>
+            <source>changed from {rate:.1f} tok/s at {time}</source>
+            <translation>vorher {rate:.1f} tok/s, geändert um {time}</translation>
+        </message>
+        <message>
+            <source>{ratio}×: slower than the target alone</source>
+            <translation>{ratio}×: langsamer als das Zielmodell allein</translation>
+        </message>
+        <message>
+            <source>– (no step drafted)</source>
+            <translation>– (kein Schritt mit Entwurf)</translation>
+        </message>
+        <message>
+            <source>{mean:.2f} per drafting step ({drafting} of {steps} steps drafted)</source>
+            <translation>{mean:.2f} pro Schritt mit Entwurf ({drafting} von {steps} Schritten mit Entwurf)</translation>
+        </message>
+        <message>
+            <source>exact {exact:.0%} · sample-and-match {match:.0%} expected, over {verified} judged draft tokens</source>
+            <translation>exakt {exact:.0%} · Sample-and-Match {match:.0%} erwartet, über {verified} geprüfte Entwurfstokens</translation>
+        </message>
+    </context>
 </TS>

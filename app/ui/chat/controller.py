@@ -229,6 +229,7 @@ class ChatController(QObject):
         self.tree.cancel_edit()
         self.conversation_id = None
         self.path = []
+        self.tree.show_branch_stats()  # an empty chat has no statistics: the last chat's are not its own
         self._pending = self._new_chat_settings()
         self.demo.forget_new()
         self.panel.view.set_messages([])

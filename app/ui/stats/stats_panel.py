@@ -5,10 +5,15 @@ per-position acceptance as a bar chart, the drafter's current draft length,
 the CPU threads in use (chosen by measurement unless the settings force a number),
 and the speedup against the target-only rate measured on this machine (by an
 A/B run or a target-only reply), which is the number that says whether
-speculation pays here. Beside the measured acceptance sit the two rules'
-expected acceptance from the same p_target and q_draft rows: exact rejection
-sampling (sum min(p, q)) and the sample-and-match rule llama.cpp's examples use
-(sum p * q), so the gap exact verification recovers is visible live.
+speculation pays here; below 1x it says "slower than the target alone", and
+the note under it names the baseline and when it last changed. Acceptance is
+one figure, kept over drafted (the footer's): the Rules row gives the two
+rules' expected acceptance from the same p_target and q_draft rows, exact
+rejection sampling (sum min(p, q)) and the sample-and-match rule llama.cpp's
+examples use (sum p * q), on the draft tokens the target judged, so the gap
+exact verification recovers is visible live without a second measured rate.
+The mean accepted length counts the steps that drafted (a step the controller
+left undrafted accepts nothing by definition).
 A remote server (llama-server, vLLM) reports no per-step timings, threads or
 expected-acceptance rows: those rows say "not reported" rather than a made-up 0 ms.
 Under "Prompt": the time to the first token, the prefill's prompt tokens per
@@ -19,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import QCoreApplication, Qt, QTime
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
@@ -46,6 +51,7 @@ class StatsPanel(QWidget):
         super().__init__(parent)
         self._baseline: float | None = None
         self._baseline_source = ""
+        self._baseline_change = ""  # "changed from 4.8 tok/s at 14:32": the last change of a baseline
         self._stats = GenerationStats()
         self._adaptive = False
         self._ngram = False
@@ -61,6 +67,7 @@ class StatsPanel(QWidget):
         self.rate.setFont(big)
         self.speedup = QLabel("–")
         self.speedup.setFont(big)
+        self.speedup.setWordWrap(True)  # "0.66×: slower than the target alone" wraps in a narrow panel
         top = QFormLayout()
         top.addRow(self.tr("Tokens/s"), self.rate)
         top.addRow(self.tr("Speedup"), self.speedup)
@@ -190,17 +197,29 @@ class StatsPanel(QWidget):
         )
 
     def set_baseline(self, tokens_per_second: float | None, source: str = "") -> None:
-        """The target-only rate to compare against (None: not measured yet)."""
+        """The target-only rate to compare against (None: not measured yet).
+
+        A new rate for the same kind of baseline says what it replaced and when, so the speedup
+        never moves without a word.
+        """
+        before = self._baseline
+        if not tokens_per_second:
+            self._baseline_change = ""
+        elif before and abs(tokens_per_second - before) >= 0.05:
+            self._baseline_change = say(
+                QT_TRANSLATE_NOOP("StatsPanel", "changed from {rate:.1f} tok/s at {time}").fill(
+                    rate=before, time=QTime.currentTime().toString("HH:mm")
+                )
+            )
         self._baseline = tokens_per_second
         self._baseline_source = source
         if tokens_per_second:
-            self.baseline_note.setText(
-                say(
-                    QT_TRANSLATE_NOOP("StatsPanel", "vs {rate:.1f} tok/s target-only ({source})").fill(
-                        rate=tokens_per_second, source=self.tr(source) if source else self.tr("this machine")
-                    )
+            text = say(
+                QT_TRANSLATE_NOOP("StatsPanel", "vs {rate:.1f} tok/s target-only ({source})").fill(
+                    rate=tokens_per_second, source=self.tr(source) if source else self.tr("this machine")
                 )
             )
+            self.baseline_note.setText(text + ("; " + self._baseline_change if self._baseline_change else ""))
         else:
             self.baseline_note.setText(self.tr("target-only rate not measured yet: run A/B"))
         self.update_stats(self._stats)  # the shown reply's speedup against the new baseline
@@ -212,7 +231,11 @@ class StatsPanel(QWidget):
         self.rate.setText(number(rate, ".1f") if stats.steps else "–")
         if stats.steps and self._baseline:
             ratio = rate / self._baseline
-            self.speedup.setText(number(ratio, ".2f") + "×")
+            shown = number(ratio, ".2f")
+            if shown == number(1.0, ".2f") or ratio >= 1:
+                self.speedup.setText(shown + "×")
+            else:  # a ratio below 1 is a slowdown: said, not left to be read as a speedup
+                self.speedup.setText(self.tr("{ratio}×: slower than the target alone").format(ratio=shown))
             self.speedup.setToolTip(
                 self.tr("faster than target-only") if ratio >= 1 else self.tr("slower than target-only here")
             )
@@ -229,11 +252,7 @@ class StatsPanel(QWidget):
         else:
             self.acceptance.setText(self.tr("– (nothing drafted)") if stats.steps else "–")
         self.rules.setText(rules_text(stats, self._remote))
-        self.mean_length.setText(
-            say(QT_TRANSLATE_NOOP("StatsPanel", "{mean:.2f} per step").fill(mean=stats.mean_accepted_length))
-            if stats.steps
-            else "–"
-        )
+        self.mean_length.setText(mean_accepted_text(stats))
         self.per_pass.setText(number(stats.tokens_per_step, ".2f") if stats.steps else "–")
         self.draft_length.setText(self._draft_length_text(stats))
         if stats.steps and self._remote:
@@ -299,6 +318,21 @@ class StatsPanel(QWidget):
         return str(stats.last_draft_length)
 
 
+def mean_accepted_text(stats: GenerationStats) -> str:
+    """Accepted draft tokens per step that drafted, and how many of the steps did."""
+    if not stats.steps:
+        return "–"
+    if not stats.drafted:
+        return QCoreApplication.translate("StatsPanel", "– (no step drafted)")
+    if not stats.drafting_steps:  # statistics that did not count drafting steps: per step, as they can
+        return say(QT_TRANSLATE_NOOP("StatsPanel", "{mean:.2f} per step").fill(mean=stats.mean_accepted_length))
+    return say(
+        QT_TRANSLATE_NOOP("StatsPanel", "{mean:.2f} per drafting step ({drafting} of {steps} steps drafted)").fill(
+            mean=stats.accepted / stats.drafting_steps, drafting=stats.drafting_steps, steps=stats.steps
+        )
+    )
+
+
 def part_text(part: PartAcceptance) -> str:
     """One part's acceptance: the rate and its counts, or a dash where nothing was drafted there."""
     judged = part.from_draft + part.rejections
@@ -336,12 +370,11 @@ def rules_text(stats: GenerationStats, remote: bool = False) -> str:
         return not_reported()
     if not stats.rule_positions:
         return "–"
+    # Expected rates only: a second measured acceptance here read as contradicting the Acceptance row.
     return QCoreApplication.translate(
-        "StatsPanel",
-        "exact {exact:.0%} · sample-and-match {match:.0%} expected; measured {measured:.0%} of {verified} verified",
+        "StatsPanel", "exact {exact:.0%} · sample-and-match {match:.0%} expected, over {verified} judged draft tokens"
     ).format(
         exact=stats.rejection_sampling_expected,
         match=stats.sample_and_match_expected,
-        measured=stats.verified_acceptance_rate,
-        verified=stats.verified,
+        verified=stats.rule_positions,
     )

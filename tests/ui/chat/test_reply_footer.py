@@ -96,6 +96,8 @@ def test_footer_explains_a_reply_without_drafts_and_the_demo_switch_drafts(make_
     assert f"speculation demo: {DEMO_DRAFT_LENGTH} drafted tokens every step" in demo_reply.footer
     assert "acceptance" in demo_reply.footer
     assert demo_reply.footer_link is not None and demo_reply.footer_link[1] == "back to adaptive"
+    # The reply whose link promised "next reply drafts anyway (undo)" offers nothing once that reply exists.
+    assert view.messages[-3].role == "assistant" and view.messages[-3].footer_link is None
     assert {t.origin for t in demo_reply.tokens} & {"draft", "corrected", "bonus"}
 
     # Remembered per chat: a new chat starts adaptive, the demo chat comes back with its switch on,

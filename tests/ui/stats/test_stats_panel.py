@@ -33,7 +33,7 @@ def test_draft_length_explains_an_adaptive_off(qapp: object, drafter: str, adapt
         panel.deleteLater()
 
 
-def test_rules_row_shows_both_expected_rates_beside_the_measured_one(qapp: object) -> None:
+def test_rules_row_shows_both_expected_rates_and_no_second_acceptance(qapp: object) -> None:
     panel = StatsPanel()
     try:
         panel.reset("model", False)
@@ -51,8 +51,10 @@ def test_rules_row_shows_both_expected_rates_beside_the_measured_one(qapp: objec
         )
         panel.update_stats(stats)
         text = panel.rules.text()
-        assert "exact 75%" in text and "sample-and-match 50%" in text
-        assert "measured 83% of 6 verified" in text
+        assert "exact 75%" in text and "sample-and-match 50%" in text and "over 6 judged draft tokens" in text
+        # One acceptance figure in the tab: the Acceptance row's; no "measured 83%" beside "acceptance 62%".
+        assert "measured" not in text and "%" not in text.replace("75%", "").replace("50%", "")
+        assert panel.acceptance.text().startswith("62%")
     finally:
         panel.deleteLater()
 
@@ -150,5 +152,37 @@ def test_an_adaptive_reply_with_drafting_off_says_why(qapp: object) -> None:
         panel.reset("hybrid", False)  # a fixed length of 0 is the user's setting: no explanation
         panel.update_stats(GenerationStats(steps=5, emitted=5, last_draft_length=0))
         assert panel.draft_length.text() == "0"
+    finally:
+        panel.deleteLater()
+
+
+def test_mean_accepted_counts_the_steps_that_drafted(qapp: object) -> None:
+    panel = StatsPanel()
+    try:
+        panel.reset("model", True)
+        # 9 of 9 drafted tokens kept in the 2 steps that drafted, of 23: not "0.39 per step" beside 100 %.
+        panel.update_stats(GenerationStats(steps=23, drafting_steps=2, drafted=9, accepted=9, emitted=32))
+        assert panel.acceptance.text().startswith("100%  (9/9)")
+        assert panel.mean_length.text() == "4.50 per drafting step (2 of 23 steps drafted)"
+        panel.update_stats(GenerationStats(steps=5, emitted=5))
+        assert panel.mean_length.text() == "– (no step drafted)"
+    finally:
+        panel.deleteLater()
+
+
+def test_a_speedup_below_one_says_slower_and_a_new_baseline_says_what_it_replaced(qapp: object) -> None:
+    panel = StatsPanel()
+    try:
+        panel.reset("model", False)
+        panel.set_baseline(10.0, "measured here")
+        panel.update_stats(GenerationStats(steps=4, emitted=33, total_s=5.0))  # 6.6 tok/s
+        assert panel.speedup.text() == "0.66×: slower than the target alone"
+        assert panel.baseline_note.text() == "vs 10.0 tok/s target-only (measured here)"
+        panel.set_baseline(4.8, "measured here")
+        assert panel.speedup.text() == "1.38×"
+        note = panel.baseline_note.text()
+        assert note.startswith("vs 4.8 tok/s target-only (measured here); changed from 10.0 tok/s at "), note
+        panel.set_baseline(4.8, "measured here")  # the same rate again: the last change is still what is said
+        assert panel.baseline_note.text() == note
     finally:
         panel.deleteLater()

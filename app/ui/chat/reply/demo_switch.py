@@ -99,12 +99,17 @@ class DemoSwitch(QObject):
         return None
 
     def offer_links(self, stored: list[StoredMessage]) -> None:
-        """Put the link on the footers of the shown replies that qualify, as the chat's choice says."""
+        """Put the link on the footer of the branch's last reply when it qualifies, as the chat's choice says.
+
+        The link speaks of the next reply ("next reply drafts anyway (undo)"): once that reply exists,
+        the earlier one's link would describe what has already happened, so only the last reply offers one.
+        """
         assistant = [m for m in stored if m.role == "assistant"]
         shown = [m for m in self._view.messages if m.role == "assistant"]
         changed = False
-        for message, shown_message in zip(assistant, shown, strict=False):
-            link = self.link(message.meta) if "stats" in message.meta else None
+        last = len(assistant) - 1
+        for position, (message, shown_message) in enumerate(zip(assistant, shown, strict=False)):
+            link = self.link(message.meta) if "stats" in message.meta and position == last else None
             if link != shown_message.footer_link:
                 shown_message.footer_link = link
                 changed = True

@@ -79,7 +79,7 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
             share=number(s.get("acceptance_rate", 0.0), ".0%")
         ),
         QCoreApplication.translate("ReplyWords", "mean accepted {length}").format(
-            length=number(s.get("mean_accepted_length", 0.0), ".2f")
+            length=number(mean_accepted(s), ".2f")
         ),
     ]
     if drafter in ("none", ""):
@@ -145,6 +145,14 @@ def drafting_words(s: dict[str, Any], drafter: str, adaptive: bool, demo_length:
     if drafter == "hybrid" and copied:
         named.append(QCoreApplication.translate("ReplyWords", "lookup copied {n} tokens").format(n=copied))
     return named
+
+
+def mean_accepted(s: dict[str, Any]) -> float:
+    """Accepted draft tokens per step that drafted, as the Stats tab says it (older summaries: per step)."""
+    drafting, accepted = s.get("drafting_steps"), s.get("accepted")
+    if isinstance(drafting, int) and isinstance(accepted, int) and drafting > 0:
+        return accepted / drafting
+    return float(s.get("mean_accepted_length", 0.0))
 
 
 def lookup_kept(s: dict[str, Any]) -> int:

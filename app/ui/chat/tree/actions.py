@@ -242,6 +242,7 @@ class TreeActions(QObject):
         replies = [m for m in self.path if m.role == "assistant" and isinstance(m.meta.get("stats"), dict)]
         if not replies:
             self._stats_panel.update_stats(GenerationStats())
+            self._stats_panel.set_parts(None)
             return
         record = ReplyRecord.from_meta(replies[-1].meta)
         self._stats_panel.reset(record.drafter or "none", record.adaptive)
