@@ -328,3 +328,27 @@ class ReasoningTally:
         row[0] += 1
         row[1] += self._origins[index] == "draft"
         row[2] += self._origins[index] == "corrected"
+
+
+# The soft switches Qwen3-style models document for the system prompt or a user turn.
+_THINK_ON = "/think"
+_THINK_OFF = "/no_think"
+
+
+def thinking_asked(messages: Sequence[Message]) -> bool | None:
+    """Whether the conversation asks for reasoning: True for "/think", False for "/no_think", None when silent.
+
+    The system prompt sets it for the chat and a user turn for itself on; the
+    latest switch wins, as the models that document these switches read them.
+    A switch counts as a word of its own (``/thinking`` is not one).
+    """
+    asked: bool | None = None
+    for message in messages:
+        if message.role not in ("system", "user"):
+            continue
+        for word in message.content.split():
+            if word == _THINK_ON:
+                asked = True
+            elif word == _THINK_OFF:
+                asked = False
+    return asked

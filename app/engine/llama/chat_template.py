@@ -8,6 +8,12 @@ contains ``<|im_end|><|im_start|>system`` cannot open a turn
 (``app/core/prompt_segments.py`` finds which text is whose). No extra BOS is
 added when the template writes its own.
 
+A template with its own reasoning switch (Qwen3's ``enable_thinking``,
+others' ``thinking``) gets it from the conversation: "/think" or
+"/no_think" in the system prompt or a user turn
+(:func:`~app.core.reply.reasoning.thinking_asked`) sets it, and a silent
+conversation leaves the template's default.
+
 "Continue" renders the conversation up to an unfinished assistant turn without
 closing it: the turns before it with the assistant's opener, then the partial
 reply's text as plain content, so generation goes on inside the same turn.
@@ -32,7 +38,7 @@ from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.chat import Message
 from app.core.prompt_segments import Segment, segment_prompt, split_at_specials
-from app.core.reply.reasoning import THINK, ReasoningMarkers
+from app.core.reply.reasoning import THINK, ReasoningMarkers, thinking_asked
 from app.core.tools.hermes import ToolFormat, tool_format
 from app.core.tools.records import ToolSpec
 from app.engine.gguf.header import GGUFHeader
@@ -95,10 +101,15 @@ class ChatTemplate:
                 add_generation_prompt=True,
             )
         self._specials: list[tuple[str, int]] | None = None
+        # The template's own switch for reasoning, where it has one (Qwen3's enable_thinking, others' thinking).
+        self.thinking_switch: str | None = None
+        if self._formatter is not None and isinstance(template, str):
+            # Parsed by the formatter's own environment (its extensions), which compiled it already.
+            self.thinking_switch = _thinking_switch(self._formatter._environment.environment.parse(template))
 
     def render_text(self, messages: Sequence[Message]) -> tuple[str, bool]:
         """The prompt text, and whether it already contains the special tokens it needs."""
-        return self._render(messages), self._formatter is not None
+        return self._render(messages, asked=thinking_asked(messages)), self._formatter is not None
 
     def render(
         self,
@@ -120,8 +131,10 @@ class ChatTemplate:
         if (tools or any(m.tool_calls or m.role == "tool" for m in messages)) and self.tool_format is None:
             raise ValueError("this model's chat template has no tool format")
 
+        asked = thinking_asked(messages)
+
         def render_text(batch: Sequence[Message]) -> str:
-            return self._render(batch, tools)
+            return self._render(batch, tools, asked)
 
         if continue_reply:
             if not messages or messages[-1].role != "assistant":
@@ -153,7 +166,7 @@ class ChatTemplate:
         """Whether the rendered prompt ends inside an opened reasoning block (DeepSeek-R1's template does)."""
         if self._formatter is None:
             return False
-        return self._render(messages).rstrip().endswith(markers.open)
+        return self._render(messages, asked=thinking_asked(messages)).rstrip().endswith(markers.open)
 
     def specials(self) -> list[tuple[str, int]]:
         """(text, id) of every token that only special parsing turns text into (read once)."""
@@ -166,7 +179,9 @@ class ChatTemplate:
             ]
         return self._specials
 
-    def _render(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = ()) -> str:
+    def _render(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), asked: bool | None = None) -> str:
+        """The prompt text; ``asked``: the conversation's reasoning switch (:func:`thinking_asked` of the real
+        messages, given apart because :func:`segment_prompt` renders them with their contents replaced)."""
         if self._formatter is None:
             # No template: a plain transcript the model can continue.
             lines = [f"{m.role.capitalize()}: {m.content}" for m in messages]
@@ -174,7 +189,11 @@ class ChatTemplate:
         shaped: Any = [_template_message(m) for m in messages]
         # llama_cpp types these as OpenAI request TypedDicts; the template takes plain dicts.
         listed: Any = [t.to_openai() for t in tools] or None
-        result = self._formatter(messages=shaped, tools=listed)
+        switches: dict[str, Any] = {}
+        if self.thinking_switch is not None and asked is not None:
+            # "/think" or "/no_think" in the system prompt reaches the template's own switch.
+            switches[self.thinking_switch] = asked
+        result = self._formatter(messages=shaped, tools=listed, **switches)
         return str(result.prompt)
 
     def _escape_specials(self, json_text: str) -> str:
@@ -190,6 +209,22 @@ class ChatTemplate:
     def _text(self, token: int) -> str:
         raw = llama_cpp.llama_vocab_get_text(self._vocab, token)
         return raw.decode("utf-8", errors="replace") if raw else ""
+
+
+# Template variables that switch a model's reasoning on or off, in the order they are looked for.
+THINKING_SWITCHES = ("enable_thinking", "thinking")
+
+
+def _thinking_switch(parsed: Any) -> str | None:
+    """The variable a parsed template reads to switch reasoning (None: it reads none of them)."""
+    read: set[str] = set()
+    pending = [parsed]
+    while pending:
+        node = pending.pop()
+        if type(node).__name__ == "Name" and getattr(node, "ctx", "") == "load":
+            read.add(node.name)
+        pending.extend(node.iter_child_nodes())
+    return next((name for name in THINKING_SWITCHES if name in read), None)
 
 
 def _template_message(message: Message) -> dict[str, Any]:

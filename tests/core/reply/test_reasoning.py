@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.core.chat import Message
 from app.core.reply.reasoning import (
     Part,
     ReasoningMarkers,
@@ -12,6 +13,7 @@ from app.core.reply.reasoning import (
     split_pieces,
     split_reasoning,
     strip_reasoning,
+    thinking_asked,
     token_parts,
 )
 
@@ -172,3 +174,11 @@ def test_the_running_tally_matches_the_whole_reply_split(texts: list[str], insid
     tally.finish()
     assert tally.split() == acceptance_by_part(origins, token_parts(texts, inside=inside))
     assert tally.has_block == (split_reasoning("".join(texts), inside=inside).reasoning is not None)
+
+
+def test_thinking_asked_reads_the_switches_of_the_system_prompt_and_user_turns() -> None:
+    assert thinking_asked([Message("system", "Be brief."), Message("user", "Hi")]) is None
+    assert thinking_asked([Message("system", "Be brief. /think"), Message("user", "Hi")]) is True
+    assert thinking_asked([Message("system", "/think"), Message("user", "Hi /no_think")]) is False
+    # An assistant's words are not the user's switch, and a word that only starts like one is none.
+    assert thinking_asked([Message("assistant", "/no_think"), Message("user", "/thinking aloud")]) is None
