@@ -349,3 +349,23 @@ def test_a_streamed_reply_stopped_while_thinking_stays_open_and_says_it_was_stop
     view.append_tokens(TOKENS, step_ms=400.0)
     view.end_reply("done", "eog")
     assert _ended_line(view, 2) is None and _header(view, 2) == "▸ Thinking (0.4 s)"
+
+
+def test_a_real_reply_cut_off_while_thinking_shows_its_thinking_and_says_why(qtbot, make_window, demo_pair):
+    window = make_window()
+    panel = window.settings_panel
+    panel.max_tokens.setValue(12)  # the demo pair thinks for longer than this before it answers
+    load(qtbot, window, pair_choice(demo_pair))
+    panel.system_prompt.setPlainText(THINK_FIRST)
+    panel.temperature.setValue(0.0)
+    send(qtbot, window, "What is 2+3?", Recorder(window))
+
+    reply = window.controller.path[-1]
+    assert reply.content.startswith("<think>") and "</think>" not in reply.content, reply.content
+    view = window.chat.view
+    assert _header(view, 1) == "▾ Thinking (not finished)"  # open, not folded over nothing
+    assert "".join(_shown_texts(view, 1)).strip()  # the thinking it wrote is on screen
+    assert _ended_line(view, 1) == (
+        "The reply ended while thinking, before any answer: it reached the token limit "
+        "(raise Max tokens in Settings, or Continue the reply)."
+    )
