@@ -22,10 +22,11 @@ second and how many prompt tokens the target's KV cache already held.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping
 
 from PySide6.QtCore import QCoreApplication, Qt, QTime
-from PySide6.QtGui import QFont, QPalette
+from PySide6.QtGui import QFont, QPalette, QTextDocumentFragment
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from app.core.decoding.stats import GenerationStats, PromptFigures
@@ -67,7 +68,7 @@ class StatsPanel(QWidget):
         self.rate.setFont(big)
         self.speedup = QLabel("–")
         self.speedup.setFont(big)
-        self.speedup.setWordWrap(True)  # "0.66×: slower than the target alone" wraps in a narrow panel
+        self.speedup.setWordWrap(True)  # "0.66×: slower than the target alone" may wrap in a narrow panel
         top = QFormLayout()
         top.addRow(self.tr("Tokens/s"), self.rate)
         top.addRow(self.tr("Speedup"), self.speedup)
@@ -233,14 +234,20 @@ class StatsPanel(QWidget):
             ratio = rate / self._baseline
             shown = number(ratio, ".2f")
             if shown == number(1.0, ".2f") or ratio >= 1:
+                self.speedup.setTextFormat(Qt.TextFormat.PlainText)
                 self.speedup.setText(shown + "×")
             else:  # a ratio below 1 is a slowdown: said, not left to be read as a speedup
-                self.speedup.setText(self.tr("{ratio}×: slower than the target alone").format(ratio=shown))
+                words = self.tr("{ratio}×: slower than the target alone").format(ratio=shown)
+                self.speedup.setTextFormat(Qt.TextFormat.RichText)
+                self.speedup.setText(slower_html(words, shown + "×", self.font().pointSizeF()))
+            self.speedup.setAccessibleName(QTextDocumentFragment.fromHtml(self.speedup.text()).toPlainText())
             self.speedup.setToolTip(
                 self.tr("faster than target-only") if ratio >= 1 else self.tr("slower than target-only here")
             )
         else:
+            self.speedup.setTextFormat(Qt.TextFormat.PlainText)
             self.speedup.setText("–")
+            self.speedup.setAccessibleName("–")
         if stats.drafted:
             text = f"{number(stats.acceptance_rate, '.0%')}  ({stats.accepted}/{stats.drafted})"
             if len(stats.by_source) > 1:  # a hybrid: each drafter's share apart
@@ -316,6 +323,18 @@ class StatsPanel(QWidget):
                 return self.tr("0: off for now, recent lookups were rejected (retried every few steps)")
             return self.tr("0: off, drafting is slower than the target alone here (re-checked now and then)")
         return str(stats.last_draft_length)
+
+
+def slower_html(words: str, figure: str, point_size: float) -> str:
+    """``words`` ("0.66×: slower than the target alone") with the figure big and the rest in the body's size."""
+    start = words.find(figure)
+    if start < 0:  # a translation that moved the figure: all of it in the body's size
+        return f'<span style="font-size:{point_size:.1f}pt; font-weight:normal">{html.escape(words)}</span>'
+    rest = html.escape(words[start + len(figure) :])
+    return (
+        html.escape(words[:start] + figure)
+        + f'<span style="font-size:{point_size:.1f}pt; font-weight:normal">{rest}</span>'
+    )
 
 
 def mean_accepted_text(stats: GenerationStats) -> str:

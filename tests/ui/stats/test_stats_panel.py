@@ -176,10 +176,12 @@ def test_a_speedup_below_one_says_slower_and_a_new_baseline_says_what_it_replace
         panel.reset("model", False)
         panel.set_baseline(10.0, "measured here")
         panel.update_stats(GenerationStats(steps=4, emitted=33, total_s=5.0))  # 6.6 tok/s
-        assert panel.speedup.text() == "0.66×: slower than the target alone"
+        # Said in words (the figure big, the words in the body's size), also to a screen reader.
+        assert panel.speedup.accessibleName() == "0.66×: slower than the target alone"
+        assert panel.speedup.text().startswith("0.66×<span") and "slower than the target alone" in panel.speedup.text()
         assert panel.baseline_note.text() == "vs 10.0 tok/s target-only (measured here)"
         panel.set_baseline(4.8, "measured here")
-        assert panel.speedup.text() == "1.38×"
+        assert panel.speedup.text() == panel.speedup.accessibleName() == "1.38×"
         note = panel.baseline_note.text()
         assert note.startswith("vs 4.8 tok/s target-only (measured here); changed from 10.0 tok/s at "), note
         panel.set_baseline(4.8, "measured here")  # the same rate again: the last change is still what is said
