@@ -155,7 +155,7 @@ def _find_draft(args: argparse.Namespace) -> int:
                         "size": c.size,
                         "n_params": c.n_params,
                         "predicted_speedup": round(c.prediction.speedup, 3) if c.prediction else None,
-                        "k": c.prediction.k if c.prediction else None,
+                        "draft_length": c.prediction.k if c.prediction else None,
                         "reason": c.reason,
                         "problems": [{"rule": p.rule, "detail": p.detail} for p in c.report.problems],
                     }

@@ -165,7 +165,7 @@ def test_find_draft_lists_and_downloads_the_best(
         ("someone/Qwen2.5-Coder-Tiny-GGUF/tiny-Q4_K_M.gguf", True),
         ("someone/Qwen2.5-Coder-Smol-GGUF/smol-Q4_0.gguf", False),
     ]
-    assert data["candidates"][0]["predicted_speedup"] > 0 and data["candidates"][0]["k"] >= 1
+    assert data["candidates"][0]["predicted_speedup"] > 0 and data["candidates"][0]["draft_length"] >= 1
     code, out, err = _run(capsys, "find-draft", str(demo_pair[0]), "--download")
     assert code == 0, err
     assert out.splitlines()[1] == "1. someone/Qwen2.5-Coder-Tiny-GGUF/tiny-Q4_K_M.gguf"
