@@ -8,10 +8,11 @@ streams, collapsed when the answer starts; a click on the header toggles it),
 then the answer. A reply that ended with no answer (inside its block, or
 right after closing it) keeps the section open and says under it that it
 ended while thinking, and why (the token limit, stopped, the context full),
-so the thinking never hides that there is no answer. Inside the section every token keeps its origin tint and its
-hover card: the section's text is the tokens' own, less the markers and the
-white space around the block (:mod:`app.ui.chat.view.reply_split`). A reply
-without a block is drawn exactly as before, with no header.
+so the thinking never hides that there is no answer. Inside the section
+every token keeps its origin tint and its hover card: the section's text is
+the tokens' own, less the markers and the white space around the block
+(:mod:`app.ui.chat.view.reply_split`). A reply without a block is drawn
+exactly as before, with no header.
 
 :class:`ReplyStream` is what the view keeps of the reply it draws last: the
 split and a :class:`~app.ui.chat.view.reply_drawing.StreamState` for the section
