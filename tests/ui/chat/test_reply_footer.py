@@ -180,3 +180,38 @@ def test_info_rows_name_the_output_format_and_free_text_has_none() -> None:
         dict(provenance_rows(ReplyRecord.from_meta({"produced_by": mode})))["Output format"]
         == "JSON object (JSON mode)"
     )
+
+
+def _footer_drawn(view: ChatView, message_index: int) -> str:
+    """The footer's text as the view draws it under a message."""
+    block = view.document().begin()
+    parts: list[str] = []
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.property(Prop.KIND) == "footer" and fmt.property(Prop.MESSAGE_INDEX) == message_index:
+                parts.append(it.fragment().text())
+            it += 1
+        block = block.next()
+    return "".join(parts)
+
+
+def test_a_reopened_reply_whose_tokens_lookup_copied_says_lookup_paid(make_window) -> None:
+    window = make_window()
+    store = window.store
+    chat = store.create_conversation("Harbour manual")
+    store.add_message(chat, "user", "When does the harbour office open?")
+    # 13 of the reply's 20 tokens were copied from page 2; at the end the controller had the draft model off.
+    stats = {
+        "emitted": 20, "steps": 9, "drafted": 15, "accepted": 13, "drafting_steps": 3, "acceptance_rate": 13 / 15,
+        "last_draft_length": 0, "tokens_per_second": 9.0,
+        "by_source": {"lookup": {"drafted": 15, "accepted": 13}}, "copied": {"harbour-manual.pdf, p. 2": 13},
+    }  # fmt: skip
+    reply = store.begin_reply(chat, {"pair": "t + d", "drafter": "hybrid", "adaptive": True})
+    store.finish_reply(reply, "The office opens at 8.", "done", {"stats": stats, "finish_reason": "eog"})
+    window.sidebar.refresh()
+    window.controller.open_conversation(chat)
+    footer = _footer_drawn(window.chat.view, 1)
+    assert "lookup copied 13 tokens the target kept" in footer, footer
+    assert "no trusted repeat" not in footer
