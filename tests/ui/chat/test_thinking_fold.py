@@ -166,6 +166,9 @@ def test_a_stored_reasoning_reply_reopens_folded_with_its_duration(qtbot, make_w
     window.controller.open_conversation(chat)
     view = window.chat.view
     assert _header(view, 1) == "▸ Thinking (2.5 s)"
+    # The Stats tab shows this reply's thinking and answer apart, as it did while the reply streamed.
+    assert not window.stats.parts.isHidden()
+    assert window.stats.parts.text() == "thinking 50% (1/2, 4 tokens) | answer 100% (1/1, 2 tokens)"
     assert _shown_texts(view, 1) == ["The answer", " is 5."]
     _click_header(qtbot, view, 1)
     assert _shown_texts(view, 1) == ["Add", " 2 and 3", ".", "The answer", " is 5."]

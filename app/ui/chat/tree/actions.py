@@ -24,6 +24,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox
 
 from app.core.decoding.stats import GenerationStats
+from app.core.reply.reasoning import ReasoningTally
 from app.core.reply.record import ReplyRecord
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
@@ -247,6 +248,12 @@ class TreeActions(QObject):
         record = ReplyRecord.from_meta(replies[-1].meta)
         self._stats_panel.reset(record.drafter or "none", record.adaptive)
         self._stats_panel.update_stats(GenerationStats.from_dict(record.stats or {}))
+        # Its thinking and answer apart, counted from its stored tokens as they were while it streamed.
+        tally = ReasoningTally(inside=record.reasoning_inside)
+        for token in replies[-1].tokens:
+            tally.add(token.text, str(token.origin))
+        tally.finish()
+        self._stats_panel.set_parts(tally.split() if tally.has_block else None)
 
     def show_info(self, message_id: int) -> None:
         """Show what produced a reply (pair, drafter, draft length, sampling, system prompt, seed)."""
