@@ -172,6 +172,13 @@ class StatsPanel(QWidget):
         self.update_stats(GenerationStats())
         self.set_parts(None)
 
+    def clear(self) -> None:
+        """Nothing to show: a chat with no reply yet (its numbers are not the last chat's)."""
+        self._adaptive = self._ngram = False
+        self.drafter.setText("–")
+        self.update_stats(GenerationStats())
+        self.set_parts(None)
+
     def set_parts(self, split: Mapping[Part, PartAcceptance] | None) -> None:
         """Acceptance inside the thinking and in the answer apart; None hides the row (no reasoning block)."""
         self.parts.setVisible(split is not None)

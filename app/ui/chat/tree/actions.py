@@ -242,8 +242,7 @@ class TreeActions(QObject):
         """Show, in the Stats tab, the statistics of the last reply on the branch now shown (none: cleared)."""
         replies = [m for m in self.path if m.role == "assistant" and isinstance(m.meta.get("stats"), dict)]
         if not replies:
-            self._stats_panel.update_stats(GenerationStats())
-            self._stats_panel.set_parts(None)
+            self._stats_panel.clear()
             return
         record = ReplyRecord.from_meta(replies[-1].meta)
         self._stats_panel.reset(record.drafter or "none", record.adaptive)
