@@ -29,15 +29,25 @@ def usable_cpus() -> int:
 MAX_THREADS_ENV = "TANDEM_MAX_THREADS"
 
 
+def thread_cap() -> int | None:
+    """``TANDEM_MAX_THREADS`` when it is a whole number from 1, else None (no cap)."""
+    cap = os.environ.get(MAX_THREADS_ENV, "")
+    return int(cap) if cap.isdigit() and int(cap) >= 1 else None
+
+
+def capped_threads(n_threads: int) -> int:
+    """``n_threads`` lowered to the cap, if one is set: a count asked for in settings or code is capped too."""
+    cap = thread_cap()
+    return n_threads if cap is None else min(n_threads, cap)
+
+
 def max_useful_threads() -> int:
     """Physical cores within the usable CPUs (llama.cpp's kernels gain nothing from hyper-threads).
 
     ``TANDEM_MAX_THREADS``, a whole number from 1, lowers it; any other value is ignored.
     """
     physical = psutil.cpu_count(logical=False) or usable_cpus()
-    useful = max(1, min(physical, usable_cpus()))
-    cap = os.environ.get(MAX_THREADS_ENV, "")
-    return min(useful, int(cap)) if cap.isdigit() and int(cap) >= 1 else useful
+    return capped_threads(max(1, min(physical, usable_cpus())))
 
 
 class CpuLoad:

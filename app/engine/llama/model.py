@@ -26,7 +26,7 @@ import numpy.typing as npt
 from app.core.decoding.model_port import Outputs
 from app.core.errors import ContextSizeError, OutOfMemoryError, TandemError
 from app.core.wording import QT_TRANSLATE_NOOP
-from app.engine.cpu import max_useful_threads
+from app.engine.cpu import capped_threads, max_useful_threads
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 
 # What could not get its memory, and why llama.cpp refused a file: said in the window's language.
@@ -127,7 +127,8 @@ class LlamaModel:
         self.options = options or LoadOptions()
         # A caller that already read the header (to check a pair) passes it on: Qwen's takes a second to parse.
         self.header: GGUFHeader = header if header is not None else read_header(self.path)
-        threads = self.options.n_threads or default_threads()
+        # The cap (TANDEM_MAX_THREADS) holds for a count asked for, too: it is how processes share cores.
+        threads = capped_threads(self.options.n_threads or default_threads())
         log = _ErrorLog()
         try:
             with _LOAD_LOCK, log:

@@ -24,6 +24,7 @@ from pathlib import Path
 import httpx2
 
 from app.core.errors import TandemError
+from app.engine.cpu import capped_threads
 
 
 def cache_dir() -> Path:
@@ -93,6 +94,7 @@ class LlamaServerProcess:
         self.port = free_port()
         self.api_key = api_key
         command = [str(found), "-m", str(target), "--host", "127.0.0.1", "--port", str(self.port)]
+        threads = capped_threads(threads)  # the machine's sharing cap holds for the server we start too
         command += ["-c", str(n_ctx), "-t", str(threads), "-tb", str(threads), "-ngl", "0", "--no-webui"]
         if draft is not None:
             command += ["-md", str(draft), "--spec-type", spec_type or "draft-simple", "-ngld", "0"]
