@@ -120,7 +120,9 @@ def test_help_gives_each_options_range_and_the_one_default_reply_length() -> Non
     assert result.returncode == 0, result.stderr
     text = " ".join(result.stdout.split())  # argparse wraps the help
     assert "the most tokens a reply may have (a whole number from 1 to 1000000; default 512)" in text
-    assert "(a number from 0 to 2; default 0)" in text
+    # Sampled by default, as llama-server; the help says how to ask for greedy.
+    assert "0 is greedy: exactly the target's own greedy reply (a number from 0 to 2; default 0.8)" in text
+    assert "(a whole number from 0 to 1000000; default 40)" in text and "default 0.95)" in text
 
 
 @pytest.mark.parametrize(("value", "expected_auto"), [("auto", True), ("1", False)])
