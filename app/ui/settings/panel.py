@@ -161,7 +161,7 @@ class SettingsPanel(QWidget):
 
         sampling = QGroupBox(self.tr("Sampling"))
         form = QFormLayout(sampling)
-        defaults = QLabel(
+        self.sampling_defaults = QLabel(
             self.tr("Defaults as llama.cpp's server: temperature {t}, top-k {k}, top-p {p}, min-p {m}.").format(
                 t=number(TEMPERATURE.default, "g"),
                 k=TOP_K.default,
@@ -169,9 +169,9 @@ class SettingsPanel(QWidget):
                 m=number(MIN_P.default, "g"),
             )
         )
-        defaults.setWordWrap(True)
-        defaults.setEnabled(False)
-        form.addRow(defaults)
+        self.sampling_defaults.setWordWrap(True)
+        self.sampling_defaults.setEnabled(False)
+        form.addRow(self.sampling_defaults)
         self.temperature = _double_for(TEMPERATURE, 0.05)
         # Greedy is one click away: ticked, the temperature is 0; unticked, the one it had before comes back.
         self.greedy = QCheckBox(self.tr("Greedy"))
