@@ -14,7 +14,9 @@ from tests.cli.helpers import ROOT, pair_args, run_cli
 
 
 def test_json_output_has_text_tokens_and_stats(small_pair: tuple[Path, Path]) -> None:
-    result = run_cli("chat", *pair_args(small_pair), "--json", "--max-tokens", "24", "Name three colours.")
+    # Greedy: the reply is the same every run, and so are its drafts (a sampled one may draft nothing in 24 tokens).
+    args = [*pair_args(small_pair), "--temperature", "0", "--json", "--max-tokens", "24"]
+    result = run_cli("chat", *args, "Name three colours.")
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert payload["text"] == "".join(t["text"] for t in payload["tokens"])
@@ -42,9 +44,8 @@ def test_no_draft_is_the_target_only_baseline(small_pair: tuple[Path, Path]) -> 
 
 
 def test_streaming_output_colours_by_origin_and_ends_with_legend_and_stats(small_pair: tuple[Path, Path]) -> None:
-    result = run_cli(
-        "chat", *pair_args(small_pair), "--max-tokens", "24", "Name three colours.", env={"FORCE_COLOR": "1"}
-    )
+    args = [*pair_args(small_pair), "--temperature", "0", "--max-tokens", "24"]  # greedy: drafts every run
+    result = run_cli("chat", *args, "Name three colours.", env={"FORCE_COLOR": "1"})
     assert result.returncode == 0, result.stderr
     assert "\x1b[32m" in result.stdout  # accepted drafts are green
     assert "legend:" in result.stdout and "tok/s" in result.stdout and "acceptance" in result.stdout
