@@ -4,7 +4,7 @@ Each reply is its own ``main.py chat --json`` process, as a user's restart is.
 One priming reply (a tuning prompt) learns into a data folder; then for each
 code-writing prompt a process starts from a copy of that folder ("restored")
 or from an empty one ("fresh"), alternating which goes first, for
-``--repeats`` rounds. The demo pair, greedy, no prefix cache, so only what
+``--repeats`` rounds. The demo pair, greedy unless ``--temperature`` says otherwise, no prefix cache, so only what
 is kept differs: the controller's profile and, with ``--threads auto`` (the
 app's default), what the thread-count policy learned. One JSON line per reply: speed, verify steps,
 drafted and accepted tokens, load average. Nothing here claims a figure: run
@@ -38,6 +38,8 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=160, help="reply length (default 160)")
     parser.add_argument("--repeats", type=int, default=2, help="rounds (default 2)")
     parser.add_argument("--threads", default="2", help="chat's --threads: a count, or auto (default 2)")
+    # Given to chat explicitly: the app's own default samples (0.8), and these runs compare greedy replies.
+    parser.add_argument("--temperature", default="0", help="chat's --temperature (default 0: greedy)")
     args = parser.parse_args()
 
     from app.engine.bench.runner import f16_copy
@@ -60,6 +62,8 @@ def main() -> int:
             args.threads,
             "--max-tokens",
             str(args.max_tokens),
+            "--temperature",
+            args.temperature,
             "--no-prefix-cache",
         ]
         if prompt.get("system"):

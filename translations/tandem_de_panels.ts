@@ -1361,6 +1361,21 @@
         <translation>zufällig: ein neuer Seed für jede Antwort (jede Antwort hält den verwendeten fest)</translation>
     </message>
     <message>
+        <location filename="../app/ui/settings/panel.py" line="163" />
+        <source>Defaults as llama.cpp's server: temperature {t}, top-k {k}, top-p {p}, min-p {m}.</source>
+        <translation>Standardwerte wie beim Server von llama.cpp: Temperatur {t}, Top-k {k}, Top-p {p}, Min-p {m}.</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/settings/panel.py" line="173" />
+        <source>Greedy</source>
+        <translation>Greedy</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/settings/panel.py" line="176" />
+        <source>temperature 0: always the target's most likely token, so the same reply every time; untick to sample again at the temperature from before</source>
+        <translation>Temperatur 0: immer das wahrscheinlichste Token des Zielmodells, also jedes Mal dieselbe Antwort; abwählen, um wieder bei der vorherigen Temperatur zu sampeln</translation>
+    </message>
+    <message>
         <location filename="../app/ui/settings/panel.py" line="165" />
         <source>Temperature</source>
         <translation>Temperatur</translation>

@@ -33,13 +33,13 @@ def test_round_trip_through_json_keeps_every_field():
 @pytest.mark.parametrize(
     ("stored", "field", "expected"),
     [
-        ({"temperature": -1.0}, "temperature", 0.0),
-        ({"temperature": math.nan}, "temperature", 0.0),
-        ({"temperature": "hot"}, "temperature", 0.0),
+        ({"temperature": -1.0}, "temperature", 0.8),
+        ({"temperature": math.nan}, "temperature", 0.8),
+        ({"temperature": "hot"}, "temperature", 0.8),
         ({"temperature": 1}, "temperature", 1.0),  # an int is a fine float
         ({"top_k": 2.5}, "top_k", 40),
         ({"top_k": True}, "top_k", 40),  # a bool is not a count
-        ({"temperature": 2.5}, "temperature", 0.0),  # above the one range (0..2): an old Tandem allowed 100
+        ({"temperature": 2.5}, "temperature", 0.8),  # above the one range (0..2): an old Tandem allowed 100
         ({"top_p": -0.5}, "top_p", 0.95),
         ({"top_p": 0.0}, "top_p", 0.0),  # the closed end: only the best token
         ({"min_p": 1.5}, "min_p", 0.05),

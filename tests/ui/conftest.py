@@ -24,8 +24,8 @@ def make_window(qapp: object, data_dir: Path) -> Iterator[Callable[..., MainWind
     """Build main windows on the test's own data folder; every one is closed at the end."""
     windows: list[MainWindow] = []
 
-    def make(autoload: bool = False, adaptive: bool = False) -> MainWindow:
-        window = _new_window(autoload, adaptive)
+    def make(autoload: bool = False, adaptive: bool = False, greedy: bool = True) -> MainWindow:
+        window = _new_window(autoload, adaptive, greedy)
         windows.append(window)
         return window
 
@@ -35,15 +35,19 @@ def make_window(qapp: object, data_dir: Path) -> Iterator[Callable[..., MainWind
         assert not window.host.thread.isRunning(), "the engine thread must stop when the window closes"
 
 
-def _new_window(autoload: bool = False, adaptive: bool = False) -> MainWindow:
+def _new_window(autoload: bool = False, adaptive: bool = False, greedy: bool = True) -> MainWindow:
     """A window on the data folder ``TANDEM_DATA_DIR`` names, shown at the tests' size.
 
     Adaptive drafting is the app's default, but on the small pair (a draft as big as
     its target) it turns drafting off at once; most tests need drafts to look at, so
-    they run a fixed draft length unless they ask for the default.
+    they run a fixed draft length unless they ask for the default. Sampling (temperature
+    0.8) is the app's default too, but the tests compare replies with earlier ones and
+    expect the greedy drafts' accepted, corrected and bonus tokens: their new chats are
+    greedy (the panel's Greedy box ticked) unless a test asks for the default.
     """
     window = MainWindow(autoload=autoload)
     window.settings_panel.adaptive.setChecked(adaptive)
+    window.settings_panel.greedy.setChecked(greedy)
     window.resize(1280, 800)
     window.show()
     return window

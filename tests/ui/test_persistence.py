@@ -80,7 +80,7 @@ def test_settings_round_trip(make_window):
     assert stored.generation() == expected
     assert stored.new_chat_settings() == expected_chat
 
-    reopened = make_window()
+    reopened = make_window(greedy=False)  # the temperature as stored, not the tests' greedy
     assert reopened.settings_panel.settings() == expected
     # (make_window sets the adaptive box as the tests want it; the rest is what was stored.)
     assert reopened.settings_panel.chat_settings() == expected_chat

@@ -114,10 +114,12 @@ class SamplingField(Generic[_N]):
         return cast(_N, value)
 
 
+# Sampled by default, at llama.cpp server's temperature (with the top-k, top-p and min-p defaults below):
+# what chat apps and servers default to; 0 (greedy) is one setting away in every front end.
 TEMPERATURE: Final[SamplingField[float]] = SamplingField(
     "temperature",
     FieldKind.FLOAT,
-    0.0,
+    0.8,
     0.0,
     2.0,
     QT_TRANSLATE_NOOP("SamplingField", "0 is greedy: exactly the target's own greedy reply"),

@@ -327,7 +327,8 @@ def _measure_here(args: argparse.Namespace) -> Measurement:
             _fill_contexts(pair)
         messages = [Message("user", "Write a Python function that returns the n-th Fibonacci number.")]
         prompt = pair.template.render(messages)
-        decoder = pair.decoder(SamplingParams(), FixedDraftLength(4))
+        # Greedy: the same reply, so the same cache fill, on every measurement of one configuration.
+        decoder = pair.decoder(SamplingParams(temperature=0.0), FixedDraftLength(4))
         for _event in decoder.generate(GenerationRequest(prompt, max_tokens=args.max_tokens)):
             pass
         now = process_memory()

@@ -66,7 +66,6 @@ _NOT_IMPLEMENTED: dict[str, tuple[tuple[Any, ...], str]] = {
     "audio": ((None,), "this server makes text only"),
     "modalities": ((None, ["text"]), "this server makes text only"),
 }
-DEFAULT_MAX_TOKENS = MAX_TOKENS.default
 
 
 class RequestError(Exception):
@@ -94,7 +93,7 @@ class CompletionRequest:
     messages: tuple[Message, ...] = ()
     prompt: str = ""
     params: SamplingParams = field(default_factory=SamplingParams)
-    max_tokens: int = DEFAULT_MAX_TOKENS
+    max_tokens: int | None = None  # None: up to the context's end, as OpenAI reads a request without a limit
     stop: tuple[str, ...] = ()
     stream: bool = False
     include_usage: bool = False
@@ -206,10 +205,11 @@ def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
     options = body.get("stream_options") or {}
     if not isinstance(options, dict):
         raise RequestError("'stream_options' must be an object", param="stream_options")
-    # OpenAI's newer name wins over the older one when both are given.
+    # OpenAI's newer name wins over the older one when both are given; neither: the reply may fill the context.
+    max_tokens: int | None = None
     if body.get("max_completion_tokens") is not None:
         max_tokens = _field(body, MAX_TOKENS, "max_completion_tokens")
-    else:
+    elif body.get("max_tokens") is not None:
         max_tokens = _field(body, MAX_TOKENS)
     # Each value was checked against the same SamplingField that SamplingParams checks, so this cannot raise.
     params = SamplingParams(

@@ -11,6 +11,7 @@ decoder sees before its next verify step.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import queue
 import threading
@@ -23,12 +24,13 @@ from typing import Protocol
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
+from app.core.decoding.sampling import MAX_TOKENS
 from app.core.decoding.stats import GenerationStats
 from app.core.errors import PromptTooLongError
 from app.core.output_format import OutputFormatError
 from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import LoadedPair, PairConfig
-from app.engine.reply import ReplyRequest, plan_reply, run_reply
+from app.engine.reply import ReplyPlan, ReplyRequest, plan_reply, run_reply
 from app.engine.server.protocol import CompletionRequest, RequestError
 from app.engine.server.tool_calls import needs_tool_format, template_refusal
 
@@ -186,15 +188,19 @@ class Engine(Protocol):
         ...
 
 
-def reply_request(request: CompletionRequest, drafter: DrafterKind, draft_length: int | None) -> ReplyRequest:
+def reply_request(
+    request: CompletionRequest, drafter: DrafterKind, draft_length: int | None, n_ctx: int
+) -> ReplyRequest:
     """A request as the reply planner takes it: the request's sampling, the server's drafting.
 
     ``draft_length`` is ``serve --draft-max`` (None: adaptive; 0: no drafting).
     The client owns its context, so an oversized prompt is refused, never cut.
+    A request without a token limit may fill the context (``n_ctx``, the loaded
+    target's); :func:`up_to_the_context` makes that the prompt's room once it is fitted.
     """
     settings = ChatSettings.from_sampling(
         request.params,
-        max_tokens=request.max_tokens,
+        max_tokens=request.max_tokens if request.max_tokens is not None else min(n_ctx, MAX_TOKENS.maximum),
         drafter=DrafterKind.NONE if draft_length == 0 else drafter,
         draft_length=draft_length or ChatSettings().draft_length,
         adaptive=draft_length is None,
@@ -211,6 +217,12 @@ def reply_request(request: CompletionRequest, drafter: DrafterKind, draft_length
     )
 
 
+def up_to_the_context(plan: ReplyPlan) -> ReplyPlan:
+    """``plan`` with the reply's limit at the context's end: the tokens the context holds after the prompt."""
+    room = max(1, plan.prompt.n_ctx - len(plan.prompt.tokens))
+    return dataclasses.replace(plan, sampling=dataclasses.replace(plan.sampling, max_tokens=room))
+
+
 def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, requests: RequestQueue) -> None:
     """Answer one ticket with ``pair`` on the calling (engine) thread; every outcome ends up in ``job.items``."""
     request = job.request
@@ -225,7 +237,9 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
     started = time.perf_counter()
     try:
         try:
-            plan = plan_reply(pair, reply_request(request, pair.config.drafter, draft_length))
+            plan = plan_reply(pair, reply_request(request, pair.config.drafter, draft_length, pair.target.n_ctx))
+            if request.max_tokens is None:  # OpenAI's meaning of no limit: up to the context's end
+                plan = up_to_the_context(plan)
         except PromptTooLongError as exc:
             job.items.put(RequestError(exc.worded("--ctx"), param="messages" if request.chat else "prompt"))
             return

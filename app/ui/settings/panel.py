@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
+    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QPushButton,
@@ -43,7 +44,7 @@ from app.core.decoding.sampling import (
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.store.conversations import ChatStore
 from app.ui.chat.tools.tool_list import ToolListBox
-from app.ui.i18n.words import say
+from app.ui.i18n.words import number, say
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.settings.hub_token_box import HubTokenBox
 from app.ui.settings.mcp_box import McpBox
@@ -160,14 +161,39 @@ class SettingsPanel(QWidget):
 
         sampling = QGroupBox(self.tr("Sampling"))
         form = QFormLayout(sampling)
+        self.sampling_defaults = QLabel(
+            self.tr("Defaults as llama.cpp's server: temperature {t}, top-k {k}, top-p {p}, min-p {m}.").format(
+                t=number(TEMPERATURE.default, "g"),
+                k=TOP_K.default,
+                p=number(TOP_P.default, "g"),
+                m=number(MIN_P.default, "g"),
+            )
+        )
+        self.sampling_defaults.setWordWrap(True)
+        self.sampling_defaults.setEnabled(False)
+        form.addRow(self.sampling_defaults)
         self.temperature = _double_for(TEMPERATURE, 0.05)
+        # Greedy is one click away: ticked, the temperature is 0; unticked, the one it had before comes back.
+        self.greedy = QCheckBox(self.tr("Greedy"))
+        self.greedy.setToolTip(
+            self.tr(
+                "temperature 0: always the target's most likely token, so the same reply every time; "
+                "untick to sample again at the temperature from before"
+            )
+        )
+        self._sampled_temperature = TEMPERATURE.default  # what unticking Greedy restores
+        temperature_row = QWidget()
+        row = QHBoxLayout(temperature_row)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.temperature, 1)
+        row.addWidget(self.greedy)
         self.top_k = _int_for(TOP_K, special=self.tr("off"))
         self.top_p = _double_for(TOP_P, 0.01)
         self.min_p = _double_for(MIN_P, 0.01)
         self.repeat_penalty = _double_for(REPEAT_PENALTY, 0.05)
         self.seed = _int_for(SEED, special=self.tr("random"))
         self.seed.setToolTip(self.tr("random: a new seed for every reply (each reply records the one it used)"))
-        form.addRow(self.tr("Temperature"), self.temperature)
+        form.addRow(self.tr("Temperature"), temperature_row)
         form.addRow(self.tr("Top-k"), self.top_k)
         form.addRow(self.tr("Top-p"), self.top_p)
         form.addRow(self.tr("Min-p"), self.min_p)
@@ -251,6 +277,9 @@ class SettingsPanel(QWidget):
         layout.addWidget(self.prefix_cache_box)
         layout.addStretch(1)
 
+        # Connected before _emit_chat, so the box is ticked to match before the settings go out.
+        self.temperature.valueChanged.connect(self._show_greedy)
+        self.greedy.toggled.connect(self._greedy_toggled)
         for box in (self.temperature, self.top_p, self.min_p, self.repeat_penalty):
             box.valueChanged.connect(self._emit_chat)
         for spin in (self.top_k, self.seed, self.draft_length, self.max_tokens):
@@ -292,7 +321,9 @@ class SettingsPanel(QWidget):
         """Show ``s``; ``chat_changed`` fires only when ``emit`` is set."""
         self._updating = True
         try:
+            self._sampled_temperature = s.temperature if s.temperature > 0 else TEMPERATURE.default
             self.temperature.setValue(s.temperature)
+            self._show_greedy(s.temperature)
             self.top_k.setValue(s.top_k)
             self.top_p.setValue(s.top_p)
             self.min_p.setValue(s.min_p)
@@ -332,6 +363,18 @@ class SettingsPanel(QWidget):
             self._updating = False
         if emit:
             self._emit()
+
+    def _show_greedy(self, temperature: float) -> None:
+        """Tick Greedy exactly when the temperature is 0, remembering a sampled one for unticking."""
+        if temperature > 0:
+            self._sampled_temperature = temperature
+        self.greedy.blockSignals(True)  # showing the state is not a click
+        self.greedy.setChecked(temperature <= 0)
+        self.greedy.blockSignals(False)
+
+    def _greedy_toggled(self, greedy: bool) -> None:
+        # The temperature's own change sends the settings (and keeps the box in step).
+        self.temperature.setValue(0.0 if greedy else self._sampled_temperature)
 
     def _emit(self) -> None:
         if not self._updating:

@@ -14,7 +14,9 @@ from tests.cli.helpers import ROOT, pair_args, run_cli
 
 
 def test_json_output_has_text_tokens_and_stats(small_pair: tuple[Path, Path]) -> None:
-    result = run_cli("chat", *pair_args(small_pair), "--json", "--max-tokens", "24", "Name three colours.")
+    # Greedy: the reply is the same every run, and so are its drafts (a sampled one may draft nothing in 24 tokens).
+    args = [*pair_args(small_pair), "--temperature", "0", "--json", "--max-tokens", "24"]
+    result = run_cli("chat", *args, "Name three colours.")
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
     assert payload["text"] == "".join(t["text"] for t in payload["tokens"])
@@ -42,9 +44,8 @@ def test_no_draft_is_the_target_only_baseline(small_pair: tuple[Path, Path]) -> 
 
 
 def test_streaming_output_colours_by_origin_and_ends_with_legend_and_stats(small_pair: tuple[Path, Path]) -> None:
-    result = run_cli(
-        "chat", *pair_args(small_pair), "--max-tokens", "24", "Name three colours.", env={"FORCE_COLOR": "1"}
-    )
+    args = [*pair_args(small_pair), "--temperature", "0", "--max-tokens", "24"]  # greedy: drafts every run
+    result = run_cli("chat", *args, "Name three colours.", env={"FORCE_COLOR": "1"})
     assert result.returncode == 0, result.stderr
     assert "\x1b[32m" in result.stdout  # accepted drafts are green
     assert "legend:" in result.stdout and "tok/s" in result.stdout and "acceptance" in result.stdout
@@ -120,7 +121,9 @@ def test_help_gives_each_options_range_and_the_one_default_reply_length() -> Non
     assert result.returncode == 0, result.stderr
     text = " ".join(result.stdout.split())  # argparse wraps the help
     assert "the most tokens a reply may have (a whole number from 1 to 1000000; default 512)" in text
-    assert "(a number from 0 to 2; default 0)" in text
+    # Sampled by default, as llama-server; the help says how to ask for greedy.
+    assert "0 is greedy: exactly the target's own greedy reply (a number from 0 to 2; default 0.8)" in text
+    assert "(a whole number from 0 to 1000000; default 40)" in text and "default 0.95)" in text
 
 
 @pytest.mark.parametrize(("value", "expected_auto"), [("auto", True), ("1", False)])

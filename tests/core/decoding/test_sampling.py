@@ -130,6 +130,15 @@ def test_defaults_are_the_fields_defaults() -> None:
     assert params.seed is None and MAX_TOKENS.default == 512
 
 
+def test_the_defaults_sample_as_llama_servers_do() -> None:
+    # Chat apps and llama-server sample by default; greedy (temperature 0) is a setting away.
+    params = SamplingParams()
+    assert (params.temperature, params.top_k, params.top_p, params.min_p) == (0.8, 40, 0.95, 0.05)
+    assert not params.greedy and SamplingParams(temperature=0.0).greedy
+    row = np.log(np.array([0.5, 0.3, 0.2], dtype=np.float32))
+    assert LogitsWarper(params, 3).warp(row).probs.size == 3  # a distribution, not one token
+
+
 @pytest.mark.parametrize("spec", [TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY])
 def test_both_ends_of_every_range_are_accepted_and_just_past_them_refused(spec) -> None:
     for edge in (spec.minimum, spec.maximum):

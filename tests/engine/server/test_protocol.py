@@ -24,7 +24,8 @@ FIELDS = [TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY, SEED, MAX_TOKENS]
 def test_an_empty_request_takes_every_fields_default() -> None:
     request = parse_chat_request(ASK)
     params = request.params
-    assert request.max_tokens == MAX_TOKENS.default == 512
+    assert request.max_tokens is None  # no limit: the reply may fill the context, as OpenAI reads it
+    assert params.temperature == 0.8 and not params.greedy  # sampled, as llama-server by default
     assert (params.temperature, params.top_k, params.top_p, params.min_p, params.repeat_penalty) == (
         TEMPERATURE.default,
         TOP_K.default,
@@ -34,7 +35,7 @@ def test_an_empty_request_takes_every_fields_default() -> None:
     )
     assert params.seed is None  # SEED's default, -1, is a fresh random seed
     nulls = parse_completion_request({"prompt": "x", **dict.fromkeys(f.name for f in FIELDS)})
-    assert nulls.params == params and nulls.max_tokens == 512  # null means "not given", as in OpenAI's clients
+    assert nulls.params == params and nulls.max_tokens is None  # null means "not given", as in OpenAI's clients
 
 
 @pytest.mark.parametrize("spec", FIELDS, ids=lambda s: s.name)

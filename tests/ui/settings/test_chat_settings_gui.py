@@ -7,6 +7,9 @@ the chat database. Replies run on the real SmolLM2 pair, 8 tokens each.
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QScrollArea
+
 from app.core.chat_settings import ChatSettings
 from app.core.decoding.sampling import MAX_TOKENS, MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P
 from app.ui.main_window import MainWindow
@@ -55,6 +58,49 @@ def test_each_chat_keeps_its_own_system_prompt(window, qtbot):
     assert panel.system_prompt.toPlainText() == "You are chat B."
 
 
+def test_a_new_window_samples_by_default_and_says_so(make_window):
+    panel = make_window(adaptive=True, greedy=False).settings_panel  # the app as a new user meets it
+    assert panel.temperature.value() == 0.8 and not panel.greedy.isChecked()
+    assert (panel.top_k.value(), panel.top_p.value(), panel.min_p.value()) == (40, 0.95, 0.05)
+    assert panel.sampling_defaults.text() == (
+        "Defaults as llama.cpp's server: temperature 0.8, top-k 40, top-p 0.95, min-p 0.05."
+    )
+    assert panel.chat_settings() == ChatSettings()
+
+
+def test_greedy_is_one_click_away_and_unticking_brings_the_temperature_back(window, qtbot):
+    _short_replies(window)
+    panel, store, recorder = window.settings_panel, window.store, Recorder(window)
+    window.side.setCurrentIndex([window.side.tabText(i) for i in range(window.side.count())].index("Settings"))
+    scroll = panel.parentWidget().parentWidget()  # the tab's scroll area (its viewport holds the panel)
+    assert isinstance(scroll, QScrollArea)
+    scroll.ensureWidgetVisible(panel.greedy)  # scrolled to, as a person would
+    qtbot.waitUntil(panel.greedy.isVisible)
+    qtbot.mouseClick(panel.reset_button, Qt.MouseButton.LeftButton)  # the app's defaults
+    assert panel.temperature.value() == 0.8 and not panel.greedy.isChecked()
+    send(qtbot, window, "Hello.", recorder)
+    chat = window.controller.conversation_id
+    assert window.controller.path[-1].meta["produced_by"]["sampling"]["temperature"] == 0.8
+    panel.temperature.setValue(0.6)
+
+    with qtbot.waitSignal(panel.chat_changed) as changed:
+        qtbot.mouseClick(panel.greedy, Qt.MouseButton.LeftButton)
+    assert panel.greedy.isChecked() and panel.temperature.value() == 0.0
+    assert changed.args[0].temperature == 0.0 and store.conversation_settings(chat)["temperature"] == 0.0
+    send(qtbot, window, "Again.", recorder)
+    assert window.controller.path[-1].meta["produced_by"]["sampling"]["temperature"] == 0.0
+
+    with qtbot.waitSignal(panel.chat_changed) as changed:
+        qtbot.mouseClick(panel.greedy, Qt.MouseButton.LeftButton)
+    assert not panel.greedy.isChecked() and panel.temperature.value() == 0.6  # the temperature from before
+    assert changed.args[0].temperature == 0.6 and store.conversation_settings(chat)["temperature"] == 0.6
+    panel.temperature.setValue(0.0)  # a temperature of 0 typed in is greedy too: the box follows it
+    assert panel.greedy.isChecked()
+    window.new_action.trigger()
+    window.conversations.select(chat)  # a chat that was left greedy opens with the box ticked
+    assert panel.greedy.isChecked() and panel.temperature.value() == 0.0
+
+
 def test_a_reply_records_and_shows_what_produced_it(window, small_pair, qtbot):
     _short_replies(window)
     window.settings_panel.seed.setValue(-1)
@@ -98,7 +144,7 @@ def test_presets_create_rename_apply_default_delete(make_window):
     assert presets.names() == ["Terse"]
 
     panel.reset_button.click()
-    assert panel.temperature.value() == 0.0 and panel.system_prompt.toPlainText() == ""
+    assert panel.temperature.value() == 0.8 and panel.system_prompt.toPlainText() == ""  # the defaults: sampled
     presets.select("Terse")
     presets.apply_button.click()
     assert panel.temperature.value() == 0.7 and panel.system_prompt.toPlainText() == "Answer in one line."

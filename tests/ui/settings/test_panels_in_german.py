@@ -116,6 +116,8 @@ def test_the_panels_show_german(qtbot, german: QTranslator) -> None:
     assert settings.reset_button.text() == "Diesen Chat auf Standardwerte zurücksetzen"
     assert settings.drafter.itemText(0).startswith("Hybrid (Prompt-Lookup")
     assert settings.seed.specialValueText() == "zufällig"
+    # The translator alone (the locale's number marks are the app's, set where it installs its catalogues).
+    assert settings.sampling_defaults.text().startswith("Standardwerte wie beim Server von llama.cpp: Temperatur 0")
     assert stats.baseline_note.text() == "Rate nur mit Zielmodell noch nicht gemessen: A/B ausführen"
     assert steps.notice.text().startswith("Für diese Antwort wurden keine Schritte aufgezeichnet")
     assert preferences.theme.itemText(0) == "System" and preferences.theme.itemText(2) == "Dunkel"
@@ -127,5 +129,5 @@ def test_the_panels_show_german(qtbot, german: QTranslator) -> None:
 # Words German spells as English does: showing them is no sign of a missing translation.
 _SAME_IN_GERMAN = {
     "System", "Sampling", "Top-k", "Top-p", "Min-p", "Seed", "Drafter", "Threads", "Auto", "auto",
-    "Token", "Tokens/s", "Prompt", "Hybrid", "Server", "URL", "Draft", "⏸ Pause", "HTML (*.html)",
+    "Token", "Tokens/s", "Prompt", "Hybrid", "Server", "URL", "Draft", "⏸ Pause", "HTML (*.html)", "Greedy",
 }  # fmt: skip
