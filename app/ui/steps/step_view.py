@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDoubleSpinBox,
@@ -87,6 +87,8 @@ class StepView(QDialog):
         inner_layout.addStretch(1)
         card_area.setWidget(inner)
         card_area.setWidgetResizable(True)
+        for area in (self.strip, card_area):
+            area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # their arrow keys would scroll instead of stepping
 
         self.first_button = QPushButton(self.tr("◀◀ First"))
         self.previous_button = QPushButton(self.tr("◀ Previous"))
@@ -156,6 +158,7 @@ class StepView(QDialog):
         self._steps = list(steps)
         self.current = 0 if self._steps else None
         self._refresh()
+        self.setFocus(Qt.FocusReason.OtherFocusReason)  # the arrow keys step at once, whatever had focus before
 
     def begin_live(self, title: str) -> None:
         """Follow a reply as it streams: empty until its first step arrives."""
@@ -244,6 +247,11 @@ class StepView(QDialog):
             move()
             return
         super().keyPressEvent(event)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        """Opened, the view itself takes the keys (a dialog would give them to its first field, the speed)."""
+        super().showEvent(event)
+        self.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
     def closeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
         """Playing stops with the window."""
