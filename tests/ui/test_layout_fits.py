@@ -9,20 +9,22 @@ QT_SCALE_FACTOR must be set before the QApplication exists.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind
-from app.ui.layout_fit import ElidedComboBox, ElidedLabel, clipped_in
+from app.ui.layout_fit import ElidedComboBox, ElidedLabel, clipped_in, fitted_geometry
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import AppSettings
 from tests.ui.helpers import load, pair_choice, send
@@ -208,3 +210,52 @@ def test_an_unelided_combo_box_that_clips_is_reported(qapp: QApplication) -> Non
     assert not any("SmolLM2" in p for p in problems)
     assert elided.toolTip() == "SmolLM2-135M-Instruct.Q4_1.gguf"
     holder.close()
+
+
+def test_the_fit_keeps_the_frame_inside_the_screen_with_its_title_bar(qapp: QApplication) -> None:
+    screen = QRect(0, 0, 1024, 640)
+    title_bar = QMargins(1, 24, 1, 1)  # what a window manager's frame adds on each side
+    placed = fitted_geometry(screen, title_bar, QSize(1360, 860), QPoint(0, 0))
+    frame = placed.marginsAdded(title_bar)
+    assert screen.contains(frame) and frame.size() == screen.size(), frame
+    assert placed == QRect(1, 24, 1022, 615)
+    # A window that fits stays as it is; one pushed off the screen's corner comes back whole.
+    assert fitted_geometry(screen, title_bar, QSize(800, 500), QPoint(10, 10)) == QRect(11, 34, 800, 500)
+    moved = fitted_geometry(screen, title_bar, QSize(800, 500), QPoint(900, 600))
+    assert screen.contains(moved.marginsAdded(title_bar)) and moved.size() == QSize(800, 500)
+    # Without a frame (offscreen, or before the manager decorates it) the client area may fill the screen.
+    assert fitted_geometry(screen, QMargins(), QSize(2040, 1290), QPoint(-50, -50)) == screen
+    # A screen that starts below a panel: the frame starts there too.
+    below_panel = QRect(0, 30, 1024, 610)
+    assert fitted_geometry(below_panel, title_bar, QSize(1360, 860), QPoint(0, 0)).top() == 30 + 24
+
+
+_NO_WINDOW_MANAGER = shutil.which("openbox") is None or shutil.which("xvfb-run") is None
+
+
+@pytest.mark.skipif(_NO_WINDOW_MANAGER, reason="needs openbox and xvfb-run (apt-get install openbox xvfb)")
+@pytest.mark.parametrize(
+    ("screen", "scale"), [("1024x640", "1"), ("1440x900", "1.5"), ("1440x900", "2")], ids=["1024x640", "1.5x", "2x"]
+)
+def test_under_a_window_manager_the_framed_window_and_its_status_bar_are_on_the_screen(
+    data_dir: Path, screen: str, scale: str
+) -> None:
+    env = dict(os.environ, QT_SCALE_FACTOR=scale, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
+    env["TANDEM_DATA_DIR"] = str(data_dir)
+    helper = f"{sys.executable} {ROOT / 'tests' / 'ui' / 'framed_helper.py'}"
+    result = subprocess.run(
+        ["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", "sh", "-c", f"openbox & sleep 1; exec {helper}"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
+    )
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    assert result.returncode == 0 and lines, result.stdout + result.stderr[-2000:]
+    seen = json.loads(lines[-1])
+    assert seen["framed"], "openbox never framed the window"
+    available, frame = QRect(*seen["available"]), QRect(*seen["frame"])
+    assert available.contains(frame), f"the frame {frame} reaches outside the screen {available}"
+    assert seen["status_bar_visible"] and available.contains(QRect(*seen["status_bar"])), seen
+    assert seen["clipped"] == [], seen["clipped"]
