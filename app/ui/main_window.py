@@ -55,7 +55,7 @@ from app.ui.chat.sidebar.conversation_list import ConversationList
 from app.ui.chat.store_notice import StoreNotice
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.words import number
-from app.ui.layout_fit import ElidedLabel, ScreenFit
+from app.ui.layout_fit import ScreenFit
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
 from app.ui.models.memory_sources import MeterFeed
@@ -68,6 +68,7 @@ from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice, R
 from app.ui.start import branding
 from app.ui.start.single_instance import InstanceBeacon
 from app.ui.stats.stats_panel import StatsPanel
+from app.ui.status_line import StatusLine
 from app.ui.steps.launcher import StepsLauncher
 from app.ui.store_guard import StoreGuard
 from app.ui.threads.background import Background
@@ -177,10 +178,10 @@ class MainWindow(QMainWindow):
         self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
         self.steps = StepsLauncher(self, self.controller, lambda: self.store, self.statusBar().showMessage)
         self.conversations.search.set_store(lambda: self.store)
-        self.pair_status = ElidedLabel(
-            self.tr("no pair loaded"), mode=Qt.TextElideMode.ElideMiddle
-        )  # whole in its tooltip
-        self.statusBar().addPermanentWidget(self.pair_status)
+        self.status_line = StatusLine()  # one owner: a message replaces the last; message and pair elide
+        self.setStatusBar(self.status_line)
+        self.pair_status = self.status_line.pair  # whole in its tooltip
+        self.pair_status.setText(self.tr("no pair loaded"))
         self._build_actions()
         self._restore()
         self._wire()

@@ -259,3 +259,36 @@ def test_under_a_window_manager_the_framed_window_and_its_status_bar_are_on_the_
     assert available.contains(frame), f"the frame {frame} reaches outside the screen {available}"
     assert seen["status_bar_visible"] and available.contains(QRect(*seen["status_bar"])), seen
     assert seen["clipped"] == [], seen["clipped"]
+
+
+def test_status_messages_replace_each_other_and_never_run_into_the_pair_name(
+    qapp: QApplication, make_window: Callable[..., MainWindow]
+) -> None:
+    window = make_window()
+    window.resize(1024, 640)
+    _settle(qapp)
+    line = window.status_line
+    assert window.statusBar() is line
+    window.pair_status.setText("SmolLM2-360M-Instruct.Q8_0.gguf + SmolLM2-135M-Instruct.Q4_1.gguf · hybrid · loaded")
+    first = "context, threads and GPU layers apply when the pair is reloaded"
+    second = "another Tandem was started on this data folder: it shows the chats read-only, " * 2
+    window.statusBar().showMessage(first, 60_000)
+    window.statusBar().showMessage(second, 60_000)
+    _settle(qapp)
+    assert line.message.full_text() == second  # the second replaced the first: one message at a time
+    message, pair = line.message.geometry(), window.pair_status.geometry()
+    assert message.right() < pair.left(), (message, pair)  # side by side, never over each other
+    assert line.message.shown_text().endswith("…") and line.message.toolTip() == second
+    assert window.pair_status.width() >= line.width() // 3 - 2  # the pair keeps a third of the line
+    assert "…" in window.pair_status.shown_text() and window.pair_status.toolTip().startswith("SmolLM2-360M")
+    # Qt paints nothing of the message itself: with the label hidden, its place is bare panel.
+    line.message.hide()
+    _settle(qapp)
+    bare = line.grab(line.message.geometry()).toImage()
+    line.message.show()
+    colours = {bare.pixel(x, y) for x in range(0, bare.width(), 2) for y in range(bare.height())}
+    assert len(colours) == 1, f"{len(colours)} colours where only the panel should be"
+    window.statusBar().clearMessage()
+    _settle(qapp)
+    assert line.message.full_text() == ""
+    assert window.pair_status.shown_text() == window.pair_status.full_text()  # room again: shown whole
