@@ -102,6 +102,9 @@ class MainWindow(QMainWindow):
         if isinstance(app, QApplication):
             WheelGuard.install(app)  # once per application: the wheel never changes an unfocused field
         self.setWindowTitle(branding.window_title())
+        # Set before anything holds statusBar().showMessage: one owner, a message replaces the last, both sides elide.
+        self.status_line = StatusLine()
+        self.setStatusBar(self.status_line)
         self.app_settings = settings or AppSettings()
         self.notice = StoreNotice()
         self.beacon = InstanceBeacon((store.path if store is not None else default_path()).parent, self)
@@ -178,8 +181,6 @@ class MainWindow(QMainWindow):
         self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
         self.steps = StepsLauncher(self, self.controller, lambda: self.store, self.statusBar().showMessage)
         self.conversations.search.set_store(lambda: self.store)
-        self.status_line = StatusLine()  # one owner: a message replaces the last; message and pair elide
-        self.setStatusBar(self.status_line)
         self.pair_status = self.status_line.pair  # whole in its tooltip
         self.pair_status.setText(self.tr("no pair loaded"))
         self._build_actions()

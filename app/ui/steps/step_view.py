@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
+    QStyle,
     QVBoxLayout,
     QWidget,
 )
@@ -92,7 +93,10 @@ class StepView(QDialog):
 
         self.first_button = QPushButton(self.tr("◀◀ First"))
         self.previous_button = QPushButton(self.tr("◀ Previous"))
-        self.play_button = QPushButton(self.tr("▶ Play"))
+        # The style's own play and pause icons: "⏸" is missing from common fonts and drew as a box.
+        self._play_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay)
+        self._pause_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPause)
+        self.play_button = QPushButton(self._play_icon, self.tr("Play"))
         self.next_button = QPushButton(self.tr("Next ▶"))
         self.last_button = QPushButton(self.tr("Last ▶▶"))
         self.speed = QDoubleSpinBox()
@@ -228,7 +232,8 @@ class StepView(QDialog):
     def _playing_changed(self, playing: bool) -> None:
         if playing and self.current is not None and self.current >= len(self._steps) - 1:
             self.select(0)  # Play at the last step replays from the start
-        self.play_button.setText(self.tr("⏸ Pause") if playing else self.tr("▶ Play"))
+        self.play_button.setText(self.tr("Pause") if playing else self.tr("Play"))
+        self.play_button.setIcon(self._pause_icon if playing else self._play_icon)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         """Left/Right, Home/End and Space move through the steps; the rest as a dialog does."""
