@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from pytestqt.qtbot import QtBot
 from app.engine.llama.session import DrafterKind
 from app.ui.layout_fit import ElidedComboBox, ElidedLabel, clipped_in, fitted_geometry
 from app.ui.main_window import MainWindow
+from app.ui.models import welcome_panel
 from app.ui.settings.store import AppSettings
 from tests.ui.helpers import load, pair_choice, send
 
@@ -292,3 +294,33 @@ def test_status_messages_replace_each_other_and_never_run_into_the_pair_name(
     _settle(qapp)
     assert line.message.full_text() == ""
     assert window.pair_status.shown_text() == window.pair_status.full_text()  # room again: shown whole
+
+
+def test_an_install_scrolls_its_progress_into_view_on_a_short_window(
+    qapp: QApplication, make_window: Callable[..., MainWindow], qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+
+    def slow_install(progress: Callable[[str, int, int], None]) -> tuple[Path, Path]:
+        progress("fetching", 1, 10)
+        release.wait(30)
+        raise OSError("no network in this test")  # the downloader is the one part not run for real
+
+    monkeypatch.setattr(welcome_panel, "install_demo_pair", slow_install)
+    window = make_window()
+    window.resize(720, 450)  # 1440x900 at 2x
+    window.stack.setCurrentWidget(window.welcome)
+    _settle(qapp)
+    area = window.welcome.findChild(QScrollArea)
+    assert area is not None
+    progress = window.welcome.progress
+
+    def in_view() -> bool:  # above the fold: its whole height inside the viewport
+        top = progress.mapTo(area.viewport(), progress.rect().topLeft()).y()
+        return top >= 0 and top + progress.height() <= area.viewport().height()
+
+    area.verticalScrollBar().setValue(0)
+    qtbot.mouseClick(window.welcome.demo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: progress.isVisible() and in_view(), timeout=5_000)
+    release.set()
+    qtbot.waitUntil(lambda: "no network" in window.welcome.status.text(), timeout=10_000)

@@ -64,7 +64,7 @@ class WelcomePanel(QWidget):
 
         # The content scrolls inside the panel: it must not set the window's minimum size on a small screen.
         content = QWidget()
-        area = QScrollArea()
+        area = self._area = QScrollArea()
         area.setFrameShape(QScrollArea.Shape.NoFrame)
         area.setWidgetResizable(True)
         area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -177,6 +177,11 @@ class WelcomePanel(QWidget):
         self.cancel_button.setVisible(busy and self._cancel is not None)
         self.progress.setRange(0, 0)
         self.status.setText(html.escape(text))
+        if busy:  # the progress sits below the cards: on a short screen, scroll it into view
+            content = self._area.widget()
+            if content is not None and content.layout() is not None:
+                content.layout().activate()
+            self._area.ensureWidgetVisible(self.status)
 
     def _progress(self, update: tuple[Words | str, int, int]) -> None:
         worded, done, total = update
