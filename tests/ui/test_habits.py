@@ -183,6 +183,7 @@ def test_the_wheel_over_every_page_changes_no_field(window: MainWindow, qtbot: Q
     ]
     for index in range(window.side.count()):
         pages.append((window.side.tabText(index), lambda i=index: (window.side.setCurrentIndex(i), window.side)[1]))
+    pages.append(("the step view", lambda: (window.steps.view.show(), window.steps.view)[1]))  # its speed box
     checked = 0
     for name, show in pages:
         page = show()
@@ -203,6 +204,7 @@ def test_the_wheel_over_every_page_changes_no_field(window: MainWindow, qtbot: Q
             assert not field.hasFocus(), f"the wheel gave {what} focus"
             checked += 1
     assert checked >= 10  # the walk found the panels' fields, not an empty tree
+    window.steps.view.close()
 
 
 def _areas_around(widget: QWidget) -> list[QScrollArea]:
