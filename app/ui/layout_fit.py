@@ -23,7 +23,7 @@ The pieces used by the window and its panels:
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize
+from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize, QTimer
 from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent, QResizeEvent, Qt, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -43,6 +43,8 @@ from PySide6.QtWidgets import (
 
 # Labels this many pixels short of their text still read whole (font hinting, rounding).
 _SLACK_PX = 2
+# When to look at a newly shown window's frame again (ms after the show), for frames that come without a move.
+_FRAME_CHECKS_MS = (200, 800, 2000)
 
 
 class ElidedLabel(QLabel):
@@ -282,13 +284,24 @@ class ScreenFit(QObject):
         self._margins = frame_margins(self._window)
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
-        """On a show, move or resize that brings a new frame: fit again (maximised windows are the manager's)."""
-        if watched is self._window and event.type() in (QEvent.Type.Show, QEvent.Type.Move, QEvent.Type.Resize):
-            window = self._window
-            maximised = window.windowState() & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen)
-            if not maximised and frame_margins(window) != self._margins:
-                self.fit()
+        """Look again at the frame on the events a window manager's framing brings, and shortly after a show."""
+        if watched is self._window:
+            kind = event.type()
+            if kind in (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.ActivationChange):
+                self._check()
+            elif kind == QEvent.Type.Show:
+                self._check()
+                # A window placed at a position of its own (a restored geometry) is framed around it without
+                # a move or resize to say so: look again once the manager has had time to frame it.
+                for delay_ms in _FRAME_CHECKS_MS:
+                    QTimer.singleShot(delay_ms, self, self._check)
         return False
+
+    def _check(self) -> None:
+        window = self._window
+        maximised = window.windowState() & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen)
+        if window.isVisible() and not maximised and frame_margins(window) != self._margins:
+            self.fit()
 
 
 def _rich(label: QLabel) -> bool:

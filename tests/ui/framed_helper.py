@@ -4,7 +4,10 @@ tests/ui/test_layout_fits.py runs it under Xvfb with openbox (QT_QPA_PLATFORM=xc
 QT_SCALE_FACTOR as the case needs). It waits until the window manager has
 framed the window, then prints the screen's available geometry, the frame,
 the client area, the status bar's rectangle on the screen and what
-:func:`app.ui.layout_fit.clipped_in` found, all in logical pixels.
+:func:`app.ui.layout_fit.clipped_in` found, all in logical pixels. With the
+argument ``placed`` the window is first given the whole screen, position
+included, as a script places it: the window manager then frames it
+without a move to say so.
 """
 
 from __future__ import annotations
@@ -27,19 +30,24 @@ def main() -> int:
     from app.ui.layout_fit import clipped_in
     from app.ui.main_window import MainWindow
 
-    window = MainWindow(autoload=False)
-    window.show()
-
     def spin(seconds: float) -> None:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
             app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
             time.sleep(0.01)
 
-    deadline = time.monotonic() + 20
-    while window.frameGeometry() == window.geometry() and time.monotonic() < deadline:
-        spin(0.1)
-    spin(1.0)  # the fit that follows the frame, and its layout
+    def framed() -> MainWindow:
+        window = MainWindow(autoload=False)
+        if "placed" in sys.argv[1:]:  # given the whole screen at a position of its own, as a script places it
+            window.setGeometry((window.screen() or app.primaryScreen()).availableGeometry())
+        window.show()
+        deadline = time.monotonic() + 20
+        while window.frameGeometry() == window.geometry() and time.monotonic() < deadline:
+            spin(0.1)
+        spin(2.5)  # the fit that follows the frame (the last look is 2 s after the show), and its layout
+        return window
+
+    window = framed()
     bar = window.statusBar()
     screen = window.screen() or app.primaryScreen()
     print(

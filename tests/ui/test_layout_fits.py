@@ -237,14 +237,16 @@ _NO_WINDOW_MANAGER = shutil.which("openbox") is None or shutil.which("xvfb-run")
 
 @pytest.mark.skipif(_NO_WINDOW_MANAGER, reason="needs openbox and xvfb-run (apt-get install openbox xvfb)")
 @pytest.mark.parametrize(
-    ("screen", "scale"), [("1024x640", "1"), ("1440x900", "1.5"), ("1440x900", "2")], ids=["1024x640", "1.5x", "2x"]
+    ("screen", "scale", "launch"),
+    [("1024x640", "1", "first"), ("1024x640", "1", "placed"), ("1440x900", "1.5", "first"), ("1440x900", "2", "first")],
+    ids=["1024x640", "1024x640-placed", "1.5x", "2x"],
 )
 def test_under_a_window_manager_the_framed_window_and_its_status_bar_are_on_the_screen(
-    data_dir: Path, screen: str, scale: str
+    data_dir: Path, screen: str, scale: str, launch: str
 ) -> None:
     env = dict(os.environ, QT_SCALE_FACTOR=scale, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
     env["TANDEM_DATA_DIR"] = str(data_dir)
-    helper = f"{sys.executable} {ROOT / 'tests' / 'ui' / 'framed_helper.py'}"
+    helper = f"{sys.executable} {ROOT / 'tests' / 'ui' / 'framed_helper.py'} {launch}"
     result = subprocess.run(
         ["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", "sh", "-c", f"openbox & sleep 1; exec {helper}"],
         env=env,
