@@ -264,8 +264,9 @@ class ScreenFit(QObject):
     """Keeps a top-level window inside its screen once the window manager has framed it.
 
     A window manager adds its title bar and borders after the window is
-    shown (the frame arrives with a later move), so a window fitted before
-    that reaches below the screen by the title bar's height. This filter fits
+    shown (with a later move, or with no event at all for a window placed at
+    a position of its own), so a window fitted before that reaches below the
+    screen by the title bar's height. This filter fits
     the window again whenever its frame's margins change (the window manager
     framed it, or framed it anew); moving or resizing it by hand leaves the
     margins as they were, so a person's choice is left alone.
