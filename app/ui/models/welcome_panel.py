@@ -179,8 +179,9 @@ class WelcomePanel(QWidget):
         self.status.setText(html.escape(text))
         if busy:  # the progress sits below the cards: on a short screen, scroll it into view
             content = self._area.widget()
-            if content is not None and content.layout() is not None:
-                content.layout().activate()
+            layout = content.layout() if content is not None else None
+            if layout is not None:
+                layout.activate()  # the progress row's place, before scrolling to it
             self._area.ensureWidgetVisible(self.status)
 
     def _progress(self, update: tuple[Words | str, int, int]) -> None:
