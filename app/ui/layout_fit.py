@@ -16,7 +16,8 @@ The pieces used by the window and its panels:
   again once the window manager has added its title bar: a window saved at
   1.5x scale or on a larger monitor reopens whole on this one;
 * :func:`clipped_in`, the check the layout tests and the screenshot script
-  share: every visible scroll area that shows a horizontal scroll bar, every
+  share: every visible scroll area that shows a horizontal scroll bar (or
+  cuts its content with the bar turned off), every
   label or closed combo box whose text is wider than its room while not
   eliding (labels: nor wrapping), and every button squeezed below its text.
 """
@@ -337,14 +338,23 @@ def _visible(widget: QWidget, root: QWidget) -> bool:
 
 
 def clipped_in(root: QWidget) -> list[str]:
-    """What in ``root`` is cut or scrolled sideways: scroll areas with a horizontal bar, labels and buttons cut.
+    """What in ``root`` is cut or scrolled sideways: scroll areas, labels and buttons.
 
-    Only what is shown counts (the current tab of a tab widget). A label that
-    wraps or is an :class:`ElidedLabel` fits by construction.
+    A scroll area counts when it shows a horizontal bar or, with that bar
+    turned off, holds content wider than itself. Only what is shown counts
+    (the current tab of a tab widget). A label that wraps or is an
+    :class:`ElidedLabel` fits by construction.
     """
     problems: list[str] = []
     for area in root.findChildren(QAbstractScrollArea):
         if not _visible(area, root):
+            continue
+        inner = area.widget() if isinstance(area, QScrollArea) else None
+        if inner is not None and area.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
+            need = inner.minimumSizeHint().width()
+            if need > area.viewport().width() + _SLACK_PX:  # no bar to show it: its right side is cut off
+                name = area.objectName() or area.accessibleName() or type(inner).__name__
+                problems.append(f"content of {name} cut ({need} px in a viewport of {area.viewport().width()} px)")
             continue
         bar = area.horizontalScrollBar()
         if bar.isVisible() and bar.maximum() > 0:

@@ -48,6 +48,12 @@ def main() -> int:
         return window
 
     window = framed()
+    page = window.stack.currentWidget()
+    window.stack.setCurrentWidget(window.welcome)  # the first-run page, at this size too
+    spin(0.3)
+    welcome_clipped = clipped_in(window)
+    window.stack.setCurrentWidget(page)
+    spin(0.3)
     bar = window.statusBar()
     screen = window.screen() or app.primaryScreen()
     print(
@@ -60,6 +66,7 @@ def main() -> int:
                 "status_bar": _rect(QRect(bar.mapToGlobal(bar.rect().topLeft()), bar.size())),
                 "status_bar_visible": bar.isVisible(),
                 "clipped": clipped_in(window),
+                "welcome_clipped": welcome_clipped,
             }
         )
     )

@@ -263,6 +263,7 @@ def test_under_a_window_manager_the_framed_window_and_its_status_bar_are_on_the_
     assert available.contains(frame), f"the frame {frame} reaches outside the screen {available}"
     assert seen["status_bar_visible"] and available.contains(QRect(*seen["status_bar"])), seen
     assert seen["clipped"] == [], seen["clipped"]
+    assert seen["welcome_clipped"] == [], seen["welcome_clipped"]
 
 
 def test_status_messages_replace_each_other_and_never_run_into_the_pair_name(
