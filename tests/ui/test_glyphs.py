@@ -13,8 +13,8 @@ import re
 import tokenize
 from pathlib import Path
 
-from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QApplication, QStyle
+from PySide6.QtGui import QFontMetrics, QImage
+from PySide6.QtWidgets import QApplication
 
 ROOT = Path(__file__).resolve().parents[2]
 # Drawn only where has_glyph() finds them in the font (the paperclip beside attachments).
@@ -50,15 +50,24 @@ def test_every_symbol_the_window_writes_is_in_its_font(qapp: QApplication) -> No
     assert not missing, f"drawn as boxes in {qapp.font().family()}: {sorted(missing)}"
 
 
-def test_the_step_views_play_button_shows_the_styles_icons(make_window, qtbot) -> None:
+def _row(image: QImage, y: int) -> str:
+    """One pixel row: '#' where the icon is painted, '.' where it is clear."""
+    return "".join("#" if image.pixelColor(x, y).alpha() > 128 else "." for x in range(image.width()))
+
+
+def test_the_step_views_play_button_shows_a_pause_icon_that_reads_as_two_bars(make_window, qtbot) -> None:
     window = make_window()
     view = window.steps.view
     button = view.play_button
-    style = view.style()
-    play = style.standardIcon(QStyle.StandardPixmap.SP_MediaPlay).pixmap(16).toImage()
-    pause = style.standardIcon(QStyle.StandardPixmap.SP_MediaPause).pixmap(16).toImage()
-    assert button.text() == "Play" and button.icon().pixmap(16).toImage() == play
+    assert button.text() == "Play" and not button.icon().isNull()
+    play = button.icon().pixmap(16).toImage()
     view.player.play()
-    assert button.text() == "Pause" and button.icon().pixmap(16).toImage() == pause
+    assert button.text() == "Pause"
+    pause = button.icon().pixmap(16).toImage()
+    assert pause != play
+    # Two solid bars with a clear gap of at least two pixels at 16 px (the style's own read as a box).
+    middle = _row(pause, 8)
+    assert re.fullmatch(r"\.*#{2,}\.{2,}#{2,}\.*", middle), middle
     view.player.pause()
-    assert button.text() == "Play"
+    assert button.text() == "Play" and _row(button.icon().pixmap(16).toImage(), 8) == _row(play, 8)
+    assert re.fullmatch(r"\.*#{4,}\.*", _row(play, 8)), _row(play, 8)  # the triangle: one solid run

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
-from PySide6.QtGui import QKeyEvent, QShowEvent
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDoubleSpinBox,
@@ -26,12 +26,12 @@ from PySide6.QtWidgets import (
     QLabel,
     QPushButton,
     QScrollArea,
-    QStyle,
     QVBoxLayout,
     QWidget,
 )
 
 from app.core.reply.step_record import StepRecord, step_of_token
+from app.ui.steps.media_icons import Media, media_icon
 from app.ui.steps.player import MAX_SPEED, MIN_SPEED, StepPlayer
 from app.ui.steps.step_card import StepCard
 from app.ui.steps.timeline import StepTimeline
@@ -51,6 +51,7 @@ class StepView(QDialog):
 
     def __init__(self, parent: QWidget | None = None, words: Callable[[StepRecord], str] | None = None) -> None:
         super().__init__(parent)
+        self._built = False
         self.setWindowTitle(self.tr("Steps"))
         self.setModal(False)
         self.resize(960, 620)
@@ -93,10 +94,7 @@ class StepView(QDialog):
 
         self.first_button = QPushButton(self.tr("◀◀ First"))
         self.previous_button = QPushButton(self.tr("◀ Previous"))
-        # The style's own play and pause icons: "⏸" is missing from common fonts and drew as a box.
-        self._play_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPlay)
-        self._pause_icon = self.style().standardIcon(QStyle.StandardPixmap.SP_MediaPause)
-        self.play_button = QPushButton(self._play_icon, self.tr("Play"))
+        self.play_button = QPushButton(self.tr("Play"))  # its icon painted (media_icons): "⏸" drew as a box
         self.next_button = QPushButton(self.tr("Next ▶"))
         self.last_button = QPushButton(self.tr("Last ▶▶"))
         self.speed = QDoubleSpinBox()
@@ -139,6 +137,8 @@ class StepView(QDialog):
         layout.addWidget(card_area, 1)
         layout.addLayout(controls)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._paint_play_icon()
+        self._built = True
         self._refresh()
 
     # -- what is shown ----------------------------------------------------------------
@@ -233,7 +233,17 @@ class StepView(QDialog):
         if playing and self.current is not None and self.current >= len(self._steps) - 1:
             self.select(0)  # Play at the last step replays from the start
         self.play_button.setText(self.tr("Pause") if playing else self.tr("Play"))
-        self.play_button.setIcon(self._pause_icon if playing else self._play_icon)
+        self._paint_play_icon()
+
+    def _paint_play_icon(self) -> None:
+        colour = self.play_button.palette().color(QPalette.ColorRole.ButtonText)
+        self.play_button.setIcon(media_icon(Media.PAUSE if self.player.playing else Media.PLAY, colour))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """A new palette (light or dark theme) repaints the play icon in its text colour."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._built:  # not while __init__ builds the button
+            self._paint_play_icon()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         """Left/Right, Home/End and Space move through the steps; the rest as a dialog does."""
