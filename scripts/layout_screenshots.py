@@ -5,7 +5,9 @@ Run under Xvfb with the screen size wanted, e.g.::
     xvfb-run -a -s "-screen 0 1024x640x24" .venv/bin/python scripts/layout_screenshots.py --out /tmp/shots-1024
     QT_SCALE_FACTOR=1.5 xvfb-run -a -s "-screen 0 1440x900x24" .venv/bin/python scripts/layout_screenshots.py
 
-The window fills the screen (as a person would use it at that size). With
+The window fills the screen (as a person would use it at that size); under a
+window manager (``sh -c 'openbox & sleep 1; QT_QPA_PLATFORM=xcb ...'``) its
+frame is kept on the screen too, title bar included. With
 ``--pair`` it first loads the SmolLM2 test pair, ticks "Local server" (the
 box that used to push the panel sideways) and writes one reply, so the panels
 are filled. One PNG per tab, and one of the first-run page, go to ``--out``,
@@ -59,15 +61,19 @@ def main() -> int:
     from app.ui.main_window import MainWindow
 
     window = MainWindow(autoload=False)
-    window.setGeometry(app.primaryScreen().availableGeometry())  # Xvfb has no window manager to maximise it
+    window.setGeometry(app.primaryScreen().availableGeometry())  # the window manager's frame, if any, fitted in
     window.show()
-    for _ in range(50):
+    for _ in range(150):  # the frame's last look comes 2 s after the show
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
     window.stack.setCurrentWidget(window.chat)
     if args.pair:
         _load_serve_and_reply(app, window)
     screen = app.primaryScreen().availableGeometry()
-    print(f"screen {screen.width()}x{screen.height()} (logical), window {window.width()}x{window.height()}")
+    frame = window.frameGeometry()
+    print(
+        f"screen {screen.width()}x{screen.height()} (logical), window {window.width()}x{window.height()}, "
+        f"frame {frame.width()}x{frame.height()} at {frame.x()},{frame.y()}"
+    )
     failed = 0
     for index in range(window.side.count()):
         window.side.setCurrentIndex(index)
@@ -75,19 +81,28 @@ def main() -> int:
             app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
         name = window.side.tabText(index).replace("&", "").lower()
         path = args.out / f"{name}.png"
-        window.grab().save(str(path))
+        _save(app, window, path)
         problems = clipped_in(window)
         failed += bool(problems)
         print(f"{name}: {path}" + (f"  CLIPPED: {problems}" if problems else "  ok"))
     window.stack.setCurrentWidget(window.welcome)
     for _ in range(20):
         app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
-    window.grab().save(str(args.out / "welcome.png"))
+    _save(app, window, args.out / "welcome.png")
     problems = clipped_in(window)
     failed += bool(problems)
     print(f"welcome: {args.out / 'welcome.png'}" + (f"  CLIPPED: {problems}" if problems else "  ok"))
     window.close()
     return 1 if failed else 0
+
+
+def _save(app: object, window: object, path: Path) -> None:
+    """The whole screen when there is one to grab (the frame and title bar show), else the window alone."""
+    from PySide6.QtWidgets import QApplication, QWidget
+
+    assert isinstance(app, QApplication) and isinstance(window, QWidget)
+    shot = app.primaryScreen().grabWindow(0)
+    (window.grab() if shot.isNull() else shot).save(str(path))
 
 
 def _load_serve_and_reply(app: object, window: object) -> None:

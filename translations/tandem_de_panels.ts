@@ -1950,8 +1950,8 @@ das das Zielmodell dort über einen Draft fällte (jedes korrigierte Token ist e
     <message>
         <location filename="../app/ui/steps/step_view.py" line="93" />
         <location filename="../app/ui/steps/step_view.py" line="228" />
-        <source>▶ Play</source>
-        <translation>▶ Abspielen</translation>
+        <source>Play</source>
+        <translation>Abspielen</translation>
     </message>
     <message>
         <location filename="../app/ui/steps/step_view.py" line="94" />
@@ -1995,8 +1995,8 @@ das das Zielmodell dort über einen Draft fällte (jedes korrigierte Token ist e
     </message>
     <message>
         <location filename="../app/ui/steps/step_view.py" line="228" />
-        <source>⏸ Pause</source>
-        <translation>⏸ Pause</translation>
+        <source>Pause</source>
+        <translation>Pause</translation>
     </message>
     <message>
         <location filename="../app/ui/steps/step_view.py" line="259" />
@@ -2307,6 +2307,14 @@ das das Zielmodell dort über einen Draft fällte (jedes korrigierte Token ist e
         <location filename="../app/ui/settings/prefix_cache_box.py" line="100" />
         <source>%n pair(s)</source>
         <translation><numerusform>%n Paar</numerusform><numerusform>%n Paare</numerusform></translation>
+    </message>
+</context>
+<context>
+    <name>StatusLine</name>
+    <message>
+        <location filename="../app/ui/status_line.py" line="31" />
+        <source>Status</source>
+        <translation>Status</translation>
     </message>
 </context>
 </TS>

@@ -1,6 +1,6 @@
 """Making the window fit the screen it is on: elided labels, geometry clamped to the screen, the clipping check.
 
-Five pieces, used by the window and its panels:
+The pieces used by the window and its panels:
 
 * :class:`ElidedLabel`, a one-line label that shortens its text with "…" to
   the width it is given and shows the whole text as its tooltip, so a narrow
@@ -10,18 +10,21 @@ Five pieces, used by the window and its panels:
 * :class:`FlowLayout`, which lays its items out in rows like words in a
   paragraph, so a row of chips and switches wraps rather than sets a wide
   minimum (the chat's legend);
-* :func:`fit_to_screen`, which keeps a restored (or default) window inside the
-  available geometry of the screen it opens on: a window saved at 1.5x scale
-  or on a larger monitor reopens whole on this one;
+* :func:`fit_to_screen` (the arithmetic in :func:`fitted_geometry`), which
+  keeps a restored (or default) window and its frame inside the available
+  geometry of the screen it opens on, and :class:`ScreenFit`, which fits it
+  again once the window manager has added its title bar: a window saved at
+  1.5x scale or on a larger monitor reopens whole on this one;
 * :func:`clipped_in`, the check the layout tests and the screenshot script
-  share: every visible scroll area that shows a horizontal scroll bar, every
+  share: every visible scroll area that shows a horizontal scroll bar (or
+  cuts its content with the bar turned off), every
   label or closed combo box whose text is wider than its room while not
   eliding (labels: nor wrapping), and every button squeezed below its text.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QRect, QSize
+from PySide6.QtCore import QEvent, QMargins, QObject, QPoint, QRect, QSize, QTimer
 from PySide6.QtGui import QGuiApplication, QPainter, QPaintEvent, QResizeEvent, Qt, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -41,6 +44,8 @@ from PySide6.QtWidgets import (
 
 # Labels this many pixels short of their text still read whole (font hinting, rounding).
 _SLACK_PX = 2
+# When to look at a newly shown window's frame again (ms after the show), for frames that come without a move.
+_FRAME_CHECKS_MS = (200, 800, 2000)
 
 
 class ElidedLabel(QLabel):
@@ -211,8 +216,37 @@ class FlowLayout(QLayout):
         return y + row_height - rect.y() + margins.bottom()
 
 
+def fitted_geometry(available: QRect, margins: QMargins, size: QSize, frame_top_left: QPoint) -> QRect:
+    """Where a window goes so that its frame lies inside ``available``: its client rectangle.
+
+    ``margins`` is what the window manager's frame adds around the client area
+    (title bar on top, borders); ``size`` the client size wanted and
+    ``frame_top_left`` where the frame is now. The size shrinks only as much as
+    the frame needs, and the frame moves onto the screen.
+    """
+    extra_w = margins.left() + margins.right()
+    extra_h = margins.top() + margins.bottom()
+    width = max(1, min(size.width(), available.width() - extra_w))
+    height = max(1, min(size.height(), available.height() - extra_h))
+    frame_w, frame_h = width + extra_w, height + extra_h
+    x = max(available.left(), min(frame_top_left.x(), available.right() + 1 - frame_w))
+    y = max(available.top(), min(frame_top_left.y(), available.bottom() + 1 - frame_h))
+    return QRect(x + margins.left(), y + margins.top(), width, height)
+
+
+def frame_margins(window: QWidget) -> QMargins:
+    """What the frame around ``window`` adds on each side (zero before a window manager decorates it)."""
+    frame, inner = window.frameGeometry(), window.geometry()
+    return QMargins(
+        max(0, inner.left() - frame.left()),
+        max(0, inner.top() - frame.top()),
+        max(0, frame.right() - inner.right()),
+        max(0, frame.bottom() - inner.bottom()),
+    )
+
+
 def fit_to_screen(window: QWidget, default: QSize) -> None:
-    """Keep ``window`` inside the available geometry of its screen (``default`` when it has no size yet).
+    """Keep ``window`` and its frame inside the available geometry of its screen (``default`` when it has no size).
 
     Called after ``restoreGeometry``: a geometry saved on a larger screen or at
     another scale factor is shrunk to this screen and moved onto it.
@@ -220,18 +254,56 @@ def fit_to_screen(window: QWidget, default: QSize) -> None:
     screen = window.screen() or QGuiApplication.primaryScreen()
     if screen is None:
         return
-    available = screen.availableGeometry()
-    frame = window.frameGeometry()
-    # What the frame (title bar, borders) adds, kept inside the screen as well.
-    extra_w = max(0, frame.width() - window.width())
-    extra_h = max(0, frame.height() - window.height())
-    width = min(window.width() if window.width() > 0 else default.width(), available.width() - extra_w)
-    height = min(window.height() if window.height() > 0 else default.height(), available.height() - extra_h)
-    window.resize(max(1, width), max(1, height))
-    frame = window.frameGeometry()
-    x = min(max(frame.x(), available.left()), available.right() + 1 - frame.width())
-    y = min(max(frame.y(), available.top()), available.bottom() + 1 - frame.height())
-    window.move(max(available.left(), x), max(available.top(), y))
+    wanted = window.size() if window.width() > 0 and window.height() > 0 else default
+    margins = frame_margins(window)
+    placed = fitted_geometry(screen.availableGeometry(), margins, wanted, window.frameGeometry().topLeft())
+    window.resize(placed.size())
+    window.move(placed.topLeft() - QPoint(margins.left(), margins.top()))  # a window's position is its frame's
+
+
+class ScreenFit(QObject):
+    """Keeps a top-level window inside its screen once the window manager has framed it.
+
+    A window manager adds its title bar and borders after the window is
+    shown (with a later move, or with no event at all for a window placed at
+    a position of its own), so a window fitted before that reaches below the
+    screen by the title bar's height. This filter fits
+    the window again whenever its frame's margins change (the window manager
+    framed it, or framed it anew); moving or resizing it by hand leaves the
+    margins as they were, so a person's choice is left alone.
+    """
+
+    def __init__(self, window: QWidget, default: QSize) -> None:
+        super().__init__(window)
+        self._window = window
+        self._default = default
+        self._margins: QMargins | None = None
+        window.installEventFilter(self)
+
+    def fit(self) -> None:
+        """Fit the window to its screen now, with the frame it has now."""
+        fit_to_screen(self._window, self._default)
+        self._margins = frame_margins(self._window)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 - Qt override
+        """Look again at the frame on the events a window manager's framing brings, and shortly after a show."""
+        if watched is self._window:
+            kind = event.type()
+            if kind in (QEvent.Type.Move, QEvent.Type.Resize, QEvent.Type.ActivationChange):
+                self._check()
+            elif kind == QEvent.Type.Show:
+                self._check()
+                # A window placed at a position of its own (a restored geometry) is framed around it without
+                # a move or resize to say so: look again once the manager has had time to frame it.
+                for delay_ms in _FRAME_CHECKS_MS:
+                    QTimer.singleShot(delay_ms, self, self._check)
+        return False
+
+    def _check(self) -> None:
+        window = self._window
+        maximised = window.windowState() & (Qt.WindowState.WindowMaximized | Qt.WindowState.WindowFullScreen)
+        if window.isVisible() and not maximised and frame_margins(window) != self._margins:
+            self.fit()
 
 
 def _rich(label: QLabel) -> bool:
@@ -266,14 +338,23 @@ def _visible(widget: QWidget, root: QWidget) -> bool:
 
 
 def clipped_in(root: QWidget) -> list[str]:
-    """What in ``root`` is cut or scrolled sideways: scroll areas with a horizontal bar, labels and buttons cut.
+    """What in ``root`` is cut or scrolled sideways: scroll areas, labels and buttons.
 
-    Only what is shown counts (the current tab of a tab widget). A label that
-    wraps or is an :class:`ElidedLabel` fits by construction.
+    A scroll area counts when it shows a horizontal bar or, with that bar
+    turned off, holds content wider than itself. Only what is shown counts
+    (the current tab of a tab widget). A label that wraps or is an
+    :class:`ElidedLabel` fits by construction.
     """
     problems: list[str] = []
     for area in root.findChildren(QAbstractScrollArea):
         if not _visible(area, root):
+            continue
+        inner = area.widget() if isinstance(area, QScrollArea) else None
+        if inner is not None and area.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff:
+            need = inner.minimumSizeHint().width()
+            if need > area.viewport().width() + _SLACK_PX:  # no bar to show it: its right side is cut off
+                name = area.objectName() or area.accessibleName() or type(inner).__name__
+                problems.append(f"content of {name} cut ({need} px in a viewport of {area.viewport().width()} px)")
             continue
         bar = area.horizontalScrollBar()
         if bar.isVisible() and bar.maximum() > 0:

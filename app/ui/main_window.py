@@ -24,7 +24,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt
-from PySide6.QtGui import QCloseEvent, QShowEvent
+from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSplitter,
     QStackedWidget,
+    QStyle,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -54,7 +55,7 @@ from app.ui.chat.sidebar.conversation_list import ConversationList
 from app.ui.chat.store_notice import StoreNotice
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.words import number
-from app.ui.layout_fit import ElidedLabel, fit_to_screen
+from app.ui.layout_fit import ScreenFit
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
 from app.ui.models.memory_sources import MeterFeed
@@ -67,6 +68,7 @@ from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice, R
 from app.ui.start import branding
 from app.ui.start.single_instance import InstanceBeacon
 from app.ui.stats.stats_panel import StatsPanel
+from app.ui.status_line import StatusLine
 from app.ui.steps.launcher import StepsLauncher
 from app.ui.store_guard import StoreGuard
 from app.ui.threads.background import Background
@@ -100,6 +102,9 @@ class MainWindow(QMainWindow):
         if isinstance(app, QApplication):
             WheelGuard.install(app)  # once per application: the wheel never changes an unfocused field
         self.setWindowTitle(branding.window_title())
+        # Set before anything holds statusBar().showMessage: one owner, a message replaces the last, both sides elide.
+        self.status_line = StatusLine()
+        self.setStatusBar(self.status_line)
         self.app_settings = settings or AppSettings()
         self.notice = StoreNotice()
         self.beacon = InstanceBeacon((store.path if store is not None else default_path()).parent, self)
@@ -157,7 +162,8 @@ class MainWindow(QMainWindow):
         self.splitter.setChildrenCollapsible(False)  # the side panel hides with View ▸ Side panel, not by dragging
         # Readable minimums that still fit a 720-pixel-wide screen (1440 at 2x): the panels wrap or elide inside.
         self.conversations.setMinimumWidth(150)
-        self.side.setMinimumWidth(290)
+        # The tabs' 290 px beside the vertical scroll bar a short screen (450 px high at 2x) gives them.
+        self.side.setMinimumWidth(290 + self.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent))
         central = QWidget()
         central_layout = QVBoxLayout(central)
         central_layout.setContentsMargins(0, 0, 0, 0)
@@ -175,10 +181,8 @@ class MainWindow(QMainWindow):
         self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
         self.steps = StepsLauncher(self, self.controller, lambda: self.store, self.statusBar().showMessage)
         self.conversations.search.set_store(lambda: self.store)
-        self.pair_status = ElidedLabel(
-            self.tr("no pair loaded"), mode=Qt.TextElideMode.ElideMiddle
-        )  # whole in its tooltip
-        self.statusBar().addPermanentWidget(self.pair_status)
+        self.pair_status = self.status_line.pair  # whole in its tooltip
+        self.pair_status.setText(self.tr("no pair loaded"))
         self._build_actions()
         self._restore()
         self._wire()
@@ -226,8 +230,9 @@ class MainWindow(QMainWindow):
         geometry = self.app_settings.geometry("geometry")
         if geometry is None or not self.restoreGeometry(geometry):
             self.resize(DEFAULT_SIZE)
-        fit_to_screen(self, DEFAULT_SIZE)  # saved on a larger screen or at another scale: reopened inside this one
-        self._fitted_size: QSize | None = self.size()  # fitted again once shown, when the frame's size is known
+        # Saved on a larger screen or at another scale: reopened inside this one, fitted again once framed.
+        self.screen_fit = ScreenFit(self, DEFAULT_SIZE)
+        self.screen_fit.fit()
         splitter = self.app_settings.geometry("splitter")
         if splitter is not None:
             self.splitter.restoreState(splitter)
@@ -455,13 +460,6 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(
             self.tr("another Tandem was started on this data folder: it shows the chats read-only"), 8000
         )
-
-    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
-        """On the first show the frame (title bar, borders) is known: keep it inside the screen too."""
-        super().showEvent(event)
-        fitted, self._fitted_size = self._fitted_size, None
-        if fitted is not None and fitted == self.size():  # unless someone chose a size since
-            fit_to_screen(self, DEFAULT_SIZE)
 
     # -- closing -------------------------------------------------------------------------------
 

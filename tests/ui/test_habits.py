@@ -14,7 +14,17 @@ import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QAction, QWheelEvent
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDialog, QTableWidget, QWidget
+from PySide6.QtWidgets import (
+    QAbstractSpinBox,
+    QApplication,
+    QComboBox,
+    QDialog,
+    QScrollArea,
+    QScrollBar,
+    QSlider,
+    QTableWidget,
+    QWidget,
+)
 from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind
@@ -127,6 +137,84 @@ def test_the_wheel_never_changes_an_unfocused_field(window: MainWindow, qtbot: Q
     qtbot.waitUntil(spin.hasFocus, timeout=5_000)
     _wheel(spin)
     assert spin.value() != before, "a focused field still takes the wheel (the guard is what stopped it above)"
+
+
+def _fields(page: QWidget) -> list[QWidget]:
+    """Every combo box, spin box and slider shown on ``page`` (a scroll area's own bars left out)."""
+    found: list[QWidget] = [*page.findChildren(QComboBox), *page.findChildren(QAbstractSpinBox)]
+    found += [s for s in page.findChildren(QSlider) if not isinstance(s, QScrollBar)]
+    return [f for f in found if f.isVisible()]
+
+
+def _value(field: QWidget) -> object:
+    if isinstance(field, QComboBox):
+        return field.currentIndex()
+    if isinstance(field, QAbstractSpinBox):
+        return field.text()
+    assert isinstance(field, QSlider)
+    return field.value()
+
+
+def _wheel_through_window(field: QWidget, notch: int) -> None:
+    """One notch of the wheel at ``field``'s centre, given to its window as the platform gives it."""
+    top = field.window()
+    handle = top.windowHandle()
+    assert handle is not None
+    at = field.mapTo(top, field.rect().center())
+    under = top.childAt(at)
+    assert under is field or field.isAncestorOf(under), f"{field!r} is covered by {under!r} at its centre"
+    event = QWheelEvent(
+        QPointF(at),
+        QPointF(top.mapToGlobal(at)),
+        QPoint(0, 0),
+        QPoint(0, notch),
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+        Qt.ScrollPhase.NoScrollPhase,
+        False,
+    )
+    QApplication.sendEvent(handle, event)
+
+
+def test_the_wheel_over_every_page_changes_no_field(window: MainWindow, qtbot: QtBot) -> None:
+    pages: list[tuple[str, Callable[[], QWidget]]] = [
+        ("welcome", lambda: (window.stack.setCurrentWidget(window.welcome), window.welcome)[1]),
+        ("chat", lambda: (window.stack.setCurrentWidget(window.chat), window.chat)[1]),
+    ]
+    for index in range(window.side.count()):
+        pages.append((window.side.tabText(index), lambda i=index: (window.side.setCurrentIndex(i), window.side)[1]))
+    pages.append(("the step view", lambda: (window.steps.view.show(), window.steps.view)[1]))  # its speed box
+    checked = 0
+    for name, show in pages:
+        page = show()
+        qtbot.waitUntil(page.isVisible)
+        fields = _fields(page)
+        if name == "welcome":
+            assert window.welcome.catalog in fields  # the curated-pair combo the issue saw change
+        for field in fields:
+            for area in _areas_around(field):
+                area.ensureWidgetVisible(field)
+            field.clearFocus()
+            before = _value(field)
+            _wheel_through_window(field, 120)
+            _wheel_through_window(field, -120)
+            _wheel_through_window(field, -120)
+            what = f"{type(field).__name__} {field.accessibleName()!r} on {name}"
+            assert _value(field) == before, f"the wheel changed {what}"
+            assert not field.hasFocus(), f"the wheel gave {what} focus"
+            checked += 1
+    assert checked >= 10  # the walk found the panels' fields, not an empty tree
+    window.steps.view.close()
+
+
+def _areas_around(widget: QWidget) -> list[QScrollArea]:
+    areas: list[QScrollArea] = []
+    parent = widget.parentWidget()
+    while parent is not None:
+        if isinstance(parent, QScrollArea):
+            areas.append(parent)
+        parent = parent.parentWidget()
+    return areas
 
 
 def test_edit_menu_acts_on_the_focused_text_field(window: MainWindow, qtbot: QtBot) -> None:

@@ -9,21 +9,25 @@ QT_SCALE_FACTOR must be set before the QApplication exists.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QMargins, QPoint, QRect, QSize, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QScrollArea, QVBoxLayout, QWidget
 from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind
-from app.ui.layout_fit import ElidedComboBox, ElidedLabel, clipped_in
+from app.ui.layout_fit import ElidedComboBox, ElidedLabel, clipped_in, fitted_geometry
 from app.ui.main_window import MainWindow
+from app.ui.models import welcome_panel
 from app.ui.settings.store import AppSettings
 from tests.ui.helpers import load, pair_choice, send
 
@@ -208,3 +212,118 @@ def test_an_unelided_combo_box_that_clips_is_reported(qapp: QApplication) -> Non
     assert not any("SmolLM2" in p for p in problems)
     assert elided.toolTip() == "SmolLM2-135M-Instruct.Q4_1.gguf"
     holder.close()
+
+
+def test_the_fit_keeps_the_frame_inside_the_screen_with_its_title_bar(qapp: QApplication) -> None:
+    screen = QRect(0, 0, 1024, 640)
+    title_bar = QMargins(1, 24, 1, 1)  # what a window manager's frame adds on each side
+    placed = fitted_geometry(screen, title_bar, QSize(1360, 860), QPoint(0, 0))
+    frame = placed.marginsAdded(title_bar)
+    assert screen.contains(frame) and frame.size() == screen.size(), frame
+    assert placed == QRect(1, 24, 1022, 615)
+    # A window that fits stays as it is; one pushed off the screen's corner comes back whole.
+    assert fitted_geometry(screen, title_bar, QSize(800, 500), QPoint(10, 10)) == QRect(11, 34, 800, 500)
+    moved = fitted_geometry(screen, title_bar, QSize(800, 500), QPoint(900, 600))
+    assert screen.contains(moved.marginsAdded(title_bar)) and moved.size() == QSize(800, 500)
+    # Without a frame (offscreen, or before the manager decorates it) the client area may fill the screen.
+    assert fitted_geometry(screen, QMargins(), QSize(2040, 1290), QPoint(-50, -50)) == screen
+    # A screen that starts below a panel: the frame starts there too.
+    below_panel = QRect(0, 30, 1024, 610)
+    assert fitted_geometry(below_panel, title_bar, QSize(1360, 860), QPoint(0, 0)).top() == 30 + 24
+
+
+_NO_WINDOW_MANAGER = shutil.which("openbox") is None or shutil.which("xvfb-run") is None
+
+
+@pytest.mark.skipif(_NO_WINDOW_MANAGER, reason="needs openbox and xvfb-run (apt-get install openbox xvfb)")
+@pytest.mark.parametrize(
+    ("screen", "scale", "launch"),
+    [("1024x640", "1", "first"), ("1024x640", "1", "placed"), ("1440x900", "1.5", "first"), ("1440x900", "2", "first")],
+    ids=["1024x640", "1024x640-placed", "1.5x", "2x"],
+)
+def test_under_a_window_manager_the_framed_window_and_its_status_bar_are_on_the_screen(
+    data_dir: Path, screen: str, scale: str, launch: str
+) -> None:
+    env = dict(os.environ, QT_SCALE_FACTOR=scale, QT_QPA_PLATFORM="xcb", PYTHONPATH=str(ROOT))
+    env["TANDEM_DATA_DIR"] = str(data_dir)
+    helper = f"{sys.executable} {ROOT / 'tests' / 'ui' / 'framed_helper.py'} {launch}"
+    result = subprocess.run(
+        ["xvfb-run", "-a", "-s", f"-screen 0 {screen}x24", "sh", "-c", f"openbox & sleep 1; exec {helper}"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
+    )
+    lines = [line for line in result.stdout.splitlines() if line.startswith("{")]
+    assert result.returncode == 0 and lines, result.stdout + result.stderr[-2000:]
+    seen = json.loads(lines[-1])
+    assert seen["framed"], "openbox never framed the window"
+    available, frame = QRect(*seen["available"]), QRect(*seen["frame"])
+    assert available.contains(frame), f"the frame {frame} reaches outside the screen {available}"
+    assert seen["status_bar_visible"] and available.contains(QRect(*seen["status_bar"])), seen
+    assert seen["clipped"] == [], seen["clipped"]
+    assert seen["welcome_clipped"] == [], seen["welcome_clipped"]
+
+
+def test_status_messages_replace_each_other_and_never_run_into_the_pair_name(
+    qapp: QApplication, make_window: Callable[..., MainWindow]
+) -> None:
+    window = make_window()
+    window.resize(1024, 640)
+    _settle(qapp)
+    line = window.status_line
+    assert window.statusBar() is line
+    window.pair_status.setText("SmolLM2-360M-Instruct.Q8_0.gguf + SmolLM2-135M-Instruct.Q4_1.gguf · hybrid · loaded")
+    first = "context, threads and GPU layers apply when the pair is reloaded"
+    second = "another Tandem was started on this data folder: it shows the chats read-only, " * 2
+    window.statusBar().showMessage(first, 60_000)
+    window.statusBar().showMessage(second, 60_000)
+    _settle(qapp)
+    assert line.message.full_text() == second  # the second replaced the first: one message at a time
+    message, pair = line.message.geometry(), window.pair_status.geometry()
+    assert message.right() < pair.left(), (message, pair)  # side by side, never over each other
+    assert line.message.shown_text().endswith("…") and line.message.toolTip() == second
+    assert window.pair_status.width() >= line.width() // 3 - 2  # the pair keeps a third of the line
+    assert "…" in window.pair_status.shown_text() and window.pair_status.toolTip().startswith("SmolLM2-360M")
+    # Qt paints nothing of the message itself: with the label hidden, its place is bare panel.
+    line.message.hide()
+    _settle(qapp)
+    bare = line.grab(line.message.geometry()).toImage()
+    line.message.show()
+    colours = {bare.pixel(x, y) for x in range(0, bare.width(), 2) for y in range(bare.height())}
+    assert len(colours) == 1, f"{len(colours)} colours where only the panel should be"
+    window.statusBar().clearMessage()
+    _settle(qapp)
+    assert line.message.full_text() == ""
+    assert window.pair_status.shown_text() == window.pair_status.full_text()  # room again: shown whole
+
+
+def test_an_install_scrolls_its_progress_into_view_on_a_short_window(
+    qapp: QApplication, make_window: Callable[..., MainWindow], qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = threading.Event()
+
+    def slow_install(progress: Callable[[str, int, int], None]) -> tuple[Path, Path]:
+        progress("fetching", 1, 10)
+        release.wait(30)
+        raise OSError("no network in this test")  # the downloader is the one part not run for real
+
+    monkeypatch.setattr(welcome_panel, "install_demo_pair", slow_install)
+    window = make_window()
+    window.resize(720, 450)  # 1440x900 at 2x
+    window.stack.setCurrentWidget(window.welcome)
+    _settle(qapp)
+    area = window.welcome.findChild(QScrollArea)
+    assert area is not None
+    progress = window.welcome.progress
+
+    def in_view() -> bool:  # above the fold: its whole height inside the viewport
+        top = progress.mapTo(area.viewport(), progress.rect().topLeft()).y()
+        return top >= 0 and top + progress.height() <= area.viewport().height()
+
+    area.verticalScrollBar().setValue(0)
+    qtbot.mouseClick(window.welcome.demo_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: progress.isVisible() and in_view(), timeout=5_000)
+    release.set()
+    qtbot.waitUntil(lambda: "no network" in window.welcome.status.text(), timeout=10_000)

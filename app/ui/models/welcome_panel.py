@@ -38,12 +38,13 @@ def _card(title: str, body: str) -> tuple[QFrame, QVBoxLayout]:
     frame = QFrame()
     frame.setFrameShape(QFrame.Shape.StyledPanel)
     layout = QVBoxLayout(frame)
-    layout.setContentsMargins(16, 12, 16, 12)
+    layout.setContentsMargins(12, 12, 12, 12)
     heading = QLabel(title)
     font = QFont(heading.font())
     font.setPointSizeF(font.pointSizeF() * 1.15)
     font.setWeight(QFont.Weight.DemiBold)
     heading.setFont(font)
+    heading.setWordWrap(True)  # a narrow window (1440x900 at 2x) wraps the heading rather than cutting the card
     text = QLabel(body)
     text.setWordWrap(True)
     layout.addWidget(heading)
@@ -64,7 +65,7 @@ class WelcomePanel(QWidget):
 
         # The content scrolls inside the panel: it must not set the window's minimum size on a small screen.
         content = QWidget()
-        area = QScrollArea()
+        area = self._area = QScrollArea()
         area.setFrameShape(QScrollArea.Shape.NoFrame)
         area.setWidgetResizable(True)
         area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -72,7 +73,7 @@ class WelcomePanel(QWidget):
         shell.setContentsMargins(0, 0, 0, 0)
         shell.addWidget(area)
         outer = QVBoxLayout(content)
-        outer.setContentsMargins(16, 16, 16, 16)
+        outer.setContentsMargins(10, 16, 10, 16)  # narrow sides: the cards fit a 220 px column (2x)
         outer.addStretch(1)
         column = QVBoxLayout()
         column.setSpacing(14)
@@ -81,6 +82,7 @@ class WelcomePanel(QWidget):
         font.setPointSizeF(font.pointSizeF() * 1.9)
         font.setWeight(QFont.Weight.DemiBold)
         title.setFont(font)
+        title.setWordWrap(True)
         intro = QLabel(
             self.tr(
                 "Tandem chats with local models, offline. A small draft model guesses the next few tokens and a "
@@ -113,7 +115,7 @@ class WelcomePanel(QWidget):
         )
         row = QHBoxLayout()
         self.catalog = ElidedComboBox(mode=Qt.TextElideMode.ElideRight)  # a narrow window elides, never clips
-        self.catalog.setMinimumContentsLength(16)
+        self.catalog.setMinimumContentsLength(4)  # may narrow that far (1440x900 at 2x): whole in its tooltip and list
         self.download_button = QPushButton(self.tr("Download"))
         self.download_button.clicked.connect(self._download)
         row.addWidget(self.catalog, 1)
@@ -177,6 +179,12 @@ class WelcomePanel(QWidget):
         self.cancel_button.setVisible(busy and self._cancel is not None)
         self.progress.setRange(0, 0)
         self.status.setText(html.escape(text))
+        if busy:  # the progress sits below the cards: on a short screen, scroll it into view
+            content = self._area.widget()
+            layout = content.layout() if content is not None else None
+            if layout is not None:
+                layout.activate()  # the progress row's place, before scrolling to it
+            self._area.ensureWidgetVisible(self.status)
 
     def _progress(self, update: tuple[Words | str, int, int]) -> None:
         worded, done, total = update

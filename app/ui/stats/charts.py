@@ -8,19 +8,29 @@ charts follow the theme.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
+from app.core.axis_ticks import Axis, round_axis, step_decimals
 from app.ui import theme
 from app.ui.i18n.words import number
 
+# A label format for an axis value, given the decimals its step needs.
+AxisFormat = Callable[[float, int], str]
 
-def _percent(value: float) -> str:
-    return number(value * 100, ".0f") + "%"
+
+def _percent(value: float, decimals: int = 2) -> str:
+    """A rate as a percentage with the decimals a tick of this step needs ("62%", "62.5%")."""
+    return number(value * 100, f".{max(0, decimals - 2)}f") + "%"
+
+
+def times(value: float, decimals: int = 1) -> str:
+    """A speedup as "1.5×", with the decimals a tick of this step needs."""
+    return number(value, f".{decimals}f") + "×"
 
 
 def tick_label(x: float) -> str:
@@ -97,14 +107,31 @@ class Series:
 
 
 class LineChart(QWidget):
-    """Lines over a shared x axis, y in [0, y_max], with grid, markers and a legend."""
+    """Lines over a shared x axis with grid, markers and a legend; both axes tick at round values.
 
-    def __init__(self, x_label: str, y_label: str, y_max: float = 1.0, parent: QWidget | None = None) -> None:
+    The y axis covers the data (from zero when ``y_from_zero``, else zoomed to
+    the values), kept inside ``y_bounds`` (0..1 for a rate), with the values
+    in ``y_marks`` (the 1x of a speedup) on a tick where a round step allows
+    and otherwise drawn as a labelled line of their own.
+    """
+
+    def __init__(
+        self,
+        x_label: str,
+        y_label: str,
+        parent: QWidget | None = None,
+        y_format: AxisFormat = _percent,
+        y_from_zero: bool = True,
+        y_bounds: tuple[float, float] | None = (0.0, 1.0),
+        y_marks: tuple[float, ...] = (),
+    ) -> None:
         super().__init__(parent)
         self.x_label = x_label
         self.y_label = y_label
-        self.y_max = y_max
-        self.y_format = _percent
+        self.y_format = y_format
+        self.y_from_zero = y_from_zero
+        self.y_bounds = y_bounds
+        self.y_marks = y_marks
         self.x_range: tuple[float, float] | None = None
         self._series: list[Series] = []
         self.setMinimumSize(380, 240)
@@ -123,6 +150,25 @@ class LineChart(QWidget):
         """The lines drawn."""
         return list(self._series)
 
+    def y_axis(self) -> Axis:
+        """The y axis the lines are drawn against: round ticks around the values."""
+        ys = [y for s in self._series for _, y in s.points]
+        if not ys:
+            low, high = self.y_bounds or (0.0, 1.0)
+        else:
+            low, high = min(ys), max(ys)
+        if self.y_from_zero:
+            low = min(0.0, low)
+        return round_axis(low, high, max_ticks=6, exact=self.y_marks, bounds=self.y_bounds)
+
+    def x_ticks(self) -> list[float]:
+        """The x values labelled: the points' own when few, else round ticks over the range."""
+        xs = sorted({x for s in self._series for x, _ in s.points})
+        if xs and len(xs) <= 12:
+            return xs
+        x0, x1 = self.x_range or ((xs[0], xs[-1]) if xs else (0.0, 1.0))
+        return [x for x in round_axis(x0, x1, max_ticks=6).ticks if x0 <= x <= x1]
+
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override
         """Grid, axes, lines and legend."""
         painter = QPainter(self)
@@ -133,7 +179,11 @@ class LineChart(QWidget):
         grid = theme.blend(text, palette.color(QPalette.ColorRole.Window), 0.12)
         metrics = painter.fontMetrics()
         line = metrics.height()
-        left = metrics.horizontalAdvance("100%") + 12
+        axis = self.y_axis()
+        labels = [self.y_format(y, axis.decimals) for y in axis.ticks]
+        marks = [m for m in self.y_marks if m not in axis.ticks and axis.low <= m <= axis.high]
+        mark_labels = [self.y_format(m, step_decimals(m)) for m in marks]
+        left = max(metrics.horizontalAdvance(t) for t in [*labels, *mark_labels]) + 12
         plot = QRectF(self.rect()).adjusted(left, line + 8, -14, -(2 * line + 10))
         xs = [x for s in self._series for x, _ in s.points]
         x0, x1 = self.x_range or ((min(xs), max(xs)) if xs else (0.0, 1.0))
@@ -142,23 +192,21 @@ class LineChart(QWidget):
 
         def to_point(x: float, y: float) -> QPointF:
             fx = (x - x0) / (x1 - x0)
-            fy = max(0.0, min(1.0, y / self.y_max))
+            fy = max(0.0, min(1.0, axis.fraction(y)))
             return QPointF(plot.left() + fx * plot.width(), plot.bottom() - fy * plot.height())
 
-        for i in range(5):  # horizontal grid and y ticks
-            y = self.y_max * i / 4
-            p = to_point(x0, y)
-            painter.setPen(QPen(grid, 1))
+        for y, label in [*zip(axis.ticks, labels, strict=True), *zip(marks, mark_labels, strict=True)]:
+            p = to_point(x0, y)  # the grid line sits exactly at the value its label says
+            painter.setPen(QPen(grid if y in axis.ticks else muted, 1))
             painter.drawLine(QPointF(plot.left(), p.y()), QPointF(plot.right(), p.y()))
             painter.setPen(muted)
             painter.drawText(
                 QRectF(0, p.y() - line / 2, left - 6, line),
                 Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter,
-                self.y_format(y),
+                label,
             )
-        ticks = sorted(set(xs)) if xs and len(set(xs)) <= 12 else [x0 + (x1 - x0) * i / 4 for i in range(5)]
-        for x in ticks:
-            p = to_point(x, 0)
+        for x in self.x_ticks():
+            p = to_point(x, axis.low)
             painter.drawText(
                 QRectF(p.x() - 30, plot.bottom() + 3, 60, line), Qt.AlignmentFlag.AlignCenter, tick_label(x)
             )

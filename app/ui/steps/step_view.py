@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
-from PySide6.QtGui import QKeyEvent
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QEvent, Qt, Signal
+from PySide6.QtGui import QKeyEvent, QPalette, QShowEvent
 from PySide6.QtWidgets import (
     QDialog,
     QDoubleSpinBox,
@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.reply.step_record import StepRecord, step_of_token
+from app.ui.steps.media_icons import Media, media_icon
 from app.ui.steps.player import MAX_SPEED, MIN_SPEED, StepPlayer
 from app.ui.steps.step_card import StepCard
 from app.ui.steps.timeline import StepTimeline
@@ -50,6 +51,7 @@ class StepView(QDialog):
 
     def __init__(self, parent: QWidget | None = None, words: Callable[[StepRecord], str] | None = None) -> None:
         super().__init__(parent)
+        self._built = False
         self.setWindowTitle(self.tr("Steps"))
         self.setModal(False)
         self.resize(960, 620)
@@ -87,10 +89,12 @@ class StepView(QDialog):
         inner_layout.addStretch(1)
         card_area.setWidget(inner)
         card_area.setWidgetResizable(True)
+        for area in (self.strip, card_area):
+            area.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # their arrow keys would scroll instead of stepping
 
         self.first_button = QPushButton(self.tr("◀◀ First"))
         self.previous_button = QPushButton(self.tr("◀ Previous"))
-        self.play_button = QPushButton(self.tr("▶ Play"))
+        self.play_button = QPushButton(self.tr("Play"))  # its icon painted (media_icons): "⏸" drew as a box
         self.next_button = QPushButton(self.tr("Next ▶"))
         self.last_button = QPushButton(self.tr("Last ▶▶"))
         self.speed = QDoubleSpinBox()
@@ -133,6 +137,8 @@ class StepView(QDialog):
         layout.addWidget(card_area, 1)
         layout.addLayout(controls)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self._paint_play_icon()
+        self._built = True
         self._refresh()
 
     # -- what is shown ----------------------------------------------------------------
@@ -156,6 +162,7 @@ class StepView(QDialog):
         self._steps = list(steps)
         self.current = 0 if self._steps else None
         self._refresh()
+        self.setFocus(Qt.FocusReason.OtherFocusReason)  # the arrow keys step at once, whatever had focus before
 
     def begin_live(self, title: str) -> None:
         """Follow a reply as it streams: empty until its first step arrives."""
@@ -225,7 +232,18 @@ class StepView(QDialog):
     def _playing_changed(self, playing: bool) -> None:
         if playing and self.current is not None and self.current >= len(self._steps) - 1:
             self.select(0)  # Play at the last step replays from the start
-        self.play_button.setText(self.tr("⏸ Pause") if playing else self.tr("▶ Play"))
+        self.play_button.setText(self.tr("Pause") if playing else self.tr("Play"))
+        self._paint_play_icon()
+
+    def _paint_play_icon(self) -> None:
+        colour = self.play_button.palette().color(QPalette.ColorRole.ButtonText)
+        self.play_button.setIcon(media_icon(Media.PAUSE if self.player.playing else Media.PLAY, colour))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
+        """A new palette (light or dark theme) repaints the play icon in its text colour."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and self._built:  # not while __init__ builds the button
+            self._paint_play_icon()
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 - Qt override
         """Left/Right, Home/End and Space move through the steps; the rest as a dialog does."""
@@ -244,6 +262,11 @@ class StepView(QDialog):
             move()
             return
         super().keyPressEvent(event)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt override
+        """Opened, the view itself takes the keys (a dialog would give them to its first field, the speed)."""
+        super().showEvent(event)
+        self.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
     def closeEvent(self, event: object) -> None:  # noqa: N802 - Qt override
         """Playing stops with the window."""

@@ -38,7 +38,7 @@ from app.core.units import format_bytes
 from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
 from app.ui.i18n.words import number, say, say_error
-from app.ui.stats.charts import LineChart, Series
+from app.ui.stats.charts import LineChart, Series, times
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost
 
@@ -64,8 +64,13 @@ class PreflightDialog(QDialog):
         self.progress.setRange(0, 100)
         self.recommendation = QLabel("")
         self.recommendation.setWordWrap(True)
-        self.chart = LineChart(self.tr("draft length (tokens per step)"), self.tr("predicted speedup"))
-        self.chart.y_format = _times
+        self.chart = LineChart(
+            self.tr("draft length (tokens per step)"),
+            self.tr("predicted speedup"),
+            y_format=times,
+            y_bounds=None,
+            y_marks=(1.0,),  # the target alone: on a tick, or drawn labelled where no round step reaches it
+        )
         self.chart.setVisible(False)  # shown once there are predictions
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
@@ -135,7 +140,6 @@ class PreflightDialog(QDialog):
         if predictions:
             points = [(float(p.k), float(p.speedup)) for p in predictions]
             ks = (points[0][0], points[-1][0])
-            self.chart.y_max = max(1.25, 1.1 * max(y for _, y in points))
             self.chart.x_range = ks if ks[1] > ks[0] else None
             self.chart.set_series(
                 [
@@ -295,8 +299,3 @@ def report_table(report: Any) -> str:
         for note in report.notes
     )
     return "\n".join(lines)
-
-
-def _times(value: float) -> str:
-    """A speedup axis label: '1.5×'."""
-    return number(value, ".1f") + "×"

@@ -33,7 +33,8 @@ class SweepDialog(RunDialog):
         # Translated before the QObject exists, so with the class named.
         super().__init__(host, job, QCoreApplication.translate("SweepDialog", "Temperature sweep"), parent)
         self.resize(640, 460)
-        self.chart = LineChart(self.tr("temperature"), self.tr("acceptance rate"))
+        # Zoomed to the measured rates (a few points apart), not 0-100 %: the differences are the finding.
+        self.chart = LineChart(self.tr("temperature"), self.tr("acceptance rate"), y_from_zero=False)
         self.chart.x_range = (min(job.temperatures), max(job.temperatures)) if job.temperatures else None
         self.conclusion = QLabel("")  # the sweep in one sentence (app.core.bench.verdict)
         self.conclusion.setWordWrap(True)

@@ -266,3 +266,22 @@ def test_export_writes_a_page_with_the_steps(make_window, qtbot, tmp_path: Path)
     window.steps.ask_path = lambda _suggested: again
     window.chat.view.message_action.emit("export-steps", 1)
     assert again.read_text(encoding="utf-8") == page
+
+
+def test_the_arrow_keys_move_as_soon_as_the_view_opens(make_window, qtbot):
+    window = make_window()
+    window.show()
+    _reply(window)
+    view = _open(window, qtbot)
+    qtbot.waitUntil(lambda: view.focusWidget() is not None)
+    # The key goes where a person's key goes: the widget with focus in the view, no click first.
+    qtbot.keyClick(view.focusWidget(), Qt.Key.Key_Right)
+    assert view.current == 1
+    qtbot.keyClick(view.focusWidget(), Qt.Key.Key_Right)
+    qtbot.keyClick(view.focusWidget(), Qt.Key.Key_Left)
+    assert view.current == 1
+    view.close()
+    click_action(window, "steps", 1)  # opened again, on the first step
+    qtbot.waitUntil(view.isVisible)
+    qtbot.keyClick(view.focusWidget(), Qt.Key.Key_Right)
+    assert view.current == 1

@@ -32,6 +32,9 @@ def test_preflight_offers_and_makes_the_cheaper_draft(
     # The detail is a chart of the predicted speedup per draft length; the table is folded away.
     predicted = [(float(p.k), float(p.speedup)) for p in dialog.report.predictions]
     assert dialog.chart.isVisibleTo(dialog) and dialog.chart.series[0].points == predicted
+    axis = dialog.chart.y_axis()  # whole round ticks from 0, the 1x line on one where a round step reaches it
+    assert axis.low == 0.0 and all(t / axis.step == pytest.approx(round(t / axis.step)) for t in axis.ticks)
+    assert 1.0 in axis.ticks or axis.step > 1.0
     assert not dialog.details.isVisibleTo(dialog) and "speedup" in dialog.details.toPlainText()
     qtbot.mouseClick(dialog.show_table, Qt.MouseButton.LeftButton)
     assert dialog.details.isVisibleTo(dialog) and dialog.show_table.text() == "Hide the table"

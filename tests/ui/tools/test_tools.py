@@ -75,6 +75,11 @@ def test_ab_and_sweep(window, small_pair, qtbot):
     assert [t for t, _ in points] == [0.0, 1.0]
     assert all(0.0 <= rate <= 1.0 for _, rate in points)
     assert sweep.chart.series[0].points == points
+    # The rate axis zooms to the rates drawn (within a tick of them), at round ticks, never past 100 %.
+    rates = [y for series in sweep.chart.series for _, y in series.points]
+    axis = sweep.chart.y_axis()
+    assert min(rates) - axis.step < axis.low <= min(rates) and max(rates) <= axis.high < max(rates) + axis.step
+    assert axis.high <= 1.0 and all(t / axis.step == pytest.approx(round(t / axis.step)) for t in axis.ticks)
     # Both rules from the same rows: one-hot at T=0 (equal), and exact verification ahead at T=1.
     exact, match = sweep.chart.series[1].points, sweep.chart.series[2].points
     assert [t for t, _ in exact] == [t for t, _ in match] == [0.0, 1.0]
