@@ -15,8 +15,9 @@ guard sees to it); a second instance opens the history read-only and brings
 the first one forward. Closing always stops the engine thread, even when the
 store fails underneath.
 
-The settings panel edits the open chat's own settings (a new chat starts from
-the default preset, else from what the last new chat was given).
+The settings panel edits the open chat's own settings. A new chat starts from
+the default preset, else from the defaults: never from what another chat was
+given, so a schema or system prompt set for one chat cannot shape the next.
 """
 
 from __future__ import annotations
@@ -95,9 +96,15 @@ class MainWindow(QMainWindow):
     """Tandem's window."""
 
     def __init__(
-        self, settings: AppSettings | None = None, store: ChatStore | None = None, autoload: bool = True
+        self,
+        settings: AppSettings | None = None,
+        store: ChatStore | None = None,
+        autoload: bool = True,
+        chat_defaults: ChatSettings | None = None,
     ) -> None:
+        """``chat_defaults``: what a new chat starts from when no default preset is set (``ChatSettings()``)."""
         super().__init__()
+        self._chat_defaults = chat_defaults or ChatSettings()
         app = QApplication.instance()
         if isinstance(app, QApplication):
             WheelGuard.install(app)  # once per application: the wheel never changes an unfocused field
@@ -421,22 +428,20 @@ class MainWindow(QMainWindow):
     # -- per-chat settings -----------------------------------------------------------------
 
     def new_chat_settings(self) -> ChatSettings:
-        """What a new chat starts from: the default preset, else what the last new chat was given."""
+        """What a new chat starts from: the default preset, else the defaults (never another chat's settings)."""
         try:
             default = self.store.default_preset()
         except Exception:  # a store that cannot answer must not keep a chat from starting
             default = None
         if default is not None:
             return ChatSettings.from_dict(default[1])
-        return self.app_settings.new_chat_settings()
+        return self._chat_defaults
 
     def _chat_settings_shown(self, settings: ChatSettings) -> None:
         self.settings_panel.set_chat_settings(settings)
         self.settings_panel.show_chat(new=self.controller.conversation_id is None)
 
     def _chat_settings_edited(self, settings: ChatSettings) -> None:
-        if self.controller.conversation_id is None:
-            self.app_settings.set_new_chat_settings(settings)
         self.controller.set_chat_settings(settings)
 
     def _welcome_pair(self, target: Path, draft: Path) -> None:

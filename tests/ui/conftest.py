@@ -9,12 +9,14 @@ has brought it back to how it stood right after that load.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from pytestqt.qtbot import QtBot
 
+from app.core.chat_settings import ChatSettings
 from app.ui.main_window import MainWindow
 from tests.ui.helpers import FreshWindow, LoadedWindow, load, pair_choice, reset_window
 
@@ -43,11 +45,13 @@ def _new_window(autoload: bool = False, adaptive: bool = False, greedy: bool = T
     they run a fixed draft length unless they ask for the default. Sampling (temperature
     0.8) is the app's default too, but the tests compare replies with earlier ones and
     expect the greedy drafts' accepted, corrected and bonus tokens: their new chats are
-    greedy (the panel's Greedy box ticked) unless a test asks for the default.
+    greedy (temperature 0) unless a test asks for the default. Both are the window's
+    defaults for every new chat it starts, as the app's are.
     """
-    window = MainWindow(autoload=autoload)
-    window.settings_panel.adaptive.setChecked(adaptive)
-    window.settings_panel.greedy.setChecked(greedy)
+    defaults = ChatSettings(adaptive=adaptive)
+    if greedy:
+        defaults = dataclasses.replace(defaults, temperature=0.0)  # what the panel's Greedy box sets
+    window = MainWindow(autoload=autoload, chat_defaults=defaults)
     window.resize(1280, 800)
     window.show()
     return window

@@ -259,7 +259,6 @@ def reset_window(qtbot: QtBot, window: MainWindow, fresh: FreshWindow) -> None:
     if window.settings_panel.presets is not None:
         window.settings_panel.presets.refresh()
 
-    window.app_settings.set_new_chat_settings(fresh.chat)
     controller.new_conversation()  # cancels an edit, forgets the new chat's demo choice, shows its settings
     controller.attachments.clear()
     window.chat.prompt.clear()

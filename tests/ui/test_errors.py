@@ -70,6 +70,7 @@ def test_prompt_longer_than_the_context_is_reported(make_window, small_pair, qtb
     assert [m.role for m in stored] == ["user"] and stored[0].state == conversations.DONE
 
     window.controller.new_conversation()
+    window.settings_panel.max_tokens.setValue(16)  # a new chat starts from the defaults
     recorder.errors.clear()
     reply = send(qtbot, window, "Say hello.", recorder)
     assert reply.text.strip()

@@ -72,7 +72,7 @@ def test_the_reset_leaves_the_window_as_its_first_load_did(
     assert not controller.demo.on and not window.chat.edit_bar.isVisible()
     assert window.host.worker.step_hold == 0.0 and not _open_dialogs()
     assert controller.pair is not None and controller.pair.config == fresh.choice.config(fresh.generation)
-    assert window.app_settings.new_chat_settings() == fresh.chat
+    assert window.new_chat_settings() == fresh.chat
     assert "123.0" not in window.stats.baseline_note.text()
 
     # The next chat (SQLite gives it the deleted chat's id) starts without the demo switch, on the recorded settings.

@@ -6,9 +6,10 @@ conversations: tests and portable installs never touch the user's settings.
 
 Only what belongs to this machine is global (context size, threads, GPU
 layers). What a chat is generated with (system prompt, sampling, drafter) is
-the chat's own, in the chat database; this file keeps only the settings a new
-chat starts from when no default preset is set, which older versions kept as
-the global generation settings (read once from there, so nothing is lost).
+the chat's own, in the chat database; a new chat starts from the default
+preset or the defaults. What older versions kept here for new chats (the key
+``chat/new_chat``, and before it the chat settings under ``generation/``) is
+ignored: it was whatever the last new chat had been given.
 
 The file is this user's alone (0600): created empty with that mode before
 QSettings first reads it, and tightened if an older Tandem left it looser.
@@ -17,7 +18,6 @@ QSettings rewrites it through QSaveFile, which keeps the mode it finds.
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -25,8 +25,6 @@ from typing import Any
 
 from PySide6.QtCore import QByteArray, QSettings
 
-from app.core import stored_json
-from app.core.chat_settings import ChatSettings
 from app.core.errors import TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.llama.session import DrafterKind, PairConfig
@@ -36,21 +34,6 @@ from app.engine.safe_files import make_private
 
 ORGANISATION = "Tandem"
 APPLICATION = "Tandem"
-
-
-# What older versions kept globally and chats now keep: read once, as the first new chat's settings.
-_LEGACY_CHAT_KEYS = (
-    "system_prompt",
-    "temperature",
-    "top_k",
-    "top_p",
-    "min_p",
-    "repeat_penalty",
-    "seed",
-    "max_tokens",
-    "draft_length",
-    "adaptive",
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,24 +121,6 @@ class AppSettings:
         for f in fields(GenerationSettings):
             self._qs.setValue(f"generation/{f.name}", getattr(settings, f.name))
         self._qs.sync()
-
-    def new_chat_settings(self) -> ChatSettings:
-        """What a new chat starts from when no default preset is set (the last new chat's settings)."""
-        raw = self._qs.value("chat/new_chat", None)
-        if raw is None:
-            # Written by an older Tandem as the global generation settings.
-            defaults = ChatSettings().to_dict()
-            legacy = {
-                key: _coerce(self._qs.value(f"generation/{key}"), defaults[key])
-                for key in _LEGACY_CHAT_KEYS
-                if self._qs.contains(f"generation/{key}")
-            }
-            return ChatSettings.from_dict(legacy)
-        return ChatSettings.from_dict(stored_json.parse(str(raw)).value)
-
-    def set_new_chat_settings(self, settings: ChatSettings) -> None:
-        """Remember what the next new chat starts from."""
-        self._qs.setValue("chat/new_chat", json.dumps(settings.to_dict()))
 
     def pair(self) -> PairChoice | None:
         """The last pair the user loaded, if it was stored."""

@@ -35,6 +35,7 @@ def test_each_chat_keeps_its_own_system_prompt(window, qtbot):
 
     window.new_action.trigger()
     assert window.controller.conversation_id is None
+    _short_replies(window)  # a new chat starts from the defaults
     panel.system_prompt.setPlainText("You are chat B.")
     send(qtbot, window, "Hello B.", recorder)
     chat_b = window.controller.conversation_id
