@@ -49,8 +49,10 @@ from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
 from app.engine.remote.limits import RemoteLimits
 from app.engine.store.conversations import ChatStore, default_path
+from app.engine.tools.tool_loop import enabled_tools
 from app.ui.chat.controller import Activity, ChatController, info_label, pair_label
 from app.ui.chat.panel import ChatPanel
+from app.ui.chat.shape_line import ShapePart, ShapeWatch
 from app.ui.chat.sidebar.actions import SidebarActions
 from app.ui.chat.sidebar.conversation_list import ConversationList
 from app.ui.chat.store_notice import StoreNotice
@@ -153,7 +155,8 @@ class MainWindow(QMainWindow):
         self.side = QTabWidget()
         self.side.addTab(_scrolled(model_tab), self.tr("Model"))
         self.side.addTab(_scrolled(self.stats), self.tr("Stats"))
-        self.side.addTab(_scrolled(self.settings_panel), self.tr("Settings"))
+        self.settings_area = _scrolled(self.settings_panel)
+        self.side.addTab(self.settings_area, self.tr("Settings"))
         self.discover = DiscoverPanel(self.background, lambda: c.target if (c := self.picker.choice()) else None)
         self.side.addTab(self.discover, self.tr("Discover"))
         self.discover.downloaded.connect(lambda _path: self.picker.refresh())
@@ -269,6 +272,16 @@ class MainWindow(QMainWindow):
         self.chat.legend.underlines.toggled.connect(lambda on: self.app_settings.set_flag("underlines", on))
         self.welcome.pair_ready.connect(self._welcome_pair)
         self.welcome.model_added.connect(self._welcome_model)
+        # After the handlers above: the line reads the chat's settings and tool choices once they are stored.
+        self.shape = ShapeWatch(self.chat.shape, c.chat_settings, self._chat_tool_count, self)
+        for changed in (
+            c.chat_settings_changed,
+            panel.chat_changed,
+            c.tool_flow.tools_changed,
+            panel.chat_tools.changed,
+        ):
+            changed.connect(self.shape.refresh)
+        self.chat.shape.open_requested.connect(self._open_shape_part)
 
     def _initial_pair(self, autoload: bool) -> None:
         self.picker.server.restore(self.app_settings.remote())  # filled in; connecting stays a click
@@ -443,6 +456,23 @@ class MainWindow(QMainWindow):
 
     def _chat_settings_edited(self, settings: ChatSettings) -> None:
         self.controller.set_chat_settings(settings)
+
+    def _chat_tool_count(self) -> int:
+        """How many tools the open chat's next reply is offered (none without servers, or from a remote server)."""
+        flow = self.controller.tool_flow
+        if flow.client is None or flow.chat.remote():
+            return 0
+        return len(enabled_tools(flow.tools, flow.chat_tools().off))
+
+    def _open_shape_part(self, part: ShapePart) -> None:
+        """Show where ``part`` of the chat's shape is changed: the Settings tab, scrolled to it and focused."""
+        panel = self.settings_panel
+        fields = {ShapePart.SCHEMA: panel.json_schema, ShapePart.SYSTEM_PROMPT: panel.system_prompt}
+        target = fields.get(part, panel.chat_tools)
+        self.menus.side_action.setChecked(True)
+        self.side.setCurrentWidget(self.settings_area)
+        self.settings_area.ensureWidgetVisible(target)
+        target.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _welcome_pair(self, target: Path, draft: Path) -> None:
         choice = PairChoice(target, draft, DrafterKind.HYBRID)

@@ -30,6 +30,7 @@ from app.core.decoding.events import TokenOrigin
 from app.ui import theme
 from app.ui.chat.attachments.bar import AttachmentRow, PaperclipButton
 from app.ui.chat.context.gauge import ContextGauge
+from app.ui.chat.shape_line import ShapeLine
 from app.ui.chat.view.chat_view import ChatView
 from app.ui.layout_fit import FlowLayout
 
@@ -224,6 +225,7 @@ class ChatPanel(QWidget):
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
         self.attachments = AttachmentRow()  # the chips of the files the next message carries
+        self.shape = ShapeLine()  # what holds the chat's replies to a shape (schema, system prompt, tools)
         self.paperclip = PaperclipButton()
         bottom = QHBoxLayout()
         bottom.addWidget(self.paperclip, 0, Qt.AlignmentFlag.AlignTop)
@@ -235,6 +237,7 @@ class ChatPanel(QWidget):
         layout.addWidget(self.gauge)
         layout.addWidget(self.edit_bar)
         layout.addWidget(self.attachments)
+        layout.addWidget(self.shape)
         layout.addLayout(bottom)
         self.edit_bar.cancel.clicked.connect(self.edit_cancelled)
 

@@ -1,0 +1,31 @@
+<?xml version='1.0' encoding='utf-8'?>
+<TS version="2.1" language="de">
+<context>
+    <name>ShapeLine</name>
+    <message>
+        <location filename="../app/ui/chat/shape_line.py" />
+        <source>Shaped by:</source>
+        <translation>Geformt durch:</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/shape_line.py" />
+        <source>What this chat's replies are held to: click a part to change it</source>
+        <translation>Woran sich die Antworten dieses Chats halten: zum Ändern einen Teil anklicken</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/shape_line.py" />
+        <source>JSON schema</source>
+        <translation>JSON-Schema</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/shape_line.py" />
+        <source>system prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message numerus="yes">
+        <location filename="../app/ui/chat/shape_line.py" />
+        <source>%n tool(s)</source>
+        <translation><numerusform>%n Werkzeug</numerusform><numerusform>%n Werkzeuge</numerusform></translation>
+    </message>
+</context>
+</TS>
