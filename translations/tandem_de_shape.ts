@@ -28,4 +28,12 @@
         <translation><numerusform>%n Werkzeug</numerusform><numerusform>%n Werkzeuge</numerusform></translation>
     </message>
 </context>
+<context>
+    <name>ReplyInfo</name>
+    <message>
+        <location filename="../app/ui/chat/reply/info.py" />
+        <source>hybrid: prompt lookup where trusted, else draft model {name}</source>
+        <translation>hybrid: Prompt-Lookup, wo verlässlich, sonst Draft-Modell {name}</translation>
+    </message>
+</context>
 </TS>

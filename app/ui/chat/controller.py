@@ -53,7 +53,7 @@ from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply.demo_switch import DemoSwitch
 from app.ui.chat.reply.live import LiveReply
 from app.ui.chat.reply.saving import ReplySaver, UnsavedReply
-from app.ui.chat.reply.words import drafter_words, info_label, message_actions, view_message
+from app.ui.chat.reply.words import drafter_words, info_label, message_actions, reply_header, view_message
 from app.ui.chat.tools.flow import ToolChat, ToolFlow
 from app.ui.chat.tree.actions import TreeActions
 from app.ui.chat.view.chat_view import ViewMessage
@@ -436,7 +436,7 @@ class ChatController(QObject):
                     info.dropped_messages,
                 ).format(n_ctx=info.n_ctx)
             )
-        live.begin(record, label, " ".join(notices), plan.prompt.reasoning_inside, info.n_tokens)
+        live.begin(record, reply_header(record), " ".join(notices), plan.prompt.reasoning_inside, info.n_tokens)
         self.context.show(info, streaming=True)
         self.status.emit(
             self.tr("generating ({prompt} prompt tokens, {reused} already in the cache)…").format(

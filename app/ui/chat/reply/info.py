@@ -44,6 +44,16 @@ def provenance_rows(record: ReplyRecord) -> list[tuple[str, str]]:
                 QCoreApplication.translate("ReplyInfo", "draft model {name}").format(name=produced_by.draft or "?"),
             )
         )
+    elif drafter == DrafterKind.HYBRID and produced_by.draft:
+        # The header names the pair in short: the draft's file is named whole here.
+        rows.append(
+            (
+                QCoreApplication.translate("ReplyInfo", "Drafter"),
+                QCoreApplication.translate(
+                    "ReplyInfo", "hybrid: prompt lookup where trusted, else draft model {name}"
+                ).format(name=produced_by.draft),
+            )
+        )
     else:
         rows.append(
             (

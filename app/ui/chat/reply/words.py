@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
 from app.core.decoding.stats import GenerationStats, PromptFigures
+from app.core.model_names import short_model_name, short_pair_name
 from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
 from app.core.reply.token_record import TokenRecord
 from app.engine.reply import pair_label
@@ -38,6 +39,9 @@ _REASONS = {
     ),
     FinishReason.CANCELLED: QT_TRANSLATE_NOOP("ReplyWords", "stopped"),
 }
+
+
+_DRAFTERS = frozenset(kind.value for kind in DrafterKind)
 
 
 def message_actions(message: StoredMessage, last: bool) -> tuple[str, ...]:
@@ -64,6 +68,22 @@ def info_label(info: PairInfo, drafter: DrafterKind | None = None) -> str:
     if info.remote is not None:
         return info.remote.label
     return pair_label(info.config, drafter)
+
+
+def reply_header(record: ReplyRecord) -> str:
+    """A reply's header: the pair in short ("SmolLM2 360M + 135M"), else the label it was stored with.
+
+    The short form is read from the file names the reply records (its Info shows them whole); a
+    server's reply, or one stored before replies recorded what produced them, keeps its label.
+    """
+    produced = record.produced_by
+    drafter = DrafterKind(produced.drafter) if produced is not None and produced.drafter in _DRAFTERS else None
+    if produced is None or drafter is None or not produced.target:
+        return record.pair
+    if drafter.uses_draft_model and produced.draft:
+        return short_pair_name(produced.target, produced.draft)
+    target = short_model_name(produced.target)
+    return f"{target} + n-gram" if drafter is DrafterKind.NGRAM else f"{target}, target only"
 
 
 def drafter_words(info: PairInfo, drafter: DrafterKind) -> str:
@@ -237,7 +257,7 @@ def view_message(
         message.role,
         message.content,
         list(tokens),
-        record.pair,
+        reply_header(record),
         notice=notice,
         footer=footer,
         message_id=message.id,
