@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 
 from app.core.chat_settings import ChatSettings
 from app.core.errors import TandemError
+from app.core.model_names import short_pair_name
 from app.core.reply.end import EndKind, ReplyEnd
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.profile_store import open_profile_store
@@ -50,7 +51,7 @@ from app.engine.remote.client import RemoteEngine
 from app.engine.remote.limits import RemoteLimits
 from app.engine.store.conversations import ChatStore, default_path
 from app.engine.tools.tool_loop import enabled_tools
-from app.ui.chat.controller import Activity, ChatController, info_label, pair_label
+from app.ui.chat.controller import Activity, ChatController, PickedPair, info_label, pair_label
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.shape_line import ShapePart, ShapeWatch
 from app.ui.chat.sidebar.actions import SidebarActions
@@ -259,8 +260,9 @@ class MainWindow(QMainWindow):
         if self.settings_panel.presets is not None:
             self.settings_panel.presets.failed.connect(self.chat.banner.show_message)
         self.picker.load_requested.connect(self.load_pair)
+        c.picked = PickedPair(ready=lambda: self.picker.ready_choice() is not None, load=self._load_picked)
+        self.picker.choice_changed.connect(self._choice_changed)
         self.picker.server.use_requested.connect(self.use_server)
-        self.picker.choice_changed.connect(self._estimate_memory)
         self.settings_panel.changed.connect(self._settings_changed)
         self.settings_panel.remote.changed.connect(self._remote_limits_changed)
         panel, settings = self.settings_panel, self.app_settings
@@ -313,6 +315,12 @@ class MainWindow(QMainWindow):
         self._loading = choice
         self.controller.load(config)
         self._estimate_memory(choice)
+
+    def _load_picked(self) -> None:
+        """Load the pair picked in the Model tab (a message was sent before any pair was loaded)."""
+        choice = self.picker.ready_choice()
+        if choice is not None:
+            self.load_pair(choice)
 
     def use_server(self, engine: RemoteEngine, info: RemoteInfo) -> None:
         """Answer from a remote server instead of a local pair (the local pair is freed)."""
@@ -415,6 +423,17 @@ class MainWindow(QMainWindow):
             return
         self.app_settings.set_baseline(pair.config.target, self.settings_panel.settings().n_threads, rate)
         self.stats.set_baseline(rate, self.tr(source))  # the tools pass the English words: _BASELINE_SOURCES
+
+    def _choice_changed(self, choice: PairChoice | None) -> None:
+        self._estimate_memory(choice)
+        self.controller.picked_changed()
+        if choice is None or self.controller.pair is not None or self.controller.activity is not Activity.IDLE:
+            return
+        # The status bar follows the picker: "no models yet" no longer holds once a pair is picked.
+        pair = short_pair_name(choice.target.name, choice.draft.name if choice.draft is not None else None)
+        self.statusBar().showMessage(
+            self.tr("{pair} is picked: press Load pair, or send a message to load it").format(pair=pair)
+        )
 
     def _estimate_memory(self, choice: PairChoice | None) -> None:
         self.meter_feed.estimate(choice, self.settings_panel.settings())

@@ -39,11 +39,6 @@ def test_bad_file_and_incompatible_pair_then_app_still_works(make_window, small_
     message = _load_expecting_error(qtbot, window, PairChoice(small_pair[0], tiny, DrafterKind.MODEL))
     assert "cannot draft" in message and "vocabulary size" in message
 
-    # Sending without a pair explains itself instead of failing silently.
-    window.chat.banner.hide()
-    assert not window.controller.send("hello")
-    assert window.chat.banner.isVisible() and "No model pair" in window.chat.banner.text.text()
-
     load(qtbot, window, pair_choice(small_pair))
     assert not window.chat.banner.isVisible()
     reply = send(qtbot, window, "Say hello.")

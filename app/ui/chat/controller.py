@@ -31,6 +31,7 @@ them until its first message creates it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
@@ -61,6 +62,14 @@ from app.ui.i18n.words import number, say_error
 from app.ui.stats.stats_panel import StatsPanel
 from app.ui.threads.jobs import GenerateJob, PairInfo, PromptInfo
 from app.ui.threads.worker import EngineHost
+
+
+@dataclass(frozen=True, slots=True)
+class PickedPair:
+    """The pair picked in the window but not loaded: a message sent before any pair is loaded loads it first."""
+
+    ready: Callable[[], bool]  # a pair is picked and can be loaded now (no draft still to download)
+    load: Callable[[], None]  # start loading it (the window says so and remembers it once it has loaded)
 
 
 class ChatController(QObject):
@@ -96,6 +105,8 @@ class ChatController(QObject):
         self._pending = self._new_chat_settings()  # the settings of the chat not created yet
         self.activity = Activity.IDLE
         self.pair: PairInfo | None = None
+        self.picked: PickedPair | None = None  # set by the window: Send loads the picked pair first
+        self._after_load: str | None = None  # the message sent while no pair was loaded: sent once one has
         self.conversation_id: int | None = None
         self.path: list[StoredMessage] = []  # the active branch shown, root to leaf
         self._live: LiveReply | None = None  # the reply in flight (None when none is)
@@ -195,6 +206,9 @@ class ChatController(QObject):
         self.status.emit(self.tr("ready: {pair}").format(pair=info_label(info)) + where)
         self.pair_loaded.emit(info)
         self.context.count()
+        waiting, self._after_load = self._after_load, None
+        if waiting is not None:
+            self.send(waiting)
 
     # -- the chat's settings ------------------------------------------------------------
 
@@ -288,8 +302,15 @@ class ChatController(QObject):
     # -- a reply ------------------------------------------------------------------------
 
     def can_send(self) -> bool:
-        """A pair is loaded and nothing else runs."""
-        return self.pair is not None and self.activity is Activity.IDLE
+        """Nothing else runs, and a pair is loaded or picked (sending loads it first)."""
+        return self.activity is Activity.IDLE and (self.pair is not None or self._can_load())
+
+    def _can_load(self) -> bool:
+        return self.pair is None and self.picked is not None and self.picked.ready()
+
+    def picked_changed(self) -> None:
+        """The window's picked pair changed: Send is offered when it can be loaded."""
+        self.panel.set_generating(self.activity in (Activity.GENERATING, Activity.COMPARING), self.can_send())
 
     def _ready(self) -> bool:
         """A reply may start now; else the banner says why (False)."""
@@ -316,6 +337,11 @@ class ChatController(QObject):
         While a message is being edited, the text goes in as that message's new
         sibling (a new branch; the old one stays, reachable with the switcher).
         """
+        if self.activity is Activity.IDLE and self._can_load() and self.picked is not None:
+            # Loading is the obvious next step: the message waits in the box and is sent once the pair is ready.
+            self._after_load = text
+            self.picked.load()
+            return True
         if not self._ready():
             return False
         editing = next((m for m in self.path if m.id == self.tree.editing), None)
@@ -451,9 +477,7 @@ class ChatController(QObject):
     def _set_activity(self, activity: Activity, redraw: bool = True) -> None:
         self.activity = activity
         self.panel.view.set_actions_enabled(activity is Activity.IDLE, redraw=redraw)
-        self.panel.set_generating(
-            activity in (Activity.GENERATING, Activity.COMPARING), self.pair is not None and activity is Activity.IDLE
-        )
+        self.panel.set_generating(activity in (Activity.GENERATING, Activity.COMPARING), self.can_send())
         self.activity_changed.emit(activity)
 
     # -- the reply in flight ---------------------------------------------------------------
@@ -474,6 +498,7 @@ class ChatController(QObject):
             return
         if self.activity is Activity.LOADING:
             self.pair = None
+            self._after_load = None  # the message stays in the box; the banner says why nothing was sent
         self._show_error(message)
 
     def _reply_ended(self, end: ReplyEnd) -> None:

@@ -177,6 +177,15 @@ class PairPicker(QWidget):
         draft = option.path if kind.uses_draft_model and option is not None else None
         return PairChoice(Path(target), draft, kind)
 
+    def ready_choice(self) -> PairChoice | None:
+        """The picked pair when Load would load it now (not download a draft first, not while busy), else None."""
+        option = self._current_option()
+        if not self._loadable() or (
+            self.drafter_kind().uses_draft_model and option is not None and option.path is None
+        ):
+            return None
+        return self.choice()
+
     def drafter_kind(self) -> DrafterKind:
         """The selected drafter kind."""
         for kind, button in self.kind_buttons.items():
