@@ -116,13 +116,15 @@ class ElidedComboBox(QComboBox):
     """A combo box whose closed face elides the current text in the middle ("Qwen2.5…Q4_K_M.gguf").
 
     Qt clips it at the arrow otherwise, cutting the part that tells files
-    apart (the quantisation at the end). The open list shows every item whole,
-    and the box's tooltip says the current item's text and its own tooltip.
+    apart (the quantisation at the end). The open list elides the same way
+    where an item is wider than it, and the box's tooltip says the current
+    item's text and its own tooltip.
     """
 
     def __init__(self, parent: QWidget | None = None, mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle) -> None:
         super().__init__(parent)
         self._mode = mode
+        self.view().setTextElideMode(mode)  # the open list too, where the window is narrower than a name
         self.currentIndexChanged.connect(self._own_tooltip)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 - Qt override

@@ -66,6 +66,7 @@ from app.ui.models.memory_sources import MeterFeed
 from app.ui.models.pair_picker import PairPicker
 from app.ui.models.server_switch import ServerSwitch
 from app.ui.models.welcome_panel import WelcomePanel
+from app.ui.settings.folders import LastFolders
 from app.ui.settings.panel import SettingsPanel
 from app.ui.settings.prefix_cache_box import install_prefix_cache
 from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice, RemoteChoice
@@ -120,7 +121,8 @@ class MainWindow(QMainWindow):
         self.beacon = InstanceBeacon((store.path if store is not None else default_path()).parent, self)
         self.beacon.raise_requested.connect(self._raised_by_another)
         self.raise_requests = 0
-        self.store_guard = StoreGuard(self, self.notice, self.beacon, store)
+        self.folders = LastFolders(self.app_settings)  # where each kind of file dialog opens
+        self.store_guard = StoreGuard(self, self.notice, self.beacon, store, self.folders)
         self.background = Background(self)
         self.host = EngineHost(self)
         self._server_engine: RemoteEngine | None = None  # the server chosen last (Settings' time-outs reach it)
@@ -129,12 +131,12 @@ class MainWindow(QMainWindow):
 
         self.conversations = ConversationList()
         self.chat = ChatPanel()
-        self.welcome = WelcomePanel(self.background)
+        self.welcome = WelcomePanel(self.background, self.folders)
         self.stack = QStackedWidget()
         self.stack.addWidget(self.welcome)
         self.stack.addWidget(self.chat)
 
-        self.picker = PairPicker(self.background)
+        self.picker = PairPicker(self.background, self.folders)
         self.memory = MemoryMeter()
         self.meter_feed = MeterFeed(self.memory, self.background, self.picker.choice, self._loaded_as)
         model_tab = QWidget()
@@ -186,11 +188,14 @@ class MainWindow(QMainWindow):
 
         self.controller = ChatController(self.store, self.host, self.chat, self.stats, self.new_chat_settings)
         self.sidebar = SidebarActions(
-            self, lambda: self.store, self.controller, self.conversations, self.chat, self._show_chat
+            self, lambda: self.store, self.controller, self.conversations, self.chat, self._show_chat, self.folders
         )
+        self.controller.attachments.folders = self.folders
         self.store_guard.attach(self.controller, self.sidebar.refresh)
         self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
-        self.steps = StepsLauncher(self, self.controller, lambda: self.store, self.statusBar().showMessage)
+        self.steps = StepsLauncher(
+            self, self.controller, lambda: self.store, self.statusBar().showMessage, self.folders
+        )
         self.conversations.search.set_store(lambda: self.store)
         self.pair_status = self.status_line.pair  # whole in its tooltip
         self.pair_status.setText(self.tr("no pair loaded"))

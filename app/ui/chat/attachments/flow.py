@@ -49,6 +49,7 @@ from app.ui.chat.attachments.lines import OPEN_ATTACHMENT, OPEN_CITATION
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.view.chat_view import ViewMessage
 from app.ui.i18n.words import number, say_error
+from app.ui.settings.folders import FolderKind, LastFolders
 from app.ui.threads.background import Background
 from app.ui.threads.worker import EngineHost
 
@@ -69,6 +70,7 @@ class AttachmentFlow(QObject):
         super().__init__(panel)
         self.panel = panel
         self.host = host
+        self.folders = LastFolders()  # where the dialogs open (the window gives the one its settings keep)
         self.row = row
         self.paperclip = paperclip
         self._own_background = background is None
@@ -98,15 +100,22 @@ class AttachmentFlow(QObject):
     def pick_files(self) -> None:
         """The file dialog (several files at once)."""
         names, _filter = QFileDialog.getOpenFileNames(
-            self.panel, self.tr("Attach files"), "", self.tr("Documents and code (*);;Text (*.txt *.md);;PDF (*.pdf)")
+            self.panel,
+            self.tr("Attach files"),
+            self.folders.start(FolderKind.ATTACHMENTS),
+            self.tr("Documents and code (*);;Text (*.txt *.md);;PDF (*.pdf)"),
         )
         if names:
+            self.folders.remember(FolderKind.ATTACHMENTS, names[0])
             self.attach_paths([Path(name) for name in names])
 
     def pick_folder(self) -> None:
         """The folder dialog ("Folder…": a folder of code, its .gitignore respected)."""
-        folder = QFileDialog.getExistingDirectory(self.panel, self.tr("Attach a folder"))
+        folder = QFileDialog.getExistingDirectory(
+            self.panel, self.tr("Attach a folder"), self.folders.start(FolderKind.ATTACHMENTS)
+        )
         if folder:
+            self.folders.remember(FolderKind.ATTACHMENTS, Path(folder).parent)  # the next one opens beside it
             self.attach_paths([Path(folder)])
 
     def attach_paths(self, paths: Sequence[Path]) -> None:

@@ -25,6 +25,7 @@ from app.ui.chat.controller import Activity, ChatController
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.sidebar.conversation_list import ConversationList
 from app.ui.i18n.words import say_error
+from app.ui.settings.folders import FolderKind, LastFolders
 
 
 class SidebarActions(QObject):
@@ -38,9 +39,11 @@ class SidebarActions(QObject):
         conversations: ConversationList,
         chat: ChatPanel,
         show_chat: Callable[[], None],
+        folders: LastFolders | None = None,
     ) -> None:
         super().__init__(window)
         self._window = window  # the dialogs' parent and its status bar
+        self._folders = folders or LastFolders()  # where the export dialog opens
         self._store = store  # a getter: the store guard may swap the store
         self._controller = controller
         self._conversations = conversations
@@ -172,10 +175,11 @@ class SidebarActions(QObject):
             title = store.conversation_title(conversation_id)
             safe = "".join(ch if ch.isalnum() or ch in " -_" else "_" for ch in title).strip() or "chat"
             chosen, _ = QFileDialog.getSaveFileName(
-                self._window, self.tr("Export chat"), str(Path.home() / f"{safe}{suffix}")
+                self._window, self.tr("Export chat"), self._folders.start(FolderKind.EXPORTS, f"{safe}{suffix}")
             )
             if not chosen:
                 return None
+            self._folders.remember(FolderKind.EXPORTS, chosen)
             path = Path(chosen)
         if kind == "markdown":
             text = store.export_markdown(conversation_id)
