@@ -86,6 +86,9 @@ class ShapeLine(QWidget):
             button = QToolButton()
             button.setAutoRaise(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
+            font = button.font()
+            font.setUnderline(True)  # read as a link: it opens the place where the part is changed
+            button.setFont(font)
             button.clicked.connect(lambda _checked=False, p=part: self.open_requested.emit(p))
             layout.addWidget(button)
             self.buttons[part] = button
