@@ -15,7 +15,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
-from app.ui.chat.shape_line import ShapePart
+from app.core.chat_settings import ChatSettings
+from app.ui.chat.shape_line import ReplyShape, ShapePart
 from app.ui.main_window import MainWindow
 from tests.paths import REPO_ROOT
 from tests.ui.helpers import Recorder, send
@@ -93,3 +94,9 @@ def test_the_line_counts_the_chats_tools_and_opens_their_list(make_window, qtbot
         if tick.isChecked():
             tick.click()
     assert not line.isVisible()
+
+
+def test_blank_text_shapes_nothing_and_the_parts_keep_their_order() -> None:
+    assert ReplyShape.of(ChatSettings(system_prompt="  \n", json_schema=" "), 0).parts() == ()
+    shaped = ReplyShape.of(ChatSettings(system_prompt="Be brief.", json_schema=SCHEMA), 3)
+    assert shaped.parts() == (ShapePart.SCHEMA, ShapePart.SYSTEM_PROMPT, ShapePart.TOOLS)
