@@ -100,7 +100,7 @@ class ChatController(QObject):
         self.host = host
         self.panel = panel
         self.stats_panel = stats_panel
-        # What a new chat starts from (the window: the default preset, else the settings shown).
+        # What a new chat starts from (the window: the default preset, else the defaults; never another chat's).
         self._new_chat_settings = new_chat_settings or ChatSettings
         self._pending = self._new_chat_settings()  # the settings of the chat not created yet
         self.activity = Activity.IDLE
