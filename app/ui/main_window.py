@@ -209,6 +209,7 @@ class MainWindow(QMainWindow):
         self.sidebar.refresh()
         self._initial_pair(autoload)
         self._activity_changed(self.controller.activity)
+        self.controller.picked_changed()  # Send is offered once a pair is loaded or picked
 
     @property
     def store(self) -> ChatStore:

@@ -27,7 +27,8 @@ def test_enter_on_a_picked_pair_loads_it_then_sends(
     status = window.statusBar()
     assert window.stack.currentWidget() is window.welcome
     assert "no models yet" in status.currentMessage()
-    # Nothing picked: a message sent anyway says what to do.
+    # Nothing picked: Send is not offered, and a message sent anyway says what to do.
+    assert not window.chat.send_button.isEnabled()
     assert not window.controller.send("hello")
     assert "No model pair" in window.chat.banner.text.text()
 
