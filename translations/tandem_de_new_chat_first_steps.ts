@@ -22,6 +22,21 @@
         <source>system prompt</source>
         <translation>Systemprompt</translation>
     </message>
+    <message>
+        <location filename="../app/ui/chat/shape_line.py" />
+        <source>Change the chat's JSON schema</source>
+        <translation>Das JSON-Schema des Chats ändern</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/shape_line.py" />
+        <source>Change the chat's system prompt</source>
+        <translation>Den Systemprompt des Chats ändern</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/shape_line.py" />
+        <source>Change the chat's tools</source>
+        <translation>Die Werkzeuge des Chats ändern</translation>
+    </message>
     <message numerus="yes">
         <location filename="../app/ui/chat/shape_line.py" />
         <source>%n tool(s)</source>

@@ -18,6 +18,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QToolButton, QWidget
 
 from app.core.chat_settings import ChatSettings
+from app.ui.i18n import QT_TRANSLATE_NOOP
 
 
 class ShapePart(Enum):
@@ -53,6 +54,13 @@ class ReplyShape:
         return tuple(part for part, on in chosen if on)
 
 
+_ACCESSIBLE = {
+    ShapePart.SCHEMA: QT_TRANSLATE_NOOP("ShapeLine", "Change the chat's JSON schema"),
+    ShapePart.SYSTEM_PROMPT: QT_TRANSLATE_NOOP("ShapeLine", "Change the chat's system prompt"),
+    ShapePart.TOOLS: QT_TRANSLATE_NOOP("ShapeLine", "Change the chat's tools"),
+}
+
+
 def _words(part: ShapePart, shape: ReplyShape) -> str:
     if part is ShapePart.SCHEMA:
         return QCoreApplication.translate("ShapeLine", "JSON schema")
@@ -86,6 +94,7 @@ class ShapeLine(QWidget):
             button = QToolButton()
             button.setAutoRaise(True)
             button.setCursor(Qt.CursorShape.PointingHandCursor)
+            button.setAccessibleName(QCoreApplication.translate("ShapeLine", _ACCESSIBLE[part]))
             font = button.font()
             font.setUnderline(True)  # read as a link: it opens the place where the part is changed
             button.setFont(font)
