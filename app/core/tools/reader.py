@@ -123,3 +123,19 @@ def read_reply(
     pieces = reader.feed(text) + reader.finish()
     content = "".join(p.text for p in pieces if isinstance(p, TextPiece))
     return ParsedReply(content, tuple(p.call for p in pieces if isinstance(p, CallPiece)))
+
+
+_ATTEMPT_SHOWN = 80  # characters of a broken call quoted in the line that replaces it
+
+
+def call_attempt(text: str) -> bool:
+    """True when a reply reads as an attempt at a call (tags, or call JSON bare or fenced), whatever became of it."""
+    if "<tool_call>" in text:
+        return True
+    return _gate(text) is _Gate.CALL
+
+
+def attempt_excerpt(text: str) -> str:
+    """A broken call's start on one line, cut short, for the line said in its place."""
+    line = " ".join(text.split())
+    return line if len(line) <= _ATTEMPT_SHOWN else line[:_ATTEMPT_SHOWN] + "…"
