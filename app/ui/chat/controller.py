@@ -234,6 +234,7 @@ class ChatController(QObject):
         self.tree.show_branch_stats()  # an empty chat has no statistics: the last chat's are not its own
         self._pending = self._new_chat_settings()
         self.demo.forget_new()
+        self.tool_flow.new_chat()
         self.panel.view.set_messages([])
         self.panel.banner.hide()
         self.chat_settings_changed.emit(self._pending)

@@ -293,6 +293,11 @@ class ToolFlow(QObject):
         except KeyError:
             return new_chat
 
+    def new_chat(self) -> None:
+        """A new chat starts: it offers the tools marked for new chats, whatever an unsent chat was given."""
+        self._pending = None
+        self._show_list()
+
     def _save_chat_tools(self, tools: ChatTools, cid: int | None) -> None:
         if cid is None:
             self._pending = tools
