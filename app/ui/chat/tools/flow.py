@@ -283,10 +283,10 @@ class ToolFlow(QObject):
         store = self.chat.store()
         try:
             settings = store.conversation_settings(cid)
-            fresh = self._pending is not None and CHAT_TOOLS_KEY not in settings
-            # A chat just created (its first message only) keeps what was chosen before it existed.
-            if fresh and self._pending is not None and len(store.messages(cid, with_tokens=False)) <= 1:
-                self._save_chat_tools(self._pending, cid)
+            # A chat just created (its first message only) keeps what was chosen before it existed, or the
+            # new-chat tools of that moment (a later change of those does not reach back into it).
+            if CHAT_TOOLS_KEY not in settings and len(store.messages(cid, with_tokens=False)) <= 1:
+                self._save_chat_tools(self._pending if self._pending is not None else new_chat, cid)
                 settings = store.conversation_settings(cid)
             self._pending = None
             return ChatTools.from_settings(settings, new_chat.on or frozenset())
@@ -357,6 +357,7 @@ class ToolFlow(QObject):
             self._loop, self._chain = None, False
             return ()
         if not self._chain or self._loop is None or self._chat != cid:
+            self._repeat_note = None  # a new loop: nothing of an earlier one is said on its replies
             choices = self.chat_tools()
             tools = enabled_tools(self.tools, choices)
             self._loop = ToolLoop(self.client, tools, max_calls=self.max_calls, always=set(choices.always))
@@ -414,7 +415,9 @@ class ToolFlow(QObject):
     def _note(self, reply: StoredMessage, note: ToolNote) -> None:
         """Keep ``note`` on the stored reply (its text and tokens stay as written) and show it."""
         try:
-            self.chat.store().finish_reply(reply.id, reply.content, reply.state, note.to_meta())
+            store = self.chat.store()
+            stored = store.message(reply.id, with_tokens=False)  # as stored now, not as the branch was drawn
+            store.finish_reply(stored.id, stored.content, stored.state, note.to_meta())
         except (KeyError, StoreWriteError) as exc:
             self.panel.banner.show_message(say_error(exc))
             return
