@@ -20,6 +20,8 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from app.core.chat import MessageState
+from app.core.reply.end import ReplyEnd
 from app.core.tools.records import ToolCall, ToolResult
 from app.core.tools.turns import Approval, ChatTools, NoteKind, ToolNote, ToolOutcome, calls_meta
 from app.engine.llama.session import DrafterKind
@@ -203,6 +205,31 @@ def test_a_call_not_run_is_said_in_words_on_its_reply(make_window):
     assert shown[1].tokens == []
     assert shown[2].text == "It is noon." and shown[2].footer.startswith(
         "the model asked for harbour_clock again with the same arguments; not run twice"
+    )
+
+
+def test_a_broken_call_after_a_result_ends_in_a_readable_line_on_the_reply(make_window, tmp_path, qtbot):
+    window = make_window()
+    flow = window.controller.tool_flow
+    window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(COMMAND))
+    flow.set_config(str(write_config(tmp_path)))
+    qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+    store = window.controller.store
+    cid = store.create_conversation("broken")
+    store.add_message(cid, "user", "What is 2 + 40?")
+    window.controller.open_conversation(cid)
+    qtbot.mouseClick(window.settings_panel.chat_tools.all_button, Qt.MouseButton.LeftButton)
+    assert [t.name for t in flow.offered()][:2] == ["add", "weather"]  # the reply about to start is given them
+    # The model's reply (as the demo pair writes it after a result): the doubled form, cut short.
+    broken = '{{"name": "add", "arguments": {"a": 2, "b": 40}'
+    store.add_message(cid, "assistant", broken)
+    window.controller.reload()
+    flow.reply_finished(ReplyEnd(state=MessageState.DONE, text=broken, finish_reason="stop"))
+    line = f"the model answered with a malformed call: {broken}"
+    qtbot.waitUntil(lambda: window.chat.view.messages[-1].text.replace("\\", "") == line, timeout=10_000)
+    stored = store.messages(cid, with_tokens=False)[-1]
+    assert stored.content == broken and ToolNote.from_meta(stored.meta) == ToolNote(
+        kind=NoteKind.MALFORMED, excerpt=broken
     )
 
 
