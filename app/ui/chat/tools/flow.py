@@ -435,7 +435,7 @@ class ToolFlow(QObject):
             return
         call = self._queue.pop(0)
         approval = loop.preset(call) or self.ask(call)
-        if approval is Approval.ALWAYS_IN_CHAT and call.name not in loop.always:
+        if approval is Approval.ALWAYS_IN_CHAT and call.name not in loop.always and not loop.writes(call.name):
             choices = self.chat_tools()
             self._save_chat_tools(dataclasses.replace(choices, always=choices.always | {call.name}), cid)
         self.status.emit(QCoreApplication.translate("ToolFlow", "running the tool {name}…").format(name=call.name))
