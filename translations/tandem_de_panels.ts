@@ -2317,4 +2317,17 @@ das das Zielmodell dort über einen Draft fällte (jedes korrigierte Token ist e
         <translation>Status</translation>
     </message>
 </context>
+<context>
+    <name>ToolListBox</name>
+    <message>
+        <location filename="../app/ui/chat/tools/tool_list.py" line="34" />
+        <source>None</source>
+        <translation>Keine</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/tool_list.py" line="36" />
+        <source>All</source>
+        <translation>Alle</translation>
+    </message>
+</context>
 </TS>

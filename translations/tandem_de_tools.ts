@@ -47,6 +47,26 @@
         <source>JSON (*.json)</source>
         <translation>JSON (*.json)</translation>
     </message>
+    <message>
+        <location filename="../app/ui/settings/mcp_box.py" line="5" />
+        <source>Servers allowed to start</source>
+        <translation>Server, die starten dürfen</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/settings/mcp_box.py" line="71" />
+        <source>MCP server commands allowed to start</source>
+        <translation>MCP-Serverbefehle, die starten dürfen</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/settings/mcp_box.py" line="74" />
+        <source>Remove</source>
+        <translation>Entfernen</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/settings/mcp_box.py" line="75" />
+        <source>Ask again before this server next starts</source>
+        <translation>Vor dem nächsten Start dieses Servers wieder fragen</translation>
+    </message>
 </context>
 <context>
     <name>PrefixCacheBox</name>
@@ -83,7 +103,10 @@
     <message numerus="yes">
         <location filename="../app/ui/settings/prefix_cache_box.py" line="83" />
         <source>%1 in %n saved state(s)</source>
-        <translation><numerusform>%1 in %n gespeichertem Zustand</numerusform><numerusform>%1 in %n gespeicherten Zuständen</numerusform></translation>
+        <translation>
+            <numerusform>%1 in %n gespeichertem Zustand</numerusform>
+            <numerusform>%1 in %n gespeicherten Zuständen</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -117,6 +140,11 @@
         <location filename="../app/ui/chat/tools/dialogs.py" line="58" />
         <source>Deny</source>
         <translation>Ablehnen</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/dialogs.py" line="37" />
+        <source>This tool may change or delete things; it is asked about before every call.</source>
+        <translation>Dieses Werkzeug kann etwas ändern oder löschen; vor jedem Aufruf wird gefragt.</translation>
     </message>
 </context>
 <context>
@@ -191,6 +219,11 @@
         <source>show all</source>
         <translation>alles zeigen</translation>
     </message>
+    <message>
+        <location filename="../app/ui/chat/tools/flow.py" line="228" />
+        <source>MCP server {name} waits for your answer above the chat.</source>
+        <translation>MCP-Server {name} wartet auf Ihre Antwort über dem Chat.</translation>
+    </message>
 </context>
 <context>
     <name>ToolListBox</name>
@@ -208,6 +241,92 @@
         <location filename="../app/ui/chat/tools/tool_list.py" line="43" />
         <source>The model may call the checked tools; each call is asked about first.</source>
         <translation>Das Modell darf die angehakten Werkzeuge aufrufen; vor jedem Aufruf wird gefragt.</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/tool_list.py" line="35" />
+        <source>Offer no tool in this chat</source>
+        <translation>In diesem Chat kein Werkzeug anbieten</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/tool_list.py" line="37" />
+        <source>Offer every tool in this chat</source>
+        <translation>In diesem Chat alle Werkzeuge anbieten</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/tool_list.py" line="67" />
+        <source>{name} (writes)</source>
+        <translation>{name} (schreibt)</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/tool_list.py" line="71" />
+        <source>May change things: asked about before every call.</source>
+        <translation>Kann etwas ändern: vor jedem Aufruf wird gefragt.</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/tool_list.py" line="6" />
+        <source>new chats</source>
+        <translation>neue Chats</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/tool_list.py" line="77" />
+        <source>On in every new chat</source>
+        <translation>In jedem neuen Chat an</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/tool_list.py" line="78" />
+        <source>{name} on in new chats</source>
+        <translation>{name} in neuen Chats an</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/tool_list.py" line="90" />
+        <source>The model may call the checked tools; each call is asked about first (writes: every call).</source>
+        <translation>Das Modell darf die angehakten Werkzeuge aufrufen; vor jedem Aufruf wird gefragt (schreibend: bei jedem Aufruf).</translation>
+    </message>
+</context>
+<context>
+    <name>ToolNote</name>
+    <message>
+        <location filename="../app/core/tools/turns.py" line="28" />
+        <source>the model answered with a malformed call: {excerpt}</source>
+        <translation>das Modell antwortete mit einem fehlerhaften Aufruf: {excerpt}</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/turns.py" line="32" />
+        <source>the model asked for {names} after its tool calls ended; not run</source>
+        <translation>das Modell bat um {names}, nachdem seine Werkzeugaufrufe beendet waren; nicht ausgeführt</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/turns.py" line="30" />
+        <source>the model asked for {names} again with the same arguments; not run twice, answered without tools</source>
+        <translation>das Modell bat erneut um {names} mit denselben Argumenten; nicht zweimal ausgeführt, ohne Werkzeuge geantwortet</translation>
+    </message>
+</context>
+<context>
+    <name>StartBar</name>
+    <message>
+        <location filename="../app/ui/chat/tools/start_bar.py" line="26" />
+        <source>MCP server start</source>
+        <translation>Start eines MCP-Servers</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/start_bar.py" line="33" />
+        <source>Allow</source>
+        <translation>Erlauben</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/start_bar.py" line="35" />
+        <source>Start it now and whenever this command is configured (Settings can take it back)</source>
+        <translation>Jetzt starten und immer, wenn dieser Befehl eingerichtet ist (in den Einstellungen widerrufbar)</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/start_bar.py" line="37" />
+        <source>Not now</source>
+        <translation>Jetzt nicht</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/start_bar.py" line="56" />
+        <source>Start the MCP server {name}? It runs this command on this computer: {command}</source>
+        <translation>MCP-Server {name} starten? Er führt diesen Befehl auf diesem Computer aus: {command}</translation>
     </message>
 </context>
 </TS>

@@ -273,7 +273,11 @@ class MainWindow(QMainWindow):
         self.settings_panel.remote.changed.connect(self._remote_limits_changed)
         panel, settings = self.settings_panel, self.app_settings
         c.tool_flow.attach(
-            panel.chat_tools, panel.mcp, settings.text("mcp_config"), lambda path: settings.set_text("mcp_config", path)
+            panel.chat_tools,
+            panel.mcp,
+            settings.text("mcp_config"),
+            lambda path: settings.set_text("mcp_config", path),
+            settings,
         )
         self.chat.legend.coloured.toggled.connect(lambda on: self.app_settings.set_flag("coloured", on))
         self.chat.legend.ghosts.toggled.connect(lambda on: self.app_settings.set_flag("ghosts", on))

@@ -171,8 +171,8 @@ def test_mcp_file_errors_and_a_failed_start_in_the_tools_tab_in_german(
 
     gone = tmp_path / "gone.json"
     gone.write_text(json.dumps({"mcpServers": {"gone": {"command": "/nonexistent/tandem-mcp-server"}}}))
-    flow.confirm_start = lambda server: True
     flow.set_config(str(gone))
+    qtbot.mouseClick(flow.start_bar.allow, Qt.MouseButton.LeftButton)  # asked in the bar above the chat
     qtbot.waitUntil(lambda: "MCP-Server 'gone' konnte nicht starten: " in flow.status_line, timeout=60_000)
     assert "could not start" not in window.settings_panel.mcp.status.text()
     assert flow.client is not None and flow.client.notices[0].startswith("MCP server 'gone' could not start: ")

@@ -184,6 +184,7 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
             args.max_tool_calls,
             on_calls=turns.calls,
             on_outcome=lambda outcome: turns.outcome(outcome, err),
+            on_note=lambda note: print(f"note: {visible(str(note.words()))}", file=err),
         )
         end = loop.run(chat_messages(settings, [*history, Message(Role.USER, prompt_text)]), turns.generate)
         assert turns.plan is not None  # the loop made at least one reply

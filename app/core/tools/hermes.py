@@ -10,6 +10,8 @@ streamed reply and a plain one always agree.
 
 Decided here, on purpose:
 
+- A body in the doubled-brace form (``{{"name": ...}}}``, which Qwen 2.5
+  copies from its own template) is read as the object it means.
 - A block whose body is not a JSON object with a valid ``name`` and an
   object of ``arguments`` (``"arguments"`` as the text of one is read too) is
   not a call: the whole block, tags included, stays in the reply as plain
@@ -76,13 +78,32 @@ class ParsedReply:
     calls: tuple[ToolCall, ...] = ()
 
 
+def call_object(body: str) -> dict[str, Any] | None:
+    """The JSON object ``body`` spells, read also in the doubled-brace form; None when it spells none.
+
+    Qwen 2.5's template shows the call format with Jinja's doubled braces, and the
+    model imitates them: ``{{"name": ..., "arguments": {...}}}`` (the outer pair
+    doubled) or every brace doubled. Both are read as the object they mean; the
+    plain form is tried first, so a valid object is never re-read.
+    """
+    text = body.strip()
+    spellings = [text]
+    if text.startswith("{{") and text.endswith("}}"):
+        spellings += [text[1:-1], text.replace("{{", "{").replace("}}", "}")]
+    for spelling in spellings:
+        try:
+            value: Any = json.loads(spelling)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
 def read_call(body: str, new_id: Callable[[], str] = new_call_id) -> ToolCall | None:
     """The call a block's body spells, or None when it is not one (see the module's rules)."""
-    try:
-        value: Any = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(value, dict):
+    value = call_object(body)
+    if value is None:
         return None
     name = value.get("name")
     arguments = value.get("arguments", {})

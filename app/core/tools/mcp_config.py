@@ -59,6 +59,13 @@ class McpServerConfig:
         """The command as the user is shown it before its first start (arguments quoted where needed)."""
         return shlex.join([self.command, *self.args])
 
+    @property
+    def start_key(self) -> str:
+        """What a remembered start confirmation is for: the command line, its environment in front (``env K=V ...``)."""
+        if not self.env:
+            return self.command_line
+        return shlex.join(["env", *(f"{k}={v}" for k, v in sorted(self.env.items()))]) + " " + self.command_line
+
 
 def parse_mcp_config(text: str, source: str | Phrase = THE_CONFIGURATION) -> tuple[McpServerConfig, ...]:
     """The servers of an ``mcp.json`` text, in the file's order; :class:`McpConfigError` when it is not one."""

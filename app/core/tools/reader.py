@@ -3,7 +3,8 @@
 Small models given tools often answer with the call's JSON alone, bare or in
 a Markdown fence (the demo pair's Qwen2.5-Coder 1.5B writes
 ````json {"name": "get_weather", "arguments": {...}}````), not in their
-template's ``<tool_call>`` tags. :class:`CallReader` takes such a reply as a
+template's ``<tool_call>`` tags, some in the doubled-brace form
+(``{{"name": ...}}}``). :class:`CallReader` takes such a reply as a
 call, but only when the *whole* reply is that one object and its name is one
 of the offered tools; anything else stays text. To stream, it holds the
 start of a reply only while it can still become such an object (``{"name":``
@@ -18,9 +19,8 @@ import json
 import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
 
-from app.core.tools.hermes import CallPiece, ParsedReply, StreamPiece, TextPiece, ToolStreamParser
+from app.core.tools.hermes import CallPiece, ParsedReply, StreamPiece, TextPiece, ToolStreamParser, call_object
 from app.core.tools.records import ToolCall, new_call_id
 
 _FENCE = "```"
@@ -45,7 +45,10 @@ def _gate(text: str) -> _Gate:
         rest = rest.removeprefix("json").lstrip()
     elif _FENCE.startswith(rest):
         return _Gate.MAYBE
-    compact = "".join(rest.split())[: len(_LEAD)]
+    compact = "".join(rest.split())
+    if compact.startswith("{{"):  # the doubled-brace form (see hermes.call_object)
+        compact = compact[1:]
+    compact = compact[: len(_LEAD)]
     if compact == _LEAD:
         return _Gate.CALL
     return _Gate.MAYBE if _LEAD.startswith(compact) else _Gate.NO
@@ -57,11 +60,8 @@ def read_bare_call(text: str, names: Collection[str], new_id: Callable[[], str] 
     fenced = _FENCED.match(body)
     if fenced:
         body = fenced.group(1)
-    try:
-        value: Any = json.loads(body)
-    except ValueError:
-        return None
-    if not isinstance(value, dict) or set(value) != {"name", "arguments"}:
+    value = call_object(body)
+    if value is None or set(value) != {"name", "arguments"}:
         return None
     name, arguments = value["name"], value["arguments"]
     if name not in names or not isinstance(arguments, dict):
@@ -123,3 +123,19 @@ def read_reply(
     pieces = reader.feed(text) + reader.finish()
     content = "".join(p.text for p in pieces if isinstance(p, TextPiece))
     return ParsedReply(content, tuple(p.call for p in pieces if isinstance(p, CallPiece)))
+
+
+_ATTEMPT_SHOWN = 80  # characters of a broken call quoted in the line that replaces it
+
+
+def call_attempt(text: str) -> bool:
+    """True when a reply reads as an attempt at a call (tags, or call JSON bare or fenced), whatever became of it."""
+    if "<tool_call>" in text:
+        return True
+    return _gate(text) is _Gate.CALL
+
+
+def attempt_excerpt(text: str) -> str:
+    """A broken call's start on one line, cut short, for the line said in its place."""
+    line = " ".join(text.split())
+    return line if len(line) <= _ATTEMPT_SHOWN else line[:_ATTEMPT_SHOWN] + "…"

@@ -57,11 +57,16 @@ def new_call_id() -> str:
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """One function the model may call: its name, what it does, and the JSON schema of its arguments."""
+    """One function the model may call: its name, what it does, and the JSON schema of its arguments.
+
+    ``writes`` marks a tool that may change things (:mod:`app.core.tools.writes`);
+    it is the app's own judgement, never part of the OpenAI shape.
+    """
 
     name: str
     description: str = ""
     parameters: dict[str, Any] = field(default_factory=dict)
+    writes: bool = False
 
     @classmethod
     def from_openai(cls, raw: Any, where: str) -> ToolSpec:
@@ -78,7 +83,7 @@ class ToolSpec:
         parameters = function.get("parameters", {})
         if not isinstance(parameters, Mapping):
             raise ToolError(f"{where}.function.parameters must be a JSON schema object", f"{where}.function.parameters")
-        return cls(name, description, dict(parameters))
+        return cls(name=name, description=description, parameters=dict(parameters))
 
     def to_openai(self) -> dict[str, Any]:
         """The shape OpenAI clients send, which is also the shape chat templates render."""

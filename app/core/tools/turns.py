@@ -20,8 +20,17 @@ from typing import Any
 from app.core.attachments.record import Attachment
 from app.core.chat import Message, Role
 from app.core.tools.records import ToolCall, ToolError, ToolResult
+from app.core.wording import QT_TRANSLATE_NOOP, Words
 
 DENIED_TEXT = "the user did not allow this call"  # what the model reads for a call the user refused
+
+# Said on a reply in place of a call the loop did not run (the window renders them translated).
+_MALFORMED = QT_TRANSLATE_NOOP("ToolNote", "the model answered with a malformed call: {excerpt}")
+_REPEATED = QT_TRANSLATE_NOOP(
+    "ToolNote", "the model asked for {names} again with the same arguments; not run twice, answered without tools"
+)
+_AFTER_END = QT_TRANSLATE_NOOP("ToolNote", "the model asked for {names} after its tool calls ended; not run")
+NOTE_KEY = "tool_note"
 
 
 class Approval(enum.StrEnum):
@@ -119,31 +128,93 @@ def prompt_message(
 
 @dataclass(frozen=True, slots=True)
 class ChatTools:
-    """One chat's choices about tools: those switched off, and those allowed for the rest of the chat.
+    """One chat's choices about tools: those it offers, and those allowed for the rest of the chat.
 
     Kept in the chat's settings under :data:`CHAT_TOOLS_KEY`, beside (not inside)
     :class:`~app.core.chat_settings.ChatSettings`, so chats without tools are untouched.
+    ``on`` names the tools offered; older chats stored the tools switched ``off``
+    instead (``on`` None: every tool but those), which still reads as it meant.
+    A chat with nothing stored offers the tools marked for new chats (none by default).
     """
 
+    on: frozenset[str] | None = frozenset()
     off: frozenset[str] = frozenset()
     always: frozenset[str] = frozenset()
 
+    def offers(self, name: str) -> bool:
+        """True when the chat offers the tool ``name``."""
+        return name in self.on if self.on is not None else name not in self.off
+
+    def with_on(self, on: frozenset[str]) -> ChatTools:
+        """The same choices offering exactly ``on`` (stored in the newer form from then on)."""
+        return ChatTools(on=on, always=self.always)
+
     def to_dict(self) -> dict[str, list[str]]:
         """The stored form (names sorted, so a file does not change when nothing did)."""
-        return {"off": sorted(self.off), "always": sorted(self.always)}
+        if self.on is None:
+            return {"off": sorted(self.off), "always": sorted(self.always)}
+        return {"on": sorted(self.on), "always": sorted(self.always)}
 
     @classmethod
-    def from_settings(cls, settings: Mapping[str, Any]) -> ChatTools:
-        """A chat's choices from its stored settings; anything unreadable is dropped, never refused."""
+    def from_settings(cls, settings: Mapping[str, Any], new_chat: frozenset[str] = frozenset()) -> ChatTools:
+        """A chat's choices from its stored settings (``new_chat``: what a chat with none offers); never refused."""
         raw = settings.get(CHAT_TOOLS_KEY)
         if not isinstance(raw, Mapping):
-            return cls()
+            return cls(on=new_chat)
 
         def names(key: str) -> frozenset[str]:
             value = raw.get(key)
             return frozenset(v for v in value if isinstance(v, str)) if isinstance(value, list) else frozenset()
 
-        return cls(names("off"), names("always"))
+        if isinstance(raw.get("on"), list):
+            return cls(on=names("on"), always=names("always"))
+        return cls(on=None, off=names("off"), always=names("always"))
 
 
 CHAT_TOOLS_KEY = "tools"
+
+
+class NoteKind(enum.StrEnum):
+    """Why a reply's call was not run: it did not read as a call, it repeated one answered, or tools had ended."""
+
+    MALFORMED = "malformed"
+    REPEATED = "repeated"
+    AFTER_END = "after_end"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolNote:
+    """A line a reply carries about a call the loop did not run, stored in the reply's meta under :data:`NOTE_KEY`."""
+
+    kind: NoteKind
+    names: tuple[str, ...] = ()  # the tools asked for (REPEATED, AFTER_END)
+    excerpt: str = ""  # the broken call's start (MALFORMED)
+
+    def words(self) -> Words:
+        """The line, in English as ``str``, translated by the window."""
+        if self.kind is NoteKind.MALFORMED:
+            return _MALFORMED.fill(excerpt=self.excerpt)
+        names = ", ".join(self.names)
+        return (_REPEATED if self.kind is NoteKind.REPEATED else _AFTER_END).fill(names=names)
+
+    def to_meta(self) -> dict[str, Any]:
+        """The reply's meta entry."""
+        return {NOTE_KEY: {"kind": self.kind.value, "names": list(self.names), "excerpt": self.excerpt}}
+
+    @classmethod
+    def from_meta(cls, meta: Mapping[str, Any]) -> ToolNote | None:
+        """A stored reply's note; None when it has none that reads."""
+        raw = meta.get(NOTE_KEY)
+        if not isinstance(raw, Mapping):
+            return None
+        try:
+            kind = NoteKind(str(raw.get("kind")))
+        except ValueError:
+            return None
+        names = raw.get("names")
+        excerpt = raw.get("excerpt")
+        return cls(
+            kind=kind,
+            names=tuple(n for n in names if isinstance(n, str)) if isinstance(names, list) else (),
+            excerpt=excerpt if isinstance(excerpt, str) else "",
+        )

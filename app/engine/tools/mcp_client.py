@@ -13,6 +13,10 @@ the time-out, one whose process ends during the call (the next call starts
 it again), a result the SDK cannot read, or the tool's own error. The text of
 a result is data for the model: it goes back as a tool message's content.
 
+Each tool is marked when it may change things (``writes``): by the server's
+annotations (``readOnlyHint``, ``destructiveHint``) where it gives them, else
+by the verbs in its name (:mod:`app.core.tools.writes`).
+
 A server's command is passed to ``before_start`` before it first runs (the CLI
 prints it; the window can ask); a server it declines offers no tools.
 """
@@ -30,11 +34,12 @@ from typing import IO, Any, TypeVar
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
-from mcp.types import CallToolResult, TextContent
+from mcp.types import CallToolResult, TextContent, Tool
 from pydantic import ValidationError
 
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import NAME_PATTERN, ToolCall, ToolResult, ToolSpec
+from app.core.tools.writes import tool_writes
 from app.core.wording import QT_TRANSLATE_NOOP, Words
 
 DEFAULT_CALL_TIMEOUT = 60.0  # seconds a tool may take before its call ends with an error line
@@ -244,7 +249,7 @@ class McpClient:
             async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:  # type: ignore[arg-type]  # a binary temp file works as the child's stderr
                 await session.initialize()
                 listed = await session.list_tools()
-                specs = [self._spec(config, t.name, t.description, t.input_schema) for t in listed.tools]
+                specs = [self._spec(config, t) for t in listed.tools]
                 kept = tuple(spec for spec in specs if spec is not None)
                 task = asyncio.current_task()
                 assert task is not None  # always inside the task _start made
@@ -261,11 +266,22 @@ class McpClient:
             if ready.done() and (ready.cancelled() or ready.exception() is not None):
                 errlog.close()
 
-    def _spec(self, config: McpServerConfig, name: str, description: str | None, schema: Any) -> ToolSpec | None:
-        if not NAME_PATTERN.fullmatch(name):
-            self._notice(_BAD_NAME.fill(tool=repr(name), name=repr(config.name)))
+    def _spec(self, config: McpServerConfig, tool: Tool) -> ToolSpec | None:
+        """The tool as offered, marked when it may change things (the server's hints, else its name)."""
+        if not NAME_PATTERN.fullmatch(tool.name):
+            self._notice(_BAD_NAME.fill(tool=repr(tool.name), name=repr(config.name)))
             return None
-        return ToolSpec(name, description or "", dict(schema) if isinstance(schema, dict) else {})
+        hints = tool.annotations
+        return ToolSpec(
+            name=tool.name,
+            description=tool.description or "",
+            parameters=dict(tool.input_schema) if isinstance(tool.input_schema, dict) else {},
+            writes=tool_writes(
+                tool.name,
+                read_only=hints.read_only_hint if hints is not None else None,
+                destructive=hints.destructive_hint if hints is not None else None,
+            ),
+        )
 
     async def _stop(self, running: _Running) -> None:
         running.stop.set()

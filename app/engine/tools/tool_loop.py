@@ -7,24 +7,28 @@ about a call (``approve``, returning an :class:`~app.core.tools.turns.Approval`)
 and what to do with each turn as it happens (``on_calls`` for a reply that
 called tools, ``on_outcome`` for each call's end: print it, store it, show it).
 The loop itself is the policy: a reply with no call ends it; a tool the user
-allowed "always in this chat" is not asked about again; a refused call goes
+allowed "always in this chat" is not asked about again, unless it may change
+things (``ToolSpec.writes``): such a tool is asked about before every call; a refused call goes
 back to the model as an error line; after ``max_calls`` calls, or when the
 model only repeats calls already answered, the next reply is made without
-tools, so it must answer. The results are data: they go back as ``tool``
-messages, which the chat template writes as text.
+tools, so it must answer. A call the loop does not run is said in words
+(:class:`~app.core.tools.turns.ToolNote`, handed to ``on_note``): a repeat
+of a call answered, a call made after the tools were withdrawn, or a reply
+that tried to call and wrote no readable call. The results are data: they go
+back as ``tool`` messages, which the chat template writes as text.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from app.core.chat import Message, Role
-from app.core.tools.reader import read_reply
+from app.core.tools.reader import attempt_excerpt, call_attempt, read_reply
 from app.core.tools.records import ToolCall, ToolResult, ToolSpec
-from app.core.tools.turns import DENIED_TEXT, Approval, ToolOutcome
+from app.core.tools.turns import DENIED_TEXT, Approval, ChatTools, NoteKind, ToolNote, ToolOutcome
 
 DEFAULT_MAX_TOOL_CALLS = 4
 
@@ -39,10 +43,11 @@ class ToolRunner(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class LoopEnd:
-    """How the loop ended: the final reply's text and every call made on the way, in order."""
+    """How the loop ended: the final reply's text, every call made on the way, in order, and the last reply's note."""
 
     text: str
     outcomes: tuple[ToolOutcome, ...]
+    note: ToolNote | None = None  # the final reply tried a call the loop did not run
 
 
 def _nothing(*_args: object) -> None:
@@ -55,6 +60,7 @@ class ReplyCalls:
 
     content: str
     calls: tuple[ToolCall, ...]
+    note: ToolNote | None = None  # only repeats: what is said about them
 
 
 @dataclass
@@ -75,6 +81,7 @@ class ToolLoop:
     always: set[str] = field(default_factory=set)  # tools the user allowed for the rest of the chat
     on_calls: Callable[[str, tuple[ToolCall, ...]], None] = _nothing  # a reply that called: its text and calls
     on_outcome: Callable[[ToolOutcome], None] = _nothing
+    on_note: Callable[[ToolNote], None] = _nothing  # a call not run, said in words
     _answered: set[tuple[str, str]] = field(default_factory=set, init=False)
     _count: int = field(default=0, init=False)
     _offer: bool = field(default=True, init=False)
@@ -99,15 +106,38 @@ class ToolLoop:
             return None
         if all((c.name, canonical(c.arguments)) in self._answered for c in reply.calls):
             self._offer = False
-            return ReplyCalls(reply.content, ())
+            return ReplyCalls(reply.content, (), ToolNote(kind=NoteKind.REPEATED, names=_names(reply.calls)))
         return ReplyCalls(reply.content, reply.calls)
+
+    def note_on(self, answer: str) -> ToolNote | None:
+        """What to say of a final reply that tried a call the loop did not run; None for a plain answer.
+
+        The reply is one :meth:`calls_in` gave no calls for: a call made once the
+        tools were withdrawn (a repeat, or past the limit), or an attempt that did
+        not read as a call (broken JSON, an unknown tool).
+        """
+        if not self.tools or not call_attempt(answer):
+            return None
+        calls = read_reply(answer, frozenset(t.name for t in self.tools)).calls
+        if not calls:
+            return ToolNote(kind=NoteKind.MALFORMED, excerpt=attempt_excerpt(answer))
+        repeats = all((c.name, canonical(c.arguments)) in self._answered for c in calls)
+        return ToolNote(kind=NoteKind.REPEATED if repeats else NoteKind.AFTER_END, names=_names(calls))
+
+    def writes(self, name: str) -> bool:
+        """True when the tool ``name`` may change things: asked about before every call."""
+        return any(t.writes for t in self.tools if t.name == name)
 
     def preset(self, call: ToolCall) -> Approval | None:
         """The answer already given for this call's tool in this chat, or None: the user must be asked."""
-        return Approval.ALWAYS_IN_CHAT if call.name in self.always else None
+        if call.name in self.always and not self.writes(call.name):
+            return Approval.ALWAYS_IN_CHAT
+        return None
 
     def outcome(self, call: ToolCall, approval: Approval) -> ToolOutcome:
         """Run the call the user allowed (a refusal goes back as an error line); blocks for at most the time-out."""
+        if approval is Approval.ALWAYS_IN_CHAT and self.writes(call.name):
+            approval = Approval.ALLOW_ONCE  # a tool that changes things is never allowed beyond this call
         if approval is Approval.ALWAYS_IN_CHAT:
             self.always.add(call.name)
         denied = ToolResult(call.id, DENIED_TEXT, is_error=True)
@@ -128,8 +158,13 @@ class ToolLoop:
             text = generate(tuple(turns), self.offered())
             asked = self.calls_in(text)
             if asked is None:
-                return LoopEnd(text, tuple(outcomes))
+                note = self.note_on(text)
+                if note is not None:
+                    self.on_note(note)
+                return LoopEnd(text, tuple(outcomes), note)
             if not asked.calls:
+                if asked.note is not None:
+                    self.on_note(asked.note)
                 continue
             self.on_calls(asked.content, asked.calls)
             turns.append(Message(Role.ASSISTANT, asked.content, tool_calls=asked.calls))
@@ -140,9 +175,13 @@ class ToolLoop:
                 turns.append(Message(Role.TOOL, outcome.result.text, tool_call_id=call.id))
 
 
-def enabled_tools(tools: Sequence[ToolSpec], off: Collection[str]) -> tuple[ToolSpec, ...]:
-    """The tools on offer once those a chat switched off are left out."""
-    return tuple(t for t in tools if t.name not in off)
+def enabled_tools(tools: Sequence[ToolSpec], choices: ChatTools) -> tuple[ToolSpec, ...]:
+    """The tools a chat offers, of those the servers give."""
+    return tuple(t for t in tools if choices.offers(t.name))
+
+
+def _names(calls: Sequence[ToolCall]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(c.name for c in calls))
 
 
 def canonical(arguments: str) -> str:

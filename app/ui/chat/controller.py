@@ -144,6 +144,7 @@ class ChatController(QObject):
             chunk_search=lambda: self.store.chunk_search_elsewhere(),
             pair=lambda: self.pair,
             idle=lambda: self.activity is Activity.IDLE,
+            tools=lambda: self.tool_flow.next_tools(),
             parent=self,
         )
         self.demo = DemoSwitch(store=lambda: self.store, view=panel.view, conversation=lambda: self.conversation_id)
@@ -168,6 +169,7 @@ class ChatController(QObject):
         self.reply_finished.connect(self.tool_flow.reply_finished)
         self.chat_settings_changed.connect(lambda _settings: self.tool_flow.settings_changed())
         self.tool_flow.status.connect(self.status)
+        self.tool_flow.tools_changed.connect(self.context.recount_soon)  # the gauge counts the tools on offer
         worker = host.worker
         worker.loaded.connect(self._on_loaded)
         worker.prompt_ready.connect(self._on_prompt_ready)
@@ -246,6 +248,7 @@ class ChatController(QObject):
         self.tree.show_branch_stats()  # an empty chat has no statistics: the last chat's are not its own
         self._pending = self._new_chat_settings()
         self.demo.forget_new()
+        self.tool_flow.new_chat()
         self.panel.view.set_messages([])
         self.panel.banner.hide()
         self.chat_settings_changed.emit(self._pending)

@@ -2,14 +2,30 @@
 
 The file is chosen, typed, or taken from where Claude Desktop or LM Studio
 keep theirs; ``chosen`` carries the path ("" for none) and the window reads it.
+Under it, "Servers allowed to start" lists the commands the user confirmed
+once; Remove takes a confirmation back (``revoked`` carries its start key),
+so that server is asked about again before it next starts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFileDialog, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.core.terminal_text import visible
 
 # Where other apps keep an mcp.json-shaped file this one reads as it is.
 KNOWN_FILES = (
@@ -23,6 +39,7 @@ class McpBox(QGroupBox):
     """The MCP configuration file: a path, Choose…, and Import from Claude Desktop / LM Studio."""
 
     chosen = Signal(str)  # the file's path, "" for none
+    revoked = Signal(str)  # the start key of a server command no longer allowed to start unasked
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -48,6 +65,33 @@ class McpBox(QGroupBox):
         self.status.setWordWrap(True)
         self.status.hide()
         layout.addWidget(self.status)
+        self.allowed_title = QLabel(self.tr("Servers allowed to start"))
+        layout.addWidget(self.allowed_title)
+        self.allowed = QListWidget()
+        self.allowed.setAccessibleName(self.tr("MCP server commands allowed to start"))
+        self.allowed.setMaximumHeight(90)
+        layout.addWidget(self.allowed)
+        self.remove = QPushButton(self.tr("Remove"))
+        self.remove.setToolTip(self.tr("Ask again before this server next starts"))
+        self.remove.clicked.connect(self._remove)
+        self.allowed.currentRowChanged.connect(lambda row: self.remove.setEnabled(row >= 0))
+        layout.addWidget(self.remove)
+        self.set_allowed(())
+
+    def set_allowed(self, keys: Sequence[str]) -> None:
+        """List the server commands the user let start (their start keys)."""
+        self.allowed.clear()
+        self._keys = list(keys)
+        for key in self._keys:
+            self.allowed.addItem(visible(key))
+        for widget in (self.allowed_title, self.allowed, self.remove):
+            widget.setVisible(bool(self._keys))
+        self.remove.setEnabled(self.allowed.currentRow() >= 0)
+
+    def _remove(self) -> None:
+        row = self.allowed.currentRow()
+        if 0 <= row < len(self._keys):
+            self.revoked.emit(self._keys[row])
 
     def set_path(self, path: str) -> None:
         """Show ``path`` without emitting (the window restoring what was saved)."""

@@ -27,6 +27,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from app.core.errors import TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
+from app.core.tools.prefs import ToolPrefs
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.paths import data_dir
 from app.engine.remote.limits import RemoteLimits
@@ -210,6 +211,15 @@ class AppSettings:
     def set_text(self, key: str, value: str) -> None:
         """Store a string preference."""
         self._qs.setValue(key, value)
+
+    def tool_prefs(self) -> ToolPrefs:
+        """Tools on in new chats, and the MCP server commands the user let start."""
+        return ToolPrefs.from_json(self.text("tools/prefs"))
+
+    def set_tool_prefs(self, prefs: ToolPrefs) -> None:
+        """Store the tool preferences at once (a confirmation must survive a crash)."""
+        self._qs.setValue("tools/prefs", prefs.to_json())
+        self._qs.sync()
 
     def baseline(self, target: Path, n_threads: int) -> float | None:
         """The target-only speed measured on this machine for ``target`` (tokens/s), if any."""

@@ -10,7 +10,7 @@ import pytest
 from app.core.decoding.events import FinishReason, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.token_record import TokenRecord
-from app.core.tools.records import ToolChoice, ToolChoiceKind
+from app.core.tools.records import ToolChoice, ToolChoiceKind, ToolSpec
 from app.engine.server.protocol import RequestError, ResponseShape, parse_chat_request
 from app.engine.server.tool_calls import ToolRelay, ToolRequest
 
@@ -102,3 +102,17 @@ def test_a_malformed_call_comes_back_as_plain_content_with_the_generations_reaso
     reply = relay.complete(text, [], FinishReason.EOG, GenerationStats(), "model")
     assert reply["choices"][0]["message"] == {"role": "assistant", "content": text}
     assert reply["choices"][0]["finish_reason"] == "stop"
+
+
+def test_a_call_in_the_doubled_brace_form_comes_back_as_the_call_it_means() -> None:
+    # Qwen2.5 copies its template's doubled braces; serve reads them as the window and `chat --mcp` do.
+    tools = ToolRequest((ToolSpec(name="get_weather", parameters={"type": "object"}),))
+    shape = ResponseShape(chat=True, model="m")
+    pieces = ["<tool_call>\n{{", '"name": "get_weather", "arguments": ', '{"city": "Oslo"}}}\n</tool_call>']
+    chunks = _stream(ToolRelay(tools, shape), pieces)
+    calls = [c["choices"][0]["delta"]["tool_calls"][0] for c in chunks if "tool_calls" in c["choices"][0]["delta"]]
+    assert calls[0]["function"]["name"] == "get_weather" and calls[1]["function"]["arguments"] == '{"city": "Oslo"}'
+    bare = '{{"name": "get_weather", "arguments": {"city": "Oslo"}}}'
+    whole = ToolRelay(tools, shape).complete(bare, [], FinishReason.EOG, GenerationStats(), "model")
+    assert whole["choices"][0]["finish_reason"] == "tool_calls"
+    assert whole["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] == '{"city": "Oslo"}'

@@ -2,7 +2,10 @@
 
 ``add`` and ``weather`` answer; ``echo`` returns its text unchanged (chat-template
 markers included); ``hang`` never answers; ``crash`` ends the process mid-call;
-``fail`` raises, which the SDK reports as an error result. With
+``fail`` raises, which the SDK reports as an error result. ``write_note``
+and ``remove_label`` say nothing of what they change (their names mark them);
+``tidy`` is annotated destructive and ``delete_preview`` read-only, which
+the client believes over their names. With
 ``TANDEM_TEST_WEATHER=hang`` in its environment, ``weather`` never answers either.
 """
 
@@ -12,6 +15,7 @@ import os
 import time
 
 from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
 
 server = MCPServer("tandem-test")
 
@@ -54,6 +58,30 @@ def crash() -> str:
 def fail() -> str:
     """Raise an error."""
     raise RuntimeError("the tool broke on purpose")
+
+
+@server.tool()
+def write_note(text: str) -> str:
+    """Pretend to write a note (nothing is written)."""
+    return f"noted: {text}"
+
+
+@server.tool()
+def remove_label(label: str) -> str:
+    """Pretend to remove a label (nothing is removed)."""
+    return f"removed: {label}"
+
+
+@server.tool(annotations=ToolAnnotations(destructiveHint=True))
+def tidy() -> str:
+    """Pretend to tidy a folder up (nothing is touched)."""
+    return "tidied"
+
+
+@server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+def delete_preview(path: str) -> str:
+    """Say what deleting a path would remove, without deleting it."""
+    return f"would remove {path}"
 
 
 if __name__ == "__main__":

@@ -38,6 +38,9 @@ def test_tools_are_listed_with_their_schema_and_a_call_answers(client: McpClient
     assert {"add", "weather", "echo", "hang", "crash", "fail"} <= set(tools)
     assert tools["add"].description == "Add two integers."
     assert tools["add"].parameters["properties"]["a"]["type"] == "integer"
+    # Marked when they may change things: the server's annotations first, the name where it gives none.
+    writes = {name for name, spec in tools.items() if spec.writes}
+    assert writes == {"write_note", "remove_label", "tidy"}  # delete_preview is annotated read-only
     result = client.call(call("add", {"a": 2, "b": 40}, "call_7"))
     assert (result.call_id, result.text, result.is_error) == ("call_7", "42", False)
 

@@ -18,7 +18,7 @@ import pytest
 from app.core.chat import Message, Role
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolSpec
-from app.core.tools.turns import DENIED_TEXT, Approval, ToolOutcome
+from app.core.tools.turns import DENIED_TEXT, Approval, ChatTools, ToolNote, ToolOutcome
 from app.engine.tools.mcp_client import McpClient
 from app.engine.tools.tool_loop import ToolLoop, enabled_tools
 
@@ -101,8 +101,43 @@ def test_after_max_calls_and_on_a_repeated_call_the_model_must_answer(client, to
     assert script.seen[0][1] == tools and script.seen[1][1] == ()
     again = ToolLoop(client, tools, lambda _c: Approval.ALLOW_ONCE, max_calls=5)
     repeat = Script(call_text("add", a=1, b=2), call_text("add", b=2, a=1), "three")
+    notes: list[ToolNote] = []
+    again.on_note = notes.append
     end = again.run([Message(Role.USER, "1+2")], repeat)
     assert len(end.outcomes) == 1 and repeat.seen[2][1] == ()  # the repeat (keys swapped) was not run again
+    (note,) = notes  # said in words, not a silent second reply
+    assert str(note.words()) == (
+        "the model asked for add again with the same arguments; not run twice, answered without tools"
+    )
+
+
+def test_a_broken_call_after_a_result_ends_in_a_readable_line(client, tools) -> None:
+    loop = ToolLoop(client, tools, lambda _c: Approval.ALLOW_ONCE)
+    broken = '{{"name": "add", "arguments": {"a": 1, "b": 2}'  # the doubled form, cut short
+    end = loop.run([Message(Role.USER, "1+2")], Script(call_text("add", a=1, b=2), broken))
+    assert len(end.outcomes) == 1 and end.note is not None
+    assert str(end.note.words()) == f"the model answered with a malformed call: {broken}"
+    assert ToolNote.from_meta(json.loads(json.dumps(end.note.to_meta()))) == end.note
+    plain = ToolLoop(client, tools, lambda _c: Approval.ALLOW_ONCE).run([Message(Role.USER, "hi")], Script("Hello."))
+    assert plain.note is None  # a plain answer says nothing more
+
+
+def test_a_doubled_brace_call_runs(client, tools) -> None:
+    loop = ToolLoop(client, tools, lambda _c: Approval.ALLOW_ONCE)
+    doubled = '<tool_call>\n{{"name": "add", "arguments": {"a": 20, "b": 22}}}\n</tool_call>'
+    end = loop.run([Message(Role.USER, "20+22")], Script(doubled, "42"))
+    (outcome,) = end.outcomes
+    assert outcome.result.text == "42" and end.text == "42" and end.note is None
+
+
+def test_a_tool_that_changes_things_is_asked_about_every_time(client, tools) -> None:
+    asked, approve = asking(Approval.ALWAYS_IN_CHAT, Approval.ALLOW_ONCE)
+    loop = ToolLoop(client, tools, approve)  # type: ignore[arg-type]
+    script = Script(call_text("write_note", text="a"), call_text("write_note", text="b"), "written")
+    end = loop.run([Message(Role.USER, "note a and b")], script)
+    assert [c.name for c in asked] == ["write_note", "write_note"]  # "always" did not stick
+    assert [o.approval for o in end.outcomes] == [Approval.ALLOW_ONCE, Approval.ALLOW_ONCE]
+    assert "write_note" not in loop.always
 
 
 def test_a_hanging_server_ends_that_call_with_a_line_and_the_reply_goes_on(client, tools) -> None:
@@ -116,8 +151,10 @@ def test_a_hanging_server_ends_that_call_with_a_line_and_the_reply_goes_on(clien
 
 
 def test_tools_a_chat_switched_off_are_not_offered(tools) -> None:
-    kept = enabled_tools(tools, {"hang", "crash"})
-    assert {"hang", "crash"}.isdisjoint(t.name for t in kept) and len(kept) == len(tools) - 2
+    older = enabled_tools(tools, ChatTools(on=None, off=frozenset({"hang", "crash"})))  # a chat stored before "on"
+    assert {"hang", "crash"}.isdisjoint(t.name for t in older) and len(older) == len(tools) - 2
+    assert enabled_tools(tools, ChatTools()) == ()  # a new chat offers nothing unless the user says so
+    assert [t.name for t in enabled_tools(tools, ChatTools(on=frozenset({"add"})))] == ["add"]
 
 
 def test_an_outcome_reads_back_from_its_stored_meta() -> None:

@@ -3,8 +3,9 @@
 The real model calls the weather tool (greedy, as the CLI's test does); the
 call is asked about, run on a pool thread, stored as a ``tool`` message under
 the reply that called, and the model answers from it. A server that hangs
-ends that call with its one line and the reply still comes. The dialogs,
-the folded result and the chat's on/off choices are tested without a model.
+ends that call with its one line and the reply still comes. The start bar,
+the dialogs, the folded result, a call not run said in words, and the
+chat's on/off choices are tested without a model.
 """
 
 from __future__ import annotations
@@ -16,15 +17,18 @@ from pathlib import Path
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.core.tools.mcp_config import McpServerConfig
+from app.core.chat import MessageState
+from app.core.reply.end import ReplyEnd
 from app.core.tools.records import ToolCall, ToolResult
-from app.core.tools.turns import Approval, ChatTools, ToolOutcome, calls_meta
+from app.core.tools.turns import Approval, ChatTools, NoteKind, ToolNote, ToolOutcome, calls_meta
 from app.engine.llama.session import DrafterKind
 from app.ui.chat.controller import Activity
 from app.ui.chat.tools.dialogs import ToolCallDialog
 from app.ui.chat.tools.flow import TOGGLE
+from app.ui.settings.store import AppSettings
 from tests.paths import REPO_ROOT
 from tests.ui.helpers import REPLY_TIMEOUT_MS, click_href, load, pair_choice
 
@@ -41,15 +45,22 @@ def write_config(tmp_path: Path, env: dict[str, str] | None = None) -> Path:
     return config
 
 
-def choose_config(qtbot: QtBot, window, config: Path, confirmed: list[McpServerConfig]) -> None:
-    """Type the file's path into Settings' MCP box as a user would; the start is confirmed (and recorded)."""
+COMMAND = f"{sys.executable} {SERVER}"
+
+
+def choose_config(qtbot: QtBot, window, config: Path) -> str:
+    """Type the file's path into Settings' MCP box as a user would, and click Allow in the bar that asks; its words."""
     flow = window.controller.tool_flow
-    flow.confirm_start = lambda server: confirmed.append(server) or True
     box = window.settings_panel.mcp
     box.path.setFocus()
     QTest.keyClicks(box.path, str(config))
     QTest.keyClick(box.path, Qt.Key.Key_Return)
+    bar = flow.start_bar
+    qtbot.waitUntil(bar.isVisible, timeout=10_000)
+    asked = bar.text.text()
+    qtbot.mouseClick(bar.allow, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: bool(flow.tools), timeout=120_000)
+    return asked
 
 
 def ask_and_wait(qtbot: QtBot, window, text: str) -> list:
@@ -83,17 +94,29 @@ def _window_with_tools(qtbot: QtBot, make_window, demo_pair, config: Path, timeo
     panel.n_ctx.setValue(2048)
     window.controller.tool_flow.call_timeout = timeout
     load(qtbot, window, pair_choice(demo_pair, DrafterKind.MODEL))
-    confirmed: list[McpServerConfig] = []
-    choose_config(qtbot, window, config, confirmed)
-    return window, confirmed
+    asked = choose_config(qtbot, window, config)
+    return window, asked
 
 
 def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pair, tmp_path, qtbot):
     config = write_config(tmp_path)
-    window, confirmed = _window_with_tools(qtbot, make_window, demo_pair, config)
-    assert [s.command_line for s in confirmed] == [f"{sys.executable} {SERVER}"]  # shown before the first start
-    boxes = window.settings_panel.chat_tools.boxes
+    window, asked_start = _window_with_tools(qtbot, make_window, demo_pair, config)
+    assert COMMAND in asked_start  # the command was shown before the first start, and is remembered
+    assert window.app_settings.tool_prefs().started == (COMMAND,)
+    tool_list = window.settings_panel.chat_tools
+    boxes = tool_list.boxes
     assert {"weather", "add", "hang"} <= set(boxes)
+    assert not any(box.isChecked() for box in boxes.values())  # a new chat offers no tool
+    assert boxes["write_note"].text() == "write_note (writes)" and boxes["weather"].text() == "weather"
+    # The gauge counts the tool definitions the prompt will carry: more once the tools are on.
+    gauge = window.chat.gauge
+    window.chat.prompt.setPlainText(ASK)
+    qtbot.waitUntil(lambda: gauge.used > 0, timeout=REPLY_TIMEOUT_MS)
+    without_tools = gauge.used
+    qtbot.mouseClick(tool_list.all_button, Qt.MouseButton.LeftButton)
+    assert all(box.isChecked() for box in boxes.values())
+    qtbot.waitUntil(lambda: gauge.used > without_tools + 200, timeout=REPLY_TIMEOUT_MS)
+    window.chat.prompt.clear()
     boxes["hang"].click()  # off in this chat
     asked: list[ToolCall] = []
     window.controller.tool_flow.ask = lambda call: asked.append(call) or Approval.ALWAYS_IN_CHAT
@@ -106,7 +129,7 @@ def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pa
     assert outcome is not None and outcome.approval is Approval.ALWAYS_IN_CHAT and "purple hail" in outcome.result.text
     assert "37" in stored[3].content
     choices = ChatTools.from_settings(window.controller.store.conversation_settings(window.controller.conversation_id))
-    assert choices == ChatTools(off=frozenset({"hang"}), always=frozenset({"weather"}))
+    assert choices == ChatTools(on=frozenset(boxes) - {"hang"}, always=frozenset({"weather"}))
     shown = window.chat.view.messages
     assert "called weather" in shown[1].footer and shown[2].header == "weather · result"
     assert "purple hail" in shown[2].text
@@ -116,6 +139,7 @@ def test_a_hanging_server_ends_the_call_with_one_line_and_the_reply_goes_on(make
     config = write_config(tmp_path, {"TANDEM_TEST_WEATHER": "hang"})
     # 40 tokens: room for the call (about 25), and what the model says after the error line is not checked.
     window, _ = _window_with_tools(qtbot, make_window, demo_pair, config, timeout=3.0, max_tokens=40)
+    window.settings_panel.chat_tools.boxes["weather"].click()  # a new chat offers no tool until one is ticked
     window.controller.tool_flow.ask = lambda call: Approval.ALLOW_ONCE
     stored = ask_and_wait(qtbot, window, ASK)
     assert [str(m.role) for m in stored][:3] == ["user", "assistant", "tool"]
@@ -124,6 +148,13 @@ def test_a_hanging_server_ends_the_call_with_one_line_and_the_reply_goes_on(make
     # The loop went on to a finished reply (what the small model says then varies: it may even say nothing).
     assert stored[-1].role == "assistant" and stored[-1].state == "done" and "tool_calls" not in stored[-1].meta
     assert window.chat.view.messages[2].header == "weather · error"
+
+
+def test_a_tool_that_changes_things_offers_no_always(qtbot):
+    dialog = ToolCallDialog(ToolCall("call_1", "write_note", '{"text": "x"}'), writes=True)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    assert not dialog.always.isVisible() and dialog.allow_once.isVisible()
 
 
 def test_the_call_dialog_answers_with_the_button_clicked(qtbot):
@@ -159,13 +190,97 @@ def test_a_long_result_is_folded_under_its_call_and_unfolds_on_click(make_window
     qtbot.waitUntil(lambda: "line 39" in window.chat.view.messages[2].text, timeout=10_000)
 
 
-def test_a_server_not_confirmed_does_not_start(make_window, tmp_path, qtbot):
+def test_a_call_not_run_is_said_in_words_on_its_reply(make_window):
+    window = make_window()
+    store = window.controller.store
+    cid = store.create_conversation("notes")
+    store.add_message(cid, "user", "what time is it in the harbour?")
+    broken = '{{"name": "harbour_clock", "arguments": {"port": '
+    store.add_message(cid, "assistant", broken, meta=ToolNote(kind=NoteKind.MALFORMED, excerpt=broken).to_meta())
+    repeat = ToolNote(kind=NoteKind.REPEATED, names=("harbour_clock",))
+    store.add_message(cid, "assistant", "It is noon.", meta=repeat.to_meta())
+    window.controller.open_conversation(cid)
+    shown = window.chat.view.messages
+    assert shown[1].text.replace("\\", "") == f"the model answered with a malformed call: {broken}"
+    assert shown[1].tokens == []
+    assert shown[2].text == "It is noon." and shown[2].footer.startswith(
+        "the model asked for harbour_clock again with the same arguments; not run twice"
+    )
+
+
+def test_a_broken_call_after_a_result_ends_in_a_readable_line_on_the_reply(make_window, tmp_path, qtbot):
     window = make_window()
     flow = window.controller.tool_flow
-    flow.confirm_start = lambda server: False
+    window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(COMMAND))
     flow.set_config(str(write_config(tmp_path)))
+    qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+    store = window.controller.store
+    cid = store.create_conversation("broken")
+    store.add_message(cid, "user", "What is 2 + 40?")
+    window.controller.open_conversation(cid)
+    qtbot.mouseClick(window.settings_panel.chat_tools.all_button, Qt.MouseButton.LeftButton)
+    assert [t.name for t in flow.offered()][:2] == ["add", "weather"]  # the reply about to start is given them
+    # The model's reply (as the demo pair writes it after a result): the doubled form, cut short.
+    broken = '{{"name": "add", "arguments": {"a": 2, "b": 40}'
+    store.add_message(cid, "assistant", broken)
+    window.controller.reload()
+    flow.reply_finished(ReplyEnd(state=MessageState.DONE, text=broken, finish_reason="stop"))
+    line = f"the model answered with a malformed call: {broken}"
+    qtbot.waitUntil(lambda: window.chat.view.messages[-1].text.replace("\\", "") == line, timeout=10_000)
+    stored = store.messages(cid, with_tokens=False)[-1]
+    assert stored.content == broken and ToolNote.from_meta(stored.meta) == ToolNote(
+        kind=NoteKind.MALFORMED, excerpt=broken
+    )
+
+
+def test_a_saved_configuration_is_asked_about_inside_the_shown_window_and_remembered(make_window, tmp_path, qtbot):
+    # The window starts with a configuration whose server was never confirmed: no modal before it is drawn.
+    AppSettings().set_text("mcp_config", str(write_config(tmp_path)))
+    window = make_window()
+    flow = window.controller.tool_flow
+    assert QApplication.activeModalWidget() is None and window.isVisible()
+    bar = flow.start_bar
+    assert bar.isVisible() and COMMAND in bar.text.text() and flow.tools == ()
+    qtbot.mouseClick(bar.deny, Qt.MouseButton.LeftButton)  # Not now
     qtbot.waitUntil(lambda: "not started" in flow.status_line, timeout=60_000)
-    assert flow.tools == () and "not started" in window.settings_panel.mcp.status.text()
+    assert flow.tools == () and not bar.isVisible() and "not started" in window.settings_panel.mcp.status.text()
+    # Chosen again, it is asked again; allowed, it starts and is listed in Settings.
+    QTest.keyClick(window.settings_panel.mcp.path, Qt.Key.Key_Return)
+    qtbot.waitUntil(bar.isVisible, timeout=10_000)
+    qtbot.mouseClick(bar.allow, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+    allowed = window.settings_panel.mcp.allowed
+    assert [allowed.item(n).text() for n in range(allowed.count())] == [COMMAND]
+    # Remembered: a later window starts it without asking.
+    second = make_window()
+    assert not second.controller.tool_flow.start_bar.isVisible()
+    qtbot.waitUntil(lambda: bool(second.controller.tool_flow.tools), timeout=60_000)
+    # Remove in Settings takes it back: the server is asked about again.
+    box = second.settings_panel.mcp
+    box.allowed.setCurrentRow(0)
+    qtbot.mouseClick(box.remove, Qt.MouseButton.LeftButton)
+    assert second.app_settings.tool_prefs().started == () and box.allowed.count() == 0
+    qtbot.waitUntil(second.controller.tool_flow.start_bar.isVisible, timeout=10_000)
+
+
+def test_none_all_and_new_chat_switches(make_window, tmp_path, qtbot):
+    window = make_window()
+    flow = window.controller.tool_flow
+    window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(COMMAND))
+    flow.set_config(str(write_config(tmp_path)))
+    qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+    tool_list = window.settings_panel.chat_tools
+    qtbot.mouseClick(tool_list.all_button, Qt.MouseButton.LeftButton)
+    assert flow.chat_tools().offers("add") and flow.chat_tools().offers("write_note")
+    qtbot.mouseClick(tool_list.none_button, Qt.MouseButton.LeftButton)
+    assert not any(box.isChecked() for box in tool_list.boxes.values())
+    assert not any(flow.chat_tools().offers(name) for name in tool_list.boxes)
+    tool_list.new_chat_boxes["add"].click()  # on in every new chat
+    assert window.app_settings.tool_prefs().new_chats == {"add"}
+    window.controller.new_conversation()
+    assert tool_list.boxes["add"].isChecked() and not tool_list.boxes["weather"].isChecked()
+    tool_list.new_chat_boxes["add"].click()
+    assert window.app_settings.tool_prefs().new_chats == frozenset()
 
 
 def test_a_file_that_is_not_an_mcp_config_is_one_line(make_window, tmp_path):

@@ -4,7 +4,9 @@ The gauge shows the tokens of the next prompt against the context size: the
 chat so far and the text in the prompt box, recounted on the engine thread
 after a short pause in typing (or a change of the attached files), and the
 prompt of a reply as it streams; it names the oldest turn that would be left
-out. :class:`ContextCount` is a component of the chat controller, handed the
+out. The tool definitions the next reply would carry are counted too (the
+template writes them into the prompt), so a chat with tools on shows their
+cost. :class:`ContextCount` is a component of the chat controller, handed the
 gauge, the engine host, the attachments and what it asks of the chat (what the
 next prompt would hold, its token limit, the pair, whether the engine thread is
 free) when it is made.
@@ -20,6 +22,7 @@ from app.core.attachments.context import ChunkSearch
 from app.core.chat import Message
 from app.core.chat_settings import ChatSettings
 from app.core.reply.reasoning import history_without_reasoning
+from app.core.tools.records import ToolSpec
 from app.engine.reply import ReplyRequest, reply_reserve
 from app.ui.chat.attachments.flow import AttachmentFlow
 from app.ui.chat.panel import ChatPanel
@@ -43,6 +46,7 @@ class ContextCount(QObject):
         chunk_search: Callable[[], ChunkSearch | None],
         pair: Callable[[], PairInfo | None],
         idle: Callable[[], bool],
+        tools: Callable[[], tuple[ToolSpec, ...]] = tuple,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -54,6 +58,7 @@ class ContextCount(QObject):
         self._chunk_search = chunk_search  # the chat database's passage search, as the reply gets it
         self._pair = pair
         self._idle = idle  # nothing runs on the engine thread: a count would wait behind it
+        self._tools = tools  # the tools the next reply would be offered (their definitions are in its prompt)
         self._closed = False  # the store is closed: a timer that fires late has nothing to count
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -86,8 +91,13 @@ class ContextCount(QObject):
             messages=messages,
             whole_documents=self._attachments.whole_documents,
             chunk_search=self._chunk_search(),
+            tools=self._tools(),
         )
         self._host.count_prompt(request)
+
+    def recount_soon(self) -> None:
+        """Count again after the usual pause (something the prompt holds changed: the tools on offer)."""
+        self._timer.start()
 
     def show(self, info: PromptInfo, streaming: bool) -> None:
         """Show ``info``'s count on the gauge (``streaming``: the prompt of a reply on its way)."""

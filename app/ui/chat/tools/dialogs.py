@@ -1,45 +1,30 @@
-"""The two questions tools ask the user: may this MCP server start (its command shown), and may this call run.
+"""The question each call asks the user: may this call run (once, for the rest of the chat, or not).
 
-Both show what they are about as plain text (a command line or a call's
-arguments from a model are data, never markup), and both default to the safe
-answer: closing the call dialog denies the call, and a server not confirmed
-does not start.
+The call's arguments are shown as plain text (a model's arguments are data,
+never markup), and closing the dialog denies the call. A tool that may change
+things offers no "Always in this chat": it is asked about before every call.
+(Whether a server may start is asked in the bar above the chat, :mod:`.start_bar`.)
 """
 
 from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QMessageBox, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from app.core.terminal_text import visible
-from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall
 from app.core.tools.turns import Approval
 
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("ToolDialogs", text)
-
-
-def confirm_server_start(parent: QWidget | None, server: McpServerConfig) -> bool:
-    """Show the server's command before its first start; True when the user lets it run."""
-    box = QMessageBox(parent)
-    box.setIcon(QMessageBox.Icon.Question)
-    box.setWindowTitle(_tr("Start MCP server?"))
-    box.setTextFormat(Qt.TextFormat.PlainText)
-    box.setText(_tr("The MCP server {name} will run this command on this computer:").format(name=repr(server.name)))
-    box.setInformativeText(visible(server.command_line))
-    box.setStandardButtons(QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No)
-    box.setDefaultButton(QMessageBox.StandardButton.No)
-    return box.exec() == QMessageBox.StandardButton.Yes
-
-
 class ToolCallDialog(QDialog):
-    """A call the model made: its tool and arguments, and Allow once / Always in this chat / Deny."""
+    """A call the model made: its tool and arguments, and Allow once / Always in this chat / Deny.
 
-    def __init__(self, call: ToolCall, parent: QWidget | None = None) -> None:
+    ``writes``: the tool may change things; the dialog says so and has no "Always in this chat".
+    """
+
+    def __init__(self, call: ToolCall, parent: QWidget | None = None, writes: bool = False) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Run a tool?"))
         self.answer = Approval.DENY  # closing the dialog is a refusal
@@ -48,6 +33,10 @@ class ToolCallDialog(QDialog):
         title.setTextFormat(Qt.TextFormat.PlainText)
         title.setWordWrap(True)
         layout.addWidget(title)
+        if writes:
+            warning = QLabel(self.tr("This tool may change or delete things; it is asked about before every call."))
+            warning.setWordWrap(True)
+            layout.addWidget(warning)
         self.arguments = QPlainTextEdit(_pretty(call.arguments))
         self.arguments.setReadOnly(True)
         self.arguments.setAccessibleName(self.tr("Arguments"))
@@ -55,6 +44,7 @@ class ToolCallDialog(QDialog):
         buttons = QDialogButtonBox()
         self.allow_once = buttons.addButton(self.tr("Allow once"), QDialogButtonBox.ButtonRole.AcceptRole)
         self.always = buttons.addButton(self.tr("Always in this chat"), QDialogButtonBox.ButtonRole.AcceptRole)
+        self.always.setVisible(not writes)
         self.deny = buttons.addButton(self.tr("Deny"), QDialogButtonBox.ButtonRole.RejectRole)
         self.allow_once.clicked.connect(lambda: self._answer(Approval.ALLOW_ONCE))
         self.always.clicked.connect(lambda: self._answer(Approval.ALWAYS_IN_CHAT))
@@ -67,9 +57,9 @@ class ToolCallDialog(QDialog):
         self.done(0)
 
 
-def ask_call(parent: QWidget | None, call: ToolCall) -> Approval:
+def ask_call(parent: QWidget | None, call: ToolCall, writes: bool = False) -> Approval:
     """Ask about one call (modal); Deny when the dialog is closed."""
-    dialog = ToolCallDialog(call, parent)
+    dialog = ToolCallDialog(call, parent, writes)
     dialog.exec()
     return dialog.answer
 

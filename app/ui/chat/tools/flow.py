@@ -1,4 +1,4 @@
-"""MCP tools in the window: the servers started (their commands confirmed first), each call asked about and stored.
+"""MCP tools in the window: the servers started (their commands confirmed once), each call asked about and stored.
 
 The policy is the engine's :class:`~app.engine.tools.tool_loop.ToolLoop`, the
 one ``chat --mcp`` runs; the window drives its steps without blocking the GUI
@@ -14,9 +14,17 @@ malformed result) ends that call with its one line as the result, and the
 reply goes on.
 
 On screen a reply's calls are named in its footer, and each result is folded
-to its first line under the call, "show all" unfolding it. Which tools a chat
-offers (on/off) and which it allows always are kept in the chat's settings
-(:class:`~app.core.tools.turns.ChatTools`).
+to its first line under the call, "show all" unfolding it. A call the loop did
+not run (a repeat, a call after the tools ended, a broken call) is said in
+words on its reply (:class:`~app.core.tools.turns.ToolNote`), never shown as
+raw JSON. Which tools a chat offers and which it allows always are kept in
+the chat's settings (:class:`~app.core.tools.turns.ChatTools`); a new chat
+offers only the tools the user marked for new chats (none at first).
+
+A server command the user has not confirmed waits in a bar above the chat
+(:class:`~app.ui.chat.tools.start_bar.StartBar`), asked after the window is
+shown, never in a modal before it; a confirmation is remembered in the
+user's tool preferences (Settings lists them, and Remove takes one back).
 """
 
 from __future__ import annotations
@@ -25,23 +33,35 @@ import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from PySide6.QtCore import QCoreApplication, QObject, QUrl, QUrlQuery, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QBoxLayout, QWidget
 
 from app.core.chat import MessageState, Role
 from app.core.errors import TandemError
 from app.core.reply.end import EndKind, ReplyEnd
 from app.core.tools.mcp_config import McpServerConfig
+from app.core.tools.prefs import ToolPrefs
+from app.core.tools.reader import call_attempt
 from app.core.tools.records import ToolCall, ToolResult, ToolSpec
-from app.core.tools.turns import CHAT_TOOLS_KEY, Approval, ChatTools, ToolOutcome, calls_meta, calls_of_meta
+from app.core.tools.turns import (
+    CHAT_TOOLS_KEY,
+    Approval,
+    ChatTools,
+    ToolNote,
+    ToolOutcome,
+    calls_meta,
+    calls_of_meta,
+)
 from app.engine.store.conversations import ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.engine.tools.mcp_client import DEFAULT_CALL_TIMEOUT, McpClient
 from app.engine.tools.mcp_file import read_mcp_file
 from app.engine.tools.tool_loop import DEFAULT_MAX_TOOL_CALLS, ToolLoop, enabled_tools
 from app.ui.chat.panel import ChatPanel
-from app.ui.chat.tools.dialogs import ask_call, confirm_server_start
+from app.ui.chat.tools.dialogs import ask_call
+from app.ui.chat.tools.start_bar import StartBar
 from app.ui.chat.tools.tool_list import ToolListBox
 from app.ui.chat.view.chat_view import ViewMessage
 from app.ui.i18n.words import say, say_error
@@ -50,6 +70,31 @@ from app.ui.threads.background import Background
 
 TOGGLE = "tandem-tool:toggle"  # a result's "show all" / "fold" link
 _FOLDED = 120  # characters of a result's first line shown while folded
+
+
+class PrefsKeeper(Protocol):
+    """Where the user's tool preferences are kept (the window's settings file)."""
+
+    def tool_prefs(self) -> ToolPrefs:
+        """The preferences as stored."""
+        ...
+
+    def set_tool_prefs(self, prefs: ToolPrefs) -> None:
+        """Store the preferences."""
+        ...
+
+
+class _InMemory:
+    """Preferences kept for this session only (until the window attaches its settings file)."""
+
+    def __init__(self) -> None:
+        self.prefs = ToolPrefs()
+
+    def tool_prefs(self) -> ToolPrefs:
+        return self.prefs
+
+    def set_tool_prefs(self, prefs: ToolPrefs) -> None:
+        self.prefs = prefs
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,32 +132,48 @@ class ToolFlow(QObject):
         self.tools: tuple[ToolSpec, ...] = ()
         self.status_line = ""
         self.box: ToolListBox | None = None
-        # The two questions; the tests answer them for the user.
-        self.confirm_start: Callable[[McpServerConfig], bool] = lambda s: confirm_server_start(self._window(), s)
-        self.ask: Callable[[ToolCall], Approval] = lambda c: ask_call(self._window(), c)
+        self.mcp: McpBox | None = None
+        self.keeper: PrefsKeeper = _InMemory()
+        self.path = ""  # the MCP configuration in use
+        self._not_now: set[str] = set()  # start keys the user said "Not now" to, for this configuration
+        # Servers not confirmed before wait here, above the chat (asked once the window is shown, never modal).
+        self.start_bar = StartBar()
+        layout = panel.layout()
+        if isinstance(layout, QBoxLayout):
+            layout.insertWidget(1, self.start_bar)  # under the error banner, above the transcript
+        self.start_bar.answered.connect(self._start_answered)
+        # The question each call asks; the tests answer it for the user.
+        self.ask: Callable[[ToolCall], Approval] = lambda c: ask_call(self._window(), c, self._writes(c.name))
         self.call_timeout = DEFAULT_CALL_TIMEOUT
         self.max_calls = DEFAULT_MAX_TOOL_CALLS
         self._loop: ToolLoop | None = None
         self._chain = False  # the next reply goes on with the loop (after the results were stored)
         self._chat: int | None = None  # the conversation the loop runs in
         self._queue: list[ToolCall] = []
-        self._pending = ChatTools()  # the choices of a chat not created yet
+        self._pending: ChatTools | None = None  # the choices of a chat not created yet (None: the new-chat ones)
+        self._repeat_note: ToolNote | None = None  # the reply on its way answers in place of a reply of repeats
         self._expanded: set[int] = set()  # tool messages unfolded
         panel.view.anchorClicked.connect(self._on_link)
 
     # -- the servers ---------------------------------------------------------------------
 
-    def attach(self, box: ToolListBox, mcp: McpBox, saved: str, save: Callable[[str], None]) -> None:
+    def attach(
+        self, box: ToolListBox, mcp: McpBox, saved: str, save: Callable[[str], None], keeper: PrefsKeeper
+    ) -> None:
         """Show the tools, and take the chat's on/off choices, in ``box``; the file from ``mcp`` (``saved`` at first).
 
-        ``save`` keeps a newly chosen file's path (the window's settings file).
+        ``save`` keeps a newly chosen file's path, ``keeper`` the tool preferences (the window's settings file).
         """
-        self.box = box
-        box.changed.connect(self._set_off)
+        self.box, self.mcp, self.keeper = box, mcp, keeper
+        box.changed.connect(self._set_on)
+        box.new_chat_changed.connect(self._set_new_chat)
         self.tools_changed.connect(lambda: mcp.set_status(self.status_line))
+        mcp.revoked.connect(self._revoke)
+        mcp.set_allowed(keeper.tool_prefs().started)
 
         def chosen(path: str) -> None:
             save(path)
+            self._not_now.clear()  # chosen again: every server not confirmed is asked about again
             self.set_config(path)
 
         mcp.chosen.connect(chosen)
@@ -121,10 +182,25 @@ class ToolFlow(QObject):
             self.set_config(saved)
         self._show_list()
 
+    def prefs(self) -> ToolPrefs:
+        """The user's tool preferences."""
+        return self.keeper.tool_prefs()
+
+    def _save_prefs(self, prefs: ToolPrefs) -> None:
+        self.keeper.set_tool_prefs(prefs)
+        if self.mcp is not None:
+            self.mcp.set_allowed(prefs.started)
+
     def set_config(self, path: str) -> None:
-        """Use the MCP servers of the file at ``path`` ("" for none): each command confirmed, then started, listed."""
+        """Use the MCP servers of the file at ``path`` ("" for none): those confirmed before start, the others wait.
+
+        A server not confirmed before is asked about in the bar above the chat;
+        allowed, it is remembered and the servers are started again with it.
+        """
         self._close_client()
         self.tools = ()
+        self.path = path
+        self.start_bar.ask([])
         if not path:
             self._set_status("")
             return
@@ -133,8 +209,11 @@ class ToolFlow(QObject):
         except TandemError as exc:
             self._set_status(say_error(exc))
             return
-        confirmed = {c.name for c in configs if self.confirm_start(c)}
-        declined = [c.name for c in configs if c.name not in confirmed]
+        prefs = self.prefs()
+        confirmed = {c.name for c in configs if prefs.allows(c.start_key)}
+        waiting = [c for c in configs if c.name not in confirmed and c.start_key not in self._not_now]
+        declined = [c.name for c in configs if c.start_key in self._not_now]
+        self.start_bar.ask(waiting)
         client = McpClient(configs, call_timeout=self.call_timeout, before_start=lambda c: c.name in confirmed)
         self.client = client
         self._set_status(QCoreApplication.translate("ToolFlow", "Starting the MCP servers…"))
@@ -144,6 +223,12 @@ class ToolFlow(QObject):
                 return  # another file was chosen meanwhile
             self.tools = tools
             lines = [say(notice) for notice in client.notice_words]
+            lines += [
+                QCoreApplication.translate(
+                    "ToolFlow", "MCP server {name} waits for your answer above the chat."
+                ).format(name=repr(c.name))
+                for c in waiting
+            ]
             lines += [
                 QCoreApplication.translate("ToolFlow", "MCP server {name} was not started (not confirmed).").format(
                     name=repr(n)
@@ -155,6 +240,21 @@ class ToolFlow(QObject):
             self._set_status(" ".join(lines))
 
         self.background.submit(client.list_tools, listed, lambda exc: self._set_status(say_error(exc)))
+
+    def _start_answered(self, server: McpServerConfig, allowed: bool) -> None:
+        """The user answered the bar: an allowed command is remembered and the servers start again with it."""
+        if allowed:
+            self._save_prefs(self.prefs().with_started(server.start_key))
+        else:
+            self._not_now.add(server.start_key)
+        if not self.start_bar.queue:  # restarted once every waiting server is answered
+            self.set_config(self.path)
+
+    def _revoke(self, start_key: str) -> None:
+        """Settings' Remove: the command is asked about again before it next starts (now, if it is configured)."""
+        self._save_prefs(self.prefs().without_started(start_key))
+        if self.path:
+            self.set_config(self.path)
 
     def shutdown(self) -> None:
         """Stop the servers and the pool thread (the window is closing)."""
@@ -176,21 +276,27 @@ class ToolFlow(QObject):
 
     def chat_tools(self) -> ChatTools:
         """The open chat's choices (a chat not created yet: those it will start with)."""
+        new_chat = ChatTools(on=self.prefs().new_chats)
         cid = self.chat.conversation()
         if cid is None:
-            return self._pending
+            return self._pending if self._pending is not None else new_chat
         store = self.chat.store()
         try:
             settings = store.conversation_settings(cid)
-            fresh = self._pending != ChatTools() and CHAT_TOOLS_KEY not in settings
-            # A chat just created (its first message only) keeps what was chosen before it existed.
-            if fresh and len(store.messages(cid, with_tokens=False)) <= 1:
-                self._save_chat_tools(self._pending, cid)
-                self._pending = ChatTools()
+            # A chat just created (its first message only) keeps what was chosen before it existed, or the
+            # new-chat tools of that moment (a later change of those does not reach back into it).
+            if CHAT_TOOLS_KEY not in settings and len(store.messages(cid, with_tokens=False)) <= 1:
+                self._save_chat_tools(self._pending if self._pending is not None else new_chat, cid)
                 settings = store.conversation_settings(cid)
-            return ChatTools.from_settings(settings)
+            self._pending = None
+            return ChatTools.from_settings(settings, new_chat.on or frozenset())
         except KeyError:
-            return ChatTools()
+            return new_chat
+
+    def new_chat(self) -> None:
+        """A new chat starts: it offers the tools marked for new chats, whatever an unsent chat was given."""
+        self._pending = None
+        self._show_list()
 
     def _save_chat_tools(self, tools: ChatTools, cid: int | None) -> None:
         if cid is None:
@@ -204,8 +310,12 @@ class ToolFlow(QObject):
         except (KeyError, StoreWriteError) as exc:
             self.panel.banner.show_message(say_error(exc))
 
-    def _set_off(self, off: frozenset[str]) -> None:
-        self._save_chat_tools(dataclasses.replace(self.chat_tools(), off=off), self.chat.conversation())
+    def _set_on(self, on: frozenset[str]) -> None:
+        self._save_chat_tools(self.chat_tools().with_on(on), self.chat.conversation())
+        self.tools_changed.emit()  # the gauge counts the tools the next prompt carries
+
+    def _set_new_chat(self, name: str, on: bool) -> None:
+        self._save_prefs(self.prefs().with_new_chat(name, on))
 
     def settings_changed(self) -> None:
         """The open chat (or its settings) changed: its tool choices are shown."""
@@ -222,9 +332,23 @@ class ToolFlow(QObject):
                     ),
                 )
             else:
-                self.box.set_tools(self.tools, self.chat_tools().off, self.status_line)
+                choices = self.chat_tools()
+                on = {t.name for t in self.tools if choices.offers(t.name)}
+                self.box.set_tools(self.tools, on, self.prefs().new_chats, self.status_line)
+
+    def _writes(self, name: str) -> bool:
+        return any(t.writes for t in self.tools if t.name == name)
 
     # -- the loop ------------------------------------------------------------------------
+
+    def next_tools(self) -> tuple[ToolSpec, ...]:
+        """The tools the next reply in the open chat would carry (the context gauge counts them); changes nothing."""
+        if self.client is None or not self.tools or self.chat.remote():
+            return ()
+        loop = self._loop
+        if self._chain and loop is not None and self._chat == self.chat.conversation():
+            return loop.offered()
+        return enabled_tools(self.tools, self.chat_tools())
 
     def offered(self) -> tuple[ToolSpec, ...]:
         """The tools the reply about to start is given (the controller asks as it starts each reply)."""
@@ -233,8 +357,9 @@ class ToolFlow(QObject):
             self._loop, self._chain = None, False
             return ()
         if not self._chain or self._loop is None or self._chat != cid:
+            self._repeat_note = None  # a new loop: nothing of an earlier one is said on its replies
             choices = self.chat_tools()
-            tools = enabled_tools(self.tools, choices.off)
+            tools = enabled_tools(self.tools, choices)
             self._loop = ToolLoop(self.client, tools, max_calls=self.max_calls, always=set(choices.always))
             self._chat = cid
         self._chain = False
@@ -254,16 +379,26 @@ class ToolFlow(QObject):
             self._loop = None  # stopped, or not saved: no call runs
             return
         asked = loop.calls_in(end.text)
-        if asked is None:
-            self._loop = None  # the answer
-            return
-        if not asked.calls:
-            # Only repeats of answered calls: the model answers without tools, the answer beside the repeat.
-            self._continue(instead_of_last=True)
-            return
         path = chat.path()
         reply = path[-1] if path else None
-        if reply is None or reply.role != Role.ASSISTANT:
+        if reply is not None and reply.role != Role.ASSISTANT:
+            reply = None
+        if asked is None:
+            self._loop = None  # the answer
+            note = loop.note_on(end.text) or self._repeat_note
+            self._repeat_note = None
+            if note is not None and reply is not None:
+                self._note(reply, note)
+            return
+        if not asked.calls:
+            # Only repeats of answered calls: said on the repeat, and the model answers without tools beside it,
+            # the answer saying why it stands in the repeat's place.
+            if reply is not None and asked.note is not None:
+                self._note(reply, asked.note)
+            self._repeat_note = asked.note
+            self._continue(instead_of_last=True)
+            return
+        if reply is None:
             self._loop = None
             return
         try:
@@ -277,6 +412,17 @@ class ToolFlow(QObject):
         chat.reload()
         self._next_call()
 
+    def _note(self, reply: StoredMessage, note: ToolNote) -> None:
+        """Keep ``note`` on the stored reply (its text and tokens stay as written) and show it."""
+        try:
+            store = self.chat.store()
+            stored = store.message(reply.id, with_tokens=False)  # as stored now, not as the branch was drawn
+            store.finish_reply(stored.id, stored.content, stored.state, note.to_meta())
+        except (KeyError, StoreWriteError) as exc:
+            self.panel.banner.show_message(say_error(exc))
+            return
+        self.chat.reload()
+
     def _next_call(self) -> None:
         loop, cid = self._loop, self._chat
         if loop is None or cid is None:
@@ -289,7 +435,7 @@ class ToolFlow(QObject):
             return
         call = self._queue.pop(0)
         approval = loop.preset(call) or self.ask(call)
-        if approval is Approval.ALWAYS_IN_CHAT and call.name not in loop.always:
+        if approval is Approval.ALWAYS_IN_CHAT and call.name not in loop.always and not loop.writes(call.name):
             choices = self.chat_tools()
             self._save_chat_tools(dataclasses.replace(choices, always=choices.always | {call.name}), cid)
         self.status.emit(QCoreApplication.translate("ToolFlow", "running the tool {name}…").format(name=call.name))
@@ -330,6 +476,13 @@ class ToolFlow(QObject):
     def shown(self, one: ViewMessage, message: StoredMessage) -> ViewMessage:
         """A stored turn as the view shows it: a reply's calls named in its footer, a result folded under them."""
         if message.role == Role.ASSISTANT:
+            note = ToolNote.from_meta(message.meta)
+            if note is not None:
+                said = say(note.words())
+                if call_attempt(message.content):  # the broken call's JSON gives way to the line about it
+                    one.text, one.tokens = plain(said), []
+                else:
+                    one.footer = "  ·  ".join([said, *([one.footer] if one.footer else [])])
             calls = calls_of_meta(message.meta)
             if calls:
                 words = [
@@ -391,3 +544,8 @@ def fenced(text: str) -> str:
         longest = max(longest, run)
     fence = "`" * max(3, longest + 1)
     return f"{fence}\n{text}\n{fence}"
+
+
+def plain(text: str) -> str:
+    """``text`` as Markdown that shows it as written (every ASCII punctuation mark backslash-escaped)."""
+    return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in text)

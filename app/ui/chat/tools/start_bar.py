@@ -1,0 +1,67 @@
+"""The bar above the chat that asks whether an MCP server may start, its command shown: inside the window, never modal.
+
+A server whose command the user has not confirmed before waits here (one at
+a time, the rest queued) instead of in a dialog before the window is drawn.
+Allow starts it and remembers the command (Settings lists it, with Remove);
+Not now leaves it stopped until the configuration is chosen again.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
+
+from app.core.terminal_text import visible
+from app.core.tools.mcp_config import McpServerConfig
+
+
+class StartBar(QFrame):
+    """Asks about one server at a time; ``answered`` carries the server and the answer (True: let it start)."""
+
+    answered = Signal(object, bool)  # McpServerConfig, allowed
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.setAccessibleName(self.tr("MCP server start"))
+        row = QHBoxLayout(self)
+        row.setContentsMargins(8, 4, 8, 4)
+        self.text = QLabel()
+        self.text.setTextFormat(Qt.TextFormat.PlainText)  # a command line is data, never markup
+        self.text.setWordWrap(True)
+        row.addWidget(self.text, 1)
+        self.allow = QPushButton(self.tr("Allow"))
+        self.allow.setToolTip(
+            self.tr("Start it now and whenever this command is configured (Settings can take it back)")
+        )
+        self.deny = QPushButton(self.tr("Not now"))
+        row.addWidget(self.allow)
+        row.addWidget(self.deny)
+        self.allow.clicked.connect(lambda: self._answer(True))
+        self.deny.clicked.connect(lambda: self._answer(False))
+        self.queue: list[McpServerConfig] = []
+        self.hide()
+
+    def ask(self, servers: list[McpServerConfig]) -> None:
+        """Ask about ``servers`` in turn (replacing any still waiting)."""
+        self.queue = list(servers)
+        self._show_first()
+
+    def _show_first(self) -> None:
+        if not self.queue:
+            self.hide()
+            return
+        server = self.queue[0]
+        self.text.setText(
+            self.tr("Start the MCP server {name}? It runs this command on this computer: {command}").format(
+                name=repr(server.name), command=visible(server.start_key)
+            )
+        )
+        self.show()
+
+    def _answer(self, allowed: bool) -> None:
+        if not self.queue:
+            return
+        server = self.queue.pop(0)
+        self._show_first()
+        self.answered.emit(server, allowed)
