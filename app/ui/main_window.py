@@ -50,7 +50,6 @@ from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
 from app.engine.remote.limits import RemoteLimits
 from app.engine.store.conversations import ChatStore, default_path
-from app.engine.tools.tool_loop import enabled_tools
 from app.ui.chat.controller import Activity, ChatController, PickedPair, info_label, pair_label
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.shape_line import ShapePart, ShapeWatch
@@ -488,10 +487,7 @@ class MainWindow(QMainWindow):
 
     def _chat_tool_count(self) -> int:
         """How many tools the open chat's next reply is offered (none without servers, or from a remote server)."""
-        flow = self.controller.tool_flow
-        if flow.client is None or flow.chat.remote():
-            return 0
-        return len(enabled_tools(flow.tools, flow.chat_tools().off))
+        return len(self.controller.tool_flow.next_tools())
 
     def _open_shape_part(self, part: ShapePart) -> None:
         """Show where ``part`` of the chat's shape is changed: the Settings tab, scrolled to it and focused."""
