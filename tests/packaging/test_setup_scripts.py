@@ -43,13 +43,13 @@ def test_test_sh_adds_the_test_tools_once_and_names_the_llama_server_it_uses(san
     assert done.returncode == 0, done.stderr
     assert f"test: llama-server {binary} (version: 0.5.0-dev (build 1, commit 0c1e570))" in done.stdout
     assert sum("-e .[test]" in c for c in sandbox.calls()) == 1
-    assert any(
-        c.endswith("-m pytest --layer-stop --durations=30 --durations-min=1 -k nothing") for c in sandbox.calls()
-    )
+    pytest_run = "-m pytest -n 2 --layer-stop --durations=30 --durations-min=1 -k nothing"
+    assert any(c.endswith(pytest_run) for c in sandbox.calls()), sandbox.calls()
     assert any(c.startswith("mypy") for c in sandbox.calls())
-    again = sandbox.run("scripts/test.sh")
+    again = sandbox.run("scripts/test.sh", TANDEM_TEST_WORKERS="0")
     assert again.returncode == 0, again.stderr
     assert sum("-e .[test]" in c for c in sandbox.calls()) == 1  # the stamp holds
+    assert sandbox.calls()[-1].endswith("-m pytest -n 0 --layer-stop --durations=30 --durations-min=1")
 
 
 def test_test_sh_skips_llama_server_when_asked(sandbox: Sandbox) -> None:
