@@ -88,6 +88,9 @@ def _drawn_cells(view: ChatView, number: int) -> list[tuple[float, float, float]
 @pytest.fixture
 def table_view(make_window):
     window = make_window()
+    # The offscreen screen is 800 px wide and the window fits it: without the side panel the chat
+    # has the room a table of this width needs (the grid is what is checked, not wrapping).
+    window.menus.show_side_panel(False)
     store = window.store
     conversation = store.create_conversation("Fruit prices")
     store.add_message(conversation, "user", "Tabulate three fruits with where they grow and a price.")
@@ -144,6 +147,7 @@ def test_the_grid_lines_are_painted_between_rows_and_along_the_pipes(table_view)
             assert painted((left + right) / 2, below), (upper.text(), left, right)
     # The vertical lines run through the row gaps too, where the pipe glyphs leave space.
     rect = table_grid.row_rect(view, rows[3])
+    print('DBG', view.viewport().width(), view.width(), view.window().size(), xs, rect)
     for x in xs:
         assert painted(x, rect.top() + 1) and painted(x, rect.bottom() - 1), x
 
