@@ -37,7 +37,8 @@ def test_json_output_has_text_tokens_and_stats(small_pair: tuple[Path, Path]) ->
 
 
 def test_no_draft_is_the_target_only_baseline(small_pair: tuple[Path, Path]) -> None:
-    args = ["--target", str(small_pair[0]), "--ctx", "512", "--json", "--max-tokens", "16"]
+    # Greedy: this reply runs to its 16 tokens (a sampled one may end early on the end token, a step of its own).
+    args = ["--target", str(small_pair[0]), "--ctx", "512", "--json", "--max-tokens", "16", "--temperature", "0"]
     baseline = json.loads(run_cli("chat", *args, "--no-draft", "Say hello.").stdout)
     assert {t["origin"] for t in baseline["tokens"]} == {"target"}
     assert baseline["stats"]["drafted"] == 0 and baseline["stats"]["steps"] == baseline["stats"]["emitted"]
