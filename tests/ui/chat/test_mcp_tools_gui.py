@@ -29,10 +29,9 @@ from app.ui.chat.controller import Activity
 from app.ui.chat.tools.dialogs import ToolCallDialog
 from app.ui.chat.tools.flow import TOGGLE
 from app.ui.settings.store import AppSettings
-from tests.paths import REPO_ROOT
+from tests.ui.chat.mcp_steps import SERVER, choose_config
 from tests.ui.helpers import REPLY_TIMEOUT_MS, click_href, load, pair_choice
 
-SERVER = REPO_ROOT / "tests" / "engine" / "tools" / "mcp_test_server.py"
 ASK = "What is the weather in Paris right now?"
 
 
@@ -46,21 +45,6 @@ def write_config(tmp_path: Path, env: dict[str, str] | None = None) -> Path:
 
 
 COMMAND = f"{sys.executable} {SERVER}"
-
-
-def choose_config(qtbot: QtBot, window, config: Path) -> str:
-    """Type the file's path into Settings' MCP box as a user would, and click Allow in the bar that asks; its words."""
-    flow = window.controller.tool_flow
-    box = window.settings_panel.mcp
-    box.path.setFocus()
-    QTest.keyClicks(box.path, str(config))
-    QTest.keyClick(box.path, Qt.Key.Key_Return)
-    bar = flow.start_bar
-    qtbot.waitUntil(bar.isVisible, timeout=10_000)
-    asked = bar.text.text()
-    qtbot.mouseClick(bar.allow, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: bool(flow.tools), timeout=120_000)
-    return asked
 
 
 def ask_and_wait(qtbot: QtBot, window, text: str) -> list:

@@ -18,11 +18,10 @@ from pytestqt.qtbot import QtBot
 from app.core.chat_settings import ChatSettings
 from app.ui.chat.shape_line import ReplyShape, ShapePart
 from app.ui.main_window import MainWindow
-from tests.paths import REPO_ROOT
+from tests.ui.chat.mcp_steps import SERVER, choose_config
 from tests.ui.helpers import Recorder, send
 
 SCHEMA = '{"type": "object", "properties": {"city": {"type": "string"}}}'
-TEST_SERVER = REPO_ROOT / "tests" / "engine" / "tools" / "mcp_test_server.py"
 
 
 def _type_into(widget, text: str) -> None:
@@ -70,13 +69,10 @@ def test_the_line_names_what_shapes_the_chat_and_follows_the_open_chat(window: M
 
 def test_the_line_counts_the_chats_tools_and_opens_their_list(make_window, qtbot: QtBot, tmp_path: Path) -> None:
     window = make_window()
+    window.stack.setCurrentWidget(window.chat)  # the chat page, where the bar that asks to start a server sits
     config = tmp_path / "mcp.json"
-    config.write_text(json.dumps({"mcpServers": {"test": {"command": sys.executable, "args": [str(TEST_SERVER)]}}}))
-    flow = window.controller.tool_flow
-    flow.confirm_start = lambda server: True  # the start is confirmed, as a person would
-    box = window.settings_panel.mcp
-    _type_into(box.path, str(config))
-    QTest.keyClick(box.path, Qt.Key.Key_Return)
+    config.write_text(json.dumps({"mcpServers": {"test": {"command": sys.executable, "args": [str(SERVER)]}}}))
+    choose_config(qtbot, window, config)
     tools = window.settings_panel.chat_tools
     qtbot.waitUntil(lambda: len(tools.boxes) >= 2, timeout=120_000)
 
