@@ -147,7 +147,7 @@ def test_the_grid_lines_are_painted_between_rows_and_along_the_pipes(table_view)
             assert painted((left + right) / 2, below), (upper.text(), left, right)
     # The vertical lines run through the row gaps too, where the pipe glyphs leave space.
     rect = table_grid.row_rect(view, rows[3])
-    print('DBG', view.viewport().width(), view.width(), view.window().size(), xs, rect)
+    print("DBG", view.viewport().width(), view.width(), view.window().size(), xs, rect)
     for x in xs:
         assert painted(x, rect.top() + 1) and painted(x, rect.bottom() - 1), x
 
