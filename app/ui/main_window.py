@@ -190,6 +190,7 @@ class MainWindow(QMainWindow):
             self, lambda: self.store, self.controller, self.conversations, self.chat, self._show_chat, self.folders
         )
         self.controller.attachments.folders = self.folders
+        self.settings_panel.mcp.folders = self.folders
         self.store_guard.attach(self.controller, self.sidebar.refresh)
         self.tools = ToolsLauncher(self, self.host, self.controller, self._baseline_measured, self.use_draft)
         self.steps = StepsLauncher(

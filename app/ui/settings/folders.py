@@ -19,6 +19,7 @@ class FolderKind(Enum):
     MODELS = "models"  # GGUF files added in the Model tab or on the welcome page
     ATTACHMENTS = "attachments"  # files and folders attached to a message
     EXPORTS = "exports"  # chats, steps and unsaved replies written out
+    CONFIGS = "configs"  # MCP configuration files
 
 
 class LastFolders:

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.terminal_text import visible
+from app.ui.settings.folders import FolderKind, LastFolders
 
 # Where other apps keep an mcp.json-shaped file this one reads as it is.
 KNOWN_FILES = (
@@ -43,6 +44,7 @@ class McpBox(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.folders = LastFolders()  # where Choose… opens (the window gives the one its settings keep)
         self.setTitle(self.tr("MCP servers"))
         layout = QVBoxLayout(self)
         self.path = QLineEdit()
@@ -112,7 +114,9 @@ class McpBox(QGroupBox):
         self.chosen.emit(str(found))
 
     def _choose(self) -> None:
-        name, _ = QFileDialog.getOpenFileName(self, self.tr("MCP configuration"), "", self.tr("JSON (*.json)"))
+        start = self.folders.start(FolderKind.CONFIGS)
+        name, _ = QFileDialog.getOpenFileName(self, self.tr("MCP configuration"), start, self.tr("JSON (*.json)"))
         if name:
+            self.folders.remember(FolderKind.CONFIGS, name)
             self.path.setText(name)
             self.chosen.emit(name)

@@ -13,6 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind
 from app.ui.chat.controller import Activity
+from app.ui.settings.folders import FolderKind
 from app.ui.settings.store import PairChoice
 from tests.ui.helpers import REPLY_TIMEOUT_MS, Recorder
 
@@ -109,3 +110,32 @@ def test_file_dialogs_open_where_the_last_one_of_their_kind_did(
     again = make_window()  # kept for the next start
     qtbot.mouseClick(again.welcome.add_button, Qt.MouseButton.LeftButton)
     assert opened[-1] == str(models)
+
+
+def test_the_mcp_file_dialog_opens_where_the_last_configuration_was_chosen(
+    make_window, monkeypatch: pytest.MonkeyPatch, tmp_path: Path, qtbot: QtBot
+) -> None:
+    configs = tmp_path / "my configs"
+    configs.mkdir()
+    opened: list[str] = []
+
+    def dialog(_parent, _title, folder, *_rest):
+        opened.append(folder)
+        return "", ""  # cancelled: nothing is chosen, nothing remembered
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(dialog))
+    window = make_window()
+    choose = window.settings_panel.mcp.choose
+    qtbot.mouseClick(choose, Qt.MouseButton.LeftButton)
+    assert opened == [str(Path.home())]
+
+    def choosing(_parent, _title, folder, *_rest):
+        opened.append(folder)
+        return str(configs / "mcp.json"), ""  # chosen (it need not read: the folder is what is kept)
+
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(choosing))
+    qtbot.mouseClick(choose, Qt.MouseButton.LeftButton)
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", staticmethod(dialog))
+    qtbot.mouseClick(choose, Qt.MouseButton.LeftButton)
+    assert opened[-1] == str(configs)
+    assert window.folders.start(FolderKind.MODELS) == str(Path.home())  # another kind keeps its own
