@@ -71,8 +71,8 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=24, help="reply length (default 24)")
     args = parser.parse_args()
 
-    from app.core.chat import Message
-    from app.core.chat_settings import ChatSettings
+    from app.core.conversation.chat import Message
+    from app.core.conversation.chat_settings import ChatSettings
     from app.core.decoding.drafters import DrafterKind
     from app.core.decoding.events import FinishedEvent, StepEvent
     from app.engine.bench.probes import CpuWatch

@@ -52,8 +52,8 @@ def _document_lines() -> list[str]:
 
 def _child(args: argparse.Namespace) -> int:
     """One process: load the pair with the cache, ask, print one JSON line."""
-    from app.core.chat import Message
-    from app.core.chat_settings import ChatSettings
+    from app.core.conversation.chat import Message
+    from app.core.conversation.chat_settings import ChatSettings
     from app.core.decoding.drafters import DrafterKind
     from app.core.decoding.events import FinishedEvent, StepEvent
     from app.engine.llama.prefix_cache import open_prefix_cache

@@ -35,7 +35,7 @@ def main() -> int:
     parser.add_argument("--max-tokens", type=int, default=16)
     args = parser.parse_args()
 
-    from app.core.chat import Message
+    from app.core.conversation.chat import Message
     from app.core.decoding.decoder import GenerationRequest
     from app.core.decoding.events import FinishedEvent
     from app.core.decoding.sampling import SamplingParams

@@ -23,10 +23,10 @@ from typing import Any
 
 import jsonschema  # type: ignore[import-untyped]  # no stubs in the venv; scripts are not type-checked
 
-from app.core.chat import Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
+from app.core.conversation.output_format import OutputFormat, OutputKind
 from app.core.decoding.events import FinishedEvent
-from app.core.output_format import OutputFormat, OutputKind
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.models.packaged import install_demo_pair, install_small_pair
 from app.engine.paths import models_dir

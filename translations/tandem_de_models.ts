@@ -146,52 +146,52 @@
     <context>
         <name>MemorySizes</name>
         <message>
-            <location filename="../app/core/units.py" line="38"/>
+            <location filename="../app/core/display/units.py" line="38"/>
             <source>{size:.2f} TiB</source>
             <translation>{size:.2f} TiB</translation>
         </message>
         <message>
-            <location filename="../app/core/units.py" line="39"/>
+            <location filename="../app/core/display/units.py" line="39"/>
             <source>{size:.2f} GiB</source>
             <translation>{size:.2f} GiB</translation>
         </message>
         <message>
-            <location filename="../app/core/units.py" line="40"/>
+            <location filename="../app/core/display/units.py" line="40"/>
             <source>{size:.0f} MiB</source>
             <translation>{size:.0f} MiB</translation>
         </message>
         <message>
-            <location filename="../app/core/units.py" line="41"/>
+            <location filename="../app/core/display/units.py" line="41"/>
             <source>{size:.0f} KiB</source>
             <translation>{size:.0f} KiB</translation>
         </message>
         <message>
-            <location filename="../app/core/units.py" line="44"/>
+            <location filename="../app/core/display/units.py" line="44"/>
             <source>{rate:.1f} TiB/s</source>
             <translation>{rate:.1f} TiB/s</translation>
         </message>
         <message>
-            <location filename="../app/core/units.py" line="45"/>
+            <location filename="../app/core/display/units.py" line="45"/>
             <source>{rate:.1f} GiB/s</source>
             <translation>{rate:.1f} GiB/s</translation>
         </message>
         <message>
-            <location filename="../app/core/units.py" line="46"/>
+            <location filename="../app/core/display/units.py" line="46"/>
             <source>{rate:.1f} MiB/s</source>
             <translation>{rate:.1f} MiB/s</translation>
         </message>
         <message>
-            <location filename="../app/core/units.py" line="47"/>
+            <location filename="../app/core/display/units.py" line="47"/>
             <source>{rate:.1f} KiB/s</source>
             <translation>{rate:.1f} KiB/s</translation>
         </message>
         <message>
-            <location filename="../app/core/units.py" line="56"/>
+            <location filename="../app/core/display/units.py" line="56"/>
             <source>{size:.0f} B</source>
             <translation>{size:.0f} B</translation>
         </message>
         <message>
-            <location filename="../app/core/units.py" line="64"/>
+            <location filename="../app/core/display/units.py" line="64"/>
             <source>{rate:.0f} B/s</source>
             <translation>{rate:.0f} B/s</translation>
         </message>

@@ -74,8 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser = build_parser()
     except ImportError as exc:
         return _incomplete_install(exc, "selftest failed" if "--selftest" in args_list else "error")
+    from app.core.display.terminal_text import visible
     from app.core.errors import ContextSettingError, TandemError
-    from app.core.terminal_text import visible
 
     args = parser.parse_args(args_list)
     try:

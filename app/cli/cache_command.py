@@ -14,7 +14,7 @@ import argparse
 import json
 from typing import Any
 
-from app.core.units import format_bytes
+from app.core.display.units import format_bytes
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -14,7 +14,7 @@ unknown chat id or a file that is not an export is a
 :class:`~app.core.errors.TandemError`: one line on stderr and exit code 2.
 
 What a chat holds is data, never terminal commands: titles, messages and
-snippets are printed through :func:`~app.core.terminal_text.visible` (an ESC
+snippets are printed through :func:`~app.core.display.terminal_text.visible` (an ESC
 shows as ``\\x1b``), ``--json`` output has the raw controls JSON allows escaped
 too, and ``export`` writes its stored text unchanged only to a file or a pipe.
 ``export --out`` never replaces a link, a folder or a device, and replaces an
@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from app.cli.chats_steps import add_steps_parser
+from app.core.display.terminal_text import visible, visible_json
 from app.core.errors import TandemError
-from app.core.terminal_text import visible, visible_json
 from app.engine.safe_files import Refusal, UnsafeTargetError, write_text_safely
 from app.engine.store.branches import TRASHED_FROM
 from app.engine.store.conversations import ChatStore, ConversationSummary, default_path

@@ -25,11 +25,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.core.chat import Role
+from app.core.conversation.chat import Role
+from app.core.display.terminal_text import visible, visible_json
 from app.core.errors import TandemError
 from app.core.reply.step_page import render_page
 from app.core.reply.step_record import StepRecord
-from app.core.terminal_text import visible, visible_json
 from app.engine.safe_files import Refusal, UnsafeTargetError, write_text_safely
 from app.engine.store.conversations import ChatStore, StoredMessage
 

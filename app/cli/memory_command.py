@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app.cli.common import add_gpu_layer_options, resolve_pair
+from app.core.display.units import MIB, format_bytes
 from app.core.errors import TandemError
 from app.core.memory.estimate import KV_TYPES, Device, gpu_layer_count
 from app.core.memory.verdict import DOES_NOT_FIT
-from app.core.units import MIB, format_bytes
 from app.engine.memory.plan import MemoryPlan, plan_pair
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from app.cli.common import print_json
 from app.cli.models_hub import TOKEN_HELP, add_hub_parsers
-from app.core.units import format_bytes
+from app.core.display.units import format_bytes
 from app.engine.models.library import (
     add_local_model,
     check_models,

@@ -12,7 +12,7 @@ import argparse
 import sys
 
 from app.cli.common import print_json
-from app.core.units import format_bytes, format_rate
+from app.core.display.units import format_bytes, format_rate
 from app.engine.models.library import (
     MAX_REPOS_CHECKED,
     DownloadProgress,

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import app
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, divergence_explained, first_divergence, top_two
 from app.core.decoding.events import FinishedEvent, StepEvent

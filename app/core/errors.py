@@ -1,16 +1,16 @@
 """Errors that carry a message meant for the user, not a traceback.
 
 Each prints its English sentence (``str``: the CLI, logs, ``serve``) and gives
-the same sentence as :class:`~app.core.wording.Words` from ``words()``, so the
+the same sentence as :class:`~app.core.display.wording.Words` from ``words()``, so the
 window renders it in its own language with its own numbers
-(``app/core/wording.py``).
+(``app/core/display/wording.py``).
 """
 
 from __future__ import annotations
 
 import abc
 
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
 
 class TandemError(Exception):

@@ -34,22 +34,22 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from app.core.attachments.context import AttachmentContext, ChunkSearch
-from app.core.chat import FittedPrompt, Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import FittedPrompt, Message
+from app.core.conversation.chat_settings import ChatSettings
+from app.core.conversation.output_format import OutputFormat, chat_output_format
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.lookup import LookupSource
 from app.core.decoding.sampling import SamplingParams
+from app.core.display.wording import Words
 from app.core.errors import PromptTooLongError
-from app.core.output_format import OutputFormat, chat_output_format
 from app.core.reply.end import ReplyEnd
 from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effective_drafter
 from app.core.reply.reasoning import THINK, history_without_reasoning
 from app.core.reply.record import OutputRecord, Provenance, ReplyRecord, SamplingRecord
 from app.core.reply.thinking import ThinkingClock
 from app.core.tools.records import ToolSpec
-from app.core.wording import Words
 from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply_attachments import lookup_sources, plan_attachments

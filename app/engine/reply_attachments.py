@@ -26,7 +26,7 @@ import numpy as np
 
 from app.core.attachments.context import AttachmentContext, ChunkSearch, plan_context
 from app.core.attachments.record import Attachment
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.lookup import LookupSource
 from app.engine.llama.session import LOOKUP_MIN_NGRAM, LoadedPair
 from app.engine.store.attachment_search import MemoryChunkSearch

@@ -39,9 +39,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
+from app.core.display.model_names import short_pair_name
 from app.core.errors import TandemError
-from app.core.model_names import short_pair_name
 from app.core.reply.end import EndKind, ReplyEnd
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.profile_store import open_profile_store

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
 from app.core.reply.token_record import TokenRecord

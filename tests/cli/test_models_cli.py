@@ -199,7 +199,7 @@ def test_install_demo_prints_the_two_paths(capsys: pytest.CaptureFixture[str], d
 
 
 def test_the_install_help_gives_the_download_sizes_in_the_units_the_window_uses() -> None:
-    from app.core.units import format_bytes
+    from app.core.display.units import format_bytes
     from app.engine.models.packaged import DEMO_PAIR_BYTES, SMOLLM2_TARGET
 
     shown = " ".join(run_cli("models", "--help").stdout.split())

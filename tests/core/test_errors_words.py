@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from app.core.attachments.context import AttachmentContext
 from app.core.decoding.events import PromptFigures
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words, words_of
 from app.core.errors import ContextSizeError, OutOfMemoryError, PromptTooLongError
-from app.core.wording import QT_TRANSLATE_NOOP, Words, words_of
 
 _GERMAN = {
     "the prompt is {n_prompt} tokens but the context holds {n_ctx}; shorten the prompt or raise {setting}": (

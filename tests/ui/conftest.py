@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.ui.main_window import MainWindow
 from tests.ui.helpers import FreshWindow, LoadedWindow, load, pair_choice, reset_window
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.engine.paths import data_dir
 from app.engine.store import conversations
 from app.ui.settings.store import AppSettings, GenerationSettings

@@ -298,7 +298,8 @@ def test_a_german_string_is_shown_once_translated(german: None, make_window: Cal
 
 def _literals() -> Iterator[tuple[Path, str]]:
     """Every string literal handed to self.tr, QCoreApplication.translate or QT_TRANSLATE_NOOP under app/ui,
-    and to QT_TRANSLATE_NOOP under app/core and app/engine (``app/core/wording.py``: what they say to the window)."""
+    and to QT_TRANSLATE_NOOP under app/core and app/engine (``app/core/display/wording.py``: what they say to the
+    window)."""
     paths = [*UI.rglob("*.py"), *(ROOT / "app" / "core").rglob("*.py"), *(ROOT / "app" / "engine").rglob("*.py")]
     for path in sorted(paths):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

@@ -10,8 +10,8 @@ from app.cli.chat.output import read_output_format
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair, sampling_params
-from app.core.chat import Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.errors import TandemError
 from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import LoadedPair, PairConfig

@@ -25,12 +25,12 @@ from app.cli.chat.options import drafter_kind, settings_from_options, stored_cha
 from app.cli.chat.printing import run_json, run_stream
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair, sampling_params
-from app.core.chat import Message, MessageState, Role
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message, MessageState, Role
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent
+from app.core.display.terminal_text import visible
 from app.core.errors import TandemError
 from app.core.reply.plan import PromptPolicy
-from app.core.terminal_text import visible
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolSpec
 from app.core.tools.turns import Approval, ToolOutcome, calls_meta, prompt_message

@@ -1,6 +1,6 @@
 """`tandem chat`'s options: the parser, the prompt, the drafter they choose, and the settings they give.
 
-The options are read into a :class:`~app.core.chat_settings.ChatSettings`
+The options are read into a :class:`~app.core.conversation.chat_settings.ChatSettings`
 (:func:`settings_from_options`), so a one-off prompt, a stored chat
 continued with ``--chat`` and the window all hand the reply planner
 (:mod:`app.engine.reply`) the same kind of record. Files given with
@@ -19,7 +19,7 @@ from app.cli.chat.output import add_output_options
 from app.cli.chat.remote import add_options as add_remote_options
 from app.cli.common import add_model_options, add_sampling_options, option_help, option_type
 from app.core.attachments.record import Attachment
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.sampling import MAX_TOKENS
 from app.core.errors import TandemError

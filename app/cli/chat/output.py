@@ -1,6 +1,6 @@
 """`tandem chat`'s structured-output options: ``--json-schema FILE`` and ``--json-object``.
 
-Read into an :class:`~app.core.output_format.OutputFormat` and compiled
+Read into an :class:`~app.core.conversation.output_format.OutputFormat` and compiled
 before any model loads, so a missing file, a file that is not JSON or a
 schema the grammar engine cannot enforce is one line and exit 2 at once.
 The schema is strict: every keyword is enforced, or the schema is refused.
@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.core.output_format import OutputFormat, OutputFormatError, OutputKind, schema_from_text
+from app.core.conversation.output_format import OutputFormat, OutputFormatError, OutputKind, schema_from_text
 
 # A schema file is a few kilobytes; anything this large is a wrong file, refused before it is read.
 _MAX_SCHEMA_BYTES = 1 << 20

@@ -2,7 +2,7 @@
 
 The CLI is a view, so it owns its colours (ANSI, off when the output is not
 a terminal or ``NO_COLOR`` is set). Text from a model or a server is written
-with its control characters made visible (:func:`app.core.terminal_text.visible`).
+with its control characters made visible (:func:`app.core.display.terminal_text.visible`).
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Any, TextIO
 
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
+from app.core.display.terminal_text import visible
 from app.core.reply.reasoning import reasoning_json
-from app.core.terminal_text import visible
 from app.engine.reply import ReplyPlan
 
 # ANSI styles per origin; the CLI is a view, so it owns its colours.

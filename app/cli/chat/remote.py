@@ -18,7 +18,7 @@ from typing import Any
 from app.cli.chat.printing import reply_json, run_stream, token_json
 from app.cli.chat.prompt import read_prompt
 from app.cli.common import sampling_params
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.errors import TandemError
 from app.engine.llama.session import DrafterKind

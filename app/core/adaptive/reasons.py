@@ -10,7 +10,7 @@ numbers.
 
 from __future__ import annotations
 
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase
 
 NOT_ASKED = QT_TRANSLATE_NOOP("AdaptiveReason", "not asked yet")
 MEASURING_DRAFT = QT_TRANSLATE_NOOP("AdaptiveReason", "measuring what a draft costs: K={k} until it is known")

@@ -18,7 +18,7 @@ itself takes (``base_tokens``), the context size and the reply's reserve:
 
 The result renders each attachment as a plain text block inside the content
 of the message that carried it (its name, each chunk's citation, the text).
-It is message content, so :mod:`app.core.prompt_segments` tokenises it as
+It is message content, so :mod:`app.core.conversation.prompt_segments` tokenises it as
 text: a chat-template marker inside a document never becomes a special token.
 The :class:`~app.core.attachments.record.AttachmentUse` of each attachment is
 what the reply records and the context gauge shows.
@@ -33,8 +33,8 @@ from typing import Protocol
 from app.core.attachments.chunks import Chunk, TokenCount, chunk_attachment
 from app.core.attachments.query import fts_query
 from app.core.attachments.record import Attachment, AttachmentUse
-from app.core.chat import Message, Role
-from app.core.wording import QT_TRANSLATE_NOOP, Words
+from app.core.conversation.chat import Message, Role
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 
 # The notice for a "whole document" that cannot fit, in the window's language there (English in the CLI).
 _NOT_WHOLE = QT_TRANSLATE_NOOP(

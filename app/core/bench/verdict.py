@@ -5,7 +5,7 @@ counts only when the repeated runs of the two arms do not overlap (their
 min-max ranges are disjoint); otherwise, or when the drafter proposed
 nothing, the answer is "no difference measured", never "faster".
 
-Every sentence is :class:`~app.core.wording.Words` (``str`` is the English the
+Every sentence is :class:`~app.core.display.wording.Words` (``str`` is the English the
 CLI and the tests read; the window renders it in its language, numbers with
 its locale's marks); :func:`sweep_conclusion` keeps its English string and
 :func:`sweep_conclusion_words` gives the sentence to the window.
@@ -17,7 +17,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
 NO_DIFFERENCE = "no difference measured"
 # The A/B verdict: what may be claimed, and why nothing is when nothing may be.

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
 
-from app.core.wording import QT_TRANSLATE_NOOP, Words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 
 if TYPE_CHECKING:
     from app.core.decoding.stats import GenerationStats

@@ -26,7 +26,7 @@ import numpy as np
 import numpy.typing as npt
 
 from app.core.decoding.distribution import TokenDistribution
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase
 
 # How many top logits to try before falling back to a full sort for top-p
 # without top-k: enough for the nucleus of nearly every real distribution.

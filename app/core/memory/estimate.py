@@ -16,6 +16,7 @@ import enum
 from dataclasses import dataclass, replace
 from typing import TypedDict, Unpack
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Value, Words
 from app.core.memory.rules import (
     KV_TYPES,
     ModelShape,
@@ -29,7 +30,6 @@ from app.core.memory.rules import (
     pad_context,
     weight_placement,
 )
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Value, Words
 
 MIB = 1024 * 1024
 

@@ -19,8 +19,8 @@ import itertools
 from dataclasses import dataclass
 from typing import Final
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.core.memory.estimate import GPU_RUNTIME_BYTES, Device, Kind, ModelShape, estimate_pair
-from app.core.wording import QT_TRANSLATE_NOOP, Words
 
 # The GPU-layers setting that means "choose for me". Not -1: llama.cpp (and Tandem's
 # --ngl) read -1 as "every layer", which stays available as a count of its own.

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol, Unpack
 
+from app.core.display.units import bytes_words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Value, Words
 from app.core.memory.estimate import (
     Device,
     EstimateRequest,
@@ -25,8 +27,6 @@ from app.core.memory.estimate import (
     gpu_layer_count,
     pad_context,
 )
-from app.core.units import bytes_words
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Value, Words
 
 TIGHT_FRACTION = 0.10
 FITS, TIGHT, DOES_NOT_FIT, UNKNOWN = "fits", "tight", "does_not_fit", "unknown"

@@ -21,9 +21,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.core.errors import TandemError
 from app.core.pairing.compatibility import VocabSummary
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
 SOURCES = ("hf", "pypi")
 _INT_FIELDS = (

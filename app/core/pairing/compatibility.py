@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypedDict
 
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Value, Words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Value, Words
 
 # The same constants as llama.cpp's common/speculative.cpp.
 MAX_VOCAB_SIZE_DIFFERENCE = 128

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
 
 @dataclass(frozen=True, slots=True)

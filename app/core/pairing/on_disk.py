@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from app.core.wording import QT_TRANSLATE_NOOP, Words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 
 
 @dataclass(frozen=True, slots=True)

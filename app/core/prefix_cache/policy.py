@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from app.core.decoding.model_port import common_prefix_length
-from app.core.units import GIB
+from app.core.display.units import GIB
 
 # A prefix shorter than this is prefilled in well under a second on a CPU: not worth a file.
 MIN_PREFIX_TOKENS = 512

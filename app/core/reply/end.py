@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.chat import MessageState
+from app.core.conversation.chat import MessageState
 from app.core.decoding.events import FinishedEvent, FinishReason
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.record import STORE_ERROR_REASON, THINKING_SECONDS, ReplyRecord, stats_record

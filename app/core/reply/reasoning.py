@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 
 
 class Part(enum.StrEnum):

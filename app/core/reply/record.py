@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.attachments.record import AttachmentUse, uses_from_json
+from app.core.conversation.output_format import OutputFormat, OutputKind
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
 from app.core.decoding.sampling import (
@@ -31,7 +32,6 @@ from app.core.decoding.sampling import (
     SamplingParams,
 )
 from app.core.decoding.stats import GenerationStats, PromptFigures
-from app.core.output_format import OutputFormat, OutputKind
 
 # Replies that can be continued: cut at the token limit or stopped (by the user or a crash).
 CONTINUABLE_REASONS = frozenset({FinishReason.MAX_TOKENS.value, FinishReason.CANCELLED.value})
@@ -116,7 +116,7 @@ class OutputRecord:
 
     The schema itself is not stored (it may be large; the chat's settings or
     the client have it): the hash is enough to tell whether a given schema is
-    the one (:meth:`app.core.output_format.OutputFormat.schema_sha256`).
+    the one (:meth:`app.core.conversation.output_format.OutputFormat.schema_sha256`).
     """
 
     kind: OutputKind

@@ -6,7 +6,7 @@ places), so the card, the HTML page and ``chats steps`` never invent one.
 :func:`quoted` is how a token's text is shown inside those sentences (quotes,
 with a newline or a tab made visible).
 
-Each sentence is :class:`~app.core.wording.Words` (:func:`explain_words`):
+Each sentence is :class:`~app.core.display.wording.Words` (:func:`explain_words`):
 the window renders them in its language with its locale's numbers, while
 :func:`explain` joins their English for the page and the CLI. Sentences are
 whole templates rather than pieces glued together, since German declines what
@@ -20,8 +20,8 @@ import string
 from functools import cache
 
 from app.core.adaptive.reasons import REASONS
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
 Sentence = Words | Phrase
 

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.core.errors import TandemError
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
 # Said by the window's Tools tab when a chosen file is refused (app/ui/chat/tools/flow.py).
 _NOT_JSON = QT_TRANSLATE_NOOP("McpConfig", "{source} is not JSON: {error}")

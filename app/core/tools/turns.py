@@ -6,7 +6,7 @@ result is a message with role ``tool`` whose content is the result's text
 (so the chats' search finds it, and exports carry it) and whose ``meta``
 holds the rest of :class:`ToolOutcome` (the call, the user's answer, whether
 it is an error's line). :func:`prompt_message` turns a stored turn back into
-the :class:`~app.core.chat.Message` a chat template renders. Reading is
+the :class:`~app.core.conversation.chat.Message` a chat template renders. Reading is
 tolerant (a hand-edited file loses the call, never the message).
 """
 
@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core.attachments.record import Attachment
-from app.core.chat import Message, Role
+from app.core.conversation.chat import Message, Role
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.core.tools.records import ToolCall, ToolError, ToolResult
-from app.core.wording import QT_TRANSLATE_NOOP, Words
 
 DENIED_TEXT = "the user did not allow this call"  # what the model reads for a call the user refused
 
@@ -131,7 +131,7 @@ class ChatTools:
     """One chat's choices about tools: those it offers, and those allowed for the rest of the chat.
 
     Kept in the chat's settings under :data:`CHAT_TOOLS_KEY`, beside (not inside)
-    :class:`~app.core.chat_settings.ChatSettings`, so chats without tools are untouched.
+    :class:`~app.core.conversation.chat_settings.ChatSettings`, so chats without tools are untouched.
     ``on`` names the tools offered; older chats stored the tools switched ``off``
     instead (``on`` None: every tool but those), which still reads as it meant.
     A chat with nothing stored offers the tools marked for new chats (none by default).

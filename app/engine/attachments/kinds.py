@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import charset_normalizer
 
 from app.core.attachments.record import AttachmentKind
-from app.core.wording import QT_TRANSLATE_NOOP
+from app.core.display.wording import QT_TRANSLATE_NOOP
 
 _MARKDOWN = frozenset({".md", ".markdown", ".mdown", ".mkd", ".mdx"})
 _PLAIN = frozenset({".txt", ".text", ".log", ".rst", ".csv", ".tsv", ""})

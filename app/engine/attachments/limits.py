@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.core.errors import TandemError
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 
 MB = 1_000_000  # decimal, as the caps are said ("50 MB")
 

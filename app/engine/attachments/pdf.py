@@ -16,7 +16,7 @@ import pypdf
 from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
 
 from app.core.attachments.record import Section
-from app.core.wording import QT_TRANSLATE_NOOP, Words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.attachments.limits import AttachmentLimits
 
 _PAGE_GAP = "\n\n"

@@ -14,7 +14,7 @@ import stat
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from app.core.attachments.record import Attachment, AttachmentKind
-from app.core.wording import QT_TRANSLATE_NOOP, Words, words_of
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words, words_of
 from app.engine.attachments.folder import read_folder
 from app.engine.attachments.html_text import html_to_text
 from app.engine.attachments.kinds import NotTextError, decode, kind_of

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.adaptive.threads import AdaptiveThreads, FixedThreads
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.decoder import GenerationRequest, ThreadCount
 from app.core.decoding.events import FinishedEvent
 from app.core.decoding.sampling import SamplingParams

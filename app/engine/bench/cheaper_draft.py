@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.core.adaptive.cost_model import Prediction, StepCosts, best_prediction, per_position_acceptance, predict
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.sampling import SamplingParams
-from app.core.wording import QT_TRANSLATE_NOOP, Words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.bench.agreement import MAX_VERIFY, PROMPTS, draft_continuation, score
 from app.engine.gguf.header import GGUFHeader
 from app.engine.llama.model import LlamaModel, LoadOptions

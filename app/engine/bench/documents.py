@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.attachments.record import Attachment, AttachmentUse
-from app.core.chat import Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.lookup import LookupSource
 from app.core.reply.plan import PromptPolicy

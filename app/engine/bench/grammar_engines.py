@@ -41,7 +41,7 @@ from app.core.bench.grammar_engines import (
     ratios,
     rollback_points,
 )
-from app.core.output_format import OutputFormat, OutputKind
+from app.core.conversation.output_format import OutputFormat, OutputKind
 from app.engine.llama.grammar import compile_grammar, grammar_tokenizer, is_control_token
 from app.engine.llama.model import LlamaModel
 

@@ -40,9 +40,9 @@ from app.core.adaptive.cost_model import (
     per_position_acceptance,
     predict,
 )
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.engine.bench.agreement import MAX_VERIFY, PROMPTS, draft_continuation, score
 from app.engine.bench.cheaper_draft import CheaperDraftVerdict, estimate_cheaper_draft
 from app.engine.llama.model import LlamaModel

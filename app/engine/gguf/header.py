@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 from gguf import GGML_QUANT_SIZES, GGMLQuantizationType
 
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.errors import TandemError
-from app.core.wording import QT_TRANSLATE_NOOP
 
 GGUF_MAGIC = b"GGUF"
 SUPPORTED_VERSIONS = (2, 3)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from huggingface_hub.errors import GatedRepoError, HfHubHTTPError
 
-from app.core.wording import QT_TRANSLATE_NOOP, Value
+from app.core.display.wording import QT_TRANSLATE_NOOP, Value
 from app.engine.hub.progress import DownloadError
 
 # Where a token can come from, as the messages name them.

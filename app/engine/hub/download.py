@@ -45,8 +45,8 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.utils import build_hf_headers, hf_raise_for_status, http_stream_backoff
 
-from app.core.units import bytes_words
-from app.core.wording import QT_TRANSLATE_NOOP, Value, words_of
+from app.core.display.units import bytes_words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Value, words_of
 from app.engine.gguf.header import ModelFileError, read_header
 from app.engine.hub.auth import auth_error
 from app.engine.hub.cache import hf_cache_dir

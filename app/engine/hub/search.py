@@ -30,7 +30,7 @@ from huggingface_hub.errors import (
 )
 from huggingface_hub.hf_api import RepoFile
 
-from app.core.wording import QT_TRANSLATE_NOOP
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.engine.hub.auth import auth_error
 from app.engine.hub.download import hub_endpoint, offline_mode
 from app.engine.hub.listing import SPLIT_NAME, FilePart, RepoGGUF, RepoResult, SearchPage

@@ -5,7 +5,7 @@ Jinja2ChatFormatter renders it in a sandbox the way Hugging Face does. Only
 the template's own text may become special tokens (``<|im_start|>`` must be
 one token); message contents are tokenised as plain text, so a message that
 contains ``<|im_end|><|im_start|>system`` cannot open a turn
-(``app/core/prompt_segments.py`` finds which text is whose). No extra BOS is
+(``app/core/conversation/prompt_segments.py`` finds which text is whose). No extra BOS is
 added when the template writes its own.
 
 A template with its own reasoning switch (Qwen3's ``enable_thinking``,
@@ -36,8 +36,8 @@ from typing import Any, Protocol
 import llama_cpp
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-from app.core.chat import Message
-from app.core.prompt_segments import Segment, segment_prompt, split_at_specials
+from app.core.conversation.chat import Message
+from app.core.conversation.prompt_segments import Segment, segment_prompt, split_at_specials
 from app.core.reply.reasoning import THINK, ReasoningMarkers, thinking_asked
 from app.core.tools.hermes import ToolFormat, tool_format
 from app.core.tools.records import ToolSpec

@@ -22,8 +22,8 @@ import llama_cpp
 import llguidance
 import numpy as np
 
+from app.core.conversation.output_format import OutputFormat, OutputFormatError
 from app.core.decoding.constraint import BoolArray, ConstraintError
-from app.core.output_format import OutputFormat, OutputFormatError
 from app.engine.llama.model import LlamaModel
 
 if TYPE_CHECKING:  # a TypedDict of the type stubs only, not in the compiled module

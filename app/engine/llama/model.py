@@ -24,8 +24,8 @@ import numpy as np
 import numpy.typing as npt
 
 from app.core.decoding.model_port import Outputs
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.errors import ContextSizeError, OutOfMemoryError, TandemError
-from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.cpu import capped_threads, max_useful_threads
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 

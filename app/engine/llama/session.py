@@ -17,7 +17,7 @@ import numpy as np
 from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.adaptive.profile import PairProfile
 from app.core.adaptive.threads import AdaptiveThreads, FixedThreads, candidate_counts
-from app.core.chat import FittedPrompt, Message, fit_conversation
+from app.core.conversation.chat import FittedPrompt, Message, fit_conversation
 from app.core.decoding.decoder import SpeculativeDecoder, ThreadCount
 from app.core.decoding.draft_policy import DraftLengthPolicy
 from app.core.decoding.drafters import Drafter, DrafterKind, ModelDrafter, NoDrafter
@@ -25,10 +25,10 @@ from app.core.decoding.lookup import LookupSource
 from app.core.decoding.lookup_drafters import HybridDrafter, NgramDrafter
 from app.core.decoding.model_port import common_prefix_length
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.core.errors import IncompatiblePairError, TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.core.tools.records import ToolSpec
-from app.core.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.cpu import CpuLoad, max_useful_threads
 from app.engine.gguf.header import read_header
 from app.engine.gguf.vocab import check_files

@@ -33,8 +33,8 @@ from typing import TYPE_CHECKING, Any
 import psutil
 
 from app.core.decoding.draft_policy import FixedDraftLength
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.memory.estimate import Device, Kind, MemoryBreakdown, estimate_pair, weight_placement
-from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.memory.hardware import cpu_repack_types, process_gpu_bytes
 from app.engine.memory.shape import shape_from_header
 
@@ -310,7 +310,7 @@ def _measure_here(args: argparse.Namespace) -> Measurement:
     """The child side of :func:`measure_configuration`."""
     import llama_cpp
 
-    from app.core.chat import Message
+    from app.core.conversation.chat import Message
     from app.core.decoding.decoder import GenerationRequest
     from app.core.decoding.sampling import SamplingParams
     from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig

@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.core.memory.estimate import MemoryBreakdown, ModelShape, estimate_pair
 from app.core.memory.offload import AUTO_GPU_LAYERS, OffloadPlan, is_auto, offload_cost, plan_offload
 from app.core.memory.verdict import MemoryVerdict, judge
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.engine.llama.model import FLASH_ATTENTION, gpu_offload_supported
 from app.engine.memory.hardware import HardwareBudget, probe_hardware
 from app.engine.memory.shape import shape_from_gguf

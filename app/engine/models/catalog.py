@@ -15,8 +15,8 @@ import os
 from pathlib import Path
 
 from app.core import stored_json
+from app.core.display.units import format_bytes
 from app.core.pairing.catalog import Catalog, CatalogModel, catalog_key, load_catalog, with_exact_sizes
-from app.core.units import format_bytes
 from app.engine.paths import data_dir, resources_dir
 
 

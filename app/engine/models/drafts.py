@@ -14,11 +14,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.core.display.units import bytes_words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Value, Words
 from app.core.errors import TandemError
 from app.core.pairing.catalog import Catalog, CatalogModel, draft_score, ratio_words
 from app.core.pairing.compatibility import RULE_TOKEN_TEXT, CompatibilityReport, VocabSummary, check_summaries, joined
-from app.core.units import bytes_words
-from app.core.wording import QT_TRANSLATE_NOOP, Value, Words
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.gguf.vocab import check_files
 from app.engine.models.cache import describe_file

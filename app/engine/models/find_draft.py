@@ -38,10 +38,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.core.adaptive.cost_model import StepCosts, predict
+from app.core.display.units import bytes_words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Value, Words
 from app.core.pairing.catalog import IDEAL_RATIO_LOW, ratio_words
 from app.core.pairing.compatibility import CompatibilityReport, joined
-from app.core.units import bytes_words
-from app.core.wording import QT_TRANSLATE_NOOP, Value, Words
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection, inspect_header
 from app.engine.gguf.vocab import check_files

@@ -23,7 +23,7 @@ from pathlib import Path, PurePosixPath
 
 from gguf import Keys
 
-from app.core.units import format_bytes
+from app.core.display.units import format_bytes
 from app.engine.gguf.architecture import metadata_int
 from app.engine.gguf.header import ModelFileError, read_header
 from app.engine.hub.listing import split_part_names

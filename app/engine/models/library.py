@@ -19,9 +19,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from app.core.display.wording import Words
 from app.core.pairing.catalog import Catalog, CatalogModel, CatalogPair
 from app.core.pairing.compatibility import CompatibilityReport
-from app.core.wording import Words
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.gguf.vocab import check_files

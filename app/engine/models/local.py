@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from app.core.display.wording import Phrase, Words, words_of
 from app.core.errors import TandemError
 from app.core.pairing.catalog import Catalog, CatalogModel
-from app.core.wording import Phrase, Words, words_of
 from app.engine.gguf.header import ModelFileError
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.hub.cache import hf_cache_dir

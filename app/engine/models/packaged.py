@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.core.errors import TandemError
-from app.core.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.paths import models_dir
 
 Progress = Callable[[Words, int, int], None]  # (stage in words, done bytes, total bytes)

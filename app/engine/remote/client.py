@@ -27,7 +27,7 @@ from typing import Any
 
 import httpx2
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats

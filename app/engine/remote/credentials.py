@@ -28,8 +28,8 @@ import keyring.backend
 import keyring.errors
 from keyring.backends import chainer, fail
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.core.errors import TandemError
-from app.core.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.paths import data_dir
 from app.engine.safe_files import make_private_folder, tighten
 

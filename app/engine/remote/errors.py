@@ -3,7 +3,7 @@
 Every failure of a remote reply or model list (no connection, a refused key,
 an unknown route, a time-out, a stream that breaks or sends garbage) is one
 :class:`RemoteError`. It carries the text that had arrived, so nothing is
-lost, and a translatable sentence (:class:`~app.core.wording.Words`) with the
+lost, and a translatable sentence (:class:`~app.core.display.wording.Words`) with the
 URL, the status and the server's own words filled in as values, as they came.
 """
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import httpx2
 
 from app.core.decoding.stats import GenerationStats
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words, words_of
 from app.core.errors import TandemError
-from app.core.wording import QT_TRANSLATE_NOOP, Words, words_of
 from app.engine.remote.stream import ERROR_BODY_BYTES
 from app.engine.remote.wire import WireError, error_text, loads
 

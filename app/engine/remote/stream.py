@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterator
 
 import httpx2
 
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.errors import TandemError
-from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.remote.limits import RemoteLimits
 from app.engine.remote.wire import StreamEvent, WireError, parse_event
 

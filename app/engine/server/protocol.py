@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.attachments.record import Attachment
-from app.core.chat import Message
+from app.core.conversation.chat import Message
+from app.core.conversation.output_format import OutputFormat, OutputFormatError
 from app.core.decoding.events import FinishReason, StepEvent
 from app.core.decoding.sampling import (
     MAX_TOKENS,
@@ -39,7 +40,6 @@ from app.core.decoding.sampling import (
     seed_from_setting,
 )
 from app.core.decoding.stats import GenerationStats
-from app.core.output_format import OutputFormat, OutputFormatError
 from app.core.reply.token_record import TokenRecord
 from app.core.tools.records import ToolError
 from app.engine.server.content_parts import PartError, read_parts

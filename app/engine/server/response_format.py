@@ -1,10 +1,10 @@
-"""OpenAI's ``response_format`` read into an :class:`~app.core.output_format.OutputFormat`.
+"""OpenAI's ``response_format`` read into an :class:`~app.core.conversation.output_format.OutputFormat`.
 
 ``{"type": "text"}`` (or no field) is free text; ``{"type": "json_object"}``
 is JSON mode; ``{"type": "json_schema", "json_schema": {"name", "schema",
 "strict"}}`` a schema, compiled here once so that a schema the grammar
 engine cannot use is refused before the request queues: every problem is
-an :class:`~app.core.output_format.OutputFormatError` in one line, which
+an :class:`~app.core.conversation.output_format.OutputFormatError` in one line, which
 :mod:`app.engine.server.protocol` answers as a 400 naming ``response_format``.
 The grammar then masks the draft and the target alike (:mod:`app.core.decoding.constraint`).
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from app.core.output_format import OutputFormat, OutputFormatError, OutputKind
+from app.core.conversation.output_format import OutputFormat, OutputFormatError, OutputKind
 from app.engine.llama.grammar import compile_grammar
 
 

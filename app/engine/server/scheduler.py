@@ -21,13 +21,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
+from app.core.conversation.output_format import OutputFormatError
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.sampling import MAX_TOKENS
 from app.core.decoding.stats import GenerationStats
 from app.core.errors import PromptTooLongError
-from app.core.output_format import OutputFormatError
 from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyPlan, ReplyRequest, plan_reply, run_reply

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core import stored_json
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.engine.store.connection import StoreConnection
 from app.engine.store.presets import read_default_preset
 

@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Self, TypeVar
 
 from app.core import stored_json
-from app.core.chat import MessageState
-from app.core.wording import QT_TRANSLATE_NOOP
+from app.core.conversation.chat import MessageState
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.engine.paths import data_dir
 from app.engine.store.database import (
     Problem,

@@ -23,12 +23,12 @@ lose what had not been committed yet: at most the tail of the reply in flight.
 
 The names other code imports from this module stay importable from here
 (the records, :data:`ACTIVE_LEAF`, the state constants, which are
-:class:`~app.core.chat.MessageState` members).
+:class:`~app.core.conversation.chat.MessageState` members).
 """
 
 from __future__ import annotations
 
-from app.core.chat import MessageState
+from app.core.conversation.chat import MessageState
 from app.engine.store.attachment_search import FileChunkSearch, StoreChunkSearch
 from app.engine.store.attachments import Attachments
 from app.engine.store.attachments import AttachmentSummary as AttachmentSummary

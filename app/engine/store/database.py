@@ -29,9 +29,9 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import quote
 
+from app.core.display.units import format_bytes
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.core.errors import TandemError
-from app.core.units import format_bytes
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.engine.safe_files import make_private, make_private_folder, tighten
 
 SQLITE_MAGIC = b"SQLite format 3\x00"

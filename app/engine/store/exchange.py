@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from app.core.attachments.record import Attachment, AttachmentKind
-from app.core.chat import MessageState, Role
+from app.core.conversation.chat import MessageState, Role
 from app.core.errors import TandemError
 from app.core.reply.step_record import StepRecord
 from app.core.reply.token_record import TokenRecord

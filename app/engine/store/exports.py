@@ -12,7 +12,7 @@ import time
 from typing import Any
 
 from app.core import stored_json
-from app.core.chat import MessageState, Role
+from app.core.conversation.chat import MessageState, Role
 from app.core.reply.record import ReplyRecord
 from app.core.tools.turns import calls_of_meta
 from app.engine.store.attachments import attachment_bytes, link_attachments

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.core.errors import TandemError
-from app.core.wording import QT_TRANSLATE_NOOP, Words
 from app.engine.safe_files import make_private
 from app.engine.store.database import (
     HEADER_DESTROYED,

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.core import stored_json
-from app.core.chat import MessageState, Role
+from app.core.conversation.chat import MessageState, Role
 from app.core.reply.step_record import StepRecord
 from app.core.reply.token_record import TokenRecord
 from app.engine.store.steps import step_rows_bytes, write_steps

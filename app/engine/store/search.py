@@ -2,7 +2,7 @@
 
 A query is split on white space into terms, and a message matches when it
 contains every term anywhere (inside a word too: Japanese and Chinese have no
-spaces to split on), compared in :func:`app.core.text_fold.fold`'s form, so
+spaces to split on), compared in :func:`app.core.display.text_fold.fold`'s form, so
 "creme" finds "crème" and "CRÈME". The FTS5 trigram index
 (:mod:`app.engine.store.schema`) cannot answer that: SQLite 3.40's trigram
 tokenizer keeps diacritics, so "creme" shares no trigram with "crème". Rather
@@ -22,7 +22,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from app.core.text_fold import FoldedText, fold
+from app.core.display.text_fold import FoldedText, fold
 
 # Control characters, so they can never occur in the text being highlighted.
 MATCH_START = "\x02"

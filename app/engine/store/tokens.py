@@ -14,7 +14,7 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from app.core.chat import MessageState
+from app.core.conversation.chat import MessageState
 from app.core.decoding.events import TokenOrigin
 from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.engine.store.schema import UNKNOWN_P_STORED

@@ -19,7 +19,7 @@ from typing import Any
 
 from app.core import stored_json
 from app.core.attachments.record import Attachment
-from app.core.chat import MessageState, Role
+from app.core.conversation.chat import MessageState, Role
 from app.core.reply.token_record import TokenRecord
 from app.engine.store.attachments import AttachmentSummary, attachment_bytes, link_attachments, read_attachments
 from app.engine.store.connection import StoreConnection, member_or_text

@@ -37,10 +37,10 @@ from mcp.client.stdio import stdio_client
 from mcp.types import CallToolResult, TextContent, Tool
 from pydantic import ValidationError
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import NAME_PATTERN, ToolCall, ToolResult, ToolSpec
 from app.core.tools.writes import tool_writes
-from app.core.wording import QT_TRANSLATE_NOOP, Words
 
 DEFAULT_CALL_TIMEOUT = 60.0  # seconds a tool may take before its call ends with an error line
 DEFAULT_START_TIMEOUT = 60.0  # seconds a server may take to start and answer the handshake

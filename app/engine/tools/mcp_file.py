@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.errors import TandemError
 from app.core.tools.mcp_config import McpServerConfig, parse_mcp_config
-from app.core.wording import QT_TRANSLATE_NOOP
 
 # Said by the window's Tools tab when the chosen file cannot be read (app/ui/chat/tools/flow.py).
 _UNREADABLE = QT_TRANSLATE_NOOP("McpConfig", "cannot read the MCP configuration {path}: {error}")

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from app.core.chat import Message, Role
+from app.core.conversation.chat import Message, Role
 from app.core.tools.reader import attempt_excerpt, call_attempt, read_reply
 from app.core.tools.records import ToolCall, ToolResult, ToolSpec
 from app.core.tools.turns import DENIED_TEXT, Approval, ChatTools, NoteKind, ToolNote, ToolOutcome

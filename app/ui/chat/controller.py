@@ -24,7 +24,7 @@ delete, the branch switcher), the context gauge's counting
 anyway" switch (:class:`~app.ui.chat.reply.demo_switch.DemoSwitch`). The
 footer says in words what drafting did in the reply
 (:mod:`app.ui.chat.reply.words`). Each chat has its own settings
-(:class:`~app.core.chat_settings.ChatSettings`); a chat not created yet holds
+(:class:`~app.core.conversation.chat_settings.ChatSettings`); a chat not created yet holds
 them until its first message creates it.
 """
 
@@ -37,8 +37,8 @@ from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 
 from app.core.attachments.record import Attachment
-from app.core.chat import Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.reply.end import EndKind, ReplyEnd
 from app.core.tools.turns import prompt_message

@@ -1,4 +1,6 @@
-"""What the core and the engine say, in the window's language: their :class:`~app.core.wording.Words` rendered here.
+"""What the core and the engine say, in the window's language: their words rendered here.
+
+The words are :class:`~app.core.display.wording.Words`.
 
 The template is looked up with ``QCoreApplication.translate`` under the
 phrase's context, and every number is written by the window's locale
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication, QLocale
 
-from app.core.wording import Phrase, Words, words_of
+from app.core.display.wording import Phrase, Words, words_of
 
 
 def number(value: int | float, spec: str = "") -> str:

@@ -34,9 +34,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.core.display.units import bytes_words, rate_words
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.pairing.on_disk import on_disk_words
-from app.core.units import bytes_words, rate_words
-from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.models import library as model_library
 from app.engine.models.library import DownloadCancelledError, DownloadProgress
 from app.ui.i18n.words import number, say, say_error

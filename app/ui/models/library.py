@@ -18,6 +18,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
+from app.core.display.units import bytes_words, rate_words
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.pairing.catalog import CatalogModel
 from app.core.pairing.compatibility import CompatibilityReport
 from app.core.pairing.default_draft import (
@@ -29,8 +31,6 @@ from app.core.pairing.default_draft import (
     choose_default_draft,
     relative_size,
 )
-from app.core.units import bytes_words, rate_words
-from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.llama.quantize import is_cheaper_draft
 from app.engine.models import library as model_library
 from app.engine.models.library import DownloadProgress

@@ -14,7 +14,7 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent, QPalette, QPen, QResizeEvent
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from app.core.units import bytes_words
+from app.core.display.units import bytes_words
 from app.ui import theme
 from app.ui.i18n.words import say
 

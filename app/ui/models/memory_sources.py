@@ -17,10 +17,10 @@ from dataclasses import replace
 
 from PySide6.QtCore import QCoreApplication
 
+from app.core.display.units import bytes_words
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.memory.estimate import MemoryBreakdown
 from app.core.memory.verdict import MemoryVerdict, judge
-from app.core.units import bytes_words
-from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.memory.hardware import HardwareBudget, probe_hardware
 from app.engine.memory.plan import plan_pair
 from app.ui.i18n.words import say, say_error

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.units import bytes_words
-from app.core.wording import Words
+from app.core.display.units import bytes_words
+from app.core.display.wording import Words
 from app.engine.models.packaged import DEMO_PAIR_BYTES, install_demo_pair
 from app.ui.i18n.words import say, say_error
 from app.ui.layout_fit import ElidedComboBox

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.terminal_text import visible
+from app.core.display.terminal_text import visible
 from app.ui.settings.folders import FolderKind, LastFolders
 
 # Where other apps keep an mcp.json-shaped file this one reads as it is.

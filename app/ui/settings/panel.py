@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.chat_settings import MAX_DRAFT_LENGTH, ChatSettings
+from app.core.conversation.chat_settings import MAX_DRAFT_LENGTH, ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.sampling import (
     MAX_TOKENS,

@@ -19,8 +19,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSpinBox, QWidget
 
+from app.core.display.units import GIB, format_bytes
 from app.core.prefix_cache.policy import DEFAULT_BUDGET_BYTES
-from app.core.units import GIB, format_bytes
 from app.engine.llama.prefix_cache import PrefixCache, open_prefix_cache
 from app.engine.llama.profile_store import ProfileStore
 from app.ui.settings.store import AppSettings

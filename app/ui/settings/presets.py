@@ -1,6 +1,6 @@
 """The preset box: named chat settings kept in the chat database, applied to the current chat.
 
-A preset is a whole :class:`~app.core.chat_settings.ChatSettings` under a
+A preset is a whole :class:`~app.core.conversation.chat_settings.ChatSettings` under a
 name (the store keeps them, so the CLI sees the same ones). The box lists
 them; Apply copies one into the current chat; Save as… keeps the current
 chat's settings under a name (an existing name is overwritten after asking);
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.engine.store.conversations import ChatStore
 from app.engine.store.database import StoreWriteError
 from app.ui.i18n.words import say_error

@@ -15,7 +15,7 @@ from PySide6.QtCore import QPointF, QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPainterPath, QPaintEvent, QPalette, QPen
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from app.core.axis_ticks import Axis, round_axis, step_decimals
+from app.core.display.axis_ticks import Axis, round_axis, step_decimals
 from app.ui import theme
 from app.ui.i18n.words import number
 

@@ -30,8 +30,8 @@ from PySide6.QtGui import QFont, QPalette, QTextDocumentFragment
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QVBoxLayout, QWidget
 
 from app.core.decoding.stats import GenerationStats, PromptFigures
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.reply.reasoning import Part, PartAcceptance
-from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
 from app.ui.chat.view.token_cards import SHORT_SOURCE_LABELS, copied_from_label
 from app.ui.i18n.words import number, say

@@ -26,9 +26,9 @@ from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPaintEvent, Q
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from app.core.decoding.events import TokenOrigin
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
 from app.core.reply.step_words import reason_words
-from app.core.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
 from app.ui.i18n.words import number, say
 from app.ui.steps.timeline import origin_colour

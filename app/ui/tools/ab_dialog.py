@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.core.bench.verdict import ABVerdict, Spread, ab_verdict
 from app.core.decoding.divergence import first_divergence
-from app.core.wording import QT_TRANSLATE_NOOP
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.engine.llama.session import DrafterKind
 from app.ui import theme
 from app.ui.i18n.words import number, say

@@ -34,8 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.decoding.sampling import SamplingParams
-from app.core.units import format_bytes
-from app.core.wording import QT_TRANSLATE_NOOP
+from app.core.display.units import format_bytes
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
 from app.ui.i18n.words import number, say, say_error
 from app.ui.stats.charts import LineChart, Series, times

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.bench.verdict import sweep_conclusion_words
-from app.core.wording import QT_TRANSLATE_NOOP
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.ui import theme
 from app.ui.i18n.words import say
 from app.ui.stats.charts import LineChart, Series

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import one_line_error, run_cli

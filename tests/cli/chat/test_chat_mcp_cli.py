@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.tools.turns import Approval, ToolOutcome
 from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import ROOT, one_line_error, run_cli

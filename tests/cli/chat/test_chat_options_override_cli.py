@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import one_line_error, run_cli

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from app.core.attachments.chunks import Chunk
 from app.core.attachments.context import plan_context
 from app.core.attachments.record import Attachment, AttachmentKind, Section
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 
 
 def _doc(name: str, text: str, sections: tuple[Section, ...] = ()) -> Attachment:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from app.core.display.units import GIB, MIB, bytes_words, format_bytes, format_rate, rate_words
 from app.core.memory.estimate import Device
 from app.core.memory.offload import OffloadPlan
 from app.core.memory.verdict import DeviceVerdict, MemoryVerdict
-from app.core.units import GIB, MIB, bytes_words, format_bytes, format_rate, rate_words
 
 
 def _comma(value: int | float, spec: str) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.reply.reasoning import (
     Part,
     ReasoningMarkers,
@@ -132,7 +132,7 @@ def test_acceptance_by_part_counts_each_part_apart() -> None:
 
 
 def test_history_leaves_out_earlier_replies_reasoning() -> None:
-    from app.core.chat import Message
+    from app.core.conversation.chat import Message
     from app.core.reply.reasoning import history_without_reasoning
 
     turns = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.chat import MessageState
+from app.core.conversation.chat import MessageState
 from app.core.decoding.events import FinishedEvent, FinishReason
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.end import EndKind, ReplyEnd

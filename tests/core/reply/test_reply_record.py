@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from app.core.conversation.output_format import OutputFormat, OutputKind
 from app.core.decoding.stats import GenerationStats
-from app.core.output_format import OutputFormat, OutputKind
 from app.core.reply.record import OutputRecord, Provenance, ReplyRecord, SamplingRecord, stats_record
 
 PRODUCED = {
@@ -95,7 +95,7 @@ def test_stats_record_adds_the_last_draft_length():
 
 
 def test_the_sampling_record_of_a_run_and_settings_from_a_request_agree():
-    from app.core.chat_settings import ChatSettings
+    from app.core.conversation.chat_settings import ChatSettings
     from app.core.decoding.sampling import SamplingParams
 
     params = SamplingParams(temperature=0.7, top_k=20, top_p=0.9, min_p=0.1, repeat_penalty=1.1, seed=5)

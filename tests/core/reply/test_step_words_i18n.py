@@ -7,9 +7,9 @@ import pytest
 from app.core.adaptive.controller import AdaptiveDraftLength
 from app.core.adaptive.reasons import BEST_AT, CATCH_UP, MEASURING_DRAFT, OFF_COSTLY, REASONS
 from app.core.decoding.draft_policy import FixedDraftLength
+from app.core.display.wording import Phrase, Words
 from app.core.reply.step_record import DraftedRecord, StepRecord, TopEntry
 from app.core.reply.step_words import explain, explain_words, ordinal, reason_words
-from app.core.wording import Phrase, Words
 
 
 def _marked(_context: str, source: str) -> str:

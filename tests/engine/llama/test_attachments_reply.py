@@ -11,8 +11,8 @@ import pytest
 
 from app.cli.chat.printing import run_json
 from app.core.attachments.record import Attachment, AttachmentKind, Section
-from app.core.chat import Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig

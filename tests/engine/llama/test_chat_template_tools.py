@@ -13,7 +13,7 @@ from pathlib import Path
 import llama_cpp
 import pytest
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.tools.hermes import ToolFormat
 from app.core.tools.records import ToolCall, ToolSpec
 from app.engine.gguf.header import read_header

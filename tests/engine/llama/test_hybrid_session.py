@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.core.adaptive.controller import AdaptiveDraftLength
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import first_divergence
 from app.core.decoding.draft_policy import FixedDraftLength

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.core.adaptive.controller import AdaptiveDraftLength
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.decoder import FIRST_STEP_MAX_BACKLOG, GenerationRequest
 from app.core.decoding.divergence import first_divergence
 from app.core.decoding.draft_policy import FixedDraftLength

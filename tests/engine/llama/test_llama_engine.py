@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, first_divergence, top_two_gap
 from app.core.decoding.draft_policy import FixedDraftLength

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from app.core.chat import Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.prefix_cache.policy import DEFAULT_BUDGET_BYTES, MIN_PREFIX_TOKENS
 from app.engine.llama.prefix_cache import SUFFIX, file_identity, open_prefix_cache

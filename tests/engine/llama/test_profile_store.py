@@ -12,8 +12,8 @@ import pytest
 
 from app.core.adaptive.profile import PairProfile
 from app.core.adaptive.threads import AdaptiveThreads
-from app.core.chat import Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.engine.llama.profile_store import ProfileStore, pair_key
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig

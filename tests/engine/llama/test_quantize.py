@@ -50,7 +50,7 @@ def test_a_made_copy_is_reused(small_pair: tuple[Path, Path], cheaper: Path) -> 
 
 
 def test_the_cheaper_draft_drafts_for_the_target(small_pair: tuple[Path, Path], cheaper: Path) -> None:
-    from app.core.chat import Message
+    from app.core.conversation.chat import Message
     from app.core.decoding.decoder import GenerationRequest
     from app.core.decoding.events import FinishedEvent
     from app.core.decoding.sampling import SamplingParams

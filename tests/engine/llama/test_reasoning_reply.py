@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from app.cli.chat.printing import run_json
-from app.core.chat import Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.events import StepEvent
 from app.core.reply.reasoning import Part, acceptance_by_part, split_reasoning, token_parts
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig

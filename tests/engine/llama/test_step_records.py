@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.decoding.events import FinishedEvent, StepEvent

@@ -10,12 +10,12 @@ import jsonschema
 import numpy as np
 import pytest
 
-from app.core.chat import Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
+from app.core.conversation.output_format import OutputFormat, OutputFormatError, OutputKind
 from app.core.decoding.constraint import ConstraintError
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
-from app.core.output_format import OutputFormat, OutputFormatError, OutputKind
 from app.engine.llama.grammar import compile_grammar, grammar_mask
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, plan_reply, run_reply

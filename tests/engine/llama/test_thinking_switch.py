@@ -15,7 +15,7 @@ from pathlib import Path
 import llama_cpp
 import pytest
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.engine.gguf.header import read_header
 from app.engine.llama.chat_template import ChatTemplate
 from tests.engine.llama.template_checks import Vocabulary

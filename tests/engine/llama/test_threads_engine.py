@@ -13,7 +13,7 @@ import llama_cpp
 import pytest
 
 from app.core.adaptive.threads import AdaptiveThreads, FixedThreads
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.divergence import NEAR_TIE_LOGIT_GAP, first_divergence, top_two_gap
 from app.core.decoding.draft_policy import FixedDraftLength

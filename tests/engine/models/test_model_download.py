@@ -16,8 +16,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from app.core.display.units import format_bytes
 from app.core.pairing.catalog import CatalogError
-from app.core.units import format_bytes
 from app.engine.gguf.header import read_header
 from app.engine.hub.download import partial_path
 from app.engine.models.library import (

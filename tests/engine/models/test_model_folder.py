@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.core.display.units import format_bytes
 from app.core.errors import TandemError
-from app.core.units import format_bytes
 from app.engine.models.library import add_local_model, folder_usage, list_local_models, remove_model
 from tests.engine.model_files import write_gguf
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from app.core.wording import Words
+from app.core.display.wording import Words
 from app.engine.models.library import DownloadCancelledError, DownloadProgress, download_pair
 from app.engine.models.packaged import InstallError, PackagedModel, install_packaged
 from tests.engine.model_files import write_gguf

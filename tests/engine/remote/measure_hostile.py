@@ -20,7 +20,7 @@ from tests.engine.remote import hostile_server as hs
 
 CHILD = r"""
 import json, resource, sys, time
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.sampling import SamplingParams
 from app.engine.remote.client import RemoteEngine
 from app.engine.remote.limits import RemoteLimits

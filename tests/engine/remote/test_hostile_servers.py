@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.engine.remote.client import RemoteEngine

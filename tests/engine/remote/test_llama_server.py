@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
 from app.engine.remote.client import RemoteEngine, ServerKind

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.decoding.sampling import SamplingParams
 from app.core.decoding.stats import GenerationStats

@@ -11,7 +11,7 @@ import jsonschema
 import openai
 import pytest
 
-from app.core.output_format import OutputFormat, OutputKind
+from app.core.conversation.output_format import OutputFormat, OutputKind
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.server.http import RunningServer
 from app.engine.server.protocol import RequestError, parse_chat_request

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from app.core.chat import MessageState, Role
+from app.core.conversation.chat import MessageState, Role
 from app.core.decoding.events import TokenOrigin
 from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.engine.store import conversations

@@ -14,7 +14,7 @@ import sqlite3
 
 import pytest
 
-from app.core.chat import MessageState, Role
+from app.core.conversation.chat import MessageState, Role
 from app.core.decoding.events import TokenOrigin
 from app.core.reply.token_record import TokenRecord
 from app.engine.store import conversations

@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from app.core.chat import MessageState, Role
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import MessageState, Role
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.tools.records import ToolCall, ToolResult
 from app.core.tools.turns import Approval, ToolOutcome, calls_meta, prompt_message
 from app.engine.reply import chat_messages

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.reply.token_record import TokenRecord
 from app.engine.store import conversations
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore

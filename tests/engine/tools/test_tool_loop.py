@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from app.core.chat import Message, Role
+from app.core.conversation.chat import Message, Role
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolSpec
 from app.core.tools.turns import DENIED_TEXT, Approval, ChatTools, ToolNote, ToolOutcome

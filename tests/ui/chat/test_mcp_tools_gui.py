@@ -20,7 +20,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
-from app.core.chat import MessageState
+from app.core.conversation.chat import MessageState
 from app.core.reply.end import ReplyEnd
 from app.core.tools.records import ToolCall, ToolResult
 from app.core.tools.turns import Approval, ChatTools, NoteKind, ToolNote, ToolOutcome, calls_meta

@@ -15,7 +15,7 @@ import json
 
 from PySide6.QtCore import Qt
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.reply.record import ReplyRecord
 from app.engine.store.conversations import ChatStore, default_path

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pytestqt.qtbot import QtBot
 
-from app.core.model_names import short_pair_name
+from app.core.display.model_names import short_pair_name
 from app.ui.main_window import MainWindow
 from tests.ui.helpers import Recorder, send
 

@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.ui.chat.shape_line import ReplyShape, ShapePart
 from app.ui.main_window import MainWindow
 from tests.ui.chat.mcp_steps import SERVER, choose_config

@@ -10,7 +10,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtTest import QTest
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.events import FinishReason, TokenOrigin
 from app.engine.llama.profile_store import ProfileStore
 from app.engine.store import conversations

@@ -18,8 +18,8 @@ from PySide6.QtCore import QEvent, QPoint, QPointF
 from PySide6.QtGui import QColor, QHelpEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QToolTip
 
-from app.core import markdown_table
 from app.core.decoding.events import TokenOrigin
+from app.core.display import markdown_table
 from app.core.reply.token_record import TokenRecord
 from app.ui import theme
 from app.ui.chat.view import table_grid

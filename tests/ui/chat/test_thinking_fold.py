@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Slot
 from PySide6.QtGui import QTextCursor
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.reply.end import EndKind, ReplyEnd
 from app.core.reply.token_record import RejectedProposal, TokenRecord
 from app.engine.store import conversations

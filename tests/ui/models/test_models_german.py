@@ -16,12 +16,12 @@ import pytest
 from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
+from app.core.display.units import GIB, MIB, bytes_words
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.memory.estimate import Device
 from app.core.memory.verdict import DeviceVerdict, MemoryVerdict
 from app.core.pairing.catalog import ratio_words
 from app.core.pairing.compatibility import VocabInfo, check_pair
-from app.core.units import GIB, MIB, bytes_words
-from app.core.wording import QT_TRANSLATE_NOOP
 from app.engine.gguf.header import ModelFileError, read_header
 from app.engine.hub.download import _check_cancel as check_cancel
 from app.engine.hub.progress import DownloadCancelledError, DownloadProgress

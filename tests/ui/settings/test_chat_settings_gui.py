@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QScrollArea
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.sampling import MAX_TOKENS, MIN_P, REPEAT_PENALTY, SEED, TEMPERATURE, TOP_K, TOP_P
 from app.ui.main_window import MainWindow
 from app.ui.settings.panel import SettingsPanel

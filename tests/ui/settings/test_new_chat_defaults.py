@@ -13,7 +13,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat_settings import ChatSettings
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import settings_path
 from tests.ui.helpers import Recorder, send

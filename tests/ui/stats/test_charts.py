@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QApplication
 
-from app.core.axis_ticks import round_axis
+from app.core.display.axis_ticks import round_axis
 from app.ui import theme
 from app.ui.stats.charts import LineChart, Series, times
 

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from app.core.adaptive.cost_model import Prediction
-from app.core.wording import QT_TRANSLATE_NOOP
+from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.engine.bench.preflight import NOTE_NO_DRAFT, PreflightReport, format_report
 from app.ui.main_window import MainWindow
 from app.ui.tools.preflight_dialog import report_table

@@ -22,7 +22,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from app.core.attachments.record import Attachment, AttachmentUse, uses_from_json
-from app.core.units import format_bytes
+from app.core.display.units import format_bytes
 from app.engine.attachments import AttachmentError, read_attachment, read_attachment_bytes
 from app.engine.reply import ReplyPlan, ReplyRequest
 from app.engine.store.conversations import ChatStore

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.attachments.record import Attachment
-from app.core.units import format_bytes
+from app.core.display.units import format_bytes
 
 
 class AttachmentDialog(QDialog):

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer
 
 from app.core.attachments.context import ChunkSearch
-from app.core.chat import Message
-from app.core.chat_settings import ChatSettings
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
 from app.core.reply.reasoning import history_without_reasoning
 from app.core.tools.records import ToolSpec
 from app.engine.reply import ReplyRequest, reply_reserve

@@ -3,7 +3,7 @@
 It follows the prompt box as you type (the engine thread counts the rendered
 prompt, debounced) and the reply as it streams (prompt plus tokens so far).
 When the conversation no longer fits, the oldest turns are dropped before a
-reply (:func:`app.core.chat.fit_conversation`); the gauge names them before
+reply (:func:`app.core.conversation.chat.fit_conversation`); the gauge names them before
 you send, so nothing is left out silently. Attached files are counted too:
 the ones that fit go in whole, and a line names each one that does not (its
 passages will be retrieved per question instead), or that was asked for

@@ -18,7 +18,7 @@ from PySide6.QtCore import QCoreApplication
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishReason
 from app.core.decoding.stats import GenerationStats, PromptFigures
-from app.core.model_names import short_model_name, short_pair_name
+from app.core.display.model_names import short_model_name, short_pair_name
 from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
 from app.core.reply.token_record import TokenRecord
 from app.engine.reply import pair_label

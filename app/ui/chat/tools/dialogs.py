@@ -13,7 +13,7 @@ import json
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from app.core.terminal_text import visible
+from app.core.display.terminal_text import visible
 from app.core.tools.records import ToolCall
 from app.core.tools.turns import Approval
 

@@ -38,7 +38,7 @@ from typing import Protocol
 from PySide6.QtCore import QCoreApplication, QObject, QUrl, QUrlQuery, Signal
 from PySide6.QtWidgets import QBoxLayout, QWidget
 
-from app.core.chat import MessageState, Role
+from app.core.conversation.chat import MessageState, Role
 from app.core.errors import TandemError
 from app.core.reply.end import EndKind, ReplyEnd
 from app.core.tools.mcp_config import McpServerConfig

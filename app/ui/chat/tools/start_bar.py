@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QPushButton, QWidget
 
-from app.core.terminal_text import visible
+from app.core.display.terminal_text import visible
 from app.core.tools.mcp_config import McpServerConfig
 
 

@@ -6,7 +6,7 @@ editor's live preview shows it. Markup (``**``, ``#``, ``|``, fences) stays in
 the text, muted; what it marks is set as it should read: headings large and
 bold, emphasis bold or italic, inline code and tables in the code font (each
 cell padded to its column's width and alignment, from
-:mod:`app.core.markdown_table`; the padding is not part of the reply, and the
+:mod:`app.core.display.markdown_table`; the padding is not part of the reply, and the
 view paints the grid's lines over the rows), links coloured
 and clickable, quotes indented, fenced code on a code background with
 Pygments colours. Block structure comes from markdown-it-py's block tokens and
@@ -35,7 +35,7 @@ from pygments.styles import get_style_by_name
 from pygments.token import _TokenType
 from pygments.util import ClassNotFound
 
-from app.core import markdown_table
+from app.core.display import markdown_table
 
 # How many lines of an open code block are lexed again for colours on each step:
 # enough for the usual multi-line strings and comments, and a bounded cost.

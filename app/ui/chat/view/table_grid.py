@@ -14,7 +14,7 @@ from PySide6.QtCore import QLineF, QRectF
 from PySide6.QtGui import QColor, QPainter, QPen, QTextBlock, QTextCursor
 from PySide6.QtWidgets import QTextEdit
 
-from app.core import markdown_table
+from app.core.display import markdown_table
 
 # A block property (on the row's QTextBlockFormat): the block is a table row.
 TABLE_ROW = 0x100000 + 101

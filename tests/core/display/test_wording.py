@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.wording import QT_TRANSLATE_NOOP, Phrase, Words, words_of
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words, words_of
 
 SIZE = QT_TRANSLATE_NOOP("Units", "{value:.1f} GB")
 SPEED = QT_TRANSLATE_NOOP("Verdict", "{ratio:.2f}x the target alone on {model} ({size})")

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from app.core.chat_settings import SAMPLING_FIELDS, ChatSettings
+from app.core.conversation.chat_settings import SAMPLING_FIELDS, ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.sampling import SamplingParams
 

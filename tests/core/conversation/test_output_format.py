@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.chat_settings import ChatSettings
-from app.core.output_format import OutputFormat, OutputFormatError, OutputKind, chat_output_format, schema_from_text
+from app.core.conversation.chat_settings import ChatSettings
+from app.core.conversation.output_format import (
+    OutputFormat,
+    OutputFormatError,
+    OutputKind,
+    chat_output_format,
+    schema_from_text,
+)
 
 
 def test_json_mode_enforces_an_object_and_a_schema_goes_with_its_kind_only() -> None:

@@ -28,7 +28,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from app.core.chat import Message
+from app.core.conversation.chat import Message
 
 # Private-use code points around the marker: no tokenizer is asked to read them.
 _OPEN, _CLOSE = "\ue000", "\ue001"

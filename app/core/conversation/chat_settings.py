@@ -80,7 +80,8 @@ class ChatSettings:
     drafter: DrafterKind = DrafterKind.HYBRID  # hybrid: prompt lookup where trusted, else the draft model
     draft_length: int = 4  # fixed length, or the adaptive controller's upper bound
     adaptive: bool = True
-    # Structured output: a JSON schema (its text) every reply must match; empty: free text (app.core.output_format).
+    # Structured output: a JSON schema (its text) every reply must match; empty: free text
+    # (app.core.conversation.output_format).
     json_schema: str = ""
 
     def __post_init__(self) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.units import GIB, KIB, MIB, format_bytes, format_rate
+from app.core.display.units import GIB, KIB, MIB, format_bytes, format_rate
 
 
 def test_each_unit_and_its_precision() -> None:

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from app.core.terminal_text import visible, visible_json
+from app.core.display.terminal_text import visible, visible_json
 
 # What a terminal would obey: C0 but tab and newline, DEL, C1; and lone surrogates (which cannot be encoded).
 _OBEYED = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.markdown_table import Align, Cell, alignments, cell_tokens, grid, padding, split_row
+from app.core.display.markdown_table import Align, Cell, alignments, cell_tokens, grid, padding, split_row
 
 TABLE = ["| Fruit | Count | Note |", "|:---|:---:|---:|", "| fig | 12 | sweet |", "| apple | 3 | ok |"]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.core.text_fold import FoldedText, fold
+from app.core.display.text_fold import FoldedText, fold
 
 
 def test_fold_drops_accents_and_case():

@@ -7,7 +7,7 @@ library and the weights segment of the memory meter read the same.
 
 from __future__ import annotations
 
-from app.core.wording import QT_TRANSLATE_NOOP, Words
+from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 
 KIB = 2**10
 MIB = 2**20

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.core.chat import Message
-from app.core.prompt_segments import Segment, segment_prompt, split_at_specials
+from app.core.conversation.chat import Message
+from app.core.conversation.prompt_segments import Segment, segment_prompt, split_at_specials
 
 
 def _chatml(messages: Sequence[Message]) -> str:

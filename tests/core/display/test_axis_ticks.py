@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from app.core.axis_ticks import round_axis, round_steps, step_decimals
+from app.core.display.axis_ticks import round_axis, round_steps, step_decimals
 
 ROUND_MANTISSAS = {1.0, 2.0, 2.5, 5.0}
 

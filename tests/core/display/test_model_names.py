@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.model_names import ModelName, model_name, short_model_name, short_pair_name
+from app.core.display.model_names import ModelName, model_name, short_model_name, short_pair_name
 
 
 @pytest.mark.parametrize(
