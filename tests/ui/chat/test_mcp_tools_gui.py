@@ -47,6 +47,14 @@ def write_config(tmp_path: Path, env: dict[str, str] | None = None) -> Path:
 COMMAND = f"{sys.executable} {SERVER}"
 
 
+def start_allowed(qtbot: QtBot, window, tmp_path: Path) -> None:
+    """The test server, its start allowed earlier (as Settings remembers it), configured and its tools listed."""
+    flow = window.controller.tool_flow
+    window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(COMMAND))
+    flow.set_config(str(write_config(tmp_path)))
+    qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+
+
 def ask_and_wait(qtbot: QtBot, window, text: str) -> list:
     """Send ``text`` and wait until the tool loop has given its final answer; the branch as stored."""
     controller = window.controller
@@ -195,9 +203,7 @@ def test_a_call_not_run_is_said_in_words_on_its_reply(make_window):
 def test_a_broken_call_after_a_result_ends_in_a_readable_line_on_the_reply(make_window, tmp_path, qtbot):
     window = make_window()
     flow = window.controller.tool_flow
-    window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(COMMAND))
-    flow.set_config(str(write_config(tmp_path)))
-    qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+    start_allowed(qtbot, window, tmp_path)
     store = window.controller.store
     cid = store.create_conversation("broken")
     store.add_message(cid, "user", "What is 2 + 40?")
@@ -250,9 +256,7 @@ def test_a_saved_configuration_is_asked_about_inside_the_shown_window_and_rememb
 def test_none_all_and_new_chat_switches(make_window, tmp_path, qtbot):
     window = make_window()
     flow = window.controller.tool_flow
-    window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(COMMAND))
-    flow.set_config(str(write_config(tmp_path)))
-    qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+    start_allowed(qtbot, window, tmp_path)
     tool_list = window.settings_panel.chat_tools
     qtbot.mouseClick(tool_list.all_button, Qt.MouseButton.LeftButton)
     assert flow.chat_tools().offers("add") and flow.chat_tools().offers("write_note")
