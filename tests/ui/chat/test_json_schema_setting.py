@@ -21,7 +21,9 @@ SCHEMA = {
 
 def test_a_typed_schema_holds_every_reply_to_it(window, qtbot):
     panel = window.settings_panel
-    panel.max_tokens.setValue(64)
+    # Room for the longest reply the schema allows: sampled, the small model may fill "fruit" with 20 emoji,
+    # four byte-tokens each (one such reply was cut at 64 tokens, unterminated).
+    panel.max_tokens.setValue(160)
     panel.temperature.setValue(0.8)
     panel.json_schema.setFocus()
     QTest.keyClicks(panel.json_schema, json.dumps(SCHEMA))
