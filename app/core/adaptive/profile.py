@@ -124,6 +124,16 @@ class PairProfile:
         self.seed_verify(costs.verify_s)
         draft = self.drafts.setdefault(kind, DraftCostEstimator())
         draft.seed(costs.draft_per_token_s, costs.verify_s[0], costs.overhead_s)
+        self.seed_acceptance(kind, acceptance, greedy, calibration)
+
+    def seed_acceptance(
+        self,
+        kind: str,
+        acceptance: Sequence[float] | None,
+        greedy: bool,
+        calibration: Sequence[tuple[float, float]] = (),
+    ) -> None:
+        """Seed one decoding mode's acceptance and confidence calibration (pre-flight scores both modes)."""
         if acceptance:
             self.acceptance[(kind, greedy)] = {False: list(acceptance), True: list(acceptance)}
         if calibration:

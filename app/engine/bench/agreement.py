@@ -11,8 +11,10 @@ the cheaper-draft check both measure this way, so their acceptances compare.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
 import numpy as np
+import numpy.typing as npt
 
 from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
@@ -29,9 +31,13 @@ _CONTINUATION = 40  # draft tokens per prompt: enough runs of agreement, little 
 
 
 def draft_continuation(
-    draft: LlamaModel, prompt: list[int], params: SamplingParams
+    draft: LlamaModel, prompt: list[int], params: SamplingParams, rows: list[npt.NDArray[np.float32]] | None = None
 ) -> tuple[list[int], list[TokenDistribution], list[float], list[float]]:
-    """The draft's own continuation of ``prompt``: tokens, distributions, decode times, confidences."""
+    """The draft's own continuation of ``prompt``: tokens, distributions, decode times, confidences.
+
+    ``rows``, when given, receives a copy of the draft's raw logits for each token, so the same
+    continuation can be scored under other sampling settings (:func:`warp_rows`).
+    """
     warper = LogitsWarper(params, draft.n_vocab)
     rng = np.random.default_rng(0)
     draft.truncate(0)
@@ -51,6 +57,8 @@ def draft_continuation(
             break
         tokens.append(feed)
         q_rows.append(q)
+        if rows is not None:
+            rows.append(np.array(row, copy=True))
         confidences.append(warper.top_probability(row))
     return tokens, q_rows, times, confidences
 
@@ -59,20 +67,40 @@ def score(
     target: LlamaModel, prompt: list[int], tokens: list[int], q_rows: list[TokenDistribution], params: SamplingParams
 ) -> list[float]:
     """Per-position agreement of the target with the draft's continuation, scored in one batch."""
+    return score_modes(target, prompt, tokens, [(q_rows, params)])[0]
+
+
+def score_modes(
+    target: LlamaModel,
+    prompt: list[int],
+    tokens: list[int],
+    modes: Sequence[tuple[Sequence[TokenDistribution], SamplingParams]],
+) -> list[list[float]]:
+    """:func:`score` under several sampling settings at once (each with its own draft distributions).
+
+    The target reads the continuation once; each setting warps its rows: greedy
+    counts agreement with the argmax, sampling the overlap sum(min(p, q)).
+    """
     if not tokens:
-        return []
-    warper = LogitsWarper(params, target.n_vocab)
+        return [[] for _ in modes]
     target.truncate(0)
     target.decode(prompt[:-1], "none")
     rows = target.decode([prompt[-1], *tokens[:-1]], "all")
-    agreement = []
-    for j, token in enumerate(tokens):
-        p = warper.warp(rows[j])
-        if params.greedy:
-            agreement.append(1.0 if p.argmax() == token else 0.0)
-        else:
-            agreement.append(overlap(p, q_rows[j]))
-    return agreement
+    out: list[list[float]] = []
+    for q_rows, params in modes:
+        warper = LogitsWarper(params, target.n_vocab)
+        agreement = []
+        for j, token in enumerate(tokens):
+            p = warper.warp(rows[j])
+            agreement.append(float(p.argmax() == token) if params.greedy else overlap(p, q_rows[j]))
+        out.append(agreement)
+    return out
+
+
+def warp_rows(rows: Sequence[npt.NDArray[np.float32]], params: SamplingParams) -> list[TokenDistribution]:
+    """The draft's distributions over raw logits ``rows`` under ``params`` (as it would have drafted)."""
+    warper = LogitsWarper(params, rows[0].size) if rows else None
+    return [warper.warp(row) for row in rows] if warper is not None else []
 
 
 def overlap(p: TokenDistribution, q: TokenDistribution) -> float:

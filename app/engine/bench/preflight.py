@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from app.core.adaptive.cost_model import (
     Prediction,
@@ -43,7 +44,7 @@ from app.core.adaptive.cost_model import (
 from app.core.conversation.chat import Message
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
-from app.engine.bench.agreement import MAX_VERIFY, PROMPTS, draft_continuation, score
+from app.engine.bench.agreement import MAX_VERIFY, PROMPTS, draft_continuation, score_modes, warp_rows
 from app.engine.bench.cheaper_draft import CheaperDraftVerdict, estimate_cheaper_draft
 from app.engine.llama.model import LlamaModel
 from app.engine.llama.session import LoadedPair
@@ -84,6 +85,19 @@ _SWEEPS = 3
 
 
 @dataclass(frozen=True, slots=True)
+class ModeSeed:
+    """Acceptance pre-flight measured under the other decoding mode (greedy or sampled) on the same text."""
+
+    temperature: float
+    acceptance: tuple[float, ...]  # per draft position
+    calibration: tuple[tuple[float, float], ...] = field(default=())
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready form (the raw calibration pairs are the controller's input, not a result)."""
+        return {"temperature": self.temperature, "acceptance": list(self.acceptance)}
+
+
+@dataclass(frozen=True, slots=True)
 class PreflightReport:
     """What pre-flight measured and what it predicts."""
 
@@ -109,6 +123,8 @@ class PreflightReport:
     draft_path: str | None = None
     # What a Q4_0 copy of the draft would give, estimated (or measured, by `preflight --cheaper-draft`).
     cheaper_draft: CheaperDraftVerdict | None = None
+    # The same continuations scored under the other decoding mode (seeds that mode's acceptance).
+    counterpart: ModeSeed | None = None
 
     @property
     def costs(self) -> StepCosts:
@@ -124,6 +140,7 @@ class PreflightReport:
         data["recommendation"] = str(self.recommendation)
         if self.cheaper_draft is not None:
             data["cheaper_draft"] = self.cheaper_draft.to_dict()
+        data["counterpart"] = self.counterpart.to_dict() if self.counterpart is not None else None
         return data
 
 
@@ -142,17 +159,22 @@ def run_preflight(
     notes: list[str] = []
 
     draft_times: list[float] = []
-    agreements: list[list[float]] = []
-    calibration: list[tuple[float, float]] = []
+    # The other decoding mode is scored on the same continuations: the controller keeps greedy and
+    # sampled acceptance apart, and a chat switched to the other mode starts from a measured figure.
+    other = counterpart(params)
+    agreements: dict[bool, list[list[float]]] = {params.greedy: [], other.greedy: []}
+    calibration: dict[bool, list[tuple[float, float]]] = {params.greedy: [], other.greedy: []}
     continuation: list[int] = []
     if pair.draft is not None:
         for i, prompt in enumerate(rendered):
             report(STAGE_ACCEPTANCE, i / len(rendered))
-            tokens, q_rows, times, confidences = draft_continuation(pair.draft, prompt, params)
+            rows: list[npt.NDArray[np.float32]] = []
+            tokens, q_rows, times, confidences = draft_continuation(pair.draft, prompt, params, rows)
             draft_times.extend(times[1:])  # the first decode also ends the prompt prefill
-            agreement = score(target, prompt, tokens, q_rows, params)
-            agreements.append(agreement)
-            calibration.extend(zip(confidences, agreement, strict=True))
+            modes = [(q_rows, params), (warp_rows(rows, other), other)]
+            for (_, mode), agreement in zip(modes, score_modes(target, prompt, tokens, modes), strict=True):
+                agreements[mode.greedy].append(agreement)
+                calibration[mode.greedy].extend(zip(confidences, agreement, strict=True))
             continuation = continuation or tokens
     else:
         notes.append(NOTE_NO_DRAFT)
@@ -161,7 +183,8 @@ def run_preflight(
     verify_s = _verify_curve(target, rendered[0], continuation, lambda f: report(STAGE_VERIFY, f))
     overhead_s = _overhead(target, params)
     draft_per_token = statistics.median(draft_times) if draft_times else 0.0
-    acceptance = per_position_acceptance(agreements, MAX_VERIFY - 1) if agreements else []
+    measured = agreements[params.greedy]
+    acceptance = per_position_acceptance(measured, MAX_VERIFY - 1) if measured else []
     costs = StepCosts(verify_s, draft_per_token, overhead_s)
     predictions = predict(costs, acceptance, MAX_VERIFY - 1) if acceptance else predict(costs, [0.0], 0)
     best = best_prediction(predictions)
@@ -169,7 +192,7 @@ def run_preflight(
     ngram_costs = StepCosts(verify_s, 0.0, overhead_s)
     ngram_k = max(range(1, MAX_VERIFY), key=lambda k: predict(ngram_costs, [0.9], k)[k].speedup)
     ngram_break_even = break_even_acceptance(ngram_costs, ngram_k)
-    mean_agreement = float(np.mean([a for seq in agreements for a in seq])) if agreements else 0.0
+    mean_agreement = float(np.mean([a for seq in measured for a in seq])) if measured else 0.0
     for model in (target, pair.draft):
         if model is not None:
             model.truncate(0)
@@ -191,16 +214,31 @@ def run_preflight(
         wall_s=time.perf_counter() - started,
         temperature=params.temperature,
         notes=tuple(notes),
-        calibration=tuple(calibration),
+        calibration=tuple(calibration[params.greedy]),
+        counterpart=ModeSeed(
+            temperature=other.temperature,
+            acceptance=tuple(per_position_acceptance(agreements[other.greedy], MAX_VERIFY - 1)),
+            calibration=tuple(calibration[other.greedy]),
+        )
+        if agreements[other.greedy]
+        else None,
         draft_path=str(pair.draft.path) if pair.draft is not None else None,
     )
     return replace(result, cheaper_draft=estimate_cheaper_draft(pair, result))
 
 
+def counterpart(params: SamplingParams) -> SamplingParams:
+    """The other decoding mode pre-flight also scores: greedy for a sampled run, the chat default for a greedy one."""
+    return SamplingParams() if params.greedy else SamplingParams(temperature=0.0)
+
+
 def apply_to(pair: LoadedPair, report: PreflightReport) -> None:
-    """Seed the pair's adaptive controller with the measured costs and acceptance."""
+    """Seed the pair's adaptive controller with the measured costs and acceptance (both decoding modes)."""
     if report.draft is not None:
         pair.profile.seed("model", report.costs, report.acceptance or None, report.temperature <= 0, report.calibration)
+        if report.counterpart is not None:
+            seed = report.counterpart
+            pair.profile.seed_acceptance("model", seed.acceptance, seed.temperature <= 0, seed.calibration)
     else:
         pair.profile.seed_verify(report.verify_s)
 

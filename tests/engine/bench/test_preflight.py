@@ -85,6 +85,24 @@ def test_apply_to_seeds_the_adaptive_controller(pair: LoadedPair, report: Prefli
     assert (policy.next_length() > 0) == expected or report.best.speedup < 1.1
 
 
+def test_apply_to_seeds_the_other_decoding_mode_too(pair: LoadedPair, report: PreflightReport) -> None:
+    # A greedy pre-flight also scores its continuations as sampled text (the chat default): a chat that
+    # samples starts from that measured acceptance, not from the controller's 0.6 prior.
+    seed = report.counterpart
+    assert seed is not None and seed.temperature == SamplingParams().temperature > 0
+    assert len(seed.acceptance) == MAX_VERIFY - 1 and all(0 <= a <= 1 for a in seed.acceptance)
+    assert len(seed.calibration) == len(report.calibration)
+    # Sampling scores the overlap sum(min(p_target, q_draft)): fractions, not only agree-or-not.
+    assert any(0.0 < a < 1.0 for _, a in seed.calibration)
+    assert report.to_dict()["counterpart"]["temperature"] == seed.temperature
+    apply_to(pair, report)
+    sampled = pair.decoder(SamplingParams(temperature=seed.temperature), AdaptiveDraftLength()).policy
+    greedy = pair.decoder(SamplingParams(temperature=0.0), AdaptiveDraftLength()).policy
+    assert isinstance(sampled, AdaptiveDraftLength) and isinstance(greedy, AdaptiveDraftLength)
+    assert sampled.rates(False)[0] == pytest.approx(seed.acceptance[0])
+    assert greedy.rates(False)[0] == pytest.approx(report.acceptance[0])
+
+
 def test_the_decoder_runs_the_policy_it_is_given(pair: LoadedPair) -> None:
     decoder = pair.decoder(SamplingParams(temperature=0.0), FixedDraftLength(3))
     assert decoder.policy.next_length() == 3
