@@ -27,6 +27,7 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 
 from app.core.conversation.chat import Message
 
@@ -130,7 +131,9 @@ def _assemble(
     return segments
 
 
-def split_at_specials(segments: Sequence[Segment], specials: Sequence[tuple[str, int]]) -> list[str | int]:
+def split_at_specials(
+    segments: Sequence[Segment], specials: Sequence[tuple[str, int]], guarded: Sequence[str] = ()
+) -> list[str | int]:
     """Plain text runs and special token ids, specials found only in the template's own text.
 
     ``specials`` are (text, token id) pairs. As in llama.cpp's tokenizer, the
@@ -138,6 +141,11 @@ def split_at_specials(segments: Sequence[Segment], specials: Sequence[tuple[str,
     the next longest in what remains. Adjacent plain runs (template text next
     to content) are joined, since llama.cpp tokenises the text between two
     special tokens as one piece.
+
+    ``guarded`` are texts the tokenizer turns into their own tokens even in
+    plain text (user-defined tokens such as ``<tool_call>``). A run where one of
+    them would take in a content's characters comes back as several adjacent
+    runs (:func:`guard_plain_text`), each to be tokenised apart.
     """
     parts: list[int | Segment] = [s for s in segments if s.text]
     for text, token in sorted((s for s in specials if s[0]), key=lambda s: len(s[0]), reverse=True):
@@ -153,12 +161,69 @@ def split_at_specials(segments: Sequence[Segment], specials: Sequence[tuple[str,
                 if piece:
                     cut.append(Segment(piece, False))
         parts = cut
-    joined: list[str | int] = []
+    # Runs joined (a special token id between them), each with where its contents lie: (start, end) spans.
+    runs: list[list[str] | int] = []
+    contents: list[list[tuple[int, int]]] = []
+    length = 0  # of the run being joined
     for part in parts:
         if isinstance(part, int):
-            joined.append(part)
-        elif joined and isinstance(joined[-1], str):
-            joined[-1] += part.text
-        else:
-            joined.append(part.text)
-    return joined
+            runs.append(part)
+            contents.append([])
+            continue
+        last = runs[-1] if runs else 0
+        if isinstance(last, int):
+            last, length = [], 0
+            runs.append(last)
+            contents.append([])
+        if part.is_content:
+            contents[-1].append((length, length + len(part.text)))
+        last.append(part.text)
+        length += len(part.text)
+    result: list[str | int] = []
+    for run, spans in zip(runs, contents, strict=True):
+        result.extend([run] if isinstance(run, int) else guard_plain_text("".join(run), spans, guarded))
+    return result
+
+
+def guard_plain_text(text: str, contents: Sequence[tuple[int, int]], guarded: Sequence[str]) -> list[str]:
+    """``text`` in pieces to tokenise apart, so that no ``guarded`` text that takes in a content stays whole.
+
+    ``contents`` are the (start, end) character spans of untrusted text. The
+    tokenizer's matching is followed (longest guarded text first, every
+    occurrence, then the next longest in what remains); each occurrence that
+    overlaps a content is cut after its first character, and the search runs
+    again on the pieces until none is left. Template text that holds a guarded
+    text whole keeps it. A one-character text cannot be cut and is not guarded.
+    """
+    ordered = sorted({g for g in guarded if len(g) > 1}, key=len, reverse=True)
+    if not contents or not any(g in text for g in ordered):
+        return [text]
+    cuts: list[int] = []
+    while (hit := _guarded_hit(text, cuts, contents, ordered)) is not None:
+        cuts = sorted([*cuts, hit + 1])
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in pairwise(bounds) if b > a]
+
+
+def _guarded_hit(
+    text: str, cuts: Sequence[int], contents: Sequence[tuple[int, int]], ordered: Sequence[str]
+) -> int | None:
+    """Where the first occurrence that overlaps a content starts, with ``text`` already cut at ``cuts``."""
+    bounds = [0, *cuts, len(text)]
+    free = [(a, b) for a, b in pairwise(bounds) if b > a]  # not yet matched
+    for guard in ordered:
+        still: list[tuple[int, int]] = []
+        for start, end in free:
+            at = text.find(guard, start, end)
+            while at >= 0:
+                stop = at + len(guard)
+                if any(at < b and a < stop for a, b in contents):
+                    return at
+                if at > start:
+                    still.append((start, at))
+                start = stop
+                at = text.find(guard, start, end)
+            if end > start:
+                still.append((start, end))
+        free = still
+    return None

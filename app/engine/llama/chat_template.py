@@ -8,6 +8,13 @@ contains ``<|im_end|><|im_start|>system`` cannot open a turn
 (``app/core/conversation/prompt_segments.py`` finds which text is whose). No extra BOS is
 added when the template writes its own.
 
+Plain-text tokenising is not enough on its own: llama.cpp matches a
+vocabulary's user-defined tokens (Qwen's ``<tool_call>``) even without special
+parsing. Where such a token's text would take in a content's characters, the
+text is cut inside it and the pieces tokenised apart (:meth:`ChatTemplate.plain_tokens`
+does the same for any text that is not the template's), so only the template's
+own text yields those ids too.
+
 A template with its own reasoning switch (Qwen3's ``enable_thinking``,
 others' ``thinking``) gets it from the conversation: "/think" or
 "/no_think" in the system prompt or a user turn
@@ -24,6 +31,7 @@ Hugging Face templates expect) and a tool result is a message with role
 ``tool``. A result's text is a content like any other, so it stays text. Tool
 specs and call arguments are written by the template's ``tojson``, i.e. as
 template text; ours escapes the first character of any special token's text
+(and of any user-defined token that only a JSON string can hold)
 inside that JSON (``\u003c|im_end|>``), which is the same JSON to any reader
 but can never become a special token.
 """
@@ -37,7 +45,7 @@ import llama_cpp
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.conversation.chat import Message
-from app.core.conversation.prompt_segments import Segment, segment_prompt, split_at_specials
+from app.core.conversation.prompt_segments import Segment, guard_plain_text, segment_prompt, split_at_specials
 from app.core.reply.reasoning import THINK, ReasoningMarkers, thinking_asked
 from app.core.tools.hermes import ToolFormat, tool_format
 from app.core.tools.records import ToolSpec
@@ -45,6 +53,10 @@ from app.engine.gguf.header import GGUFHeader
 
 # Vocabulary entries llama.cpp matches in text only when special parsing is on.
 _PARSED_ONLY_AS_SPECIAL = llama_cpp.LLAMA_TOKEN_ATTR_CONTROL | llama_cpp.LLAMA_TOKEN_ATTR_UNKNOWN
+# Entries it matches in plain text too (Qwen's ``<tool_call>``): only the template's own text may spell them.
+_MATCHED_IN_PLAIN_TEXT = llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+# Punctuation JSON writes outside its strings (besides letters, digits and whitespace).
+_JSON_PUNCTUATION = frozenset('{}[],:"-+.')
 
 
 class TemplateModel(Protocol):
@@ -101,6 +113,7 @@ class ChatTemplate:
                 add_generation_prompt=True,
             )
         self._specials: list[tuple[str, int]] | None = None
+        self._guarded: list[tuple[str, int]] | None = None
         # The template's own switch for reasoning, where it has one (Qwen3's enable_thinking, others' thinking).
         self.thinking_switch: str | None = None
         if self._formatter is not None and isinstance(template, str):
@@ -148,7 +161,7 @@ class ChatTemplate:
             segments = segment_prompt(render_text, messages)
         if reply_prefix:
             segments.append(Segment(reply_prefix, False))
-        parts = split_at_specials(segments, self.specials())
+        parts = split_at_specials(segments, self.specials(), [text for text, _ in self.guarded()])
         tokens: list[int] = []
         add_special = self._formatter is None  # a Jinja template writes its own BOS
         if add_special and llama_cpp.llama_vocab_get_add_bos(self._vocab):
@@ -161,6 +174,13 @@ class ChatTemplate:
         if add_special and llama_cpp.llama_vocab_get_add_eos(self._vocab):
             tokens.append(self._llama.token_eos())
         return tokens
+
+    def plain_tokens(self, text: str) -> list[int]:
+        """``text`` as ordinary text tokens: neither a special nor a user-defined token can arise from it."""
+        pieces = guard_plain_text(text, [(0, len(text))], [t for t, _ in self.guarded()])
+        return [
+            t for piece in pieces for t in self._llama.tokenize(piece.encode("utf-8"), add_bos=False, special=False)
+        ]
 
     def opens_reasoning(self, messages: Sequence[Message], markers: ReasoningMarkers = THINK) -> bool:
         """Whether the rendered prompt ends inside an opened reasoning block (DeepSeek-R1's template does)."""
@@ -178,6 +198,23 @@ class ChatTemplate:
                 if llama_cpp.llama_vocab_get_attr(self._vocab, token) & _PARSED_ONLY_AS_SPECIAL
             ]
         return self._specials
+
+    def guarded(self) -> list[tuple[str, int]]:
+        """(text, id) of every user-defined token, which llama.cpp matches even in plain text (read once).
+
+        Only the template's own text may become one of these; a text that is
+        whitespace alone (some vocabularies spell indentation so) is left as the
+        tokenizer has it, being no marker.
+        """
+        if self._guarded is None:
+            n_vocab = int(llama_cpp.llama_vocab_n_tokens(self._vocab))
+            found = (
+                (self._text(token), token)
+                for token in range(n_vocab)
+                if llama_cpp.llama_vocab_get_attr(self._vocab, token) & _MATCHED_IN_PLAIN_TEXT
+            )
+            self._guarded = [(text, token) for text, token in found if text.strip()]
+        return self._guarded
 
     def _render(self, messages: Sequence[Message], tools: Sequence[ToolSpec] = (), asked: bool | None = None) -> str:
         """The prompt text; ``asked``: the conversation's reasoning switch (:func:`thinking_asked` of the real
@@ -197,14 +234,26 @@ class ChatTemplate:
         return str(result.prompt)
 
     def _escape_specials(self, json_text: str) -> str:
-        """``json_text`` with the first character of every special token's text written as a JSON escape.
+        """``json_text`` with the first character of every marker's text (:meth:`_json_escaped`) as a JSON escape.
 
         JSON puts text only inside strings, where ``\u003c`` reads as ``<``: the value is the same.
         """
-        for text, _ in self.specials():
-            if len(text) > 1 and ord(text[0]) <= 0xFFFF and text in json_text:
+        for text in self._json_escaped():
+            if text in json_text:
                 json_text = json_text.replace(text, f"\\u{ord(text[0]):04x}{text[1:]}")
         return json_text
+
+    def _json_escaped(self) -> list[str]:
+        """The texts :meth:`_escape_specials` escapes: every special's, and each user-defined token's that only
+        a JSON string can hold (one starting with a letter, digit, space or JSON's punctuation could stand outside)."""
+        user_defined = [
+            text
+            for text, _ in self.guarded()
+            if not (text[0].isalnum() or text[0].isspace() or text[0] in _JSON_PUNCTUATION)
+        ]
+        return [
+            text for text in [t for t, _ in self.specials()] + user_defined if len(text) > 1 and ord(text[0]) <= 0xFFFF
+        ]
 
     def _text(self, token: int) -> str:
         raw = llama_cpp.llama_vocab_get_text(self._vocab, token)

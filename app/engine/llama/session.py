@@ -219,9 +219,14 @@ class LoadedPair:
         ``tools``: offered to the model through the template (a chat's MCP tools).
         """
         budget = self.target.n_ctx - max(1, reserve)
+
+        def render(kept: Sequence[Message]) -> list[int]:
+            return self.template.render(kept, continue_reply=continue_reply, tools=tools)
+
+        # Each message counted once, so a long chat is fitted near its cut rather than rendered whole per drop.
+        fitted = fit_conversation(messages, render, budget, count=lambda m: len(self.template.plain_tokens(m.content)))
         if not continue_reply:
-            return fit_conversation(messages, lambda m: self.template.render(m, tools=tools), budget)
-        fitted = fit_conversation(messages, lambda m: self.template.render(m, continue_reply=True, tools=tools), budget)
+            return fitted
         return FittedPrompt(self._as_cached(fitted.tokens), fitted.dropped_messages)
 
     def _as_cached(self, prompt: list[int]) -> list[int]:
@@ -237,7 +242,8 @@ class LoadedPair:
         keep = common_prefix_length(cached, prompt)
         if keep == len(prompt) or keep == len(cached):
             return prompt
-        specials = {token for _, token in self.template.specials()}
+        # The template's markers, user-defined ones too: the tail is re-read as the reply's own text alone.
+        specials = {token for _, token in [*self.template.specials(), *self.template.guarded()]}
         if any(token in specials for token in prompt[keep:]):
             return prompt  # the cache parted before the reply's own text: nothing of it to keep
         rest = b"".join(self.target.token_bytes(t) for t in prompt[keep:])
@@ -255,7 +261,7 @@ class LoadedPair:
             except UnicodeDecodeError:
                 used -= len(self.target.token_bytes(taken.pop()))
                 continue
-            return [*prompt[:keep], *taken, *(self.target.tokenize(tail, parse_special=False) if tail else [])]
+            return [*prompt[:keep], *taken, *(self.template.plain_tokens(tail) if tail else [])]
         return prompt
 
     def cached_prefix(self, prompt: Sequence[int]) -> tuple[int, int | None]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.core.conversation.chat import Message
-from app.core.conversation.prompt_segments import Segment, segment_prompt, split_at_specials
+from app.core.conversation.prompt_segments import Segment, guard_plain_text, segment_prompt, split_at_specials
 
 
 def _chatml(messages: Sequence[Message]) -> str:
@@ -50,3 +50,35 @@ def test_specials_are_cut_from_template_text_only_longest_first() -> None:
     segments = [Segment("<s>user\n", False), Segment("a</s>b", True), Segment("</s>\n<s>", False)]
     specials = [("<s>", 1), ("</s>", 2), ("s>", 9)]
     assert split_at_specials(segments, specials) == [1, "user\na</s>b", 2, "\n", 1]
+
+
+def test_a_guarded_text_in_a_content_is_cut_and_the_templates_own_is_kept() -> None:
+    # A tool-calling template writes <call> itself; a tool result that holds it must not become the token.
+    segments = [Segment("<s>tool\n<call>", False), Segment("x<call>y</call>", True), Segment("</call>\n", False)]
+    parts = split_at_specials(segments, [("<s>", 1)], guarded=["<call>", "</call>"])
+    assert parts == [1, "tool\n<call>x<", "call>y<", "/call></call>\n"]
+    assert "".join(p for p in parts if isinstance(p, str)) == "tool\n<call>x<call>y</call></call>\n"
+
+
+def test_without_a_guarded_text_in_a_content_the_run_stays_whole() -> None:
+    segments = [Segment("<call>", False), Segment("plain", True), Segment("</call>", False)]
+    assert split_at_specials(segments, [], guarded=["<call>", "</call>"]) == ["<call>plain</call>"]
+
+
+def test_a_guarded_text_straddling_template_and_content_is_cut() -> None:
+    assert guard_plain_text("ab<ca" + "ll>", [(5, 8)], ["<call>"]) == ["ab<", "call>"]
+    assert guard_plain_text("<call>", [(5, 6)], ["<call>"]) == ["<", "call>"]
+
+
+def test_guarded_texts_follow_the_tokenizers_order_longest_first() -> None:
+    # "<<call>>" is matched before "<call>" inside it; cutting it exposes "<call>", which is cut in turn.
+    assert guard_plain_text("<<call>>", [(0, 8)], ["<call>", "<<call>>"]) == ["<", "<", "call>>"]
+    # A one-character text cannot be cut; whitespace of the content is left alone.
+    assert guard_plain_text("a < b", [(0, 5)], ["<"]) == ["a < b"]
+
+
+def test_every_piece_is_free_of_a_guarded_text_that_takes_in_a_content() -> None:
+    text = "<call></call><call>" * 3
+    pieces = guard_plain_text(text, [(0, len(text))], ["<call>", "</call>", "call"])
+    assert "".join(pieces) == text
+    assert not any(g in p for p in pieces for g in ("<call>", "</call>", "call"))
