@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from app.core.conversation.chat import FittedPrompt, Message, fit_conversation, first_fitting, turn_cuts
+from app.core.conversation.chat import FittedPrompt, Message, first_fitting, fit_conversation, turn_cuts
 
 # A ChatML-like template over one token per word: each turn costs its words plus three of the template's.
 _OPENER = ["<s>", "assistant", "\n"]
