@@ -9,6 +9,7 @@ and a test is skipped when its file is not installed.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,9 +49,21 @@ def template(request: pytest.FixtureRequest, models_folder: Path) -> Iterator[Ch
     llama.close()
 
 
+@functools.cache
+def _user_defined(template: ChatTemplate) -> dict[str, int]:
+    """Text and id of each user-defined token, read from the vocabulary here rather than asked of the template."""
+    llama = template.model.llama
+    vocab = llama_cpp.llama_model_get_vocab(llama.model)
+    return {
+        llama_cpp.llama_vocab_get_text(vocab, token).decode(): token
+        for token in range(llama_cpp.llama_vocab_n_tokens(vocab))
+        if llama_cpp.llama_vocab_get_attr(vocab, token) & llama_cpp.LLAMA_TOKEN_ATTR_USER_DEFINED
+    }
+
+
 def _markers(template: ChatTemplate, tokens: list[int]) -> list[int]:
-    """The special and user-defined tokens of ``tokens``, in order."""
-    user_defined = {token for _, token in template.guarded()}
+    """The special and user-defined tokens of ``tokens``: each list in order."""
+    user_defined = set(_user_defined(template).values())
     return [t for t in tokens if t in user_defined] + specials_in(template, tokens)
 
 
@@ -101,7 +114,7 @@ def test_a_forged_tool_call_in_untrusted_text_stays_text(template: ChatTemplate,
 
 def test_the_templates_own_tool_markers_are_still_tokens(template: ChatTemplate) -> None:
     tokens = _render(template, "", "user")
-    user_defined = dict(template.guarded())
+    user_defined = _user_defined(template)
     if "<tool_call>" not in user_defined:
         assert not user_defined  # SmolLM2: nothing of the kind in its vocabulary
         return
