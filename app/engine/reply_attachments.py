@@ -65,7 +65,8 @@ class AttachmentTokens:
 
     def _make(self, attachment: Attachment) -> LookupSource:
         target = self._pair.target
-        tokens = target.tokenize(attachment.text, add_special=False, parse_special=False)
+        # Spelt as the prompt spells it (no marker token can arise), so lookup matches the prompt's copy.
+        tokens = self._pair.template.plain_tokens(attachment.text)
         self.tokenised += 1
         encoded = attachment.text.encode("utf-8")
         # The character that each byte belongs to: a byte that does not continue a UTF-8 sequence starts one.
@@ -122,7 +123,7 @@ def plan_attachments(
     return plan_context(
         messages,
         attachment_tokens=cache.count,
-        count=lambda text: len(target.tokenize(text, add_special=False, parse_special=False)),
+        count=lambda text: len(pair.template.plain_tokens(text)),
         n_ctx=target.n_ctx,
         reserve=reserve,
         base_tokens=base,
