@@ -134,7 +134,8 @@ class ChatTemplate:
         """Prompt tokens for ``messages`` ending with the assistant's turn opener.
 
         Equal to tokenising :meth:`render_text` with special tokens parsed when no
-        content contains a special token's text; where one does, that text stays text.
+        content contains a special or user-defined token's text; where one does, that
+        text stays text.
         With ``continue_reply`` the last message is an unfinished assistant reply:
         the prompt ends inside that turn, after its text, with nothing closing it.
         ``tools`` are rendered by the template (its ``tools`` variable); ``reply_prefix``
