@@ -118,7 +118,7 @@ def read_pdf(
         raise PdfError(_NEEDS_PASSWORD) from exc
     except (PdfError, ReadTooSlowError):
         raise
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError, RecursionError) as exc:
         raise PdfError(_DAMAGED.fill(error=str(exc))) from exc
     total = number if read_all else max(claimed, number)
     if not parts:
