@@ -16,8 +16,8 @@ settings and keys readable only by them (0600, folders 0700): created that
 way, and tightened when found looser. Both are no-ops on Windows, where
 POSIX modes do not describe who may read a file.
 
-:func:`read_regular_bytes` is the one way Tandem reads a file it did not
-write itself just now (an attachment, a cache entry, a settings file): only a
+:func:`read_regular_bytes` reads a file anyone else may have put in
+Tandem's way (an attachment, a cache entry, a settings file): only a
 regular file is opened, never a FIFO (which would wait for a writer for ever),
 a device (which may never end) or a socket, and at most a stated number of
 bytes is read.

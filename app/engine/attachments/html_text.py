@@ -64,6 +64,7 @@ _CELLS = frozenset({"td", "th"})
 _VOID = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
 )
+_TITLE_CHARS = 1_000  # a title longer than this is not one: the rest of it is not kept
 _BLANK_LINES = re.compile(r"\n[ \t\r\f\v]*(?:\n[ \t\r\f\v]*)+")
 _SPACES = re.compile(r"[ \t\r\f\v]+")
 
@@ -96,16 +97,13 @@ class _TextCollector(HTMLParser):
         self._length = 0
         self._tags = 0
         self._title: list[str] | None = None  # collecting while inside the first <title>
+        self._title_length = 0
         self.title = ""
         self.cut = False
         self.too_many_tags = False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._deadline.check()
-        self._tags += 1
-        if self._tags > self._limits.html_max_tags:
-            self.too_many_tags = True
-            raise _TextFullError
+        self._markup()
         if tag == "title" and not self.title and self._title is None:
             self._title = []
         if tag in _VOID:
@@ -121,15 +119,14 @@ class _TextCollector(HTMLParser):
             self._hidden += 1
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self._deadline.check()
+        self._markup()
         if (tag in _BLOCKS or tag in _CELLS) and not self._hidden:
             self._emit("\n" if tag in _BLOCKS else " ")
 
     def handle_endtag(self, tag: str) -> None:
-        self._deadline.check()
+        self._markup()
         if tag == "title" and self._title is not None:
-            self.title = " ".join(part for part in (piece.strip() for piece in self._title) if part)
-            self._title = None
+            self.end_title()
         if self._untracked:
             self._untracked -= 1
             return
@@ -141,19 +138,54 @@ class _TextCollector(HTMLParser):
                     self._close(self._open.pop())
                 return
 
+    def handle_comment(self, data: str) -> None:
+        self._markup()
+
+    def handle_decl(self, decl: str) -> None:
+        self._markup()
+
+    def handle_pi(self, data: str) -> None:
+        self._markup()
+
+    def unknown_decl(self, data: str) -> None:
+        self._markup()
+
     def handle_data(self, data: str) -> None:
-        if self._title is not None:
-            self._title.append(data)
+        self._deadline.check()
+        if self._title is not None and self._title_length < _TITLE_CHARS:
+            self._title.append(data[: _TITLE_CHARS - self._title_length])
+            self._title_length += len(self._title[-1])
         if not self._hidden:
             self._emit(data)
 
     def finish(self) -> None:
         """Close what the page left open, as the end of a document does."""
+        if self.open_title:
+            self.end_title()
         while self._open:
             self._close(self._open.pop())
 
     def text(self) -> str:
         return "".join(self._pieces)
+
+    @property
+    def open_title(self) -> bool:
+        """Whether a <title> is open, its end not yet read."""
+        return self._title is not None
+
+    def _markup(self) -> None:
+        """Count one tag, comment or declaration against the cap, and look at the clock."""
+        self._deadline.check()
+        self._tags += 1
+        if self._tags > self._limits.html_max_tags:
+            self.too_many_tags = True
+            raise _TextFullError
+
+    def end_title(self) -> None:
+        """Take the title collected so far as the page's title (at its end tag, or where reading stopped)."""
+        pieces = self._title or []
+        self.title = " ".join(part for part in (piece.strip() for piece in pieces) if part)
+        self._title = None
 
     def _close(self, tag: str) -> None:
         if tag in _HIDDEN:
@@ -183,7 +215,8 @@ def html_to_text(markup: str, limits: AttachmentLimits, deadline: Deadline) -> P
         collector.close()
         collector.finish()
     except _TextFullError:
-        pass
+        if collector.open_title:
+            collector.end_title()
     text = collector.text()
     lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
     folded = _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()

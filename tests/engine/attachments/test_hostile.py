@@ -114,6 +114,14 @@ def test_megabytes_of_unclosed_tags_stop_at_the_tag_cap_with_a_note() -> None:
     assert set(attachment.text) <= {"x", "\n"} and attachment.text.count("x") == 250_000
 
 
+def test_self_closed_tags_and_comments_count_against_the_cap_and_an_endless_title_is_cut() -> None:
+    page = ("<title>" + "t" * 50_000 + "<br/><!-- c -->" * 300_000).encode()
+    attachment = _attached(lambda: read_attachment_bytes("t.html", page))
+    assert "the page is read up to its first 500,000 tags (the rest was not read)" in attachment.notes
+    (title,) = [note for note in attachment.notes if note.startswith("the page's title: ")]
+    assert title == "the page's title: " + "t" * 1_000
+
+
 def test_html_text_past_the_cap_stops_the_read_with_one_note() -> None:
     page = ("<p>" + "word " * 2_000 + "</p>").encode()
     attachment = _attached(lambda: read_attachment_bytes("w.html", page, AttachmentLimits(max_text_chars=1_000)))
