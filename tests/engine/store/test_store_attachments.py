@@ -233,6 +233,24 @@ def test_a_store_an_older_tandem_imported_into_gives_the_real_file_its_own_text_
     assert store.message(again).attachments == (real,) and store.attachment_count() == 2
 
 
+def test_planted_text_both_imported_now_and_stored_by_an_older_tandem_ends_in_one_row_aside(store, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Shopping\n\n- leeks\n", encoding="utf-8")
+    real = read_attachment(notes)
+    new_import = store.import_json(_poisoned_export(real))  # kept apart now, under its imported key
+    old = store.create_conversation("imported before the fix")
+    planted = Attachment("notes.md", real.kind, real.sha256, real.size, PLANTED, (), ())
+    first = store.add_message(old, "user", "see the file", attachments=[planted])  # as an older Tandem stored it
+    assert store.attachment_count() == 2
+
+    cid = store.create_conversation("mine")
+    mine = store.add_message(cid, "user", "what do I buy?", attachments=[real])
+    assert store.message(mine).attachments == (real,)
+    aside = store.messages(new_import)[0].attachments[0]
+    assert store.message(first).attachments == (_rekeyed(planted, aside.sha256),), "both chats share the row aside"
+    assert aside.text == PLANTED and store.attachment_count() == 2
+
+
 def test_an_export_linking_a_file_it_does_not_hold_is_refused_whole(store):
     cid = store.create_conversation("broken")
     store.add_message(cid, "user", "one", attachments=[_report()])
