@@ -61,6 +61,11 @@
         <translation>kein PDF: sie beginnt nicht mit %PDF-</translation>
     </message>
     <message>
+        <location filename="../app/engine/attachments/pdf.py" line="46" />
+        <source>a damaged PDF (its page tree is nested deeper than {limit} levels)</source>
+        <translation>ein beschädigtes PDF (sein Seitenbaum ist tiefer als {limit} Ebenen verschachtelt)</translation>
+    </message>
+    <message>
         <location filename="../app/engine/attachments/pdf.py" line="27" />
         <source>the PDF is encrypted in a way that cannot be read here ({error})</source>
         <translation>das PDF ist auf eine Weise verschlüsselt, die hier nicht gelesen werden kann ({error})</translation>
@@ -99,6 +104,11 @@
         <location filename="../app/engine/attachments/read.py" line="25" />
         <source>it is a broken symbolic link</source>
         <translation>sie ist ein defekter symbolischer Link</translation>
+    </message>
+    <message>
+        <location filename="../app/engine/attachments/read.py" line="51" />
+        <source>reading it was stopped: it took longer than {seconds:.0f} s (or was called off)</source>
+        <translation>das Lesen wurde abgebrochen: es dauerte länger als {seconds:.0f} s (oder wurde abgesagt)</translation>
     </message>
     <message>
         <location filename="../app/engine/attachments/read.py" line="26" />

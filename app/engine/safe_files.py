@@ -15,6 +15,12 @@ existing regular file is replaced only when the caller says so (the CLI's
 settings and keys readable only by them (0600, folders 0700): created that
 way, and tightened when found looser. Both are no-ops on Windows, where
 POSIX modes do not describe who may read a file.
+
+:func:`read_regular_bytes` reads a file anyone else may have put in
+Tandem's way (an attachment, a cache entry, a settings file): only a
+regular file is opened, never a FIFO (which would wait for a writer for ever),
+a device (which may never end) or a socket, and at most a stated number of
+bytes is read.
 """
 
 from __future__ import annotations
@@ -135,6 +141,98 @@ def _move_into_place(temporary: str, path: Path, *, overwrite: bool) -> None:
         os.replace(temporary, path)
         return
     os.unlink(temporary)
+
+
+# -- bounded reads -------------------------------------------------------------------
+
+
+class Unreadable(enum.Enum):
+    """Why :func:`read_regular_bytes` read nothing."""
+
+    MISSING = "missing"  # nothing at the path (or a link to nothing)
+    NOT_A_FILE = "not-a-file"  # a folder, device, FIFO or socket
+    SYMLINK = "symlink"  # a symbolic link where links were not to be followed
+    TOO_BIG = "too-big"  # more than the bytes asked for
+    FAILED = "failed"  # the system refused (permissions, I/O error, a loop of links)
+
+
+class UnreadableFileError(TandemError):
+    """A file :func:`read_regular_bytes` would not or could not read, in one line naming it; ``reason`` says why."""
+
+    def __init__(self, path: Path, reason: Unreadable, what: str) -> None:
+        super().__init__(f"cannot read {path}: {what}")
+        self.path = path
+        self.reason = reason
+        self.what = what
+
+
+_O_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a FIFO that slipped past the check opens without waiting
+_O_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_O_BINARY = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_CHUNK = 1 << 20
+
+
+def read_regular_bytes(path: Path, max_bytes: int, *, follow_links: bool = True) -> bytes:
+    """The bytes of the regular file at ``path``, at most ``max_bytes`` of them.
+
+    Anything else at ``path`` is refused with :class:`UnreadableFileError`
+    before it is opened (a FIFO, a device node, a socket, a folder), and again
+    from the opened descriptor (``fstat``), so a FIFO swapped in between the
+    two is still never read. A file with more than ``max_bytes`` bytes is
+    refused (``Unreadable.TOO_BIG``), even one that grows while it is read.
+    With ``follow_links=False`` a symbolic link is refused as well.
+    """
+    try:
+        status = os.stat(path) if follow_links else os.lstat(path)
+    except FileNotFoundError:
+        raise UnreadableFileError(path, Unreadable.MISSING, "no such file") from None
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
+        raise UnreadableFileError(path, Unreadable.FAILED, _reason(exc)) from exc
+    _check_regular(path, status, max_bytes)
+    flags = os.O_RDONLY | _O_NONBLOCK | _O_BINARY | _O_CLOEXEC | (0 if follow_links else _O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise UnreadableFileError(path, Unreadable.MISSING, "no such file") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow_links:
+            raise UnreadableFileError(path, Unreadable.SYMLINK, "it is a symbolic link") from exc
+        raise UnreadableFileError(path, Unreadable.FAILED, _reason(exc)) from exc
+    try:
+        _check_regular(path, os.fstat(fd), max_bytes)  # what was opened, not what was looked at
+        parts: list[bytes] = []
+        left = max_bytes + 1  # one byte more than allowed tells a file that grew past the cap
+        while left > 0:
+            part = os.read(fd, min(left, _CHUNK))
+            if not part:
+                break
+            parts.append(part)
+            left -= len(part)
+    except OSError as exc:
+        raise UnreadableFileError(path, Unreadable.FAILED, _reason(exc)) from exc
+    finally:
+        os.close(fd)
+    if left <= 0:
+        raise UnreadableFileError(path, Unreadable.TOO_BIG, f"it holds more than {max_bytes:,} bytes")
+    return b"".join(parts)
+
+
+def _check_regular(path: Path, status: os.stat_result, max_bytes: int) -> None:
+    if stat.S_ISLNK(status.st_mode):
+        raise UnreadableFileError(path, Unreadable.SYMLINK, "it is a symbolic link")
+    if not stat.S_ISREG(status.st_mode):
+        raise UnreadableFileError(path, Unreadable.NOT_A_FILE, f"it is {_kind(status.st_mode)}, not a regular file")
+    if status.st_size > max_bytes:
+        raise UnreadableFileError(
+            path, Unreadable.TOO_BIG, f"it is {status.st_size:,} bytes, over the {max_bytes:,} it may be"
+        )
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.errno == errno.ELOOP:
+        return "a loop of symbolic links"
+    return str(exc.strerror or exc) if isinstance(exc, OSError) else str(exc)
 
 
 # -- private files ------------------------------------------------------------------

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from app.engine.store.conversations import ChatStore
-from tests.cli.helpers import one_line_error, run_cli
+from tests.cli.helpers import one_line_error, run_cli, run_cli_process
 
 posix_only = pytest.mark.skipif(os.name == "nt", reason="POSIX links, FIFOs and device nodes")
 
@@ -147,9 +147,17 @@ def test_a_hostile_file_is_one_line_and_nothing_is_imported(data_dir, chats, tmp
 
 
 @posix_only
-def test_an_endless_file_is_read_only_up_to_the_cap(data_dir, chats):
+def test_a_device_or_a_fifo_is_never_read_as_an_export(data_dir, chats, tmp_path):
     before = _count(data_dir)
-    one_line_error(run_cli("chats", "import", "/dev/zero", data=data_dir), "larger than 128 MiB")
+    one_line_error(run_cli("chats", "import", "/dev/zero", data=data_dir), "/dev/zero: it is a device, not a regular")
+    fifo = tmp_path / "chat.json"
+    os.mkfifo(fifo)  # opened for reading, a FIFO waits for a writer for ever
+    # In its own process (the in-process runner sets signal handlers, so it cannot run in a thread): a hang
+    # ends in TimeoutExpired.
+    one_line_error(
+        run_cli_process("chats", "import", str(fifo), data=data_dir, timeout=60),
+        "chat.json: it is a FIFO, not a regular file",
+    )
     assert _count(data_dir) == before
 
 

@@ -4,7 +4,11 @@ The walk respects every ``.gitignore`` in the folder (read with pathspec,
 each applying below its own folder, as git applies them), never enters
 ``.git``, leaves out binary files, and follows no link to a folder (so a
 link loop cannot trap it); a link to a file is read when it points inside
-the folder. Past :attr:`~AttachmentLimits.folder_max_files` files or
+the folder. Only regular files are opened: a FIFO, a device node or a
+socket in the folder is left out unopened (a FIFO would wait for a writer for
+ever, a device might never end). Folders nested deeper than
+:attr:`~AttachmentLimits.folder_max_depth` are not entered. Past
+:attr:`~AttachmentLimits.folder_max_files` files or
 :attr:`~AttachmentLimits.folder_max_bytes` of text, files are left out, and
 every file left out is counted in a note, never dropped silently.
 
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,9 +29,11 @@ import pathspec
 
 from app.core.attachments.record import Section
 from app.engine.attachments.kinds import NotTextError, decode
-from app.engine.attachments.limits import AttachmentLimits, size_text
+from app.engine.attachments.limits import AttachmentLimits, Deadline, size_text
+from app.engine.safe_files import Unreadable, UnreadableFileError, read_regular_bytes
 
 _NEVER = frozenset({".git"})  # version-control internals: never content
+_IGNORE_FILE_BYTES = 1_000_000  # a .gitignore bigger than this is not a real one
 
 
 @dataclass(slots=True)
@@ -46,25 +53,33 @@ def header(path: str) -> str:
     return f"==> {path} <==\n"
 
 
-def read_folder(root: Path, limits: AttachmentLimits) -> FolderText:
-    """Walk ``root`` (see the module's docstring); the files kept and the notes on those left out."""
+def read_folder(root: Path, limits: AttachmentLimits, deadline: Deadline) -> FolderText:
+    """Walk ``root`` (see the module's docstring); the files kept and the notes on those left out.
+
+    Raises :class:`~app.engine.attachments.limits.ReadTooSlowError` when ``deadline`` passes.
+    """
     out = FolderText()
     left: Counter[str] = Counter()  # why files were left out -> how many
     guessed: list[str] = []
     digest = hashlib.sha256()
     parts: list[str] = []
     at = 0
-    for rel in _candidates(root, left):
+    for rel in _candidates(root, left, limits, deadline):
+        deadline.check()
         path = root / rel
         try:
             target = path.resolve(strict=True) if path.is_symlink() else path
             if path.is_symlink() and not target.is_relative_to(root.resolve()):
                 left["links"] += 1
                 continue
-            size = target.stat().st_size
+            status = target.stat()
         except (OSError, RuntimeError):  # a broken or looping link, or a file gone since the walk
             left["links" if path.is_symlink() else "unreadable"] += 1
             continue
+        if not stat.S_ISREG(status.st_mode):  # a FIFO, device or socket: never opened
+            left["special"] += 1
+            continue
+        size = status.st_size
         if len(out.sections) >= limits.folder_max_files:
             left["count"] += 1
             continue
@@ -72,12 +87,10 @@ def read_folder(root: Path, limits: AttachmentLimits) -> FolderText:
             left["size"] += 1
             continue
         try:
-            data = target.read_bytes()
-        except OSError:
-            left["unreadable"] += 1
-            continue
-        if out.size + len(data) > limits.folder_max_bytes:  # it grew since its size was read
-            left["size"] += 1
+            data = read_regular_bytes(target, limits.folder_max_bytes - out.size)  # bounded if it grew meanwhile
+        except UnreadableFileError as exc:
+            reason = {Unreadable.TOO_BIG: "size", Unreadable.NOT_A_FILE: "special"}.get(exc.reason, "unreadable")
+            left[reason] += 1
             continue
         try:
             decoded = decode(data)
@@ -105,7 +118,7 @@ def read_folder(root: Path, limits: AttachmentLimits) -> FolderText:
     return out
 
 
-def _candidates(root: Path, left: Counter[str]) -> list[str]:
+def _candidates(root: Path, left: Counter[str], limits: AttachmentLimits, deadline: Deadline) -> list[str]:
     """The folder's files not ignored, as relative POSIX paths in sorted order; ignored ones counted in ``left``."""
     found: list[str] = []
     specs: list[tuple[str, pathspec.GitIgnoreSpec]] = []  # (folder relative to root, its .gitignore)
@@ -123,17 +136,24 @@ def _candidates(root: Path, left: Counter[str]) -> list[str]:
         left["unreadable"] += 1
 
     for current, dirs, files in os.walk(root, topdown=True, onerror=walk_error, followlinks=False):
+        deadline.check()
         base = Path(current).relative_to(root).as_posix()
         base = "" if base == "." else base
+        if base and base.count("/") + 1 >= limits.folder_max_depth:
+            # os.walk recurses once per level: stopping here also keeps a deep tree from exhausting the stack.
+            left["deep"] += len(dirs)
+            dirs[:] = []
         ignore_file = Path(current) / ".gitignore"
         if ignore_file.is_file() and not ignore_file.is_symlink():
             try:
-                lines = ignore_file.read_text(encoding="utf-8", errors="replace").splitlines()
+                data = read_regular_bytes(ignore_file, _IGNORE_FILE_BYTES, follow_links=False)
+                lines = data.decode("utf-8", errors="replace").splitlines()
                 specs.append((base, pathspec.GitIgnoreSpec.from_lines(lines)))
-            except OSError:
+            except (UnreadableFileError, ValueError):  # ValueError: a pattern pathspec cannot compile
                 left["unreadable"] += 1
         kept_dirs = []
         for name in sorted(dirs):
+            deadline.check()
             rel = f"{base}/{name}" if base else name
             if name in _NEVER:
                 continue
@@ -145,6 +165,7 @@ def _candidates(root: Path, left: Counter[str]) -> list[str]:
                 kept_dirs.append(name)
         dirs[:] = kept_dirs
         for name in sorted(files):
+            deadline.check()
             rel = f"{base}/{name}" if base else name
             if ignored(rel, is_dir=False):
                 left["ignored"] += 1
@@ -169,6 +190,12 @@ def _notes(left: Counter[str], guessed: list[str], limits: AttachmentLimits) -> 
     if left["links"]:
         notes.append(
             f"{left['links']} symbolic links not followed (to a folder, outside the folder, broken or looping)"
+        )
+    if left["special"]:
+        notes.append(f"{left['special']} FIFOs, devices or sockets left out (not regular files: never opened)")
+    if left["deep"]:
+        notes.append(
+            f"{left['deep']} folders left out: nested deeper than {limits.folder_max_depth} levels are not entered"
         )
     if left["unreadable"]:
         notes.append(f"{left['unreadable']} files could not be read")

@@ -7,6 +7,8 @@ and a folder's files left out past its caps are named in the attachment's ``note
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
@@ -23,10 +25,39 @@ class AttachmentLimits:
     max_text_chars: int = 4_000_000  # extracted text beyond this is cut, with a note
     folder_max_files: int = 500  # a folder's files beyond this are left out, with a note
     folder_max_bytes: int = 2 * MB  # a folder's text beyond this is left out, file by file, with a note
+    folder_max_depth: int = 64  # folders nested deeper are not entered, with a note
+    pdf_max_pages: int = 2_000  # a PDF's pages beyond this are not read, with a note ("read the first N of M")
+    pdf_max_tree_depth: int = 64  # a page tree nested deeper is refused (real ones are a few levels)
+    html_max_depth: int = 256  # elements nested deeper add their text but no more structure
+    html_max_tags: int = 500_000  # a page's tags beyond this are not read, with a note (real pages have far fewer)
+    read_seconds: float = 120.0  # one read (a file, a paste, a folder) taking longer is stopped and refused
 
 
 # The caps every caller gets unless it passes its own (frozen, so one shared instance is safe as a default).
 DEFAULT_LIMITS = AttachmentLimits()
+
+
+class ReadTooSlowError(Exception):
+    """A read passed its :class:`Deadline` (or was called off); :func:`read_attachment` turns it into one line."""
+
+
+class Deadline:
+    """When one read must end: checked inside the readers' loops, so a hostile file cannot hold a thread for ever.
+
+    ``cancelled`` (optional) is asked at each check as well, so whoever started
+    the read (a client that went away) can end it early.
+    """
+
+    __slots__ = ("_cancelled", "_ends")
+
+    def __init__(self, seconds: float, cancelled: Callable[[], bool] | None = None) -> None:
+        self._ends = time.monotonic() + seconds
+        self._cancelled = cancelled
+
+    def check(self) -> None:
+        """Raise :class:`ReadTooSlowError` once the time is up or the read was called off."""
+        if time.monotonic() > self._ends or (self._cancelled is not None and self._cancelled()):
+            raise ReadTooSlowError
 
 
 # What the window says about a file it cannot attach, in its own language (English in the CLI and ``serve``).

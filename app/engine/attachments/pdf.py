@@ -5,19 +5,29 @@ targets read no images, and an empty attachment would only mislead. An
 encrypted PDF is read only when it opens without a password (many carry an
 owner password alone); otherwise it is refused. Pages without text in an
 otherwise readable PDF are named in a note.
+
+The page tree is walked here, one page at a time, rather than flattened
+whole by pypdf: a PDF claiming 100,000 pages is read up to
+:attr:`~AttachmentLimits.pdf_max_pages` ("read the first N pages of M" in its
+notes), a tree nested deeper than :attr:`~AttachmentLimits.pdf_max_tree_depth`
+is refused in one line, and the read's deadline is checked between pages and
+inside each page's text extraction (at every content-stream operator).
 """
 
 from __future__ import annotations
 
 import io
 import logging
+from collections.abc import Iterator
+from typing import Any
 
 import pypdf
-from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
+from pypdf.errors import DependencyError, FileNotDecryptedError, PyPdfError
+from pypdf.generic import ArrayObject, DictionaryObject, IndirectObject, NameObject
 
 from app.core.attachments.record import Section
 from app.core.display.wording import QT_TRANSLATE_NOOP, Words
-from app.engine.attachments.limits import AttachmentLimits
+from app.engine.attachments.limits import AttachmentLimits, Deadline, ReadTooSlowError
 
 _PAGE_GAP = "\n\n"
 
@@ -37,6 +47,8 @@ _NO_TEXT_LAYER = QT_TRANSLATE_NOOP(
     "run it through OCR first",
 )
 _NO_PAGES = QT_TRANSLATE_NOOP("AttachmentRead", "the PDF has no pages")
+_TOO_DEEP = QT_TRANSLATE_NOOP("AttachmentRead", "a damaged PDF (its page tree is nested deeper than {limit} levels)")
+_INHERITED = tuple(NameObject(key) for key in ("/Resources", "/MediaBox", "/CropBox", "/Rotate"))
 # Page counts without %n: a count in the window's own plural forms needs QObject.tr.
 _ONE_PAGE = QT_TRANSLATE_NOOP("AttachmentRead", "{n} page")
 _PAGES = QT_TRANSLATE_NOOP("AttachmentRead", "{n} pages")
@@ -46,13 +58,28 @@ class PdfError(ValueError):
     """A PDF that cannot be read; the message is the reason as a user reads it."""
 
 
-def read_pdf(data: bytes, limits: AttachmentLimits) -> tuple[str, tuple[Section, ...], tuple[str, ...]]:
-    """The text of every page, where each page starts, and the notes; :class:`PdfError` when there is none."""
+def read_pdf(
+    data: bytes, limits: AttachmentLimits, deadline: Deadline
+) -> tuple[str, tuple[Section, ...], tuple[str, ...]]:
+    """The text of every page, where each page starts, and the notes; :class:`PdfError` when there is none.
+
+    Raises :class:`~app.engine.attachments.limits.ReadTooSlowError` when ``deadline`` passes.
+    """
     if not data.lstrip()[:1024].startswith(b"%PDF-"):
         raise PdfError(_NOT_PDF)
     notes: list[str] = []
     # pypdf logs every oddity of a damaged file as a warning; what matters reaches the user as a note or an error.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
+    parts: list[str] = []
+    sections: list[Section] = []
+    empty: list[int] = []
+    at = 0
+    number = 0
+    read_all = True
+
+    def tick(*_: Any) -> None:
+        deadline.check()
+
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted:
@@ -63,44 +90,98 @@ def read_pdf(data: bytes, limits: AttachmentLimits) -> tuple[str, tuple[Section,
             if not opened:
                 raise PdfError(_NEEDS_PASSWORD)
             notes.append("the PDF is encrypted but opens without a password")
-        pages = list(reader.pages)
+        claimed = _claimed_pages(reader)
+        for page in _pages_of(reader, limits, deadline):
+            if number >= limits.pdf_max_pages:
+                read_all = False
+                break
+            number += 1
+            deadline.check()
+            try:
+                text = (page.extract_text(visitor_operand_before=tick) or "").strip()
+            except (PdfError, ReadTooSlowError):
+                raise
+            except Exception:  # pypdf raises many kinds for one bad page; the rest still reads
+                text = ""
+            if not text:
+                empty.append(number)
+                continue
+            if parts:
+                at += len(_PAGE_GAP)
+            sections.append(Section(f"p. {number}", at))
+            parts.append(text)
+            at += len(text)
+            if at > limits.max_text_chars:
+                read_all = False
+                break
     except FileNotDecryptedError as exc:
         raise PdfError(_NEEDS_PASSWORD) from exc
-    except PdfError:
+    except (PdfError, ReadTooSlowError):
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError, RecursionError) as exc:
         raise PdfError(_DAMAGED.fill(error=str(exc))) from exc
-    parts: list[str] = []
-    sections: list[Section] = []
-    empty: list[int] = []
-    at = 0
-    for number, page in enumerate(pages, start=1):
-        try:
-            text = (page.extract_text() or "").strip()
-        except Exception:  # pypdf raises many kinds for one bad page; the rest still reads
-            text = ""
-        if not text:
-            empty.append(number)
-            continue
-        if parts:
-            at += len(_PAGE_GAP)
-        sections.append(Section(f"p. {number}", at))
-        parts.append(text)
-        at += len(text)
-        if at > limits.max_text_chars:
-            break
+    total = number if read_all else max(claimed, number)
     if not parts:
-        raise PdfError(_NO_TEXT_LAYER.fill(pages=_pages_words(len(pages))) if pages else _NO_PAGES)
+        raise PdfError(_NO_TEXT_LAYER.fill(pages=_pages_words(total)) if number else _NO_PAGES)
     if empty:
-        notes.append(f"{len(empty)} of {_pages(len(pages))} have no text layer: {_page_list(empty)}")
+        notes.append(f"{len(empty)} of {_pages(number)} have no text layer: {_page_list(empty)}")
     text = _PAGE_GAP.join(parts)
     if len(text) > limits.max_text_chars:  # the pages after the one that crossed the cap were not read
         text = text[: limits.max_text_chars]
         sections = [s for s in sections if s.start < len(text)]
-        notes.append(
-            f"the text is cut at {limits.max_text_chars:,} characters, in {sections[-1].label} of {len(pages)}"
-        )
+        notes.append(f"the text is cut at {limits.max_text_chars:,} characters, in {sections[-1].label} of {total}")
+    elif not read_all:
+        more = f"{total:,}" if total > number else "more"
+        notes.append(f"read the first {number:,} pages of {more}: a PDF is read up to {limits.pdf_max_pages:,} pages")
     return text, tuple(sections), tuple(notes)
+
+
+def _claimed_pages(reader: pypdf.PdfReader) -> int:
+    """The page count the PDF's page tree claims (0 when it claims none): said in a note, never trusted for work."""
+    count = reader.root_object.get("/Pages", DictionaryObject()).get_object()
+    claimed = count.get("/Count", 0) if isinstance(count, DictionaryObject) else 0
+    return int(claimed) if isinstance(claimed, int) and claimed > 0 else 0
+
+
+def _pages_of(reader: pypdf.PdfReader, limits: AttachmentLimits, deadline: Deadline) -> Iterator[pypdf.PageObject]:
+    """The PDF's pages in order, each made only when asked for, walking the tree with a stack of bounded depth.
+
+    Every node entered deepens the stack, so a cycle in the tree ends at the
+    depth limit (a :class:`PdfError`) rather than going round for ever.
+    """
+    root = reader.root_object.get("/Pages")
+    root = root.get_object() if root is not None else None
+    if not isinstance(root, DictionaryObject):
+        raise PdfError(_DAMAGED.fill(error="it has no page tree"))
+    # Each frame: the kids still to visit under one /Pages node, and what its pages inherit.
+    stack: list[tuple[Iterator[Any], dict[NameObject, Any]]] = [(iter([root]), {})]
+    while stack:
+        deadline.check()
+        kids, inherited = stack[-1]
+        kid = next(kids, None)
+        if kid is None:
+            stack.pop()
+            continue
+        node = kid.get_object()
+        if not isinstance(node, DictionaryObject) or not node:
+            continue  # a damaged entry: skipped, as pypdf skips it
+        if node.get("/Type") == "/Pages" or ("/Kids" in node and node.get("/Type") != "/Page"):
+            if len(stack) > limits.pdf_max_tree_depth:
+                raise PdfError(_TOO_DEEP.fill(limit=limits.pdf_max_tree_depth))
+            children = node.get("/Kids", ArrayObject())
+            children = children.get_object() if children is not None else ArrayObject()
+            if not isinstance(children, ArrayObject):
+                raise PdfError(_DAMAGED.fill(error="a page tree node's /Kids is not a list"))
+            passed = dict(inherited)
+            passed.update((key, node[key]) for key in _INHERITED if key in node)
+            stack.append((iter(children), passed))
+            continue
+        page = pypdf.PageObject(reader, kid if isinstance(kid, IndirectObject) else None)
+        page.update(node)
+        for key, value in inherited.items():
+            if key not in page:
+                page[key] = value
+        yield page
 
 
 def _page_list(numbers: list[int]) -> str:

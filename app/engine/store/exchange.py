@@ -18,9 +18,9 @@ each one follows the one before it. Older versions (without attachments) still r
 a file that is not an export is refused whole with one line saying why
 (:class:`ImportFormatError`) and nothing is half-imported.
 
-A file is hostile input: :func:`read_export_file` reads at most
-:data:`MAX_EXPORT_BYTES`, and a document nested deeper than :data:`MAX_DEPTH`,
-a number of more digits than Python converts (4,300) or beyond SQLite's
+A file is hostile input: :func:`read_export_file` reads only a regular
+file (never a FIFO or a device) and at most :data:`MAX_EXPORT_BYTES`, and
+a document nested deeper than :data:`MAX_DEPTH`, a number of more digits than Python converts (4,300) or beyond SQLite's
 64-bit integers, or a lone UTF-16 surrogate (``"\\ud800"``, which no UTF-8
 file or SQLite text can hold) is refused in one line like any other mistake.
 """
@@ -42,6 +42,7 @@ from app.core.conversation.chat import MessageState, Role
 from app.core.errors import TandemError
 from app.core.reply.step_record import StepRecord
 from app.core.reply.token_record import TokenRecord
+from app.engine.safe_files import Unreadable, UnreadableFileError, read_regular_bytes
 
 FORMAT = "tandem-conversation"
 EXPORT_VERSION = 3
@@ -100,12 +101,12 @@ def read_export_file(path: Path) -> object:
     :class:`~app.core.errors.TandemError` when the file cannot be read at all.
     """
     try:
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_EXPORT_BYTES + 1)  # bounded even for /dev/zero or a file still growing
-    except OSError as exc:
-        raise TandemError(f"cannot read {path}: {exc.strerror or exc}") from exc
-    if len(raw) > MAX_EXPORT_BYTES:
-        raise ImportFormatError(f"the file is larger than {MAX_EXPORT_BYTES // (1024 * 1024)} MiB")
+        # Only a regular file: a FIFO would wait for a writer for ever, a device might never end.
+        raw = read_regular_bytes(path, MAX_EXPORT_BYTES)  # bounded even for a file still growing
+    except UnreadableFileError as exc:
+        if exc.reason is Unreadable.TOO_BIG:
+            raise ImportFormatError(f"the file is larger than {MAX_EXPORT_BYTES // (1024 * 1024)} MiB") from None
+        raise TandemError(str(exc)) from exc
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

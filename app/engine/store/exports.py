@@ -104,7 +104,7 @@ class Exports(MessageTree):
                 new_ids[message.key] = int(cursor.lastrowid or 0)
                 write_tokens(self._db, new_ids[message.key], 0, message.tokens)
                 write_steps(self._db, new_ids[message.key], message.steps)
-                link_attachments(self._db, new_ids[message.key], message.attachments)
+                link_attachments(self._db, new_ids[message.key], message.attachments, imported=True)
             if parsed.active_leaf is not None:
                 self._activate(conversation_id, self._descend(new_ids[parsed.active_leaf]))
         return conversation_id
