@@ -23,9 +23,12 @@ SERVER = ROOT / "tests" / "engine" / "tools" / "mcp_test_server.py"
 ASK = "What is the weather in Paris right now?"
 
 
-def write_config(tmp_path: Path) -> Path:
+def write_config(tmp_path: Path, env: dict[str, str] | None = None) -> Path:
     config = tmp_path / "mcp.json"
-    config.write_text(json.dumps({"mcpServers": {"test": {"command": sys.executable, "args": [str(SERVER)]}}}))
+    entry: dict[str, object] = {"command": sys.executable, "args": [str(SERVER)]}
+    if env:
+        entry["env"] = env
+    config.write_text(json.dumps({"mcpServers": {"test": entry}}))
     return config
 
 
@@ -50,6 +53,17 @@ def test_allowed_call_runs_its_result_goes_back_and_the_answer_uses_it(
     assert f"starting MCP server 'test': {sys.executable} {SERVER}" in result.stderr
     assert 'tool call: weather {"city": "Paris"}' in result.stderr
     assert "  result: " in result.stderr and "[y/N]" not in result.stderr  # --allow-tools: never asked
+
+
+@pytest.mark.slow
+def test_the_servers_environment_is_shown_masked_before_it_starts(demo_pair: tuple[Path, Path], tmp_path: Path) -> None:
+    secret = "sk-live-" + "7" * 40
+    config = write_config(tmp_path, env={"API_KEY": secret, "TZ": "UTC"})
+    result = run_cli("chat", *pair_args(demo_pair), "--max-tokens", "1", "--mcp", str(config), "--allow-tools", "Hi")
+    assert result.returncode == 0, result.stderr
+    shown = f"starting MCP server 'test': env API_KEY=•••••••• TZ=UTC {sys.executable} {SERVER}"
+    assert shown in result.stderr.splitlines()
+    assert secret not in result.stderr + result.stdout
 
 
 @pytest.mark.slow

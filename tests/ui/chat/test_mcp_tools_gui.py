@@ -253,6 +253,25 @@ def test_a_saved_configuration_is_asked_about_inside_the_shown_window_and_rememb
     qtbot.waitUntil(second.controller.tool_flow.start_bar.isVisible, timeout=10_000)
 
 
+def test_the_start_bar_shows_the_environment_masked_and_a_changed_environment_asks_again(make_window, tmp_path, qtbot):
+    secret = "sk-live-" + "7" * 40
+    long_path = "/opt/" + "deep/" * 30 + "lib"
+    config = write_config(tmp_path, env={"API_KEY": secret, "LIBRARY": long_path, "TZ": "UTC"})
+    window = make_window()
+    asked = choose_config(qtbot, window, config)  # read from the bar before Allow is clicked
+    assert COMMAND in asked and "TZ=UTC" in asked and "API_KEY=" in asked and "LIBRARY=" in asked
+    assert secret not in asked and long_path not in asked and "…" in asked
+    allowed = window.settings_panel.mcp.allowed
+    (listed,) = [allowed.item(n).text() for n in range(allowed.count())]
+    assert "API_KEY=" in listed and secret not in listed  # Settings' list of allowed commands masks it too
+    # The allowance was for this command with this environment: a new key value is asked about again.
+    write_config(tmp_path, env={"API_KEY": secret + "8", "LIBRARY": long_path, "TZ": "UTC"})
+    flow = window.controller.tool_flow
+    QTest.keyClick(window.settings_panel.mcp.path, Qt.Key.Key_Return)
+    qtbot.waitUntil(flow.start_bar.isVisible, timeout=10_000)
+    assert secret not in flow.start_bar.text.text() and "API_KEY=" in flow.start_bar.text.text()
+
+
 def test_none_all_and_new_chat_switches(make_window, tmp_path, qtbot):
     window = make_window()
     flow = window.controller.tool_flow
