@@ -39,7 +39,7 @@ from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import NAME_PATTERN, ToolCall, ToolResult, ToolSpec
 from app.core.tools.writes import tool_writes
-from app.engine.tools.mcp_process import StderrRing, server_streams
+from app.engine.tools.mcp_process import ServerPipes, server_streams
 
 DEFAULT_CALL_TIMEOUT = 60.0  # seconds a tool may take before its call ends with an error line
 DEFAULT_START_TIMEOUT = 60.0  # seconds a server may take to start and answer the handshake
@@ -74,7 +74,7 @@ class _Running:
     session: ClientSession
     stop: asyncio.Event
     task: asyncio.Task[None]
-    stderr: StderrRing
+    pipes: ServerPipes
     tools: tuple[ToolSpec, ...] = ()
 
     @property
@@ -83,7 +83,7 @@ class _Running:
 
     def last_stderr_line(self) -> str:
         """The server's last line on stderr (its own word on why it ended), "" when it wrote none."""
-        return self.stderr.last_line()
+        return self.pipes.stderr.last_line()
 
 
 @dataclass
@@ -231,7 +231,7 @@ class McpClient:
     async def _start(self, config: McpServerConfig) -> _Running:
         ready: asyncio.Future[_Running] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
-        task = asyncio.create_task(self._hold(config, ready, stop, StderrRing()), name=f"mcp-{config.name}")
+        task = asyncio.create_task(self._hold(config, ready, stop, ServerPipes()), name=f"mcp-{config.name}")
         try:
             return await asyncio.wait_for(asyncio.shield(ready), self.start_timeout)
         except TimeoutError:
@@ -240,24 +240,24 @@ class McpClient:
             raise
 
     async def _hold(
-        self, config: McpServerConfig, ready: asyncio.Future[_Running], stop: asyncio.Event, stderr: StderrRing
+        self, config: McpServerConfig, ready: asyncio.Future[_Running], stop: asyncio.Event, pipes: ServerPipes
     ) -> None:
         """The connection's whole life in one task: start, hand the session over, wait for the stop, shut down."""
         try:
-            async with server_streams(config, stderr) as (read, write), ClientSession(read, write) as session:
+            async with server_streams(config, pipes) as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
                 listed = await session.list_tools()
                 specs = [self._spec(config, t) for t in listed.tools]
                 kept = tuple(spec for spec in specs if spec is not None)
                 task = asyncio.current_task()
                 assert task is not None  # always inside the task _start made
-                ready.set_result(_Running(config, session, stop, task, stderr, kept))
+                ready.set_result(_Running(config, session, stop, task, pipes, kept))
                 await stop.wait()
         except BaseException as exc:
             if not ready.done():
                 if not isinstance(exc, asyncio.CancelledError):  # its group has ended: the pipe closes soon
-                    await asyncio.get_running_loop().run_in_executor(None, stderr.wait_closed, _STDERR_SETTLE)
-                tail = stderr.last_line()
+                    await asyncio.get_running_loop().run_in_executor(None, pipes.stderr.wait_closed, _STDERR_SETTLE)
+                tail = pipes.stderr.last_line()
                 detail: str | Words = _LAST_WORDS.fill(error=_one_line(exc), tail=tail) if tail else _one_line(exc)
                 ready.set_exception(McpStartError(_COULD_NOT_START.fill(name=repr(config.name), error=detail)))
             if isinstance(exc, asyncio.CancelledError):
@@ -306,6 +306,9 @@ class McpClient:
     def _failed(self, tool: str, running: _Running, exc: BaseException) -> tuple[str, bool]:
         """The call's error line, and whether the server is gone (or stuck) and must be started again."""
         message = _one_line(exc)
+        if running.pipes.cut_off:
+            name, why = running.config.name, running.pipes.cut_off
+            return f"MCP server {name!r} was cut off in the call to {tool!r}: {why}", True
         if "timed out" in message.lower():
             return self._timed_out(tool, running.config.name), True
         if not running.alive or "connection closed" in message.lower():

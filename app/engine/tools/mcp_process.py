@@ -12,7 +12,9 @@ starts the server in a job object and ends the job (the whole tree) on close.
 A server's stderr goes to a pipe that a thread drains into a
 :class:`StderrRing`: only the last bytes are kept, in memory, whatever the
 server writes and however fast; its last line is what a failed start or a
-crash quotes.
+crash quotes. One JSON-RPC line from the server may take :data:`MAX_LINE`
+bytes; past that, the connection is ended and :attr:`ServerPipes.cut_off`
+says why (on POSIX; the SDK's own transport reads Windows servers).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 
 import anyio
 from anyio.abc import Process
@@ -42,6 +45,7 @@ STDIN_GRACE = 2.0  # seconds a server has to leave after its stdin closes, befor
 TERM_GRACE = 2.0  # seconds between SIGTERM and SIGKILL to the group
 _POLL = 0.02  # seconds between looks at a process or group while it ends
 _READ = 64 * 1024  # bytes read from the stderr pipe at a time
+_CUT_OFF = "it sent a message over {mib} MiB without a line end"
 
 Streams = tuple[ReadStream[SessionMessage | Exception], WriteStream[SessionMessage]]
 
@@ -102,9 +106,18 @@ class StderrRing:
         return lines[-1].strip()[:LAST_LINE] if lines else ""
 
 
+@dataclass
+class ServerPipes:
+    """What is kept of a server's output besides its messages: the ring of its stderr, and why it was cut off."""
+
+    stderr: StderrRing = field(default_factory=StderrRing)
+    cut_off: str = ""  # why Tandem ended the connection itself (a line past MAX_LINE); "" when it did not
+
+
 @asynccontextmanager
-async def server_streams(config: McpServerConfig, ring: StderrRing) -> AsyncIterator[Streams]:
-    """The server of ``config`` started, its stderr into ``ring``; the session's streams while it runs."""
+async def server_streams(config: McpServerConfig, pipes: ServerPipes) -> AsyncIterator[Streams]:
+    """The server of ``config`` started, its stderr into ``pipes.stderr``; the session's streams while it runs."""
+    ring = pipes.stderr
     if sys.platform == "win32":  # pragma: no cover - the SDK's job object ends the tree there
         params = StdioServerParameters(command=config.command, args=list(config.args), env=dict(config.env) or None)
         errlog = os.fdopen(ring.writer, "wb", closefd=False)
@@ -127,7 +140,7 @@ async def server_streams(config: McpServerConfig, ring: StderrRing) -> AsyncIter
     finally:
         ring.close_writer()
     try:
-        async with _bridged(process) as streams:
+        async with _bridged(process, pipes) as streams:
             yield streams
     finally:
         with anyio.CancelScope(shield=True):
@@ -135,7 +148,7 @@ async def server_streams(config: McpServerConfig, ring: StderrRing) -> AsyncIter
 
 
 @asynccontextmanager
-async def _bridged(process: Process) -> AsyncIterator[Streams]:
+async def _bridged(process: Process, pipes: ServerPipes) -> AsyncIterator[Streams]:
     """The process's stdout read as JSON-RPC lines and its stdin written, as the SDK session's two streams."""
     to_session, from_server = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     to_server, from_session = anyio.create_memory_object_stream[SessionMessage](0)
@@ -143,19 +156,22 @@ async def _bridged(process: Process) -> AsyncIterator[Streams]:
     assert stdout is not None and stdin is not None  # open_process makes both pipes by default
 
     async def read_stdout() -> None:
-        pending = bytearray()
+        pending = bytearray()  # the line being received
         async with to_session:
             with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
                 async for chunk in stdout:
+                    scan = len(pending)  # what came before has no line end: only the new chunk is searched
                     pending += chunk
-                    while (end := pending.find(b"\n")) >= 0:
-                        line = bytes(pending[:end])
-                        del pending[: end + 1]
+                    line_start = 0
+                    while (end := pending.find(b"\n", scan)) >= 0:
+                        line = bytes(pending[line_start:end])
+                        line_start = scan = end + 1
                         if line.strip():
                             await to_session.send(_message(line))
+                    del pending[:line_start]
                     if len(pending) > MAX_LINE:
-                        await to_session.send(ValueError(f"the server sent a line over {MAX_LINE} bytes"))
-                        return
+                        pipes.cut_off = _CUT_OFF.format(mib=MAX_LINE >> 20)
+                        return  # closing the session's stream ends its calls; the group is ended on the way out
 
     async def write_stdin() -> None:
         async with from_session:
@@ -192,23 +208,39 @@ async def end_group(process: Process) -> None:
 
     The group is signalled even when the server has left by itself: what it
     started stays in its group (unless it made a session of its own) and
-    would otherwise outlive the chat.
+    would otherwise outlive the chat. Its stdout is read and dropped all the
+    while, so a server blocked writing can leave, and the pipe is closed at
+    its end.
     """
-    with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-        if process.stdin is not None:
-            await process.stdin.aclose()
-    await _until(lambda: process.returncode is not None, STDIN_GRACE)
-    group = process.pid  # the leader's pid is the group's id (start_new_session); getpgid fails once it is reaped
-    ended = not _signal_group(group, signal.SIGTERM) or await _until(lambda: not _group_alive(group), TERM_GRACE)
-    if not ended:
-        _signal_group(group, signal.SIGKILL)
-    if not await _until(lambda: process.returncode is not None, TERM_GRACE):
-        with contextlib.suppress(ProcessLookupError):
-            process.kill()
-    for pipe in (process.stdout, process.stderr):
-        if pipe is not None:
-            with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
-                await pipe.aclose()
+    drained = anyio.Event()
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(_drain, process, drained)
+        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            if process.stdin is not None:
+                await process.stdin.aclose()
+        await _until(lambda: process.returncode is not None, STDIN_GRACE)
+        group = process.pid  # the leader's pid is the group's id (start_new_session); getpgid fails once reaped
+        ended = not _signal_group(group, signal.SIGTERM) or await _until(lambda: not _group_alive(group), TERM_GRACE)
+        if not ended:
+            _signal_group(group, signal.SIGKILL)
+        if not await _until(lambda: process.returncode is not None, TERM_GRACE):
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+        with anyio.move_on_after(TERM_GRACE):  # one that left the group may hold the pipe open
+            await drained.wait()
+        tasks.cancel_scope.cancel()
+    if process.stdout is not None:
+        with contextlib.suppress(OSError, anyio.BrokenResourceError, anyio.ClosedResourceError):
+            await process.stdout.aclose()
+
+
+async def _drain(process: Process, drained: anyio.Event) -> None:
+    """Read the server's stdout to its end, dropping it."""
+    if process.stdout is not None:
+        with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            while True:
+                await process.stdout.receive()
+    drained.set()
 
 
 async def _until(done: Callable[[], bool], timeout: float) -> bool:

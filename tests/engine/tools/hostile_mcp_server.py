@@ -7,13 +7,19 @@ before the handshake (the client shows that last line, not the flood).
 ``fork``: starts a sleeping grandchild, writes its pid to the file named by
 ``TANDEM_TEST_PID_FILE``, then serves ``add``; on stdin's end the server
 leaves, the grandchild would stay.
+``endless``: speaks JSON-RPC by hand (the SDK's server keeps its own stdout
+clean) and offers ``add`` and ``huge``; ``huge`` is answered with a message
+of ``TANDEM_TEST_HUGE_MB`` MiB that has no line end, then nothing: a message
+no client should try to hold whole.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import time
 
 from mcp.server.mcpserver import MCPServer
 
@@ -26,7 +32,47 @@ def flood() -> None:
         os.write(2, block)
 
 
+def answer(request_id: object, result: object) -> None:
+    sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result}) + "\n")
+    sys.stdout.flush()
+
+
+def endless() -> None:
+    for line in sys.stdin:
+        message = json.loads(line)
+        method, request_id, params = message.get("method"), message.get("id"), message.get("params", {})
+        if request_id is None:
+            continue  # a notification
+        if method == "initialize":
+            info = {"name": "endless", "version": "1"}
+            answer(
+                request_id,
+                {"protocolVersion": params["protocolVersion"], "capabilities": {"tools": {}}, "serverInfo": info},
+            )
+        elif method == "tools/list":
+            schema = {"type": "object"}
+            answer(
+                request_id, {"tools": [{"name": "add", "inputSchema": schema}, {"name": "huge", "inputSchema": schema}]}
+            )
+        elif method == "tools/call" and params["name"] == "add":
+            total = params["arguments"]["a"] + params["arguments"]["b"]
+            answer(request_id, {"content": [{"type": "text", "text": str(total)}]})
+        elif method == "tools/call":
+            head = json.dumps(
+                {"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": ""}]}}
+            )
+            sys.stdout.write(head[: head.rindex('""') + 1])
+            block = "x" * (1 << 20)
+            for _ in range(int(os.environ.get("TANDEM_TEST_HUGE_MB", "70"))):
+                sys.stdout.write(block)
+            sys.stdout.flush()
+            time.sleep(3600)
+
+
 def main(mode: str) -> None:
+    if mode == "endless":
+        endless()
+        return
     if mode.startswith("flood"):
         flood()
     if mode == "flood-and-die":

@@ -111,3 +111,14 @@ def test_a_grandchild_the_server_forks_ends_with_the_client(tmp_path: Path) -> N
     finally:
         if grandchild and alive(grandchild):
             os.kill(grandchild, 9)  # never leave the sleeper behind, even when the test fails
+
+
+@pytest.mark.subprocess  # the client starts the hostile MCP server
+def test_a_message_past_the_line_bound_cuts_the_server_off_and_it_starts_again() -> None:
+    with McpClient([hostile("endless", "endless")], call_timeout=60) as client:
+        assert {t.name for t in client.list_tools()} == {"add", "huge"}
+        result = client.call(ToolCall("call_1", "huge", "{}"))
+        assert result.is_error and "\n" not in result.text
+        why = "it sent a message over 64 MiB without a line end"
+        assert result.text == f"MCP server 'endless' was cut off in the call to 'huge': {why}"
+        assert client.call(ToolCall("call_2", "add", '{"a": 2, "b": 2}')).text == "4"
