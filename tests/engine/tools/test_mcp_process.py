@@ -11,10 +11,8 @@ import os
 import stat
 import sys
 import threading
-import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from app.core.tools.mcp_config import McpServerConfig
@@ -22,6 +20,7 @@ from app.core.tools.records import ToolCall
 from app.engine.tools.mcp_client import McpClient
 from app.engine.tools.mcp_process import StderrRing
 from tests.engine.tools.hostile_mcp_server import LAST_WORDS
+from tests.engine.tools.processes import ended_within, still_running
 
 HOSTILE = Path(__file__).with_name("hostile_mcp_server.py")
 FLOOD_MB = 20  # what the flooding server writes on stderr before it serves
@@ -42,14 +41,6 @@ def largest_open_file() -> int:
         if stat.S_ISREG(info.st_mode):
             sizes.append(info.st_size)
     return max(sizes)
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` still runs (a zombie no one has reaped yet counts as ended)."""
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def test_the_ring_keeps_only_its_last_bytes_and_names_the_last_line() -> None:
@@ -98,19 +89,11 @@ def test_a_server_that_floods_then_dies_is_one_line_with_its_last_words() -> Non
 @pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
 def test_a_grandchild_the_server_forks_ends_with_the_client(tmp_path: Path) -> None:
     pid_file = tmp_path / "grandchild.pid"
-    grandchild = 0
-    try:
-        with McpClient([hostile("forks", "fork", TANDEM_TEST_PID_FILE=str(pid_file))]) as client:
-            assert [t.name for t in client.list_tools()] == ["add"]
-            grandchild = int(pid_file.read_text(encoding="utf-8"))
-            assert alive(grandchild)
-        deadline = time.monotonic() + 60  # a generous bound: ending it takes a few seconds at most
-        while alive(grandchild) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not alive(grandchild)
-    finally:
-        if grandchild and alive(grandchild):
-            os.kill(grandchild, 9)  # never leave the sleeper behind, even when the test fails
+    with McpClient([hostile("forks", "fork", TANDEM_TEST_PID_FILE=str(pid_file))]) as client:
+        assert [t.name for t in client.list_tools()] == ["add"]
+        grandchild = int(pid_file.read_text(encoding="utf-8"))
+        assert still_running(grandchild)
+    assert ended_within(grandchild, 60)  # a generous bound: ending the group takes a few seconds at most
 
 
 @pytest.mark.subprocess  # the client starts the hostile MCP server
