@@ -18,7 +18,10 @@ annotations (``readOnlyHint``, ``destructiveHint``) where it gives them, else
 by the verbs in its name (:mod:`app.core.tools.writes`).
 
 A server's command is passed to ``before_start`` before it first runs (the CLI
-prints it; the window can ask); a server it declines offers no tools.
+prints it, the window asks, both with its environment, secrets masked); a
+server it declines offers no tools. Each server runs in its own process group,
+ended whole when the client closes or drops it, and only the last 64 KiB of its
+stderr are kept (:mod:`app.engine.tools.mcp_process`).
 """
 
 from __future__ import annotations
@@ -258,7 +261,8 @@ class McpClient:
                 if not isinstance(exc, asyncio.CancelledError):  # its group has ended: the pipe closes soon
                     await asyncio.get_running_loop().run_in_executor(None, pipes.stderr.wait_closed, _STDERR_SETTLE)
                 tail = pipes.stderr.last_line()
-                detail: str | Words = _LAST_WORDS.fill(error=_one_line(exc), tail=tail) if tail else _one_line(exc)
+                error = pipes.cut_off or _one_line(exc)
+                detail: str | Words = _LAST_WORDS.fill(error=error, tail=tail) if tail else error
                 ready.set_exception(McpStartError(_COULD_NOT_START.fill(name=repr(config.name), error=detail)))
             if isinstance(exc, asyncio.CancelledError):
                 raise
