@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
@@ -65,6 +65,7 @@ class McpBox(QGroupBox):
         row.addStretch(1)
         layout.addLayout(row)
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # servers' notices quote what they wrote: data, never markup
         self.status.setWordWrap(True)
         self.status.hide()
         layout.addWidget(self.status)

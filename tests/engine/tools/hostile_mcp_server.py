@@ -8,7 +8,8 @@ before the handshake (the client shows that last line, not the flood).
 ``TANDEM_TEST_PID_FILE``, then serves ``add``; on stdin's end the server
 leaves, the grandchild would stay.
 ``endless``: speaks JSON-RPC by hand (the SDK's server keeps its own stdout
-clean) and offers ``add`` and ``huge``; ``huge`` is answered with a message
+clean) and offers ``add`` (described by ``TANDEM_TEST_DESCRIPTION`` when
+given) and ``huge``; ``huge`` is answered with a message
 of ``TANDEM_TEST_HUGE_MB`` MiB that has no line end, then nothing: a message
 no client should try to hold whole.
 """
@@ -51,9 +52,9 @@ def endless() -> None:
             )
         elif method == "tools/list":
             schema = {"type": "object"}
-            answer(
-                request_id, {"tools": [{"name": "add", "inputSchema": schema}, {"name": "huge", "inputSchema": schema}]}
-            )
+            said = os.environ.get("TANDEM_TEST_DESCRIPTION", "Add two integers.")
+            add = {"name": "add", "description": said, "inputSchema": schema}
+            answer(request_id, {"tools": [add, {"name": "huge", "inputSchema": schema}]})
         elif method == "tools/call" and params["name"] == "add":
             total = params["arguments"]["a"] + params["arguments"]["b"]
             answer(request_id, {"content": [{"type": "text", "text": str(total)}]})
