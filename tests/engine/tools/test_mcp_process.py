@@ -2,7 +2,8 @@
 
 The hostile servers are real processes (``hostile_mcp_server.py``): one floods
 stderr, one floods it and dies before the handshake, one forks a sleeping
-grandchild that would outlive the chat.
+grandchild that would outlive the chat, one answers a call with a message
+that has no end.
 """
 
 from __future__ import annotations
