@@ -40,6 +40,11 @@ _BAD_ENV = QT_TRANSLATE_NOOP("McpConfig", '{where}: "env" must be an object of s
 _NUL = QT_TRANSLATE_NOOP("McpConfig", "{where}: the command, arguments and environment must not contain NUL characters")
 THE_CONFIGURATION = QT_TRANSLATE_NOOP("McpConfig", "the MCP configuration")
 
+# An environment entry whose name holds one of these is shown by name only, its value masked.
+SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE")
+MASK = "••••••••"  # what a secret value is shown as: there is one, never what it is
+SHOWN_VALUE = 48  # characters of an environment value shown; a longer one keeps its start and end
+
 
 class McpConfigError(TandemError):
     """A configuration file that is not the ``mcp.json`` shape; the message names the file and the entry."""
@@ -60,11 +65,59 @@ class McpServerConfig:
         return shlex.join([self.command, *self.args])
 
     @property
+    def shown_start(self) -> str:
+        """What the user is shown before the first start: the command, each environment entry in front.
+
+        Entries whose name looks like a secret are shown with their value
+        masked; long values are elided in the middle (:func:`shown_value`).
+        """
+        if not self.env:
+            return self.command_line
+        entries = [shown_entry(key, value) for key, value in sorted(self.env.items())]
+        return " ".join(["env", *entries, self.command_line])
+
+    @property
     def start_key(self) -> str:
         """What a remembered start confirmation is for: the command line, its environment in front (``env K=V ...``)."""
         if not self.env:
             return self.command_line
         return shlex.join(["env", *(f"{k}={v}" for k, v in sorted(self.env.items()))]) + " " + self.command_line
+
+
+def looks_secret(name: str) -> bool:
+    """Whether an environment entry's name suggests a secret (an API key, a token, a password)."""
+    upper = name.upper()
+    return any(word in upper for word in SECRET_WORDS)
+
+
+def shown_entry(name: str, value: str) -> str:
+    """One environment entry as shown: ``NAME=value`` quoted as a shell would need, the value masked or elided."""
+    if looks_secret(name):
+        return f"{shlex.quote(name)}={MASK}"
+    if len(value) > SHOWN_VALUE:
+        half = (SHOWN_VALUE - 8) // 2
+        value = f"{value[:half]}…{value[-half:]}"
+    return shlex.quote(f"{name}={value}")
+
+
+def shown_start_key(start_key: str) -> str:
+    """A remembered start key (:attr:`McpServerConfig.start_key`) as shown in Settings, masked as before a start.
+
+    A key this version did not write (one that does not split as shell words)
+    is shown as it is.
+    """
+    try:
+        words = shlex.split(start_key)
+    except ValueError:
+        return start_key
+    if not words or words[0] != "env":
+        return start_key
+    entries: list[str] = []
+    rest = words[1:]
+    while len(rest) > 1 and "=" in rest[0] and not rest[0].startswith("="):
+        name, _, value = rest.pop(0).partition("=")
+        entries.append(shown_entry(name, value))
+    return " ".join(["env", *entries, shlex.join(rest)])
 
 
 def parse_mcp_config(text: str, source: str | Phrase = THE_CONFIGURATION) -> tuple[McpServerConfig, ...]:

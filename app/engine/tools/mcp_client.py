@@ -18,7 +18,10 @@ annotations (``readOnlyHint``, ``destructiveHint``) where it gives them, else
 by the verbs in its name (:mod:`app.core.tools.writes`).
 
 A server's command is passed to ``before_start`` before it first runs (the CLI
-prints it; the window can ask); a server it declines offers no tools.
+prints it, the window asks, both with its environment, secrets masked); a
+server it declines offers no tools. Each server runs in its own process group,
+ended whole when the client closes or drops it, and only the last 64 KiB of its
+stderr are kept (:mod:`app.engine.tools.mcp_process`).
 """
 
 from __future__ import annotations
@@ -26,14 +29,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import tempfile
 import threading
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, TypeVar
+from typing import Any, TypeVar
 
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 from mcp.types import CallToolResult, TextContent, Tool
 from pydantic import ValidationError
 
@@ -41,11 +42,13 @@ from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import NAME_PATTERN, ToolCall, ToolResult, ToolSpec
 from app.core.tools.writes import tool_writes
+from app.engine.tools.mcp_process import ServerPipes, server_streams
 
 DEFAULT_CALL_TIMEOUT = 60.0  # seconds a tool may take before its call ends with an error line
 DEFAULT_START_TIMEOUT = 60.0  # seconds a server may take to start and answer the handshake
 _MARGIN = 5.0  # the sync side waits this much longer than the SDK's own time-out, as a backstop
-_STDERR_TAIL = 300  # characters of a server's last stderr line quoted when it ends
+_ONE_LINE = 300  # characters of an error quoted in a line
+_STDERR_SETTLE = 5.0  # seconds a failed start waits for the rest of the server's stderr (its group has ended)
 
 T = TypeVar("T")
 
@@ -74,7 +77,7 @@ class _Running:
     session: ClientSession
     stop: asyncio.Event
     task: asyncio.Task[None]
-    errlog: IO[bytes]
+    pipes: ServerPipes
     tools: tuple[ToolSpec, ...] = ()
 
     @property
@@ -83,7 +86,7 @@ class _Running:
 
     def last_stderr_line(self) -> str:
         """The server's last line on stderr (its own word on why it ended), "" when it wrote none."""
-        return _stderr_tail(self.errlog)
+        return self.pipes.stderr.last_line()
 
 
 @dataclass
@@ -188,7 +191,7 @@ class McpClient:
         return ToolResult(call.id, result_text(result), is_error=bool(result.is_error))
 
     def close(self) -> None:
-        """Stop every started server (the SDK closes stdin, then ends the process) and the loop's thread."""
+        """Stop every started server (stdin closed, then its whole process group ended) and the loop's thread."""
         if self._closed:
             return
         self._closed = True
@@ -231,8 +234,7 @@ class McpClient:
     async def _start(self, config: McpServerConfig) -> _Running:
         ready: asyncio.Future[_Running] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
-        errlog = tempfile.TemporaryFile()  # noqa: SIM115  # kept open for the server's life, closed in _hold
-        task = asyncio.create_task(self._hold(config, ready, stop, errlog), name=f"mcp-{config.name}")
+        task = asyncio.create_task(self._hold(config, ready, stop, ServerPipes()), name=f"mcp-{config.name}")
         try:
             return await asyncio.wait_for(asyncio.shield(ready), self.start_timeout)
         except TimeoutError:
@@ -241,30 +243,29 @@ class McpClient:
             raise
 
     async def _hold(
-        self, config: McpServerConfig, ready: asyncio.Future[_Running], stop: asyncio.Event, errlog: IO[bytes]
+        self, config: McpServerConfig, ready: asyncio.Future[_Running], stop: asyncio.Event, pipes: ServerPipes
     ) -> None:
         """The connection's whole life in one task: start, hand the session over, wait for the stop, shut down."""
-        params = StdioServerParameters(command=config.command, args=list(config.args), env=dict(config.env) or None)
         try:
-            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:  # type: ignore[arg-type]  # a binary temp file works as the child's stderr
+            async with server_streams(config, pipes) as (read, write), ClientSession(read, write) as session:
                 await session.initialize()
                 listed = await session.list_tools()
                 specs = [self._spec(config, t) for t in listed.tools]
                 kept = tuple(spec for spec in specs if spec is not None)
                 task = asyncio.current_task()
                 assert task is not None  # always inside the task _start made
-                ready.set_result(_Running(config, session, stop, task, errlog, kept))
+                ready.set_result(_Running(config, session, stop, task, pipes, kept))
                 await stop.wait()
         except BaseException as exc:
             if not ready.done():
-                tail = _stderr_tail(errlog)
-                detail: str | Words = _LAST_WORDS.fill(error=_one_line(exc), tail=tail) if tail else _one_line(exc)
+                if not isinstance(exc, asyncio.CancelledError):  # its group has ended: the pipe closes soon
+                    await asyncio.get_running_loop().run_in_executor(None, pipes.stderr.wait_closed, _STDERR_SETTLE)
+                tail = pipes.stderr.last_line()
+                error = pipes.cut_off or _one_line(exc)
+                detail: str | Words = _LAST_WORDS.fill(error=error, tail=tail) if tail else error
                 ready.set_exception(McpStartError(_COULD_NOT_START.fill(name=repr(config.name), error=detail)))
             if isinstance(exc, asyncio.CancelledError):
                 raise
-        finally:
-            if ready.done() and (ready.cancelled() or ready.exception() is not None):
-                errlog.close()
 
     def _spec(self, config: McpServerConfig, tool: Tool) -> ToolSpec | None:
         """The tool as offered, marked when it may change things (the server's hints, else its name)."""
@@ -287,7 +288,6 @@ class McpClient:
         running.stop.set()
         with contextlib.suppress(Exception, asyncio.CancelledError):
             await asyncio.wait_for(running.task, self.start_timeout)
-        running.errlog.close()
 
     def _wait(self, coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
         future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
@@ -310,6 +310,9 @@ class McpClient:
     def _failed(self, tool: str, running: _Running, exc: BaseException) -> tuple[str, bool]:
         """The call's error line, and whether the server is gone (or stuck) and must be started again."""
         message = _one_line(exc)
+        if running.pipes.cut_off:
+            name, why = running.config.name, running.pipes.cut_off
+            return f"MCP server {name!r} was cut off in the call to {tool!r}: {why}", True
         if "timed out" in message.lower():
             return self._timed_out(tool, running.config.name), True
         if not running.alive or "connection closed" in message.lower():
@@ -338,16 +341,7 @@ def _one_line(exc: BaseException) -> str:
     if isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         return _one_line(exc.exceptions[0])
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return text[:_STDERR_TAIL]
-
-
-def _stderr_tail(errlog: IO[bytes]) -> str:
-    try:
-        errlog.seek(0)
-        lines = [line for line in errlog.read().decode("utf-8", "replace").splitlines() if line.strip()]
-    except (OSError, ValueError):
-        return ""
-    return lines[-1].strip()[:_STDERR_TAIL] if lines else ""
+    return text[:_ONE_LINE]
 
 
 def _said(exc: BaseException) -> str | Words:

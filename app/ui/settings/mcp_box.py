@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QFileDialog,
     QGroupBox,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.display.terminal_text import visible
+from app.core.tools.mcp_config import shown_start_key
 from app.ui.settings.folders import FolderKind, LastFolders
 
 # Where other apps keep an mcp.json-shaped file this one reads as it is.
@@ -64,6 +65,7 @@ class McpBox(QGroupBox):
         row.addStretch(1)
         layout.addLayout(row)
         self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # servers' notices quote what they wrote: data, never markup
         self.status.setWordWrap(True)
         self.status.hide()
         layout.addWidget(self.status)
@@ -85,7 +87,7 @@ class McpBox(QGroupBox):
         self.allowed.clear()
         self._keys = list(keys)
         for key in self._keys:
-            self.allowed.addItem(visible(key))
+            self.allowed.addItem(visible(shown_start_key(key)))
         for widget in (self.allowed_title, self.allowed, self.remove):
             widget.setVisible(bool(self._keys))
         self.remove.setEnabled(self.allowed.currentRow() >= 0)

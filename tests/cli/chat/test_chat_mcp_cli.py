@@ -18,8 +18,10 @@ from app.core.conversation.chat_settings import ChatSettings
 from app.core.tools.turns import Approval, ToolOutcome
 from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import ROOT, one_line_error, run_cli
+from tests.engine.tools.processes import ended_within
 
 SERVER = ROOT / "tests" / "engine" / "tools" / "mcp_test_server.py"
+HOSTILE = SERVER.with_name("hostile_mcp_server.py")
 ASK = "What is the weather in Paris right now?"
 
 
@@ -50,6 +52,25 @@ def test_allowed_call_runs_its_result_goes_back_and_the_answer_uses_it(
     assert f"starting MCP server 'test': {sys.executable} {SERVER}" in result.stderr
     assert 'tool call: weather {"city": "Paris"}' in result.stderr
     assert "  result: " in result.stderr and "[y/N]" not in result.stderr  # --allow-tools: never asked
+
+
+@pytest.mark.slow
+def test_the_servers_environment_is_shown_masked_and_its_grandchild_ends_with_the_run(
+    demo_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    secret = "sk-live-" + "7" * 40
+    pid_file = tmp_path / "grandchild.pid"
+    config = tmp_path / "mcp.json"
+    env = {"API_KEY": secret, "TZ": "UTC", "TANDEM_TEST_PID_FILE": str(pid_file)}
+    entry = {"command": sys.executable, "args": [str(HOSTILE), "fork"], "env": env}  # forks a sleeping grandchild
+    config.write_text(json.dumps({"mcpServers": {"forks": entry}}))
+    result = run_cli("chat", *pair_args(demo_pair), "--max-tokens", "1", "--mcp", str(config), "--allow-tools", "Hi")
+    assert result.returncode == 0, result.stderr
+    (shown,) = [line for line in result.stderr.splitlines() if line.startswith("starting MCP server 'forks': ")]
+    assert " API_KEY=•••••••• " in shown and " TZ=UTC " in shown and "TANDEM_TEST_PID_FILE=" in shown
+    assert shown.endswith(f" {sys.executable} {HOSTILE} fork")
+    assert secret not in result.stderr + result.stdout
+    assert ended_within(int(pid_file.read_text(encoding="utf-8")), 60)  # the run is over: so is the server's group
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from app.core.tools.mcp_config import McpConfigError, McpServerConfig, parse_mcp_config
+from app.core.tools.mcp_config import McpConfigError, McpServerConfig, parse_mcp_config, shown_start_key
 
 
 def test_claude_desktop_file_is_read_with_its_other_settings_ignored() -> None:
@@ -54,3 +54,36 @@ def test_bad_files_are_one_line_naming_the_problem(text: str, message: str) -> N
     with pytest.raises(McpConfigError) as caught:
         parse_mcp_config(text, "mcp.json")
     assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+SECRET = "sk-live-" + "7" * 40
+LONG_PATH = "/opt/" + "deep/" * 30 + "lib"
+
+
+def test_the_command_is_shown_with_its_environment_secrets_masked_and_long_values_elided() -> None:
+    env = {"API_KEY": SECRET, "GitHub_Token": "ghp_x", "DB_PASSWORD": "hunter2", "LIBRARY": LONG_PATH, "TZ": "UTC"}
+    server = McpServerConfig("files", "npx", ("-y", "@x/server fs"), env)
+    shown = server.shown_start
+    assert shown.endswith(" npx -y '@x/server fs'") and shown.startswith("env ")
+    # Every entry is there by name; the secret-looking ones without their values.
+    for key in env:
+        assert f"{key}=" in shown
+    assert "API_KEY=•••••••• " in shown and "GitHub_Token=•••••••• " in shown and "DB_PASSWORD=•••••••• " in shown
+    assert SECRET not in shown and "ghp_x" not in shown and "hunter2" not in shown
+    # A long value keeps its start and its end, elided in the middle (quoted: the ellipsis is no shell word).
+    assert LONG_PATH not in shown and f"'LIBRARY={LONG_PATH[:20]}…{LONG_PATH[-20:]}' " in shown
+    assert "TZ=UTC " in shown
+    assert McpServerConfig("time", "uvx", ("mcp-server-time",)).shown_start == "uvx mcp-server-time"
+
+
+def test_a_stored_start_key_is_shown_the_same_way() -> None:
+    server = McpServerConfig("files", "npx", ("-y", "@x/server fs"), {"API_KEY": SECRET, "LIBRARY": LONG_PATH})
+    assert shown_start_key(server.start_key) == server.shown_start
+    assert shown_start_key("python server.py") == "python server.py"
+    assert shown_start_key("env 'unclosed") == "env 'unclosed"  # not a key this version wrote: shown as it is
+
+
+def test_a_changed_environment_is_a_different_start_key() -> None:
+    first = McpServerConfig("files", "npx", (), {"API_KEY": SECRET})
+    assert first.start_key != McpServerConfig("files", "npx", (), {"API_KEY": SECRET + "8"}).start_key
+    assert first.start_key != McpServerConfig("files", "npx", (), {"API_KEY": SECRET, "EXTRA": "1"}).start_key

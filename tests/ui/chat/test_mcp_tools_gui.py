@@ -25,6 +25,7 @@ from app.core.reply.end import ReplyEnd
 from app.core.tools.records import ToolCall, ToolResult
 from app.core.tools.turns import Approval, ChatTools, NoteKind, ToolNote, ToolOutcome, calls_meta
 from app.engine.llama.session import DrafterKind
+from app.engine.tools.mcp_file import read_mcp_file
 from app.ui.chat.controller import Activity
 from app.ui.chat.tools.dialogs import ToolCallDialog
 from app.ui.chat.tools.flow import TOGGLE
@@ -251,6 +252,49 @@ def test_a_saved_configuration_is_asked_about_inside_the_shown_window_and_rememb
     qtbot.mouseClick(box.remove, Qt.MouseButton.LeftButton)
     assert second.app_settings.tool_prefs().started == () and box.allowed.count() == 0
     qtbot.waitUntil(second.controller.tool_flow.start_bar.isVisible, timeout=10_000)
+
+
+def test_the_start_bar_shows_the_environment_masked_and_a_changed_environment_asks_again(make_window, tmp_path, qtbot):
+    secret = "sk-live-" + "7" * 40
+    long_path = "/opt/" + "deep/" * 30 + "lib"
+    config = write_config(tmp_path, env={"API_KEY": secret, "LIBRARY": long_path, "TZ": "UTC"})
+    window = make_window()
+    asked = choose_config(qtbot, window, config)  # read from the bar before Allow is clicked
+    assert COMMAND in asked and "TZ=UTC" in asked and "API_KEY=" in asked and "LIBRARY=" in asked
+    assert secret not in asked and long_path not in asked and "…" in asked
+    allowed = window.settings_panel.mcp.allowed
+    (listed,) = [allowed.item(n).text() for n in range(allowed.count())]
+    assert "API_KEY=" in listed and secret not in listed  # Settings' list of allowed commands masks it too
+    # The allowance was for this command with this environment: a new key value is asked about again.
+    write_config(tmp_path, env={"API_KEY": secret + "8", "LIBRARY": long_path, "TZ": "UTC"})
+    flow = window.controller.tool_flow
+    QTest.keyClick(window.settings_panel.mcp.path, Qt.Key.Key_Return)
+    qtbot.waitUntil(flow.start_bar.isVisible, timeout=10_000)
+    assert secret not in flow.start_bar.text.text() and "API_KEY=" in flow.start_bar.text.text()
+
+
+def test_what_a_server_says_is_shown_as_text_never_as_markup(make_window, tmp_path, qtbot):
+    markup = "<b>bold</b> <a href='https://example.invalid/'>fix it here</a>"
+    hostile = str(SERVER.with_name("hostile_mcp_server.py"))
+    servers = {
+        "says": {"command": sys.executable, "args": [hostile, "endless"], "env": {"TANDEM_TEST_DESCRIPTION": markup}},
+        "dies": {"command": sys.executable, "args": ["-c", f"import sys; sys.exit({markup!r})"]},
+    }
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": servers}))
+    window = make_window()
+    flow = window.controller.tool_flow
+    prefs = window.app_settings.tool_prefs()
+    for server in read_mcp_file(config):
+        prefs = prefs.with_started(server.start_key)
+    window.app_settings.set_tool_prefs(prefs)
+    flow.set_config(str(config))
+    qtbot.waitUntil(lambda: bool(flow.tools) and "could not start" in flow.status_line, timeout=60_000)
+    # The dying server's last words and the other's tool description are data: shown as written, never rendered.
+    for label in (window.settings_panel.mcp.status, window.settings_panel.chat_tools.status):
+        assert markup in label.text() and label.textFormat() == Qt.TextFormat.PlainText
+    tip = window.settings_panel.chat_tools.boxes["add"].toolTip()
+    assert "<b>" not in tip and "&lt;b&gt;bold&lt;/b&gt; &lt;a href=&#x27;https://example.invalid/&#x27;&gt;" in tip
 
 
 def test_none_all_and_new_chat_switches(make_window, tmp_path, qtbot):

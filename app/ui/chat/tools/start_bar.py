@@ -1,5 +1,10 @@
 """The bar above the chat that asks whether an MCP server may start, its command shown: inside the window, never modal.
 
+The command is shown with its environment in front, secret-looking values
+masked (:attr:`~app.core.tools.mcp_config.McpServerConfig.shown_start`); the
+answer is remembered for that command with that environment, so a changed
+value is asked about again.
+
 A server whose command the user has not confirmed before waits here (one at
 a time, the rest queued) instead of in a dialog before the window is drawn.
 Allow starts it and remembers the command (Settings lists it, with Remove);
@@ -54,7 +59,7 @@ class StartBar(QFrame):
         server = self.queue[0]
         self.text.setText(
             self.tr("Start the MCP server {name}? It runs this command on this computer: {command}").format(
-                name=repr(server.name), command=visible(server.start_key)
+                name=repr(server.name), command=visible(server.shown_start)
             )
         )
         self.show()

@@ -9,9 +9,10 @@ once; the "new chats" box beside a tool starts every new chat with it on
 
 from __future__ import annotations
 
+import html
 from collections.abc import Collection, Sequence
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.core.tools.records import ToolSpec
@@ -28,6 +29,7 @@ class ToolListBox(QGroupBox):
         self.setTitle(self.tr("Tools for this chat"))
         self._layout = QVBoxLayout(self)
         self.status = QLabel(self.tr("No MCP configuration: choose one under MCP servers."))
+        self.status.setTextFormat(Qt.TextFormat.PlainText)  # servers' notices quote what they wrote: data, never markup
         self.status.setWordWrap(True)
         self._layout.addWidget(self.status)
         switches = QHBoxLayout()
@@ -69,7 +71,7 @@ class ToolListBox(QGroupBox):
             tip = spec.description
             if spec.writes:
                 tip = self.tr("May change things: asked about before every call.") + ("\n" + tip if tip else "")
-            box.setToolTip(tip)
+            box.setToolTip(as_plain_tip(tip))
             box.setAccessibleName(spec.name)
             box.setChecked(spec.name in on)
             box.toggled.connect(self._toggled)
@@ -104,3 +106,10 @@ class ToolListBox(QGroupBox):
 
     def _toggled(self, _checked: bool) -> None:
         self.changed.emit(self.on())
+
+
+def as_plain_tip(text: str) -> str:
+    """``text`` as a tool tip that shows it as written: a tool's description is the server's data, never markup."""
+    if not text:
+        return ""
+    return f"<p style='white-space:pre-wrap'>{html.escape(text)}</p>"
