@@ -84,6 +84,8 @@ def schema_from_text(text: str, where: str = "the schema") -> dict[str, Any]:
         schema = json.loads(text)
     except json.JSONDecodeError as exc:
         raise OutputFormatError(f"{where} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:  # the reader recurses per level; a schema is a few levels deep
+        raise OutputFormatError(f"{where} nests its JSON too deep to read (hundreds of levels)") from None
     if not isinstance(schema, dict):
         raise OutputFormatError(f"{where} must be a JSON object (a JSON schema), not {type(schema).__name__}")
     return schema

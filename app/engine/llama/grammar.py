@@ -15,6 +15,7 @@ loaded model and kept beside it.
 from __future__ import annotations
 
 import ctypes
+import functools
 import weakref
 from typing import TYPE_CHECKING
 
@@ -23,6 +24,7 @@ import llguidance
 import numpy as np
 
 from app.core.conversation.output_format import OutputFormat, OutputFormatError
+from app.core.conversation.schema_bounds import check_schema_bounds
 from app.core.decoding.constraint import BoolArray, ConstraintError
 from app.engine.llama.model import LlamaModel
 
@@ -76,14 +78,38 @@ def compile_grammar(output: OutputFormat, tokenizer: llguidance.LLTokenizer | No
     """The llguidance grammar of ``output``; a one-line :class:`OutputFormatError` for a schema it cannot enforce."""
     # strict: every keyword enforced or the schema refused; otherwise keywords it cannot enforce are ignored.
     options: JsonCompileOptions = {"lenient": not output.strict, "whitespace_pattern": JSON_WHITESPACE}
+    schema = output.schema_for_grammar()
+    check_schema_bounds(schema)
     try:
-        grammar = llguidance.LLMatcher.grammar_from_json_schema(output.schema_for_grammar(), defaults=options)
-    except (ValueError, TypeError) as exc:
+        grammar = llguidance.LLMatcher.grammar_from_json_schema(schema, defaults=options)
+    except (ValueError, TypeError, RecursionError) as exc:
         raise OutputFormatError(f"the JSON schema cannot be used: {_one_line(str(exc))}") from None
     is_error, messages = llguidance.LLMatcher.validate_grammar_with_warnings(grammar, tokenizer)
     if is_error:
         raise OutputFormatError(f"the JSON schema cannot be used: {_one_line(messages[0])}")
+    _first_step(grammar)
     return grammar
+
+
+def _first_step(grammar: str) -> None:
+    """Refuse a grammar that has no first byte: the bounds missed a way for a schema to match nothing finite.
+
+    Tried on a byte-level vocabulary, so it runs before any model loads; a
+    grammar that fails here would fail on the reply's first token.
+    """
+    tokenizer = _byte_tokenizer()
+    matcher = llguidance.LLMatcher(tokenizer, grammar, log_level=0)
+    words = np.zeros((tokenizer.vocab_size + 31) // 32, dtype=np.int32)
+    if not matcher.is_error():
+        matcher.unsafe_compute_mask_ptr(words.ctypes.data, words.nbytes)
+    if matcher.is_error():
+        error = _one_line(matcher.get_error()).split(" <state>", 1)[0]
+        raise OutputFormatError(f"the JSON schema cannot be used: no reply can start under it ({error[:200]})")
+
+
+@functools.cache
+def _byte_tokenizer() -> llguidance.LLTokenizer:
+    return llguidance.LLTokenizer("byte")
 
 
 class GrammarMask:

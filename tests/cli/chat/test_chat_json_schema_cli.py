@@ -60,3 +60,26 @@ def test_a_bad_schema_file_is_one_line_before_any_model_loads(tmp_path, data_dir
         one_line_error(result, words)
     remote = run_cli("chat", "--remote", "http://127.0.0.1:9", "--json-object", "Hi", data=data_dir)
     one_line_error(remote, "--json-schema and --json-object work with a one-off prompt")
+
+
+def test_a_hostile_schema_file_is_one_line_before_any_model_loads(tmp_path, data_dir):
+    missing_models = ["--target", str(tmp_path / "no-target.gguf"), "--draft", str(tmp_path / "no-draft.gguf")]
+    many = {f"p{i}": {"type": "integer"} for i in range(600)}
+    cases = {
+        "cycle.json": ({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"},
+                       "refers back to itself"),
+        "wide.json": ({"type": "object", "properties": many}, "has 600 optional properties"),
+        "repeats.json": ({"type": "array", "minItems": 1000, "items": {"type": "array", "minItems": 1000}},
+                         "repetitions"),
+        "pattern.json": ({"type": "string", "minLength": 50, "pattern": "^(a{1,100}){1,100}$"},
+                         "nests counted repetitions"),
+    }  # fmt: skip
+    for name, (schema, words) in cases.items():
+        path = tmp_path / name
+        path.write_text(json.dumps(schema), encoding="utf-8")
+        result = run_cli("chat", *missing_models, "--json-schema", str(path), "Hi", data=data_dir)
+        one_line_error(result, words)
+    deep = tmp_path / "deep.json"
+    deep.write_text('{"anyOf": [' * 600 + '{"type": "integer"}' + "]}" * 600, encoding="utf-8")  # 1,200 levels
+    result = run_cli("chat", *missing_models, "--json-schema", str(deep), "Hi", data=data_dir)
+    one_line_error(result, "nests its JSON too deep")

@@ -93,6 +93,30 @@ WEATHER: Any = {
 }
 
 
+HOSTILE: Any = {
+    "cycle": ({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}, "refers back"),
+    "self": ({"type": "object", "properties": {"me": {"$ref": "#"}}, "required": ["me"]}, "refers back"),
+    "wide": ({"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(600)}}, "600 optional"),
+    "pattern": ({"type": "string", "minLength": 50, "pattern": "^(a{1,100}){1,100}$"}, "counted repetitions"),
+    "repeats": ({"type": "array", "minItems": 1000, "items": {"type": "array", "minItems": 1000}}, "repetitions"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_a_hostile_schema_is_a_400_before_it_queues_and_the_server_goes_on(server: RunningServer, case: str) -> None:
+    schema, words = HOSTILE[case]
+    client = openai.OpenAI(base_url=server.url, api_key="unused", max_retries=0, timeout=600)
+    spec: Any = {"type": "json_schema", "json_schema": {"name": case, "schema": schema, "strict": True}}
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "JSON, please."}], response_format=spec, max_tokens=16
+        )
+    assert caught.value.status_code == 400 and caught.value.param == "response_format"
+    assert words in caught.value.message and "\n" not in caught.value.message
+    reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}], max_tokens=2)
+    assert reply.choices[0].finish_reason in ("stop", "length")
+
+
 @pytest.mark.parametrize(
     "spec",
     [
