@@ -296,9 +296,12 @@ class EdgeHandler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.flush()
         self._reader.deadline = time.monotonic() + self.server.limits.body_timeout
+        self.server.slots.set_reading(self.connection)  # a stalled body may make room for a newcomer
         data = self.rfile.read(n)
-        if len(data) < n:  # the client closed before sending all it announced
+        if len(data) < n:  # the client closed before sending all it announced (or was closed for a newcomer)
             raise ConnectionAbortedError("the request body ended early")
+        if not self.server.slots.set_busy(self.connection):
+            raise ConnectionAbortedError("the connection was closed for a newcomer as its body ended")
         return data
 
     def _reject(self, error: RequestError, headers: dict[str, Any] | None = None) -> None:

@@ -99,15 +99,17 @@ class DeadlineReader(io.RawIOBase):
 
 
 class ConnectionSlots:
-    """The live connections, at most ``cap`` (and half of them per remote address); idle ones make room.
+    """The live connections, at most ``cap`` (and half of them per remote address); waiting ones make room.
 
-    A connection is idle from its start (or the end of its last response)
-    until the head of its next request is in. Closing an idle one is what HTTP
-    lets a server do at any time (a client reusing it retries on a new one),
-    and one still sending its head after ``evict_after`` seconds under a full
-    house is slow or hostile (slowloris). A connection whose request is being
-    read or served is never closed here: past the cap with no idle one old
-    enough, the newcomer gets a 503 at once. One address on the
+    A connection waits from its start (or the end of its last response)
+    until the head of its next request is in, and again while its request
+    body arrives. Closing an idle one is what HTTP lets a server do at any
+    time (a client reusing it retries on a new one), and one still sending
+    its head or its body ``evict_after`` seconds after it began, under a full
+    house, is slow or hostile (slowloris, or a body that stalls: without this,
+    64 of them held every slot for the whole body deadline). A connection
+    whose request is being served is never closed here: past the cap with
+    none waiting long enough, the newcomer gets a 503 at once. One address on the
     network may hold at most half the slots, so a single host sending headers
     slowly cannot lock out the others (on loopback every client shares one
     address, so the share does not apply there).
@@ -179,8 +181,12 @@ class ConnectionSlots:
                 self._idle.pop(sock, None)
                 self._idle[sock] = time.monotonic()
 
+    def set_reading(self, sock: socket.socket) -> None:
+        """``sock``'s request body starts to arrive: until it is in, it may be closed for a newcomer."""
+        self.set_idle(sock)
+
     def set_busy(self, sock: socket.socket) -> bool:
-        """The head of a request on ``sock`` is in; False if it was closed for a newcomer meanwhile."""
+        """The head (or body) of a request on ``sock`` is in; False if it was closed for a newcomer meanwhile."""
         with self._lock:
             self._idle.pop(sock, None)
             return sock in self._live

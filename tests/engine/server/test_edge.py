@@ -154,15 +154,15 @@ def test_idle_connections_past_the_cap_make_room_and_threads_stay_bounded(server
 
 
 def test_busy_connections_at_the_cap_mean_503_at_once(small_pair: tuple[Path, Path]) -> None:
-    limits = EdgeLimits(max_connections=8, body_timeout=20.0, idle_timeout=20.0, evict_after=0.5)
+    limits = EdgeLimits(max_connections=8, body_timeout=20.0, idle_timeout=20.0, evict_after=60.0)
     running = start(small_pair, limits)
     socks: list[socket.socket] = []
     try:
-        for _ in range(limits.max_connections):  # bodies still arriving: busy, never closed for a newcomer
+        for _ in range(limits.max_connections):  # bodies begun less than evict_after ago: never closed for a newcomer
             sock = connect(running)
             sock.sendall(request_bytes("POST", CHAT, b"x" * 1000)[:-990])
             socks.append(sock)
-        time.sleep(limits.evict_after + 0.2)
+        _wait_for_slots(running, limits.max_connections)
         for _ in range(20):
             extra = connect(running)
             socks.append(extra)
@@ -179,6 +179,44 @@ def test_busy_connections_at_the_cap_mean_503_at_once(small_pair: tuple[Path, Pa
         while len(running.httpd.slots) and time.monotonic() < deadline:
             time.sleep(0.05)
         assert exchange(running, request_bytes("GET", "/health")).status == 200
+    finally:
+        for sock in socks:
+            sock.close()
+        running.stop()
+
+
+def _wait_for_slots(running: RunningServer, count: int) -> None:
+    deadline = time.monotonic() + 30
+    while len(running.httpd.slots) < count:
+        assert time.monotonic() < deadline, f"{len(running.httpd.slots)} of {count} connections admitted"
+        time.sleep(0.05)
+
+
+def _stall_bodies(running: RunningServer, count: int) -> list[socket.socket]:
+    """``count`` connections that send a chat request's head and the start of its body, then nothing."""
+    socks = []
+    for _ in range(count):
+        sock = connect(running)
+        sock.sendall(request_bytes("POST", CHAT, json.dumps(ASK).encode())[:-20])
+        socks.append(sock)
+    return socks
+
+
+def test_stalled_request_bodies_at_the_cap_make_room_for_the_openai_client(small_pair: tuple[Path, Path]) -> None:
+    limits = EdgeLimits()  # serve's own: 64 connections, a 60 s body deadline
+    running = start(small_pair, limits)
+    client = openai.OpenAI(base_url=running.url, api_key="unused", max_retries=0, timeout=30)  # < the body deadline
+    socks: list[socket.socket] = []
+    try:
+        for _ in range(2):  # the attack again, on a house already full of stalled bodies: still answered
+            socks += _stall_bodies(running, limits.max_connections)
+            _wait_for_slots(running, limits.max_connections)
+            time.sleep(limits.evict_after + 0.5)
+            reply = client.chat.completions.create(
+                model="m", messages=[{"role": "user", "content": "Name a colour."}], max_tokens=4
+            )
+            assert reply.choices[0].finish_reason in ("stop", "length")
+        assert sum(is_closed(sock) for sock in socks) >= limits.max_connections  # the oldest stalled bodies made room
     finally:
         for sock in socks:
             sock.close()
