@@ -61,6 +61,9 @@ class EdgeLimits:
     max_json_depth: int = 64  # an OpenAI request nests about 5 deep
     max_number_chars: int = 40  # a 64-bit seed has 20 digits; a 5,000-digit one costs CPU to convert
     max_json_containers: int = 200_000  # each [] or {} costs ~60 bytes parsed; 16 MiB of "[]," would be ~400 MB
+    prepare_workers: int = 2  # requests decoded, their documents read and tokenised at once (off the engine thread)
+    prepare_waiting: int = 8  # requests waiting for a preparation thread; more get a 429
+    prepare_timeout: float = 300.0  # one request's preparation, after which it is abandoned with a 503
 
     @property
     def backlog(self) -> int:

@@ -25,6 +25,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import CancelledError
 from http import HTTPStatus
 from typing import Any
 
@@ -33,6 +34,7 @@ from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.errors import TandemError
 from app.engine.server.connection import EdgeHandler, EdgeServer, RequestLog
 from app.engine.server.edge import MAX_BODY_BYTES, EdgeLimits, parse_json_object
+from app.engine.server.preparing import Cancelled, PreparerFullError, RequestPreparer, busy_error
 from app.engine.server.protocol import (
     CompletionRequest,
     RequestError,
@@ -84,6 +86,12 @@ class TandemHTTPServer(EdgeServer):
         self.engine = engine
         self.requests_served = 0
         super().__init__(address, _Handler, api_key, cors_origins, limits, log)
+        self.preparer = RequestPreparer(self.limits.prepare_workers, self.limits.prepare_waiting)
+
+    def server_close(self) -> None:
+        """Close as the edge does, then wait for the preparations under way (the engine frees the pair next)."""
+        super().server_close()
+        self.preparer.close()
 
     @property
     def url(self) -> str:
@@ -134,11 +142,8 @@ class _Handler(EdgeHandler):
             self._reject(RequestError(f"the body must be sent as Content-Type: application/json (got {shown})", 415))
             return
         raw = self._read_body()  # its own refusals (411, 413) close the connection
-        try:
-            body = parse_json_object(raw, self.server.limits)
-            request = parse_chat_request(body) if path == "/v1/chat/completions" else parse_completion_request(body)
-        except RequestError as exc:  # the body was read whole: the connection may go on
-            self._error(exc)
+        request = self._prepared(raw, chat=path == "/v1/chat/completions")
+        if request is None:
             return
         try:
             ticket = self.server.engine.submit(request)
@@ -146,6 +151,52 @@ class _Handler(EdgeHandler):
             self._error(RequestError(str(exc), status=429, kind="rate_limit_error"), {"Retry-After": exc.retry_after})
             return
         self._generate(request, ticket)
+
+    def _prepared(self, raw: bytes, chat: bool) -> CompletionRequest | None:
+        """The request ``raw`` holds, decoded and read on the preparation pool; None once answered or abandoned.
+
+        The wait watches the socket: a client that leaves abandons its
+        preparation, as does one past ``prepare_timeout`` (a 503).
+        """
+        server = self.server
+        limits, engine = server.limits, server.engine
+
+        def work(cancel: threading.Event) -> CompletionRequest:
+            body = parse_json_object(raw, limits)
+            request = parse_chat_request(body) if chat else parse_completion_request(body)
+            if cancel.is_set():
+                raise Cancelled
+            engine.prepare(request, cancel)
+            if cancel.is_set():
+                raise Cancelled
+            return request
+
+        try:
+            preparation = server.preparer.submit(work)
+        except PreparerFullError:
+            self._error(busy_error(), {"Retry-After": 1})
+            return None
+        deadline = time.monotonic() + limits.prepare_timeout
+        while not preparation.wait(0.05):
+            if self._client_gone():
+                server.preparer.abandon(preparation)
+                self.close_connection = True
+                return None
+            if time.monotonic() > deadline:
+                server.preparer.abandon(preparation)
+                shown = f"{limits.prepare_timeout:g}"
+                self._error(RequestError(f"reading the request took longer than {shown} s", 503, kind="server_error"))
+                return None
+        try:
+            value = preparation.result()
+        except RequestError as exc:  # the body was read whole: the connection may go on
+            self._error(exc)
+            return None
+        except (Cancelled, CancelledError):
+            self.close_connection = True
+            return None
+        assert isinstance(value, CompletionRequest)
+        return value
 
     def _options(self) -> None:
         """CORS preflight: reached only with no Origin or an allowed one (the policy refused the rest)."""

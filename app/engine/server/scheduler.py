@@ -31,6 +31,7 @@ from app.core.errors import PromptTooLongError
 from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyPlan, ReplyRequest, plan_reply, run_reply
+from app.engine.reply_attachments import attachment_tokens, distinct_attachments
 from app.engine.server.protocol import CompletionRequest, RequestError
 from app.engine.server.tool_calls import needs_tool_format, template_refusal
 
@@ -183,6 +184,10 @@ class Engine(Protocol):
         """Queue ``request`` (:class:`QueueFullError` past the limit)."""
         ...
 
+    def prepare(self, request: CompletionRequest, cancel: threading.Event) -> None:
+        """Do what ``request`` needs of the model off the engine thread, before it is submitted (may do nothing)."""
+        ...
+
     def close(self) -> None:
         """Stop serving."""
         ...
@@ -221,6 +226,21 @@ def up_to_the_context(plan: ReplyPlan) -> ReplyPlan:
     """``plan`` with the reply's limit at the context's end: the tokens the context holds after the prompt."""
     room = max(1, plan.prompt.n_ctx - len(plan.prompt.tokens))
     return dataclasses.replace(plan, sampling=dataclasses.replace(plan.sampling, max_tokens=room))
+
+
+def tokenise_attachments(pair: LoadedPair, request: CompletionRequest, cancel: threading.Event) -> None:
+    """Tokenise the request's documents with the pair's target into its cache, stopping when ``cancel`` is set.
+
+    Called on a preparation thread: llama.cpp's tokenizer reads the
+    vocabulary only, so it runs beside the engine thread's decoding, and the
+    prompt planner then finds each document's tokens ready.
+    """
+    cache = attachment_tokens(pair)
+    for attachment in distinct_attachments(request.messages):
+        if cancel.is_set():
+            return
+        if attachment.text:
+            cache.source(attachment)
 
 
 def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, requests: RequestQueue) -> None:
@@ -279,6 +299,9 @@ class ServerEngine:
         self.requests = RequestQueue(queue_limit)
         self._ready = threading.Event()
         self._load_error: BaseException | None = None
+        self._pair: LoadedPair | None = None  # for the preparation threads, until the engine frees it
+        self._pair_users = 0  # preparations using it now: the engine waits for them before freeing it
+        self._pair_free = threading.Condition()
         self._thread = threading.Thread(target=self._run, name="tandem-server-engine", daemon=True)
 
     @property
@@ -318,6 +341,22 @@ class ServerEngine:
         """Queue ``request``; :class:`QueueFullError` when the queue is at its limit."""
         return self.requests.submit(request)
 
+    def prepare(self, request: CompletionRequest, cancel: threading.Event) -> None:
+        """Tokenise the request's documents off the engine thread (see :func:`tokenise_attachments`)."""
+        if not any(m.attachments for m in request.messages):
+            return
+        with self._pair_free:
+            pair = self._pair
+            if pair is None:
+                return
+            self._pair_users += 1
+        try:
+            tokenise_attachments(pair, request, cancel)
+        finally:
+            with self._pair_free:
+                self._pair_users -= 1
+                self._pair_free.notify_all()
+
     def _run(self) -> None:
         try:
             pair = LoadedPair(self.config)
@@ -331,6 +370,7 @@ class ServerEngine:
             self._load_error = exc
             self._ready.set()
             return
+        self._pair = pair
         self._ready.set()
         try:
             while (job := self.requests.take()) is not None:
@@ -339,4 +379,7 @@ class ServerEngine:
                 finally:
                     self.requests.done()
         finally:
+            with self._pair_free:
+                self._pair = None
+                self._pair_free.wait_for(lambda: self._pair_users == 0)
             pair.close()

@@ -17,6 +17,7 @@ does; a log line per request goes to standard error only when asked for.
 from __future__ import annotations
 
 import sys
+import threading
 
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, QTimer, Signal
 from PySide6.QtGui import QGuiApplication
@@ -98,6 +99,9 @@ class SharedServerEngine:
         ticket = self.requests.submit(request)
         self._host.run_on_engine(self._serve_next)
         return ticket
+
+    def prepare(self, request: CompletionRequest, cancel: threading.Event) -> None:
+        """Nothing ahead of the engine thread: the window's pair is its engine thread's alone."""
 
     @property
     def queued(self) -> int:
