@@ -85,8 +85,10 @@ class TandemHTTPServer(EdgeServer):
     ) -> None:
         self.engine = engine
         self.requests_served = 0
-        super().__init__(address, _Handler, api_key, cors_origins, limits, log)
-        self.preparer = RequestPreparer(self.limits.prepare_workers, self.limits.prepare_waiting)
+        chosen = limits or EdgeLimits()
+        # Before the socket binds: a failed bind calls server_close, which closes this too.
+        self.preparer = RequestPreparer(chosen.prepare_workers, chosen.prepare_waiting)
+        super().__init__(address, _Handler, api_key, cors_origins, chosen, log)
 
     def server_close(self) -> None:
         """Close as the edge does, then wait for the preparations under way (the engine frees the pair next)."""
