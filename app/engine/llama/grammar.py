@@ -173,7 +173,9 @@ class GrammarMask:
 
     def _check(self) -> None:
         if self._matcher.is_error():
-            raise ConstraintError(f"the output grammar failed: {_one_line(self._matcher.get_error())}")
+            # llguidance appends its parser state and the whole grammar: the first line is what went wrong.
+            error = _one_line(self._matcher.get_error()).split(" <state>", 1)[0]
+            raise ConstraintError(f"the output grammar failed: {error[:300]}")
 
 
 def grammar_mask(model: LlamaModel, grammar: str) -> GrammarMask:

@@ -91,7 +91,7 @@ class TandemHTTPServer(EdgeServer):
         super().__init__(address, _Handler, api_key, cors_origins, chosen, log)
 
     def server_close(self) -> None:
-        """Close as the edge does, then wait for the preparations under way (the engine frees the pair next)."""
+        """Close as the edge does, and the preparation pool (see :class:`.preparing.RequestPreparer`)."""
         super().server_close()
         self.preparer.close()
 

@@ -15,9 +15,11 @@ and nothing of it reaches the engine.
 
 from __future__ import annotations
 
+import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, wait
+from dataclasses import dataclass
 
 from app.engine.server.protocol import RequestError
 
@@ -53,40 +55,43 @@ class Preparation:
 
 
 class RequestPreparer:
-    """A bounded pool for request preparations (see the module)."""
+    """A bounded pool for request preparations (see the module).
+
+    Its threads are daemons and closing it does not wait for them: a reader
+    cannot be interrupted mid-file, and stopping the server (or the process)
+    must not wait for one. A preparation still running then finds the engine
+    gone (:meth:`.scheduler.ServerEngine.prepare` does nothing) and ends unseen.
+    """
 
     def __init__(self, workers: int, waiting: int) -> None:
-        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="tandem-server-prepare")
+        self._workers = workers
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._room = threading.BoundedSemaphore(workers + waiting)
         self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+        self._running: set[threading.Event] = set()  # the cancel flags of the preparations on a worker
+        self._closed = False
         self.abandoned = 0  # preparations stopped because their client left or their deadline passed
-        self.running = 0  # preparations on a worker now
+
+    @property
+    def running(self) -> int:
+        """Preparations on a worker now."""
+        with self._lock:
+            return len(self._running)
 
     def submit(self, work: Callable[[threading.Event], object]) -> Preparation:
-        """Run ``work(cancel)`` on the pool; :class:`PreparerFullError` when the line is full."""
-        if not self._room.acquire(blocking=False):
-            raise PreparerFullError
-        cancel = threading.Event()
-
-        def run() -> object:
-            with self._lock:
-                self.running += 1
-            try:
-                if cancel.is_set():
-                    raise Cancelled
-                return work(cancel)
-            finally:
-                with self._lock:
-                    self.running -= 1
-                self._room.release()
-
-        try:
-            future = self._pool.submit(run)
-        except RuntimeError:  # shut down: the server is stopping
-            self._room.release()
-            raise PreparerFullError from None
-        future.add_done_callback(lambda done: self._room.release() if done.cancelled() else None)
-        return Preparation(future, cancel)
+        """Run ``work(cancel)`` on the pool; :class:`PreparerFullError` when the line is full or the pool closed."""
+        with self._lock:
+            if self._closed or not self._room.acquire(blocking=False):
+                raise PreparerFullError
+            if not self._threads:  # started with the first request: a server that never binds starts none
+                for n in range(self._workers):
+                    thread = threading.Thread(target=self._run, name=f"tandem-server-prepare-{n}", daemon=True)
+                    thread.start()
+                    self._threads.append(thread)
+        job = _Job(Future(), work, threading.Event())
+        self._jobs.put(job)
+        return Preparation(job.future, job.cancel)
 
     def abandon(self, preparation: Preparation) -> None:
         """Stop ``preparation`` (its client left or its deadline passed) and count it."""
@@ -95,8 +100,43 @@ class RequestPreparer:
             self.abandoned += 1
 
     def close(self) -> None:
-        """Refuse new work, drop what waits, and wait for the running preparations to reach their end."""
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        """Refuse new work and stop every preparation at its next check, without waiting for them."""
+        with self._lock:
+            self._closed = True
+            for cancel in self._running:
+                cancel.set()
+            threads = len(self._threads)
+        for _ in range(threads):
+            self._jobs.put(None)
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            try:
+                if job.cancel.is_set() or not job.future.set_running_or_notify_cancel():
+                    job.future.cancel()
+                    continue
+                with self._lock:
+                    self._running.add(job.cancel)
+                try:
+                    if self._closed:
+                        raise Cancelled
+                    result = job.work(job.cancel)
+                except BaseException as exc:  # the connection thread re-raises it (a bug there is its 500)
+                    job.future.set_exception(exc)
+                else:
+                    job.future.set_result(result)
+                finally:
+                    with self._lock:
+                        self._running.discard(job.cancel)
+            finally:
+                self._room.release()
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    future: Future[object]
+    work: Callable[[threading.Event], object]
+    cancel: threading.Event
 
 
 def busy_error() -> RequestError:
