@@ -112,13 +112,12 @@ class RequestPreparer:
     def _run(self) -> None:
         while (job := self._jobs.get()) is not None:
             try:
-                if job.cancel.is_set() or not job.future.set_running_or_notify_cancel():
-                    job.future.cancel()
+                if not job.future.set_running_or_notify_cancel():  # abandoned while it waited: now it is done
                     continue
                 with self._lock:
                     self._running.add(job.cancel)
                 try:
-                    if self._closed:
+                    if self._closed or job.cancel.is_set():
                         raise Cancelled
                     result = job.work(job.cancel)
                 except BaseException as exc:  # the connection thread re-raises it (a bug there is its 500)

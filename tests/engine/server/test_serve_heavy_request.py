@@ -15,6 +15,7 @@ import openai
 import pytest
 
 from app.engine.llama.session import DrafterKind, PairConfig
+from app.engine.server.edge import EdgeLimits
 from app.engine.server.http import RunningServer
 from app.engine.server.scheduler import ServerEngine
 from tests.engine.server.raw_http import connect, request_bytes
@@ -93,3 +94,17 @@ def test_a_client_that_leaves_while_its_document_is_read_reaches_no_engine(serve
     client = openai.OpenAI(base_url=server.url, api_key="unused", max_retries=0, timeout=120)
     reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "Hi"}], max_tokens=2)
     assert reply.choices[0].finish_reason in ("stop", "length")
+
+
+def test_a_preparation_past_its_deadline_is_a_503_and_reaches_no_engine(small_pair: tuple[Path, Path]) -> None:
+    engine = ServerEngine(PairConfig(small_pair[0], small_pair[1], DrafterKind.MODEL, n_ctx=1024, n_threads=1), 3)
+    engine.start()
+    running = RunningServer(engine, limits=EdgeLimits(prepare_timeout=0.1)).start()  # less than 1.5 MB takes
+    try:
+        client = openai.OpenAI(base_url=running.url, api_key="unused", max_retries=0, timeout=120)
+        with pytest.raises(openai.InternalServerError) as caught:
+            client.chat.completions.create(model="m", messages=[_heavy_message(1_500_000)], max_tokens=1)
+        assert caught.value.status_code == 503 and "reading the request took longer than 0.1 s" in caught.value.message
+        assert running.httpd.preparer.abandoned == 1 and engine.served == []
+    finally:
+        running.stop()
