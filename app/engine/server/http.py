@@ -3,8 +3,10 @@
 Written on :mod:`http.server` rather than FastAPI/uvicorn on purpose: the
 frozen bundle gains no dependency, every byte of the event stream is ours
 (one SSE event per verify step, ``data: [DONE]`` at the end), and the model
-fits threads naturally: each connection has a thread that queues its request
-for the one engine thread (:mod:`app.engine.server.scheduler`) and then
+fits threads naturally: each connection has a thread that hands its body to
+the preparation pool (:mod:`app.engine.server.preparing`: decoding, documents,
+schema, tokenising), queues the prepared request for the one engine thread
+(:mod:`app.engine.server.scheduler`), which only runs the model, and then
 relays that request's events. While it waits it watches its socket, so a
 client that disconnects cancels its generation before the next verify step.
 
