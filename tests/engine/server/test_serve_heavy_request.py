@@ -61,7 +61,7 @@ def test_a_small_request_is_answered_while_a_heavy_one_is_still_read(server: Run
 
     def heavy() -> None:
         try:
-            reply = client.chat.completions.create(model="m", messages=[_heavy_message(1_500_000)], max_tokens=1)
+            reply = client.chat.completions.create(model="m", messages=[_heavy_message(1_000_000)], max_tokens=1)
             assert reply.usage is not None and reply.usage.prompt_tokens > 500  # chunks of the document went in
             finished.append("heavy")
         except BaseException as exc:
@@ -69,7 +69,7 @@ def test_a_small_request_is_answered_while_a_heavy_one_is_still_read(server: Run
 
     thread = threading.Thread(target=heavy)
     thread.start()
-    _wait_until(lambda: server.httpd.preparer.running >= 1)  # its 2 MB body is in and being read
+    _wait_until(lambda: server.httpd.preparer.running >= 1)  # its 1.3 MB body is in and being read
     reply = client.chat.completions.create(
         model="m", messages=[{"role": "user", "content": "Name a colour."}], max_tokens=2
     )
@@ -81,7 +81,7 @@ def test_a_small_request_is_answered_while_a_heavy_one_is_still_read(server: Run
 
 
 def test_a_client_that_leaves_while_its_document_is_read_reaches_no_engine(server: RunningServer) -> None:
-    body = json.dumps({"model": "m", "messages": [_heavy_message(1_500_000)], "max_tokens": 1}).encode()
+    body = json.dumps({"model": "m", "messages": [_heavy_message(1_000_000)], "max_tokens": 1}).encode()
     sock = connect(server)
     sock.sendall(request_bytes("POST", CHAT, body))
     preparer = server.httpd.preparer
@@ -99,11 +99,11 @@ def test_a_client_that_leaves_while_its_document_is_read_reaches_no_engine(serve
 def test_a_preparation_past_its_deadline_is_a_503_and_reaches_no_engine(small_pair: tuple[Path, Path]) -> None:
     engine = ServerEngine(PairConfig(small_pair[0], small_pair[1], DrafterKind.MODEL, n_ctx=1024, n_threads=1), 3)
     engine.start()
-    running = RunningServer(engine, limits=EdgeLimits(prepare_timeout=0.1)).start()  # less than 1.5 MB takes
+    running = RunningServer(engine, limits=EdgeLimits(prepare_timeout=0.1)).start()  # less than 1 MB takes
     try:
         client = openai.OpenAI(base_url=running.url, api_key="unused", max_retries=0, timeout=120)
         with pytest.raises(openai.InternalServerError) as caught:
-            client.chat.completions.create(model="m", messages=[_heavy_message(1_500_000)], max_tokens=1)
+            client.chat.completions.create(model="m", messages=[_heavy_message(1_000_000)], max_tokens=1)
         assert caught.value.status_code == 503 and "reading the request took longer than 0.1 s" in caught.value.message
         assert running.httpd.preparer.abandoned == 1 and engine.served == []
     finally:
