@@ -46,6 +46,7 @@ MAX_PATTERN_REPEATS = 1000
 MAX_VISITS = 50_000
 
 _BRANCHES = ("anyOf", "oneOf", "allOf")
+_DATA = frozenset({"enum", "const", "default", "examples"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,7 @@ class _Visit:
     depth: int
     repeats: int  # how many times the enclosing required counts repeat this position
     refs: tuple[tuple[str, bool], ...]  # each enclosing $ref target, and whether an optional step came since
+    data: bool = False  # inside enum, const, default or examples: JSON values, not schemas (depth only)
 
 
 def check_schema_bounds(schema: dict[str, Any]) -> None:
@@ -73,11 +75,17 @@ def check_schema_bounds(schema: dict[str, Any]) -> None:
         node = visit.node
         if isinstance(node, list):
             stack.extend(
-                _Visit(item, f"{visit.where}/{i}", visit.depth + 1, visit.repeats, visit.refs)
+                _Visit(item, f"{visit.where}/{i}", visit.depth + 1, visit.repeats, visit.refs, visit.data)
                 for i, item in enumerate(node)
             )
             continue
         if not isinstance(node, dict):
+            continue
+        if visit.data:
+            stack.extend(
+                _Visit(item, f"{visit.where}/{_escaped(str(key))}", visit.depth + 1, 1, (), True)
+                for key, item in node.items()
+            )
             continue
         _check_node(node, visit)
         ref = node.get("$ref")
@@ -129,6 +137,9 @@ def _children(node: dict[str, Any], visit: _Visit) -> Iterator[_Visit]:
     min_items = _count(node, "minItems")
     for key, value in node.items():
         where = f"{visit.where}/{_escaped(str(key))}"
+        if key in _DATA:
+            yield _Visit(value, where, visit.depth + 1, 1, (), True)
+            continue
         if key == "properties" and isinstance(value, dict):
             for name, sub in value.items():
                 optional = name not in required

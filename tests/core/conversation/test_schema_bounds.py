@@ -120,3 +120,12 @@ def test_a_schema_that_expands_exponentially_through_refs_is_refused() -> None:
     defs = {f"d{i}": {"type": "array", "prefixItems": [{"$ref": f"#/$defs/d{i + 1}"}] * 2} for i in range(30)}
     defs["d30"] = {"type": "integer"}
     _refused({"$defs": defs, "$ref": "#/$defs/d0"}, "expands to more than")
+
+
+def test_values_in_enum_const_and_default_are_data_not_schemas() -> None:
+    lookalike = {"minItems": 10**9, "pattern": "(a{1,1000}){1,1000}", "$ref": "#"}
+    check_schema_bounds({"type": "object", "default": lookalike, "enum": [lookalike], "const": lookalike})
+    deep: Any = 1
+    for _ in range(MAX_DEPTH + 5):
+        deep = [deep]
+    _refused({"enum": [deep]}, "nests deeper")
