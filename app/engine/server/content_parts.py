@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Callable
 from typing import Any
 
 from app.core.attachments.record import Attachment
@@ -32,8 +33,13 @@ class PartError(ValueError):
         self.message = message
 
 
-def read_parts(parts: list[Any], where: str, role: str) -> tuple[str, tuple[Attachment, ...]]:
-    """The text of ``parts`` joined, and the documents among them read as attachments (in order)."""
+def read_parts(
+    parts: list[Any], where: str, role: str, cancelled: Callable[[], bool] | None = None
+) -> tuple[str, tuple[Attachment, ...]]:
+    """The text of ``parts`` joined, and the documents among them read as attachments (in order).
+
+    ``cancelled`` is handed to each document's reader, which ends early once it is true.
+    """
     texts: list[str] = []
     attachments: list[Attachment] = []
     for index, part in enumerate(parts):
@@ -44,7 +50,7 @@ def read_parts(parts: list[Any], where: str, role: str) -> tuple[str, tuple[Atta
         elif kind == "file":
             if role != "user":
                 raise PartError(at, f"{at}: files may only be attached to a user message, not a {role} message")
-            attachments.append(_file(part.get("file"), at))
+            attachments.append(_file(part.get("file"), at, cancelled))
         elif kind in ("image_url", "input_image", "image"):
             raise PartError(
                 at, f"{at}: this server's target is a text-only model and reads no images; send text or a document"
@@ -54,7 +60,7 @@ def read_parts(parts: list[Any], where: str, role: str) -> tuple[str, tuple[Atta
     return "".join(texts), tuple(attachments)
 
 
-def _file(raw: object, at: str) -> Attachment:
+def _file(raw: object, at: str, cancelled: Callable[[], bool] | None) -> Attachment:
     """One ``file`` part read as an attachment; :class:`PartError` for anything that is not one."""
     if not isinstance(raw, dict):
         raise PartError(at, f"{at}.file must be an object with 'file_data' and 'filename'")
@@ -72,6 +78,6 @@ def _file(raw: object, at: str) -> Attachment:
     except (binascii.Error, ValueError) as exc:
         raise PartError(at, f"{at}.file.file_data is not valid base64 ({exc})") from exc
     try:
-        return read_attachment_bytes(name or "attachment", content)
+        return read_attachment_bytes(name or "attachment", content, cancelled=cancelled)
     except AttachmentError as exc:
         raise PartError(at, f"{at}: {exc}") from exc

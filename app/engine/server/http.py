@@ -167,7 +167,7 @@ class _Handler(EdgeHandler):
 
         def work(cancel: threading.Event) -> CompletionRequest:
             body = parse_json_object(raw, limits)
-            request = parse_chat_request(body) if chat else parse_completion_request(body)
+            request = parse_chat_request(body, cancel.is_set) if chat else parse_completion_request(body)
             if cancel.is_set():
                 raise Cancelled
             engine.prepare(request, cancel)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -104,12 +104,16 @@ class CompletionRequest:
     reasoning: bool = True  # split a reasoning block into reasoning_content (reasoning_format "none": keep it)
 
 
-def parse_chat_request(body: Mapping[str, Any]) -> CompletionRequest:
-    """``/v1/chat/completions``: messages plus the common fields."""
+def parse_chat_request(body: Mapping[str, Any], cancelled: Callable[[], bool] | None = None) -> CompletionRequest:
+    """``/v1/chat/completions``: messages plus the common fields.
+
+    ``cancelled`` is asked inside each document's reader: true ends the read
+    (the client left), and the request is refused.
+    """
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise RequestError("'messages' must be a non-empty list", param="messages")
-    parsed = tuple(_message(m, i) for i, m in enumerate(messages))
+    parsed = tuple(_message(m, i, cancelled) for i, m in enumerate(messages))
     if parsed[-1].role == "assistant":
         raise RequestError("the last message must come from the user or the system", param="messages")
     try:
@@ -139,7 +143,7 @@ def parse_completion_request(body: Mapping[str, Any]) -> CompletionRequest:
     return _common(body, chat=False, prompt=prompt)
 
 
-def _message(raw: Any, index: int) -> Message:
+def _message(raw: Any, index: int, cancelled: Callable[[], bool] | None = None) -> Message:
     where = f"messages[{index}]"
     if not isinstance(raw, dict):
         raise RequestError(f"{where} must be an object with 'role' and 'content'", param=where)
@@ -158,7 +162,7 @@ def _message(raw: Any, index: int) -> Message:
     attachments: tuple[Attachment, ...] = ()
     if isinstance(content, list):  # content parts: text, and documents read as attachments
         try:
-            content, attachments = read_parts(content, where, role)
+            content, attachments = read_parts(content, where, role, cancelled)
         except PartError as exc:
             raise RequestError(exc.message, param=exc.where) from exc
     if not isinstance(content, str):

@@ -78,3 +78,18 @@ def test_a_bad_part_is_a_400_naming_it(part, words):
 def test_files_belong_to_user_messages():
     body = {"messages": [{"role": "system", "content": [_file(b"rules")]}, {"role": "user", "content": "hi"}]}
     _refused(body, "messages[0].content[0]", "only be attached to a user message")
+
+
+def test_a_read_called_off_by_the_server_ends_in_the_reader_and_refuses_the_part() -> None:
+    asked: list[bool] = []
+
+    def client_left() -> bool:
+        asked.append(True)
+        return True
+
+    body = _ask({"type": "text", "text": "Read this."}, _file(text_pdf(["one", "two", "three"])))
+    with pytest.raises(RequestError) as caught:
+        parse_chat_request(body, client_left)
+    assert asked and caught.value.param == "messages[0].content[1]"
+    assert "called off" in caught.value.message
+    assert parse_chat_request(body, lambda: False).messages[0].attachments  # not called off: read as usual
