@@ -13,7 +13,8 @@ one line naming where (a JSON pointer into the schema):
   properties (llguidance 1.9 spends about four parser items per optional
   property on a row capped at 2,000 items: 498 still worked, 499 failed on
   the reply's first ``{``), at most :data:`MAX_PROPERTIES` in all, and a
-  combinator at most :data:`MAX_BRANCHES` branches;
+  combinator at most :data:`MAX_BRANCHES` branches (one parser item each:
+  about 2,000 of them failed on the first byte);
 - cycles: a ``$ref`` cycle must pass through a place the reply may leave
   out (an optional property, an array that may be empty, one branch of
   several), or no finite reply matches it and the grammar has no first token;
@@ -40,7 +41,7 @@ from app.core.conversation.output_format import OutputFormatError
 MAX_DEPTH = 64
 MAX_OPTIONAL_PROPERTIES = 400
 MAX_PROPERTIES = 2000
-MAX_BRANCHES = 400
+MAX_BRANCHES = 1000
 MAX_REQUIRED_REPEATS = 1 << 17  # 131,072: the largest context Tandem loads, one token per item at least
 MAX_PATTERN_REPEATS = 1000
 MAX_VISITS = 50_000

@@ -8,6 +8,7 @@ import pytest
 
 from app.core.conversation.output_format import OutputFormatError, schema_from_text
 from app.core.conversation.schema_bounds import (
+    MAX_BRANCHES,
     MAX_DEPTH,
     MAX_OPTIONAL_PROPERTIES,
     MAX_PATTERN_REPEATS,
@@ -129,3 +130,8 @@ def test_values_in_enum_const_and_default_are_data_not_schemas() -> None:
     for _ in range(MAX_DEPTH + 5):
         deep = [deep]
     _refused({"enum": [deep]}, "nests deeper")
+
+
+def test_a_combinator_with_too_many_branches_is_refused() -> None:
+    check_schema_bounds({"anyOf": [{"const": i} for i in range(MAX_BRANCHES)]})
+    _refused({"oneOf": [{"const": i} for i in range(MAX_BRANCHES + 1)]}, f"has {MAX_BRANCHES + 1} branches")

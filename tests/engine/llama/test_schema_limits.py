@@ -13,7 +13,7 @@ import llguidance
 import numpy as np
 
 from app.core.conversation.output_format import OutputFormat, OutputKind
-from app.core.conversation.schema_bounds import MAX_OPTIONAL_PROPERTIES
+from app.core.conversation.schema_bounds import MAX_BRANCHES, MAX_OPTIONAL_PROPERTIES
 from app.engine.llama.grammar import JSON_WHITESPACE, compile_grammar
 
 BYTES = llguidance.LLTokenizer("byte")
@@ -48,3 +48,11 @@ def test_required_properties_do_not_count_toward_it() -> None:
     names = [f"p{i}" for i in range(2000)]
     everything = {**_optional(2000), "required": names}
     assert not _fails_after(everything, '{"p0": 1, "p1')
+
+
+def test_the_branch_bound_is_below_the_measured_limit() -> None:
+    def one_of(n: int) -> dict[str, Any]:
+        return {"anyOf": [{"type": "array", "prefixItems": [{"const": i}], "minItems": 1} for i in range(n)]}
+
+    assert not _fails_after(one_of(MAX_BRANCHES), "[")
+    assert _fails_after(one_of(2100), "[")
