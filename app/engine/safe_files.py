@@ -21,6 +21,11 @@ Tandem's way (an attachment, a cache entry, a settings file): only a
 regular file is opened, never a FIFO (which would wait for a writer for ever),
 a device (which may never end) or a socket, and at most a stated number of
 bytes is read.
+
+Tandem's own stores (the prefix cache, its limit, the learned speeds) are read
+through :func:`open_regular`, which opens only a regular file, never through
+a link and never waiting on a FIFO, and written through :func:`create_private`,
+which makes a new 0600 file and never writes through a name planted before it.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import errno
+import io
 import os
 import stat
 import tempfile
@@ -274,3 +280,61 @@ def make_private_folder(folder: Path) -> None:
     Raises :class:`OSError` when it cannot be made, as ``Path.mkdir`` does.
     """
     folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER)
+
+
+# -- Tandem's own files, read ---------------------------------------------------------
+
+
+class NotRegularFileError(TandemError):
+    """A path where Tandem expected one of its own files holds a link, a folder, a device, a FIFO or a socket."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(f"{path} is {what}, not a regular file: Tandem does not read it")
+        self.path = path
+        self.what = what
+
+
+# Opened without following a final link and without waiting: a FIFO's open would block until a writer came.
+_READ_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+
+
+def open_regular(path: Path) -> io.BufferedReader:
+    """The regular file at ``path`` open for reading, or :class:`NotRegularFileError` (a link is never followed).
+
+    Raises :class:`FileNotFoundError` and the other :class:`OSError` of the open as they come.
+    """
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except OSError as exc:
+        # O_NOFOLLOW on a final link: ELOOP (EMLINK on FreeBSD). Named for what it is, not "too many levels".
+        if exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
+            raise NotRegularFileError(path, "a symbolic link") from exc
+        raise
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise NotRegularFileError(path, _kind(status.st_mode))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def create_private(path: Path) -> io.BufferedWriter:
+    """A new file at ``path``, 0600, open for writing; :class:`FileExistsError` if anything (a link too) is there.
+
+    Created exclusively, so a link planted under the name is never written through.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags | getattr(os, "O_BINARY", 0), PRIVATE_FILE)
+    try:
+        return os.fdopen(fd, "wb")
+    except BaseException:
+        os.close(fd)
+        raise
