@@ -338,3 +338,23 @@ def create_private(path: Path) -> io.BufferedWriter:
     except BaseException:
         os.close(fd)
         raise
+
+
+def regular_file_problem(path: Path, max_bytes: int) -> str:
+    """Why what is at ``path`` is no file to read (a FIFO, a device, a folder, over ``max_bytes``); empty when it is.
+
+    Nothing there is no problem (the file is made when first written). A link
+    is judged by what it points to: this is for a file the user may keep
+    elsewhere and link to (settings kept with their other configuration).
+    """
+    try:
+        status = os.stat(path)  # stat never opens: a FIFO does not block it
+    except FileNotFoundError:
+        return ""
+    except OSError as exc:
+        return f"cannot be read: {exc.strerror or exc}"
+    if not stat.S_ISREG(status.st_mode):
+        return f"is {_kind(status.st_mode)}, not a regular file"
+    if status.st_size > max_bytes:
+        return f"is larger than {max_bytes} bytes"
+    return ""
