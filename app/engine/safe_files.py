@@ -285,41 +285,25 @@ def make_private_folder(folder: Path) -> None:
 # -- Tandem's own files, read ---------------------------------------------------------
 
 
-class NotRegularFileError(TandemError):
-    """A path where Tandem expected one of its own files holds a link, a folder, a device, a FIFO or a socket."""
-
-    def __init__(self, path: Path, what: str) -> None:
-        super().__init__(f"{path} is {what}, not a regular file: Tandem does not read it")
-        self.path = path
-        self.what = what
-
-
-# Opened without following a final link and without waiting: a FIFO's open would block until a writer came.
-_READ_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-
-
 def open_regular(path: Path) -> io.BufferedReader:
-    """The regular file at ``path`` open for reading, or :class:`NotRegularFileError` (a link is never followed).
+    """The regular file at ``path`` open for reading, streamed rather than read whole (a prefix-cache entry).
 
-    Raises :class:`FileNotFoundError` and the other :class:`OSError` of the open as they come.
+    A symbolic link is never followed and a FIFO never waited on: either, or a
+    device, socket or folder, is :class:`UnreadableFileError` (``SYMLINK`` or
+    ``NOT_A_FILE``). Other failures of the open (:class:`FileNotFoundError`
+    included) are raised as they come.
     """
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC | _O_BINARY)
     except OSError as exc:
         # O_NOFOLLOW on a final link: ELOOP (EMLINK on FreeBSD). Named for what it is, not "too many levels".
         if exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
-            raise NotRegularFileError(path, "a symbolic link") from exc
+            raise UnreadableFileError(path, Unreadable.SYMLINK, "it is a symbolic link") from exc
         raise
     try:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
-            raise NotRegularFileError(path, _kind(status.st_mode))
+            raise UnreadableFileError(path, Unreadable.NOT_A_FILE, f"it is {_kind(status.st_mode)}, not a regular file")
         return os.fdopen(fd, "rb")
     except BaseException:
         os.close(fd)
@@ -344,17 +328,17 @@ def regular_file_problem(path: Path, max_bytes: int) -> str:
     """Why what is at ``path`` is no file to read (a FIFO, a device, a folder, over ``max_bytes``); empty when it is.
 
     Nothing there is no problem (the file is made when first written). A link
-    is judged by what it points to: this is for a file the user may keep
-    elsewhere and link to (settings kept with their other configuration).
+    is judged by what it points to: this is for a file that a library opens
+    itself (QSettings) and that the user may keep elsewhere and link to.
     """
     try:
         status = os.stat(path)  # stat never opens: a FIFO does not block it
     except FileNotFoundError:
         return ""
-    except OSError as exc:
-        return f"cannot be read: {exc.strerror or exc}"
-    if not stat.S_ISREG(status.st_mode):
-        return f"is {_kind(status.st_mode)}, not a regular file"
-    if status.st_size > max_bytes:
-        return f"is larger than {max_bytes} bytes"
+    except (OSError, ValueError) as exc:
+        return _reason(exc)
+    try:
+        _check_regular(path, status, max_bytes)
+    except UnreadableFileError as exc:
+        return exc.what
     return ""

@@ -83,7 +83,7 @@ from app.engine.llama.model import FLASH_ATTENTION, LlamaModel
 from app.engine.paths import prefix_cache_dir
 from app.engine.safe_files import (
     PRIVATE_FOLDER,
-    NotRegularFileError,
+    UnreadableFileError,
     create_private,
     open_regular,
     tighten,
@@ -197,8 +197,8 @@ class PrefixCache:
         entry = choice.entry
         try:
             payload = self._read_payload(entry, identity, model)
-        except NotRegularFileError as exc:  # swapped for a link or a FIFO since the scan: not Tandem's to remove
-            _LOG.warning("prefix cache: skipped %s", exc)
+        except UnreadableFileError as exc:  # swapped for a link or a FIFO since the scan: not Tandem's to remove
+            _LOG.warning("prefix cache: skipped %s: %s", exc.path, exc.what)
             self._entries.pop(entry.key, None)
             return 0
         except (OSError, EntryError, MemoryError) as exc:
@@ -287,8 +287,8 @@ class PrefixCache:
                     raise EntryError(f"truncated: {size} of {header.file_size()} bytes")
             except FileNotFoundError:
                 continue
-            except NotRegularFileError as exc:
-                _LOG.warning("prefix cache: skipped %s", exc)
+            except UnreadableFileError as exc:
+                _LOG.warning("prefix cache: skipped %s: %s", path, exc.what)
                 continue
             except NotAnEntryError as exc:
                 _LOG.warning("prefix cache: skipped %s: %s", path, exc)

@@ -119,7 +119,7 @@ class AppSettings:
         self.problem = regular_file_problem(self.path, MAX_SETTINGS_BYTES)
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         if self.problem:
-            _LOG.warning("settings: %s %s: ignored, this session's changes are not kept", self.path, self.problem)
+            _LOG.warning("settings: ignored %s: %s; this session's changes are not kept", self.path, self.problem)
             self._scratch = tempfile.TemporaryDirectory(prefix="tandem-settings-")
             self._qs = QSettings(str(Path(self._scratch.name) / "settings.ini"), QSettings.Format.IniFormat)
             return
