@@ -108,3 +108,17 @@ def test_a_fifo_among_the_entries_is_skipped_with_a_note_not_waited_on(tmp_path:
     assert result.returncode == 0, result.stderr
     assert result.stderr.count("\n") == 1 and f"skipped {fifo}: it is a FIFO" in result.stderr, result.stderr
     assert fifo.exists()  # not Tandem's file: left where it is
+
+
+def test_clear_with_a_folder_where_the_learned_speeds_are_kept_says_so_in_one_line(tmp_path: Path) -> None:
+    """A folder named as the learned-speeds file ended `cache clear` in a traceback (IsADirectoryError)."""
+    data = tmp_path / "data"
+    folder = data / "controller-profiles.json"
+    folder.mkdir(parents=True)
+    (folder / "kept.txt").write_text("the user's", encoding="utf-8")
+    result = run_cli_process("cache", "clear", "--speeds", data=data, timeout=120)  # the log line as printed
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "forgot the learned speeds of 0 model pairs\n"
+    lines = result.stderr.splitlines()
+    assert any(line.startswith(f"could not remove the controller profiles {folder}: ") for line in lines), lines
+    assert "Traceback" not in result.stderr and (folder / "kept.txt").read_text(encoding="utf-8") == "the user's"

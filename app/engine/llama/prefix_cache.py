@@ -341,7 +341,7 @@ class PrefixCache:
         """Mark ``entry`` used now (its file's time too, so the order survives a restart)."""
         now = time.time()
         with contextlib.suppress(OSError):
-            os.utime(self._path(entry.key), (now, now))
+            os.utime(self._path(entry.key), (now, now), follow_symlinks=False)
         self._entries[entry.key] = IndexEntry(entry.key, entry.model, entry.tokens, entry.size, now)
 
     def _evict(self) -> None:

@@ -108,9 +108,18 @@ class ProfileStore:
             self._write({k: entries[k] for k in newest})
 
     def clear(self) -> None:
-        """Forget every profile (the next replies learn from scratch)."""
-        with self._lock, contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        """Forget every profile (the next replies learn from scratch).
+
+        The file's name is removed whatever holds it (a link or a FIFO goes,
+        never what a link points to); a folder there is left, with one log line.
+        """
+        with self._lock:
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:  # a folder in its place (IsADirectoryError, or EPERM on macOS), no permission
+                _LOG.warning("could not remove the controller profiles %s: %s", self.path, exc.strerror or exc)
 
     def __len__(self) -> int:
         with self._lock:
