@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.display.units import format_bytes
+
+if TYPE_CHECKING:  # imported where used: --help and the parser stay free of llama.cpp
+    from app.engine.llama.prefix_cache import PrefixCache
+    from app.engine.llama.profile_store import ProfileStore
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +39,10 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _show(args: argparse.Namespace) -> int:
-    usage = _usage()
+    from app.engine.llama.prefix_cache import open_prefix_cache
+    from app.engine.llama.profile_store import open_profile_store
+
+    usage = _usage(open_prefix_cache(), open_profile_store())
     if args.json:
         print(json.dumps(usage, indent=2))
         return 0
@@ -57,25 +64,22 @@ def _clear(args: argparse.Namespace) -> int:
     from app.engine.llama.prefix_cache import open_prefix_cache
     from app.engine.llama.profile_store import open_profile_store
 
-    before = _usage()
+    # Each store opened once: a note about its folder (a link refused, a file skipped) is printed once.
+    cache, profiles = open_prefix_cache(), open_profile_store()
+    before = _usage(cache, profiles)
     if not args.speeds:
-        open_prefix_cache().clear()
+        cache.clear()
         cleared = before["prefix_cache"]
         print(f"removed {_count(cleared['entries'], 'saved state')} ({format_bytes(cleared['bytes'])})")
     if not args.prefixes:
-        open_profile_store().clear()
+        profiles.clear()
         print(f"forgot the learned speeds of {_count(before['learned_speeds']['pairs'], 'model pair')}")
     return 0
 
 
-def _usage() -> dict[str, Any]:
+def _usage(cache: PrefixCache, profiles: ProfileStore) -> dict[str, Any]:
     """Both stores as ``cache show --json`` prints them."""
-    from app.engine.llama.prefix_cache import open_prefix_cache
-    from app.engine.llama.profile_store import open_profile_store
-
-    cache = open_prefix_cache()
     entries = cache.entries
-    profiles = open_profile_store()
     return {
         "prefix_cache": {
             "folder": str(cache.folder),

@@ -6,7 +6,8 @@ itself; what a crash, a full disk or a hand edit leaves there must read as
 :func:`parse` reads text or bytes, :func:`read_file` a file (regular files
 only: a FIFO or a device put where a cache file was expected would block the
 read or never end; :func:`file_bytes` is the same for a cache's companion
-file that is not JSON), and :func:`as_dict`, :func:`as_list` and :func:`field`
+file that is not JSON; a link is not followed, and a file is bounded in size
+and in nesting, so a JSON bomb costs a log line, not the memory), and :func:`as_dict`, :func:`as_list` and :func:`field`
 take the shape the caller expects out of what was read.
 
 Files that must be refused rather than ignored (an export being imported, a
@@ -27,6 +28,8 @@ _T = TypeVar("_T")
 
 # Far above anything Tandem stores in one file; a bigger one is not one of them.
 MAX_FILE_BYTES = 64 * 1024 * 1024
+# Tandem's stored files nest a few levels; deeper is a bomb that would cost every reader its recursion.
+MAX_FILE_DEPTH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,14 +46,20 @@ class Stored:
         return not self.problem and not self.missing
 
 
-def parse(data: str | bytes | bytearray | None) -> Stored:
-    """``data`` parsed as JSON; damage (bad JSON, bad UTF-8, too deep, a huge number) is a problem, not an error."""
+def parse(data: str | bytes | bytearray | None, max_depth: int | None = None) -> Stored:
+    """``data`` parsed as JSON; damage (bad JSON, bad UTF-8, too deep, a huge number) is a problem, not an error.
+
+    ``max_depth``: the most arrays and objects nested in one another (None: as deep as Python can parse).
+    """
     if data is None:
         return Stored(missing=True)
     try:
         # Tandem writes UTF-8; json.loads would guess UTF-16 or -32 from bytes that are not.
         text = data if isinstance(data, str) else bytes(data).decode("utf-8")
-        return Stored(value=json.loads(text))
+        value = json.loads(text)
+        if max_depth is not None and _deeper_than(value, max_depth):
+            return Stored(problem=f"nested more than {max_depth} levels deep")
+        return Stored(value=value)
     except UnicodeDecodeError as exc:  # before ValueError: it is one
         return Stored(problem=f"not UTF-8 (byte {exc.start})")
     except json.JSONDecodeError as exc:
@@ -61,10 +70,24 @@ def parse(data: str | bytes | bytearray | None) -> Stored:
         return Stored(problem=str(exc)[:120] or type(exc).__name__)
 
 
-def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES) -> Stored:
-    """The JSON in the regular file at ``path``; missing, unreadable, not a regular file or damaged: no value."""
+def read_file(path: Path, max_bytes: int = MAX_FILE_BYTES, max_depth: int = MAX_FILE_DEPTH) -> Stored:
+    """The JSON in the regular file at ``path``; missing, unreadable, not a regular file, too big or deep: no value."""
     data = _regular_bytes(path, max_bytes)
-    return data if isinstance(data, Stored) else parse(data)
+    return data if isinstance(data, Stored) else parse(data, max_depth)
+
+
+def _deeper_than(value: object, max_depth: int) -> bool:
+    """Whether arrays and objects nest more than ``max_depth`` levels in ``value`` (walked without recursion)."""
+    stack: list[tuple[object, int]] = [(value, 0)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        if isinstance(item, list):
+            if depth >= max_depth:
+                return True
+            stack.extend((child, depth + 1) for child in item if isinstance(child, dict | list))
+    return False
 
 
 def file_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes | None:
@@ -77,13 +100,16 @@ def _regular_bytes(path: Path, max_bytes: int) -> bytes | Stored:
     """The file's bytes, or why there are none.
 
     The file is opened without waiting (a FIFO does not block the open) and
-    read only once it is known to be a regular file.
+    without following a link, and read only once it is known to be a regular file.
     """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(path, flags)
     except FileNotFoundError:
         return Stored(missing=True)
     except OSError as exc:
+        if os.path.islink(path):  # O_NOFOLLOW's ELOOP: named for what is there
+            return Stored(problem="a symbolic link, not followed")
         return Stored(problem=exc.strerror or str(exc))
     try:
         info = os.fstat(fd)

@@ -21,6 +21,11 @@ Tandem's way (an attachment, a cache entry, a settings file): only a
 regular file is opened, never a FIFO (which would wait for a writer for ever),
 a device (which may never end) or a socket, and at most a stated number of
 bytes is read.
+
+Tandem's own stores (the prefix cache, its limit, the learned speeds) are read
+through :func:`open_regular`, which opens only a regular file, never through
+a link and never waiting on a FIFO, and written through :func:`create_private`,
+which makes a new 0600 file and never writes through a name planted before it.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import enum
 import errno
+import io
 import os
 import stat
 import tempfile
@@ -274,3 +280,65 @@ def make_private_folder(folder: Path) -> None:
     Raises :class:`OSError` when it cannot be made, as ``Path.mkdir`` does.
     """
     folder.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER)
+
+
+# -- Tandem's own files, read ---------------------------------------------------------
+
+
+def open_regular(path: Path) -> io.BufferedReader:
+    """The regular file at ``path`` open for reading, streamed rather than read whole (a prefix-cache entry).
+
+    A symbolic link is never followed and a FIFO never waited on: either, or a
+    device, socket or folder, is :class:`UnreadableFileError` (``SYMLINK`` or
+    ``NOT_A_FILE``). Other failures of the open (:class:`FileNotFoundError`
+    included) are raised as they come.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | _O_NOFOLLOW | _O_NONBLOCK | _O_CLOEXEC | _O_BINARY)
+    except OSError as exc:
+        # O_NOFOLLOW on a final link: ELOOP (EMLINK on FreeBSD). Named for what it is, not "too many levels".
+        if exc.errno in (errno.ELOOP, errno.EMLINK) and os.path.islink(path):
+            raise UnreadableFileError(path, Unreadable.SYMLINK, "it is a symbolic link") from exc
+        raise
+    try:
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            raise UnreadableFileError(path, Unreadable.NOT_A_FILE, f"it is {_kind(status.st_mode)}, not a regular file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def create_private(path: Path) -> io.BufferedWriter:
+    """A new file at ``path``, 0600, open for writing; :class:`FileExistsError` if anything (a link too) is there.
+
+    Created exclusively, so a link planted under the name is never written through.
+    """
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags | getattr(os, "O_BINARY", 0), PRIVATE_FILE)
+    try:
+        return os.fdopen(fd, "wb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def regular_file_problem(path: Path, max_bytes: int) -> str:
+    """Why what is at ``path`` is no file to read (a FIFO, a device, a folder, over ``max_bytes``); empty when it is.
+
+    Nothing there is no problem (the file is made when first written). A link
+    is judged by what it points to: this is for a file that a library opens
+    itself (QSettings) and that the user may keep elsewhere and link to.
+    """
+    try:
+        status = os.stat(path)  # stat never opens: a FIFO does not block it
+    except FileNotFoundError:
+        return ""
+    except (OSError, ValueError) as exc:
+        return _reason(exc)
+    try:
+        _check_regular(path, status, max_bytes)
+    except UnreadableFileError as exc:
+        return exc.what
+    return ""

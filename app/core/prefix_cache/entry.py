@@ -32,10 +32,16 @@ _LENGTH = struct.Struct("<I")
 # A header is a few hundred bytes; anything much larger is not one of ours.
 _MAX_HEADER = 64 * 1024
 PREAMBLE_SIZE = len(MAGIC) + _LENGTH.size
+# Far beyond any context a model is loaded with (16 MiB of tokens): a larger count is not a state Tandem saved.
+MAX_TOKENS = 1 << 22
 
 
 class EntryError(ValueError):
     """A file that is not a usable entry: the message says why (foreign, damaged, truncated)."""
+
+
+class NotAnEntryError(EntryError):
+    """A file that does not begin as an entry does: not one Tandem wrote, so not one it may remove."""
 
 
 def model_identity(path: str, size: int, mtime_ns: int, shape: str = "") -> str:
@@ -99,7 +105,7 @@ class EntryHeader:
     def header_length(cls, preamble: bytes) -> int:
         """The JSON's length from the first :data:`PREAMBLE_SIZE` bytes; refuses what is not an entry."""
         if len(preamble) < PREAMBLE_SIZE or not preamble.startswith(MAGIC):
-            raise EntryError("not a prefix-cache entry (no magic)")
+            raise NotAnEntryError("not a prefix-cache entry (no magic)")
         (length,) = _LENGTH.unpack_from(preamble, len(MAGIC))
         if not 0 < length <= _MAX_HEADER:
             raise EntryError(f"header length {length} out of range")
@@ -120,6 +126,8 @@ class EntryHeader:
         texts = ("model", "tokens_sha256", "payload_sha256")
         if not all(isinstance(data.get(k), int) and data[k] >= 0 for k in ints):
             raise EntryError("header counts missing or negative")
+        if data["n_tokens"] > MAX_TOKENS:
+            raise EntryError(f"header claims {data['n_tokens']} tokens, more than {MAX_TOKENS}")
         if not all(isinstance(data.get(k), str) for k in texts):
             raise EntryError("header digests missing")
         return cls(data["model"], data["n_tokens"], data["tokens_sha256"], data["payload_size"], data["payload_sha256"])

@@ -272,6 +272,25 @@ class LlamaModel:
         del data[written:]
         return data
 
+    def state_size_limit(self, n_tokens: int) -> int:
+        """More bytes than :meth:`state_bytes` can give for ``n_tokens`` tokens: a larger claim is not this model's.
+
+        Each token's keys and values in every layer, counted as 32-bit floats
+        (the widest type a KV cache holds) over the widest of the embedding and
+        the key and value heads, twice over, plus 64 MiB for what does not grow
+        with the tokens (the state's own header, a recurrent layer's state).
+        """
+        model = self._llm.model
+        arch = self.header.architecture
+        n_head_kv = int(llama_cpp.llama_model_n_head_kv(model))
+        widths = [int(llama_cpp.llama_model_n_embd(model))]
+        for key in ("key_length", "value_length"):
+            length = self.header.get(f"{arch}.attention.{key}")
+            if isinstance(length, int) and length > 0:
+                widths.append(n_head_kv * length)
+        per_token = int(llama_cpp.llama_model_n_layer(model)) * 2 * max(widths) * 4 * 2
+        return max(0, n_tokens) * per_token + 64 * 1024 * 1024
+
     def load_state(self, data: bytearray, tokens: Sequence[int]) -> bool:
         """Replace the cache with a state :meth:`state_bytes` gave for ``tokens``; False (cache empty) if refused.
 

@@ -15,7 +15,11 @@ this version wrote, is dropped with one log line and the pair learns from
 scratch, as it did before. An entry also keeps what the thread-count policy
 learned (which counts ran clearly slower), so a new process's first reply does
 not spend steps looking at them again. Writes go to a temporary name, are flushed and
-renamed over the file; a folder that cannot be written costs one log line.
+renamed over the file, created 0600 and never through a name planted before
+it; a folder that cannot be written costs one log line. The file is read only
+when it is a regular file (no link, FIFO or device) of at most
+:data:`MAX_FILE_BYTES` nested a few levels: anything else is ignored with one
+log line, as damage is.
 The window's engine thread saves and the Settings box may clear from the GUI
 thread, so every public method holds one lock.
 """
@@ -39,11 +43,14 @@ from app.core import stored_json
 from app.core.adaptive.profile import PairProfile
 from app.engine.llama.prefix_cache import file_identity
 from app.engine.paths import controller_profiles_file
+from app.engine.safe_files import PRIVATE_FOLDER, create_private
 
 _LOG = logging.getLogger(__name__)
 _FILE_VERSION = 1
 # Pairs kept: the ones used longest ago go first. One entry is a few kilobytes.
 MAX_ENTRIES = 32
+# MAX_ENTRIES entries of a few kilobytes fit many times over; a larger file is not one Tandem wrote.
+MAX_FILE_BYTES = 4 * 1024 * 1024
 
 
 def pair_key(target: Path, draft: Path | None, gpu_layers: tuple[int, int]) -> str:
@@ -101,16 +108,25 @@ class ProfileStore:
             self._write({k: entries[k] for k in newest})
 
     def clear(self) -> None:
-        """Forget every profile (the next replies learn from scratch)."""
-        with self._lock, contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        """Forget every profile (the next replies learn from scratch).
+
+        The file's name is removed whatever holds it (a link or a FIFO goes,
+        never what a link points to); a folder there is left, with one log line.
+        """
+        with self._lock:
+            try:
+                self.path.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as exc:  # a folder in its place (IsADirectoryError, or EPERM on macOS), no permission
+                _LOG.warning("could not remove the controller profiles %s: %s", self.path, exc.strerror or exc)
 
     def __len__(self) -> int:
         with self._lock:
             return len(self._read())
 
     def _read(self) -> dict[str, Any]:
-        stored = stored_json.read_file(self.path)
+        stored = stored_json.read_file(self.path, MAX_FILE_BYTES)
         if stored.missing:
             return {}
         if stored.problem:
@@ -126,9 +142,10 @@ class ProfileStore:
     def _write(self, entries: dict[str, Any]) -> None:
         temp = self.path.with_name(f"{self.path.name}.{os.getpid()}.{threading.get_ident()}.part")
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with temp.open("w", encoding="utf-8") as out:
-                json.dump({"version": _FILE_VERSION, "entries": entries}, out)
+            self.path.parent.mkdir(parents=True, exist_ok=True, mode=PRIVATE_FOLDER)
+            temp.unlink(missing_ok=True)  # a crash's leftover, or a link planted under the name: the name only
+            with create_private(temp) as out:
+                out.write(json.dumps({"version": _FILE_VERSION, "entries": entries}).encode("utf-8"))
                 out.flush()
                 os.fsync(out.fileno())
             os.replace(temp, self.path)

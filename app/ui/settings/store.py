@@ -14,10 +14,20 @@ ignored: it was whatever the last new chat had been given.
 The file is this user's alone (0600): created empty with that mode before
 QSettings first reads it, and tightened if an older Tandem left it looser.
 QSettings rewrites it through QSaveFile, which keeps the mode it finds.
+
+QSettings reads the whole file, waiting on a FIFO for ever and reading a
+device to its end, so the file is looked at first: something that is not a
+regular file, or one far larger than settings are
+(:data:`MAX_SETTINGS_BYTES`), is left as it is and ignored with one log
+line; the session runs on the defaults and keeps its changes in a temporary
+file of its own. A link to a regular file is followed, as QSettings does: a
+user may keep the file with the rest of their configuration.
 """
 
 from __future__ import annotations
 
+import logging
+import tempfile
 import time
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -31,7 +41,11 @@ from app.core.tools.prefs import ToolPrefs
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.paths import data_dir
 from app.engine.remote.limits import RemoteLimits
-from app.engine.safe_files import make_private
+from app.engine.safe_files import make_private, regular_file_problem
+
+_LOG = logging.getLogger(__name__)
+# Window geometry and a few dozen values take kilobytes; a file of megabytes is not settings Tandem wrote.
+MAX_SETTINGS_BYTES = 4 * 1024 * 1024
 
 ORGANISATION = "Tandem"
 APPLICATION = "Tandem"
@@ -101,6 +115,14 @@ class AppSettings:
 
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or settings_path()
+        # Why the file is not used (empty: it is); the session's settings then go to a scratch file.
+        self.problem = regular_file_problem(self.path, MAX_SETTINGS_BYTES)
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        if self.problem:
+            _LOG.warning("settings: ignored %s: %s; this session's changes are not kept", self.path, self.problem)
+            self._scratch = tempfile.TemporaryDirectory(prefix="tandem-settings-")
+            self._qs = QSettings(str(Path(self._scratch.name) / "settings.ini"), QSettings.Format.IniFormat)
+            return
         make_private(self.path)  # before QSettings writes it with the default 0644
         self._qs = QSettings(str(self.path), QSettings.Format.IniFormat)
 

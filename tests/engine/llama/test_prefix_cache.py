@@ -9,7 +9,9 @@ a restart: nothing of the first one's KV cache is in memory.
 from __future__ import annotations
 
 import logging
+import os
 import shutil
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -200,7 +202,46 @@ def test_a_state_llama_cpp_refuses_is_dropped(
     assert "llama.cpp refused" in caplog.text
 
 
+@pytest.mark.parametrize("claim", [3 * 1024**3, 1 << 40])
+def test_a_header_claiming_a_huge_state_costs_the_entry_not_the_memory(
+    small_pair: tuple[Path, Path],
+    reference: dict[str, list[int]],
+    saved: Saved,
+    data_dir: Path,
+    caplog: pytest.LogCaptureFixture,
+    claim: int,
+) -> None:
+    """Case 7: a claimed 1 TiB payload was allocated before any check (a MemoryError at every chat), 3 GiB read whole.
+
+    The file is as long as its header says (sparse: it takes no disk), so only
+    the claim against the model's own state size can stop it.
+    """
+    from app.core.prefix_cache.entry import PREAMBLE_SIZE, EntryHeader
+
+    saved.restore()
+    path = _target_entry(small_pair)
+    raw = path.read_bytes()
+    length = EntryHeader.header_length(raw[:PREAMBLE_SIZE])
+    header = EntryHeader.parse(raw[PREAMBLE_SIZE : PREAMBLE_SIZE + length])
+    tokens = raw[PREAMBLE_SIZE + length : PREAMBLE_SIZE + length + header.tokens_size]
+    forged = EntryHeader(header.model, header.n_tokens, header.tokens_sha256, claim, header.payload_sha256)
+    with path.open("wb") as out:
+        out.write(forged.to_bytes() + tokens)
+        out.truncate(forged.file_size())
+    with (
+        caplog.at_level(logging.WARNING, logger="app.engine.llama.prefix_cache"),
+        LoadedPair(_config(small_pair)) as loaded,
+    ):
+        loaded.prefix_cache = open_prefix_cache()
+        ids, _, reused, _ = _reply(loaded, _messages(FIRST))
+    assert reused == 0 and ids == reference["first"]
+    (line,) = [r.getMessage() for r in caplog.records if "dropped" in r.getMessage()]
+    assert f"claims a state of {claim} bytes" in line
+    assert path.stat().st_size < 1024**3  # the claim removed; the reply's own state took its name again
+
+
 def test_the_least_recently_used_entry_goes_over_the_budget(small_pair: tuple[Path, Path], data_dir: Path) -> None:
+    os.chmod(data_dir, 0o755)  # a data folder an older Tandem (or the user) made readable by others
     config = PairConfig(small_pair[0], None, DrafterKind.NONE, n_ctx=N_CTX, n_threads=1)
     settings = ChatSettings(temperature=0.0, max_tokens=4, drafter=DrafterKind.NONE)
     with LoadedPair(config) as loaded:
@@ -214,6 +255,9 @@ def test_the_least_recently_used_entry_goes_over_the_budget(small_pair: tuple[Pa
         records = "\n".join(DOCUMENT.splitlines()[:30])
         ask(records)
         (first,) = cache.entries
+        # The saved state holds the prompt's tokens in the clear: this user's only.
+        assert stat.S_IMODE(prefix_cache_dir().stat().st_mode) == 0o700
+        assert [stat.S_IMODE(p.stat().st_mode) for p in _entries()] == [0o600]
         cache.set_budget(int(first.size * 2.5))  # room for two entries of about this size
         ask(records.replace("grams", "ounces"))
         ask(records.replace("grams", "pounds"))

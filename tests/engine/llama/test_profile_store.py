@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -147,3 +149,60 @@ def test_a_folder_that_cannot_be_written_costs_a_log_line_not_the_reply(
     assert "could not save the controller profiles" in caplog.text
     assert store.load("k") is None
     assert not list(tmp_path.glob("**/*.part"))
+
+
+posix_only = pytest.mark.skipif(os.name == "nt", reason="POSIX links, FIFOs and modes")
+
+
+@posix_only
+@pytest.mark.parametrize("kind", ["fifo", "device link", "link out", "bomb", "deep"])
+def test_a_file_that_is_not_one_tandem_wrote_is_ignored_in_one_line_and_never_written_through(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, kind: str
+) -> None:
+    """Case 4 and 7 for the learned speeds: only a small, shallow regular file is read; a link is replaced, not read."""
+    path = tmp_path / "profiles.json"
+    other = ProfileStore(tmp_path / "kept.json")
+    other.save("theirs", learned_profile())
+    theirs = (tmp_path / "kept.json").read_bytes()  # a valid file of profiles, as a link's target
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "device link":
+        path.symlink_to("/dev/zero")
+    elif kind == "link out":
+        path.symlink_to(tmp_path / "kept.json")
+    elif kind == "bomb":  # 5 MB of numbers: over 150 MB once parsed
+        path.write_text(theirs.decode()[:-2] + ', "x": [' + "1," * 2_500_000 + "1]}}", encoding="utf-8")
+    else:
+        path.write_text(theirs.decode()[:-2] + ', "x": ' + "[" * 100 + "]" * 100 + "}}", encoding="utf-8")
+    store = ProfileStore(path)
+    counted: list[int] = []
+    reader = threading.Thread(target=lambda: counted.append(len(store)), daemon=True)
+    with caplog.at_level(logging.WARNING, logger="app.engine.llama.profile_store"):
+        reader.start()
+        reader.join(60)  # a FIFO opened as a file would wait for a writer for ever
+        assert counted == [0]
+    (line,) = [r.getMessage() for r in caplog.records]
+    assert line.startswith(f"ignored an unreadable controller profile file {path}: ") and "\n" not in line
+    store.save("mine", learned_profile())
+    assert not path.is_symlink() and store.load("mine") is not None and len(store) == 1
+    assert (tmp_path / "kept.json").read_bytes() == theirs  # a link is replaced, what it pointed to untouched
+
+
+@posix_only
+def test_the_file_is_private_and_a_link_planted_as_its_temporary_file_is_not_written_through(tmp_path: Path) -> None:
+    """Case 7: the file was 0644 in a 0755 folder; its temporary name is predictable (pid and thread)."""
+    folder = tmp_path / "data"
+    folder.mkdir(mode=0o755)
+    path = folder / "profiles.json"
+    path.write_text('{"version": 1, "entries": {}}', encoding="utf-8")
+    os.chmod(path, 0o644)
+    victim = tmp_path / "my-notes.txt"
+    victim.write_text("my notes", encoding="utf-8")
+    planted = folder / f"{path.name}.{os.getpid()}.{threading.get_ident()}.part"
+    planted.symlink_to(victim)
+    store = ProfileStore(path)
+    store.save("k", learned_profile())
+    assert victim.read_text(encoding="utf-8") == "my notes"
+    assert store.load("k") is not None and not path.is_symlink()
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert not planted.exists() and not planted.is_symlink()
