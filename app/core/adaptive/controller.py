@@ -474,7 +474,10 @@ class AdaptiveDraftLength:
             return DraftStop(max(0.0, floor - 1.0 / calibration.bins), keep=keep)
         if floor <= 0.0:
             return DraftStop(floor, keep=keep)
-        return DraftStop(floor, min(_MAX_CONFIDENCE_FLOOR, required), calibration.acceptance, keep)
+        # After a miss the plan may draft for the streak a full acceptance opens, at the acceptance it
+        # assumed; the per-token rules would price the first token by this step alone.
+        first = None if self._streak else min(required, self.rates(False)[0])
+        return DraftStop(floor, min(_MAX_CONFIDENCE_FLOOR, required), calibration.acceptance, keep, first)
 
     def _best(self, costs: StepCosts) -> tuple[int, float]:
         """The length for the coming step and the long-run rate of the plan it belongs to."""

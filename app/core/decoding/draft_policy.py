@@ -31,16 +31,29 @@ class DraftStop:
     ``keep`` tokens are drafted whatever their confidence: a policy that has
     already judged them worth drafting on other evidence (a streak's own
     acceptance) sets it, so the stop cannot turn its draft into a plain step.
+
+    ``first``, when set, is the calibrated acceptance the first token needs,
+    in place of the floor and the survival rule. A policy whose plan drafts
+    after a miss for what a fully accepted draft leads to (the streak) sets it
+    to what that plan assumed: the per-token rules price a token by this
+    step alone and cut such a draft to nothing. On the F16 demo pair at T=0.8
+    they turned a quarter of a reply's steps into plain ones that had paid for
+    a draft decode.
     """
 
     floor: float = 0.0
     survival: float = 0.0
     acceptance: Callable[[float], float] | None = None
     keep: int = 0
+    first: float | None = None
 
     def stops_at(self, position: int, confidence: float, after: float) -> bool:
         """Whether the draft ends before the token at ``position`` (``after``: its :meth:`chance_after`)."""
-        return position >= self.keep and (confidence < self.floor or after < self.survival)
+        if position < self.keep:
+            return False
+        if position == 0 and self.first is not None:
+            return after < self.first
+        return confidence < self.floor or after < self.survival
 
     def chance_after(self, chance: float, confidence: float) -> float:
         """The chance the draft is accepted whole once one more token, drafted with ``confidence``, joins it."""

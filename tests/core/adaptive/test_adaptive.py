@@ -143,6 +143,30 @@ def test_confidence_floor_follows_the_marginal_cost() -> None:
     assert compute.next_length() == 0 and compute.min_confidence == 0.0
 
 
+def test_after_a_miss_the_first_token_needs_only_the_acceptance_the_plan_assumed() -> None:
+    # Right after a miss the plan may draft a short draft for the streak a full acceptance opens. The
+    # per-token price of this step alone can exceed any acceptance then; the first token's bar is the
+    # plan's own after-miss estimate, so a token as likely as the plan assumed is drafted.
+    policy = seeded(MEMORY_BOUND, [0.8] * 12)
+    run_policy(policy, MEMORY_BOUND, accept=0.8, steps=20)
+    for _ in range(12):
+        k = policy.next_length()
+        stop = policy.confidence_floor() if k > 0 else None
+        if stop is not None and not policy._streak and stop.survival > 0.0:  # not the now-and-then explorer
+            break
+        policy.observe(step(k, 0, MEMORY_BOUND))  # a miss: the next step is an after-miss one
+    else:
+        pytest.fail("no after-miss draft with a survival stop")
+    assert stop is not None
+    assert not policy._streak
+    assert stop.first == pytest.approx(min(policy._required_acceptance(), policy.rates(False)[0]))
+    assert stop.stops_at(0, 0.5, stop.first - 0.01) and not stop.stops_at(0, 0.5, stop.first)
+    # In a streak the first token is kept instead.
+    policy.observe(step(2, 2, MEMORY_BOUND))
+    if policy.next_length() > 0:
+        assert policy.confidence_floor().first is None
+
+
 def test_calibration_lowers_the_floor_when_unsure_drafts_are_accepted_anyway() -> None:
     calibration = ConfidenceCalibration()
     assert calibration.floor_for(0.46) == pytest.approx(0.5)  # prior: a confidence is its acceptance
@@ -312,6 +336,11 @@ def test_model_drafter_stops_below_the_floor_passed_with_each_draft() -> None:
     # A stop that keeps the first token (a streak's draft) drafts it whatever its confidence, then stops.
     draft = drafter.propose([0, 1], 4, min_confidence=DraftStop(0.5, keep=1))
     assert len(draft) == 1 and draft.confidence == pytest.approx([0.25])
+    # A first-token bar in place of the floor and survival rules (a plan that drafts after a miss for the
+    # streak it opens): the first token at 0.25 clears 0.2, the second meets the floor of 0.5.
+    draft = drafter.propose([0, 1], 4, min_confidence=DraftStop(0.5, 0.9, lambda confidence: confidence, first=0.2))
+    assert len(draft) == 1
+    assert len(drafter.propose([0, 1], 4, min_confidence=DraftStop(0.0, 0.0, lambda c: c, first=0.3))) == 0
     # No floor: a full draft, and no confidences measured (a fixed length learns nothing from them).
     draft = drafter.propose([0, 1], 4)
     assert len(draft) == 4 and draft.confidence == []
