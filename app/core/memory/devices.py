@@ -93,6 +93,31 @@ class BackendDevice:
             return None
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Placement:
+    """Where one loaded model runs: the device its GPU layers are on (the CPU when none) and how many."""
+
+    device: str  # ggml's name: "CPU", "CUDA0", "Vulkan0", "MTL0"
+    description: str
+    gpu_layers: int  # layer slots on the GPU (repeating blocks and the output layer); 0 on the CPU
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON values (``chat --json``'s ``placement``)."""
+        return {"device": self.device, "description": self.description, "gpu_layers": self.gpu_layers}
+
+
+def place_model(n_gpu_layers: int, n_slots: int, gpu: BackendDevice | None, cpu: BackendDevice | None) -> Placement:
+    """Where llama.cpp puts a model loaded with ``n_gpu_layers`` (negative: all) of its ``n_slots``.
+
+    ``gpu`` is the device layers go to (None: a CPU build or no GPU, so every
+    layer stays on the CPU whatever the count); ``cpu`` names the CPU when known.
+    """
+    layers = 0 if gpu is None else (n_slots if n_gpu_layers < 0 else min(n_gpu_layers, n_slots))
+    if gpu is not None and layers > 0:
+        return Placement(device=gpu.name, description=gpu.description, gpu_layers=layers)
+    return Placement(device="CPU", description=cpu.description if cpu is not None else "", gpu_layers=0)
+
+
 def offload_device(devices: Iterable[BackendDevice]) -> BackendDevice | None:
     """The device llama.cpp puts GPU layers on: the first GPU, else the first integrated GPU, else None."""
     listed = tuple(devices)

@@ -8,6 +8,7 @@ from app.core.memory.devices import (
     device_budget_bytes,
     kind_of_ggml_type,
     offload_device,
+    place_model,
     plan_for_device,
 )
 from app.core.memory.offload import OffloadCost
@@ -108,3 +109,18 @@ def test_records_round_trip_and_a_bad_one_reads_as_none() -> None:
     assert BackendDevice.from_json({"name": "X", "kind": "quantum", "free_bytes": 1, "total_bytes": 1}) is None
     assert BackendDevice.from_json({"name": "X", "kind": "gpu", "free_bytes": "lots", "total_bytes": 1}) is None
     assert BackendDevice.from_json({"kind": "gpu"}) is None
+
+
+def test_a_model_is_placed_on_the_gpu_only_with_layers_there() -> None:
+    # 29 slots: 28 blocks and the output layer; -1 is llama.cpp's "every layer", more than there are is every layer.
+    assert place_model(-1, 29, VULKAN, CPU).to_json() == {
+        "device": "Vulkan0",
+        "description": "AMD Radeon RX 7600",
+        "gpu_layers": 29,
+    }
+    assert place_model(99, 29, METAL, CPU).gpu_layers == 29
+    assert place_model(12, 29, METAL, CPU).gpu_layers == 12
+    on_cpu = {"device": "CPU", "description": "AMD Ryzen 7 7700", "gpu_layers": 0}
+    assert place_model(0, 29, VULKAN, CPU).to_json() == on_cpu
+    assert place_model(99, 29, None, CPU).to_json() == on_cpu  # a CPU build ignores the count
+    assert place_model(99, 29, None, None).description == ""
