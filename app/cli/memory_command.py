@@ -134,6 +134,8 @@ def _payload(plan: MemoryPlan) -> dict[str, Any]:
             "gpu_unusable_reason": hardware.gpu_unusable_reason,
             "gpu_offload_supported": hardware.gpu_offload_supported,
             "gpus": [g.name for g in hardware.gpus],
+            # Every device the llama.cpp build lists (ggml), CPU included; the GPU figures come from here.
+            "devices": [d.to_json() for d in hardware.devices],
         },
         "verdict": {
             "status": verdict.status,

@@ -15,6 +15,7 @@ from app.core.conversation.chat_settings import ChatSettings
 from app.core.errors import TandemError
 from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.memory.placement import pair_placement_json
 from app.engine.reply import ReplyRequest, chat_messages, plan_reply, run_reply
 
 
@@ -45,5 +46,6 @@ def run_local(args: argparse.Namespace) -> int:
         plan = plan_reply(pair, request)
         events = run_reply(pair, plan)
         if args.json:
-            return run_json(events, plan, sys.stdout, extra=attachments_json(attached))
+            extra = {**attachments_json(attached), "placement": pair_placement_json(pair)}
+            return run_json(events, plan, sys.stdout, extra=extra)
         return run_stream(events, plan.draft.drafter, sys.stdout)

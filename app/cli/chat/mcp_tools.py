@@ -36,6 +36,7 @@ from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolSpec
 from app.core.tools.turns import Approval, ToolOutcome, calls_meta, prompt_message
 from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.memory.placement import pair_placement_json
 from app.engine.reply import (
     ReplyEvent,
     ReplyPlan,
@@ -194,5 +195,6 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
             ids = {"conversation_id": conversation_id, "user_message_id": turns.user_id}
             extra.update(ids, reply_message_id=turns.reply_id)
         if args.json:
+            extra["placement"] = pair_placement_json(pair)
             return run_json(iter(turns.events), turns.plan, sys.stdout, extra=extra)
         return run_stream(iter(turns.events), turns.plan.draft.drafter, sys.stdout)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from app.cli.chat.options import (
     attachments_json,
@@ -42,6 +43,7 @@ from app.core.conversation.chat_settings import ChatSettings
 from app.core.errors import TandemError
 from app.core.tools.turns import prompt_message
 from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.memory.placement import pair_placement_json
 from app.engine.reply import ReplyRequest, chat_messages, pair_label, plan_reply, record_start, run_reply, saving
 from app.engine.store.conversations import ChatStore
 
@@ -80,8 +82,8 @@ def run_stored_chat(
         events = saving(run_reply(pair, plan), store, reply_id, plan.prompt.reasoning_inside)
         if args.json:
             ids = {"conversation_id": conversation_id, "user_message_id": user_id, "reply_message_id": reply_id}
-            ids.update(attachments_json(attached))
-            return run_json(events, plan, sys.stdout, extra=ids)
+            extra: dict[str, Any] = {**ids, **attachments_json(attached), "placement": pair_placement_json(pair)}
+            return run_json(events, plan, sys.stdout, extra=extra)
         return run_stream(events, plan.draft.drafter, sys.stdout)
 
 

@@ -191,6 +191,11 @@ class LlamaModel:
         return self._n_ctx
 
     @property
+    def n_layer(self) -> int:
+        """Repeating blocks in the model (the GPU-layer slots are these plus the output layer)."""
+        return int(llama_cpp.llama_model_n_layer(self._llm.model))
+
+    @property
     def kv_tokens(self) -> Sequence[int]:
         """Tokens currently in the KV cache."""
         return self._tokens

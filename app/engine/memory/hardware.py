@@ -1,4 +1,11 @@
-"""What memory this machine offers: system RAM (psutil) and NVIDIA GPUs (NVML).
+"""What memory this machine offers: system RAM (psutil) and the llama.cpp build's devices (ggml).
+
+The GPU llama.cpp will use, and its free memory, come from ggml's own device
+list (:mod:`app.engine.memory.ggml_devices`), whatever the backend: CUDA,
+Vulkan, Metal, ROCm/HIP, SYCL. NVML (NVIDIA only) adds what ggml does not
+say: the memory this process already holds on the card and the driver
+version; it also stands in for ggml when a build cannot list its devices
+(a wheel whose libggml lacks the registry calls) but NVML sees a GPU.
 
 A missing GPU is a normal answer, not an error: :class:`HardwareBudget`
 carries ``gpu_absent_reason`` ("no NVIDIA driver...") and the verdict uses
@@ -19,7 +26,9 @@ from typing import Any
 
 import psutil
 
+from app.core.memory.devices import BackendDevice, DeviceKind, device_budget_bytes, offload_device
 from app.engine.llama.model import gpu_offload_supported
+from app.engine.memory.ggml_devices import GgmlUnavailableError, read_devices
 
 
 class NvmlUnavailableError(Exception):
@@ -57,6 +66,25 @@ class HardwareBudget:
     driver_version: str | None = None
     cpu_repack_types: frozenset[str] = field(default_factory=frozenset)
     ram_held_bytes: int = 0
+    devices: tuple[BackendDevice, ...] = ()  # ggml's list, CPU included; empty when it could not be read
+
+    @property
+    def offload_device(self) -> BackendDevice | None:
+        """The device GPU layers go to: ggml's first GPU, else NVML's first GPU, else None."""
+        listed = offload_device(self.devices)
+        if listed is not None:
+            return listed
+        if not self.gpus:
+            return None
+        gpu = self.gpus[0]
+        # NVML's figures for the card, for a build whose ggml list has no GPU.
+        return BackendDevice(
+            name=f"GPU{gpu.index}",
+            description=gpu.name,
+            kind=DeviceKind.GPU,
+            free_bytes=sum(g.free_bytes for g in self.gpus),
+            total_bytes=sum(g.total_bytes for g in self.gpus),
+        )
 
     @property
     def cpu_budget_bytes(self) -> int:
@@ -65,35 +93,55 @@ class HardwareBudget:
 
     @property
     def gpu_budget_bytes(self) -> int | None:
-        """Free VRAM plus what this process holds, over all GPUs; None when there is no usable GPU."""
-        if not self.gpus or not self.gpu_offload_supported:
+        """Free memory of :attr:`offload_device` plus what this process holds there; None without a usable GPU."""
+        if not self.gpu_offload_supported:
             return None
-        return sum(g.free_bytes + (g.process_bytes or 0) for g in self.gpus)
+        device = self.offload_device
+        if device is None:
+            return None
+        return device_budget_bytes(device, self.gpu_held_bytes)
+
+    @property
+    def gpu_held_bytes(self) -> int:
+        """What NVML says this process holds on :attr:`offload_device` (0 when NVML does not know the card)."""
+        device = offload_device(self.devices)
+        if device is None:  # the offload device is NVML's own figures, over all its GPUs
+            return sum(g.process_bytes or 0 for g in self.gpus)
+        return sum(g.process_bytes or 0 for g in self.gpus if g.name == device.description)
 
     @property
     def gpu_unusable_reason(self) -> str | None:
         """Why models cannot go to a GPU here, or None when they can."""
         if not self.gpu_offload_supported:
             return "this llama-cpp-python build is CPU-only and cannot offload to a GPU"
-        if not self.gpus:
+        if self.offload_device is None:
             return self.gpu_absent_reason or "no GPU found"
         return None
 
     @property
     def gpu_name(self) -> str | None:
-        """The first GPU's name, for labels."""
-        return self.gpus[0].name if self.gpus else None
+        """The name of the GPU layers go to, for labels ("NVIDIA GeForce RTX 4060", "Apple M2")."""
+        device = self.offload_device
+        if device is None:
+            return None
+        return device.description or device.name
 
 
 def probe_hardware(ram_held_bytes: int = 0) -> HardwareBudget:
-    """Probe RAM, NVIDIA GPUs and llama.cpp's offload support; never raises for a missing GPU."""
+    """Probe RAM, the build's devices, NVIDIA GPUs and llama.cpp's offload support; never raises for a missing GPU."""
     memory = psutil.virtual_memory()
     rss = psutil.Process().memory_info().rss
     try:
+        devices = read_devices()
+        ggml_says = "llama.cpp lists no GPU in this build"
+    except GgmlUnavailableError as exc:
+        devices, ggml_says = (), str(exc)
+    try:
         gpus, driver = parse_nvml(read_nvml(), os.getpid())
-        reason = None if gpus else "NVML found no NVIDIA GPU"
+        nvml_says = "NVML found no NVIDIA GPU"
     except NvmlUnavailableError as exc:
-        gpus, driver, reason = (), None, str(exc)
+        gpus, driver, nvml_says = (), None, str(exc)
+    reason = None if offload_device(devices) is not None or gpus else f"{ggml_says}; {nvml_says}"
     return HardwareBudget(
         ram_total_bytes=int(memory.total),
         ram_available_bytes=int(memory.available),
@@ -104,6 +152,7 @@ def probe_hardware(ram_held_bytes: int = 0) -> HardwareBudget:
         driver_version=driver,
         cpu_repack_types=cpu_repack_types(),
         ram_held_bytes=ram_held_bytes,
+        devices=devices,
     )
 
 

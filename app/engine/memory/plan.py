@@ -8,8 +8,10 @@ then, silently), the estimate made and judged.
 
 GPU layers "auto" (:data:`~app.core.memory.offload.AUTO_GPU_LAYERS`, the default) is
 resolved here too, by :func:`resolve_gpu_layers`: with a GPU build and a GPU, the
-offload planner's counts for the free VRAM (less a margin: the GPU figures are
-llama.cpp's rules, not measured here); otherwise 0, so a CPU build changes nothing.
+offload planner's counts for the free memory of the device llama.cpp offloads to, as
+ggml reports it (:func:`~app.core.memory.devices.plan_for_device`, less a margin: the
+GPU figures are llama.cpp's rules, not measured here); otherwise 0, so a CPU build
+changes nothing.
 :func:`auto_gpu_layers` does the same from file paths for the loader.
 """
 
@@ -19,8 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
+from app.core.memory.devices import plan_for_device
 from app.core.memory.estimate import MemoryBreakdown, ModelShape, estimate_pair
-from app.core.memory.offload import AUTO_GPU_LAYERS, OffloadPlan, is_auto, offload_cost, plan_offload
+from app.core.memory.offload import AUTO_GPU_LAYERS, OffloadPlan, is_auto, offload_cost
 from app.core.memory.verdict import MemoryVerdict, judge
 from app.engine.llama.model import FLASH_ATTENTION, gpu_offload_supported
 from app.engine.memory.hardware import HardwareBudget, probe_hardware
@@ -31,10 +34,6 @@ NO_OFFLOAD_WORDS = QT_TRANSLATE_NOOP(
     "this llama.cpp build cannot offload to a GPU: the GPU layer settings are ignored, as llama.cpp would",
 )
 NO_OFFLOAD_NOTE = str(NO_OFFLOAD_WORDS)
-
-# Free VRAM "auto" leaves unplanned: other programs' allocations move, and the GPU
-# figures (CUDA context, compute buffers) are llama.cpp's rules, not measurements.
-AUTO_MARGIN = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,16 +111,18 @@ def resolve_gpu_layers(
     """The layer counts to load with: "auto" planned for this GPU (or 0 without one), set counts kept."""
     if not (is_auto(n_gpu_layers) or is_auto(n_gpu_layers_draft)):
         return n_gpu_layers, n_gpu_layers_draft, None
-    budget = hardware.gpu_budget_bytes  # None: a CPU build, or no GPU
-    if budget is None:
-        return _cpu(n_gpu_layers), _cpu(n_gpu_layers_draft), None
-    plan = plan_offload(
-        int(budget * (1 - AUTO_MARGIN)),
+    # None: a CPU build (llama.cpp keeps every layer on the CPU whatever it is told), or no GPU.
+    device = hardware.offload_device if hardware.gpu_offload_supported else None
+    plan = plan_for_device(
+        device,
         offload_cost(target, n_ctx, kv_type, flash_attn=FLASH_ATTENTION),
         offload_cost(draft, n_ctx, kv_type, flash_attn=FLASH_ATTENTION) if draft is not None else None,
+        held_bytes=hardware.gpu_held_bytes,
         target_layers=None if is_auto(n_gpu_layers) else n_gpu_layers,
         draft_layers=None if is_auto(n_gpu_layers_draft) else n_gpu_layers_draft,
     )
+    if plan is None:
+        return _cpu(n_gpu_layers), _cpu(n_gpu_layers_draft), None
     return plan.target_layers, plan.draft_layers if draft is not None else _cpu(n_gpu_layers_draft), plan
 
 

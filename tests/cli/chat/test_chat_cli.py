@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from app.core.memory.devices import DeviceKind
+from app.engine.llama.model import gpu_offload_supported
+from app.engine.memory.ggml_devices import read_devices
 from tests.cli.helpers import ROOT, pair_args, run_cli
 
 
@@ -191,3 +194,16 @@ def test_a_context_whose_cache_does_not_fit_says_out_of_memory(small_pair: tuple
         f"a context of 8192 tokens could not be created for {small_pair[0].name}: out of memory: "
         "close other programs, or lower --ctx, or choose a smaller model",
     )
+
+
+def test_json_says_which_device_each_model_ran_on(small_pair: tuple[Path, Path]) -> None:
+    """Both models' device and GPU layers, from ggml's list: the CPU and 0 layers on a CPU build, even when asked."""
+    if gpu_offload_supported():
+        pytest.skip("a GPU build of llama-cpp-python: layers would go to the GPU")
+    (cpu,) = (d for d in read_devices() if d.kind is DeviceKind.CPU)
+    args = [*pair_args(small_pair), "--ngl", "99", "--ngld", "-1", "--json", "--max-tokens", "4"]
+    result = run_cli("chat", *args, "Say hello.")
+    assert result.returncode == 0, result.stderr
+    placement = json.loads(result.stdout)["placement"]
+    on_cpu = {"device": "CPU", "description": cpu.description, "gpu_layers": 0}
+    assert placement == {"target": on_cpu, "draft": on_cpu}

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from app.core.memory.devices import BackendDevice, DeviceKind
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.llama.session import DrafterKind
 from app.engine.memory import plan as memory_plan
@@ -45,3 +46,27 @@ def test_the_meter_says_what_auto_chose(small_pair: tuple[Path, Path], monkeypat
     assert any(bar.device.startswith("GPU (NVIDIA GeForce RTX 4090)") for bar in state.bars)
     fixed = estimate_state(PairChoice(*small_pair, DrafterKind.MODEL), GenerationSettings(2048, 0, 0))
     assert not fixed.verdict.startswith("auto:")  # set counts: no plan line
+
+
+def test_the_meter_reads_the_gpu_ggml_lists(small_pair: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Vulkan build on an AMD card (made-up ggml figures; NVML sees nothing): the meter and "auto" use that card."""
+    radeon = BackendDevice(
+        name="Vulkan0", description="AMD Radeon RX 7600", kind=DeviceKind.GPU, free_bytes=7 * GIB, total_bytes=8 * GIB
+    )
+    cpu = next(d for d in probe_hardware().devices if d.kind is DeviceKind.CPU)
+    budget = replace(
+        probe_hardware(), devices=(radeon, cpu), gpus=(), gpu_absent_reason=None, gpu_offload_supported=True
+    )
+    monkeypatch.setattr(memory_plan, "probe_hardware", lambda: budget)
+    state = estimate_state(PairChoice(*small_pair, DrafterKind.MODEL), GenerationSettings(n_ctx=2048))
+    assert state.verdict.splitlines()[0] == "auto: 31 of 31 target layers, 31 of 31 draft layers on the GPU"
+    assert any(bar.device.startswith("GPU (AMD Radeon RX 7600)") for bar in state.bars)
+
+
+def test_the_meter_shows_ram_on_this_cpu_build(small_pair: tuple[Path, Path]) -> None:
+    """The real device list here: only the CPU, so "auto" offloads nothing and the meter has one RAM bar."""
+    if probe_hardware().offload_device is not None:
+        pytest.skip("this machine has a GPU llama.cpp can use")
+    state = estimate_state(PairChoice(*small_pair, DrafterKind.MODEL), GenerationSettings(n_ctx=2048))
+    assert [bar.device for bar in state.bars] == ["System RAM"]
+    assert not state.verdict.startswith("auto:")

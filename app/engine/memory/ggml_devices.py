@@ -1,0 +1,97 @@
+"""The backend devices of the llama.cpp build Tandem loads, read from its libggml.
+
+llama-cpp-python 0.3.36 does not bind ggml's device registry, so this module
+binds the six calls it needs with ctypes against the libggml the wheel ships
+(the one ``llama_cpp._ggml`` already loaded, beside libllama):
+``ggml_backend_dev_count``/``_get`` (in libggml) and ``_name``,
+``_description``, ``_type``, ``_memory`` (in libggml-base, which libggml
+depends on, so the lookup through libggml's handle finds them). Each device
+becomes a :class:`~app.core.memory.devices.BackendDevice`; every rule about
+them is in :mod:`app.core.memory.devices`.
+
+A library that cannot be opened or lacks a call is a normal answer here (an
+older or newer wheel): :func:`read_devices` raises :class:`GgmlUnavailableError`
+with the reason, and callers fall back to no device list.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from app.core.memory.devices import BackendDevice, kind_of_ggml_type
+
+
+class GgmlUnavailableError(Exception):
+    """ggml's device list cannot be read; ``str`` is the reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Calls:
+    count: Any
+    get: Any
+    name: Any
+    description: Any
+    type: Any
+    memory: Any
+
+
+@cache
+def _calls() -> _Calls:
+    try:
+        from llama_cpp import _ggml
+    except (ImportError, OSError) as exc:
+        raise GgmlUnavailableError(f"the llama.cpp library could not be loaded: {exc}") from exc
+    try:
+        # A handle of our own on the already loaded library: setting argtypes on its
+        # functions does not touch llama_cpp's own bindings.
+        lib = ctypes.CDLL(_ggml.libggml._name)
+        calls = _Calls(
+            count=lib.ggml_backend_dev_count,
+            get=lib.ggml_backend_dev_get,
+            name=lib.ggml_backend_dev_name,
+            description=lib.ggml_backend_dev_description,
+            type=lib.ggml_backend_dev_type,
+            memory=lib.ggml_backend_dev_memory,
+        )
+    except (AttributeError, OSError) as exc:
+        raise GgmlUnavailableError(f"this llama.cpp build does not list its devices: {exc}") from exc
+    calls.count.argtypes, calls.count.restype = [], ctypes.c_size_t
+    calls.get.argtypes, calls.get.restype = [ctypes.c_size_t], ctypes.c_void_p
+    for text_call in (calls.name, calls.description):
+        text_call.argtypes, text_call.restype = [ctypes.c_void_p], ctypes.c_char_p
+    calls.type.argtypes, calls.type.restype = [ctypes.c_void_p], ctypes.c_int
+    size_p = ctypes.POINTER(ctypes.c_size_t)
+    calls.memory.argtypes, calls.memory.restype = [ctypes.c_void_p, size_p, size_p], None
+    return calls
+
+
+def read_devices() -> tuple[BackendDevice, ...]:
+    """Every device the build lists, in ggml's order; raises :class:`GgmlUnavailableError`."""
+    calls = _calls()
+    devices = []
+    for index in range(int(calls.count())):
+        handle = calls.get(index)
+        if not handle:
+            continue
+        kind = kind_of_ggml_type(int(calls.type(handle)))
+        if kind is None:  # a device type newer than this code: not one it can plan for
+            continue
+        free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
+        calls.memory(handle, ctypes.byref(free), ctypes.byref(total))
+        devices.append(
+            BackendDevice(
+                name=_text(calls.name(handle)),
+                description=_text(calls.description(handle)),
+                kind=kind,
+                free_bytes=int(free.value),
+                total_bytes=int(total.value),
+            )
+        )
+    return tuple(devices)
+
+
+def _text(value: bytes | None) -> str:
+    return value.decode("utf-8", errors="replace") if value else ""
