@@ -155,6 +155,11 @@
         <translation>Die MCP-Server werden gestartet…</translation>
     </message>
     <message>
+        <location filename="../app/ui/chat/tools/flow.py" line="574" />
+        <source>A server not in the current MCP file (confirmed as {key}…)</source>
+        <translation>Ein Server, der nicht in der aktuellen MCP-Datei steht (bestätigt als {key}…)</translation>
+    </message>
+    <message>
         <location filename="../app/ui/chat/tools/flow.py" line="130" />
         <source>MCP server {name} was not started (not confirmed).</source>
         <translation>MCP-Server {name} wurde nicht gestartet (nicht bestätigt).</translation>

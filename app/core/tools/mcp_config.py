@@ -14,6 +14,7 @@ file is silently dropped.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shlex
 from collections.abc import Mapping
@@ -43,6 +44,7 @@ THE_CONFIGURATION = QT_TRANSLATE_NOOP("McpConfig", "the MCP configuration")
 # An environment entry whose name holds one of these is shown by name only, its value masked.
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE")
 MASK = "••••••••"  # what a secret value is shown as: there is one, never what it is
+DIGEST_PREFIX = "sha256:"  # how a stored start key that is a digest begins
 SHOWN_VALUE = 48  # characters of an environment value shown; a longer one keeps its start and end
 
 
@@ -78,10 +80,36 @@ class McpServerConfig:
 
     @property
     def start_key(self) -> str:
-        """What a remembered start confirmation is for: the command line, its environment in front (``env K=V ...``)."""
+        """What a remembered start confirmation is stored as: :func:`start_digest` of :attr:`start_line`.
+
+        A digest, never the line itself: the environment often holds an API
+        key, and the settings file is no place for it in clear.
+        """
+        return start_digest(self.start_line)
+
+    @property
+    def start_line(self) -> str:
+        """The confirmed start in full: the command line, its environment in front (``env K=V ...``), values in clear.
+
+        Earlier versions stored this line itself as the start key; it is what
+        the digest is taken over, so such a stored line reads as the same key.
+        """
         if not self.env:
             return self.command_line
         return shlex.join(["env", *(f"{k}={v}" for k, v in sorted(self.env.items()))]) + " " + self.command_line
+
+
+def start_digest(start_line: str) -> str:
+    """A start line as it is stored: ``sha256:`` and the hex SHA-256 of its UTF-8 text."""
+    # surrogatepass: a lone surrogate read from JSON ("\ud800") still hashes, to its own digest.
+    return DIGEST_PREFIX + hashlib.sha256(start_line.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def stored_start_key(stored: str) -> str:
+    """A start key as read from the settings: a digest as it is, an earlier version's start line as its digest."""
+    if stored.startswith(DIGEST_PREFIX):
+        return stored
+    return start_digest(stored)
 
 
 def looks_secret(name: str) -> bool:
@@ -98,26 +126,6 @@ def shown_entry(name: str, value: str) -> str:
         half = (SHOWN_VALUE - 8) // 2
         value = f"{value[:half]}…{value[-half:]}"
     return shlex.quote(f"{name}={value}")
-
-
-def shown_start_key(start_key: str) -> str:
-    """A remembered start key (:attr:`McpServerConfig.start_key`) as shown in Settings, masked as before a start.
-
-    A key this version did not write (one that does not split as shell words)
-    is shown as it is.
-    """
-    try:
-        words = shlex.split(start_key)
-    except ValueError:
-        return start_key
-    if not words or words[0] != "env":
-        return start_key
-    entries: list[str] = []
-    rest = words[1:]
-    while len(rest) > 1 and "=" in rest[0] and not rest[0].startswith("="):
-        name, _, value = rest.pop(0).partition("=")
-        entries.append(shown_entry(name, value))
-    return " ".join(["env", *entries, shlex.join(rest)])
 
 
 def parse_mcp_config(text: str, source: str | Phrase = THE_CONFIGURATION) -> tuple[McpServerConfig, ...]:

@@ -1,7 +1,11 @@
 """What the user decided about tools beyond one chat: tools on in every new chat, server commands allowed to start.
 
 Kept by the window's settings file as one JSON text (:meth:`ToolPrefs.to_json`);
-:meth:`ToolPrefs.from_json` reads any text, dropping what does not read.
+:meth:`ToolPrefs.from_json` reads any text, dropping what does not read. A
+confirmed server is kept as its start key, a digest of its command and
+environment (:attr:`~app.core.tools.mcp_config.McpServerConfig.start_key`);
+a start line an earlier version stored in clear reads as its digest, and is
+written as one the next time the preferences are saved.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.core import stored_json
+from app.core.tools.mcp_config import stored_start_key
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,7 +23,7 @@ class ToolPrefs:
     """Tools a new chat starts with (none by default), and the server commands confirmed once (their start keys)."""
 
     new_chats: frozenset[str] = frozenset()
-    started: tuple[str, ...] = ()  # McpServerConfig.start_key of each server the user let start, in order
+    started: tuple[str, ...] = ()  # McpServerConfig.start_key (a digest) of each server let start, in order
 
     def allows(self, start_key: str) -> bool:
         """True when a server with this start key was confirmed before."""
@@ -52,4 +57,5 @@ class ToolPrefs:
             value = raw.get(key)
             return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
-        return cls(new_chats=frozenset(strings("new_chats")), started=tuple(dict.fromkeys(strings("started"))))
+        started = (stored_start_key(key) for key in strings("started"))
+        return cls(new_chats=frozenset(strings("new_chats")), started=tuple(dict.fromkeys(started)))

@@ -3,13 +3,16 @@
 The file is chosen, typed, or taken from where Claude Desktop or LM Studio
 keep theirs; ``chosen`` carries the path ("" for none) and the window reads it.
 Under it, "Servers allowed to start" lists the commands the user confirmed
-once; Remove takes a confirmation back (``revoked`` carries its start key),
-so that server is asked about again before it next starts.
+once, each as the configuration file gives it (secrets masked): what is
+stored is only a digest (:attr:`~app.core.tools.mcp_config.McpServerConfig.start_key`).
+Remove takes a confirmation back (``revoked`` carries its start key), so that
+server is asked about again before it next starts.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -26,7 +29,6 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.display.terminal_text import visible
-from app.core.tools.mcp_config import shown_start_key
 from app.ui.settings.folders import FolderKind, LastFolders
 
 # Where other apps keep an mcp.json-shaped file this one reads as it is.
@@ -35,6 +37,14 @@ KNOWN_FILES = (
     Path.home() / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json",
     Path.home() / ".lmstudio" / "mcp.json",
 )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AllowedStart:
+    """One confirmed server in Settings' list: its stored start key, and the line shown for it."""
+
+    key: str  # the digest the confirmation is stored as
+    shown: str  # the command with its environment masked, from the configuration (or words for one not in it)
 
 
 class McpBox(QGroupBox):
@@ -82,12 +92,12 @@ class McpBox(QGroupBox):
         layout.addWidget(self.remove)
         self.set_allowed(())
 
-    def set_allowed(self, keys: Sequence[str]) -> None:
-        """List the server commands the user let start (their start keys)."""
+    def set_allowed(self, entries: Sequence[AllowedStart]) -> None:
+        """List the server commands the user let start."""
         self.allowed.clear()
-        self._keys = list(keys)
-        for key in self._keys:
-            self.allowed.addItem(visible(shown_start_key(key)))
+        self._keys = [entry.key for entry in entries]
+        for entry in entries:
+            self.allowed.addItem(visible(entry.shown))
         for widget in (self.allowed_title, self.allowed, self.remove):
             widget.setVisible(bool(self._keys))
         self.remove.setEnabled(self.allowed.currentRow() >= 0)

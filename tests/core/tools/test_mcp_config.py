@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
 
-from app.core.tools.mcp_config import McpConfigError, McpServerConfig, parse_mcp_config, shown_start_key
+from app.core.tools.mcp_config import McpConfigError, McpServerConfig, parse_mcp_config
 
 
 def test_claude_desktop_file_is_read_with_its_other_settings_ignored() -> None:
@@ -76,14 +77,29 @@ def test_the_command_is_shown_with_its_environment_secrets_masked_and_long_value
     assert McpServerConfig("time", "uvx", ("mcp-server-time",)).shown_start == "uvx mcp-server-time"
 
 
-def test_a_stored_start_key_is_shown_the_same_way() -> None:
-    server = McpServerConfig("files", "npx", ("-y", "@x/server fs"), {"API_KEY": SECRET, "LIBRARY": LONG_PATH})
-    assert shown_start_key(server.start_key) == server.shown_start
-    assert shown_start_key("python server.py") == "python server.py"
-    assert shown_start_key("env 'unclosed") == "env 'unclosed"  # not a key this version wrote: shown as it is
-
-
 def test_a_changed_environment_is_a_different_start_key() -> None:
     first = McpServerConfig("files", "npx", (), {"API_KEY": SECRET})
     assert first.start_key != McpServerConfig("files", "npx", (), {"API_KEY": SECRET + "8"}).start_key
     assert first.start_key != McpServerConfig("files", "npx", (), {"API_KEY": SECRET, "EXTRA": "1"}).start_key
+
+
+def test_the_start_key_is_a_digest_that_changes_with_every_part_and_holds_no_value() -> None:
+    env = {"API_KEY": "sk-live-123", "TZ": "UTC"}
+    server = McpServerConfig("files", "npx", ("-y", "fs"), env)
+    line = "env API_KEY=sk-live-123 TZ=UTC npx -y fs"
+    assert server.start_line == line
+    assert server.start_key == "sha256:" + hashlib.sha256(line.encode()).hexdigest()  # stable across versions
+    assert "sk-live-123" not in server.start_key and "npx" not in server.start_key
+    # The name is not part of it (a renamed entry is the same start); the command, each argument and value are.
+    assert McpServerConfig("renamed", "npx", ("-y", "fs"), env).start_key == server.start_key
+    changed = [
+        McpServerConfig("files", "npx2", ("-y", "fs"), env),
+        McpServerConfig("files", "npx", ("-y", "fs2"), env),
+        McpServerConfig("files", "npx", ("-y",), env),
+        McpServerConfig("files", "npx", ("-y", "fs"), {**env, "API_KEY": "sk-live-124"}),
+        McpServerConfig("files", "npx", ("-y", "fs"), {**env, "TZ": "CET"}),
+        McpServerConfig("files", "npx", ("-y", "fs"), {"API_KEY": "sk-live-123"}),
+    ]
+    assert len({server.start_key, *(c.start_key for c in changed)}) == len(changed) + 1
+    # A lone surrogate (JSON lets one through) still hashes.
+    assert McpServerConfig("odd", "npx", (), {"A": "\ud800"}).start_key.startswith("sha256:")

@@ -1,10 +1,10 @@
-"""A chat's tool choices (newer and older stored forms), the user's tool preferences, and a server's start key."""
+"""A chat's tool choices (newer and older stored forms), the user's tool preferences and their start keys."""
 
 from __future__ import annotations
 
 import json
 
-from app.core.tools.mcp_config import McpServerConfig
+from app.core.tools.mcp_config import McpServerConfig, start_digest
 from app.core.tools.prefs import ToolPrefs
 from app.core.tools.turns import CHAT_TOOLS_KEY, ChatTools
 
@@ -26,17 +26,26 @@ def test_the_newer_form_round_trips_and_the_older_off_form_still_reads_as_it_mea
 
 
 def test_tool_prefs_round_trip_and_read_damage_as_nothing() -> None:
-    prefs = ToolPrefs().with_new_chat("add", True).with_started("python server.py").with_started("python server.py")
-    assert prefs.started == ("python server.py",) and prefs.allows("python server.py")
+    key = McpServerConfig("test", "python", ("server.py",)).start_key
+    prefs = ToolPrefs().with_new_chat("add", True).with_started(key).with_started(key)
+    assert prefs.started == (key,) and prefs.allows(key)
     assert ToolPrefs.from_json(prefs.to_json()) == prefs
-    assert not prefs.without_started("python server.py").allows("python server.py")
+    assert not prefs.without_started(key).allows(key)
     assert prefs.with_new_chat("add", False).new_chats == frozenset()
     assert ToolPrefs.from_json("not json") == ToolPrefs()
-    assert ToolPrefs.from_json('{"started": ["a", 3, "a"], "new_chats": "x"}') == ToolPrefs(started=("a",))
+    damaged = ToolPrefs.from_json('{"started": ["a", 3, "a"], "new_chats": "x"}')
+    assert damaged == ToolPrefs(started=(start_digest("a"),))
 
 
-def test_a_start_key_holds_the_command_and_its_environment() -> None:
-    plain = McpServerConfig("time", "uvx", ("mcp-server-time",))
-    assert plain.start_key == "uvx mcp-server-time"
-    with_env = McpServerConfig("time", "uvx", ("mcp-server-time",), {"TZ": "UTC", "A": "b c"})
-    assert with_env.start_key == "env 'A=b c' TZ=UTC uvx mcp-server-time"
+def test_a_start_line_stored_in_clear_by_an_earlier_version_counts_and_is_saved_as_its_digest() -> None:
+    server = McpServerConfig("files", "npx", ("-y", "fs"), {"API_KEY": "sk-live-123", "TZ": "UTC"})
+    older = json.dumps({"new_chats": [], "started": ["env API_KEY=sk-live-123 TZ=UTC npx -y fs"]})
+    prefs = ToolPrefs.from_json(older)
+    assert prefs.allows(server.start_key) and prefs.started == (server.start_key,)
+    assert "sk-live-123" not in prefs.to_json()
+    # The same command with another key value was not confirmed.
+    other = McpServerConfig("files", "npx", ("-y", "fs"), {"API_KEY": "sk-live-124", "TZ": "UTC"})
+    assert not prefs.allows(other.start_key)
+    # A stored digest and the older line of the same start read as one entry.
+    both = json.dumps({"started": [server.start_key, "env API_KEY=sk-live-123 TZ=UTC npx -y fs"]})
+    assert ToolPrefs.from_json(both).started == (server.start_key,)

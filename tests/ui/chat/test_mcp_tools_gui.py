@@ -273,6 +273,47 @@ def test_the_start_bar_shows_the_environment_masked_and_a_changed_environment_as
     assert secret not in flow.start_bar.text.text() and "API_KEY=" in flow.start_bar.text.text()
 
 
+def allowed_lines(window) -> list[str]:
+    allowed = window.settings_panel.mcp.allowed
+    return [allowed.item(n).text() for n in range(allowed.count())]
+
+
+def test_an_allowed_servers_api_key_never_reaches_the_settings_file(make_window, tmp_path, qtbot):
+    config = write_config(tmp_path, env={"API_KEY": "sk-live-123", "TZ": "UTC"})
+    (server,) = read_mcp_file(config)
+    window = make_window()
+    choose_config(qtbot, window, config)  # Allow clicked in the bar: the confirmation is stored
+    stored = window.app_settings.path.read_text(encoding="utf-8", errors="replace")
+    assert server.start_key in stored and "sk-live-123" not in stored
+    # Settings lists it from the configuration, masked as in the bar.
+    assert allowed_lines(window) == [server.shown_start] and "sk-live-123" not in server.shown_start
+    # The stored digest is the confirmation: a later window starts the server without asking.
+    second = make_window()
+    assert not second.controller.tool_flow.start_bar.isVisible()
+    qtbot.waitUntil(lambda: bool(second.controller.tool_flow.tools), timeout=60_000)
+    # With a file that does not hold it, the entry is still listed (and can be removed), by its digest only.
+    second.controller.tool_flow.set_config("")
+    (line,) = allowed_lines(second)
+    assert server.start_key.removeprefix("sha256:")[:12] in line and "sk-live-123" not in line
+
+
+def test_a_confirmation_stored_in_clear_by_an_earlier_version_counts_and_is_rewritten(make_window, tmp_path, qtbot):
+    config = write_config(tmp_path, env={"API_KEY": "sk-live-123"})
+    (server,) = read_mcp_file(config)
+    older = AppSettings()
+    older.set_text("tools/prefs", json.dumps({"new_chats": [], "started": [server.start_line]}))  # as written before
+    older.set_text("mcp_config", str(config))
+    del older  # written out
+    assert "sk-live-123" in AppSettings().path.read_text(encoding="utf-8", errors="replace")
+    window = make_window()
+    flow = window.controller.tool_flow
+    assert not flow.start_bar.isVisible()  # still confirmed: it starts without asking
+    qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+    stored = window.app_settings.path.read_text(encoding="utf-8", errors="replace")
+    assert "sk-live-123" not in stored and server.start_key in stored
+    assert allowed_lines(window) == [server.shown_start]
+
+
 def test_what_a_server_says_is_shown_as_text_never_as_markup(make_window, tmp_path, qtbot):
     markup = "<b>bold</b> <a href='https://example.invalid/'>fix it here</a>"
     hostile = str(SERVER.with_name("hostile_mcp_server.py"))

@@ -41,7 +41,7 @@ from PySide6.QtWidgets import QBoxLayout, QWidget
 from app.core.conversation.chat import MessageState, Role
 from app.core.errors import TandemError
 from app.core.reply.end import EndKind, ReplyEnd
-from app.core.tools.mcp_config import McpServerConfig
+from app.core.tools.mcp_config import DIGEST_PREFIX, McpServerConfig
 from app.core.tools.prefs import ToolPrefs
 from app.core.tools.reader import call_attempt
 from app.core.tools.records import ToolCall, ToolResult, ToolSpec
@@ -65,7 +65,7 @@ from app.ui.chat.tools.start_bar import StartBar
 from app.ui.chat.tools.tool_list import ToolListBox
 from app.ui.chat.view.chat_view import ViewMessage
 from app.ui.i18n.words import say, say_error
-from app.ui.settings.mcp_box import McpBox
+from app.ui.settings.mcp_box import AllowedStart, McpBox
 from app.ui.threads.background import Background
 
 TOGGLE = "tandem-tool:toggle"  # a result's "show all" / "fold" link
@@ -135,6 +135,7 @@ class ToolFlow(QObject):
         self.mcp: McpBox | None = None
         self.keeper: PrefsKeeper = _InMemory()
         self.path = ""  # the MCP configuration in use
+        self.configs: tuple[McpServerConfig, ...] = ()  # its servers (none while it does not read)
         self._not_now: set[str] = set()  # start keys the user said "Not now" to, for this configuration
         # Servers not confirmed before wait here, above the chat (asked once the window is shown, never modal).
         self.start_bar = StartBar()
@@ -169,7 +170,12 @@ class ToolFlow(QObject):
         box.new_chat_changed.connect(self._set_new_chat)
         self.tools_changed.connect(lambda: mcp.set_status(self.status_line))
         mcp.revoked.connect(self._revoke)
-        mcp.set_allowed(keeper.tool_prefs().started)
+        prefs = keeper.tool_prefs()
+        if prefs.started:
+            # Written back at once: a confirmation an earlier version stored as its
+            # start line (an API key in clear) is kept as its digest from now on.
+            keeper.set_tool_prefs(prefs)
+        self._show_allowed(prefs)
 
         def chosen(path: str) -> None:
             save(path)
@@ -188,8 +194,14 @@ class ToolFlow(QObject):
 
     def _save_prefs(self, prefs: ToolPrefs) -> None:
         self.keeper.set_tool_prefs(prefs)
-        if self.mcp is not None:
-            self.mcp.set_allowed(prefs.started)
+        self._show_allowed(prefs)
+
+    def _show_allowed(self, prefs: ToolPrefs) -> None:
+        """Settings' list of confirmed servers, each shown from the configuration (the stored key is a digest)."""
+        if self.mcp is None:
+            return
+        shown = {config.start_key: config.shown_start for config in self.configs}
+        self.mcp.set_allowed([AllowedStart(key=key, shown=shown.get(key) or _elsewhere(key)) for key in prefs.started])
 
     def set_config(self, path: str) -> None:
         """Use the MCP servers of the file at ``path`` ("" for none): those confirmed before start, the others wait.
@@ -200,16 +212,21 @@ class ToolFlow(QObject):
         self._close_client()
         self.tools = ()
         self.path = path
+        self.configs = ()
         self.start_bar.ask([])
+        prefs = self.prefs()
         if not path:
+            self._show_allowed(prefs)
             self._set_status("")
             return
         try:
             configs = read_mcp_file(Path(path))
         except TandemError as exc:
+            self._show_allowed(prefs)
             self._set_status(say_error(exc))
             return
-        prefs = self.prefs()
+        self.configs = configs
+        self._show_allowed(prefs)
         confirmed = {c.name for c in configs if prefs.allows(c.start_key)}
         waiting = [c for c in configs if c.name not in confirmed and c.start_key not in self._not_now]
         declined = [c.name for c in configs if c.start_key in self._not_now]
@@ -549,3 +566,11 @@ def fenced(text: str) -> str:
 def plain(text: str) -> str:
     """``text`` as Markdown that shows it as written (every ASCII punctuation mark backslash-escaped)."""
     return "".join("\\" + c if c.isascii() and not c.isalnum() and not c.isspace() else c for c in text)
+
+
+def _elsewhere(start_key: str) -> str:
+    """Settings' line for a confirmed server the current configuration does not hold: its digest's start only."""
+    short = start_key.removeprefix(DIGEST_PREFIX)[:12]
+    return QCoreApplication.translate("ToolFlow", "A server not in the current MCP file (confirmed as {key}…)").format(
+        key=short
+    )
