@@ -1,8 +1,11 @@
-"""Continuing a reply cut at the token limit, on the real SmolLM2 pair.
+"""Continuing a reply cut at the token limit, on the real SmolLM2 pair and on Qwen2.5-Coder 0.5B.
 
 The prompt for "continue" ends inside the unfinished assistant turn (its text
 appended, nothing closing it), so the model goes on with the same reply; and
-the KV cache keeps the shared prefix, so the prompt is not read again.
+the KV cache keeps the shared prefix, so the prompt is not read again. On
+Qwen, whose ``<tool_call>`` is a user-defined token, a cut reply's cached
+tail is kept only as text: the continued prompt never holds the call ids
+from it (the Qwen tests are skipped when its file is not installed).
 """
 
 from __future__ import annotations
@@ -108,3 +111,57 @@ def test_the_cached_spelling_of_the_reply_is_kept(pair: LoadedPair) -> None:
     assert fitted.tokens[: len(opener) + len(letters)] == opener + letters
     tail = fitted.tokens[len(opener) + len(letters) :]
     assert pair.target.llama.detokenize(tail).decode() == " are red"
+
+
+# -- on Qwen2.5-Coder 0.5B, whose <tool_call> and </tool_call> are user-defined tokens ------------------------------
+
+QWEN = "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+TOOL_MARKERS = (151657, 151658)  # <tool_call>, </tool_call> in Qwen2.5's vocabulary
+ASKED = [Message("user", "What is the weather in Oslo?")]
+
+
+@pytest.fixture(scope="module")
+def qwen(models_folder: Path) -> Iterator[LoadedPair]:
+    path = models_folder / QWEN
+    if not path.is_file():
+        pytest.skip(f"{QWEN} is not installed")
+    with LoadedPair(PairConfig(path, None, DrafterKind.NGRAM, n_ctx=1024, n_threads=1)) as loaded:
+        yield loaded
+
+
+def _cached_then_continued(qwen: LoadedPair, written: list[int]) -> tuple[list[int], list[int]]:
+    """The target's cache holding the question and ``written`` (a reply cut at the limit); the continued prompt.
+
+    Returns the question's prompt and the continued prompt's tail after it.
+    """
+    opener = qwen.template.render(ASKED)
+    qwen.target.truncate(0)
+    qwen.target.decode(opener + written, "none")
+    partial = qwen.target.llama.detokenize(written, special=True).decode()
+    fitted = qwen.prompt_tokens([*ASKED, Message("assistant", partial)], reserve=64, continue_reply=True)
+    assert fitted.tokens[: len(opener)] == opener
+    tail = fitted.tokens[len(opener) :]
+    # The tail spells the reply so far, as text.
+    assert qwen.target.llama.detokenize(tail, special=True).decode() == partial
+    return opener, tail
+
+
+def test_a_continued_reply_whose_cached_tail_holds_the_call_ids_reads_them_as_text(qwen: LoadedPair) -> None:
+    def plain(text: str) -> list[int]:
+        return qwen.target.tokenize(text, parse_special=False)
+
+    # The model began a call and was cut: its own ids are in the cache, the stored reply is their text.
+    before = plain("Let me check.\n")
+    written = [*before, TOOL_MARKERS[0], *plain('\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n'), 151658]
+    assert [t for t in written if t in TOOL_MARKERS] == list(TOOL_MARKERS)
+    _, tail = _cached_then_continued(qwen, [*written, *plain(" and")])
+    assert not [t for t in tail if t in TOOL_MARKERS]
+    assert tail[: len(before)] == before  # what came before the call is still the cache's own spelling
+
+
+def test_a_continued_reply_whose_cached_tail_spells_the_marker_keeps_that_spelling(qwen: LoadedPair) -> None:
+    # The model wrote the marker's text one character at a time (never the id): that spelling is kept as cached.
+    letters = [t for ch in "See <tool_call> here" for t in qwen.target.tokenize(ch, parse_special=False)]
+    assert not [t for t in letters if t in TOOL_MARKERS]
+    _, tail = _cached_then_continued(qwen, letters)
+    assert tail == letters
