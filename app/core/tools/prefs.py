@@ -5,7 +5,8 @@ Kept by the window's settings file as one JSON text (:meth:`ToolPrefs.to_json`);
 confirmed server is kept as its start key, a digest of its command and
 environment (:attr:`~app.core.tools.mcp_config.McpServerConfig.start_key`);
 a start line an earlier version stored in clear reads as its digest, and is
-written as one the next time the preferences are saved.
+written as one the next time the preferences are saved (the window saves
+them as soon as it has read them).
 """
 
 from __future__ import annotations

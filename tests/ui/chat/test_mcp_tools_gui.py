@@ -51,8 +51,10 @@ COMMAND = f"{sys.executable} {SERVER}"
 def start_allowed(qtbot: QtBot, window, tmp_path: Path) -> None:
     """The test server, its start allowed earlier (as Settings remembers it), configured and its tools listed."""
     flow = window.controller.tool_flow
-    window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(COMMAND))
-    flow.set_config(str(write_config(tmp_path)))
+    config = write_config(tmp_path)
+    (server,) = read_mcp_file(config)
+    window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(server.start_key))
+    flow.set_config(str(config))
     qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
 
 
@@ -95,7 +97,7 @@ def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pa
     config = write_config(tmp_path)
     window, asked_start = _window_with_tools(qtbot, make_window, demo_pair, config)
     assert COMMAND in asked_start  # the command was shown before the first start, and is remembered
-    assert window.app_settings.tool_prefs().started == (COMMAND,)
+    assert window.app_settings.tool_prefs().started == (read_mcp_file(config)[0].start_key,)
     tool_list = window.settings_panel.chat_tools
     boxes = tool_list.boxes
     assert {"weather", "add", "hang"} <= set(boxes)
