@@ -36,9 +36,10 @@ class DraftStop:
     in place of the floor and the survival rule. A policy whose plan drafts
     after a miss for what a fully accepted draft leads to (the streak) sets it
     to what that plan assumed: the per-token rules price a token by this
-    step alone and cut such a draft to nothing. On the F16 demo pair at T=0.8
-    they turned a quarter of a reply's steps into plain ones that had paid for
-    a draft decode.
+    step alone and cut such a draft to nothing: where one token's price
+    exceeds any acceptance (the costs a busy machine measured for the F16
+    demo pair), a quarter of a reply's steps became plain ones that had paid
+    for a draft decode, and an off controller's probes never drafted.
     """
 
     floor: float = 0.0
