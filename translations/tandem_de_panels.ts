@@ -1412,8 +1412,8 @@
     </message>
     <message>
         <location filename="../app/ui/settings/panel.py" line="184" />
-        <source>who proposes tokens for the target to verify; a draft model is used when the loaded pair has one (otherwise the pair's own drafter)</source>
-        <translation>wer Tokens vorschlägt, die das Zielmodell prüft; ein Draft-Modell wird verwendet, wenn das geladene Paar eines hat (sonst der eigene Drafter des Paars)</translation>
+        <source>who proposes tokens for the target to verify; a draft model is used when the loaded pair has one (otherwise the pair's own drafter); the Model tab's Drafter buttons show and change the same setting</source>
+        <translation>wer Tokens vorschlägt, die das Zielmodell prüft; ein Draft-Modell wird verwendet, wenn das geladene Paar eines hat (sonst der eigene Drafter des Paars); die Drafter-Knöpfe im Tab „Modell“ zeigen und ändern dieselbe Einstellung</translation>
     </message>
     <message>
         <location filename="../app/ui/settings/panel.py" line="189" />

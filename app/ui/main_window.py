@@ -15,13 +15,17 @@ guard sees to it); a second instance opens the history read-only and brings
 the first one forward. Closing always stops the engine thread, even when the
 store fails underneath.
 
-The settings panel edits the open chat's own settings. A new chat starts from
+The settings panel edits the open chat's own settings. The Model tab's drafter
+buttons are a second view of the chat's drafter: a click there is stored with
+the chat and shown in Settings, and the buttons follow Settings and the chat
+that is open. A new chat starts from
 the default preset, else from the defaults: never from what another chat was
 given, so a schema or system prompt set for one chat cannot shape the next.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from PySide6.QtCore import QSize, Qt
@@ -43,6 +47,7 @@ from app.core.conversation.chat_settings import ChatSettings
 from app.core.display.model_names import short_pair_name
 from app.core.errors import TandemError
 from app.core.reply.end import EndKind, ReplyEnd
+from app.core.reply.plan import effective_drafter
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.profile_store import open_profile_store
 from app.engine.llama.session import DrafterKind
@@ -234,6 +239,7 @@ class MainWindow(QMainWindow):
         self.settings_panel.remote.set_limits(self.app_settings.remote_limits())
         self.settings_panel.set_chat_settings(self.controller.chat_settings())
         self.settings_panel.show_chat(new=True)
+        self.picker.show_drafter(self.controller.chat_settings().drafter)
         coloured = self.app_settings.flag("coloured", True)
         ghosts = self.app_settings.flag("ghosts", False)
         self.chat.legend.coloured.setChecked(coloured)
@@ -268,6 +274,7 @@ class MainWindow(QMainWindow):
         self.picker.load_requested.connect(self.load_pair)
         c.picked = PickedPair(ready=lambda: self.picker.ready_choice() is not None, load=self._load_picked)
         self.picker.choice_changed.connect(self._choice_changed)
+        self.picker.drafter_picked.connect(self._drafter_picked)
         self.picker.server.use_requested.connect(self.use_server)
         self.settings_panel.changed.connect(self._settings_changed)
         self.settings_panel.remote.changed.connect(self._remote_limits_changed)
@@ -388,7 +395,12 @@ class MainWindow(QMainWindow):
         threads = self.settings_panel.settings().n_threads
         self.stats.set_baseline(self.app_settings.baseline(info.config.target, threads), self.tr("measured here"))
         self.stats.set_remote(False)
-        self.stats.reset(info.config.drafter.value, self.controller.chat_settings().adaptive)
+        chat = self.controller.chat_settings()
+        config = info.config
+        # The drafter the chat's next reply uses on this pair, as the reply's own record will say.
+        has_draft = config.drafter.uses_draft_model and config.draft is not None
+        drafter = effective_drafter(chat.drafter, has_draft, config.drafter)
+        self.stats.reset(drafter.value, chat.adaptive)
         self._activity_changed(self.controller.activity)
         self.chat.prompt.setFocus()
 
@@ -453,9 +465,19 @@ class MainWindow(QMainWindow):
         picked before its draft, as the picker refreshes) is not, rather than an error."""
         pair = self.controller.pair
         try:
-            return pair if pair is not None and choice.config(self.settings_panel.settings()) == pair.config else None
+            wanted = choice.config(self.settings_panel.settings())
         except TandemError:
             return None
+        if pair is None or pair.remote is not None:
+            return None
+        loaded = pair.config
+        if wanted == loaded:
+            return pair
+        # The drafter is the chat's: a pair loaded with its draft model serves every drafter of those files,
+        # one loaded without it every drafter that needs none.
+        same_target = dataclasses.replace(wanted, drafter=loaded.drafter, draft=loaded.draft) == loaded
+        with_draft = loaded.drafter.uses_draft_model and wanted.draft == loaded.draft
+        return pair if same_target and (with_draft or not wanted.drafter.uses_draft_model) else None
 
     def _settings_changed(self, settings: GenerationSettings) -> None:
         previous = self.app_settings.generation()
@@ -482,9 +504,17 @@ class MainWindow(QMainWindow):
     def _chat_settings_shown(self, settings: ChatSettings) -> None:
         self.settings_panel.set_chat_settings(settings)
         self.settings_panel.show_chat(new=self.controller.conversation_id is None)
+        self.picker.show_drafter(settings.drafter)
 
     def _chat_settings_edited(self, settings: ChatSettings) -> None:
         self.controller.set_chat_settings(settings)
+        self.picker.show_drafter(settings.drafter)
+
+    def _drafter_picked(self, drafter: DrafterKind) -> None:
+        """The Model tab's drafter buttons change the open chat's drafter, as Settings ▸ Drafter does."""
+        settings = dataclasses.replace(self.controller.chat_settings(), drafter=drafter)
+        self.controller.set_chat_settings(settings)
+        self.settings_panel.set_chat_settings(settings)  # shown, not sent back: the chat has it already
 
     def _chat_tool_count(self) -> int:
         """How many tools the open chat's next reply is offered (none without servers, or from a remote server)."""

@@ -46,10 +46,11 @@ def test_a_pair_that_fails_to_load_is_not_saved_and_no_label_goes_stale(make_win
     status = window.picker.status.text()
     assert "broken-model.gguf did not load" in status and "loaded in" not in status and "loading" not in status
 
-    # The next start offers the pair that worked, not the one that failed.
-    picker = make_window().picker
+    # The next start offers the pair that worked, not the one that failed (with the new chat's drafter, its own).
+    second = make_window()
+    picker = second.picker
     qtbot.waitUntil(lambda: picker.report is not None, timeout=120_000)
-    assert picker.choice() == good
+    assert picker.choice() == PairChoice(good.target, good.draft, second.controller.chat_settings().drafter)
 
 
 def test_a_default_pair_that_no_longer_loads_is_forgotten(make_window, small_pair, tmp_path, qtbot):

@@ -1,5 +1,11 @@
 """Choosing the pair: a target, a drafter (draft model, n-gram lookup or none) and a draft model; or a server.
 
+The drafter buttons show the open chat's drafter, which the chat's settings
+own (Settings ▸ Drafter edits the same setting): the window calls
+:meth:`PairPicker.show_drafter` when the chat's drafter changes, and a click
+on a button is sent out as ``drafter_picked`` for the window to store with
+the chat. The drafter also decides whether Load loads the draft model.
+
 "Local pair" and "Server" switch between the pair's form and
 :class:`~app.ui.models.server_choice.ServerChoice` (a remote OpenAI-compatible server).
 The draft list is never silently empty: compatible drafts come first, best
@@ -17,6 +23,7 @@ from pathlib import Path
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QButtonGroup,
     QComboBox,
     QFileDialog,
@@ -50,6 +57,7 @@ class PairPicker(QWidget):
 
     load_requested = Signal(object)  # PairChoice
     choice_changed = Signal(object)  # PairChoice or None
+    drafter_picked = Signal(object)  # DrafterKind: the user clicked a drafter button (the chat's setting to change)
 
     def __init__(
         self, background: Background, folders: LastFolders | None = None, parent: QWidget | None = None
@@ -65,6 +73,7 @@ class PairPicker(QWidget):
         self._report: CompatibilityReport | None = None
         self._target_error: str | None = None  # why the current target cannot be read; no drafter makes it loadable
         self.fallback_reason = ""  # why no draft was selected by default (n-gram lookup instead); "" when one was
+        self._chat_drafter: DrafterKind | None = None  # the open chat's drafter, shown in place of a choice's own
         self._generation = 0  # discards answers to questions that are no longer current
 
         outer = QVBoxLayout(self)
@@ -120,7 +129,7 @@ class PairPicker(QWidget):
             (DrafterKind.NONE, self.tr("None"), self.tr("target only: the baseline")),
         ):
             button = QRadioButton(text)
-            button.setToolTip(tip)
+            button.setToolTip(tip + "; " + self.tr("this chat's drafter, as in Settings ▸ Drafter"))
             self.kind_group.addButton(button)
             kinds.addWidget(button, len(self.kind_buttons) // 2, len(self.kind_buttons) % 2)
             self.kind_buttons[kind] = button
@@ -151,6 +160,7 @@ class PairPicker(QWidget):
         self.target.currentIndexChanged.connect(self._target_changed)
         self.draft.currentIndexChanged.connect(self._draft_changed)
         self.kind_group.buttonToggled.connect(self._kind_toggled)
+        self.kind_group.buttonClicked.connect(self._kind_clicked)
 
     # -- public API ---------------------------------------------------------------------
 
@@ -189,6 +199,11 @@ class PairPicker(QWidget):
         ):
             return None
         return self.choice()
+
+    def show_drafter(self, kind: DrafterKind) -> None:
+        """Show ``kind``, the open chat's drafter (from now on also in place of a refreshed choice's own)."""
+        self._chat_drafter = kind
+        self.kind_buttons[kind].setChecked(True)  # a change of state, not a click: drafter_picked stays quiet
 
     def drafter_kind(self) -> DrafterKind:
         """The selected drafter kind."""
@@ -264,7 +279,8 @@ class PairPicker(QWidget):
         self.target.setCurrentIndex(max(0, index) if models else -1)
         self.target.blockSignals(False)
         if select is not None:
-            self.kind_buttons[select.drafter].setChecked(True)
+            # The chat's drafter wins over the one the choice was stored with: the chat's settings own it.
+            self.kind_buttons[self._chat_drafter or select.drafter].setChecked(True)
             self._pending_draft = select.draft
         self._target_changed()
 
@@ -376,6 +392,11 @@ class PairPicker(QWidget):
         if checked:
             self.draft.setEnabled(self.drafter_kind().uses_draft_model)
             self._draft_changed()
+
+    def _kind_clicked(self, button: QAbstractButton) -> None:
+        kind = next(k for k, b in self.kind_buttons.items() if b is button)
+        self._chat_drafter = kind
+        self.drafter_picked.emit(kind)
 
     def _show_verdict(self) -> None:
         kind = self.drafter_kind()

@@ -213,7 +213,7 @@ class SettingsPanel(QWidget):
         self.drafter.setToolTip(
             self.tr(
                 "who proposes tokens for the target to verify; a draft model is used when the loaded pair has one "
-                "(otherwise the pair's own drafter)"
+                "(otherwise the pair's own drafter); the Model tab's Drafter buttons show and change the same setting"
             )
         )
         self.draft_length = _int(1, MAX_DRAFT_LENGTH)

@@ -1,0 +1,70 @@
+"""One drafter on screen: the Model tab's drafter buttons and Settings ▸ Drafter are one setting, the open chat's.
+
+Real SmolLM2 pair, loaded with its draft model (the module's shared window):
+a click on a Model-tab button changes the chat's drafter and Settings shows
+it; a choice in Settings moves the buttons; another chat brings its own
+drafter to both; each reply records the drafter both places said.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from app.engine.llama.session import DrafterKind
+from app.ui.main_window import MainWindow
+from app.ui.settings.store import PairChoice
+from tests.ui.helpers import Recorder, send
+
+
+def _shown(window: MainWindow) -> tuple[DrafterKind, DrafterKind]:
+    """The drafter the Model tab's buttons show and the one Settings shows."""
+    return window.picker.drafter_kind(), DrafterKind(str(window.settings_panel.drafter.currentData()))
+
+
+def _pick_in_settings(window: MainWindow, qtbot: QtBot, kind: DrafterKind) -> None:
+    """Choose ``kind`` in Settings ▸ Drafter with the keyboard, as a person does on a focused combo."""
+    combo = window.settings_panel.drafter
+    combo.setFocus()
+    qtbot.keyClick(combo, Qt.Key.Key_Home)  # the first choice; then down to the one wanted
+    for _ in range(combo.count()):
+        if combo.currentData() == kind.value:
+            return
+        qtbot.keyClick(combo, Qt.Key.Key_Down)
+    raise AssertionError(f"Settings ▸ Drafter offers no {kind.value}")
+
+
+def test_the_model_tab_and_settings_show_one_drafter_and_the_reply_uses_it(window: MainWindow, qtbot: QtBot) -> None:
+    window.settings_panel.max_tokens.setValue(8)
+    recorder = Recorder(window)
+    picker = window.picker
+    assert _shown(window) == (DrafterKind.HYBRID, DrafterKind.HYBRID)  # a new chat's default, in both places
+
+    window.side.setCurrentIndex(0)  # the Model tab
+    qtbot.mouseClick(picker.kind_buttons[DrafterKind.NGRAM], Qt.MouseButton.LeftButton)
+    assert _shown(window) == (DrafterKind.NGRAM, DrafterKind.NGRAM)
+    send(qtbot, window, "Say one two three.", recorder)
+    first_chat = window.controller.conversation_id
+    assert window.controller.path[-1].meta["produced_by"]["drafter"] == "ngram"
+
+    _pick_in_settings(window, qtbot, DrafterKind.MODEL)
+    assert _shown(window) == (DrafterKind.MODEL, DrafterKind.MODEL)
+    send(qtbot, window, "And four five six.", recorder)
+    assert window.controller.path[-1].meta["produced_by"]["drafter"] == "model"
+
+    # Another chat has its own drafter, shown in both places; going back brings this chat's again.
+    window.new_action.trigger()
+    assert _shown(window) == (DrafterKind.HYBRID, DrafterKind.HYBRID)
+    qtbot.mouseClick(picker.kind_buttons[DrafterKind.NONE], Qt.MouseButton.LeftButton)
+    send(qtbot, window, "Hello.", recorder)
+    assert window.controller.path[-1].meta["produced_by"]["drafter"] == "none"
+    assert "target only" in window.chat.view.messages[-1].footer, window.chat.view.messages[-1].footer
+    assert first_chat is not None
+    window.controller.open_conversation(first_chat)
+    assert _shown(window) == (DrafterKind.MODEL, DrafterKind.MODEL)
+    # The pair loaded with its draft model serves every drafter: the memory meter still reads it as loaded.
+    pair = window.controller.pair
+    assert pair is not None and pair.config.draft is not None
+    for kind in DrafterKind:
+        choice = PairChoice(pair.config.target, pair.config.draft if kind.uses_draft_model else None, kind)
+        assert window._loaded_as(choice) is pair, kind
