@@ -52,7 +52,10 @@ class ElidedLabel(QLabel):
     """A one-line label that elides its text to fit ("…" where it is cut) and shows it whole as the tooltip.
 
     Its minimum width is small, so a layout may make it narrow; the text set
-    with :meth:`setText` is kept whole in :meth:`full_text`.
+    with :meth:`setText` is kept whole in :meth:`full_text`. A label whose text
+    is a short form of something longer ("Qwen2.5-Coder 1.5B + 0.5B" for two
+    file names) is given the long form with :meth:`set_details`: its tooltip
+    then always says it (after the text, when the text is elided).
     """
 
     def __init__(
@@ -63,6 +66,7 @@ class ElidedLabel(QLabel):
     ) -> None:
         super().__init__(parent)
         self._full = ""
+        self._details = ""
         self._mode = mode
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
@@ -74,6 +78,12 @@ class ElidedLabel(QLabel):
         self._own_tooltip()
         super().setText(text)  # the size hint asks for the whole text; the policy lets it shrink
         self.update()
+
+    def set_details(self, details: str) -> None:
+        """The long form of the text, for the tooltip ("": none; the tooltip then says the text only when elided)."""
+        self.setToolTip("")  # the old details go with them
+        self._details = details
+        self._own_tooltip()
 
     def full_text(self) -> str:
         """The text as set, before eliding."""
@@ -106,7 +116,10 @@ class ElidedLabel(QLabel):
         painter.drawText(rect, int(self.alignment()) | int(Qt.TextFlag.TextSingleLine), self.shown_text())
 
     def _own_tooltip(self) -> None:
-        if self.shown_text() != self._full:
+        elided = self.shown_text() != self._full
+        if self._details:
+            self.setToolTip(f"{self._full}\n{self._details}" if elided else self._details)
+        elif elided:
             self.setToolTip(self._full)
         elif self.toolTip() == self._full:
             self.setToolTip("")

@@ -55,8 +55,9 @@ from app.engine.models.library import installed_default_pair
 from app.engine.remote.client import RemoteEngine
 from app.engine.remote.limits import RemoteLimits
 from app.engine.store.conversations import ChatStore, default_path
-from app.ui.chat.controller import Activity, ChatController, PickedPair, info_label, pair_label
+from app.ui.chat.controller import Activity, ChatController, PickedPair, info_label
 from app.ui.chat.panel import ChatPanel
+from app.ui.chat.reply.words import loaded_pair_words
 from app.ui.chat.shape_line import ShapePart, ShapeWatch
 from app.ui.chat.sidebar.actions import SidebarActions
 from app.ui.chat.sidebar.conversation_list import ConversationList
@@ -202,7 +203,7 @@ class MainWindow(QMainWindow):
             self, self.controller, lambda: self.store, self.statusBar().showMessage, self.folders
         )
         self.conversations.search.set_store(lambda: self.store)
-        self.pair_status = self.status_line.pair  # whole in its tooltip
+        self.pair_status = self.status_line.pair  # the pair in short; the file names in its tooltip (_show_pair)
         self.pair_status.setText(self.tr("no pair loaded"))
         self._build_actions()
         self._restore()
@@ -327,8 +328,9 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.chat)
         config = choice.config(self.settings_panel.settings())
         self.server_switch.set_pair(None, self.tr("loading a pair…"))
-        self.pair_status.setText(self.tr("loading {pair}…").format(pair=pair_label(config)))
-        self.picker.set_loaded(self.tr("loading {pair}…").format(pair=pair_label(config)))
+        short, full = loaded_pair_words(config)
+        self._show_pair(self.tr("loading {pair}…").format(pair=short), full)
+        self.picker.set_loaded(self.tr("loading {pair}…").format(pair=short))
         self._loading = choice
         self.controller.load(config)
         self._estimate_memory(choice)
@@ -344,7 +346,7 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentWidget(self.chat)
         self.server_switch.set_pair(None, self.tr("a server is chosen: the local server serves a local pair"))
         self.app_settings.set_remote(RemoteChoice(info.base_url, info.model))
-        self.pair_status.setText(self.tr("switching to {server}…").format(server=info.label))
+        self._show_pair(self.tr("switching to {server}…").format(server=info.label))
         engine.limits = self.app_settings.remote_limits()
         self._server_engine = engine  # Settings' remote time-outs apply to it from its next reply
         self.host.use_remote(engine, info)
@@ -388,8 +390,7 @@ class MainWindow(QMainWindow):
         self.memory.setToolTip("")
         self.picker.server.status.setText("")  # no longer "chatting with" a server
         self.server_switch.set_pair(info.config)
-        label = pair_label(info.config)
-        self.pair_status.setText(label)
+        self._show_pair(*loaded_pair_words(info.config))
         self.picker.set_loaded(self.tr("loaded in {seconds} s").format(seconds=number(info.load_seconds, ".1f")))
         self.meter_feed.loaded(info)
         threads = self.settings_panel.settings().n_threads
@@ -404,10 +405,15 @@ class MainWindow(QMainWindow):
         self._activity_changed(self.controller.activity)
         self.chat.prompt.setFocus()
 
+    def _show_pair(self, text: str, details: str = "") -> None:
+        """Say in the status bar what answers: ``text`` in short, ``details`` (file names in full) in its tooltip."""
+        self.pair_status.setText(text)
+        self.pair_status.set_details(details)
+
     def _server_chosen(self, info: PairInfo) -> None:
         remote = info.remote
         assert remote is not None
-        self.pair_status.setText(info_label(info))
+        self._show_pair(info_label(info))
         self.picker.server.status.setText(self.tr("chatting with {server}").format(server=remote.label))
         self.picker.set_loaded(self.tr("a server is chosen (Server above): load a pair to use this computer again"))
         self.memory.set_state(MeterState(verdict=self.tr("a server is chosen: the memory meter is for a local pair")))
@@ -421,7 +427,7 @@ class MainWindow(QMainWindow):
 
     def _load_failed(self, choice: PairChoice) -> None:
         # The worker unloads the old pair before loading: after a failure nothing is loaded.
-        self.pair_status.setText(self.tr("no pair loaded"))
+        self._show_pair(self.tr("no pair loaded"))
         self.picker.set_loaded(
             self.tr("{model} did not load: see the message above the chat").format(model=choice.target.name)
         )

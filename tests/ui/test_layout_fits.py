@@ -184,8 +184,9 @@ def test_with_a_pair_loaded_served_and_a_reply_every_tab_still_fits(
         _settle(qapp)
         problems = clipped_in(window)
         assert not problems, f"{window.side.tabText(index)} with a pair loaded: {problems}"
-    # A long pair label in the status bar is elided, whole in its tooltip, rather than widening the window.
-    assert window.pair_status.full_text().startswith(small_pair[0].stem)
+    # The status bar says the pair in short, the file names in its tooltip, rather than widening the window.
+    assert window.pair_status.full_text() == "SmolLM2 135M Q4_1 + Q4_0"
+    assert small_pair[0].name in window.pair_status.toolTip() and small_pair[1].name in window.pair_status.toolTip()
     target = window.picker.target
     assert small_pair[0].stem in target.toolTip() or target.currentText() in target.toolTip()
     window.server_switch.toggle.setChecked(False)

@@ -3,8 +3,11 @@
 A GGUF file's name carries the model's family and size and then noise for a
 reader of a chat: the fine-tune ("Instruct", "it"), the quantisation
 ("Q4_K_M", "f16"), a version ("v0.3"), the split ("-00001-of-00002") and the
-extension. :func:`short_model_name` keeps the family as the file spells it
-and the size with an upper-case unit; :func:`short_pair_name` says the
+extension. :func:`short_model_name` writes a family it knows as the family
+writes itself, whatever the file's case ("llama-3.2" and "Llama-3.2" read
+"Llama 3.2", "smollm2" "SmolLM2", "qwen2.5-coder" "Qwen2.5-Coder"), keeps
+any other family as the file spells it, and gives the size with an
+upper-case unit; :func:`short_pair_name` says the
 draft's size alone when both files are of one family (its quantisation,
 when the size is the same too). A name without a
 size keeps what is left once the noise is gone. The full file names stay
@@ -29,6 +32,75 @@ _NOISE = re.compile(
     r"^(?:instruct|it|chat|base|hf|gguf|ggml|model|v\d+(?:\.\d+)*|\d+k|uncensored|abliterated)$",
     re.IGNORECASE,
 )
+
+
+# How each known family and the words that follow it in a file's name are written by their makers,
+# keyed by the lower-case word (a word's digits stay as they are: "qwen2.5" reads "Qwen2.5").
+_KNOWN_WORDS = {
+    "llama": "Llama",
+    "codellama": "CodeLlama",
+    "tinyllama": "TinyLlama",
+    "gemma": "Gemma",
+    "codegemma": "CodeGemma",
+    "qwen": "Qwen",
+    "qwq": "QwQ",
+    "smollm": "SmolLM",
+    "phi": "Phi",
+    "mistral": "Mistral",
+    "mixtral": "Mixtral",
+    "ministral": "Ministral",
+    "granite": "Granite",
+    "deepseek": "DeepSeek",
+    "falcon": "Falcon",
+    "olmo": "OLMo",
+    "starcoder": "StarCoder",
+    "coder": "Coder",
+    "math": "Math",
+    "distill": "Distill",
+    "r": "R",
+    "v": "V",
+    "vl": "VL",
+    "moe": "MoE",
+}
+# Families whose first word opens a known name: the rest of the name is recased only after one of these.
+_FAMILY_WORDS = frozenset(
+    (
+        *("llama", "codellama", "tinyllama", "gemma", "codegemma", "qwen", "qwq", "smollm", "phi"),
+        *("mistral", "mixtral", "ministral", "granite", "deepseek", "falcon", "olmo", "starcoder"),
+    )
+)
+# Families that write their version after a space ("Llama 3.2", "Gemma 3", "Granite 3.1"), not a hyphen.
+_SPACED_VERSION = frozenset(("llama", "gemma", "granite", "falcon"))
+_WORD = re.compile(r"^(?P<letters>[A-Za-z]+)(?P<rest>[\d.]*[a-z]?)$")
+_VERSION = re.compile(r"^\d+(?:\.\d+)*[a-z]?$", re.IGNORECASE)  # "3", "3.2", "3n"
+
+
+def _known_word(word: str) -> str:
+    match = _WORD.match(word)
+    if match is None:
+        return word
+    known = _KNOWN_WORDS.get(match["letters"].lower())
+    return word if known is None else known + match["rest"]
+
+
+def family_name(family: str) -> str:
+    """``family`` as its makers write it when it is one Tandem knows ("llama-3.2": "Llama 3.2"), else unchanged.
+
+    "Meta-Llama-3.1" reads "Llama 3.1", as Meta names the model; words the table
+    does not hold keep the file's spelling ("gemma-3n" reads "Gemma 3n").
+    """
+    words = family.split("-")
+    if len(words) > 1 and words[0].lower() == "meta" and words[1].lower() == "llama":
+        words = words[1:]
+    first = _WORD.match(words[0])
+    if first is None or first["letters"].lower() not in _FAMILY_WORDS:
+        return family
+    spaced = first["letters"].lower() in _SPACED_VERSION and not first["rest"]
+    written = _known_word(words[0])
+    for index, word in enumerate(words[1:], start=1):
+        space = spaced and index == 1 and _VERSION.match(word) is not None
+        written += (" " if space else "-") + _known_word(word)
+    return written
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,10 +145,10 @@ def model_name(file_name: str) -> ModelName:
         following = tokens[index + 1] if index + 1 < len(tokens) else ""
         if _ACTIVE.match(following):
             size += f"-{following.upper()}"
-        return ModelName("-".join(tokens[:index]), size, quant)
+        return ModelName(family_name("-".join(tokens[:index])), size, quant)
     while len(tokens) > 1 and (_QUANT.match(tokens[-1]) or _NOISE.match(tokens[-1])):
         tokens.pop()
-    return ModelName("-".join(tokens) or file_name, "", quant)
+    return ModelName(family_name("-".join(tokens)) or file_name, "", quant)
 
 
 def short_model_name(file_name: str) -> str:
@@ -85,7 +157,7 @@ def short_model_name(file_name: str) -> str:
 
 
 def short_pair_name(target: str, draft: str | None) -> str:
-    """The pair in short: "Qwen2.5-Coder 1.5B + 0.5B" (one family), "Llama-3.2 1B + SmolLM2 135M" (two).
+    """The pair in short: "Qwen2.5-Coder 1.5B + 0.5B" (one family), "Llama 3.2 1B + SmolLM2 135M" (two).
 
     One model in two quantisations reads "SmolLM2 135M Q4_1 + Q4_0"; ``draft`` None: the target's short name alone.
     """

@@ -21,6 +21,7 @@ from app.core.decoding.stats import GenerationStats, PromptFigures
 from app.core.display.model_names import short_model_name, short_pair_name
 from app.core.reply.record import STORE_ERROR_REASON, ReplyRecord
 from app.core.reply.token_record import TokenRecord
+from app.engine.llama.session import PairConfig
 from app.engine.reply import pair_label
 from app.engine.store import conversations
 from app.engine.store.conversations import StoredMessage
@@ -80,10 +81,22 @@ def reply_header(record: ReplyRecord) -> str:
     drafter = DrafterKind(produced.drafter) if produced is not None and produced.drafter in _DRAFTERS else None
     if produced is None or drafter is None or not produced.target:
         return record.pair
-    if drafter.uses_draft_model and produced.draft:
-        return short_pair_name(produced.target, produced.draft)
-    target = short_model_name(produced.target)
-    return f"{target} + n-gram" if drafter is DrafterKind.NGRAM else f"{target}, target only"
+    return short_pair_label(produced.target, produced.draft, drafter)
+
+
+def short_pair_label(target: str, draft: str | None, drafter: DrafterKind) -> str:
+    """The pair in short as ``drafter`` uses it: "SmolLM2 360M + 135M", "SmolLM2 360M + n-gram", "…, target only"."""
+    if drafter.uses_draft_model and draft:
+        return short_pair_name(target, draft)
+    name = short_model_name(target)
+    return f"{name} + n-gram" if drafter is DrafterKind.NGRAM else f"{name}, target only"
+
+
+def loaded_pair_words(config: PairConfig) -> tuple[str, str]:
+    """A loaded pair as the status bar says it: the short form, and the file names in full (its tooltip)."""
+    draft = config.draft.name if config.draft is not None and config.drafter.uses_draft_model else None
+    short = short_pair_label(config.target.name, draft, config.drafter)
+    return short, f"{config.target.name} + {draft}" if draft is not None else config.target.name
 
 
 def drafter_words(info: PairInfo, drafter: DrafterKind) -> str:
