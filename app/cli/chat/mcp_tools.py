@@ -5,7 +5,10 @@ window's too); this module is its terminal side. Each call is printed with
 its name and arguments on standard error and, unless ``--allow-tools`` was
 given, asked about (y/N) on the terminal; its result (or the user's refusal,
 or the failure's one line) is printed folded under it. Standard output holds
-only the answer (or ``--json``'s one object). With ``--chat ID`` the turn is
+only the answer (or ``--json``'s one object): a final reply that is only a
+call the loop did not run (a repeat, or a broken call) reads as the line about
+it, as the window shows it, never as the call's raw JSON; ``--json`` gives
+the note under ``tool_note`` too. With ``--chat ID`` the turn is
 a saved chat's next one: the user's message, each reply (a reply that called
 tools with its calls), each call's result as a ``tool`` message, and the
 answer are stored in that chat as they happen, as the window stores them.
@@ -28,13 +31,14 @@ from app.cli.chat.prompt import read_prompt
 from app.cli.common import resolve_pair, sampling_params
 from app.core.conversation.chat import Message, MessageState, Role
 from app.core.conversation.chat_settings import ChatSettings
-from app.core.decoding.events import FinishedEvent
+from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.display.terminal_text import visible
 from app.core.errors import TandemError
 from app.core.reply.plan import PromptPolicy
 from app.core.tools.mcp_config import McpServerConfig
+from app.core.tools.reader import call_attempt
 from app.core.tools.records import ToolCall, ToolSpec
-from app.core.tools.turns import Approval, ToolOutcome, calls_meta, prompt_message
+from app.core.tools.turns import Approval, ToolNote, ToolOutcome, calls_meta, prompt_message
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.memory.placement import pair_placement_json
 from app.engine.reply import (
@@ -134,6 +138,12 @@ class _Turns:
         if self.store is not None and self.reply_id is not None:
             self.store.finish_reply(self.reply_id, content, MessageState.DONE, calls_meta(calls))
 
+    def note(self, note: ToolNote) -> None:
+        """A call the loop did not run, kept on the reply that made it with ``--chat`` (the window says it there)."""
+        if self.store is not None and self.reply_id is not None:
+            stored = self.store.message(self.reply_id, with_tokens=False)
+            self.store.finish_reply(stored.id, stored.content, stored.state, note.to_meta())
+
     def outcome(self, outcome: ToolOutcome, err: TextIO) -> None:
         """A call's end: printed folded under it, and stored as a ``tool`` message with ``--chat``."""
         shown = " ".join(outcome.result.text.split())
@@ -186,7 +196,7 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
             args.max_tool_calls,
             on_calls=turns.calls,
             on_outcome=lambda outcome: turns.outcome(outcome, err),
-            on_note=lambda note: print(f"note: {visible(str(note.words()))}", file=err),
+            on_note=lambda note: _said(note, turns, err),
         )
         end = loop.run(chat_messages(settings, [*history, Message(Role.USER, prompt_text)]), turns.generate)
         assert turns.plan is not None  # the loop made at least one reply
@@ -194,7 +204,25 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
         if store is not None:
             ids = {"conversation_id": conversation_id, "user_message_id": turns.user_id}
             extra.update(ids, reply_message_id=turns.reply_id)
+        events = turns.events
+        if end.note is not None:
+            turns.note(end.note)
+            extra.update(end.note.to_meta())
+            if call_attempt(end.text):
+                # The final reply is only a call the loop did not run: its line is the answer, as in the window
+                # (the tokens stay as the model wrote them in --json's "tokens").
+                line = str(end.note.words())
+                extra["text"] = line
+                if not args.json:
+                    sys.stdout.write(visible(line))
+                    events = [e for e in events if not isinstance(e, StepEvent)]
         if args.json:
             extra["placement"] = pair_placement_json(pair)
-            return run_json(iter(turns.events), turns.plan, sys.stdout, extra=extra)
-        return run_stream(iter(turns.events), turns.plan.draft.drafter, sys.stdout)
+            return run_json(iter(events), turns.plan, sys.stdout, extra=extra)
+        return run_stream(iter(events), turns.plan.draft.drafter, sys.stdout)
+
+
+def _said(note: ToolNote, turns: _Turns, err: TextIO) -> None:
+    """A call the loop did not run: said on standard error, and kept on its reply with ``--chat``."""
+    print(f"note: {visible(str(note.words()))}", file=err)
+    turns.note(note)

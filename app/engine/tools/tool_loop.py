@@ -154,17 +154,19 @@ class ToolLoop:
         """Reply to ``messages``; ``generate`` makes one reply with the tools given (maybe none), returns its text."""
         turns = list(messages)
         outcomes: list[ToolOutcome] = []
+        said: ToolNote | None = None  # the last note handed out: a final reply that repeats it is not said twice
         while True:
             text = generate(tuple(turns), self.offered())
             asked = self.calls_in(text)
             if asked is None:
                 note = self.note_on(text)
-                if note is not None:
+                if note is not None and note != said:
                     self.on_note(note)
                 return LoopEnd(text, tuple(outcomes), note)
             if not asked.calls:
                 if asked.note is not None:
                     self.on_note(asked.note)
+                    said = asked.note
                 continue
             self.on_calls(asked.content, asked.calls)
             turns.append(Message(Role.ASSISTANT, asked.content, tool_calls=asked.calls))

@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from app.core.conversation.chat_settings import ChatSettings
-from app.core.tools.turns import Approval, ToolOutcome
+from app.core.tools.reader import call_attempt
+from app.core.tools.turns import Approval, ToolNote, ToolOutcome
 from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import ROOT, one_line_error, run_cli
 from tests.engine.tools.processes import ended_within
@@ -131,6 +132,62 @@ def test_with_chat_the_call_and_its_result_are_stored_in_that_chat(
     shown = run_cli("chats", "show", str(cid), "--json", data=data_dir)
     listed = json.loads(shown.stdout)["messages"]
     assert listed[2]["role"] == "tool" and listed[2]["meta"]["tool_result"]["call"]["function"]["name"] == "weather"
+
+
+HARBOUR = "What time is it in the harbour of Hamburg right now?"
+REPEATED = "the model asked for harbour_clock again with the same arguments; not run twice, answered without tools"
+
+
+def _answer_or_its_line(text: str, note: dict | None) -> None:
+    """The final text is an answer from the tool's reading, or the line about a call not run; never a raw call."""
+    assert not call_attempt(text) and '"name"' not in text, text
+    if note is None:
+        assert "04:17" in text, text
+    else:
+        said = ToolNote.from_meta({"tool_note": note})
+        assert said is not None and text == str(said.words()) == REPEATED, (text, note)
+
+
+@pytest.mark.slow
+def test_a_call_repeated_after_its_result_ends_in_words_never_in_the_raw_call(
+    demo_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    # Greedy, the demo pair answers the harbour clock's reading by calling it again (as the issue saw):
+    # the loop says so once and the answer is that line, not the call's JSON.
+    config = write_config(tmp_path)
+    args = [*pair_args(demo_pair), "--temperature", "0", "--max-tokens", "60", "--json"]
+    result = run_cli("chat", *args, "--mcp", str(config), "--allow-tools", HARBOUR)
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    calls = reply["tool_calls"]
+    assert calls and calls[0]["name"] == "harbour_clock" and "04:17" in calls[0]["result"]
+    _answer_or_its_line(reply["text"], reply.get("tool_note"))
+    assert result.stderr.count("note: ") == (1 if "tool_note" in reply else 0), result.stderr
+
+
+@pytest.mark.slow
+def test_with_chat_the_line_is_the_printed_answer_and_kept_on_the_stored_reply(
+    demo_pair: tuple[Path, Path], tmp_path: Path, data_dir: Path
+) -> None:
+    config = write_config(tmp_path)
+    store = ChatStore(data_dir / "conversations.sqlite3")
+    try:
+        cid = store.create_conversation("Harbour", ChatSettings(temperature=0.0, max_tokens=60).to_dict())
+    finally:
+        store.close()
+    args = [*pair_args(demo_pair), "--mcp", str(config), "--allow-tools", "--chat", str(cid)]
+    result = run_cli("chat", *args, HARBOUR, data=data_dir)
+    assert result.returncode == 0, result.stderr
+    printed = result.stdout.split("\n\nlegend:")[0]  # the answer, before the legend and statistics
+    store = ChatStore(data_dir / "conversations.sqlite3", read_only=True)
+    try:
+        final = store.messages(cid, with_tokens=False)[-1]
+    finally:
+        store.close()
+    note = final.meta.get("tool_note")
+    _answer_or_its_line(printed, note)
+    if note is not None:
+        assert call_attempt(final.content)  # stored as the model wrote it; the window shows the line in its place
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,9 @@ markers included); ``hang`` never answers; ``crash`` ends the process mid-call;
 ``fail`` raises, which the SDK reports as an error result. ``write_note``
 and ``remove_label`` say nothing of what they change (their names mark them);
 ``tidy`` is annotated destructive and ``delete_preview`` read-only, which
-the client believes over their names. With
+the client believes over their names. ``harbour_clock`` answers with a
+time no model could guess (the window's and the CLI's real-model checks of
+what follows a result). With
 ``TANDEM_TEST_WEATHER=hang`` in its environment, ``weather`` never answers either.
 """
 
@@ -82,6 +84,13 @@ def tidy() -> str:
 def delete_preview(path: str) -> str:
     """Say what deleting a path would remove, without deleting it."""
     return f"would remove {path}"
+
+
+@server.tool()
+def harbour_clock(port: str) -> str:
+    """Get the current local time and tide at a harbour."""
+    # An unusual reading, so an answer that states it can only have come from the tool.
+    return f'{{"port": "{port}", "local_time": "04:17", "tide": "ebbing"}}'
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import pytest
 from app.core.conversation.chat import Message, Role
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolSpec
-from app.core.tools.turns import DENIED_TEXT, Approval, ChatTools, ToolNote, ToolOutcome
+from app.core.tools.turns import DENIED_TEXT, Approval, ChatTools, NoteKind, ToolNote, ToolOutcome
 from app.engine.tools.mcp_client import McpClient
 from app.engine.tools.tool_loop import ToolLoop, enabled_tools
 
@@ -109,6 +109,19 @@ def test_after_max_calls_and_on_a_repeated_call_the_model_must_answer(client, to
     assert str(note.words()) == (
         "the model asked for add again with the same arguments; not run twice, answered without tools"
     )
+
+
+def test_a_repeat_written_again_without_tools_is_said_once(client, tools) -> None:
+    # What the demo pair does after harbour_clock's result: the call again, then, given no tools, its JSON as text.
+    loop = ToolLoop(client, tools, lambda _c: Approval.ALLOW_ONCE)
+    notes: list[ToolNote] = []
+    loop.on_note = notes.append
+    bare = json.dumps({"name": "harbour_clock", "arguments": {"port": "Hamburg"}})
+    script = Script(call_text("harbour_clock", port="Hamburg"), call_text("harbour_clock", port="Hamburg"), bare)
+    end = loop.run([Message(Role.USER, "What time is it in the harbour of Hamburg?")], script)
+    assert len(end.outcomes) == 1 and "04:17" in end.outcomes[0].result.text and script.seen[2][1] == ()
+    repeated = ToolNote(kind=NoteKind.REPEATED, names=("harbour_clock",))
+    assert notes == [repeated] and end.note == repeated  # said once, though the last reply repeats it too
 
 
 def test_a_broken_call_after_a_result_ends_in_a_readable_line(client, tools) -> None:

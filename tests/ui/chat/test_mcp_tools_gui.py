@@ -22,6 +22,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.conversation.chat import MessageState
 from app.core.reply.end import ReplyEnd
+from app.core.tools.reader import call_attempt
 from app.core.tools.records import ToolCall, ToolResult
 from app.core.tools.turns import Approval, ChatTools, NoteKind, ToolNote, ToolOutcome, calls_meta
 from app.engine.llama.session import DrafterKind
@@ -128,6 +129,32 @@ def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pa
     shown = window.chat.view.messages
     assert "called weather" in shown[1].footer and shown[2].header == "weather · result"
     assert "purple hail" in shown[2].text
+
+
+HARBOUR = "What time is it in the harbour of Hamburg right now?"
+REPEATED = "the model asked for harbour_clock again with the same arguments; not run twice, answered without tools"
+
+
+def test_a_repeated_call_is_said_in_words_and_no_reply_shows_a_raw_call(make_window, demo_pair, tmp_path, qtbot):
+    # Greedy, the demo pair answers the harbour clock's reading by calling it again, and, given no tools, by
+    # writing the call as text (as the issue saw): each reply reads as an answer or a line, never as call JSON.
+    window, _ = _window_with_tools(qtbot, make_window, demo_pair, write_config(tmp_path), max_tokens=60)
+    qtbot.mouseClick(window.settings_panel.chat_tools.all_button, Qt.MouseButton.LeftButton)  # as `chat --mcp` offers
+    window.controller.tool_flow.ask = lambda call: Approval.ALLOW_ONCE
+    stored = ask_and_wait(qtbot, window, HARBOUR)
+    assert stored[1].meta["tool_calls"][0]["function"]["name"] == "harbour_clock"
+    assert stored[2].role == "tool" and "04:17" in stored[2].content
+    shown = window.chat.view.messages
+    for message in shown:
+        assert not call_attempt(message.text) and '"name"' not in message.text, message.text
+    notes = {m.id: ToolNote.from_meta(m.meta) for m in stored if m.role == "assistant"}
+    repeats = [i for i, m in enumerate(stored) if notes.get(m.id) is not None]
+    assert repeats, "the demo pair no longer repeats its call here: nothing was said in words"
+    for index in repeats:
+        words = shown[index].text + " " + shown[index].footer
+        assert REPEATED in words.replace("\\", ""), words
+    final = shown[-1].text.replace("\\", "")
+    assert final == REPEATED or "04:17" in final, final
 
 
 def test_a_hanging_server_ends_the_call_with_one_line_and_the_reply_goes_on(make_window, demo_pair, tmp_path, qtbot):
