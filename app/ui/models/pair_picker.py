@@ -74,6 +74,7 @@ class PairPicker(QWidget):
         self._target_error: str | None = None  # why the current target cannot be read; no drafter makes it loadable
         self.fallback_reason = ""  # why no draft was selected by default (n-gram lookup instead); "" when one was
         self._chat_drafter: DrafterKind | None = None  # the open chat's drafter, shown in place of a choice's own
+        self._drafts_read = False  # the current target's draft list is known (_options is all there is)
         self._generation = 0  # discards answers to questions that are no longer current
 
         outer = QVBoxLayout(self)
@@ -201,8 +202,14 @@ class PairPicker(QWidget):
         return self.choice()
 
     def show_drafter(self, kind: DrafterKind) -> None:
-        """Show ``kind``, the open chat's drafter (from now on also in place of a refreshed choice's own)."""
+        """Show ``kind``, the open chat's drafter (from now on also in place of a refreshed choice's own).
+
+        A drafter that needs a draft model shows as n-gram lookup while no draft fits the
+        target, as the reply will run (Settings keeps the chat's choice for a pair with one).
+        """
         self._chat_drafter = kind
+        if kind.uses_draft_model and self._drafts_read and not any(o.compatible for o in self._options):
+            kind = DrafterKind.NGRAM  # no draft fits this target: the verdict says so, and n-gram lookup runs
         self.kind_buttons[kind].setChecked(True)  # a change of state, not a click: drafter_picked stays quiet
 
     def drafter_kind(self) -> DrafterKind:
@@ -288,6 +295,7 @@ class PairPicker(QWidget):
         target = self.target.currentData(_PATH_ROLE)
         self._report = None
         self._options = []
+        self._drafts_read = False
         self._target_error = None
         self.fallback_reason = ""
         self.draft.clear()
@@ -313,6 +321,7 @@ class PairPicker(QWidget):
             return
         options = found.options
         self._options = options
+        self._drafts_read = True
         self.draft.blockSignals(True)
         self.draft.clear()
         model = self.draft.model()
@@ -353,9 +362,13 @@ class PairPicker(QWidget):
             index = compatible[0] if compatible else (0 if options else -1)
         self.draft.setCurrentIndex(index)
         self.draft.blockSignals(False)
+        chat = self._chat_drafter
         if (fallback or not compatible) and self.drafter_kind().uses_draft_model:
             # Nothing smaller can draft for this target (or nothing at all): n-gram lookup still can.
             self.kind_buttons[DrafterKind.NGRAM].setChecked(True)
+        elif compatible and chat is not None and chat.uses_draft_model and self.drafter_kind() is not chat:
+            # A target with a draft again after one without: the chat's own drafter, not the stand-in, shows.
+            self.kind_buttons[chat].setChecked(True)
         self._draft_changed()
 
     def _draft_changed(self) -> None:

@@ -22,6 +22,7 @@ from pytestqt.qtbot import QtBot
 
 from app.core.conversation.chat import MessageState
 from app.core.reply.end import ReplyEnd
+from app.core.reply.token_record import TokenRecord
 from app.core.tools.reader import call_attempt
 from app.core.tools.records import ToolCall, ToolResult
 from app.core.tools.turns import Approval, ChatTools, NoteKind, ToolNote, ToolOutcome, calls_meta
@@ -145,8 +146,11 @@ def test_a_repeated_call_is_said_in_words_and_no_reply_shows_a_raw_call(make_win
     assert stored[1].meta["tool_calls"][0]["function"]["name"] == "harbour_clock"
     assert stored[2].role == "tool" and "04:17" in stored[2].content
     shown = window.chat.view.messages
-    for message in shown:
-        assert not call_attempt(message.text) and '"name"' not in message.text, message.text
+    branch = [(m.id, m.content[:30], m.meta.get("tool_note")) for m in stored]
+    branch.append([(v.text[:30], v.footer[:50]) for v in shown])
+    branch.append([m.id for m in window.controller.path])
+    for message in (m for m in shown if m.role == "assistant"):
+        assert not call_attempt(message.text) and '"name"' not in message.text, (message.text, branch)
     notes = {m.id: ToolNote.from_meta(m.meta) for m in stored if m.role == "assistant"}
     repeats = [i for i, m in enumerate(stored) if notes.get(m.id) is not None]
     assert repeats, "the demo pair no longer repeats its call here: nothing was said in words"
@@ -228,6 +232,25 @@ def test_a_call_not_run_is_said_in_words_on_its_reply(make_window):
     assert shown[2].text == "It is noon." and shown[2].footer.startswith(
         "the model asked for harbour_clock again with the same arguments; not run twice"
     )
+
+
+def test_a_reply_that_called_shows_what_it_said_beside_its_calls_never_their_json(make_window):
+    window = make_window()
+    store = window.controller.store
+    cid = store.create_conversation("called")
+    store.add_message(cid, "user", "what time is it in the harbour?")
+    call = ToolCall("call_1", "harbour_clock", '{"port": "Hamburg"}')
+    for said, written in (
+        ("", '```json\n{"name": "harbour_clock", "arguments": {"port": "Hamburg"}}\n```'),
+        ("Let me look.", 'Let me look.\n<tool_call>\n{"name": "harbour_clock"}\n</tool_call>'),
+    ):
+        reply = store.begin_reply(cid, {})
+        store.append_tokens(reply, [TokenRecord(text=written, origin="target", p_target=1.0)])
+        store.finish_reply(reply, said, MessageState.DONE, calls_meta([call]))  # as the flow stores a reply that called
+    window.controller.open_conversation(cid)
+    shown = window.chat.view.messages
+    assert [(m.text, m.tokens) for m in shown[1:]] == [("", []), ("Let me look.", [])]
+    assert all(m.footer.startswith('called harbour_clock {"port": "Hamburg"}') for m in shown[1:])
 
 
 def test_a_broken_call_after_a_result_ends_in_a_readable_line_on_the_reply(make_window, tmp_path, qtbot):

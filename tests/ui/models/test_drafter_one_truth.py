@@ -8,6 +8,10 @@ drafter to both; each reply records the drafter both places said.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -68,3 +72,27 @@ def test_the_model_tab_and_settings_show_one_drafter_and_the_reply_uses_it(windo
     for kind in DrafterKind:
         choice = PairChoice(pair.config.target, pair.config.draft if kind.uses_draft_model else None, kind)
         assert window._loaded_as(choice) is pair, kind
+
+
+def test_a_target_no_draft_fits_shows_ngram_lookup_whatever_the_chat_asks(
+    make_window: Callable[..., MainWindow],
+    small_pair: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    qtbot: QtBot,
+) -> None:
+    # One model and nothing that drafts for it: the buttons say what will run (n-gram lookup), as the verdict
+    # explains, while Settings keeps the chat's own choice for a pair that has a draft.
+    folder = tmp_path / "models"
+    folder.mkdir()
+    (folder / small_pair[0].name).symlink_to(small_pair[0])
+    monkeypatch.setenv("TANDEM_MODELS_DIR", str(folder))
+    monkeypatch.setenv("HOME", str(tmp_path))  # no other tool's model folders
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hf-cache"))
+    window = make_window()
+    picker = window.picker
+    qtbot.waitUntil(lambda: picker.target.count() == 1 and "N-gram lookup" in picker.verdict.text(), timeout=120_000)
+    assert picker.drafter_kind() is DrafterKind.NGRAM and picker.load_button.isEnabled()
+    window.new_action.trigger()  # a new chat: its drafter (hybrid) needs a draft that no model here gives
+    assert picker.drafter_kind() is DrafterKind.NGRAM and picker.load_button.isEnabled()
+    assert window.settings_panel.drafter.currentData() == "hybrid"

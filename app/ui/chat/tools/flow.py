@@ -13,7 +13,8 @@ the next reply starts, until one has no call. A failing server (crash, hang,
 malformed result) ends that call with its one line as the result, and the
 reply goes on.
 
-On screen a reply's calls are named in its footer, and each result is folded
+On screen a reply's calls are named in its footer (its text is what it said
+beside them, never the call's JSON), and each result is folded
 to its first line under the call, "show all" unfolding it. A call the loop did
 not run (a repeat, a call after the tools ended, a broken call) is said in
 words on its reply (:class:`~app.core.tools.turns.ToolNote`), never shown as
@@ -502,6 +503,9 @@ class ToolFlow(QObject):
                     one.footer = "  ·  ".join([said, *([one.footer] if one.footer else [])])
             calls = calls_of_meta(message.meta)
             if calls:
+                # Its tokens spell the calls as the model wrote them (tags, bare or fenced JSON): what it said
+                # beside them is its stored content, and the calls are said in words below.
+                one.text, one.tokens = message.content.strip(), []
                 words = [
                     QCoreApplication.translate("ToolFlow", "called {name} {arguments}").format(
                         name=c.name, arguments=c.arguments
