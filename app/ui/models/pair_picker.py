@@ -286,8 +286,11 @@ class PairPicker(QWidget):
         self.target.setCurrentIndex(max(0, index) if models else -1)
         self.target.blockSignals(False)
         if select is not None:
-            # The chat's drafter wins over the one the choice was stored with: the chat's settings own it.
-            self.kind_buttons[self._chat_drafter or select.drafter].setChecked(True)
+            # The chat's drafter wins over the one the choice was stored with (the chat's settings own it), unless
+            # it needs a draft model and the choice has none: a lone target is loaded with n-gram lookup.
+            chat = self._chat_drafter
+            usable = chat is not None and (select.draft is not None or not chat.uses_draft_model)
+            self.kind_buttons[chat if chat is not None and usable else select.drafter].setChecked(True)
             self._pending_draft = select.draft
         self._target_changed()
 
