@@ -43,7 +43,7 @@ from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.reply.end import EndKind, ReplyEnd
 from app.core.tools.turns import prompt_message
 from app.engine.llama.session import PairConfig
-from app.engine.reply import ReplyRequest, chat_messages, pair_label, record_start
+from app.engine.reply import ReplyRequest, chat_messages, record_start
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.ui.chat.activity import Activity
@@ -54,7 +54,14 @@ from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply.demo_switch import DemoSwitch
 from app.ui.chat.reply.live import LiveReply
 from app.ui.chat.reply.saving import ReplySaver, UnsavedReply
-from app.ui.chat.reply.words import drafter_words, info_label, message_actions, reply_header, view_message
+from app.ui.chat.reply.words import (
+    drafter_words,
+    info_label,
+    loaded_pair_words,
+    message_actions,
+    reply_header,
+    view_message,
+)
 from app.ui.chat.tools.flow import ToolChat, ToolFlow
 from app.ui.chat.tree.actions import TreeActions
 from app.ui.chat.view.chat_view import ViewMessage
@@ -188,7 +195,7 @@ class ChatController(QObject):
             self.stop()
         self.pair = None
         self._set_activity(Activity.LOADING)
-        self.status.emit(self.tr("loading {pair}…").format(pair=pair_label(config)))
+        self.status.emit(self.tr("loading {pair}…").format(pair=loaded_pair_words(config)[0]))
         self.host.load(config)
 
     def _on_loaded(self, info: PairInfo) -> None:
@@ -205,7 +212,8 @@ class ChatController(QObject):
             if info.remote is None
             else ""
         )
-        self.status.emit(self.tr("ready: {pair}").format(pair=info_label(info)) + where)
+        pair = info_label(info) if info.remote is not None else loaded_pair_words(info.config)[0]
+        self.status.emit(self.tr("ready: {pair}").format(pair=pair) + where)
         self.pair_loaded.emit(info)
         self.context.count()
         waiting, self._after_load = self._after_load, None
