@@ -208,8 +208,8 @@ class PairPicker(QWidget):
         target, as the reply will run (Settings keeps the chat's choice for a pair with one).
         """
         self._chat_drafter = kind
-        if kind.uses_draft_model and self._drafts_read and not any(o.compatible for o in self._options):
-            kind = DrafterKind.NGRAM  # no draft fits this target: the verdict says so, and n-gram lookup runs
+        if kind.uses_draft_model and self._drafts_read and not self._local_draft_fits():
+            kind = DrafterKind.NGRAM  # no draft here fits this target: the verdict says so, and n-gram lookup runs
         self.kind_buttons[kind].setChecked(True)  # a change of state, not a click: drafter_picked stays quiet
 
     def drafter_kind(self) -> DrafterKind:
@@ -369,7 +369,7 @@ class PairPicker(QWidget):
         if (fallback or not compatible) and self.drafter_kind().uses_draft_model:
             # Nothing smaller can draft for this target (or nothing at all): n-gram lookup still can.
             self.kind_buttons[DrafterKind.NGRAM].setChecked(True)
-        elif compatible and chat is not None and chat.uses_draft_model and self.drafter_kind() is not chat:
+        elif chat is not None and chat.uses_draft_model and self._local_draft_fits() and self.drafter_kind() != chat:
             # A target with a draft again after one without: the chat's own drafter, not the stand-in, shows.
             self.kind_buttons[chat].setChecked(True)
         self._draft_changed()
@@ -408,6 +408,10 @@ class PairPicker(QWidget):
         if checked:
             self.draft.setEnabled(self.drafter_kind().uses_draft_model)
             self._draft_changed()
+
+    def _local_draft_fits(self) -> bool:
+        """A draft on this computer fits the current target (a catalog draft would need a download first)."""
+        return any(o.compatible and o.path is not None for o in self._options)
 
     def _kind_clicked(self, button: QAbstractButton) -> None:
         kind = next(k for k, b in self.kind_buttons.items() if b is button)
