@@ -483,7 +483,9 @@ class MainWindow(QMainWindow):
         # one loaded without it every drafter that needs none.
         same_target = dataclasses.replace(wanted, drafter=loaded.drafter, draft=loaded.draft) == loaded
         with_draft = loaded.drafter.uses_draft_model and wanted.draft == loaded.draft
-        return pair if same_target and (with_draft or not wanted.drafter.uses_draft_model) else None
+        # Without a draft file (a lone target) the chat's drafter can only run as lookup: the pair serves it.
+        needs_draft = wanted.drafter.uses_draft_model and wanted.draft is not None
+        return pair if same_target and (with_draft or not needs_draft) else None
 
     def _settings_changed(self, settings: GenerationSettings) -> None:
         previous = self.app_settings.generation()

@@ -74,7 +74,6 @@ class PairPicker(QWidget):
         self._target_error: str | None = None  # why the current target cannot be read; no drafter makes it loadable
         self.fallback_reason = ""  # why no draft was selected by default (n-gram lookup instead); "" when one was
         self._chat_drafter: DrafterKind | None = None  # the open chat's drafter, shown in place of a choice's own
-        self._drafts_read = False  # the current target's draft list is known (_options is all there is)
         self._generation = 0  # discards answers to questions that are no longer current
 
         outer = QVBoxLayout(self)
@@ -204,12 +203,14 @@ class PairPicker(QWidget):
     def show_drafter(self, kind: DrafterKind) -> None:
         """Show ``kind``, the open chat's drafter (from now on also in place of a refreshed choice's own).
 
-        A drafter that needs a draft model shows as n-gram lookup while no draft fits the
-        target, as the reply will run (Settings keeps the chat's choice for a pair with one).
+        A drafter that needs a draft model shows as n-gram lookup while no draft is known to fit
+        the target, as the reply will run (Settings keeps the chat's choice for a pair with one).
         """
         self._chat_drafter = kind
-        if kind.uses_draft_model and self._drafts_read and not self._local_draft_fits():
-            kind = DrafterKind.NGRAM  # no draft here fits this target: the verdict says so, and n-gram lookup runs
+        if kind.uses_draft_model and not self._local_draft_fits():
+            # No draft here is known to fit this target (or its list is still being read: its arrival shows the
+            # chat's drafter again when one fits): n-gram lookup is what a load would run, and Enter may load it.
+            kind = DrafterKind.NGRAM
         self.kind_buttons[kind].setChecked(True)  # a change of state, not a click: drafter_picked stays quiet
 
     def drafter_kind(self) -> DrafterKind:
@@ -298,7 +299,6 @@ class PairPicker(QWidget):
         target = self.target.currentData(_PATH_ROLE)
         self._report = None
         self._options = []
-        self._drafts_read = False
         self._target_error = None
         self.fallback_reason = ""
         self.draft.clear()
@@ -324,7 +324,6 @@ class PairPicker(QWidget):
             return
         options = found.options
         self._options = options
-        self._drafts_read = True
         self.draft.blockSignals(True)
         self.draft.clear()
         model = self.draft.model()
