@@ -249,6 +249,7 @@ class ReplyRecord:
     error: str | None = None
     reasoning_inside: bool = False  # the prompt opened the reasoning block: the reply starts as thinking
     thinking_seconds: float | None = None  # how long its reasoning block took (the verify steps' time)
+    edited_from: int | None = None  # the reply whose text the user changed into this one (its sibling)
     extra: Mapping[str, Any] = field(default_factory=dict)  # keys kept for others (the store's own)
 
     _KNOWN = (
@@ -267,6 +268,7 @@ class ReplyRecord:
         "error",
         "reasoning_inside",
         THINKING_SECONDS,
+        "edited_from",
     )
 
     @property
@@ -327,6 +329,8 @@ class ReplyRecord:
             meta["reasoning_inside"] = True
         if self.thinking_seconds is not None:
             meta[THINKING_SECONDS] = self.thinking_seconds
+        if self.edited_from is not None:
+            meta["edited_from"] = self.edited_from
         return meta
 
     @classmethod
@@ -351,5 +355,6 @@ class ReplyRecord:
             error=_opt_str(meta.get("error")),
             reasoning_inside=meta.get("reasoning_inside") is True,
             thinking_seconds=_opt_seconds(meta.get(THINKING_SECONDS)),
+            edited_from=_opt_int(meta.get("edited_from")),
             extra={key: value for key, value in meta.items() if key not in cls._KNOWN},
         )

@@ -111,6 +111,26 @@ def test_greedy_speculative_matches_target_only_up_to_near_ties(pair: LoadedPair
     assert matched / total > 0.5
 
 
+def test_a_logit_bias_holds_speculation_to_the_biased_target(pair: LoadedPair) -> None:
+    """Greedy with a bias drafts as before and equals the target alone with the same bias, up to near ties."""
+    prompt = pair.template.render([Message("user", PROMPTS[2])])
+    plain, _, _ = generate(pair, prompt, DrafterKind.NONE, 24)
+    banned = plain[0]
+    params = SamplingParams(temperature=0, logit_bias=((banned, -100.0),))
+    alone, _, _ = generate(pair, prompt, DrafterKind.NONE, 24, params=params)
+    assert banned not in alone and alone != plain
+    for kind in (DrafterKind.MODEL, DrafterKind.NGRAM):
+        candidate, steps, _ = generate(pair, prompt, kind, 24, params=params)
+        at = first_divergence(alone, candidate)
+        if at is not None:
+            logits = fresh_next_logits(pair.target, prompt + alone[:at])
+            logits[banned] -= 100.0
+            assert top_two_gap(logits) < NEAR_TIE_LOGIT_GAP, f"{kind.value} diverged at a clear argmax ({at})"
+        assert banned not in candidate
+        if kind is DrafterKind.MODEL:
+            assert sum(s.accepted for s in steps) > 0
+
+
 def test_origins_and_probabilities_are_consistent(pair: LoadedPair) -> None:
     prompt = pair.template.render([Message("user", PROMPTS[2])])
     params = SamplingParams(temperature=0.8, seed=3)

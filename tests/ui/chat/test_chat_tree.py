@@ -7,6 +7,7 @@ check what was kept (the old branches too). Replies are short (8-24 tokens).
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QMessageBox
 
 from app.core.decoding.stats import GenerationStats
@@ -106,6 +107,42 @@ def test_cancelled_edit_leaves_the_chat_as_it_was(window, qtbot):
     window.chat.edit_bar.cancel.click()
     assert window.controller.tree.editing is None and window.chat.prompt.toPlainText() == ""
     assert len(window.store.all_messages(window.controller.conversation_id)) == 2
+
+
+def test_edit_a_reply_keeps_the_models_text_beside_the_users(window, qtbot):
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    _short_replies(window)
+    recorder = Recorder(window)
+    send(qtbot, window, PROMPT, recorder)
+    conversation = window.controller.conversation_id
+    question, reply = window.controller.path
+    assert "edit" in window.chat.view.messages[1].actions
+
+    click_action(window, "edit", 1)
+    dialog = window.controller.tree.reply_editor
+    assert dialog is not None and dialog.isVisible() and dialog.editor.toPlainText() == reply.content
+    save = dialog.buttons.button(QDialogButtonBox.StandardButton.Save)
+    assert not save.isEnabled()  # nothing changed yet
+    dialog.editor.setPlainText("Red, green and blue.")
+    qtbot.mouseClick(save, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.controller.tree.reply_editor is None)
+
+    edited = window.controller.path[-1]
+    assert edited.id != reply.id and edited.role == "assistant" and edited.content == "Red, green and blue."
+    assert edited.parent_id == question.id and window.store.siblings(edited.id) == [reply.id, edited.id]
+    assert edited.meta["edited_from"] == reply.id
+    shown = window.chat.view.messages[-1]
+    assert shown.branch == (2, 2) and shown.text == "Red, green and blue." and "edited by you" in shown.footer
+    # The model's own reply is one click away, unchanged.
+    click_action(window, "previous", 1)
+    assert window.controller.path[-1].id == reply.id and window.chat.view.messages[-1].text == reply.content
+    click_action(window, "next", 1)
+    # The next question follows the edited reply: it is the assistant's turn the model reads.
+    send(qtbot, window, "And three more?", recorder)
+    path = window.controller.path
+    assert [m.id for m in path[:2]] == [question.id, edited.id] and len(path) == 4
+    assert len(window.store.all_messages(conversation)) == 5
 
 
 def test_continue_grows_the_reply_cut_at_the_limit(window, qtbot):

@@ -53,6 +53,8 @@ def message_actions(message: StoredMessage, last: bool) -> tuple[str, ...]:
     if message.role != "assistant":
         return ("delete",)
     actions: list[str] = ["regenerate"]
+    if message.state in (conversations.DONE, conversations.INTERRUPTED, conversations.FAILED) and message.content:
+        actions.append("edit")  # the user's corrected text becomes the reply's sibling
     record = ReplyRecord.from_meta(message.meta)
     if last and (record.continuable or message.state == conversations.INTERRUPTED):
         actions.append("continue")
@@ -252,6 +254,10 @@ def view_message(
         elif message.state == conversations.FAILED:
             footer = QCoreApplication.translate("ReplyWords", "failed: {error}").format(
                 error=record.error or QCoreApplication.translate("ReplyWords", "unknown error")
+            )
+        elif record.edited_from is not None:
+            footer = QCoreApplication.translate(
+                "ReplyWords", "edited by you: this text is yours, not the model's; later replies read it as its turn"
             )
         elif record.stats is not None:
             footer = footer_text(

@@ -2,7 +2,8 @@
 
 A conversation is a tree (the store keeps every branch): Regenerate starts a
 sibling of a reply, Generate answers a question left without a reply
-(its reply deleted), Edit sends a sibling of a user message, Continue grows a
+(its reply deleted), Edit sends a sibling of a user message (or, on a reply,
+stores the user's corrected text as the reply's sibling), Continue grows a
 reply cut at the token limit in place, Delete moves a message with what
 follows it to the trash (the undo bar brings it back), Fork copies the branch
 up to a message into a new chat, and the branch switcher moves between siblings. The view always
@@ -23,6 +24,7 @@ from typing import Protocol
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal
 from PySide6.QtWidgets import QMessageBox
 
+from app.core.conversation.chat import MessageState, Role
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.reasoning import ReasoningTally
 from app.core.reply.record import ReplyRecord
@@ -31,6 +33,7 @@ from app.engine.store.database import StoreWriteError
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.reply.info import provenance_html
 from app.ui.chat.reply.saving import ReplySaver
+from app.ui.chat.tree.reply_edit import ReplyEditDialog
 from app.ui.i18n.words import say_error
 from app.ui.stats.stats_panel import StatsPanel
 
@@ -82,6 +85,7 @@ class TreeActions(QObject):
         self._count_context = count_context
         self.editing: int | None = None  # the user message being edited (its text is in the prompt box)
         self.info_box: QMessageBox | None = None
+        self.reply_editor: ReplyEditDialog | None = None  # the open "Edit reply" dialog, if any
         panel.edit_cancelled.connect(self.cancel_edit)
         panel.view.message_action.connect(self._on_message_action)
 
@@ -124,9 +128,15 @@ class TreeActions(QObject):
         return True
 
     def start_edit(self, message_id: int) -> None:
-        """Put a user message's text in the prompt box; sending it makes a new branch from that message."""
+        """Put a user message's text in the prompt box (sending it makes a new branch from that message),
+        or open a reply's text in the Edit reply dialog."""
         index = self.index_of(message_id)
-        if index is None or self.path[index].role != "user" or not self._idle():
+        if index is None or not self._idle():
+            return
+        if self.path[index].role == "assistant":
+            self._edit_reply(self.path[index])
+            return
+        if self.path[index].role != "user":
             return
         self.editing = message_id
         self._panel.show_editing(True)
@@ -137,6 +147,45 @@ class TreeActions(QObject):
                 "TreeActions", "editing: send makes a new branch, the old one is kept (Cancel leaves it as it was)"
             )
         )
+
+    def _edit_reply(self, reply: StoredMessage) -> None:
+        if self._store().read_only:
+            return
+        self.cancel_edit()
+        if self.reply_editor is not None:
+            self.reply_editor.close()
+        dialog = ReplyEditDialog(reply.id, reply.content, parent=self._panel)
+        dialog.saved.connect(self.save_edited_reply)
+        dialog.finished.connect(lambda _result: setattr(self, "reply_editor", None))
+        self.reply_editor = dialog
+        dialog.open()
+        dialog.editor.setFocus()
+
+    def save_edited_reply(self, message_id: int, text: str) -> bool:
+        """Store ``text`` as a new sibling of the reply ``message_id`` and show it; the original is kept."""
+        index = self.index_of(message_id)
+        if index is None or self.path[index].role != "assistant" or not self._idle():
+            return False
+        original = self.path[index]
+        record = ReplyRecord.from_meta(original.meta)
+        meta = ReplyRecord(pair=record.pair, produced_by=record.produced_by, edited_from=original.id).to_meta()
+        try:
+            self._store().add_message(
+                original.conversation_id, Role.ASSISTANT, text, MessageState.DONE, meta, original.parent_id
+            )
+        except StoreWriteError as exc:
+            self._saver.refused(exc)
+            return False
+        self._reload()
+        self.changed.emit()
+        self.show_branch_stats()
+        self._count_context()
+        self.status.emit(
+            QCoreApplication.translate(
+                "TreeActions", "your edit of the reply is saved beside it; ‹ › shows the model's own text"
+            )
+        )
+        return True
 
     def cancel_edit(self) -> None:
         """Leave editing (the prompt box is cleared only when it still holds the edited text)."""
