@@ -25,5 +25,39 @@
             <source>edited by you: this text is yours, not the model's; later replies read it as its turn</source>
             <translation>von Ihnen bearbeitet: dieser Text ist Ihrer, nicht der des Modells; spätere Antworten lesen ihn als seinen Beitrag</translation>
         </message>
+        <message>
+            <source>the reply ended after {n} tokens: {why}</source>
+            <translation>die Antwort endete nach {n} Tokens: {why}</translation>
+        </message>
+        <message>
+            <source>the reply is finished: {n} tokens</source>
+            <translation>die Antwort ist fertig: {n} Tokens</translation>
+        </message>
+    </context>
+    <context>
+        <name>WindowMenus</name>
+        <message>
+            <source>Larger text</source>
+            <translation>Größerer Text</translation>
+        </message>
+        <message>
+            <source>Smaller text</source>
+            <translation>Kleinerer Text</translation>
+        </message>
+        <message>
+            <source>Normal text size</source>
+            <translation>Normale Textgröße</translation>
+        </message>
+        <message>
+            <source>text size {percent} %</source>
+            <translation>Textgröße {percent} %</translation>
+        </message>
+    </context>
+    <context>
+        <name>ChatController</name>
+        <message>
+            <source>the reply failed: {error}</source>
+            <translation>die Antwort ist fehlgeschlagen: {error}</translation>
+        </message>
     </context>
 </TS>

@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from app.engine.llama.model import gpu_offload_supported
 from app.ui import theme
+from app.ui.chat.view.chat_view import ZOOM_STEP
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.install import SETTING as LANGUAGE_SETTING
 from app.ui.i18n.install import Language, language_of
@@ -41,6 +42,8 @@ from app.ui.start import branding
 
 if TYPE_CHECKING:
     from app.ui.main_window import MainWindow
+
+ZOOM_SETTING = "view/zoom"
 
 # What the Edit menu's text actions call on the focused widget (QLineEdit, QPlainTextEdit, QTextEdit all have them).
 _EDIT_ACTIONS = (
@@ -174,6 +177,23 @@ class WindowMenus:
         view_menu.addAction(self.side_action)
         theme_menu = view_menu.addMenu(QCoreApplication.translate("WindowMenus", "Theme"))
         self.theme_actions = self._theme_menu(theme_menu)
+        view_menu.addSeparator()
+        self.zoom_in_action = view_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Larger text"), lambda: self.zoom_chat(+1)
+        )
+        # Ctrl+= too: on most layouts "+" needs Shift, so Ctrl++ arrives as Ctrl+=.
+        self.zoom_in_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.ZoomIn), QKeySequence("Ctrl+=")])
+        self.zoom_out_action = view_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Smaller text"), lambda: self.zoom_chat(-1)
+        )
+        self.zoom_out_action.setShortcut(QKeySequence(QKeySequence.StandardKey.ZoomOut))
+        self.zoom_reset_action = view_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Normal text size"), lambda: self.zoom_chat(None)
+        )
+        self.zoom_reset_action.setShortcut(QKeySequence("Ctrl+0"))
+        saved = self.window.app_settings.text(ZOOM_SETTING, "0")
+        if saved.lstrip("-").isdigit() and int(saved) != 0:
+            w.chat.view.set_zoom(int(saved))
 
         tools = menu.addMenu(QCoreApplication.translate("WindowMenus", "&Tools"))
         tools.addActions(list(w.tools.actions))
@@ -231,6 +251,17 @@ class WindowMenus:
             theme.apply_theme(app, name)
         if name in self.theme_actions:
             self.theme_actions[name].setChecked(True)
+
+    def zoom_chat(self, step: int | None) -> int:
+        """Make the conversation's text one step larger (+1) or smaller (-1), or normal (None); remembered."""
+        view = self.window.chat.view
+        zoom = view.set_zoom(0 if step is None else view.zoom + step)
+        self.window.app_settings.set_text(ZOOM_SETTING, str(zoom))
+        percent = round(100 * (1 + ZOOM_STEP * zoom))
+        self.window.statusBar().showMessage(
+            QCoreApplication.translate("WindowMenus", "text size {percent} %").format(percent=percent), 3000
+        )
+        return zoom
 
     def show_side_panel(self, shown: bool) -> None:
         """Show or hide the side panel (remembered); the splitter gives its room to the chat."""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QAction, QWheelEvent
+from PySide6.QtGui import QAccessible, QAccessibleAnnouncementEvent, QAction, QWheelEvent
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import (
     QAbstractSpinBox,
@@ -245,6 +245,32 @@ def _open_dialog(window: MainWindow) -> QDialog:
     return dialog
 
 
+def test_zoom_keys_scale_the_whole_conversation_and_are_remembered(
+    window: MainWindow, make_window: Callable[..., MainWindow]
+) -> None:
+    view = window.chat.view
+    base = view.font().pointSizeF()
+    code = view._painter.mono.pointSizeF()
+    QTest.keyClick(window, Qt.Key.Key_Equal, CTRL)  # Ctrl++ on a keyboard where + needs Shift
+    QTest.keyClick(window, Qt.Key.Key_Plus, CTRL)
+    assert view.zoom == 2 and view.font().pointSizeF() == pytest.approx(base * 1.2)
+    assert view.document().defaultFont().pointSizeF() == pytest.approx(base * 1.2)  # the text itself
+    assert view._painter.mono.pointSizeF() == pytest.approx(code * 1.2)  # code blocks follow
+    assert "120 %" in window.statusBar().currentMessage()
+    for _ in range(3):
+        QTest.keyClick(window, Qt.Key.Key_Minus, CTRL)
+    assert view.zoom == -1 and view.font().pointSizeF() == pytest.approx(base * 0.9)
+    for _ in range(10):
+        QTest.keyClick(window, Qt.Key.Key_Minus, CTRL)
+    assert view.zoom == -4  # 60 %: still readable
+    QTest.keyClick(window, Qt.Key.Key_0, CTRL)
+    assert view.zoom == 0 and view.font().pointSizeF() == pytest.approx(base)
+    QTest.keyClick(window, Qt.Key.Key_Plus, CTRL)
+    window.app_settings.sync()
+    again = make_window()  # the next start keeps the size
+    assert again.chat.view.zoom == 1 and again.chat.view.font().pointSizeF() == pytest.approx(base * 1.1)
+
+
 def test_shortcuts_list_opens_with_f1_and_ctrl_slash_and_lists_every_action(window: MainWindow) -> None:
     QTest.keyClick(window, Qt.Key.Key_F1)
     dialog = _open_dialog(window)
@@ -262,11 +288,13 @@ def test_shortcuts_list_opens_with_f1_and_ctrl_slash_and_lists_every_action(wind
 
 
 def test_chat_shortcuts_and_generate_on_an_unanswered_question(
-    window: MainWindow, small_pair: tuple[Path, Path], qtbot: QtBot
+    window: MainWindow, small_pair: tuple[Path, Path], qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     window.settings_panel.max_tokens.setValue(16)
     load(qtbot, window, pair_choice(small_pair, DrafterKind.MODEL))
     recorder = Recorder(window)
+    announced: list[QAccessibleAnnouncementEvent] = []
+    monkeypatch.setattr(QAccessible, "updateAccessibility", staticmethod(announced.append))
     prompt = window.chat.prompt
     prompt.setFocus()
     QTest.keyClicks(prompt, "Name a colour.")
@@ -278,6 +306,10 @@ def test_chat_shortcuts_and_generate_on_an_unanswered_question(
 
     QTest.keyClick(window, Qt.Key.Key_C, CTRL | SHIFT)
     assert QApplication.clipboard().text() == path[1].content
+
+    # A screen reader is told the reply ended (here at the 16-token limit), without the focus moving.
+    assert announced and announced[-1].message().startswith(("the reply is finished", "the reply ended after 16"))
+    assert announced[-1].politeness() == QAccessible.AnnouncementPoliteness.Polite
 
     QTest.keyClick(window, Qt.Key.Key_R, CTRL)
     wait_reply(qtbot, window, recorder, 1)

@@ -31,9 +31,10 @@ from app.core.reply.record import ReplyRecord
 from app.core.reply.thinking import ThinkingClock, step_ms
 from app.engine.reply import end_of
 from app.engine.store.conversations import StoredMessage
+from app.ui.accessibility import announce
 from app.ui.chat.context.gauge import ContextGauge
 from app.ui.chat.reply.saving import ReplySaver, UnsavedReply
-from app.ui.chat.reply.words import footer_text
+from app.ui.chat.reply.words import end_announcement, footer_text
 from app.ui.chat.view.chat_view import ChatView
 from app.ui.stats.stats_panel import StatsPanel
 from app.ui.threads.jobs import GenerateJob
@@ -141,6 +142,7 @@ class LiveReply(QObject):
         if self._view.messages:
             self._view.messages[-1].footer_link = self._footer_link({**reply_meta, **meta})
         self._view.end_reply(footer, str(event.reason))
+        announce(self._view, end_announcement(event.reason, event.stats.emitted))
         self._stats_panel.update_stats(event.stats)
         self._tally.finish()
         self._stats_panel.set_parts(self._tally.split() if self._tally.has_block else None)
@@ -155,6 +157,8 @@ class LiveReply(QObject):
             reply.ending = (end.text, end.state, end.to_meta())
             self._saver.finish(reply)
             self._view.end_reply(QCoreApplication.translate("ChatController", "failed: {error}").format(error=message))
+        failed = QCoreApplication.translate("ChatController", "the reply failed: {error}").format(error=message)
+        announce(self._view, failed, urgent=True)
         self.ended.emit(end)
 
     def abandon(self) -> UnsavedReply | None:

@@ -43,6 +43,7 @@ _REASONS = {
 
 
 _DRAFTERS = frozenset(kind.value for kind in DrafterKind)
+_FINISH_REASONS = frozenset(reason.value for reason in FinishReason)
 
 
 def message_actions(message: StoredMessage, last: bool) -> tuple[str, ...]:
@@ -63,6 +64,16 @@ def message_actions(message: StoredMessage, last: bool) -> tuple[str, ...]:
         actions.append("info")
     actions.append("steps")  # the step view (it says so when the reply has no step records)
     return tuple(actions)
+
+
+def end_announcement(reason: FinishReason | str, emitted: int) -> str:
+    """What a screen reader is told when a reply ends: finished, or why it stopped, and how long it is."""
+    why = _REASONS.get(FinishReason(reason), "") if reason in _FINISH_REASONS else ""
+    if why:
+        return QCoreApplication.translate("ReplyWords", "the reply ended after {n} tokens: {why}").format(
+            n=emitted, why=QCoreApplication.translate("ReplyWords", why)
+        )
+    return QCoreApplication.translate("ReplyWords", "the reply is finished: {n} tokens").format(n=emitted)
 
 
 def info_label(info: PairInfo, drafter: DrafterKind | None = None) -> str:

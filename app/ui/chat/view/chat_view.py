@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from PySide6.QtCore import QEvent, QPointF, Qt, QUrl, QUrlQuery, Signal
 from PySide6.QtGui import (
     QContextMenuEvent,
+    QFont,
     QHelpEvent,
     QKeyEvent,
     QPainter,
@@ -58,6 +59,11 @@ from app.ui.chat.view.reply_split import ReplySplit
 from app.ui.chat.view.thinking_fold import THINKING_LINK, ReplyStream, draw_reply, draw_text, is_expanded, split_of
 from app.ui.chat.view.token_cards import TokenSpan, format_at, token_tooltip
 from app.ui.chat.view.token_painter import Prop, TokenPainter
+
+# Zoom of the conversation's text (Ctrl++ / Ctrl+- / Ctrl+0): tenths of the application's size, from 60 % to 250 %.
+ZOOM_STEP = 0.1
+MIN_ZOOM = -4
+MAX_ZOOM = 15
 
 
 @dataclass(slots=True)
@@ -92,6 +98,8 @@ class ChatView(QTextBrowser):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._actions_enabled = True
+        self._zoom = 0
+        self._base_point_size = self.font().pointSizeF()
         self._highlight = MessageHighlight(self)
         self.setReadOnly(True)
         self.setOpenLinks(False)
@@ -416,11 +424,29 @@ class ChatView(QTextBrowser):
         painter.end()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 - Qt override
-        """Recolour when the theme changes."""
+        """Recolour when the theme changes; re-lay the text when its size changes (zoom)."""
         super().changeEvent(event)
-        if event.type() == QEvent.Type.PaletteChange:
+        if event.type() in (QEvent.Type.PaletteChange, QEvent.Type.FontChange):
             self._painter.refresh()
             self._rerender(keep_scroll=True)
+
+    @property
+    def zoom(self) -> int:
+        """Zoom steps from the application's text size (0: as the platform sets it)."""
+        return self._zoom
+
+    def set_zoom(self, step: int) -> int:
+        """Scale the conversation's text ``step`` tenths from the application's size (clamped); the step taken.
+
+        Every size the view draws (code, footers, action lines) follows the
+        widget's font, so the whole transcript scales and tokens keep their tints.
+        """
+        step = max(MIN_ZOOM, min(MAX_ZOOM, step))
+        self._zoom = step
+        font = QFont(self.font())
+        font.setPointSizeF(self._base_point_size * (1.0 + ZOOM_STEP * step))
+        self.setFont(font)
+        return step
 
     # -- rendering ----------------------------------------------------------------------
 
