@@ -6,8 +6,9 @@ chat completions take: an assistant's ``tool_use`` blocks become its
 calls, and a user turn's ``tool_result`` blocks become tool messages before
 the rest of that turn. ``tools`` (``input_schema``), ``tool_choice``
 (``auto``, ``any``, ``tool``, ``none``), ``stop_sequences``, ``max_tokens``
-(required, as Anthropic requires it) and the sampling fields go the same
-way, so one parser checks them (:func:`app.engine.server.protocol.parse_chat_request`).
+(required, as Anthropic requires it), ``output_config.format`` (a JSON
+schema) and the sampling fields go the same way, so one parser checks them
+(:func:`app.engine.server.protocol.parse_chat_request`).
 ``thinking`` is checked for its shape; the model's reasoning block is split
 off as chat completions split it and comes back as ``thinking`` blocks
 whenever the model writes one (a local model thinks or not by its template,
@@ -43,7 +44,7 @@ from app.engine.server.wire import Call, PieceReader, ReplyPiece, ServerEvent, T
 
 _PASSED = ("model", "temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed", "stream")
 MAX_STOP_SEQUENCES = 16
-_THINKING = ("enabled", "disabled", "adaptive")
+_THINKING = ("enabled", "disabled", "adaptive", "between_tools")
 
 # Anthropic's error types by HTTP status (its documented table); anything else reads as api_error.
 _ERROR_TYPES = {
@@ -87,6 +88,11 @@ def parse_messages_request(
         chat["tool_choice"], parallel = _tool_choice(choice)
         if parallel is not None:
             chat["parallel_tool_calls"] = parallel
+    output_format = _output_format(body.get("output_config"))
+    if output_format is not None:
+        chat["response_format"] = output_format
+    if body.get("mcp_servers"):
+        raise RequestError("'mcp_servers' is not supported: give the tools in 'tools'", param="mcp_servers")
     request = parse_chat_request(chat, cancelled)
     stops = _stops(body.get("stop_sequences"))
     return dataclasses.replace(request, stop=stops, count_only=counting)
@@ -100,6 +106,22 @@ def _check_thinking(raw: Any) -> None:
     budget = raw.get("budget_tokens")
     if raw["type"] == "enabled" and (not isinstance(budget, int) or isinstance(budget, bool) or budget < 1):
         raise RequestError("'thinking.budget_tokens' must be a positive whole number", param="thinking")
+
+
+def _output_format(raw: Any) -> dict[str, Any] | None:
+    """``output_config.format`` (a JSON schema the reply must follow) as chat completions' ``response_format``."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise RequestError("'output_config' must be an object", param="output_config")
+    fmt = raw.get("format")
+    if fmt is None:
+        return None
+    if not isinstance(fmt, dict) or fmt.get("type") != "json_schema":
+        raise RequestError(
+            '\'output_config.format\' must be {"type": "json_schema", "schema": {...}}', param="output_config"
+        )
+    return {"type": "json_schema", "json_schema": {"name": "output", "schema": fmt.get("schema"), "strict": True}}
 
 
 def _stops(raw: Any) -> tuple[str, ...]:

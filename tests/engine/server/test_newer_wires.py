@@ -145,6 +145,15 @@ def test_messages_blocks_become_the_chat_turns() -> None:
     assert request.stop == ("a", "b", "c", "d", "e") and request.max_tokens == 9 and not request.count_only
 
 
+def test_messages_output_config_is_the_schema_the_grammar_holds() -> None:
+    schema = {"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}
+    body = {"max_tokens": 9, "messages": [{"role": "user", "content": "Is it?"}]}
+    request = parse_messages_request({**body, "output_config": {"format": {"type": "json_schema", "schema": schema}}})
+    assert request.output_format is not None and request.output_format.schema == schema
+    with pytest.raises(RequestError, match="mcp_servers"):
+        parse_messages_request({**body, "mcp_servers": [{"type": "url", "url": "https://example.invalid"}]})
+
+
 def test_count_tokens_needs_no_max_tokens_and_generates_nothing() -> None:
     request = parse_messages_request({"messages": [{"role": "user", "content": "hi"}]}, counting=True)
     assert request.count_only and not request.stream
