@@ -1,5 +1,9 @@
 """The HTTP side of ``tandem serve``: OpenAI's routes over the standard library's threading HTTP server.
 
+Chat and text completions are written here; OpenAI's Responses API and
+Anthropic's Messages API are read and written by their own modules
+(:mod:`.responses_api`, :mod:`.messages_api`) and relayed by :meth:`_Handler._relay`.
+
 Written on :mod:`http.server` rather than FastAPI/uvicorn on purpose: the
 frozen bundle gains no dependency, every byte of the event stream is ours
 (one SSE event per verify step, ``data: [DONE]`` at the end), and the model
@@ -111,7 +115,7 @@ class TandemHTTPServer(EdgeServer):
 
 
 class _Handler(EdgeHandler):
-    """OpenAI's routes and the relay of a request's events."""
+    """The routes (OpenAI's, and Anthropic's Messages) and the relay of a request's events."""
 
     server_version = f"Tandem/{app.version()}"
     server: TandemHTTPServer
