@@ -60,25 +60,32 @@ def test_a_response_has_text_usage_and_every_token_in_tandem(oai: openai.OpenAI)
     extra = reply.model_extra or {}
     assert len(extra["tandem"]["tokens"]) == reply.usage.output_tokens
     assert "".join(t["text"] for t in extra["tandem"]["tokens"]).strip() == reply.output_text.strip()
-    if reply.status == "incomplete":  # the 12-token limit cut it
-        assert reply.incomplete_details is not None and reply.incomplete_details.reason == "max_output_tokens"
 
 
-def test_a_streamed_response_matches_the_whole_one(oai: openai.OpenAI) -> None:
-    whole = oai.responses.create(model="m", input="Say hello.", max_output_tokens=10, temperature=0)
-    # Read as typed events by the client (its stream helper takes only a completed response, and the limit may cut).
-    events = list(oai.responses.create(model="m", input="Say hello.", max_output_tokens=10, temperature=0, stream=True))
+def test_a_streamed_response_is_assembled_by_the_client_and_matches_the_whole_one(oai: openai.OpenAI) -> None:
+    short = "Reply with one word: yes or no?"  # the small target's greedy answer ends well inside the limit
+    whole = oai.responses.create(model="m", input=short, max_output_tokens=30, temperature=0)
+    with oai.responses.stream(model="m", input=short, max_output_tokens=30, temperature=0) as stream:
+        events = list(stream)
+        final = stream.get_final_response()  # the client's own assembly of the events
     kinds = [e.type for e in events]
-    assert kinds[:2] == ["response.created", "response.in_progress"]
-    last = events[-1]
-    assert last.type in ("response.completed", "response.incomplete")
-    final = last.response
+    assert kinds[:2] == ["response.created", "response.in_progress"] and kinds[-1] == "response.completed"
     assert "response.output_item.added" in kinds and "response.output_item.done" in kinds
     deltas = "".join(e.delta for e in events if e.type == "response.output_text.delta")
-    assert deltas == final.output_text == whole.output_text
+    assert deltas == final.output_text == whole.output_text != ""
     assert [e.sequence_number for e in events] == list(range(len(events)))
+
+
+def test_a_response_cut_by_the_limit_is_incomplete(oai: openai.OpenAI) -> None:
+    events = list(oai.responses.create(model="m", input="Say hello.", max_output_tokens=4, temperature=0, stream=True))
+    last = events[-1]
+    assert last.type == "response.incomplete"
+    assert last.response.incomplete_details is not None
+    assert last.response.incomplete_details.reason == "max_output_tokens"
+    assert last.response.usage is not None and last.response.usage.output_tokens == 4
+    # Read raw, the events keep the extension: each token once, on the event its step made (or a later one).
     carried = [t for e in events for t in (e.model_extra or {}).get("tandem", {}).get("tokens", [])]
-    assert final.usage is not None and len(carried) == final.usage.output_tokens
+    assert len(carried) == 4 and all(t["origin"] in ("draft", "corrected", "bonus", "target") for t in carried)
 
 
 def test_input_items_carry_the_conversation(oai: openai.OpenAI) -> None:
