@@ -263,7 +263,8 @@ class EdgeHandler(BaseHTTPRequestHandler):
         if not key:
             return True
         given = self.headers.get("Authorization", "")
-        token = given[7:] if given.lower().startswith("bearer ") else ""
+        # Anthropic's clients send the key as x-api-key: the same key, checked the same way.
+        token = given[7:] if given.lower().startswith("bearer ") else self.headers.get("x-api-key", "")
         if hmac.compare_digest(token.encode("utf-8", "replace"), key.encode()):
             return True
         self._reject(RequestError("invalid or missing API key", status=401, kind="authentication_error"))

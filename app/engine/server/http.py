@@ -1,5 +1,9 @@
 """The HTTP side of ``tandem serve``: OpenAI's routes over the standard library's threading HTTP server.
 
+Chat and text completions are written here; OpenAI's Responses API and
+Anthropic's Messages API are read and written by their own modules
+(:mod:`.responses_api`, :mod:`.messages_api`) and relayed by :meth:`_Handler._relay`.
+
 Written on :mod:`http.server` rather than FastAPI/uvicorn on purpose: the
 frozen bundle gains no dependency, every byte of the event stream is ours
 (one SSE event per verify step, ``data: [DONE]`` at the end), and the model
@@ -34,8 +38,10 @@ from typing import Any
 import app
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.errors import TandemError
+from app.core.reply.token_record import TokenRecord
 from app.engine.server.connection import EdgeHandler, EdgeServer, RequestLog
 from app.engine.server.edge import MAX_BODY_BYTES, EdgeLimits, parse_json_object
+from app.engine.server.messages_api import MessagesWire, messages_error, parse_messages_request
 from app.engine.server.preparing import Cancelled, PreparerFullError, RequestPreparer, busy_error
 from app.engine.server.protocol import (
     CompletionRequest,
@@ -45,8 +51,10 @@ from app.engine.server.protocol import (
     parse_completion_request,
 )
 from app.engine.server.reasoning_wire import ReasoningStream
+from app.engine.server.responses_api import ResponsesWire, parse_responses_request
 from app.engine.server.scheduler import Engine, PromptAccepted, QueueFullError, Ticket
 from app.engine.server.tool_calls import ToolRelay
+from app.engine.server.wire import ServerEvent, Wire
 
 __all__ = ["MAX_BODY_BYTES", "EdgeLimits", "RunningServer", "TandemHTTPServer", "check_binding", "is_loopback"]
 
@@ -107,7 +115,7 @@ class TandemHTTPServer(EdgeServer):
 
 
 class _Handler(EdgeHandler):
-    """OpenAI's routes and the relay of a request's events."""
+    """The routes (OpenAI's, and Anthropic's Messages) and the relay of a request's events."""
 
     server_version = f"Tandem/{app.version()}"
     server: TandemHTTPServer
@@ -133,9 +141,10 @@ class _Handler(EdgeHandler):
             self._error(RequestError(f"no route {self.path[:200]}", status=404, kind="not_found_error"))
 
     def _post(self) -> None:
-        """The two generation endpoints: key, content type, length, then the body."""
+        """The generation endpoints: key, content type, length, then the body."""
         path = self.path.split("?", 1)[0].rstrip("/")
-        if path not in ("/v1/chat/completions", "/v1/completions"):
+        newer = _NEWER_ROUTES.get(path)
+        if path not in ("/v1/chat/completions", "/v1/completions") and newer is None:
             self._reject(RequestError(f"no route {self.path[:200]}", status=404, kind="not_found_error"))
             return
         if not self._authorised():
@@ -146,7 +155,11 @@ class _Handler(EdgeHandler):
             self._reject(RequestError(f"the body must be sent as Content-Type: application/json (got {shown})", 415))
             return
         raw = self._read_body()  # its own refusals (411, 413) close the connection
-        request = self._prepared(raw, chat=path == "/v1/chat/completions")
+        if newer is not None:
+            read: Reader = newer[0]
+        else:
+            read = parse_chat_request if path == "/v1/chat/completions" else _completion_reader
+        request = self._prepared(raw, read)
         if request is None:
             return
         try:
@@ -154,9 +167,22 @@ class _Handler(EdgeHandler):
         except QueueFullError as exc:
             self._error(RequestError(str(exc), status=429, kind="rate_limit_error"), {"Retry-After": exc.retry_after})
             return
-        self._generate(request, ticket)
+        if request.count_only:
+            self._count(ticket)
+        elif newer is not None:
+            engine = self.server.engine
+            wire = newer[1](request, request.model or engine.model_name, engine.config.drafter.value)
+            self._relay(request, ticket, wire)
+        else:
+            self._generate(request, ticket)
 
-    def _prepared(self, raw: bytes, chat: bool) -> CompletionRequest | None:
+    def _error(self, error: RequestError, headers: dict[str, Any] | None = None) -> None:
+        """A refusal in the shape of the route's API (Anthropic's on its routes, OpenAI's elsewhere)."""
+        path = getattr(self, "path", "").split("?", 1)[0].rstrip("/")
+        body = messages_error(error) if path.startswith("/v1/messages") else error.body()
+        self._json(error.status, body, headers)
+
+    def _prepared(self, raw: bytes, read: Reader) -> CompletionRequest | None:
         """The request ``raw`` holds, decoded and read on the preparation pool; None once answered or abandoned.
 
         The wait watches the socket: a client that leaves abandons its
@@ -167,7 +193,7 @@ class _Handler(EdgeHandler):
 
         def work(cancel: threading.Event) -> CompletionRequest:
             body = parse_json_object(raw, limits)
-            request = parse_chat_request(body, cancel.is_set) if chat else parse_completion_request(body)
+            request = read(body, cancel.is_set)
             if cancel.is_set():
                 raise Cancelled
             engine.prepare(request, cancel)
@@ -289,6 +315,65 @@ class _Handler(EdgeHandler):
             self._send_raw(b"data: [DONE]\n\n")
             return
 
+    def _relay(self, request: CompletionRequest, ticket: Ticket, wire: Wire) -> None:
+        """A request's events in the words of ``wire``'s API (:mod:`app.engine.server.wire`)."""
+        started = False
+        tokens: list[TokenRecord] = []
+        self._tokens = 0
+        for item in ticket.events():
+            # Checked every step too: while steps flow, the wait never idles.
+            if (item is None or isinstance(item, StepEvent)) and self._client_gone():
+                ticket.cancel.set()
+                return
+            if item is None:
+                continue
+            if isinstance(item, RequestError):
+                if started:  # too late for a status code: the API's own error events end the stream
+                    self._send_named(wire.failed(item))
+                else:
+                    self._json(item.status, wire.error_body(item))
+                return
+            if isinstance(item, PromptAccepted):
+                opening = wire.accepted(item.n_tokens, item.reasoning_inside)
+                if request.stream:
+                    self._start_stream()
+                    started = True
+                    if not self._send_named(opening):
+                        ticket.cancel.set()
+                        return
+                continue
+            if isinstance(item, StepEvent):
+                tokens.extend(item.tokens)
+                self._tokens = len(tokens)
+                if request.stream and not self._send_named(wire.step(item)):
+                    ticket.cancel.set()
+                    return
+                continue
+            self.server.requests_served += 1
+            if request.stream:
+                self._send_named(wire.closing(item))
+            else:
+                self._json(HTTPStatus.OK, wire.whole(item, tokens))
+            return
+
+    def _count(self, ticket: Ticket) -> None:
+        """``/v1/messages/count_tokens``: the prompt's length once the engine fitted it."""
+        for item in ticket.events():
+            if item is None:
+                if self._client_gone():
+                    ticket.cancel.set()
+                    return
+                continue
+            if isinstance(item, RequestError):
+                self._error(item)
+                return
+            if isinstance(item, PromptAccepted):
+                self._json(HTTPStatus.OK, {"input_tokens": item.n_tokens})
+                return
+
+    def _send_named(self, events: Iterable[ServerEvent]) -> bool:
+        return all(self._send_raw(event.encode()) for event in events)
+
     def _client_gone(self) -> bool:
         """True when the peer closed its end (readable with nothing to read)."""
         try:
@@ -345,6 +430,26 @@ class _Handler(EdgeHandler):
                 }
             ],
         }
+
+
+Reader = Callable[[dict[str, Any], Callable[[], bool]], CompletionRequest]
+WireMaker = Callable[[CompletionRequest, str, str], Wire]
+
+
+def _completion_reader(body: dict[str, Any], cancelled: Callable[[], bool]) -> CompletionRequest:
+    return parse_completion_request(body)
+
+
+def _count_reader(body: dict[str, Any], cancelled: Callable[[], bool]) -> CompletionRequest:
+    return parse_messages_request(body, cancelled, counting=True)
+
+
+# The newer APIs: each route's reader of the body and maker of the response's wire.
+_NEWER_ROUTES: dict[str, tuple[Reader, WireMaker]] = {
+    "/v1/responses": (parse_responses_request, ResponsesWire),
+    "/v1/messages": (parse_messages_request, MessagesWire),
+    "/v1/messages/count_tokens": (_count_reader, MessagesWire),
+}
 
 
 class RunningServer:

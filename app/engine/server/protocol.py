@@ -102,6 +102,7 @@ class CompletionRequest:
     output_format: OutputFormat | None = None  # response_format: JSON mode or a schema (None: free text)
     tools: ToolRequest | None = None  # None: the request offers no tools
     reasoning: bool = True  # split a reasoning block into reasoning_content (reasoning_format "none": keep it)
+    count_only: bool = False  # count the prompt's tokens and generate nothing (/v1/messages/count_tokens)
 
 
 def parse_chat_request(body: Mapping[str, Any], cancelled: Callable[[], bool] | None = None) -> CompletionRequest:

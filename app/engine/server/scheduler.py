@@ -30,7 +30,7 @@ from app.core.decoding.stats import GenerationStats
 from app.core.errors import PromptTooLongError
 from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import LoadedPair, PairConfig
-from app.engine.reply import ReplyPlan, ReplyRequest, plan_reply, run_reply
+from app.engine.reply import ReplyPlan, ReplyRequest, fit_prompt, plan_reply, run_reply
 from app.engine.reply_attachments import attachment_tokens, distinct_attachments
 from app.engine.server.protocol import CompletionRequest, RequestError
 from app.engine.server.tool_calls import needs_tool_format, template_refusal
@@ -254,6 +254,9 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
     if refusal is not None:
         job.items.put(RequestError(refusal, param="tools" if request.tools is not None else "messages"))
         return
+    if request.count_only:
+        _count_prompt(pair, job, draft_length)
+        return
     started = time.perf_counter()
     try:
         try:
@@ -279,6 +282,20 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
         stats = finished.stats
         ended = time.perf_counter()
         requests.record(ServedRecord(started, ended, stats.prompt_tokens, stats.emitted, finished.reason.value))
+
+
+def _count_prompt(pair: LoadedPair, job: Ticket, draft_length: int | None) -> None:
+    """Answer a ticket that only counts: the prompt fitted as a reply would see it, its length, and no reply."""
+    try:
+        prompt = fit_prompt(pair, reply_request(job.request, pair.config.drafter, draft_length, pair.target.n_ctx))
+    except PromptTooLongError as exc:
+        job.items.put(RequestError(exc.worded("--ctx"), param="messages"))
+        return
+    except Exception as exc:  # one bad request must not stop the engine for the next ones
+        job.items.put(RequestError(f"counting the prompt failed: {exc}", status=500, kind="server_error"))
+        return
+    job.items.put(PromptAccepted(len(prompt.tokens), prompt.reasoning_inside))
+    job.items.put(FinishedEvent(FinishReason.EOG, "", GenerationStats(prompt_tokens=len(prompt.tokens))))
 
 
 class ServerEngine:
