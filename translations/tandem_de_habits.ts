@@ -60,4 +60,30 @@
             <translation>die Antwort ist fehlgeschlagen: {error}</translation>
         </message>
     </context>
+    <context>
+        <name>ServerSwitch</name>
+        <message>
+            <source>Keep serving when the window closes</source>
+            <translation>Nach dem Schließen weiter bereitstellen</translation>
+        </message>
+        <message>
+            <source>closing the window leaves the server running (a tray icon, or the task bar, brings it back); File → Quit stops it</source>
+            <translation>Schließen des Fensters lässt den Server laufen (ein Symbol im Infobereich oder die Taskleiste holt es zurück); Datei → Beenden stoppt ihn</translation>
+        </message>
+    </context>
+    <context>
+        <name>BackgroundServing</name>
+        <message>
+            <source>Tandem keeps serving on {url} with the window closed</source>
+            <translation>Tandem stellt bei geschlossenem Fenster weiter auf {url} bereit</translation>
+        </message>
+        <message>
+            <source>Show Tandem</source>
+            <translation>Tandem anzeigen</translation>
+        </message>
+        <message>
+            <source>Stop serving and quit</source>
+            <translation>Server stoppen und beenden</translation>
+        </message>
+    </context>
 </TS>

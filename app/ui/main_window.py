@@ -65,6 +65,7 @@ from app.ui.chat.store_notice import StoreNotice
 from app.ui.i18n import QT_TRANSLATE_NOOP
 from app.ui.i18n.words import number
 from app.ui.layout_fit import ScreenFit
+from app.ui.models.background_serving import BackgroundServing
 from app.ui.models.discover_panel import DiscoverPanel
 from app.ui.models.memory_meter import MemoryMeter, MeterState
 from app.ui.models.memory_sources import MeterFeed
@@ -156,6 +157,8 @@ class MainWindow(QMainWindow):
         server_title.setContentsMargins(8, 8, 8, 0)
         model_layout.addWidget(server_title)
         self.server_switch = ServerSwitch(self.host, self.app_settings)
+        self.background_serving = BackgroundServing(self, lambda: self.server_switch.serving_url, self.quit_app)
+        self._quitting = False  # File → Quit or the tray's quit: close even while serving in the background
         model_layout.addWidget(self.server_switch)
         model_layout.addStretch(1)
         self.stats = StatsPanel()
@@ -552,6 +555,8 @@ class MainWindow(QMainWindow):
 
     def _raised_by_another(self) -> None:
         self.raise_requests += 1
+        if self.background_serving.held:
+            self.background_serving.show_window()
         if self.isMinimized():
             self.showNormal()
         self.raise_()
@@ -562,12 +567,24 @@ class MainWindow(QMainWindow):
 
     # -- closing -------------------------------------------------------------------------------
 
+    def quit_app(self) -> None:
+        """Close for good, serving in the background or not (File → Quit, the tray's quit)."""
+        self._quitting = True
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            app.setQuitOnLastWindowClosed(True)
+        self.close()
+
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 - Qt override
         """Save the layout, stop the engine thread (freeing the models there) and close the store.
 
         Each step runs whatever the one before it did: a store that fails here must not
         leave the engine thread running when Qt destroys it.
         """
+        serves_on = not self._closed and not self._quitting and self.server_switch.serves_on_close
+        if serves_on and self.background_serving.hold():
+            event.ignore()
+            return
         if not self._closed:
             self._closed = True
             try:

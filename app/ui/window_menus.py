@@ -111,7 +111,9 @@ class WindowMenus:
         self.close_chat_action.setToolTip(
             QCoreApplication.translate("WindowMenus", "leave this chat for a new one (it stays in the list)")
         )
-        quit_action = file_menu.addAction(QCoreApplication.translate("WindowMenus", "Quit"), w.close)
+        self.quit_action = quit_action = file_menu.addAction(
+            QCoreApplication.translate("WindowMenus", "Quit"), w.quit_app
+        )
         quit_action.setShortcut(QKeySequence.StandardKey.Quit)
 
         edit_menu = menu.addMenu(QCoreApplication.translate("WindowMenus", "&Edit"))

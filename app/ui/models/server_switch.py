@@ -50,6 +50,7 @@ ORIGINS_TIP = str(
     )
 )
 _REFRESH_MS = 500
+KEEP_SERVING = "keep_serving"  # the settings flag of the "Keep serving when the window closes" box
 
 
 def _log_to_stderr(line: str) -> None:
@@ -170,6 +171,14 @@ class ServerSwitch(QWidget):
             self.tr("one line per request to standard error: method, path, status, tokens, milliseconds")
         )
         layout.addWidget(self.log_requests)
+        self.keep_serving = QCheckBox(self.tr("Keep serving when the window closes"))
+        self.keep_serving.setToolTip(
+            self.tr(
+                "closing the window leaves the server running (a tray icon, or the task bar, brings it back); "
+                "File → Quit stops it"
+            )
+        )
+        layout.addWidget(self.keep_serving)
         url_row = QHBoxLayout()
         self.url = ElidedLabel("", mode=Qt.TextElideMode.ElideMiddle)
         self.url.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -191,6 +200,8 @@ class ServerSwitch(QWidget):
             self.port.setValue(kept.port)
             self.origins.setText(kept.origins)
             self.log_requests.setChecked(kept.log)
+            self.keep_serving.setChecked(settings.flag(KEEP_SERVING, False))
+        self.keep_serving.toggled.connect(self._keep_serving_toggled)
         self.set_pair(None)
 
     # -- public API ---------------------------------------------------------------------
@@ -258,7 +269,21 @@ class ServerSwitch(QWidget):
                 self.tr("{served} requests served · {waiting} waiting").format(served=served, waiting=waiting)
             )
 
+    @property
+    def serving_url(self) -> str | None:
+        """The running server's base URL (None: off)."""
+        return self.server.url if self.server is not None else None
+
+    @property
+    def serves_on_close(self) -> bool:
+        """Closing the window should leave this server running."""
+        return self.server is not None and self.keep_serving.isChecked()
+
     # -- internals --------------------------------------------------------------------------
+
+    def _keep_serving_toggled(self, on: bool) -> None:
+        if self._settings is not None:
+            self._settings.set_flag(KEEP_SERVING, on)
 
     def _toggled(self, on: bool) -> None:
         if not on:

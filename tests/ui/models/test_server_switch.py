@@ -172,3 +172,36 @@ def test_the_switch_refuses_other_origins_allows_the_listed_one_and_logs_when_as
     again = make_window()
     assert again.server_switch.origins.text() == "http://localhost:3000, http://127.0.0.1:5173"
     assert again.server_switch.log_requests.isChecked() and again.server_switch.port.value() == 0
+
+
+def test_keep_serving_leaves_the_server_running_with_the_window_closed_until_quit(
+    make_window: Callable[..., MainWindow], small_pair: tuple[Path, Path], qtbot: QtBot
+) -> None:
+    window = serving_window(qtbot, make_window, small_pair)
+    switch = window.server_switch
+    url = switch.url.text()
+    switch.keep_serving.click()
+    assert window.app_settings.flag("keep_serving", False)  # remembered for the next start
+
+    window.close()  # with no system tray here (offscreen), the window is minimised: the task bar brings it back
+    assert window.background_serving.held and window.host.thread.isRunning() and switch.server is not None
+    assert not window.isVisible() or window.isMinimized()
+    assert "keeps serving on " + url in window.statusBar().currentMessage()
+    client = openai.OpenAI(base_url=url, api_key="unused", max_retries=0, timeout=300)
+    results: dict[str, Any] = {}
+    worker = threading.Thread(
+        target=lambda: results.setdefault(
+            "reply", client.chat.completions.create(model="x", messages=ASK, max_tokens=8, temperature=0)
+        )
+    )
+    worker.start()
+    qtbot.waitUntil(lambda: not worker.is_alive(), timeout=300_000)
+    assert results["reply"].choices[0].message.content  # served with the window closed
+
+    window.beacon.raise_requested.emit()  # a second launch brings the window back
+    assert window.isVisible() and not window.isMinimized() and not window.background_serving.held
+    window.close()
+    assert window.background_serving.held  # closed again: still serving
+    window.menus.quit_action.trigger()  # File → Quit stops the server and the engine thread
+    qtbot.waitUntil(lambda: not window.host.thread.isRunning(), timeout=60_000)
+    assert refused(url)
