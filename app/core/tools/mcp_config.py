@@ -7,9 +7,14 @@ Studio (``mcp.json``) write::
 
 Other top-level keys (Claude Desktop keeps its own settings next to
 ``mcpServers``) are ignored, so either program's file can be given as it is.
-Only servers started as a local command (stdio) are supported: an entry with
-a ``url`` instead is refused by name rather than skipped, so nothing in the
-file is silently dropped.
+A server is either started as a local command (stdio) or reached at a
+``url`` (streamable HTTP, or SSE where the server offers only that), with
+optional ``headers`` such as ``Authorization``::
+
+    {"mcpServers": {"docs": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ..."}}}}
+
+Secret-looking environment values and header values are never shown, and a
+confirmation is stored only as a digest (:attr:`McpServerConfig.start_key`).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import shlex
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,10 +38,14 @@ _NO_SERVER = QT_TRANSLATE_NOOP("McpConfig", '{source}: "mcpServers" configures n
 _WHERE = QT_TRANSLATE_NOOP("McpConfig", "{source}: server {name}")
 _EMPTY_NAME = QT_TRANSLATE_NOOP("McpConfig", "{source}: a server has an empty name")
 _NOT_AN_OBJECT = QT_TRANSLATE_NOOP("McpConfig", '{where} must be an object with a "command"')
-_URL_SERVER = QT_TRANSLATE_NOOP(
-    "McpConfig", "{where} is a remote (url) server; only servers started by a command are supported"
+_BOTH = QT_TRANSLATE_NOOP("McpConfig", '{where} has both a "command" and a "url": give one of them')
+_BAD_URL = QT_TRANSLATE_NOOP("McpConfig", '{where}: "url" must be an http:// or https:// address')
+_BAD_HEADERS = QT_TRANSLATE_NOOP(
+    "McpConfig", '{where}: "headers" must be an object of string values without line breaks'
 )
-_NO_COMMAND = QT_TRANSLATE_NOOP("McpConfig", '{where} needs a "command" (the program that starts it)')
+_NO_COMMAND = QT_TRANSLATE_NOOP(
+    "McpConfig", '{where} needs a "command" (the program that starts it) or a "url" (a remote server)'
+)
 _BAD_ARGS = QT_TRANSLATE_NOOP("McpConfig", '{where}: "args" must be a list of strings')
 _BAD_ENV = QT_TRANSLATE_NOOP("McpConfig", '{where}: "env" must be an object of string values')
 _NUL = QT_TRANSLATE_NOOP("McpConfig", "{where}: the command, arguments and environment must not contain NUL characters")
@@ -54,16 +64,29 @@ class McpConfigError(TandemError):
 
 @dataclass(frozen=True, slots=True)
 class McpServerConfig:
-    """One MCP server: the name it is configured under, and the command that starts it over stdio."""
+    """One MCP server: its name, and either the command that starts it over stdio or the ``url`` it answers at.
+
+    A remote server (:attr:`remote`) has a ``url`` and the ``headers`` sent
+    with each request; a local one has a ``command``, its ``args`` and ``env``.
+    """
 
     name: str
-    command: str
+    command: str = ""
     args: tuple[str, ...] = ()
     env: Mapping[str, str] = field(default_factory=dict)
+    url: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def remote(self) -> bool:
+        """Whether the server is reached over HTTP at :attr:`url` (else started by :attr:`command`)."""
+        return bool(self.url)
 
     @property
     def command_line(self) -> str:
-        """The command as the user is shown it before its first start (arguments quoted where needed)."""
+        """The command as the user is shown it (arguments quoted where needed); a remote server's address, masked."""
+        if self.remote:
+            return shown_url(self.url)
         return shlex.join([self.command, *self.args])
 
     @property
@@ -72,7 +95,14 @@ class McpServerConfig:
 
         Entries whose name looks like a secret are shown with their value
         masked; long values are elided in the middle (:func:`shown_value`).
+        A remote server shows its address and each header (``Name: value``)
+        the same way.
         """
+        if self.remote:
+            if not self.headers:
+                return self.command_line
+            entries = [shown_header(key, value) for key, value in sorted(self.headers.items())]
+            return f"{self.command_line} ({'; '.join(entries)})"
         if not self.env:
             return self.command_line
         entries = [shown_entry(key, value) for key, value in sorted(self.env.items())]
@@ -93,10 +123,62 @@ class McpServerConfig:
 
         Earlier versions stored this line itself as the start key; it is what
         the digest is taken over, so such a stored line reads as the same key.
+        A remote server's is the JSON of its address and headers (it begins
+        with ``{``, which no quoted command line does).
         """
+        if self.remote:
+            return json.dumps({"url": self.url, "headers": dict(self.headers)}, sort_keys=True, ensure_ascii=False)
         if not self.env:
             return self.command_line
         return shlex.join(["env", *(f"{k}={v}" for k, v in sorted(self.env.items()))]) + " " + self.command_line
+
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The values never shown: secret-looking environment and header values, a URL's password and secret query.
+
+        An error line that quotes one of them (a server echoing its request,
+        an HTTP error naming the address) has it masked (:func:`masked`).
+        """
+        values = [v for k, v in self.env.items() if looks_secret(k)]
+        for key, value in self.headers.items():
+            if looks_secret(key):
+                values += [value, value.partition(" ")[2]]  # "Bearer TOKEN": the token alone too
+        if self.url:
+            parts = urllib.parse.urlsplit(self.url)
+            values.append(parts.password or "")
+            values += [v for k, v in urllib.parse.parse_qsl(parts.query) if looks_secret(k)]
+        # Longest first, so a value that holds another is masked whole; very short ones would mask ordinary words.
+        return tuple(sorted({v for v in values if len(v) >= 4}, key=len, reverse=True))
+
+
+def masked(text: str, config: McpServerConfig) -> str:
+    """``text`` with every one of the server's :attr:`~McpServerConfig.secrets` replaced by the mask."""
+    for secret in config.secrets:
+        text = text.replace(secret, MASK)
+    return text
+
+
+def shown_url(url: str) -> str:
+    """An address as shown: a password in it and the values of secret-looking query parameters masked."""
+    parts = urllib.parse.urlsplit(url)
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = f"{parts.username or ''}:{MASK}@{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
+    query = "&".join(
+        f"{k}={MASK if looks_secret(k) else v}" for k, v in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)
+    )
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def shown_header(name: str, value: str) -> str:
+    """One header as shown: ``Name: value``, the value masked when the name looks secret, else elided when long."""
+    if looks_secret(name):
+        return f"{name}: {MASK}"
+    if len(value) > SHOWN_VALUE:
+        half = (SHOWN_VALUE - 8) // 2
+        value = f"{value[:half]}…{value[-half:]}"
+    return f"{name}: {value}"
 
 
 def start_digest(start_line: str) -> str:
@@ -151,8 +233,10 @@ def _server(name: str, entry: Any, source: str | Phrase) -> McpServerConfig:
     if not isinstance(entry, dict):
         raise McpConfigError(_NOT_AN_OBJECT.fill(where=where))
     command = entry.get("command")
-    if command is None and "url" in entry:
-        raise McpConfigError(_URL_SERVER.fill(where=where))
+    if "url" in entry:
+        if command is not None:
+            raise McpConfigError(_BOTH.fill(where=where))
+        return _remote(name, entry, where)
     if not isinstance(command, str) or not command.strip():
         raise McpConfigError(_NO_COMMAND.fill(where=where))
     args = entry.get("args", [])
@@ -166,3 +250,32 @@ def _server(name: str, entry: Any, source: str | Phrase) -> McpServerConfig:
     if any("\0" in part for part in [command, *args, *env, *env.values()]):
         raise McpConfigError(_NUL.fill(where=where))
     return McpServerConfig(name, command, tuple(args), dict(env))
+
+
+def _remote(name: str, entry: dict[str, Any], where: Words) -> McpServerConfig:
+    url = entry["url"]
+    if not isinstance(url, str) or not _is_http_address(url):
+        raise McpConfigError(_BAD_URL.fill(where=where))
+    headers = entry.get("headers", {})
+    if headers is None:
+        headers = {}
+    if not isinstance(headers, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and k.strip() and not _BREAKS.intersection(k + v)
+        for k, v in headers.items()
+    ):
+        raise McpConfigError(_BAD_HEADERS.fill(where=where))
+    return McpServerConfig(name, url=url, headers=dict(headers))
+
+
+_BREAKS = frozenset("\r\n\0")  # a header with one of these could smuggle a second header or request
+
+
+def _is_http_address(url: str) -> bool:
+    if _BREAKS.intersection(url) or any(c.isspace() for c in url):
+        return False
+    try:
+        parts = urllib.parse.urlsplit(url)
+        parts.port  # noqa: B018  # a port that is not a number raises here
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and bool(parts.hostname)

@@ -43,6 +43,7 @@ from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import NAME_PATTERN, ToolCall, ToolResult, ToolSpec
 from app.core.tools.writes import tool_writes
 from app.engine.tools.mcp_process import ServerPipes, server_streams
+from app.engine.tools.mcp_remote import remote_session
 
 DEFAULT_CALL_TIMEOUT = 60.0  # seconds a tool may take before its call ends with an error line
 DEFAULT_START_TIMEOUT = 60.0  # seconds a server may take to start and answer the handshake
@@ -247,8 +248,8 @@ class McpClient:
     ) -> None:
         """The connection's whole life in one task: start, hand the session over, wait for the stop, shut down."""
         try:
-            async with server_streams(config, pipes) as (read, write), ClientSession(read, write) as session:
-                await session.initialize()
+            async with contextlib.AsyncExitStack() as stack:
+                session = await open_session(config, pipes, stack)
                 listed = await session.list_tools()
                 specs = [self._spec(config, t) for t in listed.tools]
                 kept = tuple(spec for spec in specs if spec is not None)
@@ -320,6 +321,19 @@ class McpClient:
             said = f"; its last words: {tail}" if tail else ""
             return f"MCP server {running.config.name!r} ended during the call to {tool!r}{said}", True
         return f"MCP tool {tool!r} (server {running.config.name!r}) failed: {message}", False
+
+
+async def open_session(config: McpServerConfig, pipes: ServerPipes, stack: contextlib.AsyncExitStack) -> ClientSession:
+    """A session with the server of ``config``, its handshake done: a local one started, a remote one reached.
+
+    Whatever it holds (the process and its pipes, or the HTTP connection) is closed by ``stack``.
+    """
+    if config.remote:
+        return await remote_session(config, pipes, stack)
+    read, write = await stack.enter_async_context(server_streams(config, pipes))
+    session = await stack.enter_async_context(ClientSession(read, write))
+    await session.initialize()
+    return session
 
 
 def result_text(result: CallToolResult) -> str:

@@ -9,11 +9,18 @@ the client believes over their names. ``harbour_clock`` answers with a
 time no model could guess (the window's and the CLI's real-model checks of
 what follows a result). With
 ``TANDEM_TEST_WEATHER=hang`` in its environment, ``weather`` never answers either.
+
+Run as ``mcp_test_server.py streamable-http FD`` or ``mcp_test_server.py sse
+FD`` it serves the same tools over HTTP on the listening socket it inherited
+as file descriptor ``FD`` (the test bound it to a free port on 127.0.0.1), at
+``/mcp`` or ``/sse``.
 """
 
 from __future__ import annotations
 
 import os
+import socket
+import sys
 import time
 
 from mcp.server.mcpserver import MCPServer
@@ -93,5 +100,19 @@ def harbour_clock(port: str) -> str:
     return f'{{"port": "{port}", "local_time": "04:17", "tide": "ebbing"}}'
 
 
+def serve_http(transport: str, fd: int) -> None:
+    """Serve over HTTP on the inherited listening socket ``fd`` until killed."""
+    import anyio
+    import uvicorn
+
+    listening = socket.socket(fileno=fd)
+    app = server.sse_app() if transport == "sse" else server.streamable_http_app()
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    anyio.run(lambda: uvicorn.Server(config).serve(sockets=[listening]))
+
+
 if __name__ == "__main__":
-    server.run("stdio")
+    if len(sys.argv) == 3:
+        serve_http(sys.argv[1], int(sys.argv[2]))
+    else:
+        server.run("stdio")

@@ -1,0 +1,155 @@
+"""A remote MCP server's connection: streamable HTTP, else SSE where the server offers only that, reads bounded.
+
+:func:`remote_session` opens the SDK's streamable-HTTP transport at the
+configured ``url`` with the configured ``headers`` and runs the handshake.
+When the server refuses that first request with 400, 404 or 405 (what a
+server that speaks only the older SSE transport answers), it opens the SDK's
+SSE transport at the same address instead. Either way the session is the
+SDK's :class:`~mcp.ClientSession`, the one a local server's pipes feed, so
+listing and calling tools is the same road for both.
+
+Every response passes through :class:`BoundedTransport`: one JSON body, or
+one server-sent event, may take :data:`~app.engine.tools.mcp_process.MAX_LINE`
+bytes (what one stdio line may take); past that the response is cut, the
+call it answered ends, and :attr:`ServerPipes.cut_off
+<app.engine.tools.mcp_process.ServerPipes.cut_off>` says why. Responses are
+asked for uncompressed, so the bound is on what is held, not on what was
+compressed.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack
+
+import httpx2
+from mcp import ClientSession
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+
+from app.core.tools.mcp_config import McpServerConfig
+from app.engine.tools import mcp_process
+from app.engine.tools.mcp_process import ServerPipes
+
+CONNECT_TIMEOUT = 30.0  # seconds to connect, send a request or wait for a pooled connection
+STREAM_READ_TIMEOUT = 300.0  # seconds an open response may stay silent (a call's own time-out is shorter)
+SSE_ONLY = frozenset({400, 404, 405})  # how a server without streamable HTTP answers its first POST
+_CUT_OFF = "it sent a response over {mib} MiB"
+_EVENT_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")  # what ends one server-sent event
+
+# The SDK logs a broken response with its traceback at ERROR; with no handler of the application's
+# own, Python would print that to the terminal. What went wrong reaches the user as the call's line.
+logging.getLogger("mcp.client").addHandler(logging.NullHandler())
+
+
+class ResponseTooLarge(httpx2.StreamError):
+    """A response (or one of its events) past the bound; a stream error, so the SDK ends that request only."""
+
+
+class _BoundedStream(httpx2.AsyncByteStream):
+    """A response body that ends with :class:`ResponseTooLarge` once one message in it passes ``limit`` bytes."""
+
+    def __init__(self, inner: httpx2.AsyncByteStream, pipes: ServerPipes, limit: int, events: bool) -> None:
+        self.inner = inner
+        self.pipes = pipes
+        self.limit = limit
+        self.events = events  # an event stream: the count starts again after each event
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        held = 0
+        async for chunk in self.inner:
+            held += len(chunk)
+            if self.events:
+                ends = [chunk.rfind(end) + len(end) for end in _EVENT_ENDS if end in chunk]
+                if ends:
+                    held = len(chunk) - max(ends)
+            if held > self.limit:
+                self.pipes.cut_off = _CUT_OFF.format(mib=self.limit >> 20)
+                raise ResponseTooLarge(self.pipes.cut_off)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class BoundedTransport(httpx2.AsyncBaseTransport):
+    """An HTTP transport whose response bodies are bounded, and which notes the status of the first POST."""
+
+    def __init__(self, pipes: ServerPipes, limit: int | None = None) -> None:
+        self.inner = httpx2.AsyncHTTPTransport()
+        self.pipes = pipes
+        self.limit = limit
+        self.first_post: int | None = None  # the status the first POST was answered with
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self.inner.handle_async_request(request)
+        if request.method == "POST" and self.first_post is None:
+            self.first_post = response.status_code
+        limit = self.limit if self.limit is not None else mcp_process.MAX_LINE  # read late: the tests lower it
+        events = response.headers.get("content-type", "").lower().startswith("text/event-stream")
+        stream = response.stream
+        assert isinstance(stream, httpx2.AsyncByteStream)  # an async transport's responses stream asynchronously
+        return httpx2.Response(
+            status_code=response.status_code,
+            headers=response.headers,
+            stream=_BoundedStream(stream, self.pipes, limit, events),
+            extensions=response.extensions,
+            request=request,
+        )
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def _http_client(config: McpServerConfig, transport: BoundedTransport) -> httpx2.AsyncClient:
+    headers = {"Accept-Encoding": "identity", **config.headers}
+    timeout = httpx2.Timeout(CONNECT_TIMEOUT, read=STREAM_READ_TIMEOUT)
+    return httpx2.AsyncClient(headers=headers, timeout=timeout, transport=transport)
+
+
+async def remote_session(config: McpServerConfig, pipes: ServerPipes, stack: AsyncExitStack) -> ClientSession:
+    """A session with the server at ``config.url``, its handshake done; what it holds is closed by ``stack``.
+
+    Streamable HTTP first; SSE when the server refused that first request
+    with one of :data:`SSE_ONLY`. Any other failure is raised as it is.
+    """
+    pipes.stderr.close_writer()  # a remote server has no stderr: the ring's thread ends now
+    transport = BoundedTransport(pipes)
+    attempt = AsyncExitStack()
+    try:
+        client = await attempt.enter_async_context(_http_client(config, transport))
+        read, write = await attempt.enter_async_context(
+            streamable_http_client(config.url, http_client=client, max_sse_event_size=None)
+        )
+        session = await attempt.enter_async_context(ClientSession(read, write))
+        await session.initialize()
+    except Exception:
+        await attempt.aclose()
+        if transport.first_post not in SSE_ONLY:
+            raise
+    except BaseException:
+        await attempt.aclose()
+        raise
+    else:
+        stack.push_async_exit(attempt)
+        return session
+    return await _sse_session(config, pipes, stack)
+
+
+async def _sse_session(config: McpServerConfig, pipes: ServerPipes, stack: AsyncExitStack) -> ClientSession:
+    """A session over the SDK's SSE transport (the server refused streamable HTTP)."""
+
+    def client(
+        headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
+    ) -> httpx2.AsyncClient:
+        return _http_client(config, BoundedTransport(pipes))
+
+    read, write = await stack.enter_async_context(
+        sse_client(
+            config.url, timeout=CONNECT_TIMEOUT, sse_read_timeout=STREAM_READ_TIMEOUT, httpx_client_factory=client
+        )
+    )
+    session = await stack.enter_async_context(ClientSession(read, write))
+    await session.initialize()
+    return session
