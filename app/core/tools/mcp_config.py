@@ -132,7 +132,6 @@ class McpServerConfig:
             return self.command_line
         return shlex.join(["env", *(f"{k}={v}" for k, v in sorted(self.env.items()))]) + " " + self.command_line
 
-
     @property
     def secrets(self) -> tuple[str, ...]:
         """The values never shown: secret-looking environment and header values, a URL's password and secret query.

@@ -39,7 +39,7 @@ from mcp.types import CallToolResult, TextContent, Tool
 from pydantic import ValidationError
 
 from app.core.display.wording import QT_TRANSLATE_NOOP, Words
-from app.core.tools.mcp_config import McpServerConfig
+from app.core.tools.mcp_config import McpServerConfig, masked
 from app.core.tools.records import NAME_PATTERN, ToolCall, ToolResult, ToolSpec
 from app.core.tools.writes import tool_writes
 from app.engine.tools.mcp_process import ServerPipes, server_streams
@@ -228,7 +228,9 @@ class McpClient:
                 )
             ) from exc
         except Exception as exc:
-            raise McpStartError(_COULD_NOT_START.fill(name=repr(config.name), error=_one_line(exc))) from exc
+            raise McpStartError(
+                _COULD_NOT_START.fill(name=repr(config.name), error=masked(_one_line(exc), config))
+            ) from exc
         self._running[config.name] = running
         return running
 
@@ -239,6 +241,7 @@ class McpClient:
         try:
             return await asyncio.wait_for(asyncio.shield(ready), self.start_timeout)
         except TimeoutError:
+            ready.cancel()  # no one waits for it now: the task must not leave an exception in it
             stop.set()
             task.cancel()
             raise
@@ -262,7 +265,7 @@ class McpClient:
                 if not isinstance(exc, asyncio.CancelledError):  # its group has ended: the pipe closes soon
                     await asyncio.get_running_loop().run_in_executor(None, pipes.stderr.wait_closed, _STDERR_SETTLE)
                 tail = pipes.stderr.last_line()
-                error = pipes.cut_off or _one_line(exc)
+                error = pipes.cut_off or masked(_one_line(exc), config)
                 detail: str | Words = _LAST_WORDS.fill(error=error, tail=tail) if tail else error
                 ready.set_exception(McpStartError(_COULD_NOT_START.fill(name=repr(config.name), error=detail)))
             if isinstance(exc, asyncio.CancelledError):
@@ -310,12 +313,16 @@ class McpClient:
 
     def _failed(self, tool: str, running: _Running, exc: BaseException) -> tuple[str, bool]:
         """The call's error line, and whether the server is gone (or stuck) and must be started again."""
-        message = _one_line(exc)
+        message = masked(_one_line(exc), running.config)
         if running.pipes.cut_off:
             name, why = running.config.name, running.pipes.cut_off
             return f"MCP server {name!r} was cut off in the call to {tool!r}: {why}", True
         if "timed out" in message.lower():
             return self._timed_out(tool, running.config.name), True
+        if "failed to parse" in message.lower():  # the SDK's word for an answer that is not JSON-RPC
+            return f"MCP tool {tool!r} (server {running.config.name!r}) answered with a malformed message", False
+        if running.config.remote and (not running.alive or "connection closed" in message.lower()):
+            return f"the connection to MCP server {running.config.name!r} ended during the call to {tool!r}", True
         if not running.alive or "connection closed" in message.lower():
             tail = running.last_stderr_line()
             said = f"; its last words: {tail}" if tail else ""

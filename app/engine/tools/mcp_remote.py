@@ -19,6 +19,7 @@ compressed.
 
 from __future__ import annotations
 
+import http
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
@@ -36,6 +37,7 @@ CONNECT_TIMEOUT = 30.0  # seconds to connect, send a request or wait for a poole
 STREAM_READ_TIMEOUT = 300.0  # seconds an open response may stay silent (a call's own time-out is shorter)
 SSE_ONLY = frozenset({400, 404, 405})  # how a server without streamable HTTP answers its first POST
 _CUT_OFF = "it sent a response over {mib} MiB"
+_REFUSED = "the server answered HTTP {status} ({reason})"
 _EVENT_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")  # what ends one server-sent event
 
 # The SDK logs a broken response with its traceback at ERROR; with no handler of the application's
@@ -43,12 +45,23 @@ _EVENT_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")  # what ends one server-sent event
 logging.getLogger("mcp.client").addHandler(logging.NullHandler())
 
 
-class ResponseTooLarge(httpx2.StreamError):
+class RemoteRefusedError(Exception):
+    """The server answered the handshake with an HTTP error (a wrong key: 401); the message is one line."""
+
+
+def _reason(status: int) -> str:
+    try:
+        return http.HTTPStatus(status).phrase
+    except ValueError:
+        return "error"
+
+
+class ResponseTooLargeError(httpx2.StreamError):
     """A response (or one of its events) past the bound; a stream error, so the SDK ends that request only."""
 
 
 class _BoundedStream(httpx2.AsyncByteStream):
-    """A response body that ends with :class:`ResponseTooLarge` once one message in it passes ``limit`` bytes."""
+    """A response body that ends with :class:`ResponseTooLargeError` once one message in it passes ``limit`` bytes."""
 
     def __init__(self, inner: httpx2.AsyncByteStream, pipes: ServerPipes, limit: int, events: bool) -> None:
         self.inner = inner
@@ -66,7 +79,7 @@ class _BoundedStream(httpx2.AsyncByteStream):
                     held = len(chunk) - max(ends)
             if held > self.limit:
                 self.pipes.cut_off = _CUT_OFF.format(mib=self.limit >> 20)
-                raise ResponseTooLarge(self.pipes.cut_off)
+                raise ResponseTooLargeError(self.pipes.cut_off)
             yield chunk
 
     async def aclose(self) -> None:
@@ -124,9 +137,12 @@ async def remote_session(config: McpServerConfig, pipes: ServerPipes, stack: Asy
         )
         session = await attempt.enter_async_context(ClientSession(read, write))
         await session.initialize()
-    except Exception:
+    except Exception as exc:
         await attempt.aclose()
-        if transport.first_post not in SSE_ONLY:
+        status = transport.first_post
+        if status is not None and status >= 400 and status not in SSE_ONLY:
+            raise RemoteRefusedError(_REFUSED.format(status=status, reason=_reason(status))) from exc
+        if status not in SSE_ONLY:
             raise
     except BaseException:
         await attempt.aclose()

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from app.core.tools.mcp_config import McpConfigError, McpServerConfig, parse_mcp_config
+from app.core.tools.mcp_config import McpConfigError, McpServerConfig, masked, parse_mcp_config
 
 
 def test_claude_desktop_file_is_read_with_its_other_settings_ignored() -> None:
@@ -44,7 +44,14 @@ def test_env_null_and_missing_args_are_empty() -> None:
         ('{"mcpServers": {"a": "run"}}', "server 'a' must be an object"),
         ('{"mcpServers": {"a": {"args": []}}}', "server 'a' needs a \"command\""),
         ('{"mcpServers": {"a": {"command": " "}}}', "server 'a' needs a \"command\""),
-        ('{"mcpServers": {"w": {"url": "https://x"}}}', "server 'w' is a remote (url) server"),
+        ('{"mcpServers": {"w": {"url": "ftp://x/mcp"}}}', "server 'w': \"url\" must be an http:// or https:// address"),
+        ('{"mcpServers": {"w": {"url": "https://"}}}', "server 'w': \"url\" must be an http:// or https:// address"),
+        ('{"mcpServers": {"w": {"url": 7}}}', "server 'w': \"url\" must be an http:// or https:// address"),
+        ('{"mcpServers": {"w": {"url": "http://x:port/"}}}', '"url" must be an http:// or https:// address'),
+        ('{"mcpServers": {"w": {"url": "https://x", "command": "r"}}}', 'has both a "command" and a "url"'),
+        ('{"mcpServers": {"w": {"url": "https://x", "headers": []}}}', '"headers" must be an object of string'),
+        ('{"mcpServers": {"w": {"url": "https://x", "headers": {"A": 1}}}}', '"headers" must be an object'),
+        ('{"mcpServers": {"w": {"url": "https://x", "headers": {"A": "b\\r\\nX: y"}}}}', "without line breaks"),
         ('{"mcpServers": {"a": {"command": "r", "args": "x"}}}', '"args" must be a list of strings'),
         ('{"mcpServers": {"a": {"command": "r", "args": [1]}}}', '"args" must be a list of strings'),
         ('{"mcpServers": {"a": {"command": "r", "env": {"K": 1}}}}', '"env" must be an object of string values'),
@@ -103,3 +110,45 @@ def test_the_start_key_is_a_digest_that_changes_with_every_part_and_holds_no_val
     assert len({server.start_key, *(c.start_key for c in changed)}) == len(changed) + 1
     # A lone surrogate (JSON lets one through) still hashes.
     assert McpServerConfig("odd", "npx", (), {"A": "\ud800"}).start_key.startswith("sha256:")
+
+
+def test_a_url_server_is_read_with_its_headers_and_shown_with_its_secrets_masked() -> None:
+    entry = {
+        "url": "https://mcp.example.com/mcp?tenant=7&api_key=" + SECRET,
+        "headers": {"Authorization": "Bearer " + SECRET, "X-Trace": "on"},
+    }
+    (server,) = parse_mcp_config(json.dumps({"mcpServers": {"docs": entry}}), "mcp.json")
+    assert server.remote and server.command == ""
+    assert server.url == entry["url"] and dict(server.headers) == entry["headers"]
+    assert server.shown_start == (
+        "https://mcp.example.com/mcp?tenant=7&api_key=•••••••• (Authorization: ••••••••; X-Trace: on)"
+    )
+    assert SECRET not in server.command_line
+    (plain,) = parse_mcp_config('{"mcpServers": {"w": {"url": "http://127.0.0.1:8000/mcp", "headers": null}}}')
+    assert plain.shown_start == "http://127.0.0.1:8000/mcp" and dict(plain.headers) == {}
+    user = McpServerConfig("u", url="https://me:hunter22@example.com/mcp")
+    assert user.shown_start == "https://me:••••••••@example.com/mcp"
+
+
+def test_a_url_server_start_key_is_a_digest_of_its_address_and_headers() -> None:
+    server = McpServerConfig("docs", url="https://mcp.example.com/mcp", headers={"Authorization": "Bearer " + SECRET})
+    assert server.start_key.startswith("sha256:") and SECRET not in server.start_key
+    # The name is not part of it; the address and every header are.
+    assert McpServerConfig("other", url=server.url, headers=server.headers).start_key == server.start_key
+    changed = [
+        McpServerConfig("docs", url="https://mcp.example.com/mcp2", headers=server.headers),
+        McpServerConfig("docs", url=server.url, headers={"Authorization": "Bearer " + SECRET + "8"}),
+        McpServerConfig("docs", url=server.url),
+        McpServerConfig("docs", command=server.url),  # a command that looks like the address is another start
+    ]
+    assert len({server.start_key, *(c.start_key for c in changed)}) == len(changed) + 1
+
+
+def test_secrets_are_masked_in_a_line_that_quotes_them() -> None:
+    server = McpServerConfig(
+        "docs", url="https://mcp.example.com/mcp?token=" + SECRET + "9", headers={"Authorization": "Bearer " + SECRET}
+    )
+    line = f"refused Bearer {SECRET} at https://mcp.example.com/mcp?token={SECRET}9 and {SECRET}"
+    assert masked(line, server) == "refused •••••••• at https://mcp.example.com/mcp?token=•••••••• and ••••••••"
+    local = McpServerConfig("files", "npx", (), {"API_KEY": SECRET, "TZ": "UTC"})
+    assert masked(f"bad key {SECRET} in UTC", local) == "bad key •••••••• in UTC"
