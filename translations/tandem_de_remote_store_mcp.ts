@@ -183,14 +183,24 @@
         <translation>{where} muss ein Objekt mit „command“ sein</translation>
     </message>
     <message>
-        <location filename="../app/core/tools/mcp_config.py" line="34"/>
-        <source>{where} is a remote (url) server; only servers started by a command are supported</source>
-        <translation>{where} ist ein entfernter (url-)Server; unterstützt werden nur Server, die durch einen Befehl gestartet werden</translation>
+        <location filename="../app/core/tools/mcp_config.py" line="46"/>
+        <source>{where} has both a &quot;command&quot; and a &quot;url&quot;: give one of them</source>
+        <translation>{where} hat sowohl „command“ als auch „url“: bitte nur eines davon angeben</translation>
     </message>
     <message>
-        <location filename="../app/core/tools/mcp_config.py" line="37"/>
-        <source>{where} needs a &quot;command&quot; (the program that starts it)</source>
-        <translation>{where} braucht ein „command“ (das Programm, das ihn startet)</translation>
+        <location filename="../app/core/tools/mcp_config.py" line="47"/>
+        <source>{where}: &quot;url&quot; must be an http:// or https:// address</source>
+        <translation>{where}: „url“ muss eine http://- oder https://-Adresse sein</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="48"/>
+        <source>{where}: &quot;headers&quot; must be an object of string values without line breaks</source>
+        <translation>{where}: „headers“ muss ein Objekt aus Zeichenketten ohne Zeilenumbrüche sein</translation>
+    </message>
+    <message>
+        <location filename="../app/core/tools/mcp_config.py" line="51"/>
+        <source>{where} needs a &quot;command&quot; (the program that starts it) or a &quot;url&quot; (a remote server)</source>
+        <translation>{where} braucht ein „command“ (das Programm, das ihn startet) oder eine „url“ (ein entfernter Server)</translation>
     </message>
     <message>
         <location filename="../app/core/tools/mcp_config.py" line="38"/>

@@ -333,5 +333,10 @@
         <source>Start the MCP server {name}? It runs this command on this computer: {command}</source>
         <translation>MCP-Server {name} starten? Er führt diesen Befehl auf diesem Computer aus: {command}</translation>
     </message>
+    <message>
+        <location filename="../app/ui/chat/tools/start_bar.py" line="55" />
+        <source>Connect to the MCP server {name}? Its tools run at this address: {command}</source>
+        <translation>Mit dem MCP-Server {name} verbinden? Seine Werkzeuge laufen unter dieser Adresse: {command}</translation>
+    </message>
 </context>
 </TS>

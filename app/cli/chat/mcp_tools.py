@@ -14,7 +14,8 @@ tools with its calls), each call's result as a ``tool`` message, and the
 answer are stored in that chat as they happen, as the window stores them.
 
 A server's command is printed before its first start, its environment in
-front with secret-looking values masked. Text from the model
+front with secret-looking values masked (a remote server's address and
+headers, an ``Authorization`` value masked, before it is first reached). Text from the model
 and the tools is printed with control characters made visible.
 """
 
@@ -178,7 +179,8 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
     asker = Asker(args.allow_tools, args.prompt == "-" or str(args.prompt_file) == "-", err)
 
     def show_command(server: McpServerConfig) -> bool:
-        err.write(f"starting MCP server {server.name!r}: {visible(server.shown_start)}\n")
+        doing = "connecting to" if server.remote else "starting"
+        err.write(f"{doing} MCP server {server.name!r}: {visible(server.shown_start)}\n")
         return True
 
     with LoadedPair(config) as pair, McpClient(configs, before_start=show_command) as client:

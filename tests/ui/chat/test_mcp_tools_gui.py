@@ -32,6 +32,7 @@ from app.ui.chat.controller import Activity
 from app.ui.chat.tools.dialogs import ToolCallDialog
 from app.ui.chat.tools.flow import TOGGLE
 from app.ui.settings.store import AppSettings
+from tests.engine.tools.hostile_http import HostileServer
 from tests.ui.chat.mcp_steps import SERVER, choose_config
 from tests.ui.helpers import REPLY_TIMEOUT_MS, click_href, load, pair_choice
 
@@ -347,6 +348,30 @@ def test_an_allowed_servers_api_key_never_reaches_the_settings_file(make_window,
     second.controller.tool_flow.set_config("")
     (line,) = allowed_lines(second)
     assert server.start_key.removeprefix("sha256:")[:12] in line and "sk-live-123" not in line
+
+
+def test_a_remote_server_is_asked_about_by_its_address_with_its_key_masked_and_never_stored(
+    make_window, tmp_path, qtbot
+):
+    served = HostileServer("hang")  # answers the handshake and the listing over HTTP, on a thread of this test
+    token = "sk-remote-" + "3" * 30
+    try:
+        config = tmp_path / "mcp.json"
+        entry = {"url": served.url, "headers": {"Authorization": f"Bearer {token}"}}
+        config.write_text(json.dumps({"mcpServers": {"web": entry}}))
+        window = make_window()
+        asked = choose_config(qtbot, window, config)  # Allow clicked in the bar; the tools are listed
+        assert (
+            asked
+            == f"Connect to the MCP server 'web'? Its tools run at this address: {served.url} (Authorization: ••••••••)"
+        )
+        assert sorted(t.name for t in window.controller.tool_flow.tools) == ["add", "bad"]
+        assert served.seen and all(h.get("Authorization") == f"Bearer {token}" for h in served.seen)
+        stored = window.app_settings.path.read_text(encoding="utf-8", errors="replace")
+        assert token not in stored and read_mcp_file(config)[0].start_key in stored
+        assert allowed_lines(window) == [f"{served.url} (Authorization: ••••••••)"]
+    finally:
+        served.close()
 
 
 def test_a_confirmation_stored_in_clear_by_an_earlier_version_counts_and_is_rewritten(make_window, tmp_path, qtbot):

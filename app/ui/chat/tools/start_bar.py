@@ -3,7 +3,8 @@
 The command is shown with its environment in front, secret-looking values
 masked (:attr:`~app.core.tools.mcp_config.McpServerConfig.shown_start`); the
 answer is remembered for that command with that environment, so a changed
-value is asked about again.
+value is asked about again. A remote server is asked about the same way, by
+its address and headers (an ``Authorization`` value masked).
 
 A server whose command the user has not confirmed before waits here (one at
 a time, the rest queued) instead of in a dialog before the window is drawn.
@@ -57,11 +58,11 @@ class StartBar(QFrame):
             self.hide()
             return
         server = self.queue[0]
-        self.text.setText(
-            self.tr("Start the MCP server {name}? It runs this command on this computer: {command}").format(
-                name=repr(server.name), command=visible(server.shown_start)
-            )
-        )
+        if server.remote:
+            asked = self.tr("Connect to the MCP server {name}? Its tools run at this address: {command}")
+        else:
+            asked = self.tr("Start the MCP server {name}? It runs this command on this computer: {command}")
+        self.text.setText(asked.format(name=repr(server.name), command=visible(server.shown_start)))
         self.show()
 
     def _answer(self, allowed: bool) -> None:
