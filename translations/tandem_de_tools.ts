@@ -338,5 +338,20 @@
         <source>Connect to the MCP server {name}? Its tools run at this address: {command}</source>
         <translation>Mit dem MCP-Server {name} verbinden? Seine Werkzeuge laufen unter dieser Adresse: {command}</translation>
     </message>
+    <message>
+        <location filename="../app/ui/chat/tools/start_bar.py" line="44" />
+        <source>Key, if it needs one</source>
+        <translation>Schlüssel, falls er einen braucht</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/start_bar.py" line="45" />
+        <source>Key for the MCP server</source>
+        <translation>Schlüssel für den MCP-Server</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/start_bar.py" line="46" />
+        <source>Sent as its Authorization header; kept where the remote servers' keys are kept</source>
+        <translation>Wird als Authorization-Header gesendet und dort aufbewahrt, wo die Schlüssel der entfernten Server liegen</translation>
+    </message>
 </context>
 </TS>

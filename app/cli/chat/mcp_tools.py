@@ -15,7 +15,9 @@ answer are stored in that chat as they happen, as the window stores them.
 
 A server's command is printed before its first start, its environment in
 front with secret-looking values masked (a remote server's address and
-headers, an ``Authorization`` value masked, before it is first reached). Text from the model
+headers, an ``Authorization`` value masked, before it is first reached); one
+whose headers give no ``Authorization`` is sent the key the window saved for
+its address, if there is one. Text from the model
 and the tools is printed with control characters made visible.
 """
 
@@ -42,6 +44,7 @@ from app.core.tools.records import ToolCall, ToolSpec
 from app.core.tools.turns import Approval, ToolNote, ToolOutcome, calls_meta, prompt_message
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.memory.placement import pair_placement_json
+from app.engine.remote.credentials import CredentialStore
 from app.engine.reply import (
     ReplyEvent,
     ReplyPlan,
@@ -183,7 +186,10 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
         err.write(f"{doing} MCP server {server.name!r}: {visible(server.shown_start)}\n")
         return True
 
-    with LoadedPair(config) as pair, McpClient(configs, before_start=show_command) as client:
+    with (
+        LoadedPair(config) as pair,
+        McpClient(configs, before_start=show_command, saved_key=CredentialStore().load) as client,
+    ):
         use_disk_stores(pair, args)
         if pair.template.tool_format is None:
             raise TandemError("this model's chat template has no tool format, so it cannot be given tools")

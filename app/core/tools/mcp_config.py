@@ -19,6 +19,7 @@ confirmation is stored only as a digest (:attr:`McpServerConfig.start_key`).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import shlex
@@ -131,6 +132,22 @@ class McpServerConfig:
         if not self.env:
             return self.command_line
         return shlex.join(["env", *(f"{k}={v}" for k, v in sorted(self.env.items()))]) + " " + self.command_line
+
+    @property
+    def needs_key(self) -> bool:
+        """Whether a saved key may be sent: a remote server whose ``headers`` give no ``Authorization``."""
+        return self.remote and not any(name.lower() == "authorization" for name in self.headers)
+
+    def with_key(self, key: str) -> McpServerConfig:
+        """This server with ``key`` sent as ``Authorization: Bearer key`` (as it is when it names its scheme).
+
+        Only where :attr:`needs_key`: a header the configuration gives is kept as it is.
+        """
+        key = key.strip()
+        if not key or not self.needs_key:
+            return self
+        value = key if key.lower().startswith(("bearer ", "basic ")) else f"Bearer {key}"
+        return dataclasses.replace(self, headers={**self.headers, "Authorization": value})
 
     @property
     def secrets(self) -> tuple[str, ...]:

@@ -1,4 +1,4 @@
-"""MCP servers run for the model: started on demand over stdio with the official SDK, their tools listed and called.
+"""MCP servers run for the model: started (stdio) or reached (HTTP) with the official SDK, tools listed and called.
 
 The SDK is asyncio; Tandem's engine is synchronous. :class:`McpClient` owns a
 private event loop on its own thread, and every server's connection lives in
@@ -19,7 +19,10 @@ by the verbs in its name (:mod:`app.core.tools.writes`).
 
 A server's command is passed to ``before_start`` before it first runs (the CLI
 prints it, the window asks, both with its environment, secrets masked); a
-server it declines offers no tools. Each server runs in its own process group,
+server it declines offers no tools. A remote server (a ``url``) is reached over
+HTTP instead (:mod:`app.engine.tools.mcp_remote`), through the same session;
+where its headers give no ``Authorization``, the key ``saved_key`` finds for
+its address (the key store the window keeps it in) is sent. Each server runs in its own process group,
 ended whole when the client closes or drops it, and only the last 64 KiB of its
 stderr are kept (:mod:`app.engine.tools.mcp_process`).
 """
@@ -98,6 +101,8 @@ class McpClient:
     call_timeout: float = DEFAULT_CALL_TIMEOUT
     start_timeout: float = DEFAULT_START_TIMEOUT
     before_start: Callable[[McpServerConfig], bool] = lambda _config: True
+    # The key saved for a remote server's address (the key store), sent where its headers give no Authorization.
+    saved_key: Callable[[str], str | None] = lambda _url: None
     notices: list[str] = field(default_factory=list)  # one line each: servers that failed, tools left out
     notice_words: list[str | Words] = field(default_factory=list)  # the same notices, for the window
     _loop: asyncio.AbstractEventLoop = field(init=False)
@@ -218,6 +223,8 @@ class McpClient:
                 self._declined.add(config.name)
                 return None
         try:
+            if config.needs_key:
+                config = config.with_key(self.saved_key(config.url) or "")
             running = self._wait(self._start(config), self.start_timeout + _MARGIN)
         except McpStartError:
             raise

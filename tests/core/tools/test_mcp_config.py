@@ -152,3 +152,17 @@ def test_secrets_are_masked_in_a_line_that_quotes_them() -> None:
     assert masked(line, server) == "refused •••••••• at https://mcp.example.com/mcp?token=•••••••• and ••••••••"
     local = McpServerConfig("files", "npx", (), {"API_KEY": SECRET, "TZ": "UTC"})
     assert masked(f"bad key {SECRET} in UTC", local) == "bad key •••••••• in UTC"
+
+
+def test_a_saved_key_is_sent_only_where_the_configuration_gives_no_authorization() -> None:
+    bare = McpServerConfig("docs", url="https://mcp.example.com/mcp", headers={"X-Trace": "on"})
+    assert bare.needs_key
+    keyed = bare.with_key(" " + SECRET + " ")
+    assert dict(keyed.headers) == {"X-Trace": "on", "Authorization": "Bearer " + SECRET}
+    assert keyed.start_key != bare.start_key and SECRET in keyed.secrets  # masked wherever a line quotes it
+    assert dict(bare.with_key("Basic dXNlcjpwYXNz").headers)["Authorization"] == "Basic dXNlcjpwYXNz"
+    assert bare.with_key("") is bare
+    given = McpServerConfig("docs", url=bare.url, headers={"authorization": "Token mine"})
+    assert not given.needs_key and given.with_key(SECRET) is given
+    local = McpServerConfig("files", "npx")
+    assert not local.needs_key and local.with_key(SECRET) is local

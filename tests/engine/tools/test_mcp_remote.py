@@ -146,3 +146,24 @@ def test_a_hostile_answer_ends_its_call_with_one_line_and_the_next_call_works(
             assert client.call(call("add", {"a": 1, "b": 2})).text == "3"
     finally:
         served.close()
+
+
+def test_a_saved_key_is_sent_where_the_configuration_gives_no_authorization_and_never_shown() -> None:
+    served = HostileServer("refuse")
+    try:
+        asked: list[str] = []
+
+        def saved_key(url: str) -> str | None:
+            asked.append(url)
+            return TOKEN
+
+        bare = McpServerConfig("h", url=served.url)
+        given = McpServerConfig("g", url=served.url, headers={"Authorization": "Token from-the-file"})
+        with McpClient([bare, given], saved_key=saved_key) as client:
+            assert client.list_tools() == ()
+            assert asked == [served.url]  # only for the server whose headers give no Authorization
+        sent = [headers.get("Authorization") for headers in served.seen]
+        assert sent == [f"Bearer {TOKEN}", "Token from-the-file"]
+        assert all(TOKEN not in notice for notice in client.notices)
+    finally:
+        served.close()

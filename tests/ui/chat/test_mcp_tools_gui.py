@@ -27,6 +27,7 @@ from app.core.tools.reader import call_attempt
 from app.core.tools.records import ToolCall, ToolResult
 from app.core.tools.turns import Approval, ChatTools, NoteKind, ToolNote, ToolOutcome, calls_meta
 from app.engine.llama.session import DrafterKind
+from app.engine.remote.credentials import CredentialStore
 from app.engine.tools.mcp_file import read_mcp_file
 from app.ui.chat.controller import Activity
 from app.ui.chat.tools.dialogs import ToolCallDialog
@@ -370,6 +371,35 @@ def test_a_remote_server_is_asked_about_by_its_address_with_its_key_masked_and_n
         stored = window.app_settings.path.read_text(encoding="utf-8", errors="replace")
         assert token not in stored and read_mcp_file(config)[0].start_key in stored
         assert allowed_lines(window) == [f"{served.url} (Authorization: ••••••••)"]
+    finally:
+        served.close()
+
+
+def test_a_key_typed_for_a_remote_server_is_kept_in_the_key_store_and_sent(make_window, tmp_path, qtbot):
+    served = HostileServer("hang")
+    token = "sk-typed-" + "4" * 30
+    try:
+        config = tmp_path / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": {"web": {"url": served.url}}}))
+        window = make_window()
+        flow = window.controller.tool_flow
+        flow.credentials = CredentialStore(tmp_path / "keys", system=False)  # a file of this test's, never a keyring
+        box = window.settings_panel.mcp
+        box.path.setFocus()
+        QTest.keyClicks(box.path, str(config))
+        QTest.keyClick(box.path, Qt.Key.Key_Return)
+        bar = flow.start_bar
+        qtbot.waitUntil(bar.isVisible, timeout=10_000)
+        assert bar.key.isVisible()  # its headers give no Authorization: a key may be typed
+        bar.key.setFocus()
+        QTest.keyClicks(bar.key, token)
+        assert token not in bar.key.displayText()  # a password field
+        QTest.keyClick(bar.key, Qt.Key.Key_Return)  # Enter allows, as the Allow button does
+        qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+        assert flow.credentials.load(served.url) == token
+        assert served.seen and all(h.get("Authorization") == f"Bearer {token}" for h in served.seen)
+        stored = window.app_settings.path.read_text(encoding="utf-8", errors="replace")
+        assert token not in stored and token not in flow.status_line
     finally:
         served.close()
 

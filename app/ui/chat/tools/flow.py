@@ -26,6 +26,10 @@ A server command the user has not confirmed waits in a bar above the chat
 (:class:`~app.ui.chat.tools.start_bar.StartBar`), asked after the window is
 shown, never in a modal before it; a confirmation is remembered in the
 user's tool preferences (Settings lists them, and Remove takes one back).
+A remote server's key typed in that bar goes to the key store the remote
+engines' keys use (:class:`~app.engine.remote.credentials.CredentialStore`),
+filed under the server's address, and is sent where the configuration gives
+no ``Authorization`` header.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ from app.core.tools.turns import (
     calls_meta,
     calls_of_meta,
 )
+from app.engine.remote.credentials import CredentialStore
 from app.engine.store.conversations import ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
 from app.engine.tools.mcp_client import DEFAULT_CALL_TIMEOUT, McpClient
@@ -135,6 +140,8 @@ class ToolFlow(QObject):
         self.box: ToolListBox | None = None
         self.mcp: McpBox | None = None
         self.keeper: PrefsKeeper = _InMemory()
+        self.credentials: CredentialStore | None = None  # remote servers' keys (the system keyring or a 0600 file)
+        self._key_problem = ""  # why a key typed in the start bar could not be kept ("" when it was)
         self.path = ""  # the MCP configuration in use
         self.configs: tuple[McpServerConfig, ...] = ()  # its servers (none while it does not read)
         self._not_now: set[str] = set()  # start keys the user said "Not now" to, for this configuration
@@ -189,6 +196,12 @@ class ToolFlow(QObject):
             self.set_config(saved)
         self._show_list()
 
+    def keys(self) -> CredentialStore:
+        """Where a remote server's key is kept: the remote servers' key store (made on first use)."""
+        if self.credentials is None:
+            self.credentials = CredentialStore()
+        return self.credentials
+
     def prefs(self) -> ToolPrefs:
         """The user's tool preferences."""
         return self.keeper.tool_prefs()
@@ -232,7 +245,12 @@ class ToolFlow(QObject):
         waiting = [c for c in configs if c.name not in confirmed and c.start_key not in self._not_now]
         declined = [c.name for c in configs if c.start_key in self._not_now]
         self.start_bar.ask(waiting)
-        client = McpClient(configs, call_timeout=self.call_timeout, before_start=lambda c: c.name in confirmed)
+        client = McpClient(
+            configs,
+            call_timeout=self.call_timeout,
+            before_start=lambda c: c.name in confirmed,
+            saved_key=lambda url: self.keys().load(url),
+        )
         self.client = client
         self._set_status(QCoreApplication.translate("ToolFlow", "Starting the MCP servers…"))
 
@@ -240,7 +258,9 @@ class ToolFlow(QObject):
             if client is not self.client:
                 return  # another file was chosen meanwhile
             self.tools = tools
-            lines = [say(notice) for notice in client.notice_words]
+            lines = [self._key_problem] if self._key_problem else []
+            self._key_problem = ""
+            lines += [say(notice) for notice in client.notice_words]
             lines += [
                 QCoreApplication.translate(
                     "ToolFlow", "MCP server {name} waits for your answer above the chat."
@@ -259,8 +279,16 @@ class ToolFlow(QObject):
 
         self.background.submit(client.list_tools, listed, lambda exc: self._set_status(say_error(exc)))
 
-    def _start_answered(self, server: McpServerConfig, allowed: bool) -> None:
-        """The user answered the bar: an allowed command is remembered and the servers start again with it."""
+    def _start_answered(self, server: McpServerConfig, allowed: bool, key: str) -> None:
+        """The user answered the bar: an allowed command is remembered and the servers start again with it.
+
+        A key typed for a remote server is kept in the key store under its address (never in the settings).
+        """
+        if allowed and key:
+            try:
+                self.keys().save(server.url, key)
+            except TandemError as exc:
+                self._key_problem = say_error(exc)  # said with the servers' status once they have started
         if allowed:
             self._save_prefs(self.prefs().with_started(server.start_key))
         else:
