@@ -157,17 +157,21 @@ def test_mcp_file_errors_and_a_failed_start_in_the_tools_tab_in_german(
     window = make_window()
     flow = window.controller.tool_flow
     remote = tmp_path / "remote.json"
-    remote.write_text(json.dumps({"mcpServers": {"web": {"url": "http://localhost:9/mcp"}}}))
+    remote.write_text(json.dumps({"mcpServers": {"web": {"url": "ftp://localhost:9/mcp"}}}))
     with pytest.raises(McpConfigError) as caught:
         read_mcp_file(remote)
-    assert str(caught.value) == (
-        f"{remote}: server 'web' is a remote (url) server; only servers started by a command are supported"
-    )
+    assert str(caught.value) == f"{remote}: server 'web': \"url\" must be an http:// or https:// address"
     flow.set_config(str(remote))
     assert window.settings_panel.mcp.status.text() == (
-        f"{remote}: Server 'web' ist ein entfernter (url-)Server; "
-        "unterstützt werden nur Server, die durch einen Befehl gestartet werden"
+        f"{remote}: Server 'web': „url“ muss eine http://- oder https://-Adresse sein"
     )
+    # A remote server is asked about in German too, before it is first reached.
+    remote.write_text(json.dumps({"mcpServers": {"web": {"url": "http://localhost:9/mcp"}}}))
+    flow.set_config(str(remote))
+    assert flow.start_bar.text.text() == (
+        "Mit dem MCP-Server 'web' verbinden? Seine Werkzeuge laufen unter dieser Adresse: http://localhost:9/mcp"
+    )
+    assert flow.start_bar.key.placeholderText() == "Schlüssel, falls er einen braucht"
 
     gone = tmp_path / "gone.json"
     gone.write_text(json.dumps({"mcpServers": {"gone": {"command": "/nonexistent/tandem-mcp-server"}}}))
