@@ -161,11 +161,15 @@ async def _sse_session(config: McpServerConfig, pipes: ServerPipes, stack: Async
     ) -> httpx2.AsyncClient:
         return _http_client(config, BoundedTransport(pipes))
 
-    read, write = await stack.enter_async_context(
-        sse_client(
-            config.url, timeout=CONNECT_TIMEOUT, sse_read_timeout=STREAM_READ_TIMEOUT, httpx_client_factory=client
+    try:
+        read, write = await stack.enter_async_context(
+            sse_client(
+                config.url, timeout=CONNECT_TIMEOUT, sse_read_timeout=STREAM_READ_TIMEOUT, httpx_client_factory=client
+            )
         )
-    )
+    except httpx2.HTTPStatusError as exc:  # neither transport is offered there (a wrong address: 404)
+        status = exc.response.status_code
+        raise RemoteRefusedError(_REFUSED.format(status=status, reason=_reason(status))) from exc
     session = await stack.enter_async_context(ClientSession(read, write))
     await session.initialize()
     return session

@@ -11,7 +11,7 @@ mode:
 ``malformed``: a 200 whose JSON body is not a JSON-RPC message.
 ``drop``: promises a body of 100000 bytes, sends a few, and closes the connection.
 ``hang``: never answers (nor, in mode ``hang-all``, anything at all).
-``refuse``: answers every request with 401 Unauthorized.
+``refuse``: answers every request with 401 Unauthorized (``missing``: 404 Not Found).
 
 Every request's headers are kept in :attr:`HostileServer.seen`.
 """
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import threading
+from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -42,7 +43,7 @@ class HostileServer:
     def __init__(self, mode: str, huge: int = 2 << 20) -> None:
         self.mode = mode
         self.huge = huge
-        self.seen: list[dict[str, str]] = []
+        self.seen: list[Message] = []  # each request's headers (names read in any case)
         self.released = threading.Event()  # set on close: a hanging answer gives up
         owner = self
 
@@ -53,8 +54,8 @@ class HostileServer:
                 pass  # quiet: the test says what went wrong
 
             def do_GET(self) -> None:
-                owner.seen.append(dict(self.headers))
-                self.send_response(405)
+                owner.seen.append(self.headers)
+                self.send_response(404 if owner.mode == "missing" else 405)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
@@ -62,13 +63,13 @@ class HostileServer:
                 self.do_GET()
 
             def do_POST(self) -> None:
-                owner.seen.append(dict(self.headers))
+                owner.seen.append(self.headers)
                 body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
                 if owner.mode == "hang-all":
                     owner.released.wait(60)
                     return
-                if owner.mode == "refuse":
-                    self.send_response(401)
+                if owner.mode in ("refuse", "missing"):
+                    self.send_response(401 if owner.mode == "refuse" else 404)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return

@@ -94,13 +94,17 @@ def test_the_headers_are_sent_and_a_wrong_key_is_one_line_without_the_key() -> N
         assert all(headers.get("Authorization") == f"Bearer {TOKEN}" for headers in served.seen)
     finally:
         served.close()
-    refusing = HostileServer("refuse")
-    try:
-        with McpClient([McpServerConfig("h", url=refusing.url, headers=AUTH)]) as client:
-            assert client.list_tools() == ()
-            assert client.notices == ["MCP server 'h' could not start: the server answered HTTP 401 (Unauthorized)"]
-    finally:
-        refusing.close()
+    for mode, said in (("refuse", "401 (Unauthorized)"), ("missing", "404 (Not Found)")):  # 404: SSE is tried too
+        refusing = HostileServer(mode)
+        try:
+            with McpClient([McpServerConfig("h", url=refusing.url, headers=AUTH)]) as client:
+                assert client.list_tools() == ()
+                assert client.notices == [f"MCP server 'h' could not start: the server answered HTTP {said}"]
+            assert [h.get("Accept") for h in refusing.seen][-1] == (
+                "text/event-stream" if mode == "missing" else "application/json, text/event-stream"
+            )
+        finally:
+            refusing.close()
 
 
 def test_a_server_that_refuses_the_connection_or_never_answers_is_a_notice() -> None:
