@@ -19,6 +19,7 @@ from app.core.tools.reader import call_attempt
 from app.core.tools.turns import Approval, ToolNote, ToolOutcome
 from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import ROOT, one_line_error, run_cli
+from tests.engine.tools.hostile_http import HostileServer
 from tests.engine.tools.processes import ended_within
 
 SERVER = ROOT / "tests" / "engine" / "tools" / "mcp_test_server.py"
@@ -72,6 +73,26 @@ def test_the_servers_environment_is_shown_masked_and_its_grandchild_ends_with_th
     assert shown.endswith(f" {sys.executable} {HOSTILE} fork")
     assert secret not in result.stderr + result.stdout
     assert ended_within(int(pid_file.read_text(encoding="utf-8")), 60)  # the run is over: so is the server's group
+
+
+@pytest.mark.slow
+def test_a_remote_server_is_shown_by_its_address_its_key_masked_and_sent(
+    demo_pair: tuple[Path, Path], tmp_path: Path
+) -> None:
+    token = "sk-remote-" + "6" * 30
+    served = HostileServer("hang")  # speaks streamable HTTP on a thread of this test
+    try:
+        config = tmp_path / "mcp.json"
+        entry = {"url": served.url, "headers": {"Authorization": f"Bearer {token}"}}
+        config.write_text(json.dumps({"mcpServers": {"web": entry}}))
+        args = [*pair_args(demo_pair), "--max-tokens", "1", "--mcp", str(config), "--allow-tools", "Hi"]
+        result = run_cli("chat", *args)
+    finally:
+        served.close()
+    assert result.returncode == 0, result.stderr
+    assert f"connecting to MCP server 'web': {served.url} (Authorization: ••••••••)" in result.stderr.splitlines()
+    assert token not in result.stderr + result.stdout
+    assert served.seen and all(h.get("Authorization") == f"Bearer {token}" for h in served.seen)
 
 
 @pytest.mark.slow
