@@ -19,12 +19,15 @@ by the verbs in its name (:mod:`app.core.tools.writes`).
 
 A server's command is passed to ``before_start`` before it first runs (the CLI
 prints it, the window asks, both with its environment, secrets masked); a
-server it declines offers no tools. A remote server (a ``url``) is reached over
-HTTP instead (:mod:`app.engine.tools.mcp_remote`), through the same session;
-where its headers give no ``Authorization``, the key ``saved_key`` finds for
-its address (the key store the window keeps it in) is sent. Each server runs in its own process group,
-ended whole when the client closes or drops it, and only the last 64 KiB of its
-stderr are kept (:mod:`app.engine.tools.mcp_process`).
+server it declines offers no tools. Each local server runs in its own process
+group, ended whole when the client closes or drops it, and only the last 64 KiB
+of its stderr are kept (:mod:`app.engine.tools.mcp_process`). A remote server
+(a ``url``) is reached over HTTP instead (:mod:`app.engine.tools.mcp_remote`),
+its answers bounded as a local server's lines are, and used through the same
+SDK session; where its headers give no ``Authorization``, the key
+``saved_key`` finds for its address (the key store the window keeps it in)
+is sent. Error lines never quote a secret-looking value of the configuration
+(:func:`~app.core.tools.mcp_config.masked`).
 """
 
 from __future__ import annotations
