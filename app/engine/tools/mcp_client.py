@@ -247,13 +247,16 @@ class McpClient:
     async def _start(self, config: McpServerConfig) -> _Running:
         ready: asyncio.Future[_Running] = asyncio.get_running_loop().create_future()
         stop = asyncio.Event()
-        task = asyncio.create_task(self._hold(config, ready, stop, ServerPipes()), name=f"mcp-{config.name}")
+        pipes = ServerPipes()
+        task = asyncio.create_task(self._hold(config, ready, stop, pipes), name=f"mcp-{config.name}")
         try:
             return await asyncio.wait_for(asyncio.shield(ready), self.start_timeout)
         except TimeoutError:
             ready.cancel()  # no one waits for it now: the task must not leave an exception in it
             stop.set()
             task.cancel()
+            if pipes.cut_off:  # what it sent was past the bound, and the SDK waited on for the rest
+                raise McpStartError(_COULD_NOT_START.fill(name=repr(config.name), error=pipes.cut_off)) from None
             raise
 
     async def _hold(

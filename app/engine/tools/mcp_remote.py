@@ -23,6 +23,7 @@ import http
 import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
+from typing import TypeVar
 
 import httpx2
 from mcp import ClientSession
@@ -36,8 +37,11 @@ from app.engine.tools.mcp_process import ServerPipes
 CONNECT_TIMEOUT = 30.0  # seconds to connect, send a request or wait for a pooled connection
 STREAM_READ_TIMEOUT = 300.0  # seconds an open response may stay silent (a call's own time-out is shorter)
 SSE_ONLY = frozenset({400, 404, 405})  # how a server without streamable HTTP answers its first POST
+E = TypeVar("E", bound=BaseException)
+
 _CUT_OFF = "it sent a response over {mib} MiB"
 _REFUSED = "the server answered HTTP {status} ({reason})"
+_NO_ENDPOINT = "its SSE stream ended before it said where to send messages"
 _EVENT_ENDS = (b"\n\n", b"\r\n\r\n", b"\r\r")  # what ends one server-sent event
 
 # The SDK logs a broken response with its traceback at ERROR; with no handler of the application's
@@ -54,6 +58,17 @@ def _reason(status: int) -> str:
         return http.HTTPStatus(status).phrase
     except ValueError:
         return "error"
+
+
+def _leaf(exc: BaseException, kind: type[E]) -> E | None:
+    """``exc`` when it is a ``kind``, else the first ``kind`` inside it (a task group's exceptions), else None."""
+    if isinstance(exc, kind):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _leaf(inner, kind)) is not None:
+                return found
+    return None
 
 
 class ResponseTooLargeError(httpx2.StreamError):
@@ -167,9 +182,14 @@ async def _sse_session(config: McpServerConfig, pipes: ServerPipes, stack: Async
                 config.url, timeout=CONNECT_TIMEOUT, sse_read_timeout=STREAM_READ_TIMEOUT, httpx_client_factory=client
             )
         )
-    except httpx2.HTTPStatusError as exc:  # neither transport is offered there (a wrong address: 404)
-        status = exc.response.status_code
-        raise RemoteRefusedError(_REFUSED.format(status=status, reason=_reason(status))) from exc
+    except Exception as exc:
+        refused = _leaf(exc, httpx2.HTTPStatusError)
+        if refused is not None:  # neither transport is offered there (a wrong address: 404)
+            status = refused.response.status_code
+            raise RemoteRefusedError(_REFUSED.format(status=status, reason=_reason(status))) from exc
+        if _leaf(exc, RuntimeError) is not None:  # the SDK's reader left before the server named where messages go
+            raise RemoteRefusedError(_NO_ENDPOINT) from exc
+        raise
     session = await stack.enter_async_context(ClientSession(read, write))
     await session.initialize()
     return session

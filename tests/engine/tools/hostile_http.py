@@ -12,6 +12,8 @@ mode:
 ``drop``: promises a body of 100000 bytes, sends a few, and closes the connection.
 ``hang``: never answers (nor, in mode ``hang-all``, anything at all).
 ``refuse``: answers every request with 401 Unauthorized (``missing``: 404 Not Found).
+``sse-flood`` and ``sse-drop``: offer only SSE (a POST gets 405), and their event
+stream sends one event of :attr:`HostileServer.huge` bytes, or half an event, then ends.
 
 Every request's headers are kept in :attr:`HostileServer.seen`.
 """
@@ -55,6 +57,17 @@ class HostileServer:
 
             def do_GET(self) -> None:
                 owner.seen.append(self.headers)
+                if owner.mode in ("sse-flood", "sse-drop"):  # an SSE-only server: its event stream misbehaves
+                    self.send_response(200)
+                    self.send_header("Content-Type", "text/event-stream")
+                    self.end_headers()
+                    if owner.mode == "sse-flood":
+                        self.wfile.write(b"event: endpoint\ndata: /messages?" + b"x" * owner.huge + b"\n\n")
+                    else:
+                        self.wfile.write(b"event: endpoint\ndata: /mess")
+                    self.wfile.flush()
+                    self.close_connection = True
+                    return
                 self.send_response(404 if owner.mode == "missing" else 405)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
@@ -68,8 +81,8 @@ class HostileServer:
                 if owner.mode == "hang-all":
                     owner.released.wait(60)
                     return
-                if owner.mode in ("refuse", "missing"):
-                    self.send_response(401 if owner.mode == "refuse" else 404)
+                if owner.mode in ("refuse", "missing", "sse-flood", "sse-drop"):
+                    self.send_response({"refuse": 401, "missing": 404}.get(owner.mode, 405))
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return

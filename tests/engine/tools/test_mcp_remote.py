@@ -171,3 +171,23 @@ def test_a_saved_key_is_sent_where_the_configuration_gives_no_authorization_and_
         assert all(TOKEN not in notice for notice in client.notices)
     finally:
         served.close()
+
+
+@pytest.mark.parametrize(
+    ("mode", "line"),
+    [
+        ("sse-flood", "MCP server 'h' could not start: it sent a response over 1 MiB"),
+        ("sse-drop", "MCP server 'h' could not start: its SSE stream ended before it said where to send messages"),
+    ],
+)
+def test_an_sse_only_server_whose_stream_misbehaves_is_one_line(
+    mode: str, line: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(mcp_process, "MAX_LINE", 1 << 20)
+    served = HostileServer(mode, huge=2 << 20)
+    try:
+        with McpClient([McpServerConfig("h", url=served.url)], start_timeout=3) as client:
+            assert client.list_tools() == ()
+            assert client.notices == [line]
+    finally:
+        served.close()
