@@ -8,7 +8,7 @@ SSE transport at the same address instead. Either way the session is the
 SDK's :class:`~mcp.ClientSession`, the one a local server's pipes feed, so
 listing and calling tools is the same road for both.
 
-Every response passes through :class:`BoundedTransport`: one JSON body, or
+Every response passes through :class:`ResponseBound`: one JSON body, or
 one server-sent event, may take :data:`~app.engine.tools.mcp_process.MAX_LINE`
 bytes (what one stdio line may take); past that the response is cut, the
 call it answered ends, and :attr:`ServerPipes.cut_off
@@ -101,39 +101,31 @@ class _BoundedStream(httpx2.AsyncByteStream):
         await self.inner.aclose()
 
 
-class BoundedTransport(httpx2.AsyncBaseTransport):
-    """An HTTP transport whose response bodies are bounded, and which notes the status of the first POST."""
+class ResponseBound:
+    """The client's response hook: each body bounded, and the status the first POST was answered with noted.
 
-    def __init__(self, pipes: ServerPipes, limit: int | None = None) -> None:
-        self.inner = httpx2.AsyncHTTPTransport()
+    A hook rather than a transport of its own, so the client keeps its usual
+    connection handling (the environment's proxy settings included).
+    """
+
+    def __init__(self, pipes: ServerPipes) -> None:
         self.pipes = pipes
-        self.limit = limit
         self.first_post: int | None = None  # the status the first POST was answered with
 
-    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        response = await self.inner.handle_async_request(request)
-        if request.method == "POST" and self.first_post is None:
+    async def __call__(self, response: httpx2.Response) -> None:
+        if response.request.method == "POST" and self.first_post is None:
             self.first_post = response.status_code
-        limit = self.limit if self.limit is not None else mcp_process.MAX_LINE  # read late: the tests lower it
+        limit = mcp_process.MAX_LINE  # read at each response: the tests lower it
         events = response.headers.get("content-type", "").lower().startswith("text/event-stream")
         stream = response.stream
-        assert isinstance(stream, httpx2.AsyncByteStream)  # an async transport's responses stream asynchronously
-        return httpx2.Response(
-            status_code=response.status_code,
-            headers=response.headers,
-            stream=_BoundedStream(stream, self.pipes, limit, events),
-            extensions=response.extensions,
-            request=request,
-        )
-
-    async def aclose(self) -> None:
-        await self.inner.aclose()
+        assert isinstance(stream, httpx2.AsyncByteStream)  # an async client's responses stream asynchronously
+        response.stream = _BoundedStream(stream, self.pipes, limit, events)
 
 
-def _http_client(config: McpServerConfig, transport: BoundedTransport) -> httpx2.AsyncClient:
+def _http_client(config: McpServerConfig, bound: ResponseBound) -> httpx2.AsyncClient:
     headers = {"Accept-Encoding": "identity", **config.headers}
     timeout = httpx2.Timeout(CONNECT_TIMEOUT, read=STREAM_READ_TIMEOUT)
-    return httpx2.AsyncClient(headers=headers, timeout=timeout, transport=transport)
+    return httpx2.AsyncClient(headers=headers, timeout=timeout, event_hooks={"response": [bound]})
 
 
 async def remote_session(config: McpServerConfig, pipes: ServerPipes, stack: AsyncExitStack) -> ClientSession:
@@ -143,10 +135,10 @@ async def remote_session(config: McpServerConfig, pipes: ServerPipes, stack: Asy
     with one of :data:`SSE_ONLY`. Any other failure is raised as it is.
     """
     pipes.stderr.close_writer()  # a remote server has no stderr: the ring's thread ends now
-    transport = BoundedTransport(pipes)
+    bound = ResponseBound(pipes)
     attempt = AsyncExitStack()
     try:
-        client = await attempt.enter_async_context(_http_client(config, transport))
+        client = await attempt.enter_async_context(_http_client(config, bound))
         read, write = await attempt.enter_async_context(
             streamable_http_client(config.url, http_client=client, max_sse_event_size=None)
         )
@@ -154,7 +146,7 @@ async def remote_session(config: McpServerConfig, pipes: ServerPipes, stack: Asy
         await session.initialize()
     except Exception as exc:
         await attempt.aclose()
-        status = transport.first_post
+        status = bound.first_post
         if status is not None and status >= 400 and status not in SSE_ONLY:
             raise RemoteRefusedError(_REFUSED.format(status=status, reason=_reason(status))) from exc
         if status not in SSE_ONLY:
@@ -174,7 +166,8 @@ async def _sse_session(config: McpServerConfig, pipes: ServerPipes, stack: Async
     def client(
         headers: dict[str, str] | None = None, timeout: httpx2.Timeout | None = None, auth: httpx2.Auth | None = None
     ) -> httpx2.AsyncClient:
-        return _http_client(config, BoundedTransport(pipes))
+        # The SDK asks for no headers and the time-outs given below: the configured client is that client.
+        return _http_client(config, ResponseBound(pipes))
 
     try:
         read, write = await stack.enter_async_context(
