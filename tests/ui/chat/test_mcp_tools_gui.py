@@ -371,6 +371,13 @@ def test_a_remote_server_is_asked_about_by_its_address_with_its_key_masked_and_n
         stored = window.app_settings.path.read_text(encoding="utf-8", errors="replace")
         assert token not in stored and read_mcp_file(config)[0].start_key in stored
         assert allowed_lines(window) == [f"{served.url} (Authorization: ••••••••)"]
+        # Remove in Settings takes it back: it is asked about again (no key field: the file gives Authorization).
+        box = window.settings_panel.mcp
+        box.allowed.setCurrentRow(0)
+        qtbot.mouseClick(box.remove, Qt.MouseButton.LeftButton)
+        bar = window.controller.tool_flow.start_bar
+        qtbot.waitUntil(bar.isVisible, timeout=10_000)
+        assert bar.text.text() == asked and bar.key.isHidden()
     finally:
         served.close()
 
