@@ -111,8 +111,8 @@
     </message>
     <message>
         <location filename="../app/ui/start/branding.py" line="105" />
-        <source>&lt;p&gt;Models, chats and settings are kept in&lt;br&gt;&lt;code&gt;{folder}&lt;/code&gt;&lt;br&gt;and stay there when the app is reinstalled or removed.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;Modelle, Chats und Einstellungen liegen in&lt;br&gt;&lt;code&gt;{folder}&lt;/code&gt;&lt;br&gt;und bleiben dort, wenn die App neu installiert oder entfernt wird.&lt;/p&gt;</translation>
+        <source>&lt;p&gt;Models and chats are kept in&lt;br&gt;&lt;code&gt;{folder}&lt;/code&gt;&lt;br&gt;and stay there when the app is reinstalled or removed.&lt;br&gt;Settings: &lt;code&gt;{config}&lt;/code&gt;&lt;br&gt;Cache: &lt;code&gt;{cache}&lt;/code&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;Modelle und Chats liegen in&lt;br&gt;&lt;code&gt;{folder}&lt;/code&gt;&lt;br&gt;und bleiben dort, wenn die App neu installiert oder entfernt wird.&lt;br&gt;Einstellungen: &lt;code&gt;{config}&lt;/code&gt;&lt;br&gt;Cache: &lt;code&gt;{cache}&lt;/code&gt;&lt;/p&gt;</translation>
     </message>
     <message>
         <location filename="../app/ui/start/branding.py" line="116" />

@@ -79,6 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     args = parser.parse_args(args_list)
     try:
+        if not args.probe_gui:  # a child of a start that moved them already
+            _relocate_old_layout()
         if args.selftest:
             from app.cli.selftest import run_selftest
 
@@ -115,6 +117,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         # would not. Python would complain again when it flushes stdout at exit, so point it elsewhere.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
+
+
+def _relocate_old_layout() -> None:
+    """Move the settings and cache out of the data folder, once (:mod:`app.engine.relocation`); notes on stderr."""
+    from app.core.display.terminal_text import visible
+    from app.engine.relocation import relocate
+
+    for note in relocate().notes:
+        print(f"note: {visible(note)}", file=sys.stderr)  # paths are the user's own text
 
 
 def _incomplete_install(exc: ImportError, prefix: str) -> int:

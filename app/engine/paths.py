@@ -1,9 +1,28 @@
-"""Where Tandem's files are: the per-user data folder, and the resources shipped with the app.
+"""Where Tandem's files are: the per-user data, config and cache folders, and the resources shipped with the app.
 
-``TANDEM_DATA_DIR`` overrides the location (tests and portable installs);
-otherwise platformdirs picks ``~/.local/share/Tandem`` on Linux,
-``~/Library/Application Support/Tandem`` on macOS and ``%LOCALAPPDATA%\\Tandem``
-on Windows, which survive reinstalling the app.
+Three folders, as the desktop expects them (platformdirs picks each; the
+paths shown are Linux's, with ``$XDG_DATA_HOME``, ``$XDG_CONFIG_HOME`` and
+``$XDG_CACHE_HOME`` honoured):
+
+* data, ``~/.local/share/Tandem``: the chats, the models, the model library
+  and the saved keys, what a backup must hold;
+* config, ``~/.config/Tandem``: ``settings.ini``;
+* cache, ``~/.cache/Tandem``: what Tandem can make again, the prefix cache
+  (gigabytes), the learned speeds and the model facts it read before.
+
+On macOS they are ``~/Library/Application Support/Tandem``, ``~/Library/Application
+Support/Tandem`` and ``~/Library/Caches/Tandem``; on Windows ``%LOCALAPPDATA%\\Tandem``,
+the same, and ``%LOCALAPPDATA%\\Tandem\\Cache``. The build scripts' cache
+(``~/.cache/tandem``, lower case: wheels, virtual environments, llama-server)
+is not Tandem's cache: none of the names the app keeps in its cache is one
+the scripts use, so even where the file system ignores case the two never
+take each other's files.
+
+``TANDEM_DATA_DIR`` keeps everything in one folder (tests and portable
+installs): the settings in it and the cache in its ``cache`` subfolder.
+``TANDEM_CONFIG_DIR`` and ``TANDEM_CACHE_DIR`` set those two on their own.
+:mod:`app.engine.relocation` moves files from where older versions kept them,
+once.
 """
 
 from __future__ import annotations
@@ -67,6 +86,38 @@ def data_dir() -> Path:
     return root
 
 
+def _private_folder(path: Path) -> Path:
+    """``path``, made (0700) when it can be; as for :func:`data_dir`, whoever writes there reports a failure."""
+    with contextlib.suppress(OSError):
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return path
+
+
+def config_dir() -> Path:
+    """Where the settings are (created on demand): see the module docstring."""
+    override = os.environ.get("TANDEM_CONFIG_DIR")
+    if override:
+        return _private_folder(Path(override).expanduser())
+    if os.environ.get("TANDEM_DATA_DIR"):
+        return data_dir()
+    return _private_folder(Path(platformdirs.user_config_dir(APP_NAME, appauthor=False)))
+
+
+def cache_dir() -> Path:
+    """Where what Tandem can make again is kept (created on demand, 0700: saved states hold prompts)."""
+    override = os.environ.get("TANDEM_CACHE_DIR")
+    if override:
+        return _private_folder(Path(override).expanduser())
+    if os.environ.get("TANDEM_DATA_DIR"):
+        return _private_folder(data_dir() / "cache")
+    return _private_folder(Path(platformdirs.user_cache_dir(APP_NAME, appauthor=False)))
+
+
+def settings_file() -> Path:
+    """The INI file of the settings that outlive the window (:mod:`app.ui.settings.store`)."""
+    return config_dir() / "settings.ini"
+
+
 def models_dir() -> Path:
     """Where downloaded and installed GGUF files go."""
     path = (
@@ -81,9 +132,9 @@ def models_dir() -> Path:
 
 def prefix_cache_dir() -> Path:
     """Where the prefix cache keeps saved KV states (:mod:`app.engine.llama.prefix_cache`); made when first written."""
-    return data_dir() / "prefix-cache"
+    return cache_dir() / "prefix-cache"
 
 
 def controller_profiles_file() -> Path:
     """Where the adaptive controller's learned costs are kept per pair (:mod:`app.engine.llama.profile_store`)."""
-    return data_dir() / "controller-profiles.json"
+    return cache_dir() / "controller-profiles.json"

@@ -27,13 +27,13 @@ def test_an_empty_data_folder_shows_nothing_kept(tmp_path: Path) -> None:
     result = run_cli("cache", data=data)  # no action: show
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
-        f"prefix cache: {data / 'prefix-cache'}",
+        f"prefix cache: {data / 'cache' / 'prefix-cache'}",
         "  0 B in 0 saved states (limit 4.00 GiB)",
-        f"learned speeds: {data / 'controller-profiles.json'}",
+        f"learned speeds: {data / 'cache' / 'controller-profiles.json'}",
         "  0 model pairs",
     ]
     assert _show(data)["prefix_cache"] == {
-        "folder": str(data / "prefix-cache"),
+        "folder": str(data / "cache" / "prefix-cache"),
         "entries": 0,
         "bytes": 0,
         "longest_tokens": 0,
@@ -53,7 +53,7 @@ def test_what_a_chat_kept_is_shown_then_cleared_one_store_at_a_time(
     )  # fmt: skip
     assert chat.returncode == 0, chat.stderr
     prompt_tokens = len(json.loads(chat.stdout)["prompt_tokens"])
-    files = list((data / "prefix-cache").glob(f"*{SUFFIX}"))
+    files = list((data / "cache" / "prefix-cache").glob(f"*{SUFFIX}"))
     shown = _show(data)
     assert shown["prefix_cache"]["entries"] == len(files) >= 1  # the target's state (the draft's if it drafted)
     assert shown["prefix_cache"]["bytes"] == sum(f.stat().st_size for f in files) > 0
@@ -71,7 +71,7 @@ def test_what_a_chat_kept_is_shown_then_cleared_one_store_at_a_time(
     assert both.stdout.startswith(f"removed {len(files)} saved state")
     assert both.stdout.endswith("forgot the learned speeds of 0 model pairs\n")
     assert _show(data)["prefix_cache"]["entries"] == 0
-    assert not list((data / "prefix-cache").glob(f"*{SUFFIX}"))
+    assert not list((data / "cache" / "prefix-cache").glob(f"*{SUFFIX}"))
 
 
 def test_clear_takes_one_store_or_both_not_two_flags(tmp_path: Path) -> None:
@@ -86,12 +86,12 @@ def test_clear_with_the_cache_folder_a_link_removes_nothing_where_it_points(tmp_
     for name in ("my-notes.tkv", "thesis.part"):
         (elsewhere / name).write_text(f"the user's {name}", encoding="utf-8")
     data = tmp_path / "data"
-    data.mkdir()
-    (data / "prefix-cache").symlink_to(elsewhere)
+    (data / "cache").mkdir(parents=True)
+    (data / "cache" / "prefix-cache").symlink_to(elsewhere)
     result = run_cli_process("cache", "clear", "--prefixes", data=data, timeout=120)  # the log line as printed
     assert result.returncode == 0 and result.stdout == "removed 0 saved states (0 B)\n"
     assert result.stderr.count("\n") == 1 and "symbolic link" in result.stderr, result.stderr
-    assert str(data / "prefix-cache") in result.stderr
+    assert str(data / "cache" / "prefix-cache") in result.stderr
     assert sorted(p.name for p in elsewhere.iterdir()) == ["my-notes.tkv", "thesis.part"]
     assert (elsewhere / "thesis.part").read_text(encoding="utf-8") == "the user's thesis.part"
 
@@ -101,8 +101,8 @@ def test_clear_with_the_cache_folder_a_link_removes_nothing_where_it_points(tmp_
 def test_a_fifo_among_the_entries_is_skipped_with_a_note_not_waited_on(tmp_path: Path, action: str) -> None:
     """Case 4: a FIFO named as an entry hung `cache show` and `cache clear` (a new process: a hang is a timeout)."""
     data = tmp_path / "data"
-    (data / "prefix-cache").mkdir(parents=True)
-    fifo = data / "prefix-cache" / f"{'a' * 64}{SUFFIX}"
+    (data / "cache" / "prefix-cache").mkdir(parents=True)
+    fifo = data / "cache" / "prefix-cache" / f"{'a' * 64}{SUFFIX}"
     os.mkfifo(fifo)
     result = run_cli_process("cache", action, data=data, timeout=60)
     assert result.returncode == 0, result.stderr
@@ -113,7 +113,7 @@ def test_a_fifo_among_the_entries_is_skipped_with_a_note_not_waited_on(tmp_path:
 def test_clear_with_a_folder_where_the_learned_speeds_are_kept_says_so_in_one_line(tmp_path: Path) -> None:
     """A folder named as the learned-speeds file ended `cache clear` in a traceback (IsADirectoryError)."""
     data = tmp_path / "data"
-    folder = data / "controller-profiles.json"
+    folder = data / "cache" / "controller-profiles.json"
     folder.mkdir(parents=True)
     (folder / "kept.txt").write_text("the user's", encoding="utf-8")
     result = run_cli_process("cache", "clear", "--speeds", data=data, timeout=120)  # the log line as printed

@@ -2,7 +2,7 @@
 
 Reading a header costs 0.2-0.5 s for a 50k-150k token vocabulary (most of it
 the token and merge lists). Each file's :class:`ModelInspection` and
-:class:`VocabSummary` are kept in memory and in ``data_dir()/cache/models``,
+:class:`VocabSummary` are kept in memory and in ``cache_dir()/models``,
 one small JSON file per model path, and reused while the file's size and
 modification time are unchanged; a re-downloaded or edited file is simply
 read again.
@@ -23,7 +23,7 @@ from app.core.pairing.compatibility import VocabSummary, summarize_vocab
 from app.engine.gguf.header import ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection, inspect_header
 from app.engine.gguf.vocab import vocab_info
-from app.engine.paths import data_dir
+from app.engine.paths import cache_dir
 
 # Bump when ModelInspection, VocabSummary or the digest scheme change: older
 # entries are then ignored rather than misread.
@@ -44,7 +44,7 @@ _lock = threading.Lock()
 
 def cache_folder() -> Path:
     """Where the per-model cache files live."""
-    return data_dir() / "cache" / "models"
+    return cache_dir() / "models"
 
 
 def _cache_file(folder: Path, path: Path) -> Path:

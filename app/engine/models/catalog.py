@@ -17,7 +17,7 @@ from pathlib import Path
 from app.core import stored_json
 from app.core.display.units import format_bytes
 from app.core.pairing.catalog import Catalog, CatalogModel, catalog_key, load_catalog, with_exact_sizes
-from app.engine.paths import data_dir, resources_dir
+from app.engine.paths import cache_dir, resources_dir
 
 
 def bundled_catalog_path() -> Path:
@@ -27,7 +27,7 @@ def bundled_catalog_path() -> Path:
 
 def exact_sizes_path() -> Path:
     """Where the sizes learnt at download are kept."""
-    return data_dir() / "catalog-sizes.json"
+    return cache_dir() / "catalog-sizes.json"
 
 
 def exact_sizes() -> dict[str, int]:

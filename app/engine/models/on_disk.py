@@ -3,7 +3,7 @@
 Hashing a model file reads all of it, so a digest is computed only for local
 files whose size equals a listed file's (see
 :func:`app.core.pairing.on_disk.match_on_disk`) and is kept in
-``data_dir()/cache/sha256.json`` until the file changes.
+``cache_dir()/sha256.json`` until the file changes.
 """
 
 from __future__ import annotations
@@ -17,14 +17,14 @@ from app.core import stored_json
 from app.core.pairing.on_disk import LibraryFile, OfferedFile, match_on_disk
 from app.engine.hub.listing import RepoGGUF
 from app.engine.models.local import LocalModel, list_local_models
-from app.engine.paths import data_dir
+from app.engine.paths import cache_dir
 
 _CHUNK = 1 << 20
 _lock = threading.Lock()
 
 
 def _cache_file() -> Path:
-    return data_dir() / "cache" / "sha256.json"
+    return cache_dir() / "sha256.json"
 
 
 def _read_cache() -> dict[str, list[object]]:

@@ -3,7 +3,7 @@
 A remote file is written ``owner/name/path/in/repo.gguf`` (the repository
 id, then the path inside it). Its header is read with growing Range requests
 (:mod:`app.engine.hub.remote`) and its exact bytes are kept under
-``data_dir()/cache/remote``, one ``.header`` file and one ``.json`` file of
+``cache_dir()/remote``, one ``.header`` file and one ``.json`` file of
 facts per (repository, revision, path). The next inspection asks the Hub
 only for the file's ETag (one HEAD) and reuses the cached bytes while it is
 unchanged; in offline mode the cache is used as it is. Keeping the raw header
@@ -30,7 +30,7 @@ from app.core import stored_json
 from app.engine.gguf.header import GGUFHeader, parse_header_bytes
 from app.engine.gguf.inspection import ModelInspection, inspect_header
 from app.engine.hub.progress import DownloadError
-from app.engine.paths import data_dir
+from app.engine.paths import cache_dir
 
 if TYPE_CHECKING:
     from app.engine.hub.remote import RemoteFile
@@ -91,7 +91,7 @@ def is_remote(text: str | Path) -> bool:
 
 def remote_cache_folder() -> Path:
     """Where remote headers are kept."""
-    return data_dir() / "cache" / "remote"
+    return cache_dir() / "remote"
 
 
 def _entry(spec: RemoteSpec) -> tuple[Path, Path]:

@@ -1,8 +1,9 @@
-"""Settings that outlive the window, kept with QSettings in an INI file in the data folder.
+"""Settings that outlive the window, kept with QSettings in an INI file in the config folder.
 
-The INI file sits in :func:`~app.engine.paths.data_dir` rather than the
-platform registry, so ``TANDEM_DATA_DIR`` moves it together with the
-conversations: tests and portable installs never touch the user's settings.
+The INI file is :func:`~app.engine.paths.settings_file` (``~/.config/Tandem/settings.ini``
+on Linux) rather than the platform registry, so ``TANDEM_DATA_DIR`` moves it
+together with the conversations: tests and portable installs never touch the
+user's settings.
 
 Only what belongs to this machine is global (context size, threads, GPU
 layers). What a chat is generated with (system prompt, sampling, drafter) is
@@ -39,7 +40,7 @@ from app.core.errors import TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.core.tools.prefs import ToolPrefs
 from app.engine.llama.session import DrafterKind, PairConfig
-from app.engine.paths import data_dir
+from app.engine.paths import settings_file
 from app.engine.remote.limits import RemoteLimits
 from app.engine.safe_files import make_private, regular_file_problem
 
@@ -98,7 +99,7 @@ class RemoteChoice:
 
 def settings_path() -> Path:
     """The INI file."""
-    return data_dir() / "settings.ini"
+    return settings_file()
 
 
 @dataclass(frozen=True, slots=True)

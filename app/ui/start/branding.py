@@ -97,7 +97,7 @@ def llama_build_info() -> str:
 
 def about_text() -> str:
     """The About dialog's body (rich text)."""
-    from app.engine.paths import data_dir
+    from app.engine.paths import cache_dir, config_dir, data_dir
 
     return (
         f"<h3>{APP_NAME} {app_version()}</h3>"
@@ -105,9 +105,10 @@ def about_text() -> str:
         f"<p>{llama_build_info()}<br>Python {sys.version.split()[0]}</p>"
         + QCoreApplication.translate(
             "Branding",
-            "<p>Models, chats and settings are kept in<br><code>{folder}</code><br>"
-            "and stay there when the app is reinstalled or removed.</p>",
-        ).format(folder=data_dir())
+            "<p>Models and chats are kept in<br><code>{folder}</code><br>"
+            "and stay there when the app is reinstalled or removed.<br>"
+            "Settings: <code>{config}</code><br>Cache: <code>{cache}</code></p>",
+        ).format(folder=data_dir(), config=config_dir(), cache=cache_dir())
     )
 
 

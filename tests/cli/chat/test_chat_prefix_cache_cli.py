@@ -37,7 +37,7 @@ def test_a_second_process_reuses_the_saved_prefix(small_pair: tuple[Path, Path],
     data = tmp_path / "data"
     first = _ask(small_pair, data, prompt)
     assert _reused(first) == 0
-    assert len(list((data / "prefix-cache").glob(f"*{SUFFIX}"))) == 1  # the target's state
+    assert len(list((data / "cache" / "prefix-cache").glob(f"*{SUFFIX}"))) == 1  # the target's state
     second = _ask(small_pair, data, prompt)
     assert _reused(second) == len(second["prompt_tokens"]) - 1  # type: ignore[arg-type]
     assert second["text"] == first["text"]
@@ -45,4 +45,4 @@ def test_a_second_process_reuses_the_saved_prefix(small_pair: tuple[Path, Path],
     fresh = tmp_path / "fresh"
     off = _ask(small_pair, fresh, prompt, "--no-prefix-cache")
     assert _reused(off) == 0 and off["text"] == first["text"]
-    assert not (fresh / "prefix-cache").exists()
+    assert not (fresh / "cache" / "prefix-cache").exists()

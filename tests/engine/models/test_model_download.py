@@ -319,7 +319,7 @@ def test_approximate_catalog_sizes_are_corrected_at_download_for_good(
     notes.clear()
     download_pair(pair.id, None, threading.Event(), folder=folder, notes=notes)
     assert notes == []  # nothing left to correct
-    (data_dir / "catalog-sizes.json").write_text("{not json", encoding="utf-8")
+    (data_dir / "cache" / "catalog-sizes.json").write_text("{not json", encoding="utf-8")
     assert load_catalog().models[pair.target.id].file_size == 4_680_000_000  # a damaged file: the catalog's own
 
 

@@ -184,7 +184,7 @@ def test_what_the_controller_learned_is_kept_for_the_next_start(make_window, sma
     load(qtbot, window, pair_choice(small_pair))
     first = Recorder(window)
     send(qtbot, window, PROMPT, first)
-    kept = ProfileStore(data_dir / "controller-profiles.json")
+    kept = ProfileStore(data_dir / "cache" / "controller-profiles.json")
     assert len(kept) == 1
     window.close()
     again = make_window(adaptive=True)

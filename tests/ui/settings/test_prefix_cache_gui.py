@@ -50,7 +50,7 @@ def test_the_learned_speeds_are_counted_and_forgotten(
     assert box.profiles_usage.text() == "0 pairs" and not box.forget_button.isEnabled()
     load(qtbot, window, pair_choice(small_pair))
     send(qtbot, window, "Name three rivers.")
-    stored = data_dir / "controller-profiles.json"
+    stored = data_dir / "cache" / "controller-profiles.json"
     qtbot.waitUntil(stored.exists, timeout=30_000)
     box.refresh()
     assert box.profiles_usage.text() == "1 pair" and box.forget_button.isEnabled()
