@@ -5,6 +5,8 @@ from __future__ import annotations
 import importlib.metadata
 
 APP_NAME = "Tandem"
+# The name pip knows it by (pyproject.toml's [project] name): "tandem" on PyPI is another project's.
+DISTRIBUTION = "tandem-chat"
 # The fallback version when the package metadata is unavailable (a source
 # checkout that was never pip-installed, or a frozen bundle built without it).
 # Keep it equal to pyproject.toml's version; tests/packaging checks that.
@@ -18,6 +20,6 @@ def version() -> str:
     (the CLI, ``--selftest``) can report it without importing Qt.
     """
     try:
-        return importlib.metadata.version("tandem")
+        return importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         return __version__

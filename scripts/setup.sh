@@ -10,7 +10,7 @@
 # runs and fresh virtual environments reuse it. It uses the GPU backend it finds
 # (CUDA, Vulkan, Metal; TANDEM_GPU=off for the CPU build) and says which.
 #
-# Options (environment): PYTHON (default python3.11, else python3; 3.11 and 3.12 work),
+# Options (environment): PYTHON (default python3.11, else python3; 3.11, 3.12 and 3.13 work),
 # TANDEM_VENV (default .venv), TANDEM_SKIP_MODELS=1 to skip model installs,
 # TANDEM_DEMO=0 to skip the Qwen demo pair (1.6 GB; the app's default pair),
 # TANDEM_GPU=off|cuda|vulkan|metal|auto (default auto: see scripts/llama_wheel.sh).

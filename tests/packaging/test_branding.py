@@ -31,6 +31,13 @@ def test_fallback_version_matches_pyproject() -> None:
     assert app.version() == project["version"]
 
 
+def test_the_distribution_name_is_the_one_the_code_reads() -> None:
+    # "tandem" on PyPI is another project: pip install tandem would install someone else's code.
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        project = tomllib.load(f)["project"]
+    assert project["name"] == app.DISTRIBUTION != "tandem"
+
+
 def test_rendered_icons_exist_at_every_size() -> None:
     assert (ICONS / "tandem.svg").read_text().lstrip().startswith("<?xml")
     for size in SIZES:

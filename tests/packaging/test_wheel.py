@@ -80,7 +80,7 @@ def build_wheel(out: Path) -> Path:
         check=True,
         timeout=600,
     )
-    (wheel,) = wheels.glob("tandem-*.whl")
+    (wheel,) = wheels.glob("tandem_chat-*.whl")  # the distribution's name, normalised as wheels spell it
     return wheel
 
 
@@ -121,13 +121,14 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Installed:
 
 def test_the_installed_copy_is_what_runs(installed: Installed) -> None:
     probe = (
-        "import app, tandem_resources\n"
+        "import app, importlib.metadata, tandem_resources\n"
         "from app.engine.paths import resources_dir\n"
         "print(app.__file__); print(tandem_resources.__file__); print(resources_dir()); print(app.version())\n"
+        "print(importlib.metadata.metadata(app.DISTRIBUTION)['Name'])\n"
     )
     result = installed.run(installed.python, "-c", probe)
     assert result.returncode == 0, result.stderr
-    app_file, resources_file, resources, version = result.stdout.splitlines()
+    app_file, resources_file, resources, version, name = result.stdout.splitlines()
     own = site_packages(installed.prefix).resolve()
     for path in (app_file, resources_file, resources):
         assert Path(path).resolve().is_relative_to(own), f"{path} is not in the new environment's {own}"
@@ -136,6 +137,7 @@ def test_the_installed_copy_is_what_runs(installed: Installed) -> None:
     assert (Path(resources) / "bench_prompts.json").is_file()
     assert not Path(app_file).resolve().is_relative_to(ROOT)
     assert version == __import__("app").__version__
+    assert name == "tandem-chat"  # installed under the name that is Tandem's on PyPI, not "tandem"
 
 
 def test_models_catalog_runs_from_the_wheel(installed: Installed) -> None:

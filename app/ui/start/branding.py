@@ -21,7 +21,7 @@ from app.engine.paths import resources_dir
 from app.ui.i18n.words import say_error
 
 APP_NAME = app.APP_NAME
-APP_ID = "tandem"  # desktop file, icon theme name and distribution name
+APP_ID = "tandem"  # desktop file and icon theme name (the distribution is app.DISTRIBUTION)
 DESCRIPTION = str(
     QT_TRANSLATE_NOOP("Branding", "Offline chat with local GGUF models, with speculative decoding you can see.")
 )

@@ -130,7 +130,7 @@ def test_a_restarted_server_reads_a_long_prompt_from_the_prefix_cache(
     with serve(small_pair, "--quiet", "--ctx", "2048", env=data) as (url, _):
         first = _ask_document(url)
     assert first["cached"] == first["cache_n"] == 0 and first["read"] == first["prompt"] > 600
-    assert (tmp_path / "data" / "cache" / "controller-profiles.json").is_file()  # the learned costs, saved after the reply
+    assert (tmp_path / "data" / "cache" / "controller-profiles.json").is_file()  # the learned costs, saved
     with serve(small_pair, "--quiet", "--ctx", "2048", env=data) as (url, _):
         second = _ask_document(url)
     assert second["prompt"] == first["prompt"]
