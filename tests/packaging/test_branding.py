@@ -101,6 +101,10 @@ def test_window_title_and_about_text(qapp: object) -> None:
     text = branding.about_text()
     assert f"Tandem {app.version()}" in text
     assert "llama-cpp-python" in text and ("GPU offload" in text or "CPU only" in text)
+    from app.engine.paths import cache_dir, config_dir, data_dir
+
+    for folder in (data_dir(), config_dir(), cache_dir()):  # where everything is: chats, settings, cache
+        assert f"<code>{folder}</code>" in text
 
 
 def test_app_icon_has_every_size(qapp: object) -> None:
