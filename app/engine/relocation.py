@@ -14,7 +14,8 @@ Nothing is lost on the way:
   note says so;
 * an old place that cannot be changed (a read-only folder) is copied and left
   as it was, with a note;
-* a failed copy leaves the old one as it was, with a note.
+* a failed copy leaves the old one as it was, with a note, and writes no
+  stamp: the next start tries again.
 
 Where the two places are one (``TANDEM_DATA_DIR``'s ``cache`` subfolder was
 the old place too, or Windows, whose config folder is the data folder), there
@@ -73,6 +74,7 @@ class Relocation:
     moved: list[tuple[Path, Path]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     stamped: bool = False  # the stamp was there or was written: later starts do nothing
+    failed: bool = False  # something could not be copied: no stamp, the next start tries again
 
 
 def relocate(data: Path | None = None) -> Relocation:
@@ -100,8 +102,9 @@ def relocate(data: Path | None = None) -> Relocation:
             if not _same_place(old_cache, paths.cache_dir()):
                 with contextlib.suppress(OSError):  # the old cache folder, once emptied (never when anything is left)
                     old_cache.rmdir()
-            stamp.write_text("settings and cache moved out of the data folder\n", encoding="utf-8")
-            report.stamped = True
+            if not report.failed:
+                stamp.write_text("settings and cache moved out of the data folder\n", encoding="utf-8")
+                report.stamped = True
     except filelock.Timeout:
         report.notes.append(f"another Tandem is moving files into {config}; this one starts without waiting for it")
     except OSError as exc:  # the config folder cannot be written: the next start tries again
@@ -142,6 +145,7 @@ def _move_one(old: Path, new: Path, report: Relocation) -> None:
         _copy_into_place(old, new)
     except OSError as exc:
         report.notes.append(f"could not move {old} to {new} ({exc.strerror or exc}); left it where it was")
+        report.failed = True
         return
     try:
         # Renamed aside first: a folder that cannot be changed refuses this at once, before any of it is removed.
@@ -169,8 +173,9 @@ def _copy_into_place(old: Path, new: Path) -> None:
     The copy is made writable by this user: a read-only old folder must not
     give a cache Tandem cannot write to.
     """
+    for left in new.parent.glob(f".{new.name}.moving-*"):  # a start killed while copying (the lock is held)
+        _remove(left)
     partial = new.with_name(f".{new.name}.moving-{os.getpid()}")
-    _remove(partial)  # left by a start that was killed while copying
     try:
         if old.is_dir() and not old.is_symlink():
             shutil.copytree(old, partial, symlinks=True)

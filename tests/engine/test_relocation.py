@@ -209,6 +209,30 @@ def test_a_read_only_old_folder_is_copied_not_lost(homes: Path, capsys: pytest.C
     assert_data_kept(data)
 
 
+def test_a_cache_folder_that_cannot_be_made_keeps_the_old_files_and_the_next_start_tries_again(
+    homes: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = homes / "data" / "Tandem"
+    build_old_layout(data)
+    (homes / "cache").write_text("a file where the cache home should be", encoding="utf-8")
+
+    _, err = start(capsys)
+
+    cache_names = [m.name for m in MOVES if m.new_folder is paths.cache_dir]
+    assert len(err.splitlines()) == len(cache_names) and "left it where it was" in err, err
+    for name in cache_names:
+        assert (data / name).exists(), name  # nothing lost
+    assert (homes / "config/Tandem/settings.ini").read_bytes() == OLD_FILES["settings.ini"]  # that one moved
+    assert not (homes / "config/Tandem" / STAMP_NAME).exists()
+
+    (homes / "cache").unlink()
+    _, err = start(capsys)
+    assert err == ""
+    for old, new in NEW_PLACES.items():
+        assert (homes / new).read_bytes() == OLD_FILES[old], new
+    assert (homes / "config/Tandem" / STAMP_NAME).is_file()
+
+
 def test_a_portable_data_folder_keeps_everything_in_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = tmp_path / "portable"
     data.mkdir()
