@@ -1,6 +1,6 @@
 """`tandem cache`: what Tandem keeps on this machine to make replies fast, and how to clear it.
 
-Two stores, both in the data folder and both shown in the window's Settings
+Two stores, both in the cache folder (:func:`app.engine.paths.cache_dir`) and both shown in the window's Settings
 ("Prefix cache"): the prefix cache (saved KV states of long prompts, see
 :mod:`app.engine.llama.prefix_cache`) and the adaptive controller's learned
 costs per model pair (:mod:`app.engine.llama.profile_store`). Clearing either

@@ -415,7 +415,7 @@ def save_pair(cache: PrefixCache, models: Sequence[LlamaModel | None]) -> None:
 
 
 def open_prefix_cache(budget_bytes: int | None = None) -> PrefixCache:
-    """The cache in Tandem's data folder (:func:`app.engine.paths.prefix_cache_dir`).
+    """The cache in Tandem's cache folder (:func:`app.engine.paths.prefix_cache_dir`).
 
     ``budget_bytes`` (the window's Settings) becomes the folder's limit; None
     opens it under the limit kept there.

@@ -6,7 +6,7 @@ to learn: on a 2-core CPU the F16 demo pair's first code reply needed 25-29
 verify steps where later ones needed 19-27. Closing the app threw that away.
 :class:`ProfileStore` keeps one profile per pair of model files (path, size,
 modification time) and machine (processor, core count, llama.cpp version,
-GPU layers) in one JSON file in Tandem's data folder, saved after every reply.
+GPU layers) in one JSON file in Tandem's cache folder, saved after every reply.
 A restored figure weighs as little as a pre-flight seed, so a machine that got
 slower or busier since corrects it within a few steps.
 
@@ -162,5 +162,5 @@ def _used(entry: dict[str, Any]) -> float:
 
 
 def open_profile_store() -> ProfileStore:
-    """The store in Tandem's data folder (:func:`app.engine.paths.controller_profiles_file`)."""
+    """The store in Tandem's cache folder (:func:`app.engine.paths.controller_profiles_file`)."""
     return ProfileStore(controller_profiles_file())

@@ -2,7 +2,7 @@
 
 Some catalog sizes are approximate (the Hub's listings as best known when the
 catalog was written). The first download of such a file learns its exact
-size; it is kept in ``catalog-sizes.json`` in the data folder and laid over
+size; it is kept in ``catalog-sizes.json`` in the cache folder and laid over
 the bundled catalog from then on, so every window and the CLI show the
 corrected size and a local copy is recognised by it.
 """

@@ -149,7 +149,7 @@ def _label_and_button(label: QLabel, button: QPushButton) -> QWidget:
 
 
 def install_prefix_cache(box: PrefixCacheBox, app_settings: AppSettings) -> PrefixCache:
-    """Open the data folder's cache with the saved limit, show it in ``box`` and keep the limit when edited."""
+    """Open the prefix cache with the saved limit, show it in ``box`` and keep the limit when edited."""
     text = app_settings.text(LIMIT_KEY, str(DEFAULT_LIMIT_GIB))
     try:
         gib = min(MAX_LIMIT_GIB, max(0, int(text)))
