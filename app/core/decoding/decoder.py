@@ -38,6 +38,7 @@ from app.core.decoding.distribution import TokenDistribution
 from app.core.decoding.draft_policy import DraftLengthPolicy, FixedDraftLength
 from app.core.decoding.drafters import Draft, Drafter, NoDrafter
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent, StepTimings, TokenOrigin
+from app.core.decoding.logprobs import TokenLogprobs, token_logprobs
 from app.core.decoding.model_port import CausalLM, common_prefix_length, sync_cache
 from app.core.decoding.sampling import LogitsWarper, SamplingParams
 from app.core.decoding.stats import GenerationStats
@@ -67,6 +68,8 @@ class GenerationRequest:
     # Structured output: the grammar every emitted token must keep to (app.core.decoding.constraint);
     # one mask per request, starting at the grammar's start.
     constraint: TokenMask | None = None
+    # Report each token's log-probability and this many alternatives (0..20); None: no log-probabilities.
+    top_logprobs: int | None = None
 
 
 class ThreadCount(Protocol):
@@ -285,6 +288,13 @@ class SpeculativeDecoder:
                 break
         if finished is None and len(tokens) >= remaining:
             finished = FinishReason.MAX_TOKENS
+        logprobs: tuple[TokenLogprobs, ...] = ()
+        if request.top_logprobs is not None:  # row i of the verified batch is emitted token i's position
+            n_top, token_bytes = request.top_logprobs, self.target.token_bytes
+            logprobs = tuple(
+                token_logprobs(self.warper.log_probabilities(rows[i]), new_ids[i], n_top, token_bytes)
+                for i in range(len(tokens))
+            )
 
         # Both rules from the rows verification already warped: no extra target work.
         reached = range(min(len(draft), verdict.n_accepted + 1))
@@ -308,6 +318,7 @@ class SpeculativeDecoder:
             threads_auto=threads is not None and threads.auto,
             draft_source=draft.source if draft.tokens else None,
             draft_caught_up=draft.caught_up,
+            logprobs=logprobs,
         )
         if self.trace:
             if deferred:
@@ -354,4 +365,6 @@ def _cut_at_text(event: StepEvent, cut: int) -> StepEvent:
         piece = token.text[: cut - used]
         kept.append(replace(token, text=piece))
         used += len(token.text)
-    return replace(event, tokens=tuple(kept), record=clip_record(event.record, len(kept)))
+    return replace(
+        event, tokens=tuple(kept), record=clip_record(event.record, len(kept)), logprobs=event.logprobs[: len(kept)]
+    )

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from app.core.decoding.logprobs import TokenLogprobs
 from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 
 if TYPE_CHECKING:
@@ -158,6 +159,8 @@ class StepEvent:
     prompt: PromptFigures | None = None
     # The step as kept for replay (app.core.reply.step_record); only a decoder made with trace=True builds it.
     record: StepRecord | None = None
+    # One per token, in order, when the request asked for log-probabilities (app.core.decoding.logprobs).
+    logprobs: tuple[TokenLogprobs, ...] = ()
 
     @property
     def text(self) -> str:

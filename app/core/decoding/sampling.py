@@ -2,8 +2,8 @@
 
 Speculative sampling is exact only if the target's p and the draft's q come
 from the *same* transform, so both models go through :class:`LogitsWarper`.
-The order follows llama.cpp's default chain: repetition penalty, top-k,
-top-p, min-p, then temperature. Truncation is decided on the temperature-1
+The order follows llama.cpp's default chain: repetition penalty, logit
+bias, top-k, top-p, min-p, then temperature. Truncation is decided on the temperature-1
 distribution and temperature reshapes what survives.
 
 The module also holds each setting's one specification (:class:`SamplingField`:
@@ -182,6 +182,9 @@ MAX_TOKENS: Final[SamplingField[int]] = SamplingField(
     QT_TRANSLATE_NOOP("SamplingField", "the most tokens a reply may have"),
 )
 
+# OpenAI's bound on each logit_bias value: -100 all but bans a token, +100 all but forces it.
+LOGIT_BIAS_LIMIT: Final = 100.0
+
 # The fields SamplingParams holds with the same meaning (seed differs: None there, -1 in a setting).
 _PARAM_FIELDS: Final = (TEMPERATURE, TOP_K, TOP_P, MIN_P, REPEAT_PENALTY, REPEAT_LAST_N)
 
@@ -206,10 +209,22 @@ class SamplingParams:
     repeat_penalty: float = REPEAT_PENALTY.default
     repeat_last_n: int = REPEAT_LAST_N.default
     seed: int | None = None
+    # (token id, value) pairs added to the logits of the target and the draft alike, so speculation stays
+    # exact; sorted by id, each id once (OpenAI's logit_bias).
+    logit_bias: tuple[tuple[int, float], ...] = ()
 
     def __post_init__(self) -> None:
         for spec in _PARAM_FIELDS:
             spec.check(getattr(self, spec.name))
+        ids = [token for token, _ in self.logit_bias]
+        if ids != sorted(set(ids)) or any(
+            token < 0 or not (math.isfinite(value) and abs(value) <= LOGIT_BIAS_LIMIT)
+            for token, value in self.logit_bias
+        ):
+            raise ValueError(
+                f"logit_bias must be distinct token ids in order, each with a value from {-LOGIT_BIAS_LIMIT:g} "
+                f"to {LOGIT_BIAS_LIMIT:g}"
+            )
         # numpy's generators take any non-negative seed; -1 (a setting's "random") must become None first.
         if self.seed is not None and not (SEED.accepts(self.seed) and self.seed >= 0):
             raise ValueError(
@@ -237,11 +252,15 @@ class LogitsWarper:
         self._scratch = np.empty(n_vocab, dtype=np.float32)
         self._work = np.empty(n_vocab, dtype=np.float32)
         self._mask = np.empty(n_vocab, dtype=np.bool_)
+        # The bias's ids inside this model's vocabulary (a draft's may be a little shorter than the target's).
+        inside = [(token, value) for token, value in params.logit_bias if token < n_vocab]
+        self._bias_ids = np.array([token for token, _ in inside], dtype=np.int64)
+        self._bias_values = np.array([value for _, value in inside], dtype=np.float32)
 
     def warp(self, logits: npt.NDArray[np.float32], history: Sequence[int] = ()) -> TokenDistribution:
         """Distribution for the row ``logits`` given the tokens before it."""
         params = self.params
-        row = self._penalised(logits, history)
+        row = self._biased(self._penalised(logits, history))
         if params.greedy:
             return TokenDistribution.one_hot(int(np.argmax(row)))
         ids = self._top_k_ids(row)
@@ -263,6 +282,28 @@ class LogitsWarper:
         np.subtract(near, top, out=near)
         np.exp(near, out=near)
         return float(1.0 / near.sum(dtype=np.float64))
+
+    def log_probabilities(self, logits: npt.NDArray[np.float32]) -> npt.NDArray[np.float64]:
+        """The model's own log-probabilities at temperature 1, after the logit bias and before any truncation.
+
+        What OpenAI's ``logprobs`` report: neither the repetition penalty, the
+        sampling temperature nor top-k/top-p/min-p shape them.
+        """
+        row = self._biased(logits).astype(np.float64)
+        top = float(row.max())
+        return row - (top + math.log(float(np.exp(row - top).sum())))
+
+    def _biased(self, row: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+        """``row`` with the logit bias added (written into the scratch row; the model's own row is never written)."""
+        if not self._bias_ids.size:
+            return row
+        if row is not self._scratch:
+            scratch = self._buffer_for(self._scratch, row.size)
+            np.copyto(scratch, row)
+            row = scratch
+        inside = self._bias_ids < row.size
+        row[self._bias_ids[inside]] += self._bias_values[inside]
+        return row
 
     def _penalised(self, logits: npt.NDArray[np.float32], history: Sequence[int]) -> npt.NDArray[np.float32]:
         params = self.params
