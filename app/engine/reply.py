@@ -87,14 +87,19 @@ class ReplyRequest:
     # of the reply that steers a required call (:mod:`app.engine.server.tool_calls`; only with PromptPolicy.REFUSE).
     tools: tuple[ToolSpec, ...] = ()
     reply_prefix: str = ""
+    # ``serve``'s OpenAI fields: a bias on token ids' logits (the settings' sampling has none), and
+    # log-probabilities reported with this many alternatives per token (None: none reported).
+    logit_bias: tuple[tuple[int, float], ...] = ()
+    top_logprobs: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class SamplingPlan:
-    """How the reply's tokens are drawn and how many at most."""
+    """How the reply's tokens are drawn, how many at most, and what is reported of each one's probability."""
 
     params: SamplingParams  # with the concrete seed the reply records
     max_tokens: int
+    top_logprobs: int | None = None  # each token's log-probability and this many alternatives (None: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,9 +242,10 @@ def fit_prompt(pair: LoadedPair, request: ReplyRequest) -> PromptPlan:
     if request.raw_prompt is not None:
         fitted = FittedPrompt(pair.target.tokenize(request.raw_prompt, add_special=True, parse_special=True), 0)
     elif request.prompt_policy is PromptPolicy.REFUSE:
-        fitted = FittedPrompt(
-            pair.template.render(list(messages), tools=request.tools, reply_prefix=request.reply_prefix), 0
+        rendered = pair.template.render(
+            list(messages), request.continue_reply, tools=request.tools, reply_prefix=request.reply_prefix
         )
+        fitted = FittedPrompt(rendered, 0)
     else:
         reserve = reply_reserve(request.settings.max_tokens, n_ctx)
         fitted = pair.prompt_tokens(
@@ -254,6 +260,8 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     drafter = effective_drafter(settings.drafter, pair.draft is not None, pair.config.drafter)
     lengths = DraftPlan.for_chat(drafter, settings.draft_length, settings.adaptive, request.demo)
     params = _with_concrete_seed(settings)
+    if request.logit_bias:
+        params = dataclasses.replace(params, logit_bias=request.logit_bias)
     prompt = fit_prompt(pair, request)
     if len(prompt.tokens) >= prompt.n_ctx:
         raise PromptTooLongError(len(prompt.tokens), prompt.n_ctx)
@@ -276,7 +284,7 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         provenance = dataclasses.replace(provenance, attachments=prompt.attachments.uses)
         sources = lookup_sources(pair, request.messages)
     return ReplyPlan(
-        sampling=SamplingPlan(params=params, max_tokens=settings.max_tokens),
+        sampling=SamplingPlan(params=params, max_tokens=settings.max_tokens, top_logprobs=request.top_logprobs),
         draft=DraftSetup(drafter=drafter, lengths=lengths, lookup_sources=sources),
         prompt=prompt,
         provenance=provenance,
@@ -334,6 +342,7 @@ def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool]
         first_step=plan.trace.first_step,
         first_token=plan.trace.first_token,
         constraint=grammar_mask(pair.target, grammar) if grammar is not None else None,
+        top_logprobs=plan.sampling.top_logprobs,
     )
     return _saved_after(pair, decoder.generate(generation))
 

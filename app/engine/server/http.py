@@ -37,6 +37,8 @@ from typing import Any
 
 import app
 from app.core.decoding.events import FinishedEvent, StepEvent
+from app.core.decoding.logprobs import TokenLogprobs
+from app.core.decoding.stats import GenerationStats
 from app.core.errors import TandemError
 from app.core.reply.token_record import TokenRecord
 from app.engine.server.connection import EdgeHandler, EdgeServer, RequestLog
@@ -47,6 +49,7 @@ from app.engine.server.protocol import (
     CompletionRequest,
     RequestError,
     ResponseShape,
+    merged_choices,
     parse_chat_request,
     parse_completion_request,
 )
@@ -59,6 +62,18 @@ from app.engine.server.wire import ServerEvent, Wire
 __all__ = ["MAX_BODY_BYTES", "EdgeLimits", "RunningServer", "TandemHTTPServer", "check_binding", "is_loopback"]
 
 _TOKEN_LIST = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+(\s*,\s*[A-Za-z0-9!#$%&'*+.^_`|~-]+)*")
+
+
+def api_path(raw: str) -> str:
+    """The route a request path names, its query and trailing slash dropped: ``/chat/completions`` is ``/v1/...``.
+
+    llama-server answers every OpenAI route without the ``/v1`` prefix too, and
+    some clients are configured with the bare host as their base URL.
+    """
+    path = raw.split("?", 1)[0].rstrip("/")
+    if path == "/health" or path == "/v1" or path.startswith("/v1/"):
+        return path
+    return "/v1" + path
 
 
 def is_loopback(host: str) -> bool:
@@ -119,6 +134,7 @@ class _Handler(EdgeHandler):
 
     server_version = f"Tandem/{app.version()}"
     server: TandemHTTPServer
+    _streaming = False  # the current response's event stream has begun (its status line is sent)
 
     def route(self, method: str) -> Callable[[], None] | None:
         """GET, POST and the CORS preflight."""
@@ -127,9 +143,9 @@ class _Handler(EdgeHandler):
     # -- routing ----------------------------------------------------------------------------
 
     def _get(self) -> None:
-        """``/v1/models`` and a health check."""
+        """``/v1/models`` and a health check (each also without ``/v1``, see :func:`api_path`)."""
         self._reject_body_on_get()
-        path = self.path.split("?", 1)[0].rstrip("/")
+        path = api_path(self.path)
         if path in ("/health", "/v1/health"):
             self._json(HTTPStatus.OK, {"status": "ok"})
             return
@@ -141,8 +157,8 @@ class _Handler(EdgeHandler):
             self._error(RequestError(f"no route {self.path[:200]}", status=404, kind="not_found_error"))
 
     def _post(self) -> None:
-        """The generation endpoints: key, content type, length, then the body."""
-        path = self.path.split("?", 1)[0].rstrip("/")
+        """The generation endpoints (each also without ``/v1``): key, content type, length, then the body."""
+        path = api_path(self.path)
         newer = _NEWER_ROUTES.get(path)
         if path not in ("/v1/chat/completions", "/v1/completions") and newer is None:
             self._reject(RequestError(f"no route {self.path[:200]}", status=404, kind="not_found_error"))
@@ -178,7 +194,7 @@ class _Handler(EdgeHandler):
 
     def _error(self, error: RequestError, headers: dict[str, Any] | None = None) -> None:
         """A refusal in the shape of the route's API (Anthropic's on its routes, OpenAI's elsewhere)."""
-        path = getattr(self, "path", "").split("?", 1)[0].rstrip("/")
+        path = api_path(getattr(self, "path", ""))
         body = messages_error(error) if path.startswith("/v1/messages") else error.body()
         self._json(error.status, body, headers)
 
@@ -247,41 +263,73 @@ class _Handler(EdgeHandler):
     # -- generation -------------------------------------------------------------------------
 
     def _generate(self, request: CompletionRequest, ticket: Ticket) -> None:
+        """Relay the request's choices, one after another: ``n`` > 1 queues the next one when one ends.
+
+        The choices share one response (its id, one stream); each has its own
+        index, and the usage counts the prompt once and every choice's tokens.
+        """
         engine = self.server.engine
-        shape = ResponseShape(request.chat, request.model or engine.model_name)
+        shape = ResponseShape(request.chat, request.model or engine.model_name, top_logprobs=request.top_logprobs)
+        self._streaming = False
+        self._tokens = 0
+        replies: list[dict[str, Any]] = []
+        runs: list[GenerationStats] = []
+        for index in range(request.n):
+            if index:
+                try:
+                    ticket = engine.submit(request.for_choice(index))
+                except QueueFullError as exc:
+                    self._fail(RequestError(str(exc), status=429, kind="rate_limit_error"), exc.retry_after)
+                    return
+            outcome = self._relay_choice(request, ticket, shape.for_choice(index))
+            if outcome is None:
+                return
+            finished, reply = outcome
+            runs.append(finished.stats)
+            if reply is not None:
+                replies.append(reply)
+        self.server.requests_served += 1
+        if not request.stream:
+            self._json(HTTPStatus.OK, merged_choices(replies, runs))
+            return
+        if request.include_usage:
+            self._send_event(shape.usage_chunk(runs))
+        self._send_raw(b"data: [DONE]\n\n")
+
+    def _relay_choice(
+        self, request: CompletionRequest, ticket: Ticket, shape: ResponseShape
+    ) -> tuple[FinishedEvent, dict[str, Any] | None] | None:
+        """One choice's events to the client: streamed, or its whole reply returned; None once it failed or left."""
+        engine = self.server.engine
         tools = request.tools
         relay = ToolRelay(tools, shape) if tools is not None and tools.reads_calls else None
         drafter = engine.config.drafter.value
-        started = False
         tokens: list[Any] = []
+        logprobs: list[TokenLogprobs] = []
         drafted = accepted = 0
-        self._tokens = 0
         for item in ticket.events():
             if item is None:
                 if self._client_gone():
                     ticket.cancel.set()
-                    return
+                    return None
                 continue
             if isinstance(item, RequestError):
-                if started:  # too late for a status code: end the stream with an error event
-                    self._send_event(item.body())
-                    self._send_raw(b"data: [DONE]\n\n")
-                else:
-                    self._error(item)
-                return
+                self._fail(item)
+                return None
             if isinstance(item, PromptAccepted):
                 if request.chat and request.reasoning:
                     shape.reasoning = ReasoningStream(item.reasoning_inside)
-                if request.stream:
+                if request.stream and not self._streaming:
                     self._start_stream()
-                    started = True
+                    self._streaming = True
                 continue
             if isinstance(item, StepEvent):
                 if self._client_gone():  # checked every step too: while steps flow, the wait above never idles
                     ticket.cancel.set()
-                    return
+                    return None
                 tokens.extend(item.tokens)
-                self._tokens = len(tokens)
+                logprobs.extend(item.logprobs)
+                self._tokens = (self._tokens or 0) + len(item.tokens)
                 if request.stream:
                     first = len(tokens) == len(item.tokens)
                     chunks = relay.step_chunks(item, first) if relay is not None else [shape.chunk(item, first=first)]
@@ -296,24 +344,29 @@ class _Handler(EdgeHandler):
                         }
                     if not all(self._send_event(c) for c in chunks):
                         ticket.cancel.set()
-                        return
+                        return None
                 continue
             assert isinstance(item, FinishedEvent)
-            self.server.requests_served += 1
             if not request.stream:
                 if relay is not None:
                     reply = relay.complete(item.text, tokens, item.reason, item.stats, drafter)
                 else:
                     reply = shape.complete(item.text, tokens, item.reason, item.stats, drafter)
-                self._json(HTTPStatus.OK, reply)
-                return
+                reply["choices"][0]["logprobs"] = shape.logprobs(logprobs)
+                return item, reply
             finals = relay.final_chunks(item.reason, item.stats, drafter) if relay is not None else []
             for final in finals or [shape.final_chunk(item.reason, item.stats, drafter)]:
                 self._send_event(final)
-            if request.include_usage:
-                self._send_event(shape.usage_chunk(item.stats))
+            return item, None
+        return None
+
+    def _fail(self, error: RequestError, retry_after: int | None = None) -> None:
+        """Answer ``error``: its status before the stream began, an error event and the stream's end after."""
+        if self._streaming:  # too late for a status code
+            self._send_event(error.body())
             self._send_raw(b"data: [DONE]\n\n")
-            return
+        else:
+            self._error(error, {"Retry-After": retry_after} if retry_after is not None else None)
 
     def _relay(self, request: CompletionRequest, ticket: Ticket, wire: Wire) -> None:
         """A request's events in the words of ``wire``'s API (:mod:`app.engine.server.wire`)."""

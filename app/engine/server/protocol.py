@@ -1,11 +1,14 @@
 """The OpenAI wire format, both ways: request bodies to generation jobs, step events to response objects.
 
 Parsing is strict where a silent guess would surprise a client (a negative
-temperature, ``n`` > 1, an unknown role) and lenient where OpenAI itself is
+temperature, a ``logit_bias`` value past 100, an unknown role) and lenient where OpenAI itself is
 (unknown fields are ignored, ``model`` may name anything: one pair is loaded).
 A known field that would change what the reply means and that the engine
-does not implement (``functions``, ``logprobs``, ``logit_bias``, penalties OpenAI's way, ...) is a 400 naming
+does not implement (``functions``, penalties OpenAI's way, ...) is a 400 naming
 it: a client that relies on it must not get a plain reply as if it had worked.
+``n`` choices are generated one after another; a conversation whose last
+message is the assistant's is continued (a prefill: the reply holds only what
+follows it); ``logprobs`` are the target's own (:mod:`app.core.decoding.logprobs`).
 Every response carries llama-server-shaped ``timings`` (``predicted_n``,
 ``predicted_per_second``, ``draft_n``, ``draft_n_accepted``...) so dashboards
 that read llama-server read Tandem, and a ``tandem`` object with each token's
@@ -17,6 +20,8 @@ Tools, tool calls and tool results are read by :mod:`app.engine.server.tool_call
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
@@ -27,7 +32,9 @@ from app.core.attachments.record import Attachment
 from app.core.conversation.chat import Message
 from app.core.conversation.output_format import OutputFormat, OutputFormatError
 from app.core.decoding.events import FinishReason, StepEvent
+from app.core.decoding.logprobs import MAX_TOP_LOGPROBS, TokenLogprobs
 from app.core.decoding.sampling import (
+    LOGIT_BIAS_LIMIT,
     MAX_TOKENS,
     MIN_P,
     REPEAT_PENALTY,
@@ -49,15 +56,15 @@ from app.engine.server.tool_calls import ToolRequest, message_tool_fields, parse
 
 ROLES = ("system", "user", "assistant", "tool")
 MAX_STOP_STRINGS = 4  # OpenAI's own limit
+MAX_CHOICES = 128  # OpenAI's bound on n
+MAX_LEGACY_LOGPROBS = 5  # /v1/completions' integer logprobs, as OpenAI bounds it
+CONTEXT_LENGTH_EXCEEDED = "context_length_exceeded"  # OpenAI's error code for a prompt past the context
 
 # Fields whose value changes the reply's meaning, with the value that asks for nothing (the
 # OpenAI default) and why the engine cannot honour another one. Anything else is a 400 naming it.
 _NOT_IMPLEMENTED: dict[str, tuple[tuple[Any, ...], str]] = {
     "functions": ((None, []), "function calls are not implemented by this server yet"),
     "function_call": ((None, "none", "auto"), "function calls are not implemented by this server yet"),
-    "logprobs": ((None, False), "log probabilities are not returned (each token's p_target is in 'tandem')"),
-    "top_logprobs": ((None, 0), "log probabilities are not returned (each token's p_target is in 'tandem')"),
-    "logit_bias": ((None, {}), "logit bias is not implemented"),
     "presence_penalty": ((None, 0, 0.0), "use 'repeat_penalty' (llama.cpp's) instead"),
     "frequency_penalty": ((None, 0, 0.0), "use 'repeat_penalty' (llama.cpp's) instead"),
     "best_of": ((None, 1), "the engine generates one reply per request"),
@@ -72,17 +79,23 @@ class RequestError(Exception):
     """A request the server refuses, with the HTTP status and OpenAI-style error fields."""
 
     def __init__(
-        self, message: str, status: int = 400, param: str | None = None, kind: str = "invalid_request_error"
+        self,
+        message: str,
+        status: int = 400,
+        param: str | None = None,
+        kind: str = "invalid_request_error",
+        code: str | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
         self.param = param
         self.kind = kind
+        self.code = code  # OpenAI's machine-readable reason (context_length_exceeded), where it names one
 
     def body(self) -> dict[str, Any]:
         """The error object OpenAI clients parse."""
-        return {"error": {"message": self.message, "type": self.kind, "param": self.param, "code": None}}
+        return {"error": {"message": self.message, "type": self.kind, "param": self.param, "code": self.code}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +116,21 @@ class CompletionRequest:
     tools: ToolRequest | None = None  # None: the request offers no tools
     reasoning: bool = True  # split a reasoning block into reasoning_content (reasoning_format "none": keep it)
     count_only: bool = False  # count the prompt's tokens and generate nothing (/v1/messages/count_tokens)
+    n: int = 1  # choices, generated one after another
+    top_logprobs: int | None = None  # log-probabilities with this many alternatives per token (None: not asked)
+
+    @property
+    def continues_reply(self) -> bool:
+        """The conversation ends with the assistant's message: the reply goes on from its text (a prefill)."""
+        return self.chat and bool(self.messages) and self.messages[-1].role == "assistant"
+
+    def for_choice(self, index: int) -> CompletionRequest:
+        """The request that generates choice ``index``: a fixed seed moves on by the index, so choices differ."""
+        seed = self.params.seed
+        if index == 0 or seed is None:
+            return self
+        moved = (seed + index) % (SEED.maximum + 1)
+        return dataclasses.replace(self, params=dataclasses.replace(self.params, seed=moved))
 
 
 def parse_chat_request(body: Mapping[str, Any], cancelled: Callable[[], bool] | None = None) -> CompletionRequest:
@@ -115,13 +143,18 @@ def parse_chat_request(body: Mapping[str, Any], cancelled: Callable[[], bool] | 
     if not isinstance(messages, list) or not messages:
         raise RequestError("'messages' must be a non-empty list", param="messages")
     parsed = tuple(_message(m, i, cancelled) for i, m in enumerate(messages))
-    if parsed[-1].role == "assistant":
-        raise RequestError("the last message must come from the user or the system", param="messages")
+    last = parsed[-1]
+    if last.role == "assistant" and (last.tool_calls or last.attachments):
+        raise RequestError(
+            f"messages[{len(parsed) - 1}] is the assistant's to continue, so it must be text only "
+            "(send the results of its tool calls as 'tool' messages after it)",
+            param="messages",
+        )
     try:
         tools = parse_tool_request(body)
     except ToolError as exc:
         raise RequestError(exc.message, param=exc.where) from exc
-    request = _common(body, chat=True, messages=parsed, tools=tools)
+    request = _common(body, chat=True, messages=parsed, tools=tools, top_logprobs=_chat_logprobs(body))
     if tools is not None and request.output_format is not None and request.output_format.constrained:
         # The grammar would hold every token to the JSON format, so the model could never write a tool call.
         raise RequestError(
@@ -141,7 +174,68 @@ def parse_completion_request(body: Mapping[str, Any]) -> CompletionRequest:
         raise RequestError("'prompt' must be one string", param="prompt")
     if not prompt.strip():
         raise RequestError("'prompt' is empty", param="prompt")
-    return _common(body, chat=False, prompt=prompt)
+    return _common(body, chat=False, prompt=prompt, top_logprobs=_legacy_logprobs(body))
+
+
+def _chat_logprobs(body: Mapping[str, Any]) -> int | None:
+    """Chat's ``logprobs`` (true or false) and ``top_logprobs`` (0..20, only with ``logprobs``) as one number."""
+    asked = body.get("logprobs")
+    if asked is not None and not isinstance(asked, bool):
+        raise RequestError(f"'logprobs' must be true or false, not {asked!r}", param="logprobs")
+    top = body.get("top_logprobs")
+    if top is None:
+        return 0 if asked else None
+    if isinstance(top, bool) or not isinstance(top, int) or not 0 <= top <= MAX_TOP_LOGPROBS:
+        raise RequestError(f"'top_logprobs' must be a whole number from 0 to {MAX_TOP_LOGPROBS}", param="top_logprobs")
+    if not asked:
+        raise RequestError("'top_logprobs' needs 'logprobs': true", param="top_logprobs")
+    return top
+
+
+def _legacy_logprobs(body: Mapping[str, Any]) -> int | None:
+    """``/v1/completions``' ``logprobs``: how many alternatives per token (0..5); absent or null: none."""
+    asked = body.get("logprobs")
+    if asked is None:
+        return None
+    if isinstance(asked, bool) or not isinstance(asked, int) or not 0 <= asked <= MAX_LEGACY_LOGPROBS:
+        raise RequestError(
+            f"'logprobs' must be a whole number from 0 to {MAX_LEGACY_LOGPROBS} on /v1/completions", param="logprobs"
+        )
+    return asked
+
+
+def _logit_bias(body: Mapping[str, Any]) -> tuple[tuple[int, float], ...]:
+    """``logit_bias``: token ids (as strings, JSON's keys) to values from -100 to 100, sorted by id."""
+    raw = body.get("logit_bias")
+    if raw is None:
+        return ()
+    if not isinstance(raw, dict):
+        raise RequestError("'logit_bias' must be an object from token ids to numbers", param="logit_bias")
+    found: dict[int, float] = {}
+    for key, value in raw.items():
+        token = key.strip() if isinstance(key, str) else ""
+        if not (token.isascii() and token.isdigit() and len(token) <= 12):
+            raise RequestError(f"'logit_bias' keys must be token ids, not {str(key)[:40]!r}", param="logit_bias")
+        number = float(value) if isinstance(value, int | float) and not isinstance(value, bool) else math.nan
+        if not (math.isfinite(number) and abs(number) <= LOGIT_BIAS_LIMIT):
+            raise RequestError(
+                f"'logit_bias' values must be numbers from {-LOGIT_BIAS_LIMIT:g} to {LOGIT_BIAS_LIMIT:g} "
+                f"(token {token}: {value!r})",
+                param="logit_bias",
+            )
+        if int(token) in found:
+            raise RequestError(f"'logit_bias' names token {int(token)} twice", param="logit_bias")
+        found[int(token)] = number
+    return tuple(sorted(found.items()))
+
+
+def _choices(body: Mapping[str, Any]) -> int:
+    n = body.get("n")
+    if n is None:
+        return 1
+    if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_CHOICES:
+        raise RequestError(f"'n' must be a whole number from 1 to {MAX_CHOICES}, not {n!r}", param="n")
+    return n
 
 
 def _message(raw: Any, index: int, cancelled: Callable[[], bool] | None = None) -> Message:
@@ -187,8 +281,7 @@ def _field(body: Mapping[str, Any], spec: SamplingField[Any], name: str | None =
 
 
 def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
-    if body.get("n", 1) not in (1, None):
-        raise RequestError("'n' must be 1: the engine generates one reply per request", param="n")
+    n = _choices(body)
     for name, (inert, why) in _NOT_IMPLEMENTED.items():
         value = body.get(name)
         # Compared by type as well: True == 1 in Python, and 'logprobs': 1 is not 'logprobs': false.
@@ -224,6 +317,7 @@ def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
         min_p=_field(body, MIN_P),
         repeat_penalty=_field(body, REPEAT_PENALTY),
         seed=seed_from_setting(_field(body, SEED)),  # -1, as llama-server reads it: a fresh random seed
+        logit_bias=_logit_bias(body),
     )
     model = body.get("model", "")
     try:
@@ -240,6 +334,7 @@ def _common(body: Mapping[str, Any], **fields: Any) -> CompletionRequest:
         model=model if isinstance(model, str) else "",
         output_format=output_format,
         reasoning=_reasoning(body),
+        n=n,
         **fields,
     )
 
@@ -286,14 +381,34 @@ def timings(stats: GenerationStats) -> dict[str, Any]:
     return out
 
 
-def usage(stats: GenerationStats) -> dict[str, Any]:
-    """OpenAI's token counts, with the prompt tokens that came from a cache (this pair's or the one on disk)."""
+def usage(stats: GenerationStats, *more: GenerationStats) -> dict[str, Any]:
+    """OpenAI's token counts, with the prompt tokens that came from a cache (this pair's or the one on disk).
+
+    With ``more`` (the other choices of ``n`` > 1) the completion tokens are
+    summed and the prompt counts once, as OpenAI counts it.
+    """
+    emitted = stats.emitted + sum(s.emitted for s in more)
     return {
         "prompt_tokens": stats.prompt_tokens,
-        "completion_tokens": stats.emitted,
-        "total_tokens": stats.prompt_tokens + stats.emitted,
+        "completion_tokens": emitted,
+        "total_tokens": stats.prompt_tokens + emitted,
         "prompt_tokens_details": {"cached_tokens": stats.prompt_reused or 0},
     }
+
+
+def merged_choices(replies: Sequence[dict[str, Any]], runs: Sequence[GenerationStats]) -> dict[str, Any]:
+    """One response from the whole replies of its choices (in order): every choice, the usage of all.
+
+    ``timings`` and ``tandem`` stay the first choice's; the others' token
+    records ride in their own choice's ``tandem``.
+    """
+    out = dict(replies[0])
+    if len(replies) > 1:
+        out["choices"] = [c for r in replies for c in r["choices"]]
+        for reply, choice in zip(replies[1:], out["choices"][1:], strict=True):
+            choice["tandem"] = reply["tandem"]
+        out["usage"] = usage(runs[0], *runs[1:])
+    return out
 
 
 def token_origins(tokens: Sequence[TokenRecord]) -> list[dict[str, Any]]:
@@ -316,19 +431,66 @@ def tandem_summary(stats: GenerationStats, drafter: str) -> dict[str, Any]:
     }
 
 
+def _token_text(piece: bytes) -> str:
+    return piece.decode("utf-8", errors="replace")
+
+
+def chat_logprobs(entries: Sequence[TokenLogprobs]) -> dict[str, Any]:
+    """Chat's ``logprobs`` object: ``content``, one entry per token with its ``top_logprobs``."""
+    return {
+        "content": [
+            {
+                "token": _token_text(e.token.piece),
+                "logprob": e.token.logprob,
+                "bytes": list(e.token.piece),
+                "top_logprobs": [
+                    {"token": _token_text(t.piece), "logprob": t.logprob, "bytes": list(t.piece)} for t in e.top
+                ],
+            }
+            for e in entries
+        ],
+        "refusal": None,
+    }
+
+
 @dataclass(slots=True)
 class ResponseShape:
-    """What every object of one response shares: id, creation time, model, endpoint."""
+    """What every object of one response shares: id, creation time, model, endpoint; and one choice's own state."""
 
     chat: bool
     model: str
     id: str = ""
     created: int = 0
     reasoning: ReasoningStream | None = None  # chat replies split into reasoning_content (see reasoning_wire)
+    index: int = 0  # the choice this shape writes (``n`` > 1 has several)
+    top_logprobs: int | None = None  # each token's log-probability is sent, with this many alternatives
+    # /v1/completions' logprobs count characters from the start of the completion
+    _text_offset: int = field(default=0, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.id = self.id or new_id(self.chat)
         self.created = self.created or int(time.time())
+
+    def for_choice(self, index: int) -> ResponseShape:
+        """The shape of choice ``index`` of the same response (same id and time, its own reasoning split)."""
+        return ResponseShape(self.chat, self.model, self.id, self.created, None, index, self.top_logprobs)
+
+    def logprobs(self, entries: Sequence[TokenLogprobs]) -> dict[str, Any] | None:
+        """The choice's ``logprobs`` for ``entries`` in this endpoint's shape; None when the request asked none."""
+        if self.top_logprobs is None:
+            return None
+        if self.chat:
+            return chat_logprobs(entries)
+        offsets = []
+        for entry in entries:
+            offsets.append(self._text_offset)
+            self._text_offset += len(_token_text(entry.token.piece))
+        return {
+            "tokens": [_token_text(e.token.piece) for e in entries],
+            "token_logprobs": [e.token.logprob for e in entries],
+            "top_logprobs": [{_token_text(t.piece): t.logprob for t in e.top} for e in entries],
+            "text_offset": offsets,
+        }
 
     def _base(self, obj: str) -> dict[str, Any]:
         return {"id": self.id, "object": obj, "created": self.created, "model": self.model}
@@ -340,11 +502,13 @@ class ResponseShape:
             delta: dict[str, Any] = self.reasoning.delta(step) if self.reasoning else {"content": text}
             if first:
                 delta = {"role": "assistant", **delta}
-            choice: dict[str, Any] = {"index": 0, "delta": delta, "finish_reason": None}
+            choice: dict[str, Any] = {"index": self.index, "delta": delta, "finish_reason": None}
             out = self._base("chat.completion.chunk")
         else:
-            choice = {"index": 0, "text": text, "finish_reason": None}
+            choice = {"index": self.index, "text": text, "finish_reason": None}
             out = self._base("text_completion")
+        if self.top_logprobs is not None:
+            choice["logprobs"] = self.logprobs(step.logprobs)
         out["choices"] = [choice]
         out["tandem"] = {"tokens": token_origins(step.tokens), "drafted": step.drafted, "accepted": step.accepted}
         return out
@@ -353,22 +517,22 @@ class ResponseShape:
         """The streamed chunk that says why generation ended, with the reply's timings."""
         if self.chat:
             held = self.reasoning.flush() if self.reasoning else {}  # text held back as a possible marker
-            choice: dict[str, Any] = {"index": 0, "delta": held, "finish_reason": finish_reason(reason)}
+            choice: dict[str, Any] = {"index": self.index, "delta": held, "finish_reason": finish_reason(reason)}
             out = self._base("chat.completion.chunk")
         else:
-            choice = {"index": 0, "text": "", "finish_reason": finish_reason(reason)}
+            choice = {"index": self.index, "text": "", "finish_reason": finish_reason(reason)}
             out = self._base("text_completion")
         out["choices"] = [choice]
         out["timings"] = timings(stats)
         out["tandem"] = {"tokens": [], **tandem_summary(stats, drafter)}
         return out
 
-    def usage_chunk(self, stats: GenerationStats) -> dict[str, Any]:
-        """The extra last chunk ``stream_options.include_usage`` asks for."""
+    def usage_chunk(self, runs: Sequence[GenerationStats]) -> dict[str, Any]:
+        """The extra last chunk ``stream_options.include_usage`` asks for (the last choice's timings)."""
         out = self._base("chat.completion.chunk" if self.chat else "text_completion")
         out["choices"] = []
-        out["usage"] = usage(stats)
-        out["timings"] = timings(stats)
+        out["usage"] = usage(runs[0], *runs[1:])
+        out["timings"] = timings(runs[-1])
         return out
 
     def _message_text(self, text: str) -> dict[str, Any]:
@@ -380,16 +544,17 @@ class ResponseShape:
         """The whole reply as one object (``stream: false``)."""
         if self.chat:
             choice: dict[str, Any] = {
-                "index": 0,
+                "index": self.index,
                 "message": {
                     "role": "assistant",
                     **(message_fields(text, self.reasoning.inside) if self.reasoning else {"content": text}),
                 },
                 "finish_reason": finish_reason(reason),
+                "logprobs": None,  # filled by the caller, who holds the reply's steps (see logprobs)
             }
             out = self._base("chat.completion")
         else:
-            choice = {"index": 0, "text": text, "finish_reason": finish_reason(reason), "logprobs": None}
+            choice = {"index": self.index, "text": text, "finish_reason": finish_reason(reason), "logprobs": None}
             out = self._base("text_completion")
         out["choices"] = [choice]
         out["usage"] = usage(stats)

@@ -32,7 +32,7 @@ from app.core.reply.plan import PromptPolicy
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyPlan, ReplyRequest, fit_prompt, plan_reply, run_reply
 from app.engine.reply_attachments import attachment_tokens, distinct_attachments
-from app.engine.server.protocol import CompletionRequest, RequestError
+from app.engine.server.protocol import CONTEXT_LENGTH_EXCEEDED, CompletionRequest, RequestError
 from app.engine.server.tool_calls import needs_tool_format, template_refusal
 
 DEFAULT_QUEUE_LIMIT = 8  # requests waiting behind the one being generated
@@ -200,6 +200,7 @@ def reply_request(
 
     ``draft_length`` is ``serve --draft-max`` (None: adaptive; 0: no drafting).
     The client owns its context, so an oversized prompt is refused, never cut.
+    A conversation ending with the assistant's message is continued from its text.
     A request without a token limit may fill the context (``n_ctx``, the loaded
     target's); :func:`up_to_the_context` makes that the prompt's room once it is fitted.
     """
@@ -214,11 +215,14 @@ def reply_request(
         settings,
         request.messages,
         PromptPolicy.REFUSE,
+        continue_reply=request.continues_reply,
         stop=request.stop,
         raw_prompt=None if request.chat else request.prompt,
         output_format=request.output_format,
         tools=request.tools.rendered if request.tools is not None else (),
         reply_prefix=request.tools.reply_prefix if request.tools is not None else "",
+        logit_bias=request.params.logit_bias,
+        top_logprobs=request.top_logprobs,
     )
 
 
@@ -257,6 +261,16 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
     if request.count_only:
         _count_prompt(pair, job, draft_length)
         return
+    n_vocab = pair.target.n_vocab
+    outside = [token for token, _ in request.params.logit_bias if token >= n_vocab]
+    if outside:
+        job.items.put(
+            RequestError(
+                f"'logit_bias' names token {outside[0]}, past this model's vocabulary (ids 0 to {n_vocab - 1})",
+                param="logit_bias",
+            )
+        )
+        return
     started = time.perf_counter()
     try:
         try:
@@ -264,7 +278,8 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
             if request.max_tokens is None:  # OpenAI's meaning of no limit: up to the context's end
                 plan = up_to_the_context(plan)
         except PromptTooLongError as exc:
-            job.items.put(RequestError(exc.worded("--ctx"), param="messages" if request.chat else "prompt"))
+            where = "messages" if request.chat else "prompt"
+            job.items.put(RequestError(exc.worded("--ctx"), param=where, code=CONTEXT_LENGTH_EXCEEDED))
             return
         except OutputFormatError as exc:  # a schema this vocabulary cannot spell
             job.items.put(RequestError(str(exc), param="response_format"))
@@ -289,7 +304,7 @@ def _count_prompt(pair: LoadedPair, job: Ticket, draft_length: int | None) -> No
     try:
         prompt = fit_prompt(pair, reply_request(job.request, pair.config.drafter, draft_length, pair.target.n_ctx))
     except PromptTooLongError as exc:
-        job.items.put(RequestError(exc.worded("--ctx"), param="messages"))
+        job.items.put(RequestError(exc.worded("--ctx"), param="messages", code=CONTEXT_LENGTH_EXCEEDED))
         return
     except Exception as exc:  # one bad request must not stop the engine for the next ones
         job.items.put(RequestError(f"counting the prompt failed: {exc}", status=500, kind="server_error"))

@@ -198,6 +198,6 @@ class ToolRelay:
             "object": "chat.completion.chunk",
             "created": shape.created,
             "model": shape.model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": None}],
+            "choices": [{"index": shape.index, "delta": delta, "finish_reason": None}],
             "tandem": {"tokens": [], "drafted": 0, "accepted": 0},  # no tokens of its own: they came with a step
         }

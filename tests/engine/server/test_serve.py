@@ -112,6 +112,91 @@ def test_completions_endpoint(client: openai.OpenAI) -> None:
     assert "," not in stop.choices[0].text and stop.choices[0].finish_reason == "stop"
 
 
+def test_logprobs_are_the_targets_own_streamed_and_not(client: openai.OpenAI) -> None:
+    reply = client.chat.completions.create(
+        model="m", messages=PROMPT, max_tokens=12, temperature=0, logprobs=True, top_logprobs=3
+    )
+    choice = reply.choices[0]
+    assert choice.logprobs is not None and choice.logprobs.content is not None
+    content = choice.logprobs.content
+    assert reply.usage is not None and len(content) == reply.usage.completion_tokens
+    assert b"".join(bytes(e.bytes or []) for e in content).decode() == choice.message.content
+    for entry in content:
+        assert len(entry.top_logprobs) == 3 and entry.logprob <= 0
+        # Greedy takes the most likely token, and the log-probabilities are that same distribution's.
+        assert entry.token == entry.top_logprobs[0].token and entry.logprob == entry.top_logprobs[0].logprob
+        assert [t.logprob for t in entry.top_logprobs] == sorted((t.logprob for t in entry.top_logprobs), reverse=True)
+    stream = client.chat.completions.create(
+        model="m", messages=PROMPT, max_tokens=12, temperature=0, logprobs=True, top_logprobs=3, stream=True
+    )
+    streamed = [e for c in stream if c.choices and c.choices[0].logprobs for e in c.choices[0].logprobs.content or []]
+    assert [(e.token, round(e.logprob, 3)) for e in streamed] == [(e.token, round(e.logprob, 3)) for e in content]
+    plain = client.chat.completions.create(model="m", messages=PROMPT, max_tokens=4, temperature=0)
+    assert plain.choices[0].logprobs is None  # only when asked
+    legacy = client.completions.create(
+        model="m", prompt="The capital of France is", max_tokens=6, temperature=0, logprobs=2
+    )
+    assert legacy.choices[0].logprobs is not None and legacy.choices[0].logprobs.tokens is not None
+    assert "".join(legacy.choices[0].logprobs.tokens) == legacy.choices[0].text
+    assert all(len(top) == 2 for top in legacy.choices[0].logprobs.top_logprobs or [])
+
+
+def test_logit_bias_changes_the_greedy_reply_as_asked(client: openai.OpenAI) -> None:
+    ask = {"model": "m", "messages": PROMPT, "max_tokens": 12, "temperature": 0}
+    plain = client.chat.completions.create(**ask)  # type: ignore[call-overload]
+    first = plain.model_extra["tandem"]["tokens"][0]
+    banned = client.chat.completions.create(**ask, logit_bias={str(first["id"]): -100})  # type: ignore[call-overload]
+    ids = [t["id"] for t in banned.model_extra["tandem"]["tokens"]]
+    assert first["id"] not in ids and banned.choices[0].message.content != plain.choices[0].message.content
+    assert banned.model_extra["tandem"]["drafted"] > 0  # drafting went on under the bias
+
+
+def test_n_choices_come_one_after_another_with_their_own_index(client: openai.OpenAI) -> None:
+    reply = client.chat.completions.create(model="m", messages=PROMPT, max_tokens=8, n=3, seed=5)
+    assert [c.index for c in reply.choices] == [0, 1, 2]
+    assert all(c.message.content for c in reply.choices)
+    tokens = len(reply.model_extra["tandem"]["tokens"]) + sum(
+        len((c.model_extra or {})["tandem"]["tokens"]) for c in reply.choices[1:]
+    )
+    assert reply.usage is not None and reply.usage.completion_tokens == tokens
+    chunks = list(
+        client.chat.completions.create(
+            model="m", messages=PROMPT, max_tokens=8, n=2, stream=True, stream_options={"include_usage": True}
+        )
+    )
+    ends = [c.choices[0].index for c in chunks if c.choices and c.choices[0].finish_reason]
+    assert ends == [0, 1] and len({c.id for c in chunks}) == 1
+    texts = [
+        "".join(c.choices[0].delta.content or "" for c in chunks if c.choices and c.choices[0].index == i)
+        for i in (0, 1)
+    ]
+    assert all(texts)
+    assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == sum(
+        len(c.model_extra["tandem"]["tokens"]) for c in chunks if c.choices
+    )
+
+
+def test_a_reply_the_assistant_began_is_continued(client: openai.OpenAI) -> None:
+    whole = client.chat.completions.create(model="m", messages=PROMPT, max_tokens=24, temperature=0)
+    text = whole.choices[0].message.content or ""
+    words = text.split(" ")
+    begun = " ".join(words[:3])
+    assert len(words) > 4 and begun
+    messages: Any = [*PROMPT, {"role": "assistant", "content": begun}]
+    rest = client.chat.completions.create(model="m", messages=messages, max_tokens=8, temperature=0)
+    continuation = rest.choices[0].message.content or ""
+    # Only what follows the prefill, and what the model wrote after those words when it wrote them itself.
+    assert continuation and not continuation.startswith(begun)
+    assert text.startswith(begun + continuation.rstrip()[:10])
+
+
+def test_routes_answer_without_the_v1_prefix(server: RunningServer) -> None:
+    bare = openai.OpenAI(base_url=server.url.removesuffix("/v1"), api_key="unused", max_retries=0, timeout=600)
+    assert [m.id for m in bare.models.list().data] == [server.engine.model_name]
+    assert bare.chat.completions.create(model="m", messages=PROMPT, max_tokens=4).choices[0].message.content
+    assert bare.completions.create(model="m", prompt="One, two,", max_tokens=4).choices[0].text
+
+
 def test_bad_requests_get_openai_error_objects(server: RunningServer, client: openai.OpenAI) -> None:
     with pytest.raises(openai.BadRequestError) as info:
         client.chat.completions.create(model="m", messages=PROMPT, temperature=-1)
@@ -123,8 +208,9 @@ def test_bad_requests_get_openai_error_objects(server: RunningServer, client: op
         assert info.value.param == name and "must be" in info.value.message
     with pytest.raises(openai.BadRequestError, match="messages"):
         client.chat.completions.create(model="m", messages=[])
-    with pytest.raises(openai.BadRequestError, match="context holds 512"):
+    with pytest.raises(openai.BadRequestError, match="context holds 512") as info:
         client.chat.completions.create(model="m", messages=[{"role": "user", "content": "word " * 2000}])
+    assert info.value.code == "context_length_exceeded"  # OpenAI's code, which clients check before trimming
     # Fields that would change what the reply means are refused with their name, never dropped.
     weather = {"type": "function", "function": {"name": "weather", "parameters": {"type": "object"}}}
     with pytest.raises(openai.BadRequestError) as info:  # SmolLM2's template has no tool format: never a silent drop
@@ -135,9 +221,8 @@ def test_bad_requests_get_openai_error_objects(server: RunningServer, client: op
         client.chat.completions.create(model="m", messages=result)
     assert info.value.param == "messages" and "no tool format" in info.value.message
     refused: tuple[tuple[dict[str, Any], str], ...] = (
-        ({"logprobs": True}, "logprobs"),
-        ({"logit_bias": {"42": 5}}, "logit_bias"),
         ({"frequency_penalty": 0.5}, "frequency_penalty"),
+        ({"extra_body": {"best_of": 2}}, "best_of"),
     )
     for extra, name in refused:
         with pytest.raises(openai.BadRequestError) as info:
@@ -147,6 +232,9 @@ def test_bad_requests_get_openai_error_objects(server: RunningServer, client: op
     raw = httpx2.post(server.url + "/chat/completions", content=b"{not json", headers=json_type, timeout=30)
     assert raw.status_code == 400 and raw.json()["error"]["type"] == "invalid_request_error"
     assert httpx2.get(server.url + "/nothing", timeout=30).status_code == 404
+    with pytest.raises(openai.BadRequestError) as info:  # an id past the vocabulary: named, not ignored
+        client.chat.completions.create(model="m", messages=PROMPT, max_tokens=4, logit_bias={"10000000": 5})
+    assert info.value.param == "logit_bias" and "past this model's vocabulary" in info.value.message
     # The server keeps serving after all of that.
     assert client.chat.completions.create(model="m", messages=PROMPT, max_tokens=4).choices[0].message.content
 
