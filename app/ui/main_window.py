@@ -280,6 +280,7 @@ class MainWindow(QMainWindow):
         self.picker.choice_changed.connect(self._choice_changed)
         self.picker.drafter_picked.connect(self._drafter_picked)
         self.picker.server.use_requested.connect(self.use_server)
+        self.picker.own_drafter.use_requested.connect(self.use_server)
         self.settings_panel.changed.connect(self._settings_changed)
         self.settings_panel.remote.changed.connect(self._remote_limits_changed)
         panel, settings = self.settings_panel, self.app_settings
@@ -594,6 +595,7 @@ class MainWindow(QMainWindow):
                 self.app_settings.sync()
                 self.tools.close_dialog()
                 self.server_switch.stop()  # before the engine thread goes: its request stops at the next step
+                self.picker.own_drafter.shutdown()  # the llama-server Tandem started for a model's own drafter
                 if not self.controller.shutdown():
                     self.store_guard.offer_unsaved_export()
             finally:

@@ -22,8 +22,10 @@ from pathlib import Path
 from app.core.display.wording import Words
 from app.core.pairing.catalog import Catalog, CatalogModel, CatalogPair
 from app.core.pairing.compatibility import CompatibilityReport
+from app.core.pairing.own_drafter import OwnDrafter
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection
+from app.engine.gguf.own_drafter import read_own_drafter
 from app.engine.gguf.vocab import check_files
 from app.engine.hub.listing import FilePart, RepoGGUF, RepoResult, SearchPage
 from app.engine.hub.progress import (
@@ -115,6 +117,11 @@ def inspect_model(path: str | Path) -> ModelInspection:
     for a missing, non-GGUF, truncated or unsupported-version file.
     """
     return describe_file(path).inspection
+
+
+def own_drafter(path: str | Path) -> OwnDrafter | None:
+    """The drafter ``path`` carries or is (MTP layers, an EAGLE-3 head, a DFlash drafter), from its header."""
+    return read_own_drafter(read_header(path))
 
 
 def inspect_remote(spec: str | RemoteSpec, token: str | None = None) -> RemoteModel:

@@ -72,6 +72,37 @@ def own_drafter_for(target: Path, head: Path | None = None) -> OwnDrafter:
     return drafter
 
 
+class ManagedEngine(RemoteEngine):
+    """The remote engine for a managed server: a reply the server's death cut short says the server stopped."""
+
+    def __init__(self, process: LlamaServerProcess, name: str, model: str | None = None) -> None:
+        super().__init__(process.url, None, model)
+        self.process = process
+        self.name = name  # the target's file name, for the line that says the server stopped
+
+    def generate(
+        self,
+        messages: Sequence[Message],
+        params: SamplingParams,
+        max_tokens: int,
+        stop: Sequence[str] = (),
+        should_stop: Callable[[], bool] = lambda: False,
+    ) -> Iterator[StepEvent | FinishedEvent]:
+        """The remote engine's reply; a server that died on the way is named as such, the partial reply kept."""
+        try:
+            yield from super().generate(messages, params, max_tokens, stop, should_stop)
+        except RemoteError as exc:
+            process = self.process.process
+            if process is None:
+                raise
+            try:
+                # A crashing server closes its socket a moment before it has exited: wait that moment.
+                code = process.wait(timeout=DEATH_WAIT_S)
+            except subprocess.TimeoutExpired:
+                raise exc from None  # alive: the remote engine's own words say what went wrong
+            raise RemoteError(SERVER_DIED.fill(name=self.name, code=str(code)), exc.partial, exc.stats) from exc
+
+
 class ManagedServer:
     """One llama-server for ``target`` (and ``head``), drafting with the model's own drafter; a context manager.
 
@@ -99,12 +130,12 @@ class ManagedServer:
             threads=threads,
             binary=binary,
         )
-        self.engine: RemoteEngine | None = None
+        self.engine: ManagedEngine | None = None
 
     def start(self, timeout_s: float = 300.0) -> ManagedServer:
         """Start the server and wait until its models are loaded."""
         self.process.start(timeout_s)
-        self.engine = RemoteEngine(self.process.url)
+        self.engine = ManagedEngine(self.process, self.target.name)
         return self
 
     def stop(self) -> None:
@@ -117,27 +148,3 @@ class ManagedServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
-
-    def generate(
-        self,
-        messages: Sequence[Message],
-        params: SamplingParams,
-        max_tokens: int,
-        stop: Sequence[str] = (),
-        should_stop: Callable[[], bool] = lambda: False,
-    ) -> Iterator[StepEvent | FinishedEvent]:
-        """The remote engine's reply; a server that died on the way is named as such."""
-        if self.engine is None:
-            raise TandemError("the managed llama-server is not started")
-        try:
-            yield from self.engine.generate(messages, params, max_tokens, stop, should_stop)
-        except RemoteError as exc:
-            process = self.process.process
-            if process is None:
-                raise
-            try:
-                # A crashing server closes its socket a moment before it has exited: wait that moment.
-                code = process.wait(timeout=DEATH_WAIT_S)
-            except subprocess.TimeoutExpired:
-                raise exc from None  # alive: the remote engine's own words say what went wrong
-            raise RemoteError(SERVER_DIED.fill(name=self.target.name, code=str(code)), exc.partial, exc.stats) from exc

@@ -31,6 +31,7 @@ from app.core.pairing.default_draft import (
     choose_default_draft,
     relative_size,
 )
+from app.core.pairing.own_drafter import OwnDrafter
 from app.engine.llama.quantize import is_cheaper_draft
 from app.engine.models import library as model_library
 from app.engine.models.library import DownloadProgress
@@ -106,6 +107,7 @@ class DraftOptions:
 
     options: list[DraftOption]
     default: DefaultDraft
+    own: OwnDrafter | None = None  # what the target's header says it carries as its own drafter (MTP layers)
 
 
 def draft_options(target: Path) -> DraftOptions:
@@ -139,7 +141,7 @@ def draft_options(target: Path) -> DraftOptions:
         for o, label in zip(options, labels, strict=True)
     ]
     facts = [DraftFacts(o.label, o.size, o.compatible) for o in shown]
-    return DraftOptions(shown, choose_default_draft(target_size, facts))
+    return DraftOptions(shown, choose_default_draft(target_size, facts), model_library.own_drafter(target))
 
 
 def _model_label(name: str, quant: str, size: str, path: Path) -> str:

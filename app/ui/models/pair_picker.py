@@ -44,6 +44,7 @@ from app.engine.llama.session import DrafterKind
 from app.ui.i18n.words import number, say, say_error
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
+from app.ui.models.own_drafter_row import OwnDrafterRow
 from app.ui.models.server_choice import ServerChoice
 from app.ui.settings.folders import FolderKind, LastFolders
 from app.ui.settings.store import PairChoice
@@ -146,6 +147,8 @@ class PairPicker(QWidget):
         self.verdict.setTextFormat(Qt.TextFormat.RichText)
         self.verdict.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(self.verdict)
+        self.own_drafter = OwnDrafterRow(background)  # the target's own MTP layers, run through llama-server
+        layout.addWidget(self.own_drafter)
 
         buttons = QHBoxLayout()
         self.load_button = QPushButton(self.tr("Load pair"))
@@ -302,6 +305,7 @@ class PairPicker(QWidget):
         self._target_error = None
         self.fallback_reason = ""
         self.draft.clear()
+        self.own_drafter.show_target(None, None)
         if target is None:
             self._show_verdict()
             return
@@ -324,6 +328,7 @@ class PairPicker(QWidget):
             return
         options = found.options
         self._options = options
+        self.own_drafter.show_target(Path(str(self.target.currentData(_PATH_ROLE))), found.own)
         self.draft.blockSignals(True)
         self.draft.clear()
         model = self.draft.model()

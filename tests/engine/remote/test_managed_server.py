@@ -10,7 +10,6 @@ and how fast it is can only be measured on real weights.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -42,7 +41,7 @@ def files(tmp_path_factory: pytest.TempPathFactory, models_folder: Path) -> dict
     return write_all(tmp_path_factory.mktemp("synthetic"), Tokenizer.from_file(models_folder / SMOLLM2_FILE))
 
 
-def _reply(engine: RemoteEngine | ManagedServer) -> tuple[list[StepEvent], FinishedEvent]:
+def _reply(engine: RemoteEngine) -> tuple[list[StepEvent], FinishedEvent]:
     steps: list[StepEvent] = []
     for event in engine.generate(ASK, GREEDY, TOKENS):
         if isinstance(event, StepEvent):
@@ -73,7 +72,7 @@ def test_the_server_drafts_with_the_models_own_drafter_and_keeps_the_greedy_repl
     assert managed.process.command[managed.process.command.index("--spec-type") + 1] == spec_type
     with managed:
         assert managed.engine is not None
-        steps, finished = _reply(managed)
+        steps, finished = _reply(managed.engine)
         timings = managed.engine.last.timings
     # llama.cpp drafted with it on every step (random weights: the target rejects nearly every proposal).
     assert timings["draft_n"] > 0 and sum(s.drafted for s in steps) == timings["draft_n"]
@@ -84,9 +83,10 @@ def test_the_server_drafts_with_the_models_own_drafter_and_keeps_the_greedy_repl
 
 def test_a_server_that_dies_mid_reply_is_named_and_the_partial_reply_kept(files: dict[str, Path]) -> None:
     with ManagedServer(files["qwen35_mtp"], n_ctx=512, threads=1) as managed:
+        assert managed.engine is not None
         text = ""
         with pytest.raises(RemoteError) as info:
-            for event in managed.generate(ASK, GREEDY, 400):
+            for event in managed.engine.generate(ASK, GREEDY, 400):
                 if isinstance(event, StepEvent):
                     text += event.text
                     if len(text) > 10:
@@ -101,5 +101,5 @@ def test_a_file_without_its_own_drafter_is_refused_before_anything_starts(files:
         ManagedServer(files["llama_target"])
     with pytest.raises(TandemError, match="is not an EAGLE-3 head or a DFlash drafter"):
         ManagedServer(files["llama_target"], files["qwen35_mtp"])
-    with pytest.raises(TandemError, match="cannot draft for .*target layers: the head reads the target's layer 3"):
+    with pytest.raises(TandemError, match=r"cannot draft for .*target layers: the head reads the target's layer 3"):
         ManagedServer(files["qwen35_mtp"], files["eagle3"])  # two trunk layers; the head reads layer 3
