@@ -28,6 +28,7 @@ from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.errors import ContextSizeError, OutOfMemoryError, TandemError
 from app.engine.cpu import capped_threads, max_useful_threads
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
+from app.engine.llama.hidden_rows import HiddenRows
 
 # What could not get its memory, and why llama.cpp refused a file: said in the window's language.
 _LOADING = QT_TRANSLATE_NOOP("LlamaModel", "loading {name}")
@@ -172,6 +173,13 @@ class LlamaModel:
         self._tokens: list[int] = []
         self._pieces: dict[int, bytes] = {}
         self._closed = False
+        self._hidden: HiddenRows | None = None
+
+    def keep_hidden_rows(self) -> HiddenRows:
+        """From now on keep each position's last hidden state (what the model's own MTP layers draft from)."""
+        if self._hidden is None:
+            self._hidden = HiddenRows(self._ctx, self._n_ctx, int(llama_cpp.llama_model_n_embd(self._llm.model)))
+        return self._hidden
 
     # -- the CausalLM port ------------------------------------------------
 
@@ -227,6 +235,8 @@ class LlamaModel:
                 if rc == 1:
                     raise ContextFullError("llama.cpp found no free slot in the KV cache for this batch")
                 raise DecodeError(f"llama_decode failed with code {rc}")
+            if self._hidden is not None:
+                self._hidden.record(n_past, m)
             self._tokens.extend(int(t) for t in chunk)
         if outputs == "none":
             return np.empty((0, self._n_vocab), dtype=np.float32)
@@ -264,6 +274,8 @@ class LlamaModel:
             return
         llama_cpp.llama_memory_seq_rm(self._memory, 0, n_keep, -1)
         del self._tokens[n_keep:]
+        if self._hidden is not None:
+            self._hidden.cut(n_keep)
 
     def state_bytes(self) -> bytearray:
         """The KV state of the cached tokens (sequence 0) as llama.cpp serialises it: the prefix cache's payload."""
@@ -305,6 +317,8 @@ class LlamaModel:
         """
         llama_cpp.llama_memory_seq_rm(self._memory, 0, -1, -1)
         self._tokens = []
+        if self._hidden is not None:
+            self._hidden.cut(0)  # a loaded state brings no hidden rows
         if not data or len(tokens) > self._n_ctx:
             return False
         buffer = (ctypes.c_uint8 * len(data)).from_buffer(data)
