@@ -88,29 +88,34 @@
     <context>
         <name>OwnDrafterRow</name>
         <message>
-            <location filename="../app/ui/models/own_drafter_row.py" line="48" />
+            <location filename="../app/ui/models/own_drafter_row.py" line="52" />
             <source>Chat through llama-server</source>
             <translation>Über llama-server chatten</translation>
         </message>
         <message>
-            <location filename="../app/ui/models/own_drafter_row.py" line="50" />
-            <source>Tandem starts llama.cpp's own server with --spec-type draft-mtp and chats with it as with any server; it stops when another starts or the window closes</source>
-            <translation>Tandem startet den Server von llama.cpp mit --spec-type draft-mtp und chattet mit ihm wie mit jedem Server; er endet, wenn ein anderer startet oder das Fenster schließt</translation>
+            <location filename="../app/ui/models/own_drafter_row.py" line="54" />
+            <source>Tandem starts llama.cpp's own server with the model's own drafter (--spec-type draft-mtp, draft-eagle3 or draft-dflash) and chats with it as with any server; it stops when another starts or the window closes</source>
+            <translation>Tandem startet den Server von llama.cpp mit dem eigenen Drafter des Modells (--spec-type draft-mtp, draft-eagle3 oder draft-dflash) und chattet mit ihm wie mit jedem Server; er endet, wenn ein anderer startet oder das Fenster schließt</translation>
         </message>
         <message>
-            <location filename="../app/ui/models/own_drafter_row.py" line="74" />
-            <source>This model: {what}</source>
-            <translation>Dieses Modell: {what}</translation>
-        </message>
-        <message>
-            <location filename="../app/ui/models/own_drafter_row.py" line="88" />
+            <location filename="../app/ui/models/own_drafter_row.py" line="106" />
             <source>starting llama-server for {name}…</source>
             <translation>llama-server für {name} wird gestartet…</translation>
         </message>
         <message>
-            <location filename="../app/ui/models/own_drafter_row.py" line="109" />
+            <location filename="../app/ui/models/own_drafter_row.py" line="128" />
             <source>llama-server runs {name} with {spec}</source>
             <translation>llama-server führt {name} mit {spec} aus</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/models/own_drafter_row.py" line="84" />
+            <source>This model: {what}</source>
+            <translation>Dieses Modell: {what}</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/models/own_drafter_row.py" line="86" />
+            <source>{name}: {what}</source>
+            <translation>{name}: {what}</translation>
         </message>
     </context>
 </TS>

@@ -22,7 +22,8 @@ from pathlib import Path
 from app.core.display.wording import Words
 from app.core.pairing.catalog import Catalog, CatalogModel, CatalogPair
 from app.core.pairing.compatibility import CompatibilityReport
-from app.core.pairing.own_drafter import OwnDrafter
+from app.core.pairing.own_drafter import OwnDrafter, head_problems
+from app.engine.gguf.architecture import read_architecture
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.gguf.inspection import ModelInspection
 from app.engine.gguf.own_drafter import read_own_drafter
@@ -122,6 +123,28 @@ def inspect_model(path: str | Path) -> ModelInspection:
 def own_drafter(path: str | Path) -> OwnDrafter | None:
     """The drafter ``path`` carries or is (MTP layers, an EAGLE-3 head, a DFlash drafter), from its header."""
     return read_own_drafter(read_header(path))
+
+
+# The architectures of a drafter published beside its target (an EAGLE-3 head, a DFlash drafter).
+_HEAD_ARCHITECTURES = frozenset({"eagle3", "dflash"})
+
+
+def heads_for(target: str | Path) -> list[tuple[Path, OwnDrafter]]:
+    """Local EAGLE-3 heads and DFlash drafters that fit ``target``'s width and depth, and share its tokenizer."""
+    target_header = read_header(target)
+    shape = read_architecture(target_header)
+    found: list[tuple[Path, OwnDrafter]] = []
+    for model in list_local_models():
+        if model.inspection is None or model.inspection.architecture not in _HEAD_ARCHITECTURES:
+            continue
+        head_header = read_header(model.path)
+        head = read_own_drafter(head_header)
+        if head is None or not head.usable or head_problems(head, shape.n_embd, shape.n_layers):
+            continue
+        if not check_files(target_header, head_header).compatible:
+            continue
+        found.append((model.path, head))
+    return found
 
 
 def inspect_remote(spec: str | RemoteSpec, token: str | None = None) -> RemoteModel:

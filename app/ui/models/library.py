@@ -108,6 +108,7 @@ class DraftOptions:
     options: list[DraftOption]
     default: DefaultDraft
     own: OwnDrafter | None = None  # what the target's header says it carries as its own drafter (MTP layers)
+    heads: tuple[tuple[Path, OwnDrafter], ...] = ()  # local EAGLE-3 heads and DFlash drafters that fit the target
 
 
 def draft_options(target: Path) -> DraftOptions:
@@ -141,7 +142,12 @@ def draft_options(target: Path) -> DraftOptions:
         for o, label in zip(options, labels, strict=True)
     ]
     facts = [DraftFacts(o.label, o.size, o.compatible) for o in shown]
-    return DraftOptions(shown, choose_default_draft(target_size, facts), model_library.own_drafter(target))
+    return DraftOptions(
+        shown,
+        choose_default_draft(target_size, facts),
+        model_library.own_drafter(target),
+        tuple(model_library.heads_for(target)),
+    )
 
 
 def _model_label(name: str, quant: str, size: str, path: Path) -> str:

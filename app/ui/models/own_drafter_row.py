@@ -1,10 +1,12 @@
-"""The picker's line on the target's own drafter (its MTP layers), with a button that runs it through llama-server.
+"""The picker's line on the target's own drafter, with a button that runs it through llama-server.
 
 The line explains what the target's header says (MTP layers that draft for
 it with no second file, layers this llama.cpp cannot run, or a count whose
-weights were stripped); the button starts a
+weights were stripped) and names the local EAGLE-3 heads and DFlash drafters
+that fit the target; the button starts a
 :class:`~app.engine.remote.managed.ManagedServer` with ``--spec-type
-draft-mtp`` in the background and hands its engine to the window as the
+draft-mtp`` (or ``draft-eagle3`` / ``draft-dflash`` with the first fitting
+head, when the target has no MTP layers to run) in the background and hands its engine to the window as the
 Server page does, so the chat and Stats show its per-step acceptance as for
 any llama-server. One managed server runs at a time: starting another, or
 :meth:`OwnDrafterRow.shutdown` (the window's close), stops it.
@@ -12,6 +14,7 @@ any llama-server. One managed server runs at a time: starting another, or
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from PySide6.QtCore import Signal
@@ -37,6 +40,7 @@ class OwnDrafterRow(QWidget):
         super().__init__(parent)
         self._background = background
         self._target: Path | None = None
+        self._head: Path | None = None  # the EAGLE-3 or DFlash file the button runs, when the target has no MTP
         self._managed: ManagedServer | None = None
         self._generation = 0
         layout = QVBoxLayout(self)
@@ -48,8 +52,9 @@ class OwnDrafterRow(QWidget):
         self.start_button = QPushButton(self.tr("Chat through llama-server"))
         self.start_button.setToolTip(
             self.tr(
-                "Tandem starts llama.cpp's own server with --spec-type draft-mtp and chats with it as with any "
-                "server; it stops when another starts or the window closes"
+                "Tandem starts llama.cpp's own server with the model's own drafter (--spec-type draft-mtp, "
+                "draft-eagle3 or draft-dflash) and chats with it as with any server; it stops when another "
+                "starts or the window closes"
             )
         )
         self.start_button.clicked.connect(self.start)
@@ -65,15 +70,28 @@ class OwnDrafterRow(QWidget):
         """The running managed server, if any."""
         return self._managed
 
-    def show_target(self, target: Path | None, own: OwnDrafter | None) -> None:
-        """Show what ``target`` carries (nothing for a plain model, which hides the row)."""
+    def show_target(
+        self, target: Path | None, own: OwnDrafter | None, heads: Sequence[tuple[Path, OwnDrafter]] = ()
+    ) -> None:
+        """Show what ``target`` carries and the heads beside it that fit (nothing for a plain model: the row hides).
+
+        The button runs the model's own MTP layers when llama.cpp can, else the first fitting head.
+        """
         self._target = target
-        self.setVisible(own is not None)
-        if own is None:
+        self._head = None
+        lines = []
+        if own is not None:
+            lines.append(self.tr("This model: {what}").format(what=say(own.explanation())))
+        for path, head in heads:
+            lines.append(self.tr("{name}: {what}").format(name=path.name, what=say(head.explanation())))
+        self.setVisible(bool(lines))
+        if not lines:
             return
-        self.line.setText(self.tr("This model: {what}").format(what=say(own.explanation())))
-        runnable = own.usable and not own.kind.needs_head_file
-        self.start_button.setVisible(runnable)
+        self.line.setText("\n".join(lines))
+        mtp = own is not None and own.usable and not own.kind.needs_head_file
+        if not mtp and heads:
+            self._head = heads[0][0]
+        self.start_button.setVisible(mtp or self._head is not None)
         self.status.setText("")
 
     def start(self) -> None:
@@ -86,8 +104,9 @@ class OwnDrafterRow(QWidget):
         generation = self._generation
         self.start_button.setEnabled(False)
         self.status.setText(self.tr("starting llama-server for {name}…").format(name=target.name))
+        head = self._head
         self._background.submit(
-            lambda: _start(target),
+            lambda: _start(target, head),
             lambda started: self._started(generation, started),
             lambda exc: self._failed(generation, exc),
         )
@@ -119,9 +138,9 @@ class OwnDrafterRow(QWidget):
         self.status.setText("✗ " + say_error(exc))
 
 
-def _start(target: Path) -> tuple[ManagedServer, ManagedEngine, RemoteInfo]:
+def _start(target: Path, head: Path | None) -> tuple[ManagedServer, ManagedEngine, RemoteInfo]:
     """Start the server and ask for its model (off the GUI thread); a failed start leaves no process."""
-    managed = ManagedServer(target, n_ctx=MANAGED_CONTEXT)
+    managed = ManagedServer(target, head, n_ctx=MANAGED_CONTEXT)
     managed.start()
     try:
         model = ManagedEngine(managed.process, target.name).resolve_model()

@@ -305,7 +305,7 @@ class PairPicker(QWidget):
         self._target_error = None
         self.fallback_reason = ""
         self.draft.clear()
-        self.own_drafter.show_target(None, None)
+        self.own_drafter.show_target(None, None, ())
         if target is None:
             self._show_verdict()
             return
@@ -328,7 +328,7 @@ class PairPicker(QWidget):
             return
         options = found.options
         self._options = options
-        self.own_drafter.show_target(Path(str(self.target.currentData(_PATH_ROLE))), found.own)
+        self.own_drafter.show_target(Path(str(self.target.currentData(_PATH_ROLE))), found.own, found.heads)
         self.draft.blockSignals(True)
         self.draft.clear()
         model = self.draft.model()

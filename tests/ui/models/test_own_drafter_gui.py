@@ -18,7 +18,13 @@ from pytestqt.qtbot import QtBot
 
 from app.ui.chat.controller import Activity
 from app.ui.main_window import MainWindow
-from tests.fixtures.synthetic_drafters import SMOLLM2_FILE, Tokenizer, write_qwen35_mtp
+from tests.fixtures.synthetic_drafters import (
+    SMOLLM2_FILE,
+    Tokenizer,
+    write_eagle3_head,
+    write_llama_target,
+    write_qwen35_mtp,
+)
 from tests.ui.helpers import Recorder, send
 
 pytestmark = pytest.mark.subprocess  # the picker's button starts llama-server
@@ -28,6 +34,14 @@ pytestmark = pytest.mark.subprocess  # the picker's button starts llama-server
 def mtp_model(tmp_path_factory: pytest.TempPathFactory, models_folder: Path) -> Path:
     folder = tmp_path_factory.mktemp("synthetic")
     return write_qwen35_mtp(folder / "synthetic-qwen35-mtp.gguf", Tokenizer.from_file(models_folder / SMOLLM2_FILE))
+
+
+@pytest.fixture(scope="module")
+def eagle3_pair(tmp_path_factory: pytest.TempPathFactory, models_folder: Path) -> tuple[Path, Path]:
+    folder = tmp_path_factory.mktemp("synthetic-eagle3")
+    tokenizer = Tokenizer.from_file(models_folder / SMOLLM2_FILE)
+    target = write_llama_target(folder / "synthetic-llama-target.gguf", tokenizer)
+    return target, write_eagle3_head(folder / "synthetic-llama-target-eagle3.gguf", tokenizer)
 
 
 def _pick(qtbot: QtBot, window: MainWindow, model: Path) -> None:
@@ -86,3 +100,22 @@ def test_a_managed_server_that_dies_mid_reply_is_named_in_one_line(
     error = recorder.errors[-1]
     assert f"the llama-server Tandem started for {mtp_model.name} stopped" in error, error
     assert "\n" not in error.strip()
+
+
+def test_an_eagle3_head_beside_the_target_is_named_and_chats_through_llama_server(
+    make_window: Callable[..., MainWindow], eagle3_pair: tuple[Path, Path], qtbot: QtBot
+) -> None:
+    target, head = eagle3_pair
+    window = make_window()
+    window.settings_panel.max_tokens.setValue(24)
+    window.picker.add_model(head)  # the head is listed among the models; then the target is picked
+    qtbot.waitUntil(lambda: window.picker.own_drafter.isVisibleTo(window.picker), timeout=60_000)
+    _pick(qtbot, window, target)
+    row = window.picker.own_drafter
+    qtbot.waitUntil(lambda: head.name in row.line.text(), timeout=60_000)
+    assert row.line.text() == f"{head.name}: an EAGLE-3 head: drafts for a target 64 wide, reading its layers 0, 1, 3"
+    _start(qtbot, window)
+    assert "draft-eagle3" in row.status.text()
+    finished = send(qtbot, window, "Tell me a story about a lighthouse.")
+    assert finished.stats.drafted > 0  # llama.cpp drafted with the head
+    window.close()
