@@ -11,7 +11,16 @@
 #   cuda    nvcc on PATH and an NVIDIA GPU that nvidia-smi lists (-DGGML_CUDA=on, for this GPU's
 #           architecture only). nvcc alone is not enough: a CUDA build cannot even be imported
 #           without the driver's libcuda, and CUDA toolkits are often installed without a GPU.
-#   vulkan  glslc on PATH and the Vulkan headers (-DGGML_VULKAN=on)
+#   vulkan  everything ggml's Vulkan build needs (-DGGML_VULKAN=on): glslc on PATH, Vulkan headers
+#           that declare VK_EXT_layer_settings (Debian 12's 1.3.239 are too old), the SPIR-V headers'
+#           CMake package and the Vulkan loader, looked for under $VULKAN_SDK, /usr and /usr/local
+#           (TANDEM_VULKAN_PREFIXES replaces that list). "auto" takes Vulkan only when all are there
+#           and otherwise says in one line what to install and builds for the CPU.
+#           TANDEM_GPU=vulkan with old or missing headers on a Debian-like system fetches Debian 13's
+#           libvulkan-dev and spirv-headers (apt-get download with a private apt folder; the system's
+#           sources are not touched) into ${TANDEM_CACHE:-~/.cache/tandem}/vulkan-headers and builds
+#           against them. Which device a Vulkan build uses: ggml skips CPU-type devices (lavapipe)
+#           unless GGML_VK_VISIBLE_DEVICES names them.
 #   metal   Apple Silicon (llama.cpp's default there)
 #   cpu     otherwise, or TANDEM_GPU=off. TANDEM_GPU=cuda|vulkan|metal forces one.
 # It says which in one line on stderr. The CPU options stay in every build (the CPU runs the
@@ -37,9 +46,103 @@ default_args() {
     *) echo "" ;;
   esac
 }
-vulkan_headers() {
-  [ -f "${VULKAN_SDK:-/nonexistent}/include/vulkan/vulkan.h" ] || [ -f /usr/include/vulkan/vulkan.h ] \
-    || [ -f /usr/local/include/vulkan/vulkan.h ]
+# The Vulkan build's needs under the prefixes given; sets vk_include, vk_spirv, vk_loader (empty when
+# not found) and vk_missing (what to install, empty when nothing is missing).
+find_vulkan() {
+  vk_include="" vk_spirv="" vk_loader="" vk_missing="" vk_old=""
+  local prefix core config loader
+  for prefix in "$@"; do
+    core=$prefix/include/vulkan/vulkan_core.h
+    if [ -z "$vk_include" ] && [ -f "$core" ] && [ -f "$prefix/include/vulkan/vulkan.hpp" ]; then
+      # The pinned ggml-vulkan uses vk::LayerSettingEXT (VK_EXT_layer_settings): older headers fail in the compiler.
+      if grep -q VK_EXT_LAYER_SETTINGS_EXTENSION_NAME "$core"; then
+        vk_include=$prefix/include
+      else
+        vk_old=$(sed -n 's/^#define VK_HEADER_VERSION_COMPLETE VK_MAKE_API_VERSION(0, *\([0-9]*\), *\([0-9]*\),.*/\1.\2/p' "$core" | head -n 1)
+        vk_old="${vk_old:-1.?}.$(sed -n 's/^#define VK_HEADER_VERSION \([0-9]*\).*/\1/p' "$core" | head -n 1) in $prefix/include"
+      fi
+    fi
+    if [ -z "$vk_spirv" ]; then
+      for config in "$prefix"/share/cmake/SPIRV-Headers "$prefix"/lib/cmake/SPIRV-Headers \
+        "$prefix"/lib64/cmake/SPIRV-Headers "$prefix"/lib/*-linux-gnu/cmake/SPIRV-Headers; do
+        if [ -f "$config/SPIRV-HeadersConfig.cmake" ]; then vk_spirv=$config && break; fi
+      done
+    fi
+    if [ -z "$vk_loader" ]; then
+      for loader in "$prefix"/lib/libvulkan.so "$prefix"/lib/*-linux-gnu/libvulkan.so "$prefix"/lib64/libvulkan.so \
+        "$prefix"/lib/libvulkan.so.1 "$prefix"/lib/*-linux-gnu/libvulkan.so.1 "$prefix"/lib64/libvulkan.so.1 \
+        "$prefix"/lib/libvulkan.dylib "$prefix"/lib/libvulkan.1.dylib; do
+        # -e: a development link whose library is not installed does not count.
+        if [ -e "$loader" ]; then vk_loader=$loader && break; fi
+      done
+    fi
+  done
+  local missing=()
+  command -v glslc >/dev/null || missing+=("glslc")
+  if [ -z "$vk_include" ]; then
+    if [ -n "$vk_old" ]; then
+      missing+=("newer Vulkan headers (libvulkan-dev: $vk_old lacks VK_EXT_layer_settings)")
+    else
+      missing+=("the Vulkan headers (libvulkan-dev)")
+    fi
+  fi
+  [ -n "$vk_spirv" ] || missing+=("the SPIR-V headers (spirv-headers)")
+  [ -n "$vk_loader" ] || missing+=("the Vulkan loader (libvulkan1)")
+  vk_missing=$(IFS=,; echo "${missing[*]}" | sed 's/,/, /g')
+}
+vulkan_prefixes() {
+  # shellcheck disable=SC2086  # a list of folders
+  echo ${TANDEM_VULKAN_PREFIXES:-${VULKAN_SDK:-} /usr /usr/local}
+}
+
+# Debian 13's Vulkan and SPIR-V headers, unpacked into the cache (only for TANDEM_GPU=vulkan, and only the
+# headers and CMake files: the loader and glslc stay the system's). Prints the prefix or fails saying why.
+fetch_vulkan_headers() {
+  local folder=${TANDEM_CACHE:-$HOME/.cache/tandem}/vulkan-headers/debian-trixie
+  if [ -f "$folder/usr/include/vulkan/vulkan_core.h" ]; then
+    echo "$folder/usr"
+    return
+  fi
+  if ! command -v apt-get >/dev/null || ! command -v dpkg >/dev/null; then
+    echo "llama_wheel: the Vulkan build needs $vk_missing; install them (or the Vulkan SDK and set VULKAN_SDK)" >&2
+    return 1
+  fi
+  echo "llama_wheel: fetching Debian 13's libvulkan-dev and spirv-headers into $folder" >&2
+  local apt=$folder.apt mirror=${TANDEM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
+  rm -rf "$apt" "$folder.partial"
+  mkdir -p "$apt/lists/partial" "$apt/cache/archives/partial" "$apt/debs" "$folder.partial"
+  echo "deb $mirror trixie main" >"$apt/sources.list"
+  local options=(-o "Dir::Etc::sourcelist=$apt/sources.list" -o Dir::Etc::sourceparts=- -o "Dir::State::Lists=$apt/lists"
+    -o "Dir::Cache=$apt/cache" -o APT::Sandbox::User=root -o Debug::NoLocking=1)
+  if ! apt-get "${options[@]}" update -qq >&2 ||
+    ! (cd "$apt/debs" && apt-get "${options[@]}" download -qq libvulkan-dev spirv-headers >&2); then
+    echo "llama_wheel: could not fetch Debian 13's Vulkan headers from $mirror; install $vk_missing" >&2
+    return 1
+  fi
+  local deb
+  for deb in "$apt"/debs/*.deb; do dpkg -x "$deb" "$folder.partial"; done
+  rm -rf "$folder" "$apt"
+  mv "$folder.partial" "$folder"
+  echo "$folder/usr"
+}
+
+# For TANDEM_GPU=vulkan: what the build lacks, fetched where it can be; sets vulkan_cmake (the -D options
+# that point CMake at what was found) or fails in one line before CMake does.
+prepare_vulkan() {
+  # shellcheck disable=SC2046  # a list of folders
+  find_vulkan $(vulkan_prefixes)
+  if [ -n "$vk_missing" ] && command -v glslc >/dev/null; then
+    local fetched
+    fetched=$(fetch_vulkan_headers) || exit 2
+    # The fetched headers first; the loader is still the system's.
+    # shellcheck disable=SC2046
+    find_vulkan "$fetched" $(vulkan_prefixes)
+  fi
+  if [ -n "$vk_missing" ]; then
+    echo "llama_wheel: TANDEM_GPU=vulkan, but the build needs $vk_missing; install them" >&2
+    exit 2
+  fi
+  vulkan_cmake="-DVulkan_INCLUDE_DIR=$vk_include -DSPIRV-Headers_DIR=$vk_spirv -DVulkan_LIBRARY=$vk_loader"
 }
 
 # Sets backend (cpu, cuda, vulkan, metal, custom) and why (words for the one line it says).
@@ -56,12 +159,18 @@ choose_backend() {
         backend=metal why="Apple Silicon"
       elif command -v nvcc >/dev/null && command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
         backend=cuda why="nvcc and an NVIDIA GPU found"
-      elif command -v glslc >/dev/null && vulkan_headers; then
-        backend=vulkan why="glslc and the Vulkan headers found"
-      elif command -v nvcc >/dev/null; then
-        backend=cpu why="nvcc found but no NVIDIA GPU (nvidia-smi lists none)"
+      elif command -v glslc >/dev/null && find_vulkan $(vulkan_prefixes) && [ -z "$vk_missing" ]; then
+        backend=vulkan why="glslc, the Vulkan and SPIR-V headers and the loader found"
       else
-        backend=cpu why="no nvcc, glslc or Apple Silicon found"
+        backend=cpu why=""
+        if command -v nvcc >/dev/null; then why="nvcc found but no NVIDIA GPU (nvidia-smi lists none)"; fi
+        if command -v glslc >/dev/null; then
+          # glslc says a Vulkan build was meant: say what else it needs rather than fail in CMake.
+          echo "llama_wheel: a Vulkan build also needs $vk_missing; install them (TANDEM_GPU=vulkan" \
+            "fetches the headers where it can); building for the CPU" >&2
+          why="${why:+$why; }glslc found but not all the Vulkan build needs"
+        fi
+        why=${why:-no nvcc, glslc or Apple Silicon found}
       fi
       ;;
     *)
@@ -77,7 +186,7 @@ backend_args() {
     cpu) default_args ;;
     # native: only this machine's GPU architecture (all of them take far longer to compile).
     cuda) echo "-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=native $(default_args)" ;;
-    vulkan) echo "-DGGML_VULKAN=on $(default_args)" ;;
+    vulkan) echo "-DGGML_VULKAN=on ${vulkan_cmake:-} $(default_args)" ;;
     metal) echo "-DGGML_METAL=on $(default_args)" ;;
   esac
 }
@@ -90,13 +199,15 @@ backend_detail() {
 }
 
 choose_backend
+if [ "${1:-}" = "--backend" ]; then
+  echo "$backend ($why)"
+  exit 0
+fi
+vulkan_cmake=""
+if [ "$backend" = vulkan ]; then prepare_vulkan; fi
 args=$(backend_args)
 if [ "${1:-}" = "--cmake-args" ]; then
   echo "$args"
-  exit 0
-fi
-if [ "${1:-}" = "--backend" ]; then
-  echo "$backend ($why)"
   exit 0
 fi
 python_bin=${1:?usage: llama_wheel.sh PYTHON}

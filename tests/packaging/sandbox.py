@@ -59,6 +59,8 @@ class Sandbox:
             TANDEM_CACHE=str(self.cache),
             TANDEM_VENV=str(self.venv),
             FAKE_LOG=str(self.log),
+            # The Vulkan build's headers are looked for here only (a test adds what it wants), not in /usr.
+            TANDEM_VULKAN_PREFIXES=str(self.cache.parent / "no-vulkan"),
         )
         env.update(extra)
         return env
@@ -81,3 +83,24 @@ class Sandbox:
 
     def calls(self) -> list[str]:
         return self.log.read_text().splitlines()
+
+
+def vulkan_prefix(folder: Path, *, header_version: int = 309, layer_settings: bool = True, spirv: bool = True) -> Path:
+    """A prefix laid out like a Vulkan install: headers of that version, the SPIR-V CMake package, the loader."""
+    include = folder / "include" / "vulkan"
+    include.mkdir(parents=True)
+    minor = 3 if header_version < 300 else 4
+    core = [
+        f"#define VK_HEADER_VERSION {header_version}",
+        f"#define VK_HEADER_VERSION_COMPLETE VK_MAKE_API_VERSION(0, 1, {minor}, VK_HEADER_VERSION)",
+    ]
+    if layer_settings:
+        core.append('#define VK_EXT_LAYER_SETTINGS_EXTENSION_NAME "VK_EXT_layer_settings"')
+    (include / "vulkan_core.h").write_text("\n".join(core) + "\n")
+    (include / "vulkan.hpp").write_text("")
+    if spirv:
+        (folder / "share" / "cmake" / "SPIRV-Headers").mkdir(parents=True)
+        (folder / "share" / "cmake" / "SPIRV-Headers" / "SPIRV-HeadersConfig.cmake").write_text("")
+    (folder / "lib" / "x86_64-linux-gnu").mkdir(parents=True)
+    (folder / "lib" / "x86_64-linux-gnu" / "libvulkan.so.1").write_text("")
+    return folder

@@ -9,9 +9,12 @@ test wants them). Nothing is compiled or downloaded: these tests check the scrip
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
-from tests.packaging.sandbox import VERSION, Sandbox, write_script
+import pytest
+
+from tests.packaging.sandbox import VERSION, Sandbox, vulkan_prefix, write_script
 
 
 def test_setup_installs_the_app_without_test_tools_and_builds_no_llama_server(sandbox: Sandbox) -> None:
@@ -89,13 +92,70 @@ def test_tandem_gpu_off_skips_the_gpu_and_cuda_forces_it(sandbox: Sandbox) -> No
     assert bad.returncode == 2 and "TANDEM_GPU must be" in bad.stderr
 
 
-def test_vulkan_with_glslc_and_headers(sandbox: Sandbox, tmp_path: Path) -> None:
+def test_vulkan_is_chosen_only_with_everything_its_build_needs(sandbox: Sandbox, tmp_path: Path) -> None:
+    complete = vulkan_prefix(tmp_path / "sdk")
     sandbox.fake("glslc", "true")
-    assert _backend(sandbox)[0].startswith("cpu (")  # no headers yet
-    (tmp_path / "sdk" / "include" / "vulkan").mkdir(parents=True)
-    (tmp_path / "sdk" / "include" / "vulkan" / "vulkan.h").write_text("")
-    backend, args = _backend(sandbox, VULKAN_SDK=str(tmp_path / "sdk"))
+    backend, args = _backend(sandbox, TANDEM_VULKAN_PREFIXES=str(complete))
     assert backend.startswith("vulkan (") and "-DGGML_VULKAN=on" in args
+    # What was found is what CMake is pointed at, so a second install elsewhere cannot be picked up instead.
+    assert f"-DVulkan_INCLUDE_DIR={complete}/include" in args
+    assert f"-DSPIRV-Headers_DIR={complete}/share/cmake/SPIRV-Headers" in args
+    assert f"-DVulkan_LIBRARY={complete}/lib/x86_64-linux-gnu/libvulkan.so.1" in args
+
+
+def test_auto_says_what_the_vulkan_build_lacks_and_builds_for_the_cpu(sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.fake("glslc", "true")
+    old = vulkan_prefix(tmp_path / "debian12", header_version=239, layer_settings=False)
+    chosen = sandbox.run("scripts/llama_wheel.sh", "--backend", TANDEM_VULKAN_PREFIXES=str(old))
+    assert chosen.stdout.startswith("cpu (glslc found but not all the Vulkan build needs)")
+    lines = chosen.stderr.strip().splitlines()
+    assert len(lines) == 1 and "1.3.239" in lines[0] and "VK_EXT_layer_settings" in lines[0], lines
+    assert "building for the CPU" in lines[0]
+    no_spirv = vulkan_prefix(tmp_path / "no-spirv", spirv=False)
+    chosen = sandbox.run("scripts/llama_wheel.sh", "--backend", TANDEM_VULKAN_PREFIXES=str(no_spirv))
+    assert chosen.stdout.startswith("cpu (") and "the SPIR-V headers (spirv-headers)" in chosen.stderr
+    assert "Vulkan headers" not in chosen.stderr  # only what is missing is named
+    built = sandbox.run("scripts/llama_wheel.sh", str(sandbox.venv / "bin" / "python"), TANDEM_VULKAN_PREFIXES=str(old))
+    assert built.returncode == 0, built.stderr
+    assert "-vulkan-" not in built.stdout and "GGML_VULKAN" not in sandbox.calls()[-1]
+
+
+def test_tandem_gpu_vulkan_fetches_newer_headers_once(sandbox: Sandbox, tmp_path: Path) -> None:
+    sandbox.fake("glslc", "true")
+    # apt-get and dpkg stand-ins: download writes the two packages' names, dpkg -x lays out a complete prefix.
+    sandbox.fake("apt-get", 'echo "apt-get $*" >>"$FAKE_LOG"; [ "${*: -3:1}" = download ] && touch a.deb b.deb; exit 0')
+    layout = (
+        'echo "dpkg $*" >>"$FAKE_LOG"; mkdir -p "$3/usr/include/vulkan" "$3/usr/share/cmake/SPIRV-Headers"; '
+        'echo "#define VK_EXT_LAYER_SETTINGS_EXTENSION_NAME 1" >"$3/usr/include/vulkan/vulkan_core.h"; '
+        'touch "$3/usr/include/vulkan/vulkan.hpp" "$3/usr/share/cmake/SPIRV-Headers/SPIRV-HeadersConfig.cmake"'
+    )
+    sandbox.fake("dpkg", layout)
+    system = vulkan_prefix(tmp_path / "usr", header_version=239, layer_settings=False, spirv=False)
+    python = str(sandbox.venv / "bin" / "python")
+    done = sandbox.run("scripts/llama_wheel.sh", python, TANDEM_GPU="vulkan", TANDEM_VULKAN_PREFIXES=str(system))
+    assert done.returncode == 0, done.stderr
+    fetched = sandbox.cache / "vulkan-headers" / "debian-trixie" / "usr"
+    apt_calls = [c for c in sandbox.calls() if c.startswith("apt-get")]
+    assert any(" update " in c for c in apt_calls) and any(
+        "download -qq libvulkan-dev spirv-headers" in c for c in apt_calls
+    )
+    assert all("Dir::Etc::sourcelist=" in c and "Dir::Etc::sourcelist=/etc" not in c for c in apt_calls)
+    args = (Path(done.stdout.strip()) / "cmake-args.txt").read_text()
+    assert f"-DVulkan_INCLUDE_DIR={fetched}/include" in args and f"-DSPIRV-Headers_DIR={fetched}/share" in args
+    assert f"-DVulkan_LIBRARY={system}/lib/x86_64-linux-gnu/libvulkan.so.1" in args  # the system's loader
+    again = sandbox.run("scripts/llama_wheel.sh", python, TANDEM_GPU="vulkan", TANDEM_VULKAN_PREFIXES=str(system))
+    assert again.returncode == 0 and "built before" in again.stderr
+    assert len([c for c in sandbox.calls() if c.startswith("apt-get")]) == len(apt_calls)  # fetched once
+
+
+def test_tandem_gpu_vulkan_without_glslc_fails_before_cmake(sandbox: Sandbox, tmp_path: Path) -> None:
+    if shutil.which("glslc", path="/usr/bin:/bin"):
+        pytest.skip("glslc is installed on this machine: the sandbox cannot hide it")
+    complete = vulkan_prefix(tmp_path / "sdk")
+    python = str(sandbox.venv / "bin" / "python")
+    done = sandbox.run("scripts/llama_wheel.sh", python, TANDEM_GPU="vulkan", TANDEM_VULKAN_PREFIXES=str(complete))
+    assert done.returncode == 2 and "needs glslc" in done.stderr
+    assert not any(" -m pip wheel " in c for c in sandbox.calls())
 
 
 def test_metal_on_apple_silicon(sandbox: Sandbox) -> None:
