@@ -124,6 +124,11 @@
         </message>
         <message>
             <location filename="../app/core/memory/offload.py" line="88"/>
+            <source>auto: too little free GPU memory for any layer, so every layer stays on the CPU</source>
+            <translation>automatisch: zu wenig freier GPU-Speicher für eine Schicht, daher bleiben alle Schichten auf der CPU</translation>
+        </message>
+        <message>
+            <location filename="../app/core/memory/offload.py" line="88"/>
             <source>auto: {target} of {target_slots} target layers, {draft} of {draft_slots} draft layers on the GPU</source>
             <translation>automatisch: {target} von {target_slots} Schichten des Zielmodells, {draft} von {draft_slots} Schichten des Draft-Modells auf der GPU</translation>
         </message>

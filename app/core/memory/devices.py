@@ -18,7 +18,7 @@ set), so that figure is the budget, not system RAM counted a second time.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -116,6 +116,21 @@ def place_model(n_gpu_layers: int, n_slots: int, gpu: BackendDevice | None, cpu:
     if gpu is not None and layers > 0:
         return Placement(device=gpu.name, description=gpu.description, gpu_layers=layers)
     return Placement(device="CPU", description=cpu.description if cpu is not None else "", gpu_layers=0)
+
+
+def cap_free_memory(devices: Iterable[BackendDevice], cap_bytes: int | None) -> tuple[BackendDevice, ...]:
+    """The devices with each one that holds layers reporting at most ``cap_bytes`` free (None: as read).
+
+    A limit set by hand (``TANDEM_GPU_BUDGET_MB``): a device shared with other work, or a test
+    that needs a device without room.
+    """
+    if cap_bytes is None:
+        return tuple(devices)
+    cap = max(0, cap_bytes)
+    return tuple(
+        replace(device, free_bytes=min(device.free_bytes, cap)) if device.holds_layers else device
+        for device in devices
+    )
 
 
 def offload_device(devices: Iterable[BackendDevice]) -> BackendDevice | None:

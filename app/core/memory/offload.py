@@ -84,6 +84,10 @@ class OffloadPlan:
 
     def describe_words(self) -> Words:
         """:meth:`describe` as words the window renders in its language."""
+        if self.target_layers == 0 and self.draft_layers == 0:
+            return QT_TRANSLATE_NOOP(
+                "MemoryNotes", "auto: too little free GPU memory for any layer, so every layer stays on the CPU"
+            ).fill()
         if self.draft_slots:
             return QT_TRANSLATE_NOOP(
                 "MemoryNotes",

@@ -9,6 +9,9 @@ depends on, so the lookup through libggml's handle finds them). Each device
 becomes a :class:`~app.core.memory.devices.BackendDevice`; every rule about
 them is in :mod:`app.core.memory.devices`.
 
+``TANDEM_GPU_BUDGET_MB`` caps the free memory read for each device that holds
+layers (a whole number of MiB), so "auto" plans for less than the device has.
+
 A library that cannot be opened or lacks a call is a normal answer here (an
 older or newer wheel): :func:`read_devices` raises :class:`GgmlUnavailableError`
 with the reason, and callers fall back to no device list.
@@ -17,11 +20,17 @@ with the reason, and callers fall back to no device list.
 from __future__ import annotations
 
 import ctypes
+import logging
+import os
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from app.core.memory.devices import BackendDevice, kind_of_ggml_type
+from app.core.memory.devices import BackendDevice, cap_free_memory, kind_of_ggml_type
+
+GPU_BUDGET_ENV = "TANDEM_GPU_BUDGET_MB"
+_MIB = 1 << 20
+log = logging.getLogger(__name__)
 
 
 class GgmlUnavailableError(Exception):
@@ -90,7 +99,23 @@ def read_devices() -> tuple[BackendDevice, ...]:
                 total_bytes=int(total.value),
             )
         )
-    return tuple(devices)
+    return cap_free_memory(devices, budget_cap_bytes())
+
+
+def budget_cap_bytes() -> int | None:
+    """:data:`GPU_BUDGET_ENV` in bytes; None when unset, or not a whole number (said once in the log)."""
+    text = os.environ.get(GPU_BUDGET_ENV, "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        _warn_once(text)
+        return None
+    return int(text) * _MIB
+
+
+@cache
+def _warn_once(text: str) -> None:
+    log.warning("%s=%r is not a whole number of MiB; the devices' own free memory is used", GPU_BUDGET_ENV, text)
 
 
 def _text(value: bytes | None) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from app.core.memory.devices import (
     BackendDevice,
     DeviceKind,
+    cap_free_memory,
     device_budget_bytes,
     kind_of_ggml_type,
     offload_device,
@@ -124,3 +125,14 @@ def test_a_model_is_placed_on_the_gpu_only_with_layers_there() -> None:
     assert place_model(0, 29, VULKAN, CPU).to_json() == on_cpu
     assert place_model(99, 29, None, CPU).to_json() == on_cpu  # a CPU build ignores the count
     assert place_model(99, 29, None, None).description == ""
+
+
+def test_a_budget_cap_leaves_the_gpu_without_room_and_the_cpu_as_read() -> None:
+    capped = cap_free_memory((VULKAN, CPU, INTEL_IGPU), 16 * MIB)
+    assert [d.free_bytes for d in capped] == [16 * MIB, CPU.free_bytes, 16 * MIB]
+    assert [d.total_bytes for d in capped] == [VULKAN.total_bytes, CPU.total_bytes, INTEL_IGPU.total_bytes]
+    assert cap_free_memory((VULKAN,), 4 * GIB) == (VULKAN,)  # a cap above the free memory changes nothing
+    assert cap_free_memory((VULKAN, CPU), None) == (VULKAN, CPU)
+    plan = plan_for_device(offload_device(capped), TARGET, DRAFT)
+    assert plan is not None and (plan.target_layers, plan.draft_layers) == (0, 0)
+    assert plan.describe() == "auto: too little free GPU memory for any layer, so every layer stays on the CPU"

@@ -46,3 +46,18 @@ def test_an_unreadable_device_list_is_a_reason_not_an_error(monkeypatch: pytest.
     assert budget.devices == ()
     if not budget.gpus:
         assert (budget.gpu_absent_reason or "").startswith("this llama.cpp build does not list its devices")
+
+
+def test_the_budget_cap_is_read_in_mib_and_a_bad_value_is_ignored_with_a_log_line(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.delenv(ggml_devices.GPU_BUDGET_ENV, raising=False)
+    assert ggml_devices.budget_cap_bytes() is None
+    monkeypatch.setenv(ggml_devices.GPU_BUDGET_ENV, "64")
+    assert ggml_devices.budget_cap_bytes() == 64 << 20
+    (cpu,) = (d for d in read_devices() if d.kind is DeviceKind.CPU)
+    assert cpu.free_bytes > 64 << 20  # the CPU is never capped: it holds no GPU layers
+    monkeypatch.setenv(ggml_devices.GPU_BUDGET_ENV, "lots")
+    with caplog.at_level("WARNING", logger=ggml_devices.__name__):
+        assert ggml_devices.budget_cap_bytes() is None
+    assert "TANDEM_GPU_BUDGET_MB='lots' is not a whole number of MiB" in caplog.text
