@@ -2,7 +2,7 @@
 
 Not a test module. ``tests/conftest.py`` registers :class:`LayerRun`, which
 marks each collected test with what it needs (model, gui, subprocess,
-packaging) and with its layer, one of :data:`ORDER`, and runs the layers in
+packaging, vulkan) and with its layer, one of :data:`ORDER`, and runs the layers in
 that order, the cheap ones first. It prints each layer's wall time at the
 end; with ``--layer-stop`` (``scripts/test.sh``) the run ends after the first
 layer with a failure.
@@ -43,10 +43,11 @@ LAYERS: dict[str, str] = {
     "gui": "builds Qt widgets (a QApplication, often a window)",
     "subprocess": "starts another process: main.py, a server, a build, another interpreter",
     "packaging": "builds or checks what ships: wheels, setup scripts, the bundle, the AppImage and .deb",
+    "vulkan": "runs on a Vulkan device in the Vulkan build's environment (python -m tests.vulkan.step)",
 }
 
 # The layers in the order they run; each test is in exactly one (see layer_of).
-ORDER = ("pure", "gui", "model", "window", "subprocess", "packaging")
+ORDER = ("pure", "gui", "model", "window", "subprocess", "packaging", "vulkan")
 LAYER_HELP: dict[str, str] = {
     "pure": "layer: no model, Qt, process or packaging (the fast one)",
     "window": "layer: Qt widgets with a loaded model (gui and model)",
@@ -181,6 +182,8 @@ def layer_marks(
     folder = resolved.relative_to(_TEST_ROOT).parts[0] if resolved.is_relative_to(_TEST_ROOT) else ""
     if folder == "packaging":
         marks.add("packaging")
+    if folder == "vulkan":
+        marks.add("vulkan")  # the Vulkan build's own run; elsewhere these tests skip
     if folder == "ui":
         marks.add("gui")  # widgets need the QApplication even where a test does not name qapp
     followed = [f for f in (function, *fixture_functions) if f is not None and _defined_in_tests(f)]
@@ -191,6 +194,8 @@ def layer_marks(
 
 def layer_of(marks: set[str]) -> str:
     """The one layer a test with these needs runs in."""
+    if "vulkan" in marks:
+        return "vulkan"
     if "packaging" in marks:
         return "packaging"
     if "subprocess" in marks:

@@ -85,7 +85,7 @@ def test_a_failing_window_test_stops_the_run_after_the_window_layer(pytester: py
     lines = result.outlines
     assert any(line.startswith("window ") and "1 failed" in line for line in lines), lines
     assert any(line.startswith("gui ") and line.endswith("ok") for line in lines), lines
-    assert any("stopped after the window layer failed: subprocess, packaging not run" in line for line in lines)
+    assert any("stopped after the window layer failed: subprocess, packaging, vulkan not run" in line for line in lines)
 
 
 def test_under_xdist_a_files_tests_in_one_layer_are_one_unit_and_packaging_is_one() -> None:
@@ -126,3 +126,12 @@ def test_two_workers_report_every_layer_in_the_controllers_summary(
         assert ok and f"{count:>6} tests" in ok[0], (layer, lines)
     assert any(line.startswith("window ") and "1 failed" in line for line in lines), lines
     assert any(line.startswith("all ") and "5 tests" in line for line in lines), lines
+
+
+def test_the_vulkan_folders_tests_are_their_own_last_layer_whatever_else_they_use() -> None:
+    from tests.layers import _TEST_ROOT, ORDER, layer_marks, layer_of
+
+    marks = layer_marks(_TEST_ROOT / "vulkan" / "test_x.py", ["small_pair"], None, [])
+    assert marks == {"model", "vulkan"}
+    assert layer_of(marks | {"subprocess"}) == "vulkan" and ORDER[-1] == "vulkan"
+    assert layer_of(layer_marks(_TEST_ROOT / "engine" / "test_x.py", ["small_pair"], None, [])) == "model"
