@@ -8,7 +8,8 @@
 # llama-cpp-python is compiled from source on first install (about 6 minutes
 # on two cores) into ~/.cache/tandem/wheels (scripts/llama_wheel.sh), so later
 # runs and fresh virtual environments reuse it. It uses the GPU backend it finds
-# (CUDA, Vulkan, Metal; TANDEM_GPU=off for the CPU build) and says which.
+# (CUDA, Vulkan, Metal; TANDEM_GPU=off for the CPU build) and says which; Vulkan only with
+# everything its build needs, else one line says what to install and the build is for the CPU.
 #
 # Options (environment): PYTHON (default python3.11, else python3; 3.11, 3.12 and 3.13 work),
 # TANDEM_VENV (default .venv), TANDEM_SKIP_MODELS=1 to skip model installs,

@@ -6,7 +6,7 @@
 # model), subprocess, packaging. It stops at the first step or layer that fails, and
 # prints each step's and each layer's wall time and the 30 slowest tests.
 # Extra arguments go to pytest, e.g. `bash scripts/test.sh -k decoder`; one layer alone:
-# `.venv/bin/python -m pytest -m pure` (the marks are model, gui, subprocess, packaging
+# `.venv/bin/python -m pytest -m pure` (the marks are model, gui, subprocess, packaging, vulkan
 # and, for the layers, pure, window).
 #
 # On top of scripts/setup.sh (what the app runs) it installs the test tools (the `test`
