@@ -128,8 +128,7 @@ def cap_free_memory(devices: Iterable[BackendDevice], cap_bytes: int | None) -> 
         return tuple(devices)
     cap = max(0, cap_bytes)
     return tuple(
-        replace(device, free_bytes=min(device.free_bytes, cap)) if device.holds_layers else device
-        for device in devices
+        replace(device, free_bytes=min(device.free_bytes, cap)) if device.holds_layers else device for device in devices
     )
 
 
