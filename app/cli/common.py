@@ -22,6 +22,7 @@ from app.core.decoding.sampling import (
 )
 from app.core.errors import TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
+from app.core.tools.call_stream import ToolFormat
 from app.engine.models.library import installed_default_pair
 
 
@@ -175,3 +176,13 @@ def resolve_pair(args: argparse.Namespace) -> tuple[Path, Path | None]:
 def print_json(data: Any) -> None:
     """Print a command's result as indented JSON on stdout (the form ``--json`` asks for)."""
     print(json.dumps(data, indent=2))
+
+
+def add_tool_format_option(parser: argparse.ArgumentParser, what: str) -> None:
+    """``--tool-format``: the call dialect to use over the one found in the model's chat template."""
+    parser.add_argument(
+        "--tool-format",
+        choices=[f.value for f in ToolFormat],
+        default=None,
+        help=f"{what}: how the model writes tool calls, over what its chat template says (default: the template's)",
+    )

@@ -12,9 +12,10 @@ from pathlib import Path
 from types import FrameType
 
 from app.cli.chat.options import drafter_kind, use_disk_stores
-from app.cli.common import add_model_options, resolve_pair
+from app.cli.common import add_model_options, add_tool_format_option, resolve_pair
 from app.core.errors import TandemError
-from app.engine.llama.session import PairConfig
+from app.core.tools.call_stream import ToolFormat
+from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.server.edge import EdgeLimits, parse_origins
 from app.engine.server.http import RunningServer, check_binding
 from app.engine.server.scheduler import DEFAULT_QUEUE_LIMIT, ServerEngine
@@ -69,6 +70,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help=f"requests that may wait behind the one generating; more get HTTP 429 (default {DEFAULT_QUEUE_LIMIT})",
     )
+    add_tool_format_option(parser, "for requests with tools")
     parser.set_defaults(run=run)
 
 
@@ -92,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
     # Like `chat`: the prefix cache (unless --no-prefix-cache) and the costs learned in earlier runs.
-    engine = ServerEngine(config, args.draft_max, args.queue_limit, on_load=partial(use_disk_stores, args=args))
+    engine = ServerEngine(config, args.draft_max, args.queue_limit, on_load=partial(_on_load, args=args))
     engine.start()
     try:
         server = RunningServer(
@@ -120,6 +122,13 @@ def run(args: argparse.Namespace) -> int:
         except KeyboardInterrupt:
             print(f"\nstopped after {server.httpd.requests_served} requests", file=sys.stderr)
     return 0
+
+
+def _on_load(pair: LoadedPair, args: argparse.Namespace) -> None:
+    """Like ``chat``: the disk stores; and the call dialect ``--tool-format`` names over the template's."""
+    use_disk_stores(pair, args=args)
+    if args.tool_format is not None:
+        pair.template.tool_format = ToolFormat(args.tool_format)
 
 
 def _stop_on_sigterm() -> None:

@@ -38,6 +38,7 @@ from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.display.terminal_text import visible
 from app.core.errors import TandemError
 from app.core.reply.plan import PromptPolicy
+from app.core.tools.call_stream import ToolFormat
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.reader import call_attempt
 from app.core.tools.records import ToolCall, ToolSpec
@@ -191,8 +192,13 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
         McpClient(configs, before_start=show_command, saved_key=CredentialStore().load) as client,
     ):
         use_disk_stores(pair, args)
-        if pair.template.tool_format is None:
-            raise TandemError("this model's chat template has no tool format, so it cannot be given tools")
+        if args.tool_format is not None:
+            pair.template.tool_format = ToolFormat(args.tool_format)
+        dialect = pair.template.tool_dialect()
+        if dialect is None:
+            raise TandemError(
+                "this model's chat template has no tool format, so it cannot be given tools (--tool-format names one)"
+            )
         tools = client.list_tools()
         for notice in client.notices:
             err.write(f"note: {visible(notice)}\n")
@@ -205,6 +211,7 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
             on_calls=turns.calls,
             on_outcome=lambda outcome: turns.outcome(outcome, err),
             on_note=lambda note: _said(note, turns, err),
+            dialect=dialect,
         )
         end = loop.run(chat_messages(settings, [*history, Message(Role.USER, prompt_text)]), turns.generate)
         assert turns.plan is not None  # the loop made at least one reply
@@ -216,7 +223,7 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
         if end.note is not None:
             turns.note(end.note)
             extra.update(end.note.to_meta())
-            if call_attempt(end.text):
+            if call_attempt(end.text, loop.dialect):
                 # The final reply is only a call the loop did not run: its line is the answer, as in the window
                 # (the tokens stay as the model wrote them in --json's "tokens").
                 line = str(end.note.words())

@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 from app.cli.chat.output import add_output_options
 from app.cli.chat.remote import add_options as add_remote_options
-from app.cli.common import add_model_options, add_sampling_options, option_help, option_type
+from app.cli.common import (
+    add_model_options,
+    add_sampling_options,
+    add_tool_format_option,
+    option_help,
+    option_type,
+)
 from app.core.attachments.record import Attachment
 from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
@@ -97,6 +103,7 @@ def add_parser(subparsers: argparse._SubParsersAction, run: Callable[[argparse.N
         metavar="N",
         help="with --mcp: after N calls the model must answer (default 4)",
     )
+    add_tool_format_option(parser, "with --mcp")
     parser.add_argument("prompt", nargs="?", help="the user message (- reads it from standard input)")
     add_output_options(parser)
     add_remote_options(parser)

@@ -1,81 +1,42 @@
-"""Reading tool calls out of a model's reply in the Qwen/Hermes format, whole or as it streams.
+"""The ``<tool_call>`` dialects: Hermes JSON (Qwen 2.5, Qwen3, Hermes 2/3) and XML parameters (Qwen3-Coder).
 
-Templates of this family tell the model to answer a call as
+Hermes templates tell the model to answer a call as
 ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` (Qwen 2.5 writes
-newlines inside the tags). :func:`tool_format` finds the format in a
-template's text; :class:`ToolStreamParser` reads a reply piece by piece,
-passing text through at once but holding back anything that may be the start
-of a call, and :func:`parse_reply` is the same parser over a whole reply, so a
-streamed reply and a plain one always agree.
+newlines inside the tags). Qwen3-Coder's template asks for
+``<tool_call><function=name><parameter=x>value</parameter></function></tool_call>``,
+each value on lines of its own. Both read a block's body in either spelling:
+a model that was shown one sometimes writes the other, and the body alone
+tells them apart.
 
 Decided here, on purpose:
 
-- A body in the doubled-brace form (``{{"name": ...}}}``, which Qwen 2.5
+- A JSON body in the doubled-brace form (``{{"name": ...}}}``, which Qwen 2.5
   copies from its own template) is read as the object it means.
-- A block whose body is not a JSON object with a valid ``name`` and an
-  object of ``arguments`` (``"arguments"`` as the text of one is read too) is
-  not a call: the whole block, tags included, stays in the reply as plain
-  content. Nothing the model wrote is dropped, and a client never receives a
-  call whose arguments are not JSON.
+- A block whose body is not a call (not a JSON object with a valid ``name``
+  and an object of ``arguments``, nor a ``<function=...>`` element) stays in
+  the reply as plain content, tags included.
 - A block the reply ends inside (no closing tag) is a call when its body is
-  complete JSON, and plain text otherwise.
-- Whitespace right before a call, between calls, or at the end of a reply with
-  calls, is not content.
-- With ``parallel`` off only the first call is kept; later calls are dropped
-  (the client asked for at most one).
+  complete, and plain text otherwise.
+- An XML parameter's value is JSON when it reads as a JSON number, ``true``,
+  ``false``, ``null``, object or array, and text otherwise; a value whose
+  tool schema says ``string`` stays text (``schemas``).
 """
 
 from __future__ import annotations
 
-import enum
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.tools.records import NAME_PATTERN, ToolCall, new_call_id
+from app.core.tools.call_stream import Block, CallBody, ToolFormat, call_body
 
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
 
-
-class ToolFormat(enum.StrEnum):
-    """How a chat template asks the model to write a call."""
-
-    HERMES = "hermes"  # <tool_call>{"name": ..., "arguments": ...}</tool_call> (Qwen 2.5, Hermes 2/3)
-
-
-def tool_format(template: str | None) -> ToolFormat | None:
-    """The tool format ``template``'s text describes, or None when it has none (it never renders ``tools``)."""
-    if template and OPEN in template and "tools" in template:
-        return ToolFormat.HERMES
-    return None
-
-
-@dataclass(frozen=True, slots=True)
-class TextPiece:
-    """Reply text that is plain content."""
-
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class CallPiece:
-    """One complete call, the ``index``-th of the reply."""
-
-    index: int
-    call: ToolCall
-
-
-StreamPiece = TextPiece | CallPiece
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedReply:
-    """A whole reply read: its plain content and its calls."""
-
-    content: str
-    calls: tuple[ToolCall, ...] = ()
+_FUNCTION = re.compile(r"\A\s*<function=([^>\n]+)>(.*?)</function>\s*\Z", re.DOTALL)
+_PARAMETER = re.compile(r"<parameter=([^>\n]+)>(.*?)</parameter>", re.DOTALL)
 
 
 def call_object(body: str) -> dict[str, Any] | None:
@@ -100,108 +61,76 @@ def call_object(body: str) -> dict[str, Any] | None:
     return None
 
 
-def read_call(body: str, new_id: Callable[[], str] = new_call_id) -> ToolCall | None:
-    """The call a block's body spells, or None when it is not one (see the module's rules)."""
+def json_call(body: str) -> CallBody | None:
+    """The call a JSON body spells (``{"name": ..., "arguments": {...}}``), or None."""
     value = call_object(body)
     if value is None:
         return None
-    name = value.get("name")
-    arguments = value.get("arguments", {})
-    if isinstance(arguments, str):  # some models write the arguments as JSON text
-        try:
-            arguments = json.loads(arguments)
-        except ValueError:
-            return None
-    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name) or not isinstance(arguments, dict):
+    return call_body(value.get("name"), value.get("arguments", {}))
+
+
+def _parameter_value(raw: str, declared: str | None) -> Any:
+    # The template writes each value between line breaks of its own; those are not part of it.
+    text = raw.removeprefix("\n").removesuffix("\n")
+    if declared == "string":
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    return text if isinstance(value, str) and declared is None else value
+
+
+def xml_call(body: str, schemas: Mapping[str, Mapping[str, Any]]) -> CallBody | None:
+    """The call an XML-parameter body spells (``<function=name><parameter=x>v</parameter></function>``), or None."""
+    found = _FUNCTION.match(body)
+    if found is None:
         return None
-    return ToolCall(new_id(), name, json.dumps(arguments, ensure_ascii=False))
+    name, inner = found.group(1).strip(), found.group(2)
+    if _PARAMETER.sub("", inner).strip():
+        return None  # something besides parameters inside the function: not a call
+    properties = schemas.get(name, {}).get("properties", {})
+    arguments: dict[str, Any] = {}
+    for parameter in _PARAMETER.finditer(inner):
+        key = parameter.group(1).strip()
+        spec = properties.get(key) if isinstance(properties, Mapping) else None
+        declared = spec.get("type") if isinstance(spec, Mapping) else None
+        arguments[key] = _parameter_value(parameter.group(2), declared if isinstance(declared, str) else None)
+    return call_body(name, arguments)
 
 
-def _held_prefix(text: str) -> int:
-    """How many characters at the end of ``text`` may begin the opening tag."""
-    for size in range(min(len(text), len(OPEN) - 1), 0, -1):
-        if OPEN.startswith(text[-size:]):
-            return size
-    return 0
+@dataclass(frozen=True)
+class TaggedDialect:
+    """Calls inside ``<tool_call>`` tags, the body JSON (Hermes) or XML parameters (Qwen3-Coder)."""
+
+    format: ToolFormat = ToolFormat.HERMES
+    schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # tool name: its parameters' schema
+    openers: tuple[str, ...] = (OPEN,)
+
+    def read_block(self, text: str, at_end: bool) -> Block | None:
+        """A ``<tool_call>`` block: up to its closing tag, or to the reply's end."""
+        end = text.find(CLOSE, len(OPEN))
+        if end < 0 and not at_end:
+            return None
+        size = len(text) if end < 0 else end + len(CLOSE)
+        body = text[len(OPEN) : end if end >= 0 else len(text)]
+        call = json_call(body) or xml_call(body, self.schemas)
+        return Block(size, None if call is None else (call,))
+
+    def attempted(self, text: str) -> bool:
+        """Whether ``text`` holds a ``<tool_call>`` tag."""
+        return OPEN in text
+
+    def steer(self, name: str | None) -> str:
+        """Into the call itself: the demo pair's 1.5B target, given only the opener, ends its turn at once."""
+        # Each prefix ends where the tokenizer would end a token: a trailing space would force a split the
+        # model never saw (' "' and ' {' are single tokens).
+        if self.format is ToolFormat.XML:
+            return OPEN + "\n<function=" + (name + ">\n" if name else "")
+        if name:
+            return OPEN + '\n{"name": "' + name + '", "arguments":'
+        return OPEN + '\n{"name":'
 
 
-@dataclass
-class ToolStreamParser:
-    """Turns reply text, fed piece by piece, into content pieces and complete calls."""
-
-    parallel: bool = True
-    new_id: Callable[[], str] = new_call_id
-    calls: int = 0
-    _buffer: str = ""
-    _in_block: bool = False
-    _space: str = ""  # whitespace held until it is known to sit between words rather than between calls
-    _out: list[StreamPiece] = field(default_factory=list)
-
-    def feed(self, text: str) -> list[StreamPiece]:
-        """The pieces that ``text`` completes (possibly none: a call's start is held until it closes)."""
-        self._buffer += text
-        while True:
-            if self._in_block:
-                end = self._buffer.find(CLOSE)
-                if end < 0:
-                    break
-                body, self._buffer = self._buffer[:end], self._buffer[end + len(CLOSE) :]
-                self._in_block = False
-                self._block(body, OPEN + body + CLOSE)
-                continue
-            start = self._buffer.find(OPEN)
-            if start >= 0:
-                self._text(self._buffer[:start])
-                self._buffer = self._buffer[start + len(OPEN) :]
-                self._in_block = True
-                continue
-            keep = _held_prefix(self._buffer)
-            self._text(self._buffer[: len(self._buffer) - keep])
-            self._buffer = self._buffer[len(self._buffer) - keep :]
-            break
-        return self._take()
-
-    def finish(self) -> list[StreamPiece]:
-        """What is left when the reply ends: an unclosed block, a held tag start, held whitespace."""
-        if self._in_block:
-            self._in_block = False
-            self._block(self._buffer, OPEN + self._buffer)
-        else:
-            self._text(self._buffer)
-        self._buffer = ""
-        if self._space and not self.calls:
-            self._out.append(TextPiece(self._space))
-        self._space = ""
-        return self._take()
-
-    def _text(self, text: str) -> None:
-        if not text:
-            return
-        # Trailing whitespace always waits for what follows, so the cut between pieces never matters.
-        words = text.rstrip()
-        if words:
-            self._out.append(TextPiece(self._space + words))
-            self._space = ""
-        self._space += text[len(words) :]
-
-    def _block(self, body: str, raw: str) -> None:
-        call = read_call(body, self.new_id)
-        if call is None:
-            self._text(raw)
-            return
-        self._space = ""
-        if self.parallel or self.calls == 0:
-            self._out.append(CallPiece(self.calls, call))
-            self.calls += 1
-
-    def _take(self) -> list[StreamPiece]:
-        out, self._out = self._out, []
-        return out
-
-
-def parse_reply(text: str, parallel: bool = True, new_id: Callable[[], str] = new_call_id) -> ParsedReply:
-    """A whole reply read with the streaming parser (so both ways agree)."""
-    parser = ToolStreamParser(parallel, new_id)
-    pieces = parser.feed(text) + parser.finish()
-    content = "".join(p.text for p in pieces if isinstance(p, TextPiece))
-    return ParsedReply(content, tuple(p.call for p in pieces if isinstance(p, CallPiece)))
+HERMES = TaggedDialect()
+XML = TaggedDialect(ToolFormat.XML)

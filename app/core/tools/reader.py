@@ -9,7 +9,9 @@ call, but only when the *whole* reply is that one object and its name is one
 of the offered tools; anything else stays text. To stream, it holds the
 start of a reply only while it can still become such an object (``{"name":``
 after an optional fence); from the first character that rules it out, text
-flows as usual through :class:`app.core.tools.hermes.ToolStreamParser`.
+flows as usual through the dialect's :class:`app.core.tools.call_stream.CallStream`.
+Llama 3.x templates ask for exactly such a reply, with ``"parameters"`` for
+``"arguments"``; both keys are read.
 """
 
 from __future__ import annotations
@@ -20,7 +22,15 @@ import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
-from app.core.tools.hermes import CallPiece, ParsedReply, StreamPiece, TextPiece, ToolStreamParser, call_object
+from app.core.tools.call_stream import (
+    CallPiece,
+    CallStream,
+    ParsedReply,
+    StreamPiece,
+    TextPiece,
+    ToolDialect,
+)
+from app.core.tools.hermes import HERMES, call_object
 from app.core.tools.records import ToolCall, new_call_id
 
 _FENCE = "```"
@@ -61,9 +71,9 @@ def read_bare_call(text: str, names: Collection[str], new_id: Callable[[], str] 
     if fenced:
         body = fenced.group(1)
     value = call_object(body)
-    if value is None or set(value) != {"name", "arguments"}:
+    if value is None or set(value) not in ({"name", "arguments"}, {"name", "parameters"}):
         return None
-    name, arguments = value["name"], value["arguments"]
+    name, arguments = value["name"], value.get("arguments", value.get("parameters"))
     if name not in names or not isinstance(arguments, dict):
         return None
     return ToolCall(new_id(), name, json.dumps(arguments, ensure_ascii=False))
@@ -76,12 +86,13 @@ class CallReader:
     names: frozenset[str] = frozenset()  # the offered tools; none: no bare calls are read
     parallel: bool = True
     new_id: Callable[[], str] = new_call_id
-    _tagged: ToolStreamParser = field(init=False)
+    dialect: ToolDialect = HERMES
+    _tagged: CallStream = field(init=False)
     _held: str = ""
     _gate: _Gate = _Gate.MAYBE
 
     def __post_init__(self) -> None:
-        self._tagged = ToolStreamParser(self.parallel, self.new_id)
+        self._tagged = CallStream(self.dialect, self.parallel, self.new_id)
         if not self.names:
             self._gate = _Gate.NO
 
@@ -116,10 +127,14 @@ class CallReader:
 
 
 def read_reply(
-    text: str, names: Collection[str] = (), parallel: bool = True, new_id: Callable[[], str] = new_call_id
+    text: str,
+    names: Collection[str] = (),
+    parallel: bool = True,
+    new_id: Callable[[], str] = new_call_id,
+    dialect: ToolDialect = HERMES,
 ) -> ParsedReply:
     """A whole reply read by :class:`CallReader`, so a streamed reply and a plain one agree."""
-    reader = CallReader(frozenset(names), parallel, new_id)
+    reader = CallReader(frozenset(names), parallel, new_id, dialect)
     pieces = reader.feed(text) + reader.finish()
     content = "".join(p.text for p in pieces if isinstance(p, TextPiece))
     return ParsedReply(content, tuple(p.call for p in pieces if isinstance(p, CallPiece)))
@@ -128,9 +143,9 @@ def read_reply(
 _ATTEMPT_SHOWN = 80  # characters of a broken call quoted in the line that replaces it
 
 
-def call_attempt(text: str) -> bool:
-    """True when a reply reads as an attempt at a call (tags, or call JSON bare or fenced), whatever became of it."""
-    if "<tool_call>" in text:
+def call_attempt(text: str, dialect: ToolDialect = HERMES) -> bool:
+    """True when a reply reads as an attempt at a call (markup, or call JSON bare or fenced), whatever it became."""
+    if dialect.attempted(text):
         return True
     return _gate(text) is _Gate.CALL
 

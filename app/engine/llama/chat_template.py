@@ -25,7 +25,8 @@ conversation leaves the template's default.
 closing it: the turns before it with the assistant's opener, then the partial
 reply's text as plain content, so generation goes on inside the same turn.
 
-Tools (``serve``'s ``tools``) go into the template's own ``tools`` variable,
+Tools go into the template's own ``tools`` variable (so each family's template
+writes them its way, and :meth:`ChatTemplate.tool_dialect` reads the calls back),
 an assistant turn's calls into its ``tool_calls`` (arguments as objects, as
 Hugging Face templates expect) and a tool result is a message with role
 ``tool``. A result's text is a content like any other, so it stays text. Tool
@@ -47,7 +48,8 @@ from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 from app.core.conversation.chat import Message
 from app.core.conversation.prompt_segments import Segment, guard_plain_text, segment_prompt, split_at_specials
 from app.core.reply.reasoning import THINK, ReasoningMarkers, thinking_asked
-from app.core.tools.hermes import ToolFormat, tool_format
+from app.core.tools.call_stream import ToolDialect, ToolFormat
+from app.core.tools.dialects import dialect_for, tool_format
 from app.core.tools.records import ToolSpec
 from app.engine.gguf.header import GGUFHeader
 
@@ -101,7 +103,9 @@ class ChatTemplate:
         self._vocab = llama_cpp.llama_model_get_vocab(llama.model)
         template = model.header.get("tokenizer.chat_template")
         self.has_template = isinstance(template, str) and bool(template.strip())
-        self.tool_format: ToolFormat | None = tool_format(template if isinstance(template, str) else None)
+        self._template_text = template if isinstance(template, str) else None
+        # The dialect the template's text describes; a front end may set another (a setting or option names it).
+        self.tool_format: ToolFormat | None = tool_format(self._template_text)
         self._formatter: Jinja2ChatFormatter | None = None
         if self.has_template:
             eos, bos = llama.token_eos(), llama.token_bos()
@@ -119,6 +123,12 @@ class ChatTemplate:
         if self._formatter is not None and isinstance(template, str):
             # Parsed by the formatter's own environment (its extensions), which compiled it already.
             self.thinking_switch = _thinking_switch(self._formatter._environment.environment.parse(template))
+
+    def tool_dialect(self, tools: Sequence[ToolSpec] = ()) -> ToolDialect | None:
+        """How this model writes calls to ``tools`` (None: the template has no tool format), for every front end."""
+        if self.tool_format is None:
+            return None
+        return dialect_for(self.tool_format, tools, self._template_text)
 
     def render_text(self, messages: Sequence[Message]) -> tuple[str, bool]:
         """The prompt text, and whether it already contains the special tokens it needs."""

@@ -302,7 +302,7 @@ class _Handler(EdgeHandler):
         """One choice's events to the client: streamed, or its whole reply returned; None once it failed or left."""
         engine = self.server.engine
         tools = request.tools
-        relay = ToolRelay(tools, shape) if tools is not None and tools.reads_calls else None
+        relay: ToolRelay | None = None
         drafter = engine.config.drafter.value
         tokens: list[Any] = []
         logprobs: list[TokenLogprobs] = []
@@ -317,6 +317,8 @@ class _Handler(EdgeHandler):
                 self._fail(item)
                 return None
             if isinstance(item, PromptAccepted):
+                if tools is not None and tools.reads_calls and item.tool_dialect is not None:
+                    relay = ToolRelay(tools, shape, item.tool_dialect)
                 if request.chat and request.reasoning:
                     shape.reasoning = ReasoningStream(item.reasoning_inside)
                 if request.stream and not self._streaming:
@@ -387,7 +389,7 @@ class _Handler(EdgeHandler):
                     self._json(item.status, wire.error_body(item))
                 return
             if isinstance(item, PromptAccepted):
-                opening = wire.accepted(item.n_tokens, item.reasoning_inside)
+                opening = wire.accepted(item.n_tokens, item.reasoning_inside, item.tool_dialect)
                 if request.stream:
                     self._start_stream()
                     started = True

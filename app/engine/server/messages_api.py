@@ -31,6 +31,7 @@ from typing import Any
 
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.reply.token_record import TokenRecord
+from app.core.tools.call_stream import ToolDialect
 from app.core.tools.records import ToolCall
 from app.engine.server.protocol import (
     CompletionRequest,
@@ -318,10 +319,12 @@ class MessagesWire:
         out["tandem"] = {"tokens": token_origins(tokens), **tandem_summary(stats, self.drafter)}
         return out
 
-    def accepted(self, prompt_tokens: int, reasoning_inside: bool) -> list[ServerEvent]:
+    def accepted(
+        self, prompt_tokens: int, reasoning_inside: bool, dialect: ToolDialect | None = None
+    ) -> list[ServerEvent]:
         """``message_start``."""
         self._prompt_tokens = prompt_tokens
-        self._reader = PieceReader(self.request.reasoning, reasoning_inside, self.request.tools)
+        self._reader = PieceReader(self.request.reasoning, reasoning_inside, self.request.tools, dialect)
         return [ServerEvent("message_start", {"type": "message_start", "message": self._message([], None, None)})]
 
     def step(self, step: StepEvent) -> list[ServerEvent]:

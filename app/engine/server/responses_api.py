@@ -26,6 +26,7 @@ from typing import Any
 
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.reply.token_record import TokenRecord
+from app.core.tools.call_stream import ToolDialect
 from app.core.tools.records import ToolChoiceKind
 from app.engine.server.protocol import (
     CompletionRequest,
@@ -338,9 +339,11 @@ class ResponsesWire:
         self._sequence += 1
         return event
 
-    def accepted(self, prompt_tokens: int, reasoning_inside: bool) -> list[ServerEvent]:
+    def accepted(
+        self, prompt_tokens: int, reasoning_inside: bool, dialect: ToolDialect | None = None
+    ) -> list[ServerEvent]:
         """``response.created`` and ``response.in_progress``."""
-        self._reader = PieceReader(self.request.reasoning, reasoning_inside, self.request.tools)
+        self._reader = PieceReader(self.request.reasoning, reasoning_inside, self.request.tools, dialect)
         return [
             self._event("response.created", response=self._response("in_progress")),
             self._event("response.in_progress", response=self._response("in_progress")),

@@ -29,6 +29,7 @@ from app.core.decoding.sampling import MAX_TOKENS
 from app.core.decoding.stats import GenerationStats
 from app.core.errors import PromptTooLongError
 from app.core.reply.plan import PromptPolicy
+from app.core.tools.call_stream import ToolDialect
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyPlan, ReplyRequest, fit_prompt, plan_reply, run_reply
 from app.engine.reply_attachments import attachment_tokens, distinct_attachments
@@ -44,6 +45,7 @@ class PromptAccepted:
 
     n_tokens: int
     reasoning_inside: bool = False  # the template opened a reasoning block: the reply starts as thinking
+    tool_dialect: ToolDialect | None = None  # how the template writes calls (None: it has no tool format)
 
 
 TicketItem = PromptAccepted | StepEvent | FinishedEvent | RequestError
@@ -194,7 +196,11 @@ class Engine(Protocol):
 
 
 def reply_request(
-    request: CompletionRequest, drafter: DrafterKind, draft_length: int | None, n_ctx: int
+    request: CompletionRequest,
+    drafter: DrafterKind,
+    draft_length: int | None,
+    n_ctx: int,
+    dialect: ToolDialect | None = None,
 ) -> ReplyRequest:
     """A request as the reply planner takes it: the request's sampling, the server's drafting.
 
@@ -220,7 +226,7 @@ def reply_request(
         raw_prompt=None if request.chat else request.prompt,
         output_format=request.output_format,
         tools=request.tools.rendered if request.tools is not None else (),
-        reply_prefix=request.tools.reply_prefix if request.tools is not None else "",
+        reply_prefix=request.tools.reply_prefix(dialect) if request.tools is not None else "",
         logit_bias=request.params.logit_bias,
         top_logprobs=request.top_logprobs,
     )
@@ -271,10 +277,12 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
             )
         )
         return
+    dialect = pair.template.tool_dialect(request.tools.tools if request.tools is not None else ())
     started = time.perf_counter()
     try:
         try:
-            plan = plan_reply(pair, reply_request(request, pair.config.drafter, draft_length, pair.target.n_ctx))
+            ask = reply_request(request, pair.config.drafter, draft_length, pair.target.n_ctx, dialect)
+            plan = plan_reply(pair, ask)
             if request.max_tokens is None:  # OpenAI's meaning of no limit: up to the context's end
                 plan = up_to_the_context(plan)
         except PromptTooLongError as exc:
@@ -284,7 +292,7 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
         except OutputFormatError as exc:  # a schema this vocabulary cannot spell
             job.items.put(RequestError(str(exc), param="response_format"))
             return
-        job.items.put(PromptAccepted(len(plan.prompt.tokens), plan.prompt.reasoning_inside))
+        job.items.put(PromptAccepted(len(plan.prompt.tokens), plan.prompt.reasoning_inside, dialect))
         finished: FinishedEvent | None = None
         for event in run_reply(pair, plan, job.cancel.is_set):
             job.items.put(event)
@@ -302,7 +310,11 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
 def _count_prompt(pair: LoadedPair, job: Ticket, draft_length: int | None) -> None:
     """Answer a ticket that only counts: the prompt fitted as a reply would see it, its length, and no reply."""
     try:
-        prompt = fit_prompt(pair, reply_request(job.request, pair.config.drafter, draft_length, pair.target.n_ctx))
+        tools = job.request.tools.tools if job.request.tools is not None else ()
+        ask = reply_request(
+            job.request, pair.config.drafter, draft_length, pair.target.n_ctx, pair.template.tool_dialect(tools)
+        )
+        prompt = fit_prompt(pair, ask)
     except PromptTooLongError as exc:
         job.items.put(RequestError(exc.worded("--ctx"), param="messages", code=CONTEXT_LENGTH_EXCEEDED))
         return

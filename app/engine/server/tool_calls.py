@@ -9,22 +9,22 @@ reply that silently ignores the tools.
 
 ``tool_choice``: ``none`` renders no tools (earlier calls and results in the
 conversation still render) and reads no calls out of the reply. ``auto`` reads
-calls in the template's format, and a whole reply that is one bare or fenced
-JSON call of an offered tool (:mod:`app.core.tools.reader`: what small models
-write instead). ``required``
+calls in the template's dialect (:mod:`app.core.tools.call_stream`), and a whole
+reply that is one bare or fenced JSON call of an offered tool
+(:mod:`app.core.tools.reader`: what small models write instead). ``required``
 and a named function are steered rather than retried: the assistant's turn is
-started with the call opener and the start of its JSON (``<tool_call>`` and
-``{"name":``, and for a named function the name too), as template text after
-the generation prompt, so the model's first tokens are already inside a call. The opener counts as reply text for
-parsing; if the model still writes something that is not a call, it comes
-back as plain content with the finish reason the generation had.
+started inside a call in the dialect's own markup (:meth:`ToolDialect.steer`:
+``<tool_call>`` and ``{"name":`` for Hermes, and for a named function the name
+too), as template text after the generation prompt, so the model's first tokens
+are already inside a call. The steering counts as reply text for parsing; if the
+model still writes something that is not a call, it comes back as plain content
+with the finish reason the generation had.
 
 :class:`ToolRelay` turns the reply into OpenAI's shape: content with the
 calls cut out, ``tool_calls`` with the arguments as JSON text, finish reason
 ``tool_calls``; streamed, each call comes as a delta with its index, id, type
 and name, then a delta with its arguments, the way the official client
-assembles them. Content that may begin a call is held back until it is known
-(:class:`app.core.tools.hermes.ToolStreamParser`).
+assembles them. Content that may begin a call is held back until it is known.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from app.core.decoding.events import FinishReason, StepEvent
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.token_record import TokenRecord
-from app.core.tools.hermes import OPEN, CallPiece, StreamPiece, TextPiece, ToolFormat
+from app.core.tools.call_stream import CallPiece, StreamPiece, TextPiece, ToolDialect, ToolFormat
 from app.core.tools.reader import CallReader, read_reply
 from app.core.tools.records import ToolCall, ToolChoice, ToolChoiceKind, ToolError, ToolSpec, check_call_id
 
@@ -69,16 +69,14 @@ class ToolRequest:
         """The names a whole reply of bare call JSON may call (:mod:`app.core.tools.reader`); only for ``auto``."""
         return frozenset(t.name for t in self.tools) if self.choice.kind is ToolChoiceKind.AUTO else frozenset()
 
-    @property
-    def reply_prefix(self) -> str:
+    def reply_prefix(self, dialect: ToolDialect | None) -> str:
         """The start of the reply that steers a required or named call ("" when the model may choose)."""
-        # Into the JSON itself: the demo pair's 1.5B target, given only the opener, ends its turn at once.
-        # Each prefix ends where the tokenizer would end a token: a trailing space would force a split the
-        # model never saw (' "' and ' {' are single tokens).
+        if dialect is None:
+            return ""
         if self.choice.kind is ToolChoiceKind.REQUIRED:
-            return OPEN + '\n{"name":'
+            return dialect.steer(None)
         if self.choice.kind is ToolChoiceKind.NAMED:
-            return OPEN + '\n{"name": "' + self.choice.name + '", "arguments":'
+            return dialect.steer(self.choice.name)
         return ""
 
 
@@ -135,11 +133,13 @@ def template_refusal(fmt: ToolFormat | None, needed: bool) -> str | None:
 class ToolRelay:
     """A reply in OpenAI's tool-call shape, whole or as stream chunks."""
 
-    def __init__(self, tools: ToolRequest, shape: ResponseShape) -> None:
+    def __init__(self, tools: ToolRequest, shape: ResponseShape, dialect: ToolDialect) -> None:
         self.tools = tools
         self.shape = shape
-        self.parser = CallReader(tools.bare_names, tools.parallel)
-        self.parser.feed(tools.reply_prefix)  # inside a call already: nothing to show
+        self.dialect = dialect
+        self.prefix = tools.reply_prefix(dialect)
+        self.parser = CallReader(tools.bare_names, tools.parallel, dialect=dialect)
+        self.parser.feed(self.prefix)  # inside a call already: nothing to show
 
     def step_chunks(self, step: StepEvent, first: bool) -> list[dict[str, Any]]:
         """The step's chunk, its content the text known not to be a call, then a chunk pair per finished call."""
@@ -166,7 +166,7 @@ class ToolRelay:
     ) -> dict[str, Any]:
         """The whole reply (``stream: false``) with its calls."""
         out = self.shape.complete(text, tokens, reason, stats, drafter)
-        reply = read_reply(self.tools.reply_prefix + text, self.tools.bare_names, self.tools.parallel)
+        reply = read_reply(self.prefix + text, self.tools.bare_names, self.tools.parallel, dialect=self.dialect)
         if reply.calls:
             choice = out["choices"][0]
             choice["message"] = {

@@ -20,7 +20,8 @@ from typing import Any, Protocol
 
 from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.reply.token_record import TokenRecord
-from app.core.tools.hermes import CallPiece, TextPiece
+from app.core.tools.call_stream import CallPiece, TextPiece, ToolDialect
+from app.core.tools.hermes import HERMES
 from app.core.tools.reader import CallReader
 from app.core.tools.records import ToolCall
 from app.engine.server.protocol import RequestError, token_origins
@@ -69,17 +70,21 @@ class PieceReader:
     """A reply's steps (or its whole text) in, :data:`ReplyPiece` s out, in the order the reply wrote them.
 
     ``reasoning`` false keeps a reasoning block in the answer as the model
-    wrote it; ``tools`` None (or a choice of ``none``) reads no calls.
+    wrote it; ``tools`` None (or a choice of ``none``) reads no calls; ``dialect``
+    is how the model writes them (its template's).
     """
 
-    def __init__(self, reasoning: bool, inside: bool, tools: ToolRequest | None) -> None:
+    def __init__(
+        self, reasoning: bool, inside: bool, tools: ToolRequest | None, dialect: ToolDialect | None = None
+    ) -> None:
         self._split = ReasoningStream(inside) if reasoning else None
         self._inside = inside
         self._tools = tools if tools is not None and tools.reads_calls else None
         self._calls: CallReader | None = None
         if self._tools is not None:
-            self._calls = CallReader(self._tools.bare_names, self._tools.parallel)
-            self._calls.feed(self._tools.reply_prefix)  # a steered call: already inside it, nothing to show
+            dialect = dialect or HERMES
+            self._calls = CallReader(self._tools.bare_names, self._tools.parallel, dialect=dialect)
+            self._calls.feed(self._tools.reply_prefix(dialect))  # a steered call: already inside it, nothing to show
         self.calls = 0
 
     def step(self, step: StepEvent) -> list[ReplyPiece]:
@@ -165,7 +170,9 @@ class Wire(Protocol):
         """The reply as one JSON object (``stream: false``)."""
         ...
 
-    def accepted(self, prompt_tokens: int, reasoning_inside: bool) -> list[ServerEvent]:
+    def accepted(
+        self, prompt_tokens: int, reasoning_inside: bool, dialect: ToolDialect | None = None
+    ) -> list[ServerEvent]:
         """The prompt (``prompt_tokens`` long) was accepted, streamed or not: the events that start a stream."""
         ...
 

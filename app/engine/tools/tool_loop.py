@@ -26,6 +26,9 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from app.core.conversation.chat import Message, Role
+from app.core.tools.call_stream import ToolDialect
+from app.core.tools.dialects import for_tools
+from app.core.tools.hermes import HERMES
 from app.core.tools.reader import attempt_excerpt, call_attempt, read_reply
 from app.core.tools.records import ToolCall, ToolResult, ToolSpec
 from app.core.tools.turns import DENIED_TEXT, Approval, ChatTools, NoteKind, ToolNote, ToolOutcome
@@ -82,12 +85,14 @@ class ToolLoop:
     on_calls: Callable[[str, tuple[ToolCall, ...]], None] = _nothing  # a reply that called: its text and calls
     on_outcome: Callable[[ToolOutcome], None] = _nothing
     on_note: Callable[[ToolNote], None] = _nothing  # a call not run, said in words
+    dialect: ToolDialect = HERMES  # how the model writes calls: its template's (ChatTemplate.tool_dialect)
     _answered: set[tuple[str, str]] = field(default_factory=set, init=False)
     _count: int = field(default=0, init=False)
     _offer: bool = field(default=True, init=False)
 
     def __post_init__(self) -> None:
         self._offer = bool(self.tools) and self.max_calls > 0
+        self.dialect = for_tools(self.dialect, self.tools)
 
     def offered(self) -> tuple[ToolSpec, ...]:
         """The tools the next reply is given: none after the call limit or a reply of repeats, so it must answer."""
@@ -101,7 +106,7 @@ class ToolLoop:
         """
         if not self._offer:
             return None
-        reply = read_reply(text, frozenset(t.name for t in self.tools))
+        reply = read_reply(text, frozenset(t.name for t in self.tools), dialect=self.dialect)
         if not reply.calls:
             return None
         if all((c.name, canonical(c.arguments)) in self._answered for c in reply.calls):
@@ -116,9 +121,9 @@ class ToolLoop:
         tools were withdrawn (a repeat, or past the limit), or an attempt that did
         not read as a call (broken JSON, an unknown tool).
         """
-        if not self.tools or not call_attempt(answer):
+        if not self.tools or not call_attempt(answer, self.dialect):
             return None
-        calls = read_reply(answer, frozenset(t.name for t in self.tools)).calls
+        calls = read_reply(answer, frozenset(t.name for t in self.tools), dialect=self.dialect).calls
         if not calls:
             return ToolNote(kind=NoteKind.MALFORMED, excerpt=attempt_excerpt(answer))
         repeats = all((c.name, canonical(c.arguments)) in self._answered for c in calls)

@@ -170,6 +170,7 @@ class ChatController(QObject):
                 reload=self.reload,
                 tools_running=self.set_tools_running,
                 reply_to_branch=self.reply_to_branch,
+                dialect=lambda: self.pair.tool_dialect if self.pair is not None else None,
             ),
             parent=self,
         )

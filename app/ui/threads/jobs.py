@@ -16,6 +16,7 @@ from PySide6.QtCore import QCoreApplication
 from app.core.decoding.events import FinishReason
 from app.core.decoding.sampling import SamplingParams
 from app.core.memory.estimate import MemoryBreakdown
+from app.core.tools.call_stream import ToolDialect
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.remote.client import ServerKind
 from app.engine.reply import ReplyPlan, ReplyRequest
@@ -74,6 +75,7 @@ class PairInfo:
     measured_bytes: dict[str, int] = field(default_factory=dict)  # what loading actually took
     measured_breakdown: MemoryBreakdown | None = None  # None when llama.cpp's load log could not be read
     remote: RemoteInfo | None = None  # a server in place of the pair: ``config`` then only names its model
+    tool_dialect: ToolDialect | None = None  # how the target writes tool calls (None: its template has no tools)
 
     @property
     def drafter_name(self) -> str:

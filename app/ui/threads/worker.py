@@ -37,6 +37,7 @@ from app.core.decoding.sampling import SamplingParams
 from app.core.errors import ContextSettingError, OutOfMemoryError, TandemError
 from app.core.memory.estimate import MemoryBreakdown
 from app.core.reply.plan import DraftPlan
+from app.core.tools.call_stream import ToolFormat
 from app.engine.llama.prefix_cache import PrefixCache
 from app.engine.llama.profile_store import ProfileStore
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
@@ -131,6 +132,8 @@ class EngineWorker(QObject):
         self.prefix_cache: PrefixCache | None = None  # given to each pair loaded (set by the window before any load)
         # Where each pair loaded starts from what the controller learned last time (set by the window).
         self.profile_store: ProfileStore | None = None
+        # The call dialect Settings names over the template's (None: the template's); read at each load.
+        self.tool_format: ToolFormat | None = None
 
     # -- slots (queued from the GUI thread) -------------------------------------------
 
@@ -153,6 +156,8 @@ class EngineWorker(QObject):
         self._pair = pair
         pair.prefix_cache = self.prefix_cache
         pair.attach_profile_store(self.profile_store)
+        if self.tool_format is not None:
+            pair.template.tool_format = self.tool_format
         draft_name = config.draft.name if pair.draft is not None and config.draft is not None else None
         info = PairInfo(
             config=config,
@@ -163,6 +168,7 @@ class EngineWorker(QObject):
             load_seconds=elapsed,
             measured_bytes=measured,
             measured_breakdown=breakdown,
+            tool_dialect=pair.template.tool_dialect(),
         )
         self.loaded.emit(info)
 

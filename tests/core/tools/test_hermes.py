@@ -1,4 +1,4 @@
-"""The Qwen/Hermes tool-call parser on hand-written replies, whole and fed in pieces."""
+"""The Hermes dialect's reader on hand-written replies, whole and fed in pieces."""
 
 from __future__ import annotations
 
@@ -8,14 +8,18 @@ from collections.abc import Callable
 
 import pytest
 
-from app.core.tools.hermes import (
-    CallPiece,
-    TextPiece,
-    ToolFormat,
-    ToolStreamParser,
-    parse_reply,
-    tool_format,
-)
+from app.core.tools.call_stream import CallPiece, CallStream, ParsedReply, TextPiece, ToolFormat
+from app.core.tools.call_stream import parse_reply as parse_in
+from app.core.tools.dialects import tool_format
+from app.core.tools.hermes import HERMES
+
+
+def parse_reply(text: str, parallel: bool = True, new_id: Callable[[], str] | None = None) -> ParsedReply:
+    return parse_in(text, HERMES, parallel, new_id or _ids())
+
+
+def hermes_stream(new_id: Callable[[], str] | None = None) -> CallStream:
+    return CallStream(HERMES, new_id=new_id or _ids())
 
 
 def _ids() -> Callable[[], str]:
@@ -74,7 +78,7 @@ def test_markers_inside_arguments_are_kept_as_data() -> None:
 
 def test_streaming_holds_back_a_possible_opener_and_agrees_with_the_whole_parse() -> None:
     text = "Sure <tool_c is not a tag. " + TWO
-    parser = ToolStreamParser(new_id=_ids())
+    parser = hermes_stream(new_id=_ids())
     pieces: list[object] = []
     for i, char in enumerate(text):
         got = parser.feed(char)
@@ -90,7 +94,7 @@ def test_streaming_holds_back_a_possible_opener_and_agrees_with_the_whole_parse(
 
 
 def test_plain_text_streams_through_at_once() -> None:
-    parser = ToolStreamParser()
+    parser = hermes_stream()
     assert parser.feed("Hello, ") == [TextPiece("Hello,")]  # the trailing space waits for the next word
     assert parser.feed("world") == [TextPiece(" world")]
     assert parser.finish() == []

@@ -10,6 +10,7 @@ import pytest
 from app.core.decoding.events import FinishReason, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.token_record import TokenRecord
+from app.core.tools.hermes import HERMES
 from app.core.tools.records import ToolChoice, ToolChoiceKind, ToolSpec
 from app.engine.server.protocol import RequestError, ResponseShape, parse_chat_request
 from app.engine.server.tool_calls import ToolRelay, ToolRequest
@@ -37,7 +38,7 @@ def test_tools_choice_and_parallel_are_read() -> None:
     assert request.tools.choice == ToolChoice(ToolChoiceKind.REQUIRED) and not request.tools.parallel
     assert parse_chat_request({**ASK, "tools": []}).tools is None
     none = parse_chat_request({**ASK, "tools": [WEATHER], "tool_choice": "none"}).tools
-    assert none is not None and none.rendered == () and none.reply_prefix == ""
+    assert none is not None and none.rendered == () and none.reply_prefix(HERMES) == ""
 
 
 def test_assistant_calls_and_tool_results_become_message_fields() -> None:
@@ -71,7 +72,7 @@ def test_bad_tool_messages_are_refused_by_name(message: dict[str, Any], param: s
 
 
 def test_a_streamed_call_comes_as_name_then_arguments_and_nothing_of_it_as_content() -> None:
-    relay = ToolRelay(ToolRequest(()), ResponseShape(chat=True, model="m"))
+    relay = ToolRelay(ToolRequest(()), ResponseShape(chat=True, model="m"), HERMES)
     pieces = ["Checking.", " <tool", '_call>\n{"name": "get_weather", ', '"arguments": {"city": "Oslo"}}\n</tool_call>']
     chunks = _stream(relay, pieces)
     content = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks if c["choices"])
@@ -86,18 +87,20 @@ def test_a_streamed_call_comes_as_name_then_arguments_and_nothing_of_it_as_conte
 def test_a_steered_reply_is_read_with_its_prefix_whole_and_streamed() -> None:
     steer = ToolRequest((), ToolChoice(ToolChoiceKind.NAMED, "get_weather"))
     shape = ResponseShape(chat=True, model="m")
-    whole = ToolRelay(steer, shape).complete(' {"city": "Oslo"}}', [], FinishReason.EOG, GenerationStats(), "model")
+    whole = ToolRelay(steer, shape, HERMES).complete(
+        ' {"city": "Oslo"}}', [], FinishReason.EOG, GenerationStats(), "model"
+    )
     message = whole["choices"][0]["message"]
     assert message["content"] is None and whole["choices"][0]["finish_reason"] == "tool_calls"
     assert [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in message["tool_calls"]] == [
         ("get_weather", {"city": "Oslo"})
     ]
-    chunks = _stream(ToolRelay(steer, shape), [' {"city":', ' "Oslo"}}'])
+    chunks = _stream(ToolRelay(steer, shape, HERMES), [' {"city":', ' "Oslo"}}'])
     assert any("tool_calls" in c["choices"][0]["delta"] for c in chunks)
 
 
 def test_a_malformed_call_comes_back_as_plain_content_with_the_generations_reason() -> None:
-    relay = ToolRelay(ToolRequest(()), ResponseShape(chat=True, model="m"))
+    relay = ToolRelay(ToolRequest(()), ResponseShape(chat=True, model="m"), HERMES)
     text = '<tool_call>\n{"name": "get_weather", "arguments": {oops}\n</tool_call>'
     reply = relay.complete(text, [], FinishReason.EOG, GenerationStats(), "model")
     assert reply["choices"][0]["message"] == {"role": "assistant", "content": text}
@@ -109,10 +112,10 @@ def test_a_call_in_the_doubled_brace_form_comes_back_as_the_call_it_means() -> N
     tools = ToolRequest((ToolSpec(name="get_weather", parameters={"type": "object"}),))
     shape = ResponseShape(chat=True, model="m")
     pieces = ["<tool_call>\n{{", '"name": "get_weather", "arguments": ', '{"city": "Oslo"}}}\n</tool_call>']
-    chunks = _stream(ToolRelay(tools, shape), pieces)
+    chunks = _stream(ToolRelay(tools, shape, HERMES), pieces)
     calls = [c["choices"][0]["delta"]["tool_calls"][0] for c in chunks if "tool_calls" in c["choices"][0]["delta"]]
     assert calls[0]["function"]["name"] == "get_weather" and calls[1]["function"]["arguments"] == '{"city": "Oslo"}'
     bare = '{{"name": "get_weather", "arguments": {"city": "Oslo"}}}'
-    whole = ToolRelay(tools, shape).complete(bare, [], FinishReason.EOG, GenerationStats(), "model")
+    whole = ToolRelay(tools, shape, HERMES).complete(bare, [], FinishReason.EOG, GenerationStats(), "model")
     assert whole["choices"][0]["finish_reason"] == "tool_calls"
     assert whole["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] == '{"city": "Oslo"}'

@@ -46,6 +46,8 @@ from PySide6.QtWidgets import QBoxLayout, QWidget
 from app.core.conversation.chat import MessageState, Role
 from app.core.errors import TandemError
 from app.core.reply.end import EndKind, ReplyEnd
+from app.core.tools.call_stream import ToolDialect
+from app.core.tools.hermes import HERMES
 from app.core.tools.mcp_config import DIGEST_PREFIX, McpServerConfig
 from app.core.tools.prefs import ToolPrefs
 from app.core.tools.reader import call_attempt
@@ -116,6 +118,7 @@ class ToolChat:
     reload: Callable[[], None]  # redraw the open branch from the store
     tools_running: Callable[[bool], None]  # calls are being asked about or run (the window's activity)
     reply_to_branch: Callable[[bool], bool]  # start the next reply (True: in place of the last); False if it cannot
+    dialect: Callable[[], ToolDialect | None] = lambda: None  # how the loaded target writes calls (None: unknown)
 
 
 class ToolFlow(QObject):
@@ -406,10 +409,16 @@ class ToolFlow(QObject):
             self._repeat_note = None  # a new loop: nothing of an earlier one is said on its replies
             choices = self.chat_tools()
             tools = enabled_tools(self.tools, choices)
-            self._loop = ToolLoop(self.client, tools, max_calls=self.max_calls, always=set(choices.always))
+            self._loop = ToolLoop(
+                self.client, tools, max_calls=self.max_calls, always=set(choices.always), dialect=self._dialect()
+            )
             self._chat = cid
         self._chain = False
         return self._loop.offered()
+
+    def _dialect(self) -> ToolDialect:
+        """The loaded target's call dialect (Hermes until one is known)."""
+        return self.chat.dialect() or HERMES
 
     @property
     def running(self) -> bool:
@@ -525,7 +534,7 @@ class ToolFlow(QObject):
             note = ToolNote.from_meta(message.meta)
             if note is not None:
                 said = say(note.words())
-                if call_attempt(message.content):  # the broken call's JSON gives way to the line about it
+                if call_attempt(message.content, self._dialect()):  # the broken call gives way to the line about it
                     one.text, one.tokens = plain(said), []
                 else:
                     one.footer = "  ·  ".join([said, *([one.footer] if one.footer else [])])
