@@ -10,6 +10,8 @@ import pytest
 from app.core.decoding.events import FinishReason, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.token_record import TokenRecord
+from app.core.tools.call_stream import ToolFormat
+from app.core.tools.dialects import dialect_for
 from app.core.tools.hermes import HERMES
 from app.core.tools.records import ToolChoice, ToolChoiceKind, ToolSpec
 from app.engine.server.protocol import RequestError, ResponseShape, parse_chat_request
@@ -119,3 +121,16 @@ def test_a_call_in_the_doubled_brace_form_comes_back_as_the_call_it_means() -> N
     whole = ToolRelay(tools, shape, HERMES).complete(bare, [], FinishReason.EOG, GenerationStats(), "model")
     assert whole["choices"][0]["finish_reason"] == "tool_calls"
     assert whole["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"] == '{"city": "Oslo"}'
+
+
+def test_serve_steers_and_reads_a_call_in_the_templates_dialect() -> None:
+    tools = (ToolSpec(name="get_weather", parameters={"type": "object", "properties": {"days": {"type": "integer"}}}),)
+    steer = ToolRequest(tools, ToolChoice(ToolChoiceKind.NAMED, "get_weather"))
+    dialect = dialect_for(ToolFormat.XML, tools)
+    assert steer.reply_prefix(dialect) == "<tool_call>\n<function=get_weather>\n"
+    pieces = ["<parameter=days>\n", "3\n</parameter>\n</func", "tion>\n</tool_call>"]
+    chunks = _stream(ToolRelay(steer, ResponseShape(chat=True, model="m"), dialect), pieces)
+    assert "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks) == ""
+    calls = [c["choices"][0]["delta"]["tool_calls"][0] for c in chunks if "tool_calls" in c["choices"][0]["delta"]]
+    assert calls[0]["function"]["name"] == "get_weather" and calls[1]["function"]["arguments"] == '{"days": 3}'
+    assert chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"

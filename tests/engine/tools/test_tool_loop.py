@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 
 from app.core.conversation.chat import Message, Role
+from app.core.tools.call_stream import ToolFormat
+from app.core.tools.dialects import dialect_for
 from app.core.tools.mcp_config import McpServerConfig
 from app.core.tools.records import ToolCall, ToolSpec
 from app.core.tools.turns import DENIED_TEXT, Approval, ChatTools, NoteKind, ToolNote, ToolOutcome
@@ -175,3 +177,24 @@ def test_an_outcome_reads_back_from_its_stored_meta() -> None:
 
     outcome = ToolOutcome(ToolCall("call_9", "echo", '{"text": "x"}'), Approval.DENY, ToolResult("call_9", "no", True))
     assert ToolOutcome.from_message("no", json.loads(json.dumps(outcome.to_meta()))) == outcome
+
+
+@pytest.mark.parametrize(
+    ("fmt", "reply"),
+    [
+        (
+            ToolFormat.XML,
+            "<tool_call>\n<function=add>\n<parameter=a>\n20\n</parameter>\n<parameter=b>\n22\n</parameter>\n"
+            "</function>\n</tool_call>",
+        ),
+        (ToolFormat.HARMONY, '<|channel|>commentary to=functions.add <|constrain|>json<|message|>{"a": 20, "b": 22}'),
+        (ToolFormat.MISTRAL, '[TOOL_CALLS][{"name": "add", "arguments": {"a": 20, "b": 22}}]'),
+        (ToolFormat.LLAMA3, '<|python_tag|>{"name": "add", "parameters": {"a": 20, "b": 22}}'),
+    ],
+)
+def test_a_call_in_the_models_own_dialect_runs(client, tools, fmt: ToolFormat, reply: str) -> None:
+    loop = ToolLoop(client, tools, lambda _c: Approval.ALLOW_ONCE, dialect=dialect_for(fmt))
+    end = loop.run([Message(Role.USER, "20+22")], Script(reply, "42"))
+    (outcome,) = end.outcomes
+    assert json.loads(outcome.call.arguments) == {"a": 20, "b": 22}
+    assert outcome.result.text == "42" and end.text == "42" and end.note is None
