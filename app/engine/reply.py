@@ -37,6 +37,7 @@ from app.core.attachments.context import AttachmentContext, ChunkSearch
 from app.core.conversation.chat import FittedPrompt, Message
 from app.core.conversation.chat_settings import ChatSettings
 from app.core.conversation.output_format import OutputFormat, chat_output_format
+from app.core.decoding.constraint import TokenMask
 from app.core.decoding.decoder import GenerationRequest
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, StepEvent
@@ -52,6 +53,7 @@ from app.core.reply.thinking import ThinkingClock
 from app.core.tools.records import ToolSpec
 from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
 from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.llama.tool_grammar import ToolGrammar, call_mask, plan_tool_grammar
 from app.engine.reply_attachments import lookup_sources, plan_attachments
 from app.engine.store.conversations import ChatStore
 
@@ -154,6 +156,7 @@ class Constraints:
 
     stop: tuple[str, ...] = ()
     grammar: str | None = None  # the compiled grammar (app.engine.llama.grammar); None: free text
+    tool_calls: ToolGrammar | None = None  # each tool call held to its tool's schema (app.engine.llama.tool_grammar)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,6 +277,7 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     if output is not None and output.constrained:
         # Compiled and checked against the vocabulary before anything runs: a bad schema is refused, losing nothing.
         grammar = compile_grammar(output, grammar_tokenizer(pair.target)[0])
+    tool_calls = _tool_grammar(pair, request) if grammar is None else None
     config = pair.config
     draft_name = config.draft.name if drafter.uses_draft_model and config.draft is not None else None
     provenance = provenance_of(settings, params, config.target.name, draft_name, drafter.value, lengths)
@@ -289,8 +293,18 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         prompt=prompt,
         provenance=provenance,
         trace=TracePlan(on=request.trace, first_step=request.first_step, first_token=request.first_token),
-        constraints=Constraints(stop=request.stop, grammar=grammar),
+        constraints=Constraints(stop=request.stop, grammar=grammar, tool_calls=tool_calls),
     )
+
+
+def _tool_grammar(pair: LoadedPair, request: ReplyRequest) -> ToolGrammar | None:
+    """The grammar each of the reply's calls keeps to, in the template's dialect (None: no tools, or not held)."""
+    dialect = pair.template.tool_dialect(request.tools) if request.tools and request.raw_prompt is None else None
+    if dialect is None:
+        return None
+    template = pair.template
+    specials = [*template.specials(), *template.guarded()]
+    return plan_tool_grammar(pair.target, dialect, request.tools, specials, request.reply_prefix, template.plain_tokens)
 
 
 def _attachment_context(pair: LoadedPair, request: ReplyRequest) -> AttachmentContext | None:
@@ -326,7 +340,7 @@ def plan_remote_reply(request: ReplyRequest, model: str, drafter: str) -> ReplyP
 
 def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool] | None = None) -> Iterator[ReplyEvent]:
     """The reply's events: a :class:`StepEvent` per verify step, then one :class:`FinishedEvent`."""
-    draft, grammar = plan.draft, plan.constraints.grammar
+    draft = plan.draft
     decoder = pair.decoder(
         plan.sampling.params,
         draft.lengths.policy(),
@@ -341,10 +355,19 @@ def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool]
         should_stop=should_stop or _never,
         first_step=plan.trace.first_step,
         first_token=plan.trace.first_token,
-        constraint=grammar_mask(pair.target, grammar) if grammar is not None else None,
+        constraint=_constraint(pair, plan.constraints),
         top_logprobs=plan.sampling.top_logprobs,
     )
     return _saved_after(pair, decoder.generate(generation))
+
+
+def _constraint(pair: LoadedPair, constraints: Constraints) -> TokenMask | None:
+    """The mask a reply's tokens keep to: the output format's grammar, or its tool calls' (None: free text)."""
+    if constraints.grammar is not None:
+        return grammar_mask(pair.target, constraints.grammar)
+    if constraints.tool_calls is not None:
+        return call_mask(pair.target, constraints.tool_calls)
+    return None
 
 
 def _saved_after(pair: LoadedPair, events: Iterator[ReplyEvent]) -> Iterator[ReplyEvent]:

@@ -1,0 +1,150 @@
+"""The grammar that holds each tool call to its tool's schema while the reply is drafted and verified.
+
+:func:`plan_tool_grammar` writes, for a reply offered ``tools`` in a dialect,
+the llguidance grammar of one call's body, entered right after the
+dialect's call opener: ``<tool_call>`` for Hermes (the body is the call's JSON,
+then ``</tool_call>``), ``<|python_tag|>`` for Llama 3.x (calls parted by
+``;`` to the reply's end), ``[TOOL_CALLS]`` for Mistral (the JSON list, or
+``name[ARGS]{...}`` per call). The JSON of a call is one of the offered
+tools' names with the arguments that tool's JSON schema allows
+(``anyOf`` over the tools). The opener must be one vocabulary entry (a
+special or user-defined token), so a call starts at a token boundary; where
+it is not, or the dialect's values are not JSON (Qwen3-Coder's XML
+parameters, gpt-oss's harmony header), the call is read but not held, and
+:func:`plan_tool_grammar` gives None. A tool schema llguidance cannot compile
+leaves the reply free too: the call is then read, and checked, as before.
+
+:func:`call_mask` makes the reply's :class:`~app.core.decoding.call_mask.CallMask`.
+A steered reply (``serve``'s required or named call) starts inside its call:
+the steering text after the opener is consumed by the call's grammar first.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import llguidance
+
+from app.core.decoding.call_mask import CallMask
+from app.core.tools.call_stream import ToolDialect, ToolFormat
+from app.core.tools.dialects import ARGS, PYTHON_TAG, TOOL_CALLS, MistralDialect
+from app.core.tools.hermes import CLOSE, OPEN
+from app.core.tools.records import ToolSpec
+from app.engine.llama.grammar import JSON_WHITESPACE, GrammarMask, grammar_tokenizer
+from app.engine.llama.model import LlamaModel
+
+
+@dataclass(frozen=True, slots=True)
+class ToolGrammar:
+    """A reply's call grammar: one call's body in llguidance's Lark syntax, the opener's id, and how calls end."""
+
+    grammar: str
+    opener: int
+    closes: bool  # a call ends at its closer (else it runs to the reply's end)
+    inside: tuple[int, ...] | None = None  # a steered reply: the steering tokens after the opener (None: not steered)
+
+
+def _call_schema(tools: Sequence[ToolSpec], arguments_key: str) -> dict[str, Any]:
+    """One call's JSON: an offered tool's name and the arguments its schema allows."""
+    options = [
+        {
+            "type": "object",
+            "properties": {"name": {"const": t.name}, arguments_key: t.parameters or {"type": "object"}},
+            "required": ["name", arguments_key],
+            "additionalProperties": False,
+        }
+        for t in tools
+    ]
+    return {"anyOf": options, "x-guidance": {"whitespace_pattern": JSON_WHITESPACE, "lenient": True}}
+
+
+def _literal(text: str, tokens: dict[str, int]) -> str:
+    """``text`` in a grammar: its token when one vocabulary entry spells it (only that token can), else the text."""
+    found = tokens.get(text)
+    return f"<[{found}]>" if found is not None else json.dumps(text)
+
+
+def _body(dialect: ToolDialect, tools: Sequence[ToolSpec], tokens: dict[str, int]) -> tuple[str, str, bool] | None:
+    """The call body's grammar rules, the opener's text, and whether a call closes; None: not held."""
+    fmt = dialect.format
+    if fmt is ToolFormat.HERMES:
+        call = json.dumps(_call_schema(tools, "arguments"))
+        return f'start: "\\n"? call "\\n"? {_literal(CLOSE, tokens)}\ncall: %json {call}\n', OPEN, True
+    if fmt is ToolFormat.LLAMA3:
+        call = json.dumps(_call_schema(tools, "parameters"))
+        return f'start: call (";" " "? call)*\ncall: %json {call}\n', PYTHON_TAG, False
+    if fmt is ToolFormat.MISTRAL and isinstance(dialect, MistralDialect):
+        if not dialect.named:
+            call = json.dumps(_call_schema(tools, "arguments"))
+            return f'start: " "? "[" call ("," " "? call)* "]"\ncall: %json {call}\n', TOOL_CALLS, False
+        if ARGS not in tokens:
+            return None
+        names = " | ".join(f"c{i}" for i in range(len(tools)))
+        rules = [f"start: named ({_literal(TOOL_CALLS, tokens)} named)*\nnamed: {names}"]
+        for i, tool in enumerate(tools):
+            schema = {**(tool.parameters or {"type": "object"}), "x-guidance": {"whitespace_pattern": JSON_WHITESPACE}}
+            rules.append(
+                f"c{i}: {json.dumps(tool.name)} {_literal(ARGS, tokens)} a{i}\na{i}: %json {json.dumps(schema)}"
+            )
+        return "\n".join(rules) + "\n", TOOL_CALLS, False
+    return None
+
+
+def plan_tool_grammar(
+    model: LlamaModel,
+    dialect: ToolDialect,
+    tools: Sequence[ToolSpec],
+    specials: Sequence[tuple[str, int]],
+    reply_prefix: str = "",
+    plain_tokens: Callable[[str], list[int]] = lambda _text: [],
+) -> ToolGrammar | None:
+    """The call grammar of a reply offered ``tools`` (None: calls are not held; see the module docstring).
+
+    ``specials`` are the (text, id) of the vocabulary's special and user-defined
+    tokens; ``reply_prefix`` a steered reply's start (its text after the opener
+    is tokenised by ``plain_tokens`` and consumed by the call's grammar first).
+    """
+    if not tools:
+        return None
+    tokens = {text: token for text, token in specials}
+    body = _body(dialect, tools, tokens)
+    if body is None:
+        return None
+    rules, opener_text, closes = body
+    opener = tokens.get(opener_text)
+    steering = plain_tokens(reply_prefix.removeprefix(opener_text)) if reply_prefix else None
+    if opener is None and steering is None:
+        return None
+    grammar = "%llguidance {}\n" + rules
+    tokenizer, _ = grammar_tokenizer(model)
+    try:
+        compiled = llguidance.LLMatcher.grammar_from_lark(grammar)
+        is_error, _messages = llguidance.LLMatcher.validate_grammar_with_warnings(compiled, tokenizer)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if is_error:
+        return None
+    return ToolGrammar(
+        compiled, -1 if opener is None else opener, closes, None if steering is None else tuple(steering)
+    )
+
+
+def call_mask(model: LlamaModel, plan: ToolGrammar) -> CallMask | None:
+    """A fresh mask for one reply under ``plan``; None when a steered start does not fit the grammar."""
+    tokenizer, eog = grammar_tokenizer(model)
+
+    def start() -> GrammarMask:
+        return GrammarMask(tokenizer, plan.grammar, model.n_vocab, eog)
+
+    inside = None
+    if plan.inside is not None:
+        inside = start()
+        for token in plan.inside:
+            if not inside.allowed()[token]:
+                return None
+            inside.consume(token)
+    openers = frozenset() if plan.opener < 0 else frozenset({plan.opener})
+    return CallMask(model.n_vocab, openers, start, plan.closes, inside)
