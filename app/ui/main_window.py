@@ -75,7 +75,14 @@ from app.ui.models.welcome_panel import WelcomePanel
 from app.ui.settings.folders import LastFolders
 from app.ui.settings.panel import SettingsPanel
 from app.ui.settings.prefix_cache_box import install_prefix_cache
-from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice, RemoteChoice
+from app.ui.settings.store import (
+    TOOL_FORMAT_SETTING,
+    AppSettings,
+    GenerationSettings,
+    PairChoice,
+    RemoteChoice,
+    tool_format_setting,
+)
 from app.ui.start import branding
 from app.ui.start.single_instance import InstanceBeacon
 from app.ui.stats.stats_panel import StatsPanel
@@ -213,6 +220,9 @@ class MainWindow(QMainWindow):
         self._wire()
         # Before the first load: every pair the engine thread loads gets the on-disk prefix cache.
         self.host.worker.prefix_cache = install_prefix_cache(self.settings_panel.prefix_cache_box, self.app_settings)
+        self.host.worker.tool_format = tool_format_setting(self.app_settings.text(TOOL_FORMAT_SETTING))
+        self.settings_panel.mcp.set_format(self.app_settings.text(TOOL_FORMAT_SETTING))
+        self.settings_panel.mcp.format_chosen.connect(self._tool_format_chosen)
         self.host.worker.profile_store = open_profile_store()
         self.settings_panel.prefix_cache_box.attach_profiles(self.host.worker.profile_store)
         self.sidebar.refresh()
@@ -490,6 +500,11 @@ class MainWindow(QMainWindow):
         # Without a draft file (a lone target) the chat's drafter can only run as lookup: the pair serves it.
         needs_draft = wanted.drafter.uses_draft_model and wanted.draft is not None
         return pair if same_target and (with_draft or not needs_draft) else None
+
+    def _tool_format_chosen(self, name: str) -> None:
+        """Settings named a tool-call format: kept, and used from the next model loaded."""
+        self.app_settings.set_text(TOOL_FORMAT_SETTING, name)
+        self.host.worker.tool_format = tool_format_setting(name)
 
     def _settings_changed(self, settings: GenerationSettings) -> None:
         previous = self.app_settings.generation()

@@ -6,7 +6,10 @@ Under it, "Servers allowed to start" lists the commands the user confirmed
 once, each as the configuration file gives it (secrets masked): what is
 stored is only a digest (:attr:`~app.core.tools.mcp_config.McpServerConfig.start_key`).
 Remove takes a confirmation back (``revoked`` carries its start key), so that
-server is asked about again before it next starts.
+server is asked about again before it next starts. "Tool-call format" names
+the dialect a model writes calls in over the one its chat template says
+(``format_chosen`` carries its name, "" for the template's); it applies from
+the next model loaded.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QComboBox,
     QFileDialog,
     QGroupBox,
     QHBoxLayout,
@@ -29,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.display.terminal_text import visible
+from app.core.tools.call_stream import ToolFormat
 from app.ui.settings.folders import FolderKind, LastFolders
 
 # Where other apps keep an mcp.json-shaped file this one reads as it is.
@@ -37,6 +42,16 @@ KNOWN_FILES = (
     Path.home() / "Library" / "Application Support" / "Claude" / "claude_desktop_config.json",
     Path.home() / ".lmstudio" / "mcp.json",
 )
+
+
+# The dialects by the families that write them (not translated: the names are the families').
+_FORMAT_LABELS = {
+    ToolFormat.HERMES: "Hermes JSON (Qwen2.5, Qwen3, Hermes)",
+    ToolFormat.XML: "XML parameters (Qwen3-Coder)",
+    ToolFormat.LLAMA3: "Llama 3.x JSON",
+    ToolFormat.MISTRAL: "Mistral [TOOL_CALLS]",
+    ToolFormat.HARMONY: "Harmony (gpt-oss)",
+}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -52,6 +67,7 @@ class McpBox(QGroupBox):
 
     chosen = Signal(str)  # the file's path, "" for none
     revoked = Signal(str)  # the start key of a server command no longer allowed to start unasked
+    format_chosen = Signal(str)  # the tool-call format's name, "" for the one the model's template says
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -90,7 +106,23 @@ class McpBox(QGroupBox):
         self.remove.clicked.connect(self._remove)
         self.allowed.currentRowChanged.connect(lambda row: self.remove.setEnabled(row >= 0))
         layout.addWidget(self.remove)
+        self.format_title = QLabel(self.tr("Tool-call format"))
+        layout.addWidget(self.format_title)
+        self.format = QComboBox()
+        self.format.setAccessibleName(self.tr("Tool-call format"))
+        self.format.setToolTip(self.tr("How the model writes tool calls; applies when a model is next loaded"))
+        self.format.addItem(self.tr("From the model's template"), "")
+        for fmt, label in _FORMAT_LABELS.items():
+            self.format.addItem(label, fmt.value)
+        self.format_title.setBuddy(self.format)
+        self.format.activated.connect(lambda index: self.format_chosen.emit(self.format.itemData(index)))
+        layout.addWidget(self.format)
         self.set_allowed(())
+
+    def set_format(self, name: str) -> None:
+        """Show the format ``name`` ("" or an unknown name: the template's) without emitting."""
+        index = self.format.findData(name)
+        self.format.setCurrentIndex(max(index, 0))
 
     def set_allowed(self, entries: Sequence[AllowedStart]) -> None:
         """List the server commands the user let start."""

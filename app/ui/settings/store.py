@@ -38,6 +38,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 from app.core.errors import TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
+from app.core.tools.call_stream import ToolFormat
 from app.core.tools.prefs import ToolPrefs
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.paths import settings_file
@@ -95,6 +96,17 @@ class RemoteChoice:
 
     base_url: str
     model: str = ""
+
+
+TOOL_FORMAT_SETTING = "tools/format"  # the tool-call format named over the template's ("" or absent: the template's)
+
+
+def tool_format_setting(text: str) -> ToolFormat | None:
+    """The tool-call format a stored setting names; None for the template's (empty, or a name not known here)."""
+    try:
+        return ToolFormat(text) if text else None
+    except ValueError:
+        return None
 
 
 def settings_path() -> Path:

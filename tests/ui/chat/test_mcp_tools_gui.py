@@ -23,6 +23,7 @@ from pytestqt.qtbot import QtBot
 from app.core.conversation.chat import MessageState
 from app.core.reply.end import ReplyEnd
 from app.core.reply.token_record import TokenRecord
+from app.core.tools.call_stream import ToolFormat
 from app.core.tools.reader import call_attempt
 from app.core.tools.records import ToolCall, ToolResult
 from app.core.tools.turns import Approval, ChatTools, NoteKind, ToolNote, ToolOutcome, calls_meta
@@ -32,7 +33,7 @@ from app.engine.tools.mcp_file import read_mcp_file
 from app.ui.chat.controller import Activity
 from app.ui.chat.tools.dialogs import ToolCallDialog
 from app.ui.chat.tools.flow import TOGGLE
-from app.ui.settings.store import AppSettings
+from app.ui.settings.store import TOOL_FORMAT_SETTING, AppSettings
 from tests.engine.tools.hostile_http import HostileServer
 from tests.ui.chat.mcp_steps import SERVER, choose_config
 from tests.ui.helpers import REPLY_TIMEOUT_MS, click_href, load, pair_choice
@@ -477,3 +478,18 @@ def test_a_file_that_is_not_an_mcp_config_is_one_line(make_window, tmp_path):
     window.controller.tool_flow.set_config(str(bad))
     line = window.settings_panel.mcp.status.text()
     assert 'has no "mcpServers" object' in line and "\n" not in line
+
+
+def test_a_tool_call_format_chosen_in_settings_is_kept_for_the_next_load(make_window, qtbot):
+    AppSettings().set_text(TOOL_FORMAT_SETTING, "klingon")  # a name this version does not know: the template's
+    window = make_window()
+    box = window.settings_panel.mcp.format
+    assert box.currentData() == "" and window.host.worker.tool_format is None
+    box.setFocus()
+    QTest.keyClick(box, Qt.Key.Key_Down)  # Hermes JSON
+    QTest.keyClick(box, Qt.Key.Key_Down)  # XML parameters (Qwen3-Coder)
+    assert box.currentData() == "xml" and window.host.worker.tool_format is ToolFormat.XML
+    assert AppSettings().text(TOOL_FORMAT_SETTING) == "xml"
+    second = make_window()  # a later start reads it back, for the pair it loads
+    assert second.settings_panel.mcp.format.currentData() == "xml"
+    assert second.host.worker.tool_format is ToolFormat.XML
