@@ -14,7 +14,7 @@ import llama_cpp
 import pytest
 
 from app.core.conversation.chat import Message
-from app.core.tools.hermes import ToolFormat
+from app.core.tools.call_stream import ToolFormat
 from app.core.tools.records import ToolCall, ToolSpec
 from app.engine.gguf.header import read_header
 from app.engine.llama.chat_template import ChatTemplate

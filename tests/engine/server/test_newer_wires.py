@@ -18,6 +18,8 @@ from pydantic import TypeAdapter
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent, StepTimings, TokenOrigin
 from app.core.decoding.stats import GenerationStats
 from app.core.reply.token_record import TokenRecord
+from app.core.tools.call_stream import ToolFormat
+from app.core.tools.dialects import dialect_for
 from app.core.tools.records import ToolChoiceKind
 from app.engine.server.messages_api import MessagesWire, messages_error, parse_messages_request
 from app.engine.server.protocol import RequestError
@@ -266,3 +268,28 @@ def test_a_whole_message_with_a_stop_sequence() -> None:
     message = claude_types.Message.model_validate(whole)
     assert message.stop_reason == "stop_sequence" and message.stop_sequence == "END"
     assert [b.type for b in message.content] == ["text"] and message.usage.output_tokens == 3
+
+
+def test_both_newer_wires_read_calls_in_the_templates_dialect() -> None:
+    # gpt-oss's harmony: the call is a commentary message to functions.get_weather, ended by the reply.
+    harmony = '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}'
+    dialect = dialect_for(ToolFormat.HARMONY)
+    responses = ResponsesWire(parse_responses_request({"input": "hi", "tools": [FUNCTION]}), "m", "model")
+    responses.accepted(11, False, dialect)
+    whole = oai_types.Response.model_validate(responses.whole(FinishedEvent(FinishReason.EOG, harmony, STATS), []))
+    (call,) = whole.output
+    assert call.type == "function_call" and json.loads(call.arguments) == {"city": "Paris"}
+    messages = MessagesWire(
+        parse_messages_request(
+            {"model": "m", "max_tokens": 9, "messages": [{"role": "user", "content": "hi"}], "tools": [CUSTOM]}
+        ),
+        "m",
+        "model",
+    )
+    events = messages.accepted(11, False, dialect)
+    for piece in (harmony[:20], harmony[20:45], harmony[45:]):
+        events += messages.step(_step(piece))
+    events += messages.closing(FinishedEvent(FinishReason.EOG, harmony, STATS))
+    starts = [e.data["content_block"] for e in events if e.name == "content_block_start"]
+    assert [b["type"] for b in starts] == ["tool_use"] and starts[0]["name"] == "get_weather"
+    assert not any(e.name == "content_block_delta" and e.data["delta"].get("type") == "text_delta" for e in events)
