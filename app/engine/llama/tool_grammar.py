@@ -22,7 +22,7 @@ the steering text after the opener is consumed by the call's grammar first.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,8 @@ from app.core.tools.hermes import CLOSE, OPEN
 from app.core.tools.records import ToolSpec
 from app.engine.llama.grammar import JSON_WHITESPACE, GrammarMask, grammar_tokenizer
 from app.engine.llama.model import LlamaModel
+
+_HEAD = "%llguidance {}\n"
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,27 +63,31 @@ def _call_schema(tools: Sequence[ToolSpec], arguments_key: str) -> dict[str, Any
     return {"anyOf": options, "x-guidance": {"whitespace_pattern": JSON_WHITESPACE, "lenient": True}}
 
 
-def _literal(text: str, tokens: dict[str, int]) -> str:
+def _literal(text: str, tokens: Mapping[str, int]) -> str:
     """``text`` in a grammar: its token when one vocabulary entry spells it (only that token can), else the text."""
     found = tokens.get(text)
     return f"<[{found}]>" if found is not None else json.dumps(text)
 
 
-def _body(dialect: ToolDialect, tools: Sequence[ToolSpec], tokens: dict[str, int]) -> tuple[str, str, bool] | None:
-    """The call body's grammar rules, the opener's text, and whether a call closes; None: not held."""
+def call_body_grammar(
+    dialect: ToolDialect, tools: Sequence[ToolSpec], tokens: Mapping[str, int]
+) -> tuple[str, str, bool] | None:
+    """One call body's grammar (Lark), the opener's text, and whether a call closes; None: not held.
+
+    ``tokens`` are the vocabulary's special and user-defined tokens by their text:
+    a marker one of them spells is written as that token, any other as text.
+    """
     fmt = dialect.format
     if fmt is ToolFormat.HERMES:
         call = json.dumps(_call_schema(tools, "arguments"))
-        return f'start: "\\n"? call "\\n"? {_literal(CLOSE, tokens)}\ncall: %json {call}\n', OPEN, True
+        return _HEAD + f'start: "\\n"? call "\\n"? {_literal(CLOSE, tokens)}\ncall: %json {call}\n', OPEN, True
     if fmt is ToolFormat.LLAMA3:
         call = json.dumps(_call_schema(tools, "parameters"))
-        return f'start: call (";" " "? call)*\ncall: %json {call}\n', PYTHON_TAG, False
+        return _HEAD + f'start: call (";" " "? call)*\ncall: %json {call}\n', PYTHON_TAG, False
     if fmt is ToolFormat.MISTRAL and isinstance(dialect, MistralDialect):
         if not dialect.named:
             call = json.dumps(_call_schema(tools, "arguments"))
-            return f'start: " "? "[" call ("," " "? call)* "]"\ncall: %json {call}\n', TOOL_CALLS, False
-        if ARGS not in tokens:
-            return None
+            return _HEAD + f'start: " "? "[" call ("," " "? call)* "]"\ncall: %json {call}\n', TOOL_CALLS, False
         names = " | ".join(f"c{i}" for i in range(len(tools)))
         rules = [f"start: named ({_literal(TOOL_CALLS, tokens)} named)*\nnamed: {names}"]
         for i, tool in enumerate(tools):
@@ -89,7 +95,7 @@ def _body(dialect: ToolDialect, tools: Sequence[ToolSpec], tokens: dict[str, int
             rules.append(
                 f"c{i}: {json.dumps(tool.name)} {_literal(ARGS, tokens)} a{i}\na{i}: %json {json.dumps(schema)}"
             )
-        return "\n".join(rules) + "\n", TOOL_CALLS, False
+        return _HEAD + "\n".join(rules) + "\n", TOOL_CALLS, False
     return None
 
 
@@ -110,15 +116,14 @@ def plan_tool_grammar(
     if not tools:
         return None
     tokens = {text: token for text, token in specials}
-    body = _body(dialect, tools, tokens)
+    body = call_body_grammar(dialect, tools, tokens)
     if body is None:
         return None
-    rules, opener_text, closes = body
+    grammar, opener_text, closes = body
     opener = tokens.get(opener_text)
     steering = plain_tokens(reply_prefix.removeprefix(opener_text)) if reply_prefix else None
     if opener is None and steering is None:
         return None
-    grammar = "%llguidance {}\n" + rules
     tokenizer, _ = grammar_tokenizer(model)
     try:
         compiled = llguidance.LLMatcher.grammar_from_lark(grammar)
