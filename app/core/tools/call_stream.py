@@ -154,6 +154,11 @@ class CallStream:
     _space: str = ""  # whitespace held until it is known to sit between words rather than between calls
     _out: list[StreamPiece] = field(default_factory=list)
 
+    @property
+    def holding(self) -> bool:
+        """Whether text is held back because it may still be a call's markup."""
+        return self._in_block or bool(self._buffer)
+
     def feed(self, text: str) -> list[StreamPiece]:
         """The pieces that ``text`` completes (possibly none: a call's start is held until it is known)."""
         self._buffer += text

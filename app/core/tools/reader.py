@@ -19,9 +19,10 @@ from __future__ import annotations
 import enum
 import json
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
+from app.core.reply.token_record import TokenRecord
 from app.core.tools.call_stream import (
     CallPiece,
     CallStream,
@@ -101,6 +102,11 @@ class CallReader:
         """Calls read so far."""
         return self._tagged.calls
 
+    @property
+    def holding(self) -> bool:
+        """Whether text is held back because it may still be a call (bare, or in the dialect's markup)."""
+        return (self._gate is not _Gate.NO and bool(self._held)) or self._tagged.holding
+
     def feed(self, text: str) -> list[StreamPiece]:
         """The pieces ``text`` completes."""
         if self._gate is _Gate.NO:
@@ -154,3 +160,57 @@ def attempt_excerpt(text: str) -> str:
     """A broken call's start on one line, cut short, for the line said in its place."""
     line = " ".join(text.split())
     return line if len(line) <= _ATTEMPT_SHOWN else line[:_ATTEMPT_SHOWN] + "…"
+
+
+@dataclass
+class ShownTokens:
+    """A streamed reply's tokens in, the tokens to show out: a call's are never shown.
+
+    Tokens wait while the reader holds text back (it may still become a call);
+    once the reader lets that text through they are shown. When it reads a call,
+    the held tokens that spell the text it let through before the call are shown
+    and the rest dropped: a token that carries both plain text and the start of a
+    call's markup goes with the call, so the live view may miss those few
+    characters but never shows markup (the finished reply is drawn from what the
+    reader kept).
+    """
+
+    reader: CallReader
+    _held: list[TokenRecord] = field(default_factory=list)
+    _said: str = ""  # what the reader let through as text since the first held token
+
+    def add(self, tokens: Sequence[TokenRecord]) -> list[TokenRecord]:
+        """The tokens to show now, of those held and ``tokens``."""
+        shown: list[TokenRecord] = []
+        for token in tokens:
+            self._held.append(token)
+            shown += self._after(self.reader.feed(token.text), self.reader.holding)
+        return shown
+
+    def finish(self) -> list[TokenRecord]:
+        """The held tokens to show when the reply ends (none of a call's)."""
+        return self._after(self.reader.finish(), False)
+
+    def _after(self, pieces: Sequence[StreamPiece], holding: bool) -> list[TokenRecord]:
+        self._said += "".join(p.text for p in pieces if isinstance(p, TextPiece))
+        if any(isinstance(p, CallPiece) for p in pieces):
+            shown = _within(self._held, self._said)
+        elif not holding:
+            shown = self._held
+        else:
+            return []
+        self._held, self._said = [], ""
+        return shown
+
+
+def _within(held: Sequence[TokenRecord], text_through: str) -> list[TokenRecord]:
+    """The first of ``held`` whose text is no more than ``text_through`` (spaces aside)."""
+    said = len(text_through.strip())
+    shown: list[TokenRecord] = []
+    text = ""
+    for token in held:
+        text += token.text
+        if len(text.strip()) > said:
+            break
+        shown.append(token)
+    return shown

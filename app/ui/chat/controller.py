@@ -416,6 +416,7 @@ class ChatController(QObject):
             gauge=self.panel.gauge,
             saver=self.saver,
             footer_link=self.demo.link,
+            calls=self.tool_flow.shown_tokens(request.tools),
             parent=self,
         )
         live.ended.connect(self._reply_ended)

@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from app.core.decoding.events import TokenOrigin
+from app.core.reply.token_record import TokenRecord
 from app.core.tools.call_stream import CallPiece, ParsedReply, TextPiece, ToolDialect, ToolFormat
 from app.core.tools.dialects import MistralDialect, dialect_for, tool_format
-from app.core.tools.reader import CallReader, call_attempt, read_reply
+from app.core.tools.reader import CallReader, ShownTokens, call_attempt, read_reply
 from app.core.tools.records import ToolSpec
 from tests.fixtures.tool_templates import FAMILIES, HARMONY, LLAMA3, MISTRAL, MISTRAL_NAMED, XML, FamilyTemplate
 
@@ -269,3 +271,24 @@ def test_a_steered_reply_starts_inside_a_call_the_dialect_reads(fmt: ToolFormat,
     }[fmt]
     (call,) = read_reply(prefix + rest, NAMES, dialect=dialect).calls
     assert json.loads(call.arguments) in ({"city": "Oslo"}, {"port": "Oslo"})
+
+
+def _tokens(text: str, size: int) -> list[TokenRecord]:
+    return [
+        TokenRecord(id=1, text=text[i : i + size], origin=TokenOrigin.TARGET, p_target=0.9)
+        for i in range(0, len(text), size)
+    ]
+
+
+@pytest.mark.parametrize(("family", "text"), [c[1:] for c in STREAM_CASES], ids=[c[0] for c in STREAM_CASES])
+def test_the_live_view_is_shown_the_tokens_of_the_text_and_none_of_a_call(family: FamilyTemplate, text: str) -> None:
+    dialect = _dialect(family)
+    whole = read_reply(text, NAMES, dialect=dialect)
+    for size in (1, 3, 7):
+        shown = ShownTokens(CallReader(NAMES, dialect=dialect))
+        tokens = [t for chunk in _tokens(text, size) for t in shown.add([chunk])] + shown.finish()
+        seen = "".join(t.text for t in tokens)
+        if whole.calls and family is not HARMONY:
+            assert not call_attempt(seen, dialect), (size, seen)
+        if size == 1:  # tokens cut at characters: exactly the reply's text, spaces aside
+            assert seen.strip() == whole.content.strip(), seen

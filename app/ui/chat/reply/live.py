@@ -29,6 +29,7 @@ from app.core.reply.end import ReplyEnd
 from app.core.reply.reasoning import ReasoningTally
 from app.core.reply.record import ReplyRecord
 from app.core.reply.thinking import ThinkingClock, step_ms
+from app.core.tools.reader import ShownTokens
 from app.engine.reply import end_of
 from app.engine.store.conversations import StoredMessage
 from app.ui.accessibility import announce
@@ -59,10 +60,12 @@ class LiveReply(QObject):
         gauge: ContextGauge,
         saver: ReplySaver,
         footer_link: FooterLink,
+        calls: ShownTokens | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.job = job
+        self._calls = calls  # a reply offered tools: its calls' tokens never reach the view
         self.conversation_id = conversation_id
         self.parent_id = parent_id  # what the reply answers (a regenerated reply: the same user message)
         self.continuing = continuing  # the stored reply this one grows (Continue), else None
@@ -106,7 +109,8 @@ class LiveReply(QObject):
         if reply is None:
             return
         tokens = event.tokens
-        self._view.append_tokens(tokens, step_ms(event))  # the step's time: the "Thinking (N s)" header
+        shown = tokens if self._calls is None else self._calls.add(tokens)
+        self._view.append_tokens(shown, step_ms(event))  # the step's time: the "Thinking (N s)" header
         reply.unsaved.extend(tokens)
         if event.record is not None:
             reply.unsaved_steps.append(event.record)
@@ -139,6 +143,9 @@ class LiveReply(QObject):
             stored = {**reply_meta, **meta} if self.continuing is not None else meta
             reply.ending = (end.text, end.state, stored)
             self._saver.finish(reply)
+        rest = self._calls.finish() if self._calls is not None and reply is not None else []
+        if rest:  # held while they might have been a call, and they were not
+            self._view.append_tokens(rest)
         if self._view.messages:
             self._view.messages[-1].footer_link = self._footer_link({**reply_meta, **meta})
         self._view.end_reply(footer, str(event.reason))

@@ -35,7 +35,7 @@ no ``Authorization`` header.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -47,10 +47,11 @@ from app.core.conversation.chat import MessageState, Role
 from app.core.errors import TandemError
 from app.core.reply.end import EndKind, ReplyEnd
 from app.core.tools.call_stream import ToolDialect
+from app.core.tools.dialects import for_tools
 from app.core.tools.hermes import HERMES
 from app.core.tools.mcp_config import DIGEST_PREFIX, McpServerConfig
 from app.core.tools.prefs import ToolPrefs
-from app.core.tools.reader import call_attempt
+from app.core.tools.reader import CallReader, ShownTokens, call_attempt
 from app.core.tools.records import ToolCall, ToolResult, ToolSpec
 from app.core.tools.turns import (
     CHAT_TOOLS_KEY,
@@ -415,6 +416,13 @@ class ToolFlow(QObject):
             self._chat = cid
         self._chain = False
         return self._loop.offered()
+
+    def shown_tokens(self, tools: Sequence[ToolSpec]) -> ShownTokens | None:
+        """What keeps a streamed reply's calls out of the view (None: the reply was offered no tools)."""
+        if not tools:
+            return None
+        dialect = for_tools(self._dialect(), tools)
+        return ShownTokens(CallReader(frozenset(t.name for t in tools), dialect=dialect))
 
     def _dialect(self) -> ToolDialect:
         """The loaded target's call dialect (Hermes until one is known)."""
