@@ -120,8 +120,12 @@ def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pa
     boxes["hang"].click()  # off in this chat
     asked: list[ToolCall] = []
     window.controller.tool_flow.ask = lambda call: asked.append(call) or Approval.ALWAYS_IN_CHAT
+    streamed: list[str] = []  # the reply as the view showed it after each step (connected after the controller)
+    view = window.chat.view
+    window.host.worker.step.connect(lambda _event: streamed.append(view.messages[-1].text if view.messages else ""))
     stored = ask_and_wait(qtbot, window, ASK)
     assert [str(m.role) for m in stored] == ["user", "assistant", "tool", "assistant"]
+    assert streamed and not any(call_attempt(text) for text in streamed)  # the call never showed, even streaming
     (call,) = asked
     assert call.name == "weather" and json.loads(call.arguments)["city"].lower().startswith("paris")
     assert stored[1].meta["tool_calls"] == [call.to_openai()]
