@@ -86,4 +86,19 @@
             <translation>Server stoppen und beenden</translation>
         </message>
     </context>
+    <context>
+        <name>McpBox</name>
+        <message>
+            <source>Tool-call format</source>
+            <translation>Format der Tool-Aufrufe</translation>
+        </message>
+        <message>
+            <source>How the model writes tool calls; applies when a model is next loaded</source>
+            <translation>Wie das Modell Tool-Aufrufe schreibt; gilt ab dem nächsten Laden eines Modells</translation>
+        </message>
+        <message>
+            <source>From the model's template</source>
+            <translation>Aus der Vorlage des Modells</translation>
+        </message>
+    </context>
 </TS>
