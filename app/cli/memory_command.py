@@ -81,10 +81,17 @@ def _print_report(out: TextIO, plan: MemoryPlan) -> None:
     out.write("\nbudget\n")
     ram_free, ram_total = format_bytes(hardware.cpu_budget_bytes), format_bytes(hardware.ram_total_bytes)
     out.write(f"  cpu: {ram_free} available RAM (of {ram_total} total)\n")
+    out.write(f"  backends: {hardware.backend_words}\n")
     if hardware.gpu_budget_bytes is not None:
-        out.write(f"  gpu: {format_bytes(hardware.gpu_budget_bytes)} free VRAM on {hardware.gpu_name}\n")
-    else:
+        memory = "unified memory (Metal's working set)" if hardware.gpu_shares_ram else "VRAM"
+        out.write(f"  gpu: {format_bytes(hardware.gpu_budget_bytes)} free {memory} on {hardware.gpu_name}\n")
+        if hardware.gpu_shares_ram:
+            out.write("  (unified memory: what the GPU holds is counted in RAM too, once)\n")
+    elif hardware.gpu_backends or hardware.gpu_offload_supported:  # a CPU-only build: the backends line says why
         out.write(f"  gpu: none usable: {hardware.gpu_unusable_reason}\n")
+    chosen = hardware.offload_choice.words()
+    if chosen is not None:
+        out.write(f"  gpu device: {chosen}\n")
     out.write(f"\nverdict: {verdict.status.replace('_', ' ')}\n")
     for d in verdict.devices:
         if d.headroom_bytes is None:
@@ -136,6 +143,9 @@ def _payload(plan: MemoryPlan) -> dict[str, Any]:
             "gpus": [g.name for g in hardware.gpus],
             # Every device the llama.cpp build lists (ggml), CPU included; the GPU figures come from here.
             "devices": [d.to_json() for d in hardware.devices],
+            "backends": list(hardware.backends),
+            "gpu_device": hardware.offload_choice.to_json(),
+            "gpu_shares_ram": hardware.gpu_shares_ram,
         },
         "verdict": {
             "status": verdict.status,

@@ -159,6 +159,12 @@ class MainWindow(QMainWindow):
         memory_title = QLabel(self.tr("<b>Memory</b>"))
         memory_title.setContentsMargins(8, 8, 8, 0)
         model_layout.addWidget(memory_title)
+        # Which backends the running build has: a CPU-only build says how to get a GPU one.
+        self.backend_label = QLabel(self.tr("llama.cpp: {backends}").format(backends=branding.backend_info()))
+        self.backend_label.setObjectName("backend")
+        self.backend_label.setWordWrap(True)
+        self.backend_label.setContentsMargins(8, 0, 8, 0)
+        model_layout.addWidget(self.backend_label)
         model_layout.addWidget(self.memory)
         server_title = QLabel(self.tr("<b>Local server</b>"))
         server_title.setContentsMargins(8, 8, 8, 0)

@@ -100,7 +100,7 @@ def test_window_title_and_about_text(qapp: object) -> None:
     assert branding.window_title("notes.md") == f"notes.md — Tandem {app.version()}"
     text = branding.about_text()
     assert f"Tandem {app.version()}" in text
-    assert "llama-cpp-python" in text and ("GPU offload" in text or "CPU only" in text)
+    assert "llama-cpp-python" in text and ("(GPU) and CPU" in text or "CPU only: no GPU backend in this build" in text)
     from app.engine.paths import cache_dir, config_dir, data_dir
 
     for folder in (data_dir(), config_dir(), cache_dir()):  # where everything is: chats, settings, cache

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QScrollArea, QVBo
 from pytestqt.qtbot import QtBot
 
 from app.engine.llama.session import DrafterKind
+from app.engine.memory.hardware import probe_hardware
 from app.ui.layout_fit import ElidedComboBox, ElidedLabel, clipped_in, fitted_geometry
 from app.ui.main_window import MainWindow
 from app.ui.models import welcome_panel
@@ -328,3 +329,17 @@ def test_an_install_scrolls_its_progress_into_view_on_a_short_window(
     qtbot.waitUntil(lambda: progress.isVisible() and in_view(), timeout=5_000)
     release.set()
     qtbot.waitUntil(lambda: "no network" in window.welcome.status.text(), timeout=10_000)
+
+
+def test_the_model_tab_names_the_builds_backends(window: MainWindow, qtbot: QtBot) -> None:
+    """The build's backends from ggml's registry; this CPU-only build says how to get a GPU one."""
+    bar = window.side.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(0).center())
+    qtbot.waitUntil(lambda: window.backend_label.isVisible())
+    text = window.backend_label.text()
+    assert text.startswith("llama.cpp: ")
+    if not probe_hardware().gpu_backends:
+        assert "CPU only: no GPU backend in this build" in text
+        assert "TANDEM_GPU=vulkan" in text and "TANDEM_GPU=cuda" in text
+    else:
+        assert "(GPU) and CPU" in text

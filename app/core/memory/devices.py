@@ -9,10 +9,15 @@ made-up devices test the same rules that read a real one.
 
 Which device llama.cpp offloads to: every discrete GPU, else the integrated
 GPUs (llama.cpp's model loader takes iGPUs only when no GPU is listed), in
-ggml's order; Tandem plans for the first of them, the one llama.cpp puts the
-output layer on. Metal on Apple silicon lists itself as a GPU whose memory is
-the system's unified memory as Metal reports it (its recommended working
-set), so that figure is the budget, not system RAM counted a second time.
+ggml's order. With several, llama.cpp splits the layers over all of them;
+Tandem plans for the first, the one llama.cpp puts the output layer on (a
+budget that errs low), unless the user names one (``TANDEM_GPU_DEVICE``,
+read by the engine), which then holds every GPU layer alone:
+:func:`choose_offload_device`. Metal on Apple silicon lists itself as a GPU
+whose memory is the system's unified memory as Metal reports it (its
+recommended working set), so that figure is the GPU budget, and what the GPU
+holds comes out of the same RAM (:attr:`BackendDevice.shares_host_memory`),
+never counted twice.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from app.core.display.wording import QT_TRANSLATE_NOOP, Phrase, Words
 from app.core.memory.offload import OffloadCost, OffloadPlan, plan_offload
 
 # Free device memory "auto" leaves unplanned: other programs' allocations move, and the
@@ -61,6 +67,16 @@ class BackendDevice:
     def holds_layers(self) -> bool:
         """Whether llama.cpp can put model layers on this device."""
         return self.kind in (DeviceKind.GPU, DeviceKind.IGPU)
+
+    @property
+    def backend(self) -> str:
+        """The ggml backend the device belongs to: "CUDA", "Vulkan", "Metal", "ROCm", "SYCL", "CPU"."""
+        return backend_of(self.name)
+
+    @property
+    def shares_host_memory(self) -> bool:
+        """Whether what this device holds comes out of system RAM (Apple's unified memory, an integrated GPU)."""
+        return self.kind is DeviceKind.IGPU or (self.holds_layers and self.backend == "Metal")
 
     @property
     def label(self) -> str:
@@ -132,14 +148,113 @@ def cap_free_memory(devices: Iterable[BackendDevice], cap_bytes: int | None) -> 
     )
 
 
+# What the user reads where a build has no GPU backend: the memory report, the meter's tip, the Model tab.
+NO_GPU_BACKEND = QT_TRANSLATE_NOOP(
+    "MemoryNotes",
+    "no GPU backend in this build: run setup again with TANDEM_GPU=vulkan (any GPU) or TANDEM_GPU=cuda (NVIDIA)",
+)
+
+# ggml's device names are the backend's prefix and an index ("CUDA0", "Vulkan1", "MTL0", "ROCm0", "SYCL0").
+_BACKEND_PREFIXES = {"MTL": "Metal", "HIP": "ROCm"}
+
+
+def backend_of(name: str) -> str:
+    """The backend of a ggml device name: "CUDA1" -> "CUDA", "MTL0" -> "Metal"; the name when it has no index."""
+    prefix = name.rstrip("0123456789") or name
+    return _BACKEND_PREFIXES.get(prefix, prefix)
+
+
+def gpu_backends(backends: Iterable[str]) -> tuple[str, ...]:
+    """The GPU backends among ggml's registered ones (everything but the CPU and its helpers), in order."""
+    helpers = {"CPU", "BLAS", "AMX", "RPC"}
+    seen: dict[str, None] = {}
+    for name in backends:
+        if name and name not in helpers:
+            seen.setdefault(backend_of(name), None)
+    return tuple(seen)
+
+
+def backend_words(backends: Iterable[str]) -> Words | Phrase:
+    """Which backends a build has, for ``memory``, the Model tab and About: its GPU ones, or that it has none."""
+    listed = tuple(backends)
+    gpus = gpu_backends(listed)
+    if gpus:
+        return QT_TRANSLATE_NOOP("MemoryNotes", "{gpus} (GPU) and CPU").fill(gpus=", ".join(gpus))
+    if not listed:
+        return QT_TRANSLATE_NOOP("MemoryNotes", "unknown (this llama.cpp build does not list its backends)")
+    return QT_TRANSLATE_NOOP("MemoryNotes", "CPU only: {why}").fill(why=NO_GPU_BACKEND)
+
+
+def layer_devices(devices: Iterable[BackendDevice]) -> tuple[BackendDevice, ...]:
+    """The devices llama.cpp may put layers on, in its order: the GPUs, else the integrated GPUs."""
+    listed = tuple(devices)
+    gpus = tuple(d for d in listed if d.kind is DeviceKind.GPU)
+    return gpus or tuple(d for d in listed if d.kind is DeviceKind.IGPU)
+
+
 def offload_device(devices: Iterable[BackendDevice]) -> BackendDevice | None:
     """The device llama.cpp puts GPU layers on: the first GPU, else the first integrated GPU, else None."""
-    listed = tuple(devices)
-    for kind in (DeviceKind.GPU, DeviceKind.IGPU):
-        for device in listed:
-            if device.kind is kind:
-                return device
-    return None
+    return choose_offload_device(devices).device
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OffloadChoice:
+    """The device GPU layers go to, among those llama.cpp lists, and how it was chosen."""
+
+    device: BackendDevice | None
+    index: int  # its place in llama.cpp's list of layer devices (the loader's ``main_gpu``)
+    count: int  # how many devices llama.cpp could put layers on
+    named: str = ""  # the device the user named ("" for llama.cpp's default)
+    found: bool = True  # False when the named device is not in the list (the default is used)
+
+    @property
+    def alone(self) -> bool:
+        """Whether every GPU layer goes to this one device (a named device, or the only one)."""
+        return self.count <= 1 or (bool(self.named) and self.found)
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as JSON values (``memory --json``'s ``gpu_device``)."""
+        return {
+            "device": self.device.name if self.device is not None else None,
+            "index": self.index,
+            "count": self.count,
+            "named": self.named,
+            "found": self.found,
+        }
+
+    def words(self) -> Words | Phrase | None:
+        """Which device and why, for ``memory`` and the meter; None when there is no device to name."""
+        if self.device is None:
+            return None
+        label = self.device.label
+        if self.named and not self.found:
+            return QT_TRANSLATE_NOOP(
+                "MemoryNotes", "{label} (TANDEM_GPU_DEVICE={named} names no device of this build: the default is used)"
+            ).fill(label=label, named=self.named)
+        if self.named:
+            return QT_TRANSLATE_NOOP(
+                "MemoryNotes", "{label} (named by TANDEM_GPU_DEVICE; it holds every GPU layer)"
+            ).fill(label=label)
+        if self.count > 1:
+            return QT_TRANSLATE_NOOP(
+                "MemoryNotes",
+                "{label} (llama.cpp's default, the first of {count}: it splits layers over all of them and "
+                "Tandem plans for this one; TANDEM_GPU_DEVICE=NAME uses one alone)",
+            ).fill(label=label, count=self.count)
+        return QT_TRANSLATE_NOOP("MemoryNotes", "{label} (the only one llama.cpp lists)").fill(label=label)
+
+
+def choose_offload_device(devices: Iterable[BackendDevice], named: str = "") -> OffloadChoice:
+    """The device GPU layers go to: the one ``named`` (ggml's name, any case), else llama.cpp's first."""
+    candidates = layer_devices(devices)
+    wanted = named.strip()
+    if not candidates:
+        return OffloadChoice(device=None, index=0, count=0, named=wanted, found=not wanted)
+    if wanted:
+        for index, device in enumerate(candidates):
+            if device.name.casefold() == wanted.casefold():
+                return OffloadChoice(device=device, index=index, count=len(candidates), named=wanted)
+    return OffloadChoice(device=candidates[0], index=0, count=len(candidates), named=wanted, found=not wanted)
 
 
 def device_budget_bytes(device: BackendDevice | None, held_bytes: int = 0) -> int | None:

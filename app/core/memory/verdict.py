@@ -46,6 +46,9 @@ class Budget(Protocol):
     @property
     def gpu_unusable_reason(self) -> str | None: ...
 
+    @property
+    def gpu_shares_ram(self) -> bool: ...
+
 
 @dataclass(frozen=True, slots=True)
 class MemoryBudget:
@@ -54,6 +57,7 @@ class MemoryBudget:
     cpu_budget_bytes: int
     gpu_budget_bytes: int | None = None
     gpu_unusable_reason: str | None = None
+    gpu_shares_ram: bool = False  # unified memory: the GPU's share is also RAM
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +151,9 @@ _ALONE = QT_TRANSLATE_NOOP("MemoryVerdict", "{text}")
 def judge(breakdown: MemoryBreakdown, budget: Budget) -> MemoryVerdict:
     """Fits / tight / does not fit for each device the breakdown uses (the CPU always)."""
     gpu_budget = budget.gpu_budget_bytes
-    verdicts = [_device_verdict(breakdown, Device.CPU, budget.cpu_budget_bytes)]
+    verdicts = [
+        _device_verdict(breakdown, Device.CPU, budget.cpu_budget_bytes, ram_needed=_ram_needed(breakdown, budget))
+    ]
     if breakdown.bytes_on(Device.GPU) > 0 or gpu_budget is not None:
         verdicts.append(_device_verdict(breakdown, Device.GPU, gpu_budget, budget.gpu_unusable_reason))
     verdicts = [_with_advice(v, breakdown, budget) for v in verdicts]
@@ -163,10 +169,21 @@ def status_for(needed: int, budget: int) -> str:
     return FITS
 
 
+def _ram_needed(breakdown: MemoryBreakdown, budget: Budget) -> int:
+    """What system RAM must hold: the CPU's share, and the GPU's too on unified memory (counted once, in RAM)."""
+    on_gpu = breakdown.bytes_on(Device.GPU) if budget.gpu_shares_ram else 0
+    return breakdown.bytes_on(Device.CPU) + on_gpu
+
+
 def _device_verdict(
-    breakdown: MemoryBreakdown, device: Device, budget: int | None, unusable: str | None = None
+    breakdown: MemoryBreakdown,
+    device: Device,
+    budget: int | None,
+    unusable: str | None = None,
+    *,
+    ram_needed: int | None = None,
 ) -> DeviceVerdict:
-    needed = breakdown.bytes_on(device)
+    needed = breakdown.bytes_on(device) if ram_needed is None else ram_needed
     if budget is None:
         # GPU layers were asked for, but nothing measurable will take them.
         status = UNKNOWN if unusable is None else DOES_NOT_FIT
@@ -177,7 +194,7 @@ def _device_verdict(
 def _comfortable(breakdown: MemoryBreakdown, budget: Budget) -> bool:
     """True when every device fits with at least 10% to spare."""
     cpu = budget.cpu_budget_bytes
-    if status_for(breakdown.bytes_on(Device.CPU), cpu) != FITS:
+    if status_for(_ram_needed(breakdown, budget), cpu) != FITS:
         return False
     gpu_needed = breakdown.bytes_on(Device.GPU)
     if gpu_needed == 0:

@@ -26,9 +26,11 @@ import numpy.typing as npt
 from app.core.decoding.model_port import Outputs
 from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.errors import ContextSizeError, OutOfMemoryError, TandemError
+from app.core.memory.devices import choose_offload_device
 from app.engine.cpu import capped_threads, max_useful_threads
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.llama.hidden_rows import HiddenRows
+from app.engine.memory.ggml_devices import GgmlUnavailableError, named_gpu_device, read_devices
 
 # What could not get its memory, and why llama.cpp refused a file: said in the window's language.
 _LOADING = QT_TRANSLATE_NOOP("LlamaModel", "loading {name}")
@@ -120,6 +122,26 @@ def default_threads() -> int:
     return max_useful_threads()
 
 
+def _device_options(n_gpu_layers: int) -> tuple[int, int]:
+    """The loader's split mode and ``main_gpu``: the device TANDEM_GPU_DEVICE names alone, else llama.cpp's default.
+
+    llama.cpp splits layers over all its GPUs by default; one named device takes them
+    alone (split mode "none", ``main_gpu`` its place in llama.cpp's list). A name the
+    build does not list changes nothing: ``memory`` says so.
+    """
+    default = (llama_cpp.LLAMA_SPLIT_MODE_LAYER, 0)
+    named = named_gpu_device()
+    if not named or n_gpu_layers == 0:
+        return default
+    try:
+        choice = choose_offload_device(read_devices(), named)
+    except GgmlUnavailableError:
+        return default
+    if choice.device is None or not choice.found:
+        return default
+    return llama_cpp.LLAMA_SPLIT_MODE_NONE, choice.index
+
+
 class LlamaModel:
     """One loaded GGUF model with its own context, KV cache and batch."""
 
@@ -131,6 +153,7 @@ class LlamaModel:
         # The cap (TANDEM_MAX_THREADS) holds for a count asked for, too: it is how processes share cores.
         threads = capped_threads(self.options.n_threads or default_threads())
         log = _ErrorLog()
+        split_mode, main_gpu = _device_options(self.options.n_gpu_layers)
         try:
             with _LOAD_LOCK, log:
                 self._llm = llama_cpp.Llama(
@@ -144,6 +167,8 @@ class LlamaModel:
                     flash_attn=self.options.flash_attn,
                     logits_all=False,
                     verbose=False,
+                    split_mode=split_mode,
+                    main_gpu=main_gpu,
                 )
         except MemoryError as exc:  # Python's own allocations while loading (the binding's buffers)
             raise OutOfMemoryError(_LOADING.fill(name=self.path.name)) from exc

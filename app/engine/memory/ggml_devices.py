@@ -1,11 +1,14 @@
 """The backend devices of the llama.cpp build Tandem loads, read from its libggml.
 
 llama-cpp-python 0.3.36 does not bind ggml's device registry, so this module
-binds the six calls it needs with ctypes against the libggml the wheel ships
+binds the calls it needs with ctypes against the libggml the wheel ships
 (the one ``llama_cpp._ggml`` already loaded, beside libllama):
 ``ggml_backend_dev_count``/``_get`` (in libggml) and ``_name``,
 ``_description``, ``_type``, ``_memory`` (in libggml-base, which libggml
-depends on, so the lookup through libggml's handle finds them). Each device
+depends on, so the lookup through libggml's handle finds them), and the
+backend registry (``ggml_backend_reg_count``/``_get``/``_name``: which
+backends the build has, "CPU" alone in a CPU build, even where a GPU
+backend finds no device). Each device
 becomes a :class:`~app.core.memory.devices.BackendDevice`; every rule about
 them is in :mod:`app.core.memory.devices`.
 
@@ -32,9 +35,17 @@ GPU_BUDGET_ENV = "TANDEM_GPU_BUDGET_MB"
 _MIB = 1 << 20
 log = logging.getLogger(__name__)
 
+# The device the user wants every GPU layer on, by ggml's name ("CUDA1", "Vulkan0"); unset: llama.cpp's default.
+GPU_DEVICE_VARIABLE = "TANDEM_GPU_DEVICE"
+
 
 class GgmlUnavailableError(Exception):
     """ggml's device list cannot be read; ``str`` is the reason."""
+
+
+def named_gpu_device() -> str:
+    """The device ``TANDEM_GPU_DEVICE`` names ("" when unset)."""
+    return os.environ.get(GPU_DEVICE_VARIABLE, "").strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,16 +58,40 @@ class _Calls:
     memory: Any
 
 
-@cache
-def _calls() -> _Calls:
+def _library() -> ctypes.CDLL:
     try:
         from llama_cpp import _ggml
     except (ImportError, OSError) as exc:
         raise GgmlUnavailableError(f"the llama.cpp library could not be loaded: {exc}") from exc
+    # A handle of our own on the already loaded library: setting argtypes on its
+    # functions does not touch llama_cpp's own bindings.
+    return ctypes.CDLL(_ggml.libggml._name)
+
+
+@cache
+def _registry() -> tuple[Any, Any, Any]:
     try:
-        # A handle of our own on the already loaded library: setting argtypes on its
-        # functions does not touch llama_cpp's own bindings.
-        lib = ctypes.CDLL(_ggml.libggml._name)
+        lib = _library()
+        count, get, name = lib.ggml_backend_reg_count, lib.ggml_backend_reg_get, lib.ggml_backend_reg_name
+    except (AttributeError, OSError) as exc:
+        raise GgmlUnavailableError(f"this llama.cpp build does not list its backends: {exc}") from exc
+    count.argtypes, count.restype = [], ctypes.c_size_t
+    get.argtypes, get.restype = [ctypes.c_size_t], ctypes.c_void_p
+    name.argtypes, name.restype = [ctypes.c_void_p], ctypes.c_char_p
+    return count, get, name
+
+
+def read_backends() -> tuple[str, ...]:
+    """The backends the build registered ("CPU", "CUDA", "Vulkan", "Metal"...); raises :class:`GgmlUnavailableError`."""
+    count, get, name = _registry()
+    handles = (get(index) for index in range(int(count())))
+    return tuple(_text(name(handle)) for handle in handles if handle)
+
+
+@cache
+def _calls() -> _Calls:
+    try:
+        lib = _library()
         calls = _Calls(
             count=lib.ggml_backend_dev_count,
             get=lib.ggml_backend_dev_get,

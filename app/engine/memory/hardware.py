@@ -2,7 +2,10 @@
 
 The GPU llama.cpp will use, and its free memory, come from ggml's own device
 list (:mod:`app.engine.memory.ggml_devices`), whatever the backend: CUDA,
-Vulkan, Metal, ROCm/HIP, SYCL. NVML (NVIDIA only) adds what ggml does not
+Vulkan, Metal, ROCm/HIP, SYCL; the device ``TANDEM_GPU_DEVICE`` names, else
+llama.cpp's default (:func:`~app.core.memory.devices.choose_offload_device`).
+On unified memory (Metal, an integrated GPU) the GPU's share comes out of the
+same RAM: :attr:`HardwareBudget.gpu_shares_ram`. NVML (NVIDIA only) adds what ggml does not
 say: the memory this process already holds on the card and the driver
 version; it also stands in for ggml when a build cannot list its devices
 (a wheel whose libggml lacks the registry calls) but NVML sees a GPU.
@@ -26,9 +29,19 @@ from typing import Any
 
 import psutil
 
-from app.core.memory.devices import BackendDevice, DeviceKind, device_budget_bytes, offload_device
+from app.core.display.wording import Phrase, Words
+from app.core.memory.devices import (
+    NO_GPU_BACKEND,
+    BackendDevice,
+    DeviceKind,
+    OffloadChoice,
+    backend_words,
+    choose_offload_device,
+    device_budget_bytes,
+    gpu_backends,
+)
 from app.engine.llama.model import gpu_offload_supported
-from app.engine.memory.ggml_devices import GgmlUnavailableError, read_devices
+from app.engine.memory.ggml_devices import GgmlUnavailableError, named_gpu_device, read_backends, read_devices
 
 
 class NvmlUnavailableError(Exception):
@@ -67,11 +80,34 @@ class HardwareBudget:
     cpu_repack_types: frozenset[str] = field(default_factory=frozenset)
     ram_held_bytes: int = 0
     devices: tuple[BackendDevice, ...] = ()  # ggml's list, CPU included; empty when it could not be read
+    backends: tuple[str, ...] = ()  # ggml's registered backends ("CPU", "Vulkan"); empty when unread
+    named_device: str = ""  # TANDEM_GPU_DEVICE: the device the user wants the layers on
+
+    @property
+    def offload_choice(self) -> OffloadChoice:
+        """The device among ggml's that GPU layers go to, and how it was chosen."""
+        return choose_offload_device(self.devices, self.named_device)
+
+    @property
+    def gpu_backends(self) -> tuple[str, ...]:
+        """The build's GPU backends ("CUDA", "Vulkan", "Metal"); empty for a CPU-only build."""
+        return gpu_backends(self.backends)
+
+    @property
+    def backend_words(self) -> Words | Phrase:
+        """Which backends the build has ("Vulkan (GPU) and CPU", or CPU only and how to get a GPU one)."""
+        return backend_words(self.backends)
+
+    @property
+    def gpu_shares_ram(self) -> bool:
+        """Whether the offload device's memory is system RAM (Metal's unified memory, an integrated GPU)."""
+        device = self.offload_device
+        return self.gpu_offload_supported and device is not None and device.shares_host_memory
 
     @property
     def offload_device(self) -> BackendDevice | None:
-        """The device GPU layers go to: ggml's first GPU, else NVML's first GPU, else None."""
-        listed = offload_device(self.devices)
+        """The device GPU layers go to: ggml's (:attr:`offload_choice`), else NVML's first GPU, else None."""
+        listed = self.offload_choice.device
         if listed is not None:
             return listed
         if not self.gpus:
@@ -104,7 +140,7 @@ class HardwareBudget:
     @property
     def gpu_held_bytes(self) -> int:
         """What NVML says this process holds on :attr:`offload_device` (0 when NVML does not know the card)."""
-        device = offload_device(self.devices)
+        device = self.offload_choice.device
         if device is None:  # the offload device is NVML's own figures, over all its GPUs
             return sum(g.process_bytes or 0 for g in self.gpus)
         return sum(g.process_bytes or 0 for g in self.gpus if g.name == device.description)
@@ -113,7 +149,7 @@ class HardwareBudget:
     def gpu_unusable_reason(self) -> str | None:
         """Why models cannot go to a GPU here, or None when they can."""
         if not self.gpu_offload_supported:
-            return "this llama-cpp-python build is CPU-only and cannot offload to a GPU"
+            return str(NO_GPU_BACKEND)
         if self.offload_device is None:
             return self.gpu_absent_reason or "no GPU found"
         return None
@@ -137,11 +173,16 @@ def probe_hardware(ram_held_bytes: int = 0) -> HardwareBudget:
     except GgmlUnavailableError as exc:
         devices, ggml_says = (), str(exc)
     try:
+        backends = read_backends()
+    except GgmlUnavailableError:
+        backends = ()
+    try:
         gpus, driver = parse_nvml(read_nvml(), os.getpid())
         nvml_says = "NVML found no NVIDIA GPU"
     except NvmlUnavailableError as exc:
         gpus, driver, nvml_says = (), None, str(exc)
-    reason = None if offload_device(devices) is not None or gpus else f"{ggml_says}; {nvml_says}"
+    named = named_gpu_device()
+    reason = None if choose_offload_device(devices, named).device is not None or gpus else f"{ggml_says}; {nvml_says}"
     return HardwareBudget(
         ram_total_bytes=int(memory.total),
         ram_available_bytes=int(memory.available),
@@ -153,7 +194,17 @@ def probe_hardware(ram_held_bytes: int = 0) -> HardwareBudget:
         cpu_repack_types=cpu_repack_types(),
         ram_held_bytes=ram_held_bytes,
         devices=devices,
+        backends=backends,
+        named_device=named,
     )
+
+
+def build_backend_words() -> Words | Phrase:
+    """Which backends the running llama.cpp build has, read from ggml's registry (no memory probed)."""
+    try:
+        return backend_words(read_backends())
+    except GgmlUnavailableError:
+        return backend_words(())
 
 
 def read_nvml() -> dict[str, Any]:

@@ -61,7 +61,20 @@ def estimate_state(choice: PairChoice, settings: GenerationSettings) -> MeterSta
     plan = plan_pair(choice.target, draft, settings.n_ctx, settings.n_gpu_layers, settings.n_gpu_layers_draft)
     state = _state(plan.breakdown, plan.hardware, plan.verdict, "estimate")
     verdict = state.verdict if plan.offload is None else f"{say(plan.offload.describe_words())}\n{state.verdict}"
-    return replace(state, verdict=verdict, notes=(*(say(note) for note in plan.note_words), *state.notes))
+    return replace(
+        state,
+        verdict=verdict,
+        notes=(*(say(note) for note in plan.note_words), *state.notes, *_device_notes(plan.hardware)),
+    )
+
+
+def _device_notes(budget: HardwareBudget) -> tuple[str, ...]:
+    """The meter's tip on the build and device: its backends (or that it has no GPU one) and the GPU it plans for."""
+    backends = QT_TRANSLATE_NOOP("MemoryMeter", "llama.cpp backends: {backends}").fill(backends=budget.backend_words)
+    chosen = budget.offload_choice.words()
+    if chosen is None:
+        return (say(backends),)
+    return say(backends), say(QT_TRANSLATE_NOOP("MemoryMeter", "GPU: {device}").fill(device=chosen))
 
 
 def measured_state(estimate: MeterState | None, info: PairInfo) -> MeterState:

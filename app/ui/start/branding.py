@@ -78,19 +78,20 @@ def apply_branding(application: QGuiApplication) -> None:
     application.setWindowIcon(app_icon())
 
 
+def backend_info() -> str:
+    """Which backends the running llama.cpp build has, from ggml's registry ("Vulkan (GPU) and CPU")."""
+    from app.engine.memory.hardware import build_backend_words
+    from app.ui.i18n.words import say
+
+    return say(build_backend_words())
+
+
 def llama_build_info() -> str:
-    """One line about the llama.cpp build: its version and whether it can offload to a GPU."""
+    """One line about the llama.cpp build: its version and its backends (or that it has no GPU one)."""
     try:
         import llama_cpp
 
-        from app.engine.llama.model import gpu_offload_supported
-
-        offload = (
-            QCoreApplication.translate("Branding", "GPU offload supported")
-            if gpu_offload_supported()
-            else QCoreApplication.translate("Branding", "CPU only (no GPU offload in this build)")
-        )
-        return f"llama-cpp-python {llama_cpp.__version__}, {offload}"
+        return f"llama-cpp-python {llama_cpp.__version__}, {backend_info()}"
     except Exception as exc:  # the dialog must open even when llama.cpp cannot load
         return QCoreApplication.translate("Branding", "llama.cpp unavailable: {error}").format(error=say_error(exc))
 

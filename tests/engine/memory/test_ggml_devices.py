@@ -5,10 +5,10 @@ from __future__ import annotations
 import psutil
 import pytest
 
-from app.core.memory.devices import DeviceKind
+from app.core.memory.devices import NO_GPU_BACKEND, DeviceKind
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.memory import ggml_devices
-from app.engine.memory.ggml_devices import GgmlUnavailableError, read_devices
+from app.engine.memory.ggml_devices import GgmlUnavailableError, read_backends, read_devices
 from app.engine.memory.hardware import probe_hardware
 
 
@@ -32,7 +32,9 @@ def test_a_cpu_build_has_no_offload_device_and_says_why() -> None:
     assert budget.devices == read_devices()
     assert budget.offload_device is None or budget.gpus  # only NVML could name a GPU here
     assert budget.gpu_budget_bytes is None
-    assert budget.gpu_unusable_reason == "this llama-cpp-python build is CPU-only and cannot offload to a GPU"
+    assert budget.gpu_unusable_reason == str(NO_GPU_BACKEND)
+    assert budget.backends == read_backends() == ("CPU",)
+    assert str(budget.backend_words).startswith("CPU only: no GPU backend in this build")
 
 
 def test_an_unreadable_device_list_is_a_reason_not_an_error(monkeypatch: pytest.MonkeyPatch) -> None:

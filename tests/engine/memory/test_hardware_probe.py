@@ -136,7 +136,7 @@ def test_gpu_budget_is_free_vram_plus_what_this_process_holds():
     # A CPU-only llama.cpp build cannot use the GPU, whatever NVML says.
     cpu_only = HardwareBudget(32 * GIB, 20 * GIB, GIB, gpus=gpus, gpu_offload_supported=False)
     assert cpu_only.gpu_budget_bytes is None
-    assert "cannot offload" in (cpu_only.gpu_unusable_reason or "")
+    assert (cpu_only.gpu_unusable_reason or "").startswith("no GPU backend in this build")
 
 
 def test_recorded_gpu_feeds_a_verdict():

@@ -55,12 +55,20 @@ def test_the_meter_reads_the_gpu_ggml_lists(small_pair: tuple[Path, Path], monke
     )
     cpu = next(d for d in probe_hardware().devices if d.kind is DeviceKind.CPU)
     budget = replace(
-        probe_hardware(), devices=(radeon, cpu), gpus=(), gpu_absent_reason=None, gpu_offload_supported=True
+        probe_hardware(),
+        devices=(radeon, cpu),
+        backends=("Vulkan", "CPU"),
+        gpus=(),
+        gpu_absent_reason=None,
+        gpu_offload_supported=True,
     )
     monkeypatch.setattr(memory_plan, "probe_hardware", lambda: budget)
     state = estimate_state(PairChoice(*small_pair, DrafterKind.MODEL), GenerationSettings(n_ctx=2048))
     assert state.verdict.splitlines()[0] == "auto: 31 of 31 target layers, 31 of 31 draft layers on the GPU"
     assert any(bar.device.startswith("GPU (AMD Radeon RX 7600)") for bar in state.bars)
+    # The meter's tip names the build's backend and the device it plans for.
+    assert "llama.cpp backends: Vulkan (GPU) and CPU" in state.notes
+    assert "GPU: Vulkan0: AMD Radeon RX 7600 (the only one llama.cpp lists)" in state.notes
 
 
 def test_the_meter_shows_ram_on_this_cpu_build(small_pair: tuple[Path, Path]) -> None:
@@ -70,3 +78,5 @@ def test_the_meter_shows_ram_on_this_cpu_build(small_pair: tuple[Path, Path]) ->
     state = estimate_state(PairChoice(*small_pair, DrafterKind.MODEL), GenerationSettings(n_ctx=2048))
     assert [bar.device for bar in state.bars] == ["System RAM"]
     assert not state.verdict.startswith("auto:")
+    # The meter's tip says this build has no GPU backend and how to get one.
+    assert any(note.startswith("llama.cpp backends: CPU only: no GPU backend in this build") for note in state.notes)
