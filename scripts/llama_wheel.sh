@@ -11,6 +11,10 @@
 #   cuda    nvcc on PATH and an NVIDIA GPU that nvidia-smi lists (-DGGML_CUDA=on, for this GPU's
 #           architecture only). nvcc alone is not enough: a CUDA build cannot even be imported
 #           without the driver's libcuda, and CUDA toolkits are often installed without a GPU.
+#           TANDEM_CUDA_ARCHS names the architectures instead ("89", "86;89", "all"); "all" is
+#           Turing to Blackwell as CUDA 13 compiles them (75 80 86 89 90 100 120, see CUDA_ALL),
+#           and it is what TANDEM_GPU=cuda builds where nvidia-smi lists no GPU (a release build).
+#           Given architectures need no nvidia-smi; each one must be one that this nvcc lists.
 #   vulkan  everything ggml's Vulkan build needs (-DGGML_VULKAN=on): glslc on PATH, Vulkan headers
 #           that declare VK_EXT_layer_settings (Debian 12's 1.3.239 are too old), the SPIR-V headers'
 #           CMake package and the Vulkan loader, looked for under $VULKAN_SDK, /usr and /usr/local
@@ -34,6 +38,8 @@
 # Usage: llama_wheel.sh PYTHON   (the interpreter the wheel is for)
 #        llama_wheel.sh --cmake-args   (print the options only; TANDEM_GPU=off for the CPU ones)
 #        llama_wheel.sh --backend      (print the backend and why, builds nothing)
+#        llama_wheel.sh --stamp PYTHON (print the cache folder and what its key is made of, builds nothing)
+# Each built folder holds stamp.txt: the version, backend, options and (CUDA) nvcc release it was built from.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -185,17 +191,102 @@ backend_args() {
     custom) echo "$CMAKE_ARGS" ;;
     cpu) default_args ;;
     # native: only this machine's GPU architecture (all of them take far longer to compile).
-    cuda) echo "-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=native $(default_args)" ;;
+    cuda)
+      local archs
+      archs=$(cuda_archs) || exit 2
+      echo "-DGGML_CUDA=on -DCMAKE_CUDA_ARCHITECTURES=$archs$(cuda_gaps) $(default_args)"
+      ;;
     vulkan) echo "-DGGML_VULKAN=on ${vulkan_cmake:-} $(default_args)" ;;
     metal) echo "-DGGML_METAL=on $(default_args)" ;;
   esac
 }
 
-# What else the build depends on: a CUDA build for one architecture is kept per GPU kind.
-backend_detail() {
-  if [ "$backend" = cuda ] && command -v nvidia-smi >/dev/null; then
-    nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | sort -u | tr '\n' ' '
+# Turing to Blackwell as CUDA 13 compiles them (it dropped Maxwell, Pascal and Volta): machine
+# code for each (-real) and PTX for the newest, which the driver compiles for later GPUs.
+CUDA_ALL="75-real;80-real;86-real;89-real;90-real;100-real;120-real;120-virtual"
+
+# The CUDA architectures: TANDEM_CUDA_ARCHS, else this machine's GPU (native), else all of them.
+cuda_archs() {
+  local archs=${TANDEM_CUDA_ARCHS:-}
+  if [ -z "$archs" ]; then
+    if command -v nvidia-smi >/dev/null && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
+      archs=native
+    else
+      archs=all
+    fi
   fi
+  if [ "$archs" = all ]; then
+    echo "$CUDA_ALL"
+    return
+  fi
+  [ "$archs" = native ] && { echo native; return; }
+  local listed="" arch
+  command -v nvcc >/dev/null && listed=$(nvcc --list-gpu-arch 2>/dev/null | tr '\n' ' ')
+  for arch in ${archs//;/ }; do
+    if ! [[ $arch =~ ^[0-9]{2,3}[af]?(-real|-virtual)?$ ]]; then
+      echo "llama_wheel: TANDEM_CUDA_ARCHS must be all, native or numbers such as 89 or 86;89, not '$archs'" >&2
+      exit 2
+    fi
+    if [ -n "$listed" ] && [[ " $listed " != *" compute_${arch%%[af-]*} "* ]]; then
+      echo "llama_wheel: this nvcc cannot compile for architecture ${arch%%[af-]*} (it lists: $listed)" >&2
+      exit 2
+    fi
+  done
+  echo "$archs"
+}
+
+# The toolkit's library folders (lib64, targets/<arch>-linux/lib and their stubs/).
+cuda_lib_dirs() {
+  local root
+  root=$(cd "$(dirname "$(command -v nvcc)")/.." && pwd)
+  echo "$root/lib64 $root/lib64/stubs $root/targets/$(uname -m)-linux/lib $root/targets/$(uname -m)-linux/lib/stubs"
+}
+cuda_has_lib() {
+  local dir
+  for dir in $(cuda_lib_dirs); do
+    ls "$dir/$1".so* >/dev/null 2>&1 && return 0
+  done
+  [ "$1" = libcuda ] && ldconfig -p 2>/dev/null | grep -q 'libcuda\.so'
+}
+# What a toolkit installed without its libraries lacks, filled in (a compiler-only install, as here):
+# cuBLAS from NVIDIA's PyPI package (the build links against it; the running app needs the same
+# libraries from the driver's or toolkit's install), and without the driver library or its stub
+# ggml's virtual-memory pool is left out (GGML_CUDA_NO_VMM). Nothing is added where nvcc is absent.
+cuda_gaps() {
+  command -v nvcc >/dev/null || return 0
+  local major lib
+  major=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\..*/\1/p' | head -n 1)
+  if ! cuda_has_lib libcublas; then
+    lib="${TANDEM_CACHE:-$HOME/.cache/tandem}/cublas-cu$major/nvidia/cu$major"
+    printf ' -DCUDA_cublas_LIBRARY=%s -DCUDA_cublasLt_LIBRARY=%s' \
+      "$lib/lib/libcublas.so.$major" "$lib/lib/libcublasLt.so.$major"
+  fi
+  cuda_has_lib libcuda || printf ' -DGGML_CUDA_NO_VMM=ON'
+  return 0
+}
+# cuBLAS for cuda_gaps, installed once beside the wheels.
+cuda_fill_gaps() {
+  local major folder
+  [[ $args == *-DCUDA_cublas_LIBRARY=* ]] || return 0
+  major=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9]*\)\..*/\1/p' | head -n 1)
+  folder="$cache/cublas-cu$major"
+  if [ ! -d "$folder/nvidia/cu$major/include" ]; then
+    echo "llama_wheel: the CUDA toolkit has no cuBLAS: installing nvidia-cublas $major.x into $folder" >&2
+    "$python_bin" -m pip install --quiet --no-deps --target "$folder" "nvidia-cublas>=$major,<$((major + 1))" >&2
+  fi
+  export CPATH="$folder/nvidia/cu$major/include${CPATH:+:$CPATH}"
+}
+
+# What else the build depends on: a CUDA build is kept per nvcc release and, for one
+# architecture, per GPU kind.
+backend_detail() {
+  if [ "$backend" = cuda ]; then
+    command -v nvcc >/dev/null && nvcc --version 2>/dev/null | grep -o 'release [0-9.]*' | head -n 1
+    if [[ $args == *ARCHITECTURES=native* ]] && command -v nvidia-smi >/dev/null; then
+      nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | sort -u | tr '\n' ' '
+    fi
+  fi
+  return 0
 }
 
 choose_backend
@@ -210,6 +301,11 @@ if [ "${1:-}" = "--cmake-args" ]; then
   echo "$args"
   exit 0
 fi
+stamp_only=no
+if [ "${1:-}" = "--stamp" ]; then
+  stamp_only=yes
+  shift
+fi
 python_bin=${1:?usage: llama_wheel.sh PYTHON}
 version=$(sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | head -n 1)
 [ -n "$version" ] || { echo "llama_wheel: no llama-cpp-python pin in pyproject.toml" >&2; exit 2; }
@@ -223,6 +319,16 @@ else
   id=$(printf '%s|%s|%s|%s|%s' "$backend" "$args" "$tag" "$(uname -m)" "$(backend_detail)" | sha256sum | cut -c1-12)
   out="$cache/wheels/llama-cpp-python-$version-$tag-$backend-$id"
 fi
+stamp=$(printf 'llama-cpp-python %s\nbackend %s\npython %s %s\ncmake-args %s\n' "$version" "$backend" "$tag" \
+  "$(uname -m)" "$args"; [ "$backend" = cpu ] || printf 'detail %s\n' "$(backend_detail)")
+if [ "$stamp_only" = yes ]; then
+  printf '%s\n%s\n' "$out" "$stamp"
+  exit 0
+fi
+if [ "$backend" = cuda ] && ! command -v nvcc >/dev/null; then
+  echo "llama_wheel: TANDEM_GPU=cuda needs nvcc on PATH: install the CUDA toolkit (or put its bin/ on PATH)" >&2
+  exit 2
+fi
 if ls "$out"/llama_cpp_python-"$version"-*.whl >/dev/null 2>&1; then
   echo "llama_wheel: llama-cpp-python $version, $backend backend ($why), built before" >&2
   echo "$out"
@@ -233,10 +339,12 @@ echo "llama_wheel: building llama-cpp-python $version for $tag, $backend backend
 mkdir -p "$cache/wheels"
 partial=$(mktemp -d "$cache/wheels/.partial-XXXXXX")
 trap 'rm -rf "$partial"' EXIT
+[ "$backend" = cuda ] && cuda_fill_gaps
 CMAKE_ARGS="$args" "$python_bin" -m pip wheel --quiet --no-deps --no-cache-dir --no-binary llama-cpp-python \
   --wheel-dir "$partial" "llama-cpp-python==$version" >&2
 printf '%s\n' "$args" >"$partial/cmake-args.txt"
 printf '%s\n' "$backend" >"$partial/backend.txt"
+printf '%s\n' "$stamp" >"$partial/stamp.txt"
 rm -rf "$out"
 mv "$partial" "$out" # atomic: a cut build never leaves a wheel that looks finished
 trap - EXIT

@@ -92,6 +92,52 @@ def test_tandem_gpu_off_skips_the_gpu_and_cuda_forces_it(sandbox: Sandbox) -> No
     assert bad.returncode == 2 and "TANDEM_GPU must be" in bad.stderr
 
 
+CUDA_13 = (
+    'case "$1" in --list-gpu-arch) printf "compute_%s\\n" 75 80 86 87 89 90 100 120;;'
+    ' *) echo "Cuda compilation tools, release ${FAKE_CUDA:-13.0}, V13.0.88";; esac'
+)
+
+
+def test_cuda_builds_the_given_architectures_or_turing_to_blackwell_without_nvidia_smi(sandbox: Sandbox) -> None:
+    sandbox.fake("nvcc", CUDA_13)  # a toolkit without a GPU: no nvidia-smi on PATH
+    every = _backend(sandbox, TANDEM_GPU="cuda")[1]
+    assert "-DCMAKE_CUDA_ARCHITECTURES=75-real;80-real;86-real;89-real;90-real;100-real;120-real;120-virtual" in every
+    assert "ARCHITECTURES=89 " in _backend(sandbox, TANDEM_GPU="cuda", TANDEM_CUDA_ARCHS="89")[1]
+    assert "ARCHITECTURES=86;89 " in _backend(sandbox, TANDEM_GPU="cuda", TANDEM_CUDA_ARCHS="86;89")[1]
+    old = sandbox.run("scripts/llama_wheel.sh", "--cmake-args", TANDEM_GPU="cuda", TANDEM_CUDA_ARCHS="61")
+    assert old.returncode == 2 and "cannot compile for architecture 61" in old.stderr
+    junk = sandbox.run("scripts/llama_wheel.sh", "--cmake-args", TANDEM_GPU="cuda", TANDEM_CUDA_ARCHS="sm_89")
+    assert junk.returncode == 2 and "TANDEM_CUDA_ARCHS must be all, native or numbers" in junk.stderr
+
+
+def test_a_cuda_wheel_is_kept_per_architectures_and_nvcc_release_with_its_stamp(sandbox: Sandbox) -> None:
+    sandbox.fake("nvcc", CUDA_13)
+    python = str(sandbox.venv / "bin" / "python")
+
+    def stamp(**extra: str) -> list[str]:
+        done = sandbox.run("scripts/llama_wheel.sh", "--stamp", python, TANDEM_GPU="cuda", **extra)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.splitlines()
+
+    one = stamp(TANDEM_CUDA_ARCHS="89")
+    assert "-cuda-" in one[0] and "detail release 13.0" in one and any("ARCHITECTURES=89 " in line for line in one)
+    assert stamp(TANDEM_CUDA_ARCHS="89") == one  # the same options: the same folder
+    assert stamp(TANDEM_CUDA_ARCHS="86")[0] != one[0]
+    assert stamp(TANDEM_CUDA_ARCHS="89", FAKE_CUDA="13.1")[0] != one[0]  # another toolkit: another build
+    assert not any(" -m pip " in c for c in sandbox.calls())  # a stamp builds and installs nothing
+
+    built = sandbox.run("scripts/llama_wheel.sh", python, TANDEM_GPU="cuda", TANDEM_CUDA_ARCHS="89")
+    assert built.returncode == 0, built.stderr
+    folder = Path(built.stdout.strip())
+    assert folder == Path(one[0])
+    assert (folder / "stamp.txt").read_text().splitlines() == one[1:]
+    # This stand-in toolkit has no cuBLAS: NVIDIA's PyPI package fills it in, once, beside the wheels.
+    assert any("nvidia-cublas>=13,<14" in c and "--target" in c for c in sandbox.calls())
+    again = sandbox.run("scripts/llama_wheel.sh", python, TANDEM_GPU="cuda", TANDEM_CUDA_ARCHS="89")
+    assert Path(again.stdout.strip()) == folder and "built before" in again.stderr
+    assert sum(" -m pip wheel " in c for c in sandbox.calls()) == 1
+
+
 def test_vulkan_is_chosen_only_with_everything_its_build_needs(sandbox: Sandbox, tmp_path: Path) -> None:
     complete = vulkan_prefix(tmp_path / "sdk")
     sandbox.fake("glslc", "true")
