@@ -70,21 +70,32 @@ def llama_servers(
     threads: int | None,
     ngram_modes: Sequence[str] = NGRAM_MODES,
     cheaper_draft: Path | None = None,
+    gpu_layers: tuple[int, int] = (0, 0),
 ) -> Iterator[dict[str, LlamaServerProcess]]:
     """The servers one regime compares with, by configuration name; stopped on exit.
 
     With ``cheaper_draft``, llama.cpp also speculates with that file at every draft length.
+    ``gpu_layers``: the target's and draft's GPU layers as Tandem loaded them (0, 0 on a CPU build),
+    so both sides run the same layers on the same device.
     """
     n_threads = threads or psutil.cpu_count(logical=False) or 1
     drafts = [(d, d == cheaper_draft) for d in (draft, cheaper_draft) if d is not None]
     with ExitStack() as stack:
-        servers = {PLAIN: stack.enter_context(LlamaServerProcess(target, n_ctx=n_ctx, threads=n_threads))}
+        plain = LlamaServerProcess(target, n_ctx=n_ctx, threads=n_threads, gpu_layers=gpu_layers)
+        servers = {PLAIN: stack.enter_context(plain)}
         for (file, cheaper), draft_max in itertools.product(drafts, draft_lengths):
-            spec = LlamaServerProcess(target, file, draft_max=draft_max, n_ctx=n_ctx, threads=n_threads)
+            spec = LlamaServerProcess(
+                target, file, draft_max=draft_max, n_ctx=n_ctx, threads=n_threads, gpu_layers=gpu_layers
+            )
             servers[speculative_name(draft_max, cheaper)] = stack.enter_context(spec)
         for mode in ngram_modes:
             lookup = LlamaServerProcess(
-                target, spec_type=mode, draft_max=NGRAM_DRAFT_MAX, n_ctx=n_ctx, threads=n_threads
+                target,
+                spec_type=mode,
+                draft_max=NGRAM_DRAFT_MAX,
+                n_ctx=n_ctx,
+                threads=n_threads,
+                gpu_layers=gpu_layers,
             )
             servers[ngram_name(mode)] = stack.enter_context(lookup)
         yield servers

@@ -216,6 +216,10 @@ def _run_regime(
                     settings.n_threads,
                     settings.peer_ngram_modes,
                     cheaper_draft,
+                    gpu_layers=(
+                        pair.target.options.n_gpu_layers,
+                        pair.draft.options.n_gpu_layers if pair.draft is not None else 0,
+                    ),
                 )
             )
         simple_runs = _simple_runs(pair, draft, cheaper_draft, configs, settings)

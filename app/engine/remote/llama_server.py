@@ -87,7 +87,9 @@ class LlamaServerProcess:
         threads: int = 2,
         api_key: str | None = None,
         binary: Path | None = None,
+        gpu_layers: tuple[int, int] = (0, 0),
     ) -> None:
+        """``gpu_layers``: the target's and the draft's layers on the GPU (negative: all), as Tandem loaded them."""
         found = binary or find_binary()
         if found is None:
             raise TandemError("llama-server is not built: run `bash scripts/build_llama_server.sh`")
@@ -95,9 +97,10 @@ class LlamaServerProcess:
         self.api_key = api_key
         command = [str(found), "-m", str(target), "--host", "127.0.0.1", "--port", str(self.port)]
         threads = capped_threads(threads)  # the machine's sharing cap holds for the server we start too
-        command += ["-c", str(n_ctx), "-t", str(threads), "-tb", str(threads), "-ngl", "0", "--no-webui"]
+        ngl, ngld = (str(layers) if layers >= 0 else "999" for layers in gpu_layers)
+        command += ["-c", str(n_ctx), "-t", str(threads), "-tb", str(threads), "-ngl", ngl, "--no-webui"]
         if draft is not None:
-            command += ["-md", str(draft), "--spec-type", spec_type or "draft-simple", "-ngld", "0"]
+            command += ["-md", str(draft), "--spec-type", spec_type or "draft-simple", "-ngld", ngld]
             command += ["--spec-draft-n-max", str(draft_max)]
         elif spec_type is not None:  # prompt lookup (ngram-*) needs no draft model
             command += ["--spec-type", spec_type, "--spec-draft-n-max", str(draft_max)]

@@ -117,3 +117,13 @@ def test_a_restarted_server_is_a_new_process_on_a_new_port(small_pair: tuple[Pat
         assert steps and finished.text
         with pytest.raises(RemoteError):
             list(RemoteEngine(old_url).generate(ASK, GREEDY, 4))
+
+
+def test_the_server_gets_the_gpu_layers_tandem_loaded_with(small_pair: tuple[Path, Path]) -> None:
+    """The benchmark's llama-server runs the layers Tandem placed (0 on a CPU build); "all" is llama.cpp's 999."""
+    binary = find_binary() or Path("llama-server")  # the command is only built here, not run
+    cpu = LlamaServerProcess(small_pair[0], small_pair[1], binary=binary)
+    assert cpu.command[cpu.command.index("-ngl") + 1] == "0" and cpu.command[cpu.command.index("-ngld") + 1] == "0"
+    gpu = LlamaServerProcess(small_pair[0], small_pair[1], binary=binary, gpu_layers=(20, -1))
+    assert gpu.command[gpu.command.index("-ngl") + 1] == "20"
+    assert gpu.command[gpu.command.index("-ngld") + 1] == "999"
