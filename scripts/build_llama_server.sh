@@ -4,7 +4,9 @@
 #   ${TANDEM_CACHE:-~/.cache/tandem}/llama-server-<version>/llama-server
 # The tests run it as a real remote engine (tests/engine/remote), and `bench --vs-llama-server`
 # beside Tandem; scripts/test.sh and that bench build it on first use (scripts/setup.sh does not:
-# the app never runs it). Always a CPU build (the tests run it with -ngl 0). Safe to run again: it
+# the app never runs it). A CPU build (the tests run it with -ngl 0); TANDEM_GPU=cuda builds a CUDA
+# one instead (scripts/gpu_check.sh), with llama_wheel.sh's CUDA options (TANDEM_CUDA_ARCHS), into
+# llama-server-<version>-cuda, so neither replaces the other. Safe to run again: it
 # does nothing when the binary for this version exists. About 10 minutes on two
 # cores the first time. Needs a C++ compiler and CMake; downloads only the sdist
 # from PyPI (LLAMA_USE_PREBUILT_UI=OFF keeps the build from fetching its web UI).
@@ -26,11 +28,22 @@ venv=${TANDEM_VENV:-.venv}
 version=$(sed -n 's/.*"llama-cpp-python==\([0-9.]*\)".*/\1/p' pyproject.toml | head -n 1)
 [ -n "$version" ] || { echo "build_llama_server: no llama-cpp-python pin in pyproject.toml" >&2; exit 2; }
 cache=${TANDEM_CACHE:-$HOME/.cache/tandem}
-out="$cache/llama-$kind-$version"
+case "${TANDEM_GPU:-off}" in
+  off | cpu | auto) gpu=off suffix="" ;;
+  cuda) gpu=cuda suffix=-cuda ;;
+  *) echo "build_llama_server: TANDEM_GPU must be off or cuda here, not '${TANDEM_GPU}'" >&2; exit 2 ;;
+esac
+out="$cache/llama-$kind-$version$suffix"
 # What to print when done: the server's binary, or the tools' folder.
 result() { if [ "$kind" = server ]; then echo "$out/llama-server"; else echo "$out"; fi; }
-# The CPU options it was built with are kept beside it: a binary built with others is built again.
-cpu_args=$(TANDEM_GPU=off bash scripts/llama_wheel.sh --cmake-args)
+# The options it was built with are kept beside it: a binary built with others is built again.
+cpu_args=$(TANDEM_GPU=$gpu bash scripts/llama_wheel.sh --cmake-args)
+# A CUDA toolkit without cuBLAS: the headers of the package llama_wheel.sh installed beside the wheels.
+if [[ $cpu_args =~ -DCUDA_cublas_LIBRARY=([^ ]*)/lib/ ]]; then
+  [ -d "${BASH_REMATCH[1]}/include" ] \
+    || { echo "build_llama_server: no cuBLAS: build the CUDA wheel first (TANDEM_GPU=cuda scripts/llama_wheel.sh)" >&2; exit 2; }
+  export CPATH="${BASH_REMATCH[1]}/include${CPATH:+:$CPATH}"
+fi
 built=yes
 for target in "${targets[@]}"; do
   [ -x "$out/$target" ] || built=no
@@ -53,7 +66,7 @@ echo "build_llama_server: building ${targets[*]} (minutes)" >&2
 # (llama-speculative-simple is one) are configured only for --tools; building names its targets alone.
 eval "cmake -S \"\$src\" -B \"\$work/build\" -DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=OFF \
   -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF \
-  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=$examples -DGGML_NATIVE=ON $cpu_args" >"$work/cmake.log" 2>&1 \
+  -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=$examples -DGGML_NATIVE=ON ${cpu_args//;/\\;}" >"$work/cmake.log" 2>&1 \
   || { tail -n 30 "$work/cmake.log" >&2; exit 1; }
 cmake --build "$work/build" --target "${targets[@]}" -j "$(nproc)" >"$work/build.log" 2>&1 \
   || { tail -n 30 "$work/build.log" >&2; exit 1; }

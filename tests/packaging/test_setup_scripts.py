@@ -240,3 +240,25 @@ def test_gpu_check_stops_early_without_an_nvidia_gpu_or_nvcc(sandbox: Sandbox, t
     assert sandbox.calls() == []  # nothing was installed or built
     usage = sandbox.run("scripts/gpu_check.sh")
     assert usage.returncode == 2 and "usage:" in usage.stderr
+
+
+def test_gpu_check_stages_carried_parts_and_refuses_what_does_not_join(sandbox: Sandbox, tmp_path: Path) -> None:
+    """The lent machine's half: parts carried one call at a time are staged, then joined and checked."""
+    pack, stage = tmp_path / "pack", tmp_path / "stage"
+    env = {"TANDEM_GPU_CHECK_PACK": str(pack), "TANDEM_GPU_CHECK_STAGE": str(stage)}
+    nothing = sandbox.run("scripts/gpu_check.sh", "receive", **env)
+    assert nothing.returncode == 2 and "carry one with this call" in nothing.stderr
+    for n, piece in ((1, b"not a tar"), (2, b"archive")):
+        (pack / f"part-0{n}").mkdir(parents=True)
+        (pack / f"part-0{n}" / f"payload.0{n - 1}").write_bytes(piece)
+        staged = sandbox.run("scripts/gpu_check.sh", "receive", **env)
+        assert staged.returncode == 0, staged.stderr
+    assert sorted(p.name for p in stage.iterdir()) == ["payload.00", "payload.01"]
+    no_gpu = sandbox.run("scripts/gpu_check.sh", "run", **env)
+    assert no_gpu.returncode == 2 and "nvidia-smi is not on PATH" in no_gpu.stderr
+    sandbox.fake("nvidia-smi", 'case "$1" in -L) echo "GPU 0: NVIDIA H100 80GB HBM3 (UUID: GPU-1)";; esac')
+    cut = sandbox.run("scripts/gpu_check.sh", "run", **env)
+    assert cut.returncode == 2 and "do not join" in cut.stderr
+    no_nvcc = sandbox.run("scripts/gpu_check.sh", "pack", **env)
+    assert no_nvcc.returncode == 2 and "nvcc is not on PATH" in no_nvcc.stderr
+    assert sandbox.calls() == []  # nothing was installed or built
