@@ -73,6 +73,22 @@ def test_each_build_runs_its_selftest_and_uploads_it() -> None:
         assert (REPO_ROOT / script).is_file(), script
 
 
+def test_cuda_and_vulkan_appimages_are_built_beside_the_cpu_one() -> None:
+    job = _workflow()["jobs"]["gpu-appimage"]
+    assert {entry["backend"] for entry in job["strategy"]["matrix"]["include"]} == {"cuda", "vulkan"}
+    assert job["runs-on"] == "ubuntu-22.04"  # the same oldest glibc as the CPU AppImage
+    steps = _step_text(job)
+    assert "packaging/build.sh --appimage" in steps  # its --selftest answers on the runner's CPU
+    assert "-DGGML_CUDA=on" in steps and "-DGGML_VULKAN=on" in steps
+    # The architectures are llama_wheel.sh's list, read from it; no VMM: the AppImage starts without a driver.
+    assert "CUDA_ALL=" in (REPO_ROOT / "scripts" / "llama_wheel.sh").read_text() and "CUDA_ALL=" in steps
+    assert "-DGGML_CUDA_NO_VMM=ON" in steps
+    assert "llama_supports_gpu_offload()" in steps  # a wheel that fell back to the CPU stops the job
+    uploads = [step for step in job["steps"] if str(step.get("uses", "")).startswith("actions/upload-artifact@")]
+    assert len(uploads) == 1 and "matrix.backend" in uploads[0]["with"]["name"]
+    assert "x86_64-${{ matrix.backend }}.AppImage" in steps
+
+
 def _actionlint_command() -> list[str] | None:
     binary = shutil.which("actionlint")
     if binary:
