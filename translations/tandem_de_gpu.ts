@@ -8,6 +8,10 @@
             <translation>kein GPU-Backend in diesem Build: Setup erneut mit TANDEM_GPU=vulkan (jede GPU) oder TANDEM_GPU=cuda (NVIDIA) ausführen</translation>
         </message>
         <message>
+            <source>TANDEM_GPU_DEVICE={named}: this build lists no device that takes layers</source>
+            <translation>TANDEM_GPU_DEVICE={named}: dieser Build nennt kein Gerät, das Schichten aufnimmt</translation>
+        </message>
+        <message>
             <source>CPU only: {why}</source>
             <translation>nur CPU: {why}</translation>
         </message>

@@ -107,3 +107,22 @@ def test_does_not_fit_exits_1_and_advises_no_context_beyond_the_trained_one(smal
     assert sizes and all(size <= 8192 for size in sizes)  # SmolLM2 was trained for 8192
     fits = run_cli("memory", "--target", str(small_pair[0]), "--no-draft", "--ctx", "512")
     assert fits.returncode == 0, fits.stdout + fits.stderr
+
+
+def test_memory_names_the_builds_backends_and_the_device_it_plans_for(
+    small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+):
+    """This CPU-only build: no GPU backend and how to get one; a device named that the build lacks is said so."""
+    if gpu_offload_supported():
+        pytest.skip("a GPU build of llama-cpp-python")
+    target, draft = small_pair
+    monkeypatch.setenv("TANDEM_GPU_DEVICE", "CUDA1")
+    payload = run_json(capsys, "--target", str(target), "--draft", str(draft), "--ctx", "2048")
+    assert payload["budget"]["backends"] == ["CPU"]
+    assert payload["budget"]["gpu_device"] == {"device": None, "index": 0, "count": 0, "named": "CUDA1", "found": False}
+    assert payload["budget"]["gpu_shares_ram"] is False
+    assert main(["memory", "--target", str(target), "--draft", str(draft), "--ctx", "2048"]) == 0
+    text = capsys.readouterr().out
+    assert "  backends: CPU only: no GPU backend in this build: run setup again with TANDEM_GPU=vulkan" in text
+    assert "gpu: none usable" not in text  # the backends line already says why, once
+    assert "  gpu device: TANDEM_GPU_DEVICE=CUDA1: this build lists no device that takes layers" in text

@@ -225,7 +225,11 @@ class OffloadChoice:
     def words(self) -> Words | Phrase | None:
         """Which device and why, for ``memory`` and the meter; None when there is no device to name."""
         if self.device is None:
-            return None
+            if not self.named:
+                return None
+            return QT_TRANSLATE_NOOP(
+                "MemoryNotes", "TANDEM_GPU_DEVICE={named}: this build lists no device that takes layers"
+            ).fill(named=self.named)
         label = self.device.label
         if self.named and not self.found:
             return QT_TRANSLATE_NOOP(

@@ -78,6 +78,10 @@ def test_a_cpu_only_build_says_it_has_no_gpu_backend_and_how_to_get_one() -> Non
     assert str(hardware.backend_words) == f"CPU only: {NO_GPU_BACKEND}"
     assert "TANDEM_GPU=vulkan" in str(NO_GPU_BACKEND) and "TANDEM_GPU=cuda" in str(NO_GPU_BACKEND)
     assert hardware.offload_choice.words() is None
+    named = budget_for("cpu", named="Vulkan0")
+    assert (
+        str(named.offload_choice.words()) == "TANDEM_GPU_DEVICE=Vulkan0: this build lists no device that takes layers"
+    )
 
 
 def test_several_gpus_plan_for_llama_cpps_first_or_the_one_named() -> None:
