@@ -69,7 +69,7 @@ measure() { # PYTHON TARGET DRAFT [bench options]: the memory plan, then the ben
 }
 
 pack() {
-  local arch=${1:-90} python=${PYTHON:-.venv/bin/python} models wheels server work
+  local arch=${1:-90} python=${PYTHON:-.venv/bin/python} models wheels server
   command -v nvcc >/dev/null || fail "nvcc is not on PATH: install the CUDA toolkit (or put its bin/ on PATH)"
   models=${TANDEM_MODELS:-$HOME/.local/share/Tandem/models}
   for file in SmolLM2-135M-Instruct.Q4_1.gguf SmolLM2-135M-Instruct.Q4_0.gguf; do
@@ -78,7 +78,7 @@ pack() {
   wheels=$(TANDEM_GPU=cuda TANDEM_CUDA_ARCHS="$arch" bash scripts/llama_wheel.sh "$python")
   server=$(TANDEM_GPU=cuda TANDEM_CUDA_ARCHS="$arch" bash scripts/build_llama_server.sh)
   work=$(mktemp -d)
-  trap 'rm -rf "$work"' RETURN
+  trap 'rm -rf "$work"' EXIT
   mkdir -p "$work/payload/wheels"
   cp "$wheels"/llama_cpp_python-*.whl "$work/payload/wheels/"
   # What the bench imports, for the machine's Python 3.12 (the GUI's Qt is not needed to measure).
@@ -125,6 +125,11 @@ run_staged() {
   (cd "$payload" && sha256sum --quiet -c SHA256SUMS) || fail "a staged file does not match its checksum"
   "$python" -m pip install --quiet --no-index --no-deps --no-compile --target "$stage/site" "$payload"/wheels/*.whl
   chmod +x "$payload/llama-server"
+  # The CUDA runtime and cuBLAS the builds link: the toolkit's, or NVIDIA's Python packages there.
+  local cuda_libs
+  cuda_libs=$("$python" -c 'import nvidia, os; print(":".join(os.path.join(p, "cu13", "lib") for p in nvidia.__path__))' \
+    2>/dev/null || true)
+  export LD_LIBRARY_PATH="${cuda_libs:+$cuda_libs:}/usr/local/cuda/lib64${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PYTHONPATH="$stage/site" TANDEM_LLAMA_SERVER="$payload/llama-server"
   measure "$python" "$payload/SmolLM2-135M-Instruct.Q4_1.gguf" "$payload/SmolLM2-135M-Instruct.Q4_0.gguf" "$@"
 }
