@@ -84,9 +84,13 @@ pack() {
   # What the bench imports, for the machine's Python 3.12 (the GUI's Qt is not needed to measure).
   sed -n '/^dependencies = \[/,/^\]/p' pyproject.toml | grep -o '^ *"[^"]*"' | tr -d ' "' \
     | grep -v -e '^llama-cpp-python' -e '^PySide6' >"$work/requirements.txt"
+  # pip matches each manylinux tag exactly: the ones these packages' wheels carry (about 37 MB in all).
+  local platforms=(--platform any --platform manylinux2014_x86_64) n
+  for n in 17 24 27 28 31 34 35; do
+    platforms+=(--platform "manylinux_2_${n}_x86_64")
+  done
   "$python" -m pip download --quiet --only-binary=:all: --python-version 3.12 --implementation cp \
-    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
-    --platform any -d "$work/payload/wheels" -r "$work/requirements.txt"
+    "${platforms[@]}" -d "$work/payload/wheels" -r "$work/requirements.txt"
   cp "$server" "$work/payload/llama-server"
   cp "$models"/SmolLM2-135M-Instruct.Q4_1.gguf "$models"/SmolLM2-135M-Instruct.Q4_0.gguf "$work/payload/"
   (cd "$work/payload" && sha256sum -- llama-server ./*.gguf wheels/* >SHA256SUMS)
