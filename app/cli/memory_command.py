@@ -83,7 +83,11 @@ def _print_report(out: TextIO, plan: MemoryPlan) -> None:
     out.write(f"  cpu: {ram_free} available RAM (of {ram_total} total)\n")
     out.write(f"  backends: {hardware.backend_words}\n")
     if hardware.gpu_budget_bytes is not None:
-        memory = "unified memory (Metal's working set)" if hardware.gpu_shares_ram else "VRAM"
+        gpu = hardware.offload_device
+        memory = "VRAM"
+        if hardware.gpu_shares_ram:
+            metal = gpu is not None and gpu.backend == "Metal"
+            memory = "unified memory (Metal's working set)" if metal else "memory shared with RAM"
         out.write(f"  gpu: {format_bytes(hardware.gpu_budget_bytes)} free {memory} on {hardware.gpu_name}\n")
         if hardware.gpu_shares_ram:
             out.write("  (unified memory: what the GPU holds is counted in RAM too, once)\n")

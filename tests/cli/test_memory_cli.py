@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from app.cli import main
 from app.cli.common import default_pair
-from app.engine.memory.hardware import gpu_offload_supported
+from app.engine.memory import plan as memory_plan
+from app.engine.memory.hardware import gpu_offload_supported, probe_hardware
+from tests.ggml_readings import backends_of, devices_of
 
 MIB = 2**20
 SMOL_KV_2048 = 2048 * 30 * 3 * 64 * 2 * 2  # cells x layers x KV heads x head size x (K, V) x f16
@@ -126,3 +129,29 @@ def test_memory_names_the_builds_backends_and_the_device_it_plans_for(
     assert "  backends: CPU only: no GPU backend in this build: run setup again with TANDEM_GPU=vulkan" in text
     assert "gpu: none usable" not in text  # the backends line already says why, once
     assert "  gpu device: TANDEM_GPU_DEVICE=CUDA1: this build lists no device that takes layers" in text
+
+
+def test_memory_on_apple_silicon_budgets_metals_working_set_and_counts_ram_once(
+    small_pair: tuple[Path, Path], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+):
+    """A recorded Metal reading (tests/fixtures/ggml_devices/metal.json) in place of this machine's."""
+    metal = replace(
+        probe_hardware(),
+        devices=devices_of("metal"),
+        backends=backends_of("metal"),
+        gpus=(),
+        gpu_absent_reason=None,
+        gpu_offload_supported=True,
+    )
+    monkeypatch.setattr(memory_plan, "probe_hardware", lambda: metal)
+    target, draft = small_pair
+    assert main(["memory", "--target", str(target), "--draft", str(draft), "--ctx", "2048"]) == 0
+    text = capsys.readouterr().out
+    assert "  backends: Metal (GPU) and CPU" in text
+    assert "free unified memory (Metal's working set) on Apple M2 Pro" in text
+    assert "counted in RAM too, once" in text
+    assert "  gpu device: MTL0: Apple M2 Pro (the only one llama.cpp lists)" in text
+    payload = run_json(capsys, "--target", str(target), "--draft", str(draft), "--ctx", "2048")
+    assert payload["budget"]["gpu_shares_ram"] is True and payload["budget"]["gpu_bytes"] == 22906503168
+    ram = next(d for d in payload["verdict"]["devices"] if d["device"] == "cpu")
+    assert ram["needed_bytes"] == payload["totals"]["cpu"] + payload["totals"]["gpu"]  # the GPU's share is RAM too

@@ -7,42 +7,29 @@ these tests (each file says so); they go through the same records and rules a li
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import llama_cpp
 import pytest
 
-from app.core.memory.devices import NO_GPU_BACKEND, BackendDevice
+from app.core.memory.devices import NO_GPU_BACKEND
 from app.core.memory.estimate import Device, ModelShape, estimate_pair
 from app.core.memory.verdict import judge
 from app.engine.llama import model
 from app.engine.memory.hardware import HardwareBudget, parse_nvml
-from tests.paths import REPO_ROOT
+from tests.ggml_readings import backends_of, devices_of
 
 GIB = 2**30
-READINGS = REPO_ROOT / "tests" / "fixtures" / "ggml_devices"
-
-
-def reading(backend: str) -> dict[str, Any]:
-    return json.loads((READINGS / f"{backend}.json").read_text())
-
-
-def devices_of(backend: str) -> tuple[BackendDevice, ...]:
-    parsed = tuple(BackendDevice.from_json(d) for d in reading(backend)["devices"])
-    assert None not in parsed  # every recorded device is usable
-    return parsed  # type: ignore[return-value]
 
 
 def budget_for(backend: str, named: str = "", **extra: Any) -> HardwareBudget:
-    recorded = reading(backend)
     return HardwareBudget(
         ram_total_bytes=32 * GIB,
         ram_available_bytes=16 * GIB,
         process_rss_bytes=GIB,
         gpu_offload_supported=backend != "cpu",
         devices=devices_of(backend),
-        backends=tuple(recorded["backends"]),
+        backends=backends_of(backend),
         named_device=named,
         **extra,
     )
