@@ -221,7 +221,8 @@ cuda_archs() {
   fi
   [ "$archs" = native ] && { echo native; return; }
   local listed="" arch
-  command -v nvcc >/dev/null && listed=$(nvcc --list-gpu-arch 2>/dev/null | tr '\n' ' ')
+  # An nvcc too old for --list-gpu-arch lists nothing: then nvcc itself judges the architectures.
+  command -v nvcc >/dev/null && listed=$(nvcc --list-gpu-arch 2>/dev/null | grep -o 'compute_[0-9]*' | tr '\n' ' ')
   for arch in ${archs//;/ }; do
     if ! [[ $arch =~ ^[0-9]{2,3}[af]?(-real|-virtual)?$ ]]; then
       echo "llama_wheel: TANDEM_CUDA_ARCHS must be all, native or numbers such as 89 or 86;89, not '$archs'" >&2

@@ -58,3 +58,23 @@ def test_an_unknown_option_is_refused_in_one_line(sandbox: Sandbox) -> None:
         == "build_llama_server: unknown option --everything (use --tools, or nothing for llama-server)"
     )
     assert not sandbox.calls()
+
+
+def test_a_cuda_llama_server_is_kept_beside_the_cpu_one(sandbox: Sandbox) -> None:
+    """TANDEM_GPU=cuda (scripts/gpu_check.sh) builds into its own folder with llama_wheel.sh's CUDA options."""
+    sandbox.fake("nvcc", "echo 'Cuda compilation tools, release 13.0, V13.0.88'")
+    cpu = sandbox.cache / f"llama-server-{VERSION}"
+    cpu.mkdir(parents=True)
+    (cpu / "cmake-args.txt").write_text(sandbox.run("scripts/llama_wheel.sh", "--cmake-args", TANDEM_GPU="off").stdout)
+    write_script(cpu, "llama-server", "#!/bin/bash\n")
+    assert sandbox.run("scripts/build_llama_server.sh").stdout.strip() == str(cpu / "llama-server")
+    # This stand-in toolkit has no cuBLAS, and no wheel build has fetched it yet: said in one line.
+    cuda = sandbox.run("scripts/build_llama_server.sh", TANDEM_GPU="cuda", TANDEM_CUDA_ARCHS="90")
+    assert cuda.returncode == 2 and "no cuBLAS: build the CUDA wheel first" in cuda.stderr
+    (sandbox.cache / "cublas-cu13" / "nvidia" / "cu13" / "include").mkdir(parents=True)
+    cuda = sandbox.run("scripts/build_llama_server.sh", TANDEM_GPU="cuda", TANDEM_CUDA_ARCHS="90")
+    assert "fetching the llama-cpp-python" in cuda.stderr  # not the CPU binary: a build of its own began
+    assert not (sandbox.cache / f"llama-server-{VERSION}-cuda" / "llama-server").exists()
+    assert (cpu / "llama-server").exists()
+    bad = sandbox.run("scripts/build_llama_server.sh", TANDEM_GPU="vulkan")
+    assert bad.returncode == 2 and "TANDEM_GPU must be off or cuda here" in bad.stderr
