@@ -22,8 +22,9 @@
 #     bash scripts/gpu_check.sh receive       there, one call per part, carrying .gpu-check/part-NN:
 #         moves the part to TANDEM_GPU_CHECK_STAGE (default /tmp/tandem-gpu-check), which lasts
 #         while the machine stays warm between calls (it goes back when idle, so call again at once).
-#     bash scripts/gpu_check.sh run           there, last: joins and checks the parts, installs them
-#         beside the machine's own Python and measures (a few minutes on the small pair).
+#     TANDEM_GPU_CHECK_OUT=$OUT bash scripts/gpu_check.sh run   there, last: joins and checks the
+#         parts, installs them beside the machine's own Python and measures (a few minutes on the
+#         small pair: seven check prompts, one per category); the report's four files come back.
 #
 # Which models can reach the lent machine: only the small pair (SmolLM2-135M Q4_1 target, Q4_0
 # draft: 189 MB in four parts, with the builds and packages about eight calls). The demo pair
@@ -48,7 +49,7 @@ part_bytes=$((60 * 1024 * 1024))
 # The comparison the report is for: the target alone and the default beside llama-server at each
 # draft length (its best is the one to beat), one prompt per category, one repeat: a few minutes.
 bench_args=(--set check --default-only --vs-llama-server --peer-draft-lengths 2,4,8,16 --peer-ngram ""
-  --prompts-per-category 1 --repeats 1 --max-tokens 96 --no-preflight --no-overhead-probe)
+  --prompts-per-category 1 --repeats 1 --max-tokens 96 --no-preflight --no-overhead-probe --threads 8 --max-wait 30)
 
 need_gpu() {
   command -v nvidia-smi >/dev/null || fail "nvidia-smi is not on PATH: this check needs an NVIDIA GPU and its driver"
