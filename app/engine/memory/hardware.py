@@ -5,10 +5,10 @@ list (:mod:`app.engine.memory.ggml_devices`), whatever the backend: CUDA,
 Vulkan, Metal, ROCm/HIP, SYCL; the device ``TANDEM_GPU_DEVICE`` names, else
 llama.cpp's default (:func:`~app.core.memory.devices.choose_offload_device`).
 On unified memory (Metal, an integrated GPU) the GPU's share comes out of the
-same RAM: :attr:`HardwareBudget.gpu_shares_ram`. NVML (NVIDIA only) adds what ggml does not
-say: the memory this process already holds on the card and the driver
-version; it also stands in for ggml when a build cannot list its devices
-(a wheel whose libggml lacks the registry calls) but NVML sees a GPU.
+same RAM: :attr:`HardwareBudget.gpu_shares_ram`. NVML (NVIDIA only) adds only what ggml does
+not say: the memory this process already holds on the card and the driver
+version. A GPU that NVML sees but the build does not list is named in the
+reason no GPU is usable, never budgeted: llama.cpp would not use it.
 
 A missing GPU is a normal answer, not an error: :class:`HardwareBudget`
 carries ``gpu_absent_reason`` ("no NVIDIA driver...") and the verdict uses
@@ -33,7 +33,6 @@ from app.core.display.wording import Phrase, Words
 from app.core.memory.devices import (
     NO_GPU_BACKEND,
     BackendDevice,
-    DeviceKind,
     OffloadChoice,
     backend_words,
     choose_offload_device,
@@ -106,21 +105,8 @@ class HardwareBudget:
 
     @property
     def offload_device(self) -> BackendDevice | None:
-        """The device GPU layers go to: ggml's (:attr:`offload_choice`), else NVML's first GPU, else None."""
-        listed = self.offload_choice.device
-        if listed is not None:
-            return listed
-        if not self.gpus:
-            return None
-        gpu = self.gpus[0]
-        # NVML's figures for the card, for a build whose ggml list has no GPU.
-        return BackendDevice(
-            name=f"GPU{gpu.index}",
-            description=gpu.name,
-            kind=DeviceKind.GPU,
-            free_bytes=sum(g.free_bytes for g in self.gpus),
-            total_bytes=sum(g.total_bytes for g in self.gpus),
-        )
+        """The device GPU layers go to, as ggml lists it (:attr:`offload_choice`); None without one."""
+        return self.offload_choice.device
 
     @property
     def cpu_budget_bytes(self) -> int:
@@ -140,9 +126,9 @@ class HardwareBudget:
     @property
     def gpu_held_bytes(self) -> int:
         """What NVML says this process holds on :attr:`offload_device` (0 when NVML does not know the card)."""
-        device = self.offload_choice.device
-        if device is None:  # the offload device is NVML's own figures, over all its GPUs
-            return sum(g.process_bytes or 0 for g in self.gpus)
+        device = self.offload_device
+        if device is None:
+            return 0
         return sum(g.process_bytes or 0 for g in self.gpus if g.name == device.description)
 
     @property
@@ -182,7 +168,11 @@ def probe_hardware(ram_held_bytes: int = 0) -> HardwareBudget:
     except NvmlUnavailableError as exc:
         gpus, driver, nvml_says = (), None, str(exc)
     named = named_gpu_device()
-    reason = None if choose_offload_device(devices, named).device is not None or gpus else f"{ggml_says}; {nvml_says}"
+    reason = None
+    if choose_offload_device(devices, named).device is None:
+        # A card NVML sees is named, not budgeted: this build would not put layers on it.
+        nvml_says = f"NVML sees {', '.join(g.name for g in gpus)}" if gpus else nvml_says
+        reason = f"{ggml_says}; {nvml_says}"
     return HardwareBudget(
         ram_total_bytes=int(memory.total),
         ram_available_bytes=int(memory.available),

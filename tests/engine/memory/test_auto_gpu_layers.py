@@ -1,7 +1,7 @@
 """GPU layers "auto" on real GGUF headers: this CPU build changes nothing; a recorded GPU budget gets the plan.
 
 The GPU budgets are :class:`HardwareBudget` records with figures a real GPU reports
-(this machine has none), the same records ``probe_hardware`` builds from NVML.
+(this machine has none), the same records ``probe_hardware`` builds from ggml's device list.
 """
 
 from __future__ import annotations
@@ -12,12 +12,13 @@ from pathlib import Path
 import pytest
 
 from app.cli import main
+from app.core.memory.devices import BackendDevice, DeviceKind
 from app.core.memory.estimate import Device
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.llama.model import gpu_offload_supported
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.memory import plan as memory_plan
-from app.engine.memory.hardware import GpuInfo, HardwareBudget, probe_hardware
+from app.engine.memory.hardware import HardwareBudget, probe_hardware
 from app.engine.memory.measure import measured_breakdown
 from app.engine.memory.plan import auto_gpu_layers, plan_pair, resolve_gpu_layers
 from app.engine.memory.shape import shape_from_gguf
@@ -28,9 +29,15 @@ CPU_BUILD = pytest.mark.skipif(gpu_offload_supported(), reason="this llama.cpp b
 
 
 def gpu_budget(free_bytes: int) -> HardwareBudget:
-    """This machine's RAM with one 24 GiB NVIDIA GPU holding ``free_bytes`` free, and a GPU build."""
-    gpu = GpuInfo(0, "NVIDIA GeForce RTX 4090", 24 * GIB, free_bytes, 24 * GIB - free_bytes, 0)
-    return replace(probe_hardware(), gpus=(gpu,), gpu_absent_reason=None, gpu_offload_supported=True)
+    """This machine's RAM with one 24 GiB NVIDIA GPU (as ggml's CUDA backend lists it) holding ``free_bytes`` free."""
+    gpu = BackendDevice(
+        name="CUDA0",
+        description="NVIDIA GeForce RTX 4090",
+        kind=DeviceKind.GPU,
+        free_bytes=free_bytes,
+        total_bytes=24 * GIB,
+    )
+    return replace(probe_hardware(), devices=(gpu,), gpus=(), gpu_absent_reason=None, gpu_offload_supported=True)
 
 
 def test_a_large_gpu_takes_both_models_whole(small_pair: tuple[Path, Path]) -> None:
@@ -58,7 +65,8 @@ def test_no_gpu_or_a_cpu_build_means_zero_layers(small_pair: tuple[Path, Path]) 
     target, draft = (shape_from_gguf(p) for p in small_pair)
     cpu_build = replace(gpu_budget(20 * GIB), gpu_offload_supported=False)
     assert resolve_gpu_layers(target, draft, 2048, AUTO_GPU_LAYERS, AUTO_GPU_LAYERS, cpu_build) == (0, 0, None)
-    no_gpu = replace(gpu_budget(20 * GIB), gpus=())
+    cpu_only = tuple(d for d in probe_hardware().devices if d.kind is DeviceKind.CPU)
+    no_gpu = replace(gpu_budget(20 * GIB), devices=cpu_only)  # ggml lists no GPU
     assert resolve_gpu_layers(target, None, 2048, AUTO_GPU_LAYERS, 7, no_gpu) == (0, 7, None)
 
 

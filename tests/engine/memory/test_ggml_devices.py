@@ -30,7 +30,7 @@ def test_the_cpu_device_is_listed_with_this_machines_ram() -> None:
 def test_a_cpu_build_has_no_offload_device_and_says_why() -> None:
     budget = probe_hardware()
     assert budget.devices == read_devices()
-    assert budget.offload_device is None or budget.gpus  # only NVML could name a GPU here
+    assert budget.offload_device is None  # whatever NVML sees: a CPU build lists no GPU
     assert budget.gpu_budget_bytes is None
     assert budget.gpu_unusable_reason == str(NO_GPU_BACKEND)
     assert budget.backends == read_backends() == ("CPU",)

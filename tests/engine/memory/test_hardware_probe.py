@@ -1,4 +1,8 @@
-"""Hardware probe: RAM through psutil, NVIDIA GPUs through NVML (absent here), recorded NVML values."""
+"""Hardware probe: RAM through psutil, NVIDIA GPUs through NVML (absent here), recorded NVML values.
+
+The GPU budget itself is ggml's device list (tests/engine/memory/test_recorded_devices.py); NVML adds
+this process's use of the card and the driver version.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import llama_cpp
 import psutil
 import pytest
 
+from app.core.memory.devices import BackendDevice, DeviceKind
 from app.core.memory.estimate import Device, ModelShape, estimate_pair
 from app.core.memory.verdict import DOES_NOT_FIT, FITS, judge
 from app.engine.memory import hardware as hardware_probe
@@ -121,6 +126,16 @@ def test_old_pynvml_bytes_names_and_duplicate_process_entries():
     assert gpus[0].process_bytes == 512
 
 
+# The same card as ggml's CUDA backend lists it (its free memory as CUDA reports it).
+CUDA_3060 = BackendDevice(
+    name="CUDA0",
+    description="NVIDIA GeForce RTX 3060",
+    kind=DeviceKind.GPU,
+    free_bytes=8_531_214_336,
+    total_bytes=12_884_901_888,
+)
+
+
 def test_gpu_budget_is_free_vram_plus_what_this_process_holds():
     gpus, driver = parse_nvml(RECORDED_NVML, OUR_PID)
     budget = HardwareBudget(
@@ -130,18 +145,22 @@ def test_gpu_budget_is_free_vram_plus_what_this_process_holds():
         gpus=gpus,
         gpu_offload_supported=True,
         driver_version=driver,
+        devices=(CUDA_3060,),
     )
-    assert budget.gpu_budget_bytes == 8_531_214_336 + 2_617_245_696
+    assert budget.gpu_budget_bytes == 8_531_214_336 + 2_617_245_696  # ggml's free memory, NVML's use of ours
     assert budget.gpu_unusable_reason is None
     # A CPU-only llama.cpp build cannot use the GPU, whatever NVML says.
     cpu_only = HardwareBudget(32 * GIB, 20 * GIB, GIB, gpus=gpus, gpu_offload_supported=False)
     assert cpu_only.gpu_budget_bytes is None
     assert (cpu_only.gpu_unusable_reason or "").startswith("no GPU backend in this build")
+    # NVML alone budgets nothing: a card the build does not list is not one llama.cpp would use.
+    unlisted = HardwareBudget(32 * GIB, 20 * GIB, GIB, gpus=gpus, gpu_offload_supported=True)
+    assert unlisted.offload_device is None and unlisted.gpu_budget_bytes is None
 
 
 def test_recorded_gpu_feeds_a_verdict():
     gpus, _ = parse_nvml(RECORDED_NVML, OUR_PID)
-    budget = HardwareBudget(32 * GIB, 20 * GIB, GIB, gpus=gpus, gpu_offload_supported=True)
+    budget = HardwareBudget(32 * GIB, 20 * GIB, GIB, gpus=gpus, gpu_offload_supported=True, devices=(CUDA_3060,))
     shape = ModelShape.from_totals(
         n_params=7_615_616_512,
         file_size=4_683_073_536,
@@ -177,3 +196,14 @@ def test_repack_types_match_this_cpu():
     if "avx2" in flags:
         assert {"Q4_0", "Q4_K"} <= types
     assert "Q6_K" not in types and "Q8_0" not in types
+
+
+def test_a_card_only_nvml_sees_is_named_in_the_reason_not_budgeted(monkeypatch: pytest.MonkeyPatch):
+    """This machine's ggml list (the CPU alone) with NVML's recorded RTX 3060: NVML only adds words."""
+    monkeypatch.setattr(hardware_probe, "read_nvml", lambda: RECORDED_NVML)
+    budget = probe_hardware()
+    if budget.offload_choice.device is not None:
+        pytest.skip("this llama.cpp build lists a GPU here")
+    assert budget.gpus and budget.offload_device is None
+    assert "NVML sees NVIDIA GeForce RTX 3060" in (budget.gpu_absent_reason or "")
+    assert budget.driver_version == "550.120"

@@ -11,7 +11,7 @@ from app.core.memory.devices import BackendDevice, DeviceKind
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.engine.llama.session import DrafterKind
 from app.engine.memory import plan as memory_plan
-from app.engine.memory.hardware import GpuInfo, probe_hardware
+from app.engine.memory.hardware import probe_hardware
 from app.ui.models.memory_sources import estimate_state
 from app.ui.settings.panel import SettingsPanel
 from app.ui.settings.store import AppSettings, GenerationSettings, PairChoice
@@ -38,8 +38,14 @@ def test_auto_is_the_default_shown_as_auto_and_a_count_overrides_it(qtbot, tmp_p
 
 def test_the_meter_says_what_auto_chose(small_pair: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     """With a GPU build and a 24 GiB GPU (recorded figures; none here), the meter's text leads with the plan."""
-    gpu = GpuInfo(0, "NVIDIA GeForce RTX 4090", 24 * GIB, 20 * GIB, 4 * GIB, 0)
-    budget = replace(probe_hardware(), gpus=(gpu,), gpu_absent_reason=None, gpu_offload_supported=True)
+    gpu = BackendDevice(
+        name="CUDA0",
+        description="NVIDIA GeForce RTX 4090",
+        kind=DeviceKind.GPU,
+        free_bytes=20 * GIB,
+        total_bytes=24 * GIB,
+    )
+    budget = replace(probe_hardware(), devices=(gpu,), gpus=(), gpu_absent_reason=None, gpu_offload_supported=True)
     monkeypatch.setattr(memory_plan, "probe_hardware", lambda: budget)
     state = estimate_state(PairChoice(*small_pair, DrafterKind.MODEL), GenerationSettings(n_ctx=2048))
     assert state.verdict.splitlines()[0] == "auto: 31 of 31 target layers, 31 of 31 draft layers on the GPU"
