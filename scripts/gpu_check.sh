@@ -27,7 +27,8 @@
 #         small pair: seven check prompts, one per category); the report's four files come back.
 #
 # Which models can reach the lent machine: only the small pair (SmolLM2-135M Q4_1 target, Q4_0
-# draft: 189 MB in four parts, with the builds and packages about eight calls). The demo pair
+# draft: 189 MB, four parts; the packages add 37 MB and the two CUDA builds more, so `pack` prints
+# the count, not yet measured: the first pack has not finished here). The demo pair
 # (Qwen2.5-Coder 1.5B + 0.5B, 1.6 GB) would need about 28 calls, more than the machine's time.
 # A 135M target is far smaller than the models a GPU is bought for: its figures say whether the
 # GPU path works and how the three compare on it, not what a 7B model gains.
