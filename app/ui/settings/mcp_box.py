@@ -109,6 +109,9 @@ class McpBox(QGroupBox):
         self.format_title = QLabel(self.tr("Tool-call format"))
         layout.addWidget(self.format_title)
         self.format = QComboBox()
+        # Its longest item is wider than the side panel at its narrowest: shown elided, listed whole when opened.
+        self.format.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.format.setMinimumContentsLength(12)
         self.format.setAccessibleName(self.tr("Tool-call format"))
         self.format.setToolTip(self.tr("How the model writes tool calls; applies when a model is next loaded"))
         self.format.addItem(self.tr("From the model's template"), "")
