@@ -10,17 +10,13 @@ Greedy sampling, so each run is the same.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anthropic
 import openai
 import pytest
 
-from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.server.http import RunningServer
-from app.engine.server.scheduler import ServerEngine
 
 ASK = "What is the weather in Paris right now?"
 # An unusual reading, so an answer that states it can only have come from the tool.
@@ -30,13 +26,8 @@ GREEDY: Any = {"temperature": 0}  # Anthropic's client has no temperature field 
 
 
 @pytest.fixture(scope="module")
-def server(demo_pair: tuple[Path, Path]) -> Iterator[RunningServer]:
-    target, draft = demo_pair
-    engine = ServerEngine(PairConfig(target, draft, DrafterKind.MODEL, n_ctx=2048, n_threads=1), draft_length=3)
-    engine.start()
-    running = RunningServer(engine).start()
-    yield running
-    running.stop()
+def server(demo_server: RunningServer) -> RunningServer:
+    return demo_server
 
 
 def test_a_responses_call_and_its_output_round_trip(server: RunningServer) -> None:

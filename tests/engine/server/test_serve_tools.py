@@ -8,16 +8,12 @@ by the client's own stream helper. Greedy sampling, so each run is the same.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
 
-from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.server.http import RunningServer
-from app.engine.server.scheduler import ServerEngine
 
 WEATHER: Any = {
     "type": "function",
@@ -33,13 +29,8 @@ RESULT = '{"city": "Paris", "temperature_c": 37, "sky": "purple hail"}'
 
 
 @pytest.fixture(scope="module")
-def server(demo_pair: tuple[Path, Path]) -> Iterator[RunningServer]:
-    target, draft = demo_pair
-    engine = ServerEngine(PairConfig(target, draft, DrafterKind.MODEL, n_ctx=2048, n_threads=1), draft_length=3)
-    engine.start()
-    running = RunningServer(engine).start()
-    yield running
-    running.stop()
+def server(demo_server: RunningServer) -> RunningServer:
+    return demo_server
 
 
 @pytest.fixture
