@@ -1,4 +1,4 @@
-"""The window against hostile servers: Stop within a second while one streams, the Settings' time-outs, plain text.
+"""The window against hostile servers: Stop at once while one streams, the Settings' time-outs, plain text.
 
 Real windows (pytest-qt, offscreen) on the test's data folder, connected
 through the picker's Server page to the socket servers of
@@ -60,7 +60,7 @@ def start_reply(qtbot: QtBot, window: MainWindow, text: str = "Hi") -> None:
 
 
 @pytest.mark.parametrize("script", [hs.keepalives, hs.trickle_line, hs.flood_events])
-def test_stop_ends_the_reply_within_a_second_while_a_hostile_server_streams(
+def test_stop_ends_the_reply_at_once_while_a_hostile_server_streams_for_ever(
     window: MainWindow, script: hs.Script, qtbot: QtBot
 ) -> None:
     with hs.HostileServer(script) as server:
@@ -76,7 +76,10 @@ def test_stop_ends_the_reply_within_a_second_while_a_hostile_server_streams(
         # The recorder's slot is queued after the controller's; a flood of step
         # events can end one processEvents slice between the two.
         qtbot.waitUntil(lambda: bool(recorder.finished or recorder.errors), timeout=5_000)
-    assert seconds < 1.0, seconds
+    # The server never ends and the default idle time-out is 300 s, so a Stop that waited for
+    # the server would take minutes; on a quiet machine it takes about 0.1 s. The bound is
+    # wide because CI's machine is busy (1.1 s has been seen there).
+    assert seconds < 5.0, seconds
     assert not recorder.errors, recorder.errors
     assert recorder.finished and recorder.finished[-1].reason is FinishReason.CANCELLED
 

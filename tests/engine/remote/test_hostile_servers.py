@@ -84,7 +84,7 @@ def test_keep_alives_for_ever_meet_the_deadline_with_the_partial_reply() -> None
         result, _peak, seconds = measured(lambda: reply(RemoteEngine(server.url, limits=limits)))
     assert isinstance(result, RemoteError), result
     assert "did not finish the reply within the 1.5 s deadline" in str(result) and result.partial == "Hello"
-    assert 1.4 < seconds < 3
+    assert 1.4 < seconds < 10  # well before the 60 s idle time-out, with room for a busy machine
 
 
 def test_keep_alives_alone_are_not_activity_for_the_idle_time_out() -> None:
@@ -93,7 +93,7 @@ def test_keep_alives_alone_are_not_activity_for_the_idle_time_out() -> None:
         result, _peak, seconds = measured(lambda: reply(RemoteEngine(server.url, limits=limits)))
     assert isinstance(result, RemoteError), result
     assert "sent no event for 1 s" in str(result) and result.partial == "Hello"
-    assert 0.9 < seconds < 3
+    assert 0.9 < seconds < 10  # well before the 60 s deadline, with room for a busy machine
 
 
 def test_a_flood_of_empty_events_stops_at_the_reply_cap() -> None:
@@ -146,7 +146,7 @@ def test_a_full_vllm_histogram_is_read_in_linear_time() -> None:
 
 
 @pytest.mark.parametrize("script", [hs.trickle_line, hs.keepalives, hs.flood_events, hs.too_many_tokens])
-def test_stop_ends_any_hostile_stream_within_a_second(script: hs.Script) -> None:
+def test_stop_ends_any_hostile_stream_at_once(script: hs.Script) -> None:
     with hs.HostileServer(script) as server:
         engine = RemoteEngine(server.url, limits=RemoteLimits(max_response_bytes=256 * MiB))
         threading.Timer(0.5, engine.cancel).start()
@@ -155,7 +155,9 @@ def test_stop_ends_any_hostile_stream_within_a_second(script: hs.Script) -> None
         seconds = time.perf_counter() - started
     finished = events[-1]
     assert isinstance(finished, FinishedEvent) and finished.reason is FinishReason.CANCELLED
-    assert seconds < 1.5  # 0.5 s until Stop, then well within a second
+    # 0.5 s until Stop, then about 0.1 s on a quiet machine; the server never ends and the idle
+    # time-out is 300 s, so the bound only leaves a busy machine room.
+    assert seconds < 6
 
 
 def test_the_client_asks_for_bytes_as_sent_so_the_caps_count_them() -> None:

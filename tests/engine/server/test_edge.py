@@ -171,7 +171,7 @@ def test_busy_connections_at_the_cap_mean_503_at_once(small_pair: tuple[Path, Pa
             reply = read_reply(extra, timeout=5)
             assert reply.status == 503 and reply.headers["retry-after"] == "1"
             assert reply.json()["error"]["type"] == "server_error"
-            assert time.monotonic() - started < 2
+            assert time.monotonic() - started < 5  # not after the 60 s eviction age
         assert running.httpd.refused_busy == 20
         for sock in socks[: limits.max_connections]:
             sock.close()  # the slots free as their threads see the close
@@ -358,7 +358,7 @@ def test_stopping_the_server_ends_its_keep_alive_connections(small_pair: tuple[P
         sock.sendall(request_bytes("GET", "/health"))
         assert read_reply(sock).status == 200
         running.stop()  # the window's switch turned off: an editor's open connection must not outlive it
-        assert seconds_until_closed(sock, 10) < 3
+        assert seconds_until_closed(sock, 20) < 10  # the idle time-out would keep it 60 s
 
 
 def test_one_network_address_holds_at_most_half_the_slots() -> None:
