@@ -35,7 +35,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"{', '.join(f'{t:g}' for t in settings.get('temperatures', []))}, suite `{settings.get('suite')}` "
         f"({settings.get('prompt_set', 'all')} set). "
         "Speedup: median over repeats of the configuration's tokens/s over target-only's in the same repeat "
-        "(tokens/s in brackets, prompt processing excluded).",
+        "(tokens/s in brackets; prompt processing, both models' reading of the prompt, excluded, as "
+        "llama-server's own timings exclude it).",
         f"Near-tie threshold: a greedy divergence is explained when the target's top-two logit gap there is below "
         f"{report.get('near_tie_threshold')} logits (see each regime's numerics line).",
     ]
