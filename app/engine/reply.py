@@ -50,7 +50,9 @@ from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effectiv
 from app.core.reply.reasoning import THINK, history_without_reasoning
 from app.core.reply.record import OutputRecord, Provenance, ReplyRecord, SamplingRecord
 from app.core.reply.thinking import ThinkingClock
+from app.core.tools.call_stream import ToolDialect
 from app.core.tools.records import ToolSpec
+from app.engine.llama.call_markers import call_markers, reply_pieces
 from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.llama.tool_grammar import ToolGrammar, call_mask, plan_tool_grammar
@@ -157,6 +159,9 @@ class Constraints:
     stop: tuple[str, ...] = ()
     grammar: str | None = None  # the compiled grammar (app.engine.llama.grammar); None: free text
     tool_calls: ToolGrammar | None = None  # each tool call held to its tool's schema (app.engine.llama.tool_grammar)
+    # The control tokens of the tools' dialect's call markup, spelt as their text for the call reader
+    # (app.engine.llama.call_markers); every other control token still shows nothing.
+    call_markers: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +282,9 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     if output is not None and output.constrained:
         # Compiled and checked against the vocabulary before anything runs: a bad schema is refused, losing nothing.
         grammar = compile_grammar(output, grammar_tokenizer(pair.target)[0])
-    tool_calls = _tool_grammar(pair, request) if grammar is None else None
+    dialect = _tool_dialect(pair, request)
+    tool_calls = _tool_grammar(pair, request, dialect) if grammar is None and dialect is not None else None
+    markers = call_markers(pair.target, dialect) if dialect is not None else ()
     config = pair.config
     draft_name = config.draft.name if drafter.uses_draft_model and config.draft is not None else None
     provenance = provenance_of(settings, params, config.target.name, draft_name, drafter.value, lengths)
@@ -293,15 +300,17 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         prompt=prompt,
         provenance=provenance,
         trace=TracePlan(on=request.trace, first_step=request.first_step, first_token=request.first_token),
-        constraints=Constraints(stop=request.stop, grammar=grammar, tool_calls=tool_calls),
+        constraints=Constraints(stop=request.stop, grammar=grammar, tool_calls=tool_calls, call_markers=markers),
     )
 
 
-def _tool_grammar(pair: LoadedPair, request: ReplyRequest) -> ToolGrammar | None:
-    """The grammar each of the reply's calls keeps to, in the template's dialect (None: no tools, or not held)."""
-    dialect = pair.template.tool_dialect(request.tools) if request.tools and request.raw_prompt is None else None
-    if dialect is None:
-        return None
+def _tool_dialect(pair: LoadedPair, request: ReplyRequest) -> ToolDialect | None:
+    """How the reply writes calls to the tools it is offered (None: no tools, or the template has no dialect)."""
+    return pair.template.tool_dialect(request.tools) if request.tools and request.raw_prompt is None else None
+
+
+def _tool_grammar(pair: LoadedPair, request: ReplyRequest, dialect: ToolDialect) -> ToolGrammar | None:
+    """The grammar each of the reply's calls keeps to, in ``dialect`` (None: not held)."""
     template = pair.template
     specials = [*template.specials(), *template.guarded()]
     return plan_tool_grammar(pair.target, dialect, request.tools, specials, request.reply_prefix, template.plain_tokens)
@@ -347,6 +356,7 @@ def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool]
         drafter=draft.drafter,
         sources=draft.lookup_sources,
         trace=plan.trace.on,
+        pieces=reply_pieces(pair.target, plan.constraints.call_markers),
     )
     generation = GenerationRequest(
         prompt_tokens=plan.prompt.tokens,

@@ -135,7 +135,10 @@ class SpeculativeDecoder:
         rng: np.random.Generator | None = None,
         threads: ThreadCount | None = None,
         trace: bool = False,
+        pieces: Callable[[int], bytes] | None = None,
     ) -> None:
+        """``pieces`` spells each token of the reply (default: the target's ``token_bytes``); the engine passes one
+        that shows a tool dialect's control-token markers as their text to the call reader."""
         self.target = target
         self.drafter: Drafter = drafter or NoDrafter()
         self.params = params or SamplingParams()
@@ -145,7 +148,8 @@ class SpeculativeDecoder:
         # Build a StepRecord per step (app.core.decoding.step_trace): the window and ``chat --chat`` keep them.
         self.trace = trace
         self.warper = LogitsWarper(self.params, target.n_vocab)
-        self._detokenizer = IncrementalDetokenizer(target.token_bytes)
+        self.pieces = pieces if pieces is not None else target.token_bytes
+        self._detokenizer = IncrementalDetokenizer(self.pieces)
 
     def generate(self, request: GenerationRequest) -> Iterator[StepEvent | FinishedEvent]:
         """Yield a :class:`StepEvent` per verify step, then one :class:`FinishedEvent`."""
@@ -258,7 +262,7 @@ class SpeculativeDecoder:
             at = verdict.n_accepted
             rejected = RejectedProposal(
                 id=verdict.rejected_token,
-                text=standalone_text(self.target.token_bytes, verdict.rejected_token),
+                text=standalone_text(self.pieces, verdict.rejected_token),
                 p_target=p_target[at].prob_of(verdict.rejected_token),
                 q_draft=draft.q_draft[at].prob_of(verdict.rejected_token),
             )
@@ -290,7 +294,7 @@ class SpeculativeDecoder:
             finished = FinishReason.MAX_TOKENS
         logprobs: tuple[TokenLogprobs, ...] = ()
         if request.top_logprobs is not None:  # row i of the verified batch is emitted token i's position
-            n_top, token_bytes = request.top_logprobs, self.target.token_bytes
+            n_top, token_bytes = request.top_logprobs, self.pieces
             logprobs = tuple(
                 token_logprobs(self.warper.log_probabilities(rows[i]), new_ids[i], n_top, token_bytes)
                 for i in range(len(tokens))
@@ -338,7 +342,7 @@ class SpeculativeDecoder:
                 p_target=p_target,
                 verdict=verdict,
                 timings=timings,
-                token_bytes=self.target.token_bytes,
+                token_bytes=self.pieces,
             )
             event = replace(event, record=record)
         return event, finished

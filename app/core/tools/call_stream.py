@@ -1,8 +1,9 @@
 """Reading tool calls out of a reply, whole or as it streams, for any dialect.
 
 A :class:`ToolDialect` knows how one family of chat templates asks the model to
-write a call: the strings that may open a call (``openers``) and how to read
-one call block from the text that starts with an opener (``read_block``).
+write a call: the strings that may open a call (``openers``), the texts of its
+markup's tokens (``markers``) and how to read one call block from the text
+that starts with an opener (``read_block``).
 :class:`CallStream` does the rest the same way for every dialect: it passes
 text through at once, holds back anything that may be the start of an
 opener, hands a block to the dialect until the dialect can say what it is,
@@ -68,6 +69,15 @@ class ToolDialect(Protocol):
     @property
     def openers(self) -> tuple[str, ...]:
         """Every string that may open a call block."""
+        ...
+
+    @property
+    def markers(self) -> tuple[str, ...]:
+        """The texts of the call markup's own tokens, which a vocabulary may hold as control tokens.
+
+        A control token's piece is empty in plain detokenising; the engine renders
+        these (and no other control token) as their text, so the reader sees a call.
+        """
         ...
 
     def read_block(self, text: str, at_end: bool) -> Block | None:

@@ -72,6 +72,7 @@ class Llama3Dialect:
 
     format: ToolFormat = ToolFormat.LLAMA3
     openers: tuple[str, ...] = (PYTHON_TAG,)
+    markers: tuple[str, ...] = (PYTHON_TAG,)
 
     def read_block(self, text: str, at_end: bool) -> Block | None:
         """Everything after the tag, read when the reply ends."""
@@ -115,6 +116,7 @@ class MistralDialect:
     named: bool = False  # the v11 form: [TOOL_CALLS]name[ARGS]{...}
     format: ToolFormat = ToolFormat.MISTRAL
     openers: tuple[str, ...] = (TOOL_CALLS,)
+    markers: tuple[str, ...] = (TOOL_CALLS, ARGS, CALL_ID)
 
     def read_block(self, text: str, at_end: bool) -> Block | None:
         """Everything from the first ``[TOOL_CALLS]``, read when the reply ends."""
@@ -138,6 +140,7 @@ H_CHANNEL = "<|channel|>"
 H_MESSAGE = "<|message|>"
 H_CALL = "<|call|>"
 H_END = "<|end|>"
+H_CONSTRAIN = "<|constrain|>"
 _RECIPIENT = "to=functions."
 _NAME = re.compile(r"to=functions\.([A-Za-z0-9_.-]+)")
 
@@ -148,6 +151,8 @@ class HarmonyDialect:
 
     format: ToolFormat = ToolFormat.HARMONY
     openers: tuple[str, ...] = (H_START, H_CHANNEL, _RECIPIENT)
+    # gpt-oss's <|call|> ends generation, so there it never reaches the text (the engine shows no such token).
+    markers: tuple[str, ...] = (H_START, H_CHANNEL, H_MESSAGE, H_CONSTRAIN, H_END, H_CALL)
 
     def read_block(self, text: str, at_end: bool) -> Block | None:
         """A header: with a recipient, the call to ``<|call|>``; without, the header alone as text."""
@@ -176,7 +181,7 @@ class HarmonyDialect:
     def steer(self, name: str | None) -> str:
         """A commentary message to the tool (named or not yet)."""
         head = H_CHANNEL + "commentary " + _RECIPIENT
-        return head + name + " <|constrain|>json" + H_MESSAGE if name else head
+        return head + name + " " + H_CONSTRAIN + "json" + H_MESSAGE if name else head
 
 
 def tool_format(template: str | None) -> ToolFormat | None:

@@ -106,6 +106,7 @@ class TaggedDialect:
     format: ToolFormat = ToolFormat.HERMES
     schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # tool name: its parameters' schema
     openers: tuple[str, ...] = (OPEN,)
+    markers: tuple[str, ...] = (OPEN, CLOSE)
 
     def read_block(self, text: str, at_end: bool) -> Block | None:
         """A ``<tool_call>`` block: up to its closing tag, or to the reply's end."""

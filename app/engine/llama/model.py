@@ -357,19 +357,30 @@ class LlamaModel:
         return True
 
     def token_bytes(self, token: int) -> bytes:
-        """The token's piece, never cut at 32 bytes (llama-cpp-python issue 2362)."""
+        """The token's piece, never cut at 32 bytes (llama-cpp-python issue 2362); a control token's is empty."""
         piece = self._pieces.get(token)
         if piece is None:
-            size = 64
-            buffer = ctypes.create_string_buffer(size)
-            n = llama_cpp.llama_token_to_piece(self._vocab, token, buffer, size, 0, False)
-            if n < 0:
-                size = -n
-                buffer = ctypes.create_string_buffer(size)
-                n = llama_cpp.llama_token_to_piece(self._vocab, token, buffer, size, 0, False)
-            piece = buffer.raw[: max(n, 0)]
+            piece = self._piece(token, special=False)
             self._pieces[token] = piece
         return piece
+
+    def special_bytes(self, token: int) -> bytes:
+        """The token's piece with a control token rendered as its text (``<|python_tag|>``, ``[TOOL_CALLS]``)."""
+        return self._piece(token, special=True)
+
+    def is_control(self, token: int) -> bool:
+        """Whether the vocabulary holds ``token`` as a control token (plain detokenising shows nothing of it)."""
+        return bool(llama_cpp.llama_vocab_get_attr(self._vocab, token) & llama_cpp.LLAMA_TOKEN_ATTR_CONTROL)
+
+    def _piece(self, token: int, special: bool) -> bytes:
+        size = 64
+        buffer = ctypes.create_string_buffer(size)
+        n = llama_cpp.llama_token_to_piece(self._vocab, token, buffer, size, 0, special)
+        if n < 0:
+            size = -n
+            buffer = ctypes.create_string_buffer(size)
+            n = llama_cpp.llama_token_to_piece(self._vocab, token, buffer, size, 0, special)
+        return buffer.raw[: max(n, 0)]
 
     def is_eog(self, token: int) -> bool:
         """End-of-generation tokens as llama.cpp defines them for this vocabulary."""

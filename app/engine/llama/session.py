@@ -8,7 +8,7 @@ baseline and the speculative runs always share the same code.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -299,12 +299,15 @@ class LoadedPair:
         drafter: DrafterKind | None = None,
         sources: Sequence[LookupSource] = (),
         trace: bool = False,
+        pieces: Callable[[int], bytes] | None = None,
     ) -> SpeculativeDecoder:
         """A decoder for one generation with draft-length ``policy``; ``drafter`` may override the configured kind.
 
         ``sources``: token sequences prompt lookup may copy from besides the
         context (the conversation's attachments, :mod:`app.engine.reply_attachments`).
         ``trace`` makes it record every verify step (the replies that are stored keep them for replay).
+        ``pieces`` spells the reply's tokens (default: the target's own pieces;
+        :func:`app.engine.llama.call_markers.reply_pieces` shows a dialect's call markers).
 
         The policy is the caller's decision (:class:`app.core.reply.plan.DraftPlan`
         makes it for replies); an adaptive one is attached here to this pair's shared
@@ -330,7 +333,7 @@ class LoadedPair:
             chosen = _lookup(adaptive_policy, sources)
         else:
             chosen = NoDrafter()
-        return SpeculativeDecoder(self.target, chosen, params, policy, rng, self.threads, trace)
+        return SpeculativeDecoder(self.target, chosen, params, policy, rng, self.threads, trace, pieces)
 
     def close(self) -> None:
         """Free both models."""
