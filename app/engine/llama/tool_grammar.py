@@ -2,17 +2,31 @@
 
 :func:`plan_tool_grammar` writes, for a reply offered ``tools`` in a dialect,
 the llguidance grammar of one call's body, entered right after the
-dialect's call opener: ``<tool_call>`` for Hermes (the body is the call's JSON,
-then ``</tool_call>``), ``<|python_tag|>`` for Llama 3.x (calls parted by
-``;`` to the reply's end), ``[TOOL_CALLS]`` for Mistral (the JSON list, or
-``name[ARGS]{...}`` per call). The JSON of a call is one of the offered
-tools' names with the arguments that tool's JSON schema allows
-(``anyOf`` over the tools). The opener must be one vocabulary entry (a
-special or user-defined token), so a call starts at a token boundary; where
-it is not, or the dialect's values are not JSON (Qwen3-Coder's XML
-parameters, gpt-oss's harmony header), the call is read but not held, and
-:func:`plan_tool_grammar` gives None. A tool schema llguidance cannot compile
-leaves the reply free too: the call is then read, and checked, as before.
+dialect's call opener:
+
+- ``<tool_call>`` for Hermes (the body is the call's JSON, then ``</tool_call>``)
+  and for the XML-parameter dialect (Qwen3-Coder: ``<function=name>``, each
+  parameter as ``<parameter=key>`` and its value, ``</function>``, ``</tool_call>``);
+- ``<|python_tag|>`` for Llama 3.x (calls parted by ``;`` to the reply's end);
+- ``[TOOL_CALLS]`` for Mistral (the JSON list, or ``name[ARGS]{...}`` per call);
+- ``<|channel|>`` for gpt-oss harmony: a header that names ``functions.name``
+  as its recipient, then that tool's JSON arguments; any other header
+  (``analysis``, ``final``, a commentary without a recipient) ends the grammar
+  at its ``<|message|>``, and the message is free text.
+
+The JSON of a call is one of the offered tools' names with the arguments that
+tool's JSON schema allows (``anyOf`` over the tools). An XML parameter's value
+is the JSON its property's schema allows, or, for a ``string`` property (and one
+without a type), any text up to ``</parameter>`` (an enum of strings: one of
+them); a tool whose schema lists properties takes those (in its order, the
+required ones always), one that lists none takes any. The opener must be one
+vocabulary entry (a special or user-defined token), so a call starts at a token
+boundary; where it is not the call is read but not held, and
+:func:`plan_tool_grammar` gives None. So is a harmony call whose recipient
+comes before ``<|channel|>`` (``<|start|>assistant to=functions.name<|channel|>``):
+its header is complete at ``<|message|>`` and its arguments are read, not held.
+A tool schema llguidance cannot compile leaves the reply free too: the call is
+then read, and checked, as before.
 
 :func:`call_mask` makes the reply's :class:`~app.core.decoding.call_mask.CallMask`.
 A steered reply (``serve``'s required or named call) starts inside its call:
@@ -30,7 +44,15 @@ import llguidance
 
 from app.core.decoding.call_mask import CallMask
 from app.core.tools.call_stream import ToolDialect, ToolFormat
-from app.core.tools.dialects import ARGS, PYTHON_TAG, TOOL_CALLS, MistralDialect
+from app.core.tools.dialects import (
+    ARGS,
+    H_CHANNEL,
+    H_CONSTRAIN,
+    H_MESSAGE,
+    PYTHON_TAG,
+    TOOL_CALLS,
+    MistralDialect,
+)
 from app.core.tools.hermes import CLOSE, OPEN
 from app.core.tools.records import ToolSpec
 from app.engine.llama.grammar import JSON_WHITESPACE, GrammarMask, grammar_tokenizer
@@ -69,6 +91,69 @@ def _literal(text: str, tokens: Mapping[str, int]) -> str:
     return f"<[{found}]>" if found is not None else json.dumps(text)
 
 
+def _json(schema: Mapping[str, Any] | None) -> str:
+    """A value held to ``schema`` (no schema: any object), in llguidance's JSON syntax."""
+    held = {**(schema or {"type": "object"}), "x-guidance": {"whitespace_pattern": JSON_WHITESPACE, "lenient": True}}
+    return f"%json {json.dumps(held)}"
+
+
+_PARAMETER_END = "</parameter>"
+# Any text up to the first </parameter>, which ends it (lazy: the shortest match).
+_TEXT_VALUE = r"/(?s:.*)<\/parameter>/"
+_PARAMETER_NAME = r"/[A-Za-z0-9_.-]+/"
+
+
+def _xml_value(spec: Any) -> str:
+    """A parameter's value and its closing tag, as its property's schema allows (see the module docstring)."""
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("type"), str):
+        return "text"
+    if spec["type"] == "string":
+        enum = spec.get("enum")
+        if isinstance(enum, list) and enum and all(isinstance(v, str) for v in enum):
+            choices = " | ".join(json.dumps(v) for v in enum)
+            return f'"\\n"? ({choices}) "\\n"? "{_PARAMETER_END}"'
+        return "text"
+    return f'"\\n"? {_json(spec)} "\\n"? "{_PARAMETER_END}"'
+
+
+def _xml_grammar(tools: Sequence[ToolSpec], close: str) -> str:
+    """Qwen3-Coder's call: ``<function=name>``, the tool's parameters, ``</function>``, the closer."""
+    functions = " | ".join(f"f{i}" for i in range(len(tools)))
+    rules = [
+        f'start: "\\n"? "<function=" ({functions}) "</function>" "\\n"? {close}',
+        f"text[lazy]: {_TEXT_VALUE}",
+        f'any_parameter: "<parameter=" {_PARAMETER_NAME} ">" text "\\n"?',
+    ]
+    for i, tool in enumerate(tools):
+        schema = tool.parameters or {}
+        properties = schema.get("properties")
+        if not isinstance(properties, Mapping) or not properties:
+            rules.append(f'f{i}: {json.dumps(tool.name + ">")} "\\n"? any_parameter*')
+            continue
+        required = schema.get("required", [])
+        parts = []
+        for j, (key, spec) in enumerate(properties.items()):
+            rules.append(f'p{i}_{j}: {json.dumps("<parameter=" + key + ">")} {_xml_value(spec)} "\\n"?')
+            parts.append(f"p{i}_{j}" + ("" if isinstance(required, list) and key in required else "?"))
+        rules.append(f'f{i}: {json.dumps(tool.name + ">")} "\\n"? ' + " ".join(parts))
+    return _HEAD + "\n".join(rules) + "\n"
+
+
+def _harmony_grammar(tools: Sequence[ToolSpec], tokens: Mapping[str, int]) -> str:
+    """A harmony header after ``<|channel|>``: a call's (recipient, content type, JSON arguments) or any other."""
+    message, constrain = _literal(H_MESSAGE, tokens), _literal(H_CONSTRAIN, tokens)
+    content_type = f'(" json" | " " {constrain} "json")?'
+    rules = [
+        "start: other | call",
+        f'other: ("analysis" | "final" | "commentary" {content_type}) {message}',
+        # "commentary" is a lexeme of its own: were it a prefix of a longer one, its other headers would not lex.
+        'call: "commentary" " to=functions." (' + " | ".join(f"c{i}" for i in range(len(tools))) + ")",
+    ]
+    for i, tool in enumerate(tools):
+        rules.append(f"c{i}: {json.dumps(tool.name)} {content_type} {message} {_json(tool.parameters)}")
+    return _HEAD + "\n".join(rules) + "\n"
+
+
 def call_body_grammar(
     dialect: ToolDialect, tools: Sequence[ToolSpec], tokens: Mapping[str, int]
 ) -> tuple[str, str, bool] | None:
@@ -81,9 +166,13 @@ def call_body_grammar(
     if fmt is ToolFormat.HERMES:
         call = json.dumps(_call_schema(tools, "arguments"))
         return _HEAD + f'start: "\\n"? call "\\n"? {_literal(CLOSE, tokens)}\ncall: %json {call}\n', OPEN, True
+    if fmt is ToolFormat.XML:
+        return _xml_grammar(tools, _literal(CLOSE, tokens)), OPEN, True
     if fmt is ToolFormat.LLAMA3:
         call = json.dumps(_call_schema(tools, "parameters"))
         return _HEAD + f'start: call (";" " "? call)*\ncall: %json {call}\n', PYTHON_TAG, False
+    if fmt is ToolFormat.HARMONY:
+        return _harmony_grammar(tools, tokens), H_CHANNEL, True
     if fmt is ToolFormat.MISTRAL and isinstance(dialect, MistralDialect):
         if not dialect.named:
             call = json.dumps(_call_schema(tools, "arguments"))

@@ -1,14 +1,24 @@
-"""Each held dialect's call grammar on llguidance's byte tokenizer: a call of an offered tool passes, others stop."""
+"""Each dialect's call grammar on llguidance's byte tokenizer: a call of an offered tool passes, others stop.
+
+And the reply's call mask under each dialect's real grammar depends only on
+the tokens kept, whatever was drafted and rolled back (what keeps speculation
+exact: :mod:`app.core.decoding.call_mask`).
+"""
 
 from __future__ import annotations
 
+import random
+
 import llguidance
+import numpy as np
 import pytest
 
+from app.core.decoding.call_mask import CallMask
 from app.core.tools.call_stream import ToolDialect
 from app.core.tools.dialects import HarmonyDialect, Llama3Dialect, MistralDialect
 from app.core.tools.hermes import HERMES, XML
 from app.core.tools.records import ToolSpec
+from app.engine.llama.grammar import GrammarMask
 from app.engine.llama.tool_grammar import call_body_grammar
 
 FORECAST = {
@@ -18,6 +28,10 @@ FORECAST = {
     "additionalProperties": False,
 }
 TOOLS = (ToolSpec(name="get_forecast", parameters=FORECAST), ToolSpec(name="ping"))
+XML_FORECAST = (
+    "\n<function=get_forecast>\n<parameter=city>\nOslo <b>\n</parameter>\n<parameter=days>\n3\n</parameter>\n"
+)
+HARMONY = HarmonyDialect()
 
 
 def _takes(dialect: ToolDialect, text: str, whole: bool = True) -> bool:
@@ -55,14 +69,96 @@ def _takes(dialect: ToolDialect, text: str, whole: bool = True) -> bool:
             'get_forecast[ARGS]{"city": "Oslo", "days": 2}[TOOL_CALLS]ping[ARGS]{}',
             'get_forecast[ARGS]{"city": 3',  # not a string
         ),
+        (
+            XML,
+            XML_FORECAST + "</function>\n</tool_call>",
+            XML_FORECAST.replace("3", "9"),  # days over the maximum
+        ),
+        (
+            XML,
+            "\n<function=ping>\n<parameter=anything>\nat all </b> < \n</parameter>\n</function>\n</tool_call>",
+            "\n<function=get_forecast>\n<parameter=days>",  # the required city left out
+        ),
+        (
+            HARMONY,
+            'commentary to=functions.get_forecast <|constrain|>json<|message|>{"city": "Oslo", "days": 2}',
+            'commentary to=functions.get_forecast json<|message|>{"city": "Oslo", "days": "2"',  # not an integer
+        ),
+        (HARMONY, "analysis<|message|>", "analysis to=functions.get_forecast"),  # calls go to commentary
+        (HARMONY, "commentary json<|message|>", "commentary to=functions.delete_all"),  # not an offered tool
     ],
-    ids=["hermes", "llama3", "mistral", "mistral-named"],
+    ids=[
+        "hermes",
+        "llama3",
+        "mistral",
+        "mistral-named",
+        "xml",
+        "xml-free-object",
+        "harmony-call",
+        "harmony-analysis",
+        "harmony-no-recipient",
+    ],
 )
 def test_a_call_of_an_offered_tool_passes_and_anything_else_stops(dialect: ToolDialect, good: str, bad: str) -> None:
     assert _takes(dialect, good)
     assert not _takes(dialect, bad, whole=False)
 
 
-def test_dialects_whose_values_are_not_json_are_read_but_not_held() -> None:
-    assert call_body_grammar(XML, TOOLS, {}) is None
-    assert call_body_grammar(HarmonyDialect(), TOOLS, {}) is None
+def test_a_harmony_header_without_a_recipient_ends_the_grammar_at_its_message() -> None:
+    # The message after it is free text: the call mask closes where the grammar first accepts.
+    for header in ("final<|message|>", "commentary<|message|>"):
+        assert _takes(HARMONY, header)
+        assert not _takes(HARMONY, header + "Hello", whole=False)
+
+
+# Each dialect and a call it may write, which the walk mostly follows (random bytes alone seldom finish a call).
+DIALECTS = {
+    "hermes": (HERMES, '\n{"name": "ping", "arguments": {}}\n</tool_call>'),
+    "xml": (XML, "<function=ping><parameter=a>x</parameter></function></tool_call>"),
+    "llama3": (Llama3Dialect(), '{"name": "ping", "parameters": {}}; {"name": "ping", "parameters": {}}'),
+    "mistral": (MistralDialect(), ' [{"name": "ping", "arguments": {}}]'),
+    "mistral-named": (MistralDialect(named=True), "ping[ARGS]{}[TOOL_CALLS]ping[ARGS]{}"),
+    "harmony": (HARMONY, "commentary to=functions.ping json<|message|>{}"),
+}
+OPENER = 1  # a byte none of the grammars writes stands for the dialect's one-token opener
+
+
+@pytest.mark.parametrize("name", list(DIALECTS))
+def test_the_call_mask_after_any_rollback_is_the_mask_of_the_tokens_kept(name: str) -> None:
+    dialect, script = DIALECTS[name]
+    body = call_body_grammar(dialect, TOOLS, {})
+    assert body is not None
+    grammar, _opener, closes = body
+    tokenizer = llguidance.LLTokenizer("byte")
+    n_vocab, end = tokenizer.vocab_size, tokenizer.eos_token
+
+    def fresh() -> CallMask:
+        return CallMask(n_vocab, frozenset({OPENER}), lambda: GrammarMask(tokenizer, grammar, n_vocab, (end,)), closes)
+
+    rng = random.Random(55)
+    mask, kept, closed = fresh(), list[int](), 0
+    for _ in range(240):
+        if kept and rng.random() < 0.15:
+            n = rng.randint(1, min(len(kept), 4))
+            mask.rollback(n)
+            del kept[len(kept) - n :]
+        else:
+            allowed = np.flatnonzero(mask.allowed()).tolist()
+            at = kept[::-1].index(OPENER) if OPENER in kept else 0  # tokens since the last opener
+            follow = script.encode()[at] if mask.inside and at < len(script.encode()) else None
+            if not mask.inside and rng.random() < 0.2:
+                token = OPENER
+            elif follow in allowed and rng.random() < 0.98:
+                token = follow
+            else:
+                token = int(rng.choice(allowed))
+            inside = mask.inside
+            mask.consume(token)
+            kept.append(token)
+            closed += inside and not mask.inside
+        replayed = fresh()
+        for token in kept:
+            replayed.consume(token)
+        assert (mask.inside, mask.calls_opened) == (replayed.inside, replayed.calls_opened)
+        assert np.array_equal(mask.allowed(), replayed.allowed()), kept
+    assert closed if closes else mask.calls_opened  # the walk went into calls (and out of them, where they close)

@@ -21,11 +21,12 @@ from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.text import IncrementalDetokenizer
 from app.core.reply.token_record import TokenRecord
-from app.core.tools.call_stream import CallPiece, StreamPiece, TextPiece, ToolFormat
+from app.core.tools.call_stream import CallPiece, StreamPiece, TextPiece
 from app.core.tools.reader import CallReader, ShownTokens, read_reply
 from app.core.tools.records import ToolSpec
 from app.engine.llama.call_markers import call_markers, reply_pieces
 from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.llama.tool_grammar import call_mask
 from app.engine.reply import ReplyPlan, ReplyRequest, plan_reply, run_reply
 from tests.fixtures import tool_templates
 from tests.fixtures.control_markers import MARKERS, write_marker_model
@@ -49,10 +50,11 @@ REPLIES = {
     '{"name": "get_weather", "parameters": {"city": "Oslo"}}',
     "mistral": '[TOOL_CALLS] [{"name": "get_weather", "arguments": {"city": "Oslo"}}]',
     "mistral-named": '[TOOL_CALLS]get_weather[ARGS]{"city": "Oslo"}[TOOL_CALLS]get_weather[ARGS]{"city": "Oslo"}',
+    "xml": "<tool_call>\n<function=get_weather>\n<parameter=city>\nOslo\n</parameter>\n</function>\n</tool_call>",
     "harmony": "<|channel|>analysis<|message|>Oslo, then.<|end|><|start|>assistant<|channel|>commentary "
     'to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}',
 }
-CALLS = {"llama3": 2, "mistral": 1, "mistral-named": 2, "harmony": 1}
+CALLS = {"llama3": 2, "mistral": 1, "mistral-named": 2, "xml": 1, "harmony": 1}
 FAMILIES = {f.name: f for f in tool_templates.FAMILIES if f.name in REPLIES}
 
 
@@ -118,7 +120,7 @@ def test_a_reply_of_marker_tokens_is_read_as_its_calls(pairs: dict[str, LoadedPa
     pieces += reader.finish()
     calls = [p.call for p in pieces if isinstance(p, CallPiece)]
     assert [(c.name, c.arguments) for c in calls] == [("get_weather", '{"city": "Oslo"}')] * CALLS[family]
-    if family != "harmony":  # harmony's analysis message stays text
+    if family != "harmony":  # harmony's analysis message stays text (the reader keeps its markup)
         assert not [p for p in pieces if isinstance(p, TextPiece)]
 
 
@@ -163,10 +165,10 @@ def test_only_the_dialects_markers_are_spelt_and_no_other_control_token(
         elif pair.target.is_control(token):
             assert shown == b"", text  # a turn's end, a header, another family's marker: nothing
     assert not any(pair.target.is_eog(t) for t in markers)
-    if dialect.format is ToolFormat.HARMONY:
-        assert markers == ()  # no harmony marker stays a control token but <|call|>, which ends generation
-    else:
+    if family in OPENERS:
         assert _id(pair, OPENERS[family]) in markers
+    else:  # Qwen's tags are user-defined; no harmony marker stays control but <|call|>, which ends generation
+        assert markers == ()
 
 
 def test_a_reply_without_tools_spells_no_marker(pairs: dict[str, LoadedPair]) -> None:
@@ -175,3 +177,22 @@ def test_a_reply_without_tools_spells_no_marker(pairs: dict[str, LoadedPair]) ->
     plan = plan_reply(pair, ReplyRequest(settings, MESSAGES))
     assert plan.constraints.call_markers == ()
     assert reply_pieces(pair.target, ())(_id(pair, "[TOOL_CALLS]")) == b""
+
+
+@pytest.mark.parametrize("family", list(REPLIES))
+def test_every_dialects_call_grammar_holds_the_reply_from_its_one_token_opener(
+    pairs: dict[str, LoadedPair], family: str
+) -> None:
+    pair = pairs[family]
+    plan = _plan(pair).constraints.tool_calls
+    assert plan is not None
+    mask = call_mask(pair.target, plan)
+    assert mask is not None
+    tokens = pair.target.tokenize(REPLIES[family], parse_special=True)
+    for n, token in enumerate(tokens):
+        assert mask.allowed()[token], (family, n)
+        mask.consume(token)
+    # A dialect whose calls run to the reply's end holds them all in one grammar (Mistral's second [TOOL_CALLS]).
+    assert mask.calls_opened == (tokens.count(plan.opener) if plan.closes else 1)
+    if family == "harmony":  # the analysis header ended its grammar; the call's arguments are complete
+        assert not mask.inside
