@@ -313,7 +313,9 @@ def _tool_grammar(pair: LoadedPair, request: ReplyRequest, dialect: ToolDialect)
     """The grammar each of the reply's calls keeps to, in ``dialect`` (None: not held)."""
     template = pair.template
     specials = [*template.specials(), *template.guarded()]
-    return plan_tool_grammar(pair.target, dialect, request.tools, specials, request.reply_prefix, template.plain_tokens)
+    return plan_tool_grammar(
+        pair.target, dialect, request.tools, specials, request.reply_prefix, template.template_tokens
+    )
 
 
 def _attachment_context(pair: LoadedPair, request: ReplyRequest) -> AttachmentContext | None:

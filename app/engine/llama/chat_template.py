@@ -172,18 +172,26 @@ class ChatTemplate:
             segments = segment_prompt(render_text, messages)
         if reply_prefix:
             segments.append(Segment(reply_prefix, False))
-        parts = split_at_specials(segments, self.specials(), [text for text, _ in self.guarded()])
         tokens: list[int] = []
         add_special = self._formatter is None  # a Jinja template writes its own BOS
         if add_special and llama_cpp.llama_vocab_get_add_bos(self._vocab):
             tokens.append(self._llama.token_bos())
-        for part in parts:
+        tokens += self._tokens(segments)
+        if add_special and llama_cpp.llama_vocab_get_add_eos(self._vocab):
+            tokens.append(self._llama.token_eos())
+        return tokens
+
+    def template_tokens(self, text: str) -> list[int]:
+        """``text`` as :meth:`render` tokenises template text (a reply prefix): each marker's text as its token."""
+        return self._tokens([Segment(text, False)])
+
+    def _tokens(self, segments: Sequence[Segment]) -> list[int]:
+        tokens: list[int] = []
+        for part in split_at_specials(segments, self.specials(), [text for text, _ in self.guarded()]):
             if isinstance(part, int):
                 tokens.append(part)
             else:
                 tokens.extend(self._llama.tokenize(part.encode("utf-8"), add_bos=False, special=False))
-        if add_special and llama_cpp.llama_vocab_get_add_eos(self._vocab):
-            tokens.append(self._llama.token_eos())
         return tokens
 
     def plain_tokens(self, text: str) -> list[int]:

@@ -194,13 +194,13 @@ def plan_tool_grammar(
     tools: Sequence[ToolSpec],
     specials: Sequence[tuple[str, int]],
     reply_prefix: str = "",
-    plain_tokens: Callable[[str], list[int]] = lambda _text: [],
+    prefix_tokens: Callable[[str], list[int]] = lambda _text: [],
 ) -> ToolGrammar | None:
     """The call grammar of a reply offered ``tools`` (None: calls are not held; see the module docstring).
 
     ``specials`` are the (text, id) of the vocabulary's special and user-defined
     tokens; ``reply_prefix`` a steered reply's start (its text after the opener
-    is tokenised by ``plain_tokens`` and consumed by the call's grammar first).
+    is tokenised by ``prefix_tokens``, as the prompt holds it, and consumed by the call's grammar first).
     """
     if not tools:
         return None
@@ -210,7 +210,7 @@ def plan_tool_grammar(
         return None
     grammar, opener_text, closes = body
     opener = tokens.get(opener_text)
-    steering = plain_tokens(reply_prefix.removeprefix(opener_text)) if reply_prefix else None
+    steering = prefix_tokens(reply_prefix.removeprefix(opener_text)) if reply_prefix else None
     if opener is None and steering is None:
         return None
     tokenizer, _ = grammar_tokenizer(model)

@@ -20,6 +20,7 @@ from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
 from app.core.decoding.text import IncrementalDetokenizer
+from app.core.reply.plan import PromptPolicy
 from app.core.reply.token_record import TokenRecord
 from app.core.tools.call_stream import CallPiece, StreamPiece, TextPiece
 from app.core.tools.reader import CallReader, ShownTokens, read_reply
@@ -196,3 +197,23 @@ def test_every_dialects_call_grammar_holds_the_reply_from_its_one_token_opener(
     assert mask.calls_opened == (tokens.count(plan.opener) if plan.closes else 1)
     if family == "harmony":  # the analysis header ended its grammar; the call's arguments are complete
         assert not mask.inside
+
+
+@pytest.mark.parametrize("family", ["xml", "harmony"])
+def test_a_steered_call_starts_inside_its_grammar(pairs: dict[str, LoadedPair], family: str) -> None:
+    # serve's named call: the reply starts after the dialect's steering text, markers as the prompt holds them.
+    pair = pairs[family]
+    dialect = pair.template.tool_dialect(TOOLS)
+    assert dialect is not None
+    settings = ChatSettings(temperature=0.0, max_tokens=160, drafter=DrafterKind.NGRAM)
+    prefix = dialect.steer("get_weather")
+    request = ReplyRequest(settings, MESSAGES, PromptPolicy.REFUSE, tools=TOOLS, reply_prefix=prefix)
+    plan = plan_reply(pair, request).constraints.tool_calls
+    assert plan is not None and plan.inside
+    mask = call_mask(pair.target, plan)
+    assert mask is not None and mask.inside
+    rest = '{"city": "Oslo"}' if family == "harmony" else "<parameter=city>\nOslo\n</parameter>\n</function>"
+    for token in pair.target.tokenize(rest, parse_special=True):
+        assert mask.allowed()[token]
+        mask.consume(token)
+    assert not mask.inside or family == "xml"  # harmony's call is whole; Qwen's waits for </tool_call>
