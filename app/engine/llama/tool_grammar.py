@@ -145,7 +145,7 @@ def _harmony_grammar(tools: Sequence[ToolSpec], tokens: Mapping[str, int]) -> st
     content_type = f'(" json" | " " {constrain} "json")?'
     rules = [
         "start: other | call",
-        f'other: ("analysis" | "final" | "commentary" {content_type}) {message}',
+        f'other: ("analysis" | "final" | "commentary") {content_type} {message}',
         # "commentary" is a lexeme of its own: were it a prefix of a longer one, its other headers would not lex.
         'call: "commentary" " to=functions." (' + " | ".join(f"c{i}" for i in range(len(tools))) + ")",
     ]
