@@ -15,7 +15,7 @@ import ctypes
 import errno
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -270,6 +270,28 @@ class LlamaModel:
             return np.ctypeslib.as_array(pointer, shape=(n, self._n_vocab))
         pointer = llama_cpp.llama_get_logits_ith(self._ctx, -1)
         return np.ctypeslib.as_array(pointer, shape=(1, self._n_vocab))
+
+    def append_written(self, stand_in: Sequence[int], write: Callable[[llama_cpp.llama_context_p, int], int]) -> None:
+        """Append positions that ``write`` fills from outside the batch (an image's embeddings, written by mtmd).
+
+        ``write(ctx, n_past)`` writes ``len(stand_in)`` positions from ``n_past``
+        into the context and returns 0 on success; ``stand_in`` are the ids the
+        cache's token list records for them, so a later prompt holding the same
+        ids at the same place reuses them.
+        """
+        n = len(stand_in)
+        if self._hidden is not None:
+            # The hidden rows an MTP drafter reads are kept per token batch; an image's rows are not.
+            raise DecodeError("an image cannot be read while the model's own MTP layers draft")
+        if len(self._tokens) + n > self._n_ctx:
+            raise ContextFullError(
+                f"the context is full: {len(self._tokens)} + {n} positions exceed its {self._n_ctx} positions"
+            )
+        rc = write(self._ctx, len(self._tokens))
+        if rc != 0:
+            self._resync_after_failure()
+            raise DecodeError(f"llama.cpp could not read the image into the context (code {rc})")
+        self._tokens.extend(int(t) for t in stand_in)
 
     def one_token_seconds(self, repeats: int = 3) -> float:
         """How long decoding one token takes now: the fastest of ``repeats`` timed decodes after a warm-up one.
