@@ -29,6 +29,8 @@ import llama_cpp
 import numpy as np
 from llama_cpp import mtmd_cpp as mtmd
 
+from app.core.conversation.chat import Message
+from app.core.conversation.images import ImageInput
 from app.core.decoding.model_port import common_prefix_length, sync_cache
 from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.errors import TandemError
@@ -335,3 +337,76 @@ def prefill_images(projector: Projector, prompt: ImagePrompt) -> None:
             continue
         sync_cache(target, prompt.tokens[:start])
         projector.write(image)
+
+
+def locate_images(tokens: Sequence[int], images: Sequence[PreparedImage]) -> ImagePrompt:
+    """Where each of ``images`` stands in ``tokens`` (found by its ids; an image left out of the prompt is skipped)."""
+    placed: list[tuple[int, PreparedImage]] = []
+    for image in images:
+        ids = list(image.ids)
+        n = len(ids)
+        first = ids[0] if ids else None
+        for start in range(len(tokens) - n + 1):
+            if tokens[start] == first and list(tokens[start : start + n]) == ids:
+                placed.append((start, image))
+    placed.sort(key=lambda found: found[0])
+    return ImagePrompt(tokens=tuple(tokens), images=tuple(placed))
+
+
+class PairImages:
+    """The images a loaded pair's prompts hold: the projector loaded on first need, each image read once.
+
+    ``projector`` is the one chosen; None looks for ``mmproj*.gguf`` beside
+    the target when the first image comes.
+    """
+
+    # Images kept read (by digest) so a conversation's earlier pictures are not decoded again each reply.
+    KEEP = 32
+
+    def __init__(self, target: LlamaModel, projector: Path | None = None) -> None:
+        self.target = target
+        self.chosen = projector
+        self._projector: Projector | None = None
+        self._read: dict[str, PreparedImage] = {}
+
+    def projector(self) -> Projector:
+        """The loaded projector; :class:`ImageError` when the target has none."""
+        if self._projector is None:
+            self._projector = Projector(require_projector(self.target.path, self.chosen), self.target)
+        return self._projector
+
+    def ids(self, messages: Sequence[Message]) -> dict[str, tuple[int, ...]]:
+        """Each message image's ids by its digest, reading the images not read yet (empty: no images)."""
+        found: dict[str, tuple[int, ...]] = {}
+        for message in messages:
+            for image in message.images:
+                found[image.sha256] = self._prepared(image).ids
+        return found
+
+    def _prepared(self, image: ImageInput) -> PreparedImage:
+        key = image.sha256
+        prepared = self._read.pop(key, None)
+        if prepared is None:
+            prepared = self.projector().read(image.data, image.name)
+        self._read[key] = prepared  # kept last: the most recently used
+        while len(self._read) > self.KEEP:
+            oldest = next(iter(self._read))
+            self._read.pop(oldest).close()
+        return prepared
+
+    def write(self, tokens: Sequence[int]) -> None:
+        """Write the images ``tokens`` holds into the target's context (a no-op without images)."""
+        if self._projector is None or not self._read:
+            return
+        prompt = locate_images(tokens, list(self._read.values()))
+        if prompt.images:
+            prefill_images(self._projector, prompt)
+
+    def close(self) -> None:
+        """Free every read image and the projector (idempotent)."""
+        for prepared in self._read.values():
+            prepared.close()
+        self._read.clear()
+        if self._projector is not None:
+            self._projector.close()
+            self._projector = None
