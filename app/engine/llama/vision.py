@@ -99,12 +99,6 @@ def require_projector(model: Path, chosen: Path | None = None) -> Path:
     return found
 
 
-def is_projector_name(name: str) -> bool:
-    """Whether a file name is a projector's (model lists skip these: they are no model to chat with)."""
-    lower = name.lower()
-    return lower.startswith("mmproj") and lower.endswith(".gguf")
-
-
 def image_dimensions(data: bytes) -> tuple[int, int] | None:
     """``(width, height)`` from a PNG's or JPEG's header, or None when ``data`` is neither."""
     if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24 and data[12:16] == b"IHDR":
