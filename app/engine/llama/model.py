@@ -37,8 +37,8 @@ _LOADING = QT_TRANSLATE_NOOP("LlamaModel", "loading {name}")
 _NOT_LOADED = QT_TRANSLATE_NOOP("LlamaModel", "llama.cpp could not load {name}: {error}")
 
 # Llama(verbose=False) redirects the process's stdout/stderr while loading;
-# serialise loads so two never interleave their redirections.
-_LOAD_LOCK = threading.Lock()
+# serialise loads (a projector's too: app/engine/llama/vision.py) so two never interleave their redirections.
+LOAD_LOCK = threading.Lock()
 
 
 class DecodeError(TandemError):
@@ -93,7 +93,7 @@ class _ErrorLog:
     llama.cpp's log callback is process-global and others listen too (the
     window records the load log to measure memory); this one chains to
     whatever it found and puts it back afterwards, so it nests inside them.
-    Used under ``_LOAD_LOCK``: the swap itself is not thread-safe.
+    Used under ``LOAD_LOCK``: the swap itself is not thread-safe.
     """
 
     def __init__(self) -> None:
@@ -155,7 +155,7 @@ class LlamaModel:
         log = _ErrorLog()
         split_mode, main_gpu = _device_options(self.options.n_gpu_layers)
         try:
-            with _LOAD_LOCK, log:
+            with LOAD_LOCK, log:
                 self._llm = llama_cpp.Llama(
                     model_path=str(self.path),
                     n_ctx=self.options.n_ctx,

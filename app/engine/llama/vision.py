@@ -34,7 +34,7 @@ from app.core.conversation.images import ImageInput
 from app.core.decoding.model_port import common_prefix_length, sync_cache
 from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.errors import TandemError
-from app.engine.llama.model import _LOAD_LOCK, LlamaModel
+from app.engine.llama.model import LOAD_LOCK, LlamaModel
 
 # Bigger files are refused before they are decoded; so are pictures of more pixels (a small PNG can
 # claim 50,000 x 50,000, which stb_image would try to allocate). The projector resizes every image
@@ -193,7 +193,7 @@ class Projector:
         params.n_threads = n_threads or target.threads
         params.print_timings = False
         params.warmup = False
-        with _LOAD_LOCK:
+        with LOAD_LOCK:
             ctx = mtmd.mtmd_init_from_file(str(self.path).encode(), target.llama.model, params)
         if not ctx:
             raise ImageError(_NOT_PROJECTOR.fill(name=self.path.name, model=target.name))
