@@ -8,8 +8,9 @@ writes the images (and the text before each) into the target's KV, so the
 reply then decodes with the normal decoder: the decoder finds the image's
 positions already cached under their stand-ins and decodes only the text after.
 
-The stand-ins are ordinary token ids drawn from the image's digest, so a
-different image never matches a cached one. A draft model cannot see an image:
+The stand-ins are ordinary token ids drawn from the image's digest and the
+projector's identity, so a different image (or the same one through another
+projector) never matches a cached one. A draft model cannot see an image:
 it reads the stand-ins as text and drafts the text after them; prompt lookup
 works on the text as always. The target verifies every proposal, so output is
 exactly the target's either way; only acceptance after an image drops.
@@ -186,6 +187,10 @@ class Projector:
 
     def __init__(self, path: Path, target: LlamaModel, n_threads: int | None = None) -> None:
         self.path = path.expanduser()
+        # Which projector made an image's embeddings goes into its stand-in ids: a saved prefix state
+        # (app.engine.llama.prefix_cache) holding one projector's image never serves another's.
+        stat = self.path.stat()
+        self.identity = hashlib.sha256(f"{self.path.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()).digest()
         self.target = target
         _silence_mtmd()
         params = mtmd.mtmd_context_params_default()
@@ -260,7 +265,7 @@ class Projector:
                 pieces.append(ImagePiece(ids=tuple(int(tokens[i]) for i in range(n.value)), is_image=False))
             elif kind == mtmd.MTMD_INPUT_CHUNK_TYPE_IMAGE:
                 n_pos = int(mtmd.mtmd_input_chunk_get_n_pos(chunk))
-                part = digest + index.to_bytes(4, "little")
+                part = self.identity + digest + index.to_bytes(4, "little")
                 pieces.append(
                     ImagePiece(ids=_stand_in(hashlib.sha256(part).digest(), n_pos, self.target.n_vocab), is_image=True)
                 )

@@ -218,3 +218,20 @@ def test_a_model_without_a_projector_is_refused_in_one_line(
         require_projector(small_pair[0])
     assert find_projector(projector_file.parent / "model.gguf") == projector_file
     assert require_projector(small_pair[0], projector_file) == projector_file
+
+
+def test_the_same_image_through_another_projector_never_matches_its_cached_positions(
+    loaded: tuple[LlamaModel, LlamaModel, Projector], tmp_path: Path, small_pair: tuple[Path, Path]
+) -> None:
+    target, _, projector = loaded
+    other = Projector(write_projector_for(small_pair[0], tmp_path / "mmproj-other.gguf", seed=55), target)
+    data = png_bytes(32, 32, seed=6)
+    first, second = projector.read(data, "a.png"), other.read(data, "a.png")
+    try:
+        # A saved prefix state holding this image's positions from one projector is never reused for the other.
+        assert first.digest == second.digest
+        assert first.ids != second.ids and len(first.ids) == len(second.ids)
+    finally:
+        first.close()
+        second.close()
+        other.close()
