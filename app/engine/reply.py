@@ -184,13 +184,13 @@ class ReplyPlan:
 
 
 def chat_messages(settings: ChatSettings, turns: Sequence[Message]) -> tuple[Message, ...]:
-    """A chat's prompt messages: its own system prompt (when it has one), then its turns, their attachments kept."""
+    """A chat's prompt messages: its own system prompt (when it has one), then its turns (attachments, images kept)."""
     system = settings.system_prompt.strip()
     # A reply that only called tools has no text but stays, as do the calls' results (``tool`` turns).
     kept = [
         m
         for m in turns
-        if (m.content or m.attachments or m.tool_calls or m.role == "tool")
+        if (m.content or m.attachments or m.images or m.tool_calls or m.role == "tool")
         and m.role in ("user", "assistant", "system", "tool")
     ]
     return (*([Message("system", system)] if system else []), *kept)

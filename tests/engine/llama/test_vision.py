@@ -20,6 +20,9 @@ import numpy as np
 import pytest
 from llama_cpp import mtmd_cpp as mtmd
 
+from app.core.conversation.chat import Message
+from app.core.conversation.chat_settings import ChatSettings
+from app.core.conversation.images import ImageInput
 from app.core.decoding.decoder import GenerationRequest, SpeculativeDecoder
 from app.core.decoding.draft_policy import FixedDraftLength
 from app.core.decoding.drafters import ModelDrafter
@@ -37,6 +40,7 @@ from app.engine.llama.vision import (
     prefill_images,
     require_projector,
 )
+from app.engine.reply import chat_messages
 from tests.fixtures.synthetic_projector import png_bytes, write_projector_for
 
 GREEDY = SamplingParams(temperature=0)
@@ -235,3 +239,8 @@ def test_the_same_image_through_another_projector_never_matches_its_cached_posit
         first.close()
         second.close()
         other.close()
+
+
+def test_a_turn_of_an_image_alone_stays_in_the_chat_messages() -> None:
+    turn = Message("user", "", images=(ImageInput(name="photo.png", data=png_bytes(8, 8)),))
+    assert chat_messages(ChatSettings(), [turn]) == (turn,)

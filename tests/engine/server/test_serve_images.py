@@ -95,3 +95,16 @@ def test_an_http_image_url_is_refused_and_nothing_is_fetched(client):
     error = caught.value.body
     assert isinstance(error, dict) and error["param"] == "messages[0].content[1]"
     assert "this server fetches nothing" in error["message"]
+
+
+def test_a_message_of_an_image_alone_is_answered(client):
+    reply = client.chat.completions.create(
+        model="any",
+        messages=[
+            {"role": "user", "content": [{"type": "image_url", "image_url": {"url": _data_url(png_bytes(20, 20))}}]}
+        ],
+        max_tokens=2,
+        temperature=0,
+    )
+    assert reply.usage is not None and reply.usage.prompt_tokens > N_PATCHES
+    assert reply.choices[0].finish_reason in ("stop", "length")
