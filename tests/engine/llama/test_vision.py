@@ -151,6 +151,7 @@ def test_a_reply_after_an_image_equals_the_target_alone_given_the_same_image(
     finally:
         image.close()
     assert finished.stats.prompt_reused >= end
+    assert finished.stats.drafted > 0  # the draft model (and lookup) proposed after the image: speculation ran
     assert tokens == _reference(small_pair[0], projector_file, data, len(tokens))
 
 
