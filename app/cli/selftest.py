@@ -58,7 +58,17 @@ DRAFT_LENGTH = 4
 # Libraries the app needs at run time besides llama.cpp. Importing each one
 # catches a frozen bundle that left one out; the GUI-only ones are imported
 # without Qt, which the self-test never loads.
-RUNTIME_MODULES = ("numpy", "gguf", "jinja2", "psutil", "pynvml", "huggingface_hub", "platformdirs")
+# ``llama_cpp.mtmd_cpp`` opens libmtmd, which reads images in a chat (app/engine/llama/vision.py).
+RUNTIME_MODULES = (
+    "numpy",
+    "gguf",
+    "jinja2",
+    "psutil",
+    "pynvml",
+    "huggingface_hub",
+    "platformdirs",
+    "llama_cpp.mtmd_cpp",
+)
 
 
 class SelftestError(Exception):

@@ -70,6 +70,13 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
         metavar="N",
         help=f"requests that may wait behind the one generating; more get HTTP 429 (default {DEFAULT_QUEUE_LIMIT})",
     )
+    parser.add_argument(
+        "--mmproj",
+        type=Path,
+        default=None,
+        metavar="GGUF",
+        help="the target's vision projector, for image_url parts (default: an mmproj*.gguf beside the target)",
+    )
     add_tool_format_option(parser, "for requests with tools")
     parser.set_defaults(run=run)
 
@@ -82,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
         raise TandemError("--queue-limit and --draft-max must be >= 0 and --ctx >= 16")
     if args.max_connections < 1:
         raise TandemError("--max-connections must be >= 1")
+    if args.mmproj is not None and not args.mmproj.expanduser().is_file():
+        raise TandemError(f"--mmproj: {args.mmproj} is not a file")
     api_key = api_key_of(args)
     try:
         origins = parse_origins(args.cors_origin)
@@ -91,7 +100,14 @@ def run(args: argparse.Namespace) -> int:
     target, draft = resolve_pair(args)
     kind = drafter_kind(args, draft)
     config = PairConfig(
-        target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
+        target,
+        draft if kind.uses_draft_model else None,
+        kind,
+        args.ctx,
+        args.threads,
+        args.ngl,
+        args.ngld,
+        projector=args.mmproj,
     )
     # Like `chat`: the prefix cache (unless --no-prefix-cache) and the costs learned in earlier runs.
     engine = ServerEngine(config, args.draft_max, args.queue_limit, on_load=partial(_on_load, args=args))

@@ -189,13 +189,13 @@ class ReplyPlan:
 
 
 def chat_messages(settings: ChatSettings, turns: Sequence[Message]) -> tuple[Message, ...]:
-    """A chat's prompt messages: its own system prompt (when it has one), then its turns, their attachments kept."""
+    """A chat's prompt messages: its own system prompt (when it has one), then its turns (attachments, images kept)."""
     system = settings.system_prompt.strip()
     # A reply that only called tools has no text but stays, as do the calls' results (``tool`` turns).
     kept = [
         m
         for m in turns
-        if (m.content or m.attachments or m.tool_calls or m.role == "tool")
+        if (m.content or m.attachments or m.images or m.tool_calls or m.role == "tool")
         and m.role in ("user", "assistant", "system", "tool")
     ]
     return (*([Message("system", system)] if system else []), *kept)
@@ -251,7 +251,11 @@ def fit_prompt(pair: LoadedPair, request: ReplyRequest) -> PromptPlan:
         fitted = FittedPrompt(pair.target.tokenize(request.raw_prompt, add_special=True, parse_special=True), 0)
     elif request.prompt_policy is PromptPolicy.REFUSE:
         rendered = pair.template.render(
-            list(messages), request.continue_reply, tools=request.tools, reply_prefix=request.reply_prefix
+            list(messages),
+            request.continue_reply,
+            tools=request.tools,
+            reply_prefix=request.reply_prefix,
+            image_ids=pair.images.ids(messages),
         )
         fitted = FittedPrompt(rendered, 0)
     else:
@@ -352,6 +356,9 @@ def plan_remote_reply(request: ReplyRequest, model: str, drafter: str) -> ReplyP
 def run_reply(pair: LoadedPair, plan: ReplyPlan, should_stop: Callable[[], bool] | None = None) -> Iterator[ReplyEvent]:
     """The reply's events: a :class:`StepEvent` per verify step, then one :class:`FinishedEvent`."""
     draft = plan.draft
+    # The prompt's images go into the target's context here, through the projector; the decoder then
+    # finds their positions cached and decodes the text after them as any prompt's.
+    pair.images.write(plan.prompt.tokens)
     decoder = pair.decoder(
         plan.sampling.params,
         draft.lengths.policy(),

@@ -85,6 +85,24 @@ def test_bundle_keeps_every_qt_module_the_app_imports() -> None:
     assert not missing, f"add {sorted(missing)} to QT_MODULES_USED in packaging/tandem.spec"
 
 
+def test_bundle_keeps_the_image_reader_the_app_imports() -> None:
+    # Images in a chat are read through llama_cpp.mtmd_cpp, which opens libmtmd: the spec must keep both.
+    assert "from llama_cpp import mtmd_cpp" in (ROOT / "app" / "engine" / "llama" / "vision.py").read_text()
+    tree = ast.parse((ROOT / "packaging" / "tandem.spec").read_text())
+    dropped: str | None = None
+    excluded: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "_UNUSED_LIBS" for t in node.targets):
+            assert isinstance(node.value, ast.Call)
+            dropped = ast.literal_eval(node.value.args[0])
+        if isinstance(node, ast.List):
+            excluded.update(e.value for e in node.elts if isinstance(e, ast.Constant) and isinstance(e.value, str))
+    assert dropped is not None, "_UNUSED_LIBS not found in tandem.spec"
+    for name in ("libmtmd.so", "libmtmd.so.0", "mtmd.dll", "libmtmd.dylib"):
+        assert not re.search(dropped, name, re.IGNORECASE), f"tandem.spec drops {name}"
+    assert "llama_cpp.mtmd_cpp" not in excluded
+
+
 def test_desktop_entry_names_the_app_and_its_icon() -> None:
     entry = (ROOT / "packaging" / "tandem.desktop").read_text()
     assert "Name=Tandem" in entry

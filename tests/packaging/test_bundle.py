@@ -147,6 +147,7 @@ def test_frozen_bundle_builds_and_passes_its_selftest(tmp_path: Path, small_pair
     assert (internal / "resources" / "icons" / "tandem-256.png").is_file()
     assert (internal / "share" / "applications" / "tandem.desktop").is_file()
     assert list((internal / "llama_cpp" / "lib").glob("libllama.*"))
+    assert list((internal / "llama_cpp" / "lib").glob("libmtmd.*"))  # images in a chat read through it
 
     version = _run([str(executable), "--version"], env, timeout=120)
     assert version.stdout.strip() == f"{app.APP_NAME} {app.version()}", version

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.core.attachments.record import Attachment
+from app.core.conversation.images import ImageInput
 from app.core.tools.records import ToolCall
 
 
@@ -38,6 +39,7 @@ class Message:
     attachments: tuple[Attachment, ...] = ()
     tool_calls: tuple[ToolCall, ...] = ()  # an assistant turn's calls
     tool_call_id: str = ""  # a tool result's call
+    images: tuple[ImageInput, ...] = ()  # read by the target's projector, placed before the text
 
     def as_dict(self) -> dict[str, str]:
         """The shape chat templates expect."""

@@ -39,13 +39,14 @@ but can never become a special token.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import llama_cpp
 from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
 from app.core.conversation.chat import Message
+from app.core.conversation.images import MARKER
 from app.core.conversation.prompt_segments import Segment, guard_plain_text, segment_prompt, split_at_specials
 from app.core.reply.reasoning import THINK, ReasoningMarkers, thinking_asked
 from app.core.tools.call_stream import ToolDialect, ToolFormat
@@ -140,6 +141,7 @@ class ChatTemplate:
         continue_reply: bool = False,
         tools: Sequence[ToolSpec] = (),
         reply_prefix: str = "",
+        image_ids: Mapping[str, Sequence[int]] | None = None,
     ) -> list[int]:
         """Prompt tokens for ``messages`` ending with the assistant's turn opener.
 
@@ -151,6 +153,8 @@ class ChatTemplate:
         ``tools`` are rendered by the template (its ``tools`` variable); ``reply_prefix``
         is template text after the assistant's opener, the start of the reply that the
         model goes on from (``serve`` steers a required tool call with it).
+        ``image_ids``: the ids each message image's positions carry, by the image's digest
+        (:mod:`app.engine.llama.vision`), put where its marker is; a marker without them is an error.
         """
         if (tools or any(m.tool_calls or m.role == "tool" for m in messages)) and self.tool_format is None:
             raise ValueError("this model's chat template has no tool format")
@@ -176,7 +180,7 @@ class ChatTemplate:
         add_special = self._formatter is None  # a Jinja template writes its own BOS
         if add_special and llama_cpp.llama_vocab_get_add_bos(self._vocab):
             tokens.append(self._llama.token_bos())
-        tokens += self._tokens(segments)
+        tokens += self._tokens(segments, image_ids)
         if add_special and llama_cpp.llama_vocab_get_add_eos(self._vocab):
             tokens.append(self._llama.token_eos())
         return tokens
@@ -185,13 +189,31 @@ class ChatTemplate:
         """``text`` as :meth:`render` tokenises template text (a reply prefix): each marker's text as its token."""
         return self._tokens([Segment(text, False)])
 
-    def _tokens(self, segments: Sequence[Segment]) -> list[int]:
+    def _tokens(self, segments: Sequence[Segment], image_ids: Mapping[str, Sequence[int]] | None = None) -> list[int]:
         tokens: list[int] = []
         for part in split_at_specials(segments, self.specials(), [text for text, _ in self.guarded()]):
             if isinstance(part, int):
                 tokens.append(part)
             else:
-                tokens.extend(self._llama.tokenize(part.encode("utf-8"), add_bos=False, special=False))
+                tokens.extend(self._text_and_images(part, image_ids or {}))
+        return tokens
+
+    def _text_and_images(self, text: str, image_ids: Mapping[str, Sequence[int]]) -> list[int]:
+        """``text`` tokenised, each image marker in it replaced by that image's ids."""
+        tokens: list[int] = []
+        start = 0
+        for found in MARKER.finditer(text):
+            ids = image_ids.get(found.group(1))
+            if ids is None:
+                raise ValueError("the prompt holds an image that no projector has read")
+            if found.start() > start:
+                tokens.extend(
+                    self._llama.tokenize(text[start : found.start()].encode("utf-8"), add_bos=False, special=False)
+                )
+            tokens.extend(ids)
+            start = found.end()
+        if start < len(text):
+            tokens.extend(self._llama.tokenize(text[start:].encode("utf-8"), add_bos=False, special=False))
         return tokens
 
     def plain_tokens(self, text: str) -> list[int]:
@@ -240,7 +262,7 @@ class ChatTemplate:
         messages, given apart because :func:`segment_prompt` renders them with their contents replaced)."""
         if self._formatter is None:
             # No template: a plain transcript the model can continue.
-            lines = [f"{m.role.capitalize()}: {m.content}" for m in messages]
+            lines = [f"{m.role.capitalize()}: {_image_markers(m)}{m.content}" for m in messages]
             return "\n".join([*lines, "Assistant:"])
         shaped: Any = [_template_message(m) for m in messages]
         # llama_cpp types these as OpenAI request TypedDicts; the template takes plain dicts.
@@ -295,9 +317,16 @@ def _thinking_switch(parsed: Any) -> str | None:
     return next((name for name in THINKING_SWITCHES if name in read), None)
 
 
+def _image_markers(message: Message) -> str:
+    """The message's images' markers, put before its text as llama.cpp's own server places media."""
+    return "".join(image.marker for image in message.images)
+
+
 def _template_message(message: Message) -> dict[str, Any]:
     """A message as Hugging Face chat templates read it, tool calls and call ids included."""
     shaped: dict[str, Any] = message.as_dict()
+    if message.images:
+        shaped["content"] = _image_markers(message) + message.content
     if message.tool_calls:
         shaped["tool_calls"] = [
             {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.parsed_arguments()}}

@@ -15,7 +15,7 @@ import ctypes
 import errno
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,8 +37,8 @@ _LOADING = QT_TRANSLATE_NOOP("LlamaModel", "loading {name}")
 _NOT_LOADED = QT_TRANSLATE_NOOP("LlamaModel", "llama.cpp could not load {name}: {error}")
 
 # Llama(verbose=False) redirects the process's stdout/stderr while loading;
-# serialise loads so two never interleave their redirections.
-_LOAD_LOCK = threading.Lock()
+# serialise loads (a projector's too: app/engine/llama/vision.py) so two never interleave their redirections.
+LOAD_LOCK = threading.Lock()
 
 
 class DecodeError(TandemError):
@@ -93,7 +93,7 @@ class _ErrorLog:
     llama.cpp's log callback is process-global and others listen too (the
     window records the load log to measure memory); this one chains to
     whatever it found and puts it back afterwards, so it nests inside them.
-    Used under ``_LOAD_LOCK``: the swap itself is not thread-safe.
+    Used under ``LOAD_LOCK``: the swap itself is not thread-safe.
     """
 
     def __init__(self) -> None:
@@ -155,7 +155,7 @@ class LlamaModel:
         log = _ErrorLog()
         split_mode, main_gpu = _device_options(self.options.n_gpu_layers)
         try:
-            with _LOAD_LOCK, log:
+            with LOAD_LOCK, log:
                 self._llm = llama_cpp.Llama(
                     model_path=str(self.path),
                     n_ctx=self.options.n_ctx,
@@ -270,6 +270,28 @@ class LlamaModel:
             return np.ctypeslib.as_array(pointer, shape=(n, self._n_vocab))
         pointer = llama_cpp.llama_get_logits_ith(self._ctx, -1)
         return np.ctypeslib.as_array(pointer, shape=(1, self._n_vocab))
+
+    def append_written(self, stand_in: Sequence[int], write: Callable[[llama_cpp.llama_context_p, int], int]) -> None:
+        """Append positions that ``write`` fills from outside the batch (an image's embeddings, written by mtmd).
+
+        ``write(ctx, n_past)`` writes ``len(stand_in)`` positions from ``n_past``
+        into the context and returns 0 on success; ``stand_in`` are the ids the
+        cache's token list records for them, so a later prompt holding the same
+        ids at the same place reuses them.
+        """
+        n = len(stand_in)
+        if self._hidden is not None:
+            # The hidden rows an MTP drafter reads are kept per token batch; an image's rows are not.
+            raise DecodeError("an image cannot be read while the model's own MTP layers draft")
+        if len(self._tokens) + n > self._n_ctx:
+            raise ContextFullError(
+                f"the context is full: {len(self._tokens)} + {n} positions exceed its {self._n_ctx} positions"
+            )
+        rc = write(self._ctx, len(self._tokens))
+        if rc != 0:
+            self._resync_after_failure()
+            raise DecodeError(f"llama.cpp could not read the image into the context (code {rc})")
+        self._tokens.extend(int(t) for t in stand_in)
 
     def one_token_seconds(self, repeats: int = 3) -> float:
         """How long decoding one token takes now: the fastest of ``repeats`` timed decodes after a warm-up one.

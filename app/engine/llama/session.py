@@ -36,6 +36,7 @@ from app.engine.llama.chat_template import ChatTemplate
 from app.engine.llama.model import LlamaModel, LoadOptions
 from app.engine.llama.prefix_cache import PrefixCache, restore_pair, save_pair
 from app.engine.llama.profile_store import ProfileStore, pair_key
+from app.engine.llama.vision import PairImages
 from app.engine.memory.plan import auto_gpu_layers
 
 # Prompt lookup: matches of at least three tokens (one- and two-token matches guess wrong
@@ -80,6 +81,7 @@ class PairConfig:
     # AUTO_GPU_LAYERS: the offload plan's counts for this GPU, resolved when loading (0 on a CPU build).
     n_gpu_layers: int = AUTO_GPU_LAYERS
     n_gpu_layers_draft: int = AUTO_GPU_LAYERS
+    projector: Path | None = None  # the vision projector chosen; None: an mmproj*.gguf beside the target, if any
 
     def __post_init__(self) -> None:
         if self.drafter.uses_draft_model and self.draft is None:
@@ -135,6 +137,8 @@ class LoadedPair:
             self.target.close()
             raise
         self.template = ChatTemplate(self.target)
+        # Images in prompts: the projector is loaded when the first one comes (app.engine.llama.vision).
+        self.images = PairImages(self.target, config.projector)
         # KV states saved on disk (None: off). The front end attaches it: the window from its settings,
         # ``chat`` with ``--prefix-cache``; a benchmark never does, so its runs prefill as they always did.
         self.prefix_cache: PrefixCache | None = None
@@ -220,8 +224,10 @@ class LoadedPair:
         """
         budget = self.target.n_ctx - max(1, reserve)
 
+        image_ids = self.images.ids(messages)
+
         def render(kept: Sequence[Message]) -> list[int]:
-            return self.template.render(kept, continue_reply=continue_reply, tools=tools)
+            return self.template.render(kept, continue_reply=continue_reply, tools=tools, image_ids=image_ids)
 
         # Each message counted once, so a long chat is fitted near its cut rather than rendered whole per drop.
         fitted = fit_conversation(messages, render, budget, count=lambda m: len(self.template.plain_tokens(m.content)))
@@ -336,7 +342,8 @@ class LoadedPair:
         return SpeculativeDecoder(self.target, chosen, params, policy, rng, self.threads, trace, pieces)
 
     def close(self) -> None:
-        """Free both models."""
+        """Free both models (and the projector, with the images it read)."""
+        self.images.close()
         if self.draft is not None:
             self.draft.close()
         self.target.close()

@@ -92,6 +92,19 @@ class RemoteModel:
     entry: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
 
+def wire_message(message: Message) -> dict[str, Any]:
+    """A message as OpenAI's chat API takes it: its images, where it has any, as ``image_url`` parts with data URLs.
+
+    The server reads them with its own projector (or refuses them); Tandem sends them as they were given.
+    """
+    shaped: dict[str, Any] = dict(message.as_dict())
+    if message.images:
+        parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}] if message.content else []
+        parts += [{"type": "image_url", "image_url": {"url": image.data_url()}} for image in message.images]
+        shaped["content"] = parts
+    return shaped
+
+
 def kind_of(models: Sequence[RemoteModel]) -> ServerKind:
     """What kind of server answered ``/v1/models``, from the marks each one leaves on its entries.
 
@@ -278,7 +291,7 @@ class RemoteEngine:
         self._check_url()
         body: dict[str, Any] = {
             "model": self.resolve_model(),
-            "messages": [m.as_dict() for m in messages],
+            "messages": [wire_message(m) for m in messages],
             "stream": True,
             "stream_options": {"include_usage": True},
             "timings_per_token": True,  # llama-server: running draft counters on every chunk

@@ -6,8 +6,10 @@ decoded (a ``data:<type>;base64,`` URL or bare base64) and read with
 :func:`~app.engine.attachments.read_attachment_bytes`, the extraction the window
 and ``chat --attach`` use, into the message's attachments. The base64 is
 bounded by the request body's own limit, which is checked before any JSON is
-parsed. An ``image_url`` part is refused: Tandem serves text-only targets. Each
-refusal is a 400 naming the part (``messages[0].content[1]``) and what is wrong.
+parsed. An ``image_url`` part carries an image as a ``data:`` URL; it becomes one
+of the message's images, read later by the target's projector (a target without
+one refuses it then). An ``http(s):`` URL is refused: the server fetches nothing.
+Each refusal is a 400 naming the part (``messages[0].content[1]``) and what is wrong.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ import base64
 import binascii
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from app.core.attachments.record import Attachment
+from app.core.conversation.images import ImageInput
 from app.engine.attachments import AttachmentError, read_attachment_bytes
 
 _DATA_URL = re.compile(r"data:[^,;]*(?:;[^,;]*)*;base64,", re.IGNORECASE)
+_IMAGE_DATA_URL = re.compile(r"data:(image/[a-z0-9.+-]+)(?:;[^,;]*)*;base64,", re.IGNORECASE)
 
 
 class PartError(ValueError):
@@ -33,15 +38,23 @@ class PartError(ValueError):
         self.message = message
 
 
-def read_parts(
-    parts: list[Any], where: str, role: str, cancelled: Callable[[], bool] | None = None
-) -> tuple[str, tuple[Attachment, ...]]:
-    """The text of ``parts`` joined, and the documents among them read as attachments (in order).
+@dataclass(frozen=True, slots=True)
+class MessageParts:
+    """A message's content parts read: its text, its documents as attachments, its images (each in order)."""
+
+    text: str
+    attachments: tuple[Attachment, ...] = ()
+    images: tuple[ImageInput, ...] = ()
+
+
+def read_parts(parts: list[Any], where: str, role: str, cancelled: Callable[[], bool] | None = None) -> MessageParts:
+    """The text of ``parts`` joined, the documents among them read as attachments, the images taken as sent.
 
     ``cancelled`` is handed to each document's reader, which ends early once it is true.
     """
     texts: list[str] = []
     attachments: list[Attachment] = []
+    images: list[ImageInput] = []
     for index, part in enumerate(parts):
         at = f"{where}.content[{index}]"
         kind = part.get("type") if isinstance(part, dict) else None
@@ -51,13 +64,33 @@ def read_parts(
             if role != "user":
                 raise PartError(at, f"{at}: files may only be attached to a user message, not a {role} message")
             attachments.append(_file(part.get("file"), at, cancelled))
-        elif kind in ("image_url", "input_image", "image"):
-            raise PartError(
-                at, f"{at}: this server's target is a text-only model and reads no images; send text or a document"
-            )
+        elif kind == "image_url":
+            if role != "user":
+                raise PartError(at, f"{at}: images may only be sent in a user message, not a {role} message")
+            images.append(_image(part.get("image_url"), at, len(images)))
+        elif kind in ("input_image", "image"):
+            raise PartError(at, f"{at}: send an image as an 'image_url' part with a data: URL")
         else:
-            raise PartError(at, f"{at} must be a text part or a file part, not {kind!r}")
-    return "".join(texts), tuple(attachments)
+            raise PartError(at, f"{at} must be a text, file or image_url part, not {kind!r}")
+    return MessageParts("".join(texts), tuple(attachments), tuple(images))
+
+
+def _image(raw: object, at: str, index: int) -> ImageInput:
+    """One ``image_url`` part's image, from its ``data:`` URL; nothing is fetched from anywhere."""
+    url = raw.get("url") if isinstance(raw, dict) else raw if isinstance(raw, str) else None
+    if not isinstance(url, str) or not url:
+        raise PartError(at, f"{at}.image_url must be an object with a 'url'")
+    found = _IMAGE_DATA_URL.match(url)
+    if found is None:
+        if url.lower().startswith(("http:", "https:")):
+            raise PartError(at, f"{at}.image_url: this server fetches nothing; send the image as a data: URL")
+        raise PartError(at, f"{at}.image_url.url must be a data:image/...;base64, URL")
+    try:
+        data = base64.b64decode(url[found.end() :], validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise PartError(at, f"{at}.image_url.url is not valid base64 ({exc})") from exc
+    mime = found.group(1).lower()
+    return ImageInput(name=f"image {index + 1}", data=data, mime=mime)
 
 
 def _file(raw: object, at: str, cancelled: Callable[[], bool] | None) -> Attachment:

@@ -30,6 +30,7 @@ from typing import Any
 
 from app.core.attachments.record import Attachment
 from app.core.conversation.chat import Message
+from app.core.conversation.images import ImageInput
 from app.core.conversation.output_format import OutputFormat, OutputFormatError
 from app.core.decoding.events import FinishReason, StepEvent
 from app.core.decoding.logprobs import MAX_TOP_LOGPROBS, TokenLogprobs
@@ -255,14 +256,16 @@ def _message(raw: Any, index: int, cancelled: Callable[[], bool] | None = None) 
     if content is None and tool_calls:  # OpenAI's assistant turn that only calls
         content = ""
     attachments: tuple[Attachment, ...] = ()
-    if isinstance(content, list):  # content parts: text, and documents read as attachments
+    images: tuple[ImageInput, ...] = ()
+    if isinstance(content, list):  # content parts: text, documents read as attachments, images
         try:
-            content, attachments = read_parts(content, where, role, cancelled)
+            parts = read_parts(content, where, role, cancelled)
         except PartError as exc:
             raise RequestError(exc.message, param=exc.where) from exc
+        content, attachments, images = parts.text, parts.attachments, parts.images
     if not isinstance(content, str):
         raise RequestError(f"{where}.content must be a string", param=f"{where}.content")
-    return Message(role, content, attachments, tool_calls, tool_call_id)
+    return Message(role, content, attachments, tool_calls, tool_call_id, images)
 
 
 def _field(body: Mapping[str, Any], spec: SamplingField[Any], name: str | None = None) -> Any:

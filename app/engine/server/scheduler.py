@@ -31,6 +31,7 @@ from app.core.errors import PromptTooLongError
 from app.core.reply.plan import PromptPolicy
 from app.core.tools.call_stream import ToolDialect
 from app.engine.llama.session import LoadedPair, PairConfig
+from app.engine.llama.vision import ImageError
 from app.engine.reply import ReplyPlan, ReplyRequest, fit_prompt, plan_reply, run_reply
 from app.engine.reply_attachments import attachment_tokens, distinct_attachments
 from app.engine.server.protocol import CONTEXT_LENGTH_EXCEEDED, CompletionRequest, RequestError
@@ -292,6 +293,9 @@ def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, reques
         except OutputFormatError as exc:  # a schema this vocabulary cannot spell
             job.items.put(RequestError(str(exc), param="response_format"))
             return
+        except ImageError as exc:  # no projector, or an image it cannot read
+            job.items.put(RequestError(str(exc), param="messages"))
+            return
         job.items.put(PromptAccepted(len(plan.prompt.tokens), plan.prompt.reasoning_inside, dialect))
         finished: FinishedEvent | None = None
         for event in run_reply(pair, plan, job.cancel.is_set):
@@ -317,6 +321,9 @@ def _count_prompt(pair: LoadedPair, job: Ticket, draft_length: int | None) -> No
         prompt = fit_prompt(pair, ask)
     except PromptTooLongError as exc:
         job.items.put(RequestError(exc.worded("--ctx"), param="messages", code=CONTEXT_LENGTH_EXCEEDED))
+        return
+    except ImageError as exc:
+        job.items.put(RequestError(str(exc), param="messages"))
         return
     except Exception as exc:  # one bad request must not stop the engine for the next ones
         job.items.put(RequestError(f"counting the prompt failed: {exc}", status=500, kind="server_error"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import socket
 import subprocess
@@ -13,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from app.core.conversation.chat import Message
+from app.core.conversation.images import ImageInput
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent, TokenOrigin
 from app.core.decoding.sampling import SamplingParams
 from app.engine.llama.session import DrafterKind, PairConfig
@@ -189,3 +191,16 @@ def test_stop_closes_the_stream() -> None:
             else:
                 finished = event
     assert finished.reason is FinishReason.CANCELLED and len(seen) == 3
+
+
+def test_a_message_image_is_passed_on_as_an_image_url_part() -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 8
+    ask = [Message("user", "What is this?", images=(ImageInput(name="photo.png", data=png),))]
+    with ReplayServer(lambda h: h.send_events([chat_chunk("A cat.", "stop")])) as server:
+        events = list(RemoteEngine(server.url).generate(ask, GREEDY, 4))
+    assert isinstance(events[-1], FinishedEvent) and events[-1].text == "A cat."
+    (sent,) = server.bodies[0]["messages"]
+    assert sent["content"] == [
+        {"type": "text", "text": "What is this?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode()}},
+    ]

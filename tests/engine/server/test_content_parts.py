@@ -51,9 +51,29 @@ def test_raw_base64_without_a_data_url_and_without_a_filename_is_read_too():
     assert unnamed.messages[0].content == ""
 
 
-def test_an_image_part_is_refused_because_the_target_reads_no_images():
+def test_an_image_part_with_a_data_url_becomes_the_message_image():
     image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
-    _refused(_ask({"type": "text", "text": "What is this?"}, image), "messages[0].content[1]", "reads no images")
+    request = parse_chat_request(_ask({"type": "text", "text": "What is this?"}, image))
+    (message,) = request.messages
+    assert message.content == "What is this?"
+    (sent,) = message.images
+    assert (sent.name, sent.mime, sent.data) == ("image 1", "image/png", b"\x89PNG\r\n\x1a\n")
+    assert sent.data_url() == image["image_url"]["url"]
+
+
+@pytest.mark.parametrize(
+    ("part", "words"),
+    [
+        ({"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}, "this server fetches nothing"),
+        ({"type": "image_url", "image_url": {"url": "data:image/png;base64,%%%"}}, "is not valid base64"),
+        ({"type": "image_url", "image_url": {"url": "data:text/plain;base64,aGk="}}, "must be a data:image/"),
+        ({"type": "image_url", "image_url": {}}, "must be an object with a 'url'"),
+        ({"type": "input_image", "image_url": "x"}, "send an image as an 'image_url' part"),
+    ],
+    ids=["http", "bad-base64", "not-an-image-type", "no-url", "other-image-part"],
+)  # fmt: skip
+def test_an_image_part_that_is_not_a_data_url_is_a_400_and_nothing_is_fetched(part, words):
+    _refused(_ask({"type": "text", "text": "What is this?"}, part), "messages[0].content[1]", words)
 
 
 @pytest.mark.parametrize(
@@ -67,7 +87,7 @@ def test_an_image_part_is_refused_because_the_target_reads_no_images():
          "not valid base64"),
         ({"type": "file", "file": {"file_id": "file-abc123"}}, "keeps no uploaded files"),
         ({"type": "file", "file": "report.pdf"}, "must be an object"),
-        ({"type": "input_audio", "input_audio": {}}, "must be a text part or a file part"),
+        ({"type": "input_audio", "input_audio": {}}, "must be a text, file or image_url part"),
     ],
     ids=["image-only-pdf", "encrypted-pdf", "binary", "not-a-pdf", "bad-base64", "file-id", "not-object", "audio"],
 )  # fmt: skip

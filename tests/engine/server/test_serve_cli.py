@@ -147,6 +147,7 @@ def test_a_restarted_server_reads_a_long_prompt_from_the_prefix_cache(
         (["--cors-origin", "localhost:3000"], "--cors-origin: 'localhost:3000' is not a web origin"),
         (["--api-key-file", "/nonexistent/key"], "cannot read --api-key-file /nonexistent/key"),
         (["--max-connections", "0"], "--max-connections must be >= 1"),
+        (["--mmproj", "/nonexistent/mmproj.gguf"], "--mmproj: /nonexistent/mmproj.gguf is not a file"),
     ],
 )
 def test_bad_options_are_refused_before_loading(options: list[str], message: str) -> None:

@@ -1,6 +1,6 @@
 """`tandem serve` given documents the way OpenAI's chat API sends them, driven by the official `openai` client
-on the real SmolLM2 pair: a PDF and a text file as ``file`` parts answered, an image refused, a bad file a 400
-naming its part, and the base64 held to the request body's limit."""
+on the real SmolLM2 pair: a PDF and a text file as ``file`` parts answered, an image refused for want of a
+projector, a bad file a 400 naming its part, and the base64 held to the request body's limit."""
 
 from __future__ import annotations
 
@@ -62,13 +62,14 @@ def test_the_document_reaches_the_prompt(client):
     assert with_pdf.prompt_tokens > without.prompt_tokens + 10
 
 
-def test_an_image_part_is_a_400_saying_the_target_reads_no_images(client):
+def test_an_image_part_is_a_400_saying_the_target_has_no_projector(client):
     image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
     with pytest.raises(openai.BadRequestError) as caught:
         _ask(client, image)
     error = caught.value.body
-    assert isinstance(error, dict) and error["param"] == "messages[0].content[1]"
-    assert "reads no images" in error["message"]
+    assert isinstance(error, dict) and error["param"] == "messages"
+    assert "cannot read images: no projector (mmproj*.gguf)" in error["message"]
+    assert "\n" not in error["message"]
 
 
 @pytest.mark.parametrize(
