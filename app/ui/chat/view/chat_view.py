@@ -42,7 +42,7 @@ from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip, QWidget
 from app.core.attachments.record import Attachment, AttachmentUse
 from app.core.reply.token_record import TokenRecord
 from app.ui.chat.attachments.lines import insert_chips, insert_citations
-from app.ui.chat.view import table_grid, token_cards
+from app.ui.chat.view import math_formula, table_grid, token_cards
 from app.ui.chat.view.markdown_layout import fenced_code_blocks
 from app.ui.chat.view.message_highlight import MessageHighlight, message_range
 from app.ui.chat.view.message_lines import (
@@ -105,6 +105,8 @@ class ChatView(QTextBrowser):
         self.setOpenLinks(False)
         self.setUndoRedoEnabled(False)
         self.document().setDocumentMargin(14)
+        self._formulas = math_formula.FormulaObjects(self)
+        self._formulas.install(self.document())
         self._messages: list[ViewMessage] = []
         self.attachment_tokens: dict[str, int] = {}  # sha256 -> tokens counted, for the chips
         self._painter = TokenPainter(self)

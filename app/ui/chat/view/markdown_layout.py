@@ -9,7 +9,8 @@ cell padded to its column's width and alignment, from
 :mod:`app.core.display.markdown_table`; the padding is not part of the reply, and the
 view paints the grid's lines over the rows), links coloured
 and clickable, quotes indented, fenced code on a code background with
-Pygments colours. Block structure comes from markdown-it-py's block tokens and
+Pygments colours, LaTeX math (found by :mod:`app.core.display.math_spans`
+outside code) marked as :class:`MathRun` for the view to set as a formula. Block structure comes from markdown-it-py's block tokens and
 their source line maps; inline styles are found by aligning markdown-it's
 inline children with the source, in order.
 
@@ -36,6 +37,7 @@ from pygments.token import _TokenType
 from pygments.util import ClassNotFound
 
 from app.core.display import markdown_table
+from app.core.display.math_spans import find_math
 
 # How many lines of an open code block are lexed again for colours on each step:
 # enough for the usual multi-line strings and comments, and a bounded cost.
@@ -67,6 +69,26 @@ class LineKind(enum.Enum):
     RULE = "rule"  # a thematic break
 
 
+@dataclass(frozen=True, slots=True)
+class MathRun:
+    """Columns ``begin:end`` of a line that are part of a formula's source.
+
+    On the line where the formula starts, ``latex`` is set and the run says
+    where the formula's source ends: ``end_line`` lines further down (0: on
+    this line), at column ``end_column``. On the lines a display formula runs
+    on to, ``latex`` is empty: those columns are drawn by the first line's
+    formula.
+    """
+
+    begin: int
+    end: int
+    latex: str = ""
+    display: bool = False
+    end_line: int = 0
+    end_column: int = 0
+    source: str = ""  # the formula's whole source, delimiters included (on the first line's run)
+
+
 @dataclass(slots=True)
 class LineLayout:
     """One source line (without its newline) and how to set it."""
@@ -82,6 +104,9 @@ class LineLayout:
     fence_info: str | None = None  # on an opening fence line: the language
     claimed: list[bool] = field(default_factory=list)  # characters an inline token shows as content
     grid: bool = False  # a table row whose cells are padded into the columns: the view draws its grid lines
+    math: list[MathRun] = field(default_factory=list)  # formulas' sources on this line, in order
+    inside_math: bool = False  # the whole line, from its line break on, belongs to a formula drawn above it
+    math_block: bool = False  # the line holds only a display formula: the view centres it
 
 
 @dataclass(slots=True)
@@ -131,6 +156,7 @@ def layout(text: str, first_line: int = 0, lex_from_line: int = 0, dark: bool = 
     quote = 0
     heading = 0
     resume: dict[int, int] = {}  # table cells share a row: each cell's search starts after the last
+    paragraphs: list[tuple[int, int]] = []  # (first, last) lines of each inline run outside tables
     for token in tokens:
         if token.level == 0 and token.map is not None and token.nesting >= 0:
             open_block = token.map[0]
@@ -155,6 +181,10 @@ def layout(text: str, first_line: int = 0, lex_from_line: int = 0, dark: bool = 
             _code(lines, token, first_line, lex_from_line, dark)
         elif token.type == "inline" and token.map is not None:
             _inline(lines, starts, text, token, resume)
+            if lines[token.map[0]].kind in (LineKind.TEXT, LineKind.HEADING):
+                paragraphs.append((token.map[0], min(token.map[1], len(lines)) - 1))
+    for first, last in paragraphs:
+        _math(lines, starts, text, first, last)
     # Everything outside what an inline token claimed as content is syntax: mute it.
     for line in lines:
         if line.kind is LineKind.CODE:
@@ -362,6 +392,42 @@ def _locate(starts: list[int], offset: int) -> tuple[int, int]:
         else:
             high = middle
     return low, offset - starts[low]
+
+
+def _math(lines: list[LineLayout], starts: list[int], text: str, first: int, last: int) -> None:
+    """Mark the formulas of the paragraph on lines ``first..last``; math inside inline code stays code."""
+    if first > last:
+        return
+    region_start = starts[first]
+    region = text[region_start : starts[last] + len(lines[last].text)]
+    for span in find_math(region):
+        start_line, start_column = _locate(starts, region_start + span.start)
+        end_line, end_column = _locate(starts, region_start + span.end)
+        covered = [
+            (number, lines[number].styles[0 if number > start_line else start_column : end_column if number == end_line else None])
+            for number in range(start_line, end_line + 1)
+        ]
+        if any(style & Char.CODE for _, styles in covered for style in styles):
+            continue
+        head = lines[start_line]
+        head.math.append(
+            MathRun(
+                begin=start_column,
+                end=end_column if end_line == start_line else len(head.text),
+                latex=span.latex,
+                display=span.display,
+                end_line=end_line - start_line,
+                end_column=end_column,
+                source=region[span.start : span.end],
+            )
+        )
+        for number in range(start_line + 1, end_line + 1):
+            line = lines[number]
+            stop = end_column if number == end_line else len(line.text)
+            line.math.append(MathRun(begin=0, end=stop))
+            line.inside_math = stop == len(line.text)
+        tail = lines[end_line].text[end_column:]
+        head.math_block = span.display and not head.text[:start_column].strip() and not tail.strip()
 
 
 def _add_link(line: LineLayout, column: int, href: str) -> None:

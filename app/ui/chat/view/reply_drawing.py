@@ -10,7 +10,9 @@ remembers where every token and every line of the reply starts and where each
 line sits in the document, so each step removes and draws again only the lines
 that can still change: a step costs the same at token 10,000 as at token 100.
 Characters that are not the reply's (table padding, a code block's copy link)
-are "filler": they carry no token.
+are "filler": they carry no token. A formula's source is drawn as the formula
+(:mod:`app.ui.chat.view.math_formula`), one object per token that wrote it;
+the lines a display formula runs on to are left empty and flat.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from __future__ import annotations
 from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QColor, QTextBlockFormat, QTextCharFormat, QTextCursor
 
 from app.core.reply.token_record import TokenRecord
-from app.ui.chat.view import table_grid
-from app.ui.chat.view.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, layout
+from app.ui.chat.view import math_formula, table_grid
+from app.ui.chat.view.markdown_layout import LEX_WINDOW_LINES, Char, LineKind, LineLayout, MathRun, layout
 from app.ui.chat.view.token_painter import Prop, TokenPainter, ghost_text
 
 COPY_CODE = "tandem:copy-code"
@@ -85,6 +87,7 @@ def relayout_tail(
         cursor.movePosition(QTextCursor.MoveOperation.End, QTextCursor.MoveMode.KeepAnchor)
         cursor.removeSelectedText()
         del state.break_positions[redraw:]
+    _keep_renderable(laid.lines, painter.text_colour.name())
     for number in range(redraw, base + len(laid.lines)):
         _draw_line(cursor, state, tokens, painter, number, laid.lines[number - base])
     state.open_line = open_line
@@ -119,19 +122,55 @@ def _draw_line(
         block.setLeftMargin(14.0 * line.quote)
     if state.indent:
         block.setLeftMargin(block.leftMargin() + state.indent)
+    if line.math_block:
+        block.setAlignment(Qt.AlignmentFlag.AlignHCenter)
+    continued = bool(line.math) and not line.math[0].latex and line.math[0].begin == 0
+    if line.inside_math:
+        # Every character of the line is drawn by the formula above: the empty block takes no room.
+        block.setLineHeight(0, QTextBlockFormat.LineHeightTypes.FixedHeight.value)
     if number == 0:
         cursor.setBlockFormat(block)
+    elif continued:
+        # The line break is the formula's too (its object holds the source): filler, no second copy.
+        cursor.insertBlock(block, painter.plain_format(state.message_index, "filler"))
     else:
         newline = start - 1
         owner = _owner(state, newline)
         _maybe_ghost(cursor, state, tokens, painter, owner, newline)
         fmt = painter.reply_format(state.message_index, tokens, owner, line, Char.NONE, "")
         cursor.insertBlock(block, _indexed(fmt, state, tokens, owner))
+    column = 0
+    for run in line.math:
+        _draw_text(cursor, state, tokens, painter, line, start, column, run.begin)
+        if run.latex:
+            _draw_formula(cursor, state, tokens, painter, line, start + run.begin, run)
+        column = run.end
+    _draw_text(cursor, state, tokens, painter, line, start, column, len(line.text))
+    if line.fence_info is not None:
+        link = painter.plain_format(state.message_index, "filler", painter.link_colour)
+        link.setAnchor(True)
+        link.setAnchorHref(f"{COPY_CODE}?message={state.message_index}&line={number}")
+        link.setFontPointSize(painter.small_point_size)
+        cursor.insertText("   ", painter.plain_format(state.message_index, "filler"))
+        cursor.insertText(QCoreApplication.translate("ChatView", "copy code"), link)
+
+
+def _draw_text(
+    cursor: QTextCursor,
+    state: StreamState,
+    tokens: list[TokenRecord],
+    painter: TokenPainter,
+    line: LineLayout,
+    start: int,
+    first: int,
+    stop: int,
+) -> None:
+    """The line's characters ``first:stop`` as text: one run per token and style, table padding between."""
     padding = dict(line.padding)
-    run_start = 0
-    for column in range(len(line.text) + 1):
-        boundary = column == len(line.text) or column in padding
-        owner = _owner(state, start + column) if column < len(line.text) else -1
+    run_start = first
+    for column in range(first, stop + 1):
+        boundary = column == stop or column in padding
+        owner = _owner(state, start + column) if column < stop else -1
         if not boundary and column > run_start:
             same = (
                 owner == _owner(state, start + column - 1)
@@ -157,13 +196,40 @@ def _draw_line(
             painter.set_monospace(filler)
             cursor.insertText(" " * padding[column], filler)
         run_start = column
-    if line.fence_info is not None:
-        link = painter.plain_format(state.message_index, "filler", painter.link_colour)
-        link.setAnchor(True)
-        link.setAnchorHref(f"{COPY_CODE}?message={state.message_index}&line={number}")
-        link.setFontPointSize(painter.small_point_size)
-        cursor.insertText("   ", painter.plain_format(state.message_index, "filler"))
-        cursor.insertText(QCoreApplication.translate("ChatView", "copy code"), link)
+
+
+def _draw_formula(
+    cursor: QTextCursor,
+    state: StreamState,
+    tokens: list[TokenRecord],
+    painter: TokenPainter,
+    line: LineLayout,
+    offset: int,
+    run: MathRun,
+) -> None:
+    """The formula whose source starts at reply ``offset``: a slice for each token that wrote part of it."""
+    end = offset + len(run.source)
+    slices: list[tuple[QTextCharFormat, str]] = []
+    position = offset
+    while position < end:
+        owner = _owner(state, position)
+        following = state.token_starts[owner + 1] if tokens and owner + 1 < len(state.token_starts) else end
+        stop = min(end, max(following, position + 1))
+        fmt = painter.reply_format(state.message_index, tokens, owner, line, Char.NONE, "")
+        slices.append((_indexed(fmt, state, tokens, owner), run.source[position - offset : stop - offset]))
+        position = stop
+    math_formula.insert_formula(cursor, run.latex, run.display, painter.text_colour.name(), slices)
+
+
+def _keep_renderable(lines: list[LineLayout], colour: str) -> None:
+    """Drop the formulas the renderer cannot set (and their following lines' runs): their source stays text."""
+    for number, line in enumerate(lines):
+        for run in [r for r in line.math if r.latex and math_formula.render(r.latex, r.display, colour) is None]:
+            line.math.remove(run)
+            line.math_block = False
+            for later in lines[number + 1 : number + 1 + run.end_line]:
+                later.math = [r for r in later.math if r.latex]
+                later.inside_math = False
 
 
 def _draw_run(

@@ -242,7 +242,10 @@ def token_spans(document: QTextDocument) -> list[TokenSpan]:
         it = block.begin()
         while not it.atEnd():
             fragment = it.fragment()
-            add(fragment.charFormat(), fragment.text())
+            fmt = fragment.charFormat()
+            # A formula's slice is one object character standing for its token's source characters.
+            source = fmt.property(Prop.MATH_SOURCE)
+            add(fmt, fragment.text() if source is None else str(source))
             it += 1
         block = block.next()
     return spans

@@ -44,6 +44,7 @@ class Prop(enum.IntEnum):
     TOKEN_TEXT = _USER + 10
     SOURCE = _USER + 11  # which drafter proposed a draft token: "model" or "lookup"
     COPIED_FROM = _USER + 12  # where prompt lookup copied a token from: "report.pdf, p. 3", "earlier in this chat"
+    MATH_SOURCE = _USER + 13  # on a formula's object character: the source characters it stands for
 
 
 def ghost_text(text: str) -> str:
@@ -80,6 +81,11 @@ class TokenPainter:
     def link_colour(self) -> QColor:
         """The palette's link colour, for the view's own links (copy, actions, footer links)."""
         return self._widget.palette().color(QPalette.ColorRole.Link)
+
+    @property
+    def text_colour(self) -> QColor:
+        """The palette's text colour (formulas are drawn in it)."""
+        return self._widget.palette().color(QPalette.ColorRole.Text)
 
     @property
     def point_size(self) -> float:
