@@ -68,6 +68,7 @@ RUNTIME_MODULES = (
     "huggingface_hub",
     "platformdirs",
     "llama_cpp.mtmd_cpp",
+    "ziamath",
 )
 
 
@@ -180,6 +181,11 @@ def check_runtime_modules() -> str:
             raise SelftestError(f"the {name} module cannot be imported: {type(exc).__name__}: {exc}", 2) from exc
         version = getattr(module, "__version__", None)
         found.append(f"{name} {version}" if isinstance(version, str) else name)
+    try:
+        # The chat view's formulas need ziamath's math font and latex2mathml's symbol table beside the code.
+        importlib.import_module("ziamath").Latex(r"\frac{1}{2}").svg()
+    except Exception as exc:
+        raise SelftestError(f"formulas cannot be set: {type(exc).__name__}: {exc}", 2) from exc
     return ", ".join(found)
 
 

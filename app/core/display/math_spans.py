@@ -55,9 +55,7 @@ def find_math(text: str) -> list[MathSpan]:
         latex = match.group(kind).strip()
         if not latex or len(latex) > MAX_LATEX_CHARS or not _balanced(latex):
             continue
-        spans.append(
-            MathSpan(start=match.start(), end=match.end(), latex=latex, display=kind.endswith("_display"))
-        )
+        spans.append(MathSpan(start=match.start(), end=match.end(), latex=latex, display=kind.endswith("_display")))
     return spans
 
 

@@ -10,9 +10,10 @@ cell padded to its column's width and alignment, from
 view paints the grid's lines over the rows), links coloured
 and clickable, quotes indented, fenced code on a code background with
 Pygments colours, LaTeX math (found by :mod:`app.core.display.math_spans`
-outside code) marked as :class:`MathRun` for the view to set as a formula. Block structure comes from markdown-it-py's block tokens and
-their source line maps; inline styles are found by aligning markdown-it's
-inline children with the source, in order.
+outside code) marked as :class:`MathRun` for the view to set as a formula.
+Block structure comes from markdown-it-py's block tokens and their source
+line maps; inline styles are found by aligning markdown-it's inline children
+with the source, in order.
 
 Streaming cost stays bounded: :func:`layout` works on a slice of the reply
 that starts at the last top-level block (the earlier blocks can no longer
@@ -404,10 +405,12 @@ def _math(lines: list[LineLayout], starts: list[int], text: str, first: int, las
         start_line, start_column = _locate(starts, region_start + span.start)
         end_line, end_column = _locate(starts, region_start + span.end)
         covered = [
-            (number, lines[number].styles[0 if number > start_line else start_column : end_column if number == end_line else None])
+            style
             for number in range(start_line, end_line + 1)
+            for column, style in enumerate(lines[number].styles)
+            if (number > start_line or column >= start_column) and (number < end_line or column < end_column)
         ]
-        if any(style & Char.CODE for _, styles in covered for style in styles):
+        if any(style & Char.CODE for style in covered):
             continue
         head = lines[start_line]
         head.math.append(

@@ -23,16 +23,16 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import ziamath
-from PySide6.QtCore import QByteArray, QObject, QPointF, QRectF, QSizeF
+from PySide6.QtCore import QByteArray, QObject, QPointF, QRect, QRectF, QSizeF, Qt
 from PySide6.QtGui import (
     QFont,
     QFontMetricsF,
     QPainter,
+    QPyTextObject,
     QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QTextFormat,
-    QPyTextObject,
 )
 from PySide6.QtSvg import QSvgRenderer
 from ziamath.tex import tex2mml
@@ -53,6 +53,7 @@ _COLOUR = 0x100000 + 205  # the text colour the formula is drawn in, "#rrggbb"
 # ziamath sets the SVG at this size; drawing scales it to the text's size.
 _REFERENCE_PX = 20.0
 _DISPLAY_SCALE = 1.15  # display formulas a little larger than the text, as in print
+_INLINE_SCALE = 1.05  # STIX Two's letters are a little smaller than the UI font's at one size
 # MathML ziamath writes for a command it does not know: the command's name as an identifier.
 _UNKNOWN_COMMAND = re.compile(r"<m[ino]>\\[A-Za-z]")
 
@@ -78,7 +79,7 @@ def render(latex: str, display: bool, colour: str = "#000000") -> Formula | None
         # ziamath draws in black; the view's text colour (a dark theme's light text) replaces it.
         svg = math.svg().replace('"black"', f'"{colour}"')
         width, height = math.getsize()
-    except Exception:  # noqa: BLE001 - any failure of the library on a model's text means "show it raw"
+    except Exception:
         return None
     box = re.search(r'viewBox="([-\d.]+) ([-\d.]+) ([\d.]+) ([\d.]+)"', svg)
     if box is None or width <= 0 or height <= 0:
@@ -108,6 +109,16 @@ def insert_formula(
         cursor.insertText("\ufffc", fmt)
 
 
+@dataclass(frozen=True, slots=True)
+class _Box:
+    """Where a formula sits in its objects' box, at the size of the text around it."""
+
+    formula: Formula
+    width: float  # the whole formula's
+    top: float  # from the box's top to the formula's
+    height: float  # the box's: padded so the formula's baseline sits on the text's
+
+
 class FormulaObjects(QPyTextObject):
     """The document layout's handler for formula slices: their size and their drawing."""
 
@@ -116,59 +127,43 @@ class FormulaObjects(QPyTextObject):
         self._renderers: OrderedDict[bytes, QSvgRenderer] = OrderedDict()
 
     def install(self, document: QTextDocument) -> None:
-        """Register with ``document``'s layout (again after the layout is replaced)."""
+        """Register with ``document``'s layout."""
         document.documentLayout().registerHandler(FORMULA_OBJECT, self)
 
-    def intrinsicSize(self, doc: QTextDocument, posInDocument: int, format: QTextFormat) -> QSizeF:  # noqa: N802, N803, A002
-        """The slice's width and the formula's full height (padded so its baseline sits on the text's)."""
-        placed = self._placed(doc, format)
-        if placed is None:
+    def intrinsicSize(self, doc: QTextDocument, posInDocument: int, format: QTextFormat) -> QSizeF:  # noqa: N802, N803 - Qt override
+        """The slice's width and the formula's full height."""
+        box = _box(doc, format)
+        if box is None:
             return QSizeF(0, 0)
-        _, scale, width, top, height = placed
         share = float(format.property(_SLICE_TO)) - float(format.property(_SLICE_FROM))
-        return QSizeF(width * share, height)
+        return QSizeF(box.width * share, box.height)
 
     def drawObject(  # noqa: N802 - Qt override
         self,
         painter: QPainter,
-        rect: QRectF,
+        rect: QRectF | QRect,
         doc: QTextDocument,
         posInDocument: int,  # noqa: N803
-        format: QTextFormat,  # noqa: A002
+        format: QTextFormat,
     ) -> None:
         """The token's tint over the slice, then the slice of the formula."""
-        placed = self._placed(doc, format)
-        if placed is None:
+        box = _box(doc, format)
+        if box is None:
             return
-        formula, scale, width, top, _ = placed
-        background = format.background()
+        rect = QRectF(rect)
         painter.save()
-        if background.style() != background.style().NoBrush:
+        background = format.background()
+        if background.style() != Qt.BrushStyle.NoBrush:
             painter.fillRect(rect, background)
         painter.setClipRect(rect)
-        left = rect.x() - width * float(format.property(_SLICE_FROM))
-        target = QRectF(QPointF(left, rect.y() + top), QSizeF(width, (formula.ascent + formula.descent) * scale))
-        self._renderer(formula.svg).render(painter, target)
+        left = rect.x() - box.width * float(format.property(_SLICE_FROM))
+        scale = box.width / box.formula.width
+        target = QRectF(
+            QPointF(left, rect.y() + box.top),
+            QSizeF(box.width, (box.formula.ascent + box.formula.descent) * scale),
+        )
+        self._renderer(box.formula.svg).render(painter, target)
         painter.restore()
-
-    def _placed(self, doc: QTextDocument, format: QTextFormat) -> tuple[Formula, float, float, float, float] | None:  # noqa: A002
-        """(formula, scale, width, top of the formula in the box, box height) for a slice's format."""
-        display = bool(format.property(_DISPLAY))
-        formula = render(str(format.property(_LATEX)), display, str(format.property(_COLOUR)))
-        if formula is None:
-            return None
-        char = format.toCharFormat()
-        font = QFont(doc.defaultFont())
-        if char.fontPointSize() > 0:
-            font.setPointSizeF(char.fontPointSize())
-        metrics = QFontMetricsF(font)
-        scale = metrics.height() / 1.2 / _REFERENCE_PX * (_DISPLAY_SCALE if display else 1.0)
-        ascent, descent = formula.ascent * scale, formula.descent * scale
-        # Qt centres an AlignMiddle object on half the x-height: its ascent is (height + x/2) / 2.
-        half_x = QFontMetricsF(char.font()).xHeight() / 2 if char.font().pointSizeF() > 0 else metrics.xHeight() / 2
-        height = max(2 * ascent - half_x, 2 * descent + half_x)
-        baseline = (height + half_x) / 2
-        return formula, scale, formula.width * scale, baseline - ascent, height
 
     def _renderer(self, svg: bytes) -> QSvgRenderer:
         renderer = self._renderers.get(svg)
@@ -181,3 +176,23 @@ class FormulaObjects(QPyTextObject):
         else:
             self._renderers.move_to_end(svg)
         return renderer
+
+
+def _box(doc: QTextDocument, fmt: QTextFormat) -> _Box | None:
+    """The box of a slice's formula, sized by the font of its characters (the view's, zoomed; a heading's)."""
+    display = bool(fmt.property(_DISPLAY))
+    formula = render(str(fmt.property(_LATEX)), display, str(fmt.property(_COLOUR)))
+    if formula is None:
+        return None
+    char = fmt.toCharFormat()
+    font = QFont(doc.defaultFont())
+    if char.fontPointSize() > 0:
+        font.setPointSizeF(char.fontPointSize())
+    metrics = QFontMetricsF(font)
+    scale = metrics.height() / 1.2 / _REFERENCE_PX * (_DISPLAY_SCALE if display else _INLINE_SCALE)
+    ascent, descent = formula.ascent * scale, formula.descent * scale
+    # Qt sets an AlignMiddle object's ascent to (height + x-height / 2) / 2: pad the box so
+    # that this ascent is the formula's own and its baseline meets the text's.
+    half_x = metrics.xHeight() / 2
+    height = max(2 * ascent - half_x, 2 * descent + half_x)
+    return _Box(formula=formula, width=formula.width * scale, top=(height + half_x) / 2 - ascent, height=height)
