@@ -141,3 +141,17 @@ def test_selftest_names_a_library_the_installation_lacks(tmp_path: Path) -> None
     result = run_selftest(env={"PYTHONPATH": str(tmp_path)})
     assert_one_line_failure(result, "this installation is incomplete", "numpy")
     assert "Traceback" not in result.stderr
+
+
+def test_selftest_says_when_formulas_cannot_be_set(tmp_path: Path) -> None:
+    # A bundle that left ziamath's math font out imports the package but fails to set a formula.
+    broken = tmp_path / "ziamath"
+    broken.mkdir()
+    (broken / "__init__.py").write_text(
+        "class Latex:\n"
+        "    def __init__(self, latex):\n"
+        "        raise FileNotFoundError('STIXTwoMath-Regular.ttf')\n"
+    )
+    result = run_selftest(env={"PYTHONPATH": str(tmp_path)})
+    assert_one_line_failure(result, "formulas cannot be set", "STIXTwoMath-Regular.ttf")
+    assert "Traceback" not in result.stderr
