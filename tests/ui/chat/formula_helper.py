@@ -7,7 +7,10 @@ from PySide6.QtGui import QTextFormat
 from app.ui.chat.view import math_formula
 from app.ui.chat.view.chat_view import ChatView
 
-LATEX = 0x100000 + 201  # math_formula's property: the formula's LaTeX
+# math_formula's properties: the formula's LaTeX, and where a slice's token sits in the band (0..1)
+LATEX = 0x100000 + 201
+SLICE_FROM = 0x100000 + 203
+SLICE_TO = 0x100000 + 204
 
 
 def formula_objects(view: ChatView) -> list[tuple[int, QTextFormat]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
@@ -20,7 +20,7 @@ from app.ui import theme
 from app.ui.chat.view import math_formula
 from app.ui.chat.view.chat_view import ChatView, ViewMessage
 from app.ui.chat.view.token_painter import Prop
-from tests.ui.chat.formula_helper import LATEX, formula_objects, formula_width
+from tests.ui.chat.formula_helper import LATEX, SLICE_FROM, SLICE_TO, formula_objects, formula_width
 
 ORIGINS = ("draft", "target", "bonus", "corrected")
 REPLY = (
@@ -158,13 +158,19 @@ def test_hover_and_the_keyboard_walk_reach_the_formulas_tokens(qtbot: QtBot) -> 
     # The walk stops at each token's first character: a formula's tokens are among them.
     walked = {int(view.format_at(p).property(Prop.TOKEN_INDEX)) for p in view.token_positions()}
     assert {int(fmt.property(Prop.TOKEN_INDEX)) for _, fmt in objects} <= walked
-    position, fmt = objects[1]
-    card = view.tooltip_at_position(position) or ""
-    assert "target p" in card and str(fmt.property(Prop.TOKEN_TEXT)).replace("\\", "") in card.replace("\\", "")
+    # Hovering a point of the band shows the card of the token whose share is drawn there.
+    positions = [p for p, _ in objects]
     cursor = view.textCursor()
-    cursor.setPosition(position)
+    cursor.setPosition(positions[0])
     rect = view.cursorRect(cursor)
-    assert view.tooltip_at(QPoint(rect.x() + 1, rect.center().y()).toPointF()) is not None
+    width = formula_width(view, positions)
+    cards = []
+    for position, fmt in objects:
+        middle = (float(fmt.property(SLICE_FROM)) + float(fmt.property(SLICE_TO))) / 2
+        card = view.tooltip_at(QPointF(rect.x() + width * middle, rect.center().y()))
+        assert card is not None and card == view.tooltip_at_position(position)
+        cards.append(card)
+    assert len(set(cards)) == len(objects)
     view.setFocus()
     cursor.setPosition(objects[-1][0])
     view.setTextCursor(cursor)
@@ -182,3 +188,15 @@ def test_zoom_scales_the_formulas(qtbot: QtBot) -> None:
     before = width()
     view.set_zoom(8)
     qtbot.waitUntil(lambda: width() > before * 1.5)
+
+
+def test_a_line_never_breaks_inside_a_formula(qtbot: QtBot) -> None:
+    view = _view(qtbot, "Some words then $a + b + c + d + e + f + g + h + i + j + k + l + m$ and more words here.")
+    view.resize(300, 300)
+    qtbot.waitUntil(lambda: view.viewport().width() < 300)
+    rows = set()
+    cursor = view.textCursor()
+    for position, _ in formula_objects(view):
+        cursor.setPosition(position)
+        rows.add(view.cursorRect(cursor).top())
+    assert len(rows) == 1

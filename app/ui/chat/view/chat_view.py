@@ -364,6 +364,12 @@ class ChatView(QTextBrowser):
         position = self._position_at(viewport_pos, Qt.HitTestAccuracy.ExactHit)
         if position < 0:
             return None
+        if self.format_at(position).objectType() == math_formula.FORMULA_OBJECT:
+            # A formula is drawn by its first object over its tokens' band: the card is the token's under the point.
+            probe = QTextCursor(self.document())
+            probe.setPosition(position)
+            left = self.cursorRect(probe).x()
+            position = math_formula.slice_under(self.document(), position, left, viewport_pos.x())
         return token_tooltip(self.format_at(position))
 
     # -- the token card from the keyboard ------------------------------------------------

@@ -2,11 +2,13 @@
 
 A formula is written into the document as one object character per token that
 wrote part of its source (:func:`insert_formula`): each object carries its
-token's character format (its tint, hover card and place in the keyboard walk)
-and draws its slice of the formula, as wide as the token's share of the
-source's characters, over its token's tint. The slices sit side by side, so
-the formula reads whole while the band behind it shows which tokens the
-target, the draft model or prompt lookup wrote, in proportion.
+token's character format (its tint, hover card and place in the keyboard
+walk). The first object is as wide as the formula and draws it over a band of
+the tokens' tints, each as wide as its token's share of the source's
+characters, so the formula reads whole while the band shows which parts the
+target, the draft model or prompt lookup wrote; the other objects take no
+room (a line never breaks inside a formula), and :func:`slice_under` finds
+the token under a point of the band for the hover card.
 
 The object's source characters travel in :attr:`Prop.MATH_SOURCE`, so the
 tokens read back from the document still spell the reply. LaTeX that ziamath
@@ -25,6 +27,7 @@ from functools import lru_cache
 import ziamath
 from PySide6.QtCore import QByteArray, QObject, QPointF, QRect, QRectF, QSizeF, Qt
 from PySide6.QtGui import (
+    QColor,
     QFont,
     QFontMetricsF,
     QPainter,
@@ -49,6 +52,7 @@ _DISPLAY = 0x100000 + 202
 _SLICE_FROM = 0x100000 + 203  # where the slice starts in the formula's width, 0..1
 _SLICE_TO = 0x100000 + 204
 _COLOUR = 0x100000 + 205  # the text colour the formula is drawn in, "#rrggbb"
+_BAND = 0x100000 + 206  # on a formula's first object: every slice's share and tint
 
 # ziamath sets the SVG at this size; drawing scales it to the text's size.
 _REFERENCE_PX = 20.0
@@ -94,19 +98,55 @@ def insert_formula(
 ) -> None:
     """Write a formula at ``cursor``: one object per (token format, source characters) of ``slices``."""
     total = sum(len(source) for _, source in slices) or 1
+    bounds: list[tuple[float, float]] = []
     done = 0
-    for token_format, source in slices:
+    for _, source in slices:
+        bounds.append((done / total, (done + len(source)) / total))
+        done += len(source)
+    # The band of tints, for the first object to paint: "from,to,#rrggbb" per slice ("" where untinted).
+    band = ";".join(
+        f"{low},{high},{fmt.background().color().name() if fmt.background().style() != Qt.BrushStyle.NoBrush else ''}"
+        for (low, high), (fmt, _) in zip(bounds, slices, strict=True)
+    )
+    for number, ((low, high), (token_format, source)) in enumerate(zip(bounds, slices, strict=True)):
         fmt = QTextCharFormat(token_format)
         fmt.setObjectType(FORMULA_OBJECT)
         fmt.setVerticalAlignment(QTextCharFormat.VerticalAlignment.AlignMiddle)
         fmt.setProperty(_LATEX, latex)
         fmt.setProperty(_DISPLAY, display)
         fmt.setProperty(_COLOUR, colour)
-        fmt.setProperty(_SLICE_FROM, done / total)
-        done += len(source)
-        fmt.setProperty(_SLICE_TO, done / total)
+        fmt.setProperty(_SLICE_FROM, low)
+        fmt.setProperty(_SLICE_TO, high)
+        if number == 0:
+            fmt.setProperty(_BAND, band)
         fmt.setProperty(Prop.MATH_SOURCE, source)
         cursor.insertText("\ufffc", fmt)
+
+
+def slice_under(document: QTextDocument, position: int, left: float, x: float) -> int:
+    """The position of the formula slice drawn under ``x``, for a formula whose first object is at ``position``.
+
+    The first object is drawn ``left`` of ``x``, as wide as the whole formula; the
+    others follow it with no width of their own, in order.
+    """
+    cursor = QTextCursor(document)
+    cursor.setPosition(position + 1)
+    fmt = cursor.charFormat()
+    if fmt.objectType() != FORMULA_OBJECT or fmt.property(_BAND) is None:
+        return position
+    box = _box(document, fmt)
+    if box is None or box.width <= 0:
+        return position
+    share = (x - left) / box.width
+    found = position
+    while True:
+        cursor.setPosition(found + 2)
+        following = cursor.charFormat()
+        if following.objectType() != FORMULA_OBJECT or following.property(_BAND) is not None:
+            return found
+        if float(following.property(_SLICE_FROM)) > share:
+            return found
+        found += 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,12 +171,15 @@ class FormulaObjects(QPyTextObject):
         document.documentLayout().registerHandler(FORMULA_OBJECT, self)
 
     def intrinsicSize(self, doc: QTextDocument, posInDocument: int, format: QTextFormat) -> QSizeF:  # noqa: N802, N803 - Qt override
-        """The slice's width and the formula's full height."""
+        """The whole formula's box for its first object; the others take no room.
+
+        (Qt may break a line before any inline object: slices with widths of their
+        own would let a line break cut a formula in two.)
+        """
         box = _box(doc, format)
         if box is None:
             return QSizeF(0, 0)
-        share = float(format.property(_SLICE_TO)) - float(format.property(_SLICE_FROM))
-        return QSizeF(box.width * share, box.height)
+        return QSizeF(box.width if format.property(_BAND) is not None else 0.0, box.height)
 
     def drawObject(  # noqa: N802 - Qt override
         self,
@@ -146,17 +189,22 @@ class FormulaObjects(QPyTextObject):
         posInDocument: int,  # noqa: N803
         format: QTextFormat,
     ) -> None:
-        """The token's tint over the slice, then the slice of the formula."""
+        """On the first object: each slice's tint in its share of the width, then the formula."""
+        band = format.property(_BAND)
         box = _box(doc, format)
-        if box is None:
+        if box is None or band is None:
             return
         rect = QRectF(rect)
         painter.save()
-        background = format.background()
-        if background.style() != Qt.BrushStyle.NoBrush:
-            painter.fillRect(rect, background)
-        painter.setClipRect(rect)
-        left = rect.x() - box.width * float(format.property(_SLICE_FROM))
+        for part in str(band).split(";"):
+            low, high, tint = part.split(",")
+            if tint:
+                width = rect.width()
+                painter.fillRect(
+                    QRectF(rect.x() + width * float(low), rect.y(), width * (float(high) - float(low)), rect.height()),
+                    QColor(tint),
+                )
+        left = rect.x()
         scale = box.width / box.formula.width
         target = QRectF(
             QPointF(left, rect.y() + box.top),
