@@ -23,8 +23,8 @@ from dataclasses import dataclass
 # reply that is mostly one huge "formula" is more likely broken than maths.
 MAX_LATEX_CHARS = 400
 # Deeper groups stay raw too: the renderer's time doubles with each level of
-# nested fractions (eight levels take seconds), and real formulas nest far less.
-MAX_GROUP_DEPTH = 6
+# nested fractions (nine levels take seconds), and real formulas nest far less.
+MAX_GROUP_DEPTH = 5
 
 _SPAN = re.compile(
     r"""
