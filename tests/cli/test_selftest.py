@@ -148,9 +148,7 @@ def test_selftest_says_when_formulas_cannot_be_set(tmp_path: Path) -> None:
     broken = tmp_path / "ziamath"
     broken.mkdir()
     (broken / "__init__.py").write_text(
-        "class Latex:\n"
-        "    def __init__(self, latex):\n"
-        "        raise FileNotFoundError('STIXTwoMath-Regular.ttf')\n"
+        "class Latex:\n    def __init__(self, latex):\n        raise FileNotFoundError('STIXTwoMath-Regular.ttf')\n"
     )
     result = run_selftest(env={"PYTHONPATH": str(tmp_path)})
     assert_one_line_failure(result, "formulas cannot be set", "STIXTwoMath-Regular.ttf")
