@@ -374,6 +374,7 @@ class _Handler(EdgeHandler):
         """A request's events in the words of ``wire``'s API (:mod:`app.engine.server.wire`)."""
         started = False
         tokens: list[TokenRecord] = []
+        steps: list[StepEvent] = []  # kept whole only where log-probabilities were asked (they ride on steps)
         self._tokens = 0
         for item in ticket.events():
             # Checked every step too: while steps flow, the wait never idles.
@@ -400,6 +401,8 @@ class _Handler(EdgeHandler):
             if isinstance(item, StepEvent):
                 tokens.extend(item.tokens)
                 self._tokens = len(tokens)
+                if item.logprobs and not request.stream:
+                    steps.append(item)
                 if request.stream and not self._send_named(wire.step(item)):
                     ticket.cancel.set()
                     return
@@ -408,7 +411,7 @@ class _Handler(EdgeHandler):
             if request.stream:
                 self._send_named(wire.closing(item))
             else:
-                self._json(HTTPStatus.OK, wire.whole(item, tokens))
+                self._json(HTTPStatus.OK, wire.whole(item, tokens, steps))
             return
 
     def _count(self, ticket: Ticket) -> None:

@@ -304,8 +304,10 @@ class MessagesWire:
             "usage": {"input_tokens": self._prompt_tokens, "output_tokens": 0},
         }
 
-    def whole(self, finished: FinishedEvent, tokens: Sequence[TokenRecord]) -> dict[str, Any]:
-        """The ``message`` object of a reply that was not streamed."""
+    def whole(
+        self, finished: FinishedEvent, tokens: Sequence[TokenRecord], steps: Sequence[StepEvent] = ()
+    ) -> dict[str, Any]:
+        """The ``message`` object of a reply that was not streamed (Anthropic's API has no log-probabilities)."""
         stats = finished.stats
         blocks = [_block(p) for p in merged(self._reader.whole(finished.text))]
         reason = stop_reason(finished.reason, self._reader.calls)

@@ -438,22 +438,24 @@ def _token_text(piece: bytes) -> str:
     return piece.decode("utf-8", errors="replace")
 
 
+def logprob_entries(entries: Sequence[TokenLogprobs]) -> list[dict[str, Any]]:
+    """One object per token (``token``, ``logprob``, ``bytes``, ``top_logprobs``), as chat and Responses write it."""
+    return [
+        {
+            "token": _token_text(e.token.piece),
+            "logprob": e.token.logprob,
+            "bytes": list(e.token.piece),
+            "top_logprobs": [
+                {"token": _token_text(t.piece), "logprob": t.logprob, "bytes": list(t.piece)} for t in e.top
+            ],
+        }
+        for e in entries
+    ]
+
+
 def chat_logprobs(entries: Sequence[TokenLogprobs]) -> dict[str, Any]:
     """Chat's ``logprobs`` object: ``content``, one entry per token with its ``top_logprobs``."""
-    return {
-        "content": [
-            {
-                "token": _token_text(e.token.piece),
-                "logprob": e.token.logprob,
-                "bytes": list(e.token.piece),
-                "top_logprobs": [
-                    {"token": _token_text(t.piece), "logprob": t.logprob, "bytes": list(t.piece)} for t in e.top
-                ],
-            }
-            for e in entries
-        ],
-        "refusal": None,
-    }
+    return {"content": logprob_entries(entries), "refusal": None}
 
 
 @dataclass(slots=True)

@@ -15,6 +15,14 @@ object, or the typed events of its stream (``response.created``,
 ``response.completed`` or ``response.incomplete``). Each step's tokens ride
 on its events as ``tandem`` (origin and probabilities per token), as chat
 completions' chunks carry them.
+
+Log-probabilities are the target's own, as chat completions give them: asked
+with ``include: ["message.output_text.logprobs"]`` (``top_logprobs``, 0..20,
+says how many alternatives per token; alone it is accepted and adds none, as
+OpenAI answers it). They ride on ``response.output_text.delta`` and
+``.done`` and on each ``output_text`` part. A verify step's tokens go with
+the answer text that step completes; the tokens of a step that completes
+only reasoning or a call go with neither.
 """
 
 from __future__ import annotations
@@ -25,12 +33,14 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from app.core.decoding.events import FinishedEvent, FinishReason, StepEvent
+from app.core.decoding.logprobs import MAX_TOP_LOGPROBS, TokenLogprobs
 from app.core.reply.token_record import TokenRecord
 from app.core.tools.call_stream import ToolDialect
 from app.core.tools.records import ToolChoiceKind
 from app.engine.server.protocol import (
     CompletionRequest,
     RequestError,
+    logprob_entries,
     parse_chat_request,
     tandem_summary,
     timings,
@@ -51,6 +61,7 @@ from app.engine.server.wire import (
 _PASSED = ("model", "temperature", "top_p", "top_k", "min_p", "repeat_penalty", "seed", "parallel_tool_calls")
 _ROLES = ("user", "assistant", "system", "developer")
 _TEXT_PARTS = ("input_text", "output_text", "text")
+LOGPROBS_INCLUDE = "message.output_text.logprobs"  # the ``include`` value that asks for log-probabilities
 
 
 def _new_id(prefix: str) -> str:
@@ -70,10 +81,12 @@ def parse_responses_request(body: Mapping[str, Any], cancelled: Callable[[], boo
             raise RequestError(f"'{name}' is not supported: {why}", param=name)
     if body.get("background") not in (None, False):
         raise RequestError("'background' is not supported: the reply comes on this connection", param="background")
-    if body.get("top_logprobs") not in (None, 0):
-        raise RequestError(
-            "'top_logprobs' is not supported here (each token's p_target is in 'tandem')", param="top_logprobs"
-        )
+    include = body.get("include")
+    if include is not None and (not isinstance(include, list) or not all(isinstance(i, str) for i in include)):
+        raise RequestError("'include' must be a list of strings", param="include")
+    top = body.get("top_logprobs")
+    if top is not None and (isinstance(top, bool) or not isinstance(top, int) or not 0 <= top <= MAX_TOP_LOGPROBS):
+        raise RequestError(f"'top_logprobs' must be a whole number from 0 to {MAX_TOP_LOGPROBS}", param="top_logprobs")
     stream = body.get("stream", False)
     if not isinstance(stream, bool):
         raise RequestError("'stream' must be true or false", param="stream")
@@ -89,6 +102,9 @@ def parse_responses_request(body: Mapping[str, Any], cancelled: Callable[[], boo
     response_format = _text_format(body.get("text"))
     if response_format is not None:
         chat["response_format"] = response_format
+    if include is not None and LOGPROBS_INCLUDE in include:
+        chat["logprobs"] = True
+        chat["top_logprobs"] = top or 0
     return parse_chat_request(chat, cancelled)
 
 
@@ -252,6 +268,10 @@ class ResponsesWire:
         self._output: list[dict[str, Any]] = []  # finished items, in order
         self._open: dict[str, Any] | None = None  # the item being streamed (a message or a reasoning item)
         self._text = ""  # the open item's text so far
+        self._logprobs = request.top_logprobs is not None  # whether the request asked for them
+        self._pending: list[TokenLogprobs] = []  # tokens not yet sent with answer text
+        self._item_logprobs: list[dict[str, Any]] = []  # the open message's log-probabilities so far
+        self._opening: tuple[bool, ToolDialect | None] = (False, None)  # what accepted() was told
 
     # -- the response object -----------------------------------------------------------------
 
@@ -278,6 +298,8 @@ class ResponsesWire:
             "store": False,
             "usage": None,
         }
+        if self._logprobs:
+            out["top_logprobs"] = self.request.top_logprobs
         if finished is not None:
             stats = finished.stats
             if status == "incomplete":
@@ -297,13 +319,31 @@ class ResponsesWire:
     def _status(reason: FinishReason) -> str:
         return "incomplete" if reason in (FinishReason.MAX_TOKENS, FinishReason.CONTEXT_FULL) else "completed"
 
-    def whole(self, finished: FinishedEvent, tokens: Sequence[TokenRecord]) -> dict[str, Any]:
-        """The ``response`` object of a reply that was not streamed."""
+    def whole(
+        self, finished: FinishedEvent, tokens: Sequence[TokenRecord], steps: Sequence[StepEvent] = ()
+    ) -> dict[str, Any]:
+        """The ``response`` object of a reply that was not streamed (``steps`` give its log-probabilities)."""
         for piece in merged(self._reader.whole(finished.text)):
             self._output.append(self._item(piece, "completed"))
+        if self._logprobs:
+            self._whole_logprobs(finished, steps)
         out = self._response(self._status(finished.reason), finished)
         out["tandem"] = {"tokens": token_origins(tokens), **tandem_summary(finished.stats, self.drafter)}
         return out
+
+    def _whole_logprobs(self, finished: FinishedEvent, steps: Sequence[StepEvent]) -> None:
+        """Each message's log-probabilities, shared out as its stream would have sent them."""
+        replay = ResponsesWire(self.request, self.model, self.drafter)
+        replay.accepted(0, *self._opening)
+        for step in steps:
+            replay.step(step)
+        replay.closing(finished)
+        streamed = [_message_logprobs(item) for item in replay._output if item["type"] == "message"]
+        parts = [item["content"][0] for item in self._output if item["type"] == "message"]
+        if len(streamed) != len(parts):  # read apart differently whole: every answer token on the first text
+            streamed = [[entry for entries in streamed for entry in entries]] + [[] for _ in parts[1:]]
+        for part, entries in zip(parts, streamed, strict=False):
+            part["logprobs"] = entries
 
     def _item(self, piece: ReplyPiece, status: str) -> dict[str, Any]:
         if isinstance(piece, Call):
@@ -344,6 +384,7 @@ class ResponsesWire:
     ) -> list[ServerEvent]:
         """``response.created`` and ``response.in_progress``."""
         self._reader = PieceReader(self.request.reasoning, reasoning_inside, self.request.tools, dialect)
+        self._opening = (reasoning_inside, dialect)
         return [
             self._event("response.created", response=self._response("in_progress")),
             self._event("response.in_progress", response=self._response("in_progress")),
@@ -352,6 +393,7 @@ class ResponsesWire:
     def step(self, step: StepEvent) -> list[ServerEvent]:
         """The events of one verify step; its tokens ride on the last of them as ``tandem``."""
         self._carrier.add(step)
+        self._pending.extend(step.logprobs)
         return self._carry(self._pieces(self._reader.step(step)))
 
     def _carry(self, events: list[ServerEvent]) -> list[ServerEvent]:
@@ -359,8 +401,17 @@ class ResponsesWire:
             events[-1].data["tandem"] = self._carrier.take()
         return events
 
+    def _take_logprobs(self) -> list[dict[str, Any]]:
+        """The carried tokens' log-probabilities, now counted in the open message's."""
+        entries = logprob_entries(self._pending) if self._logprobs else []
+        self._pending = []
+        self._item_logprobs += entries
+        return entries
+
     def _pieces(self, pieces: Sequence[ReplyPiece]) -> list[ServerEvent]:
         out: list[ServerEvent] = []
+        if pieces and not any(isinstance(p, Answer) for p in pieces):
+            self._pending = []  # the step's tokens made reasoning or a call, not answer text
         for piece in pieces:
             if isinstance(piece, Call):
                 out += self._close()
@@ -373,7 +424,7 @@ class ResponsesWire:
             self._text += piece.text
             ids = {"item_id": self._open_id, "output_index": len(self._output), "content_index": 0}
             name = "response.reasoning_text.delta" if kind == "reasoning" else "response.output_text.delta"
-            extra: dict[str, Any] = {} if kind == "reasoning" else {"logprobs": []}
+            extra: dict[str, Any] = {} if kind == "reasoning" else {"logprobs": self._take_logprobs()}
             out.append(self._event(name, **ids, delta=piece.text, **extra))
         return out
 
@@ -386,7 +437,7 @@ class ResponsesWire:
         item = self._item(type(piece)(""), "in_progress")
         part = item["content"][0]
         item["content"] = []
-        self._open, self._text = item, ""
+        self._open, self._text, self._item_logprobs = item, "", []
         ids = {"item_id": item["id"], "output_index": len(self._output), "content_index": 0}
         return [
             self._event("response.output_item.added", output_index=len(self._output), item=dict(item)),
@@ -405,11 +456,12 @@ class ResponsesWire:
         if item["type"] == "reasoning":
             events = [self._event("response.reasoning_text.done", **ids, text=text)]
         else:
-            events = [self._event("response.output_text.done", **ids, text=text, logprobs=[])]
+            part["logprobs"] = list(self._item_logprobs)
+            events = [self._event("response.output_text.done", **ids, text=text, logprobs=self._item_logprobs)]
         events.append(self._event("response.content_part.done", **ids, part=part))
         events.append(self._event("response.output_item.done", output_index=index, item=done))
         self._output.append(done)
-        self._open, self._text = None, ""
+        self._open, self._text, self._item_logprobs = None, "", []
         return events
 
     def _call_events(self, piece: Call) -> list[ServerEvent]:
@@ -446,3 +498,8 @@ class ResponsesWire:
     def error_body(self, error: RequestError) -> dict[str, Any]:
         """OpenAI's error object, as every OpenAI route answers."""
         return error.body()
+
+
+def _message_logprobs(item: Mapping[str, Any]) -> list[dict[str, Any]]:
+    part = item["content"][0] if item["content"] else {}
+    return list(part.get("logprobs") or [])

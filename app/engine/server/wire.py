@@ -166,8 +166,10 @@ class TokenCarrier:
 class Wire(Protocol):
     """One response in one API's words: the whole object, or its stream of events."""
 
-    def whole(self, finished: FinishedEvent, tokens: Sequence[TokenRecord]) -> dict[str, Any]:
-        """The reply as one JSON object (``stream: false``)."""
+    def whole(
+        self, finished: FinishedEvent, tokens: Sequence[TokenRecord], steps: Sequence[StepEvent] = ()
+    ) -> dict[str, Any]:
+        """The reply as one JSON object (``stream: false``); ``steps`` hold its log-probabilities, if asked."""
         ...
 
     def accepted(

@@ -96,7 +96,8 @@ def test_responses_text_format_is_the_schema_the_grammar_holds() -> None:
         ({"input": [{"type": "web_search_call"}]}, "input[0].type"),
         ({"input": [{"role": "tool", "content": "x"}]}, "input[0].role"),
         ({"input": "hi", "tools": [{"type": "file_search"}]}, "tools[0].type"),
-        ({"input": "hi", "top_logprobs": 3}, "top_logprobs"),
+        ({"input": "hi", "top_logprobs": 21}, "top_logprobs"),
+        ({"input": "hi", "include": "message.output_text.logprobs"}, "include"),
         ({"input": "hi", "instructions": 3}, "instructions"),
     ],
 )

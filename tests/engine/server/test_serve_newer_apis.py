@@ -88,6 +88,43 @@ def test_a_response_cut_by_the_limit_is_incomplete(oai: openai.OpenAI) -> None:
     assert len(carried) == 4 and all(t["origin"] in ("draft", "corrected", "bonus", "target") for t in carried)
 
 
+def test_response_logprobs_are_the_targets_own_whole_and_streamed(oai: openai.OpenAI) -> None:
+    asked: Any = {"include": ["message.output_text.logprobs"], "top_logprobs": 2}
+    short = "Reply with one word: yes or no?"
+    whole = oai.responses.create(model="m", input=short, max_output_tokens=8, temperature=0, **asked)
+    part = whole.output[0].content[0]  # type: ignore[union-attr]
+    assert part.type == "output_text" and part.logprobs is not None
+    assert whole.usage is not None and len(part.logprobs) == whole.usage.output_tokens
+    assert "".join(e.token for e in part.logprobs) == whole.output_text
+    assert all(e.logprob <= 0 and len(e.top_logprobs) == 2 for e in part.logprobs)
+    # The same numbers chat completions gives for the same greedy reply: both read the target's distribution.
+    chat = oai.chat.completions.create(
+        model="m",
+        messages=[{"role": "user", "content": short}],
+        max_tokens=8,
+        temperature=0,
+        logprobs=True,
+        top_logprobs=2,
+    )
+    chat_entries = chat.choices[0].logprobs.content  # type: ignore[union-attr]
+    assert [(e.token, round(e.logprob, 4)) for e in chat_entries] == [  # type: ignore[union-attr]
+        (e.token, round(e.logprob, 4)) for e in part.logprobs
+    ]
+    with oai.responses.stream(model="m", input=short, max_output_tokens=8, temperature=0, **asked) as stream:
+        events = list(stream)
+        final = stream.get_final_response()
+    deltas = [e for e in events if e.type == "response.output_text.delta"]
+    done = next(e for e in events if e.type == "response.output_text.done")
+    sent = [(lp.token, lp.logprob) for d in deltas for lp in d.logprobs]
+    assert sent == [(lp.token, lp.logprob) for lp in done.logprobs] == [(e.token, e.logprob) for e in part.logprobs]
+    assert all("".join(lp.token for lp in d.logprobs) == d.delta for d in deltas)  # each delta's own tokens
+    streamed_part = final.output[0].content[0]  # type: ignore[union-attr]
+    assert [e.token for e in streamed_part.logprobs or []] == [e.token for e in part.logprobs]  # type: ignore[union-attr]
+    # top_logprobs alone adds none, as OpenAI answers it; include is what asks.
+    plain = oai.responses.create(model="m", input=short, max_output_tokens=8, temperature=0, top_logprobs=2)
+    assert plain.output[0].content[0].logprobs == []  # type: ignore[union-attr]
+
+
 def test_input_items_carry_the_conversation(oai: openai.OpenAI) -> None:
     reply = oai.responses.create(
         model="m",
