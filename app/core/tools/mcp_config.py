@@ -14,13 +14,14 @@ optional ``headers`` such as ``Authorization``::
     {"mcpServers": {"docs": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer ..."}}}}
 
 Secret-looking environment values and header values are never shown, and a
-confirmation is stored only as a digest (:attr:`McpServerConfig.start_key`).
+confirmation is stored only as a keyed digest (:meth:`McpServerConfig.start_key`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 import json
 import shlex
 import urllib.parse
@@ -55,7 +56,7 @@ THE_CONFIGURATION = QT_TRANSLATE_NOOP("McpConfig", "the MCP configuration")
 # An environment entry whose name holds one of these is shown by name only, its value masked.
 SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE")
 MASK = "••••••••"  # what a secret value is shown as: there is one, never what it is
-DIGEST_PREFIX = "sha256:"  # how a stored start key that is a digest begins
+DIGEST_PREFIX = "hmac-sha256:"  # how a stored start key begins (a digest keyed by the install's own salt)
 SHOWN_VALUE = 48  # characters of an environment value shown; a longer one keeps its start and end
 
 
@@ -109,21 +110,21 @@ class McpServerConfig:
         entries = [shown_entry(key, value) for key, value in sorted(self.env.items())]
         return " ".join(["env", *entries, self.command_line])
 
-    @property
-    def start_key(self) -> str:
-        """What a remembered start confirmation is stored as: :func:`start_digest` of :attr:`start_line`.
+    def start_key(self, salt: bytes) -> str:
+        """What a remembered start confirmation is stored as: :func:`start_digest` of :attr:`start_line` under ``salt``.
 
-        A digest, never the line itself: the environment often holds an API
-        key, and the settings file is no place for it in clear.
+        A keyed digest, never the line itself: the environment often holds an
+        API key, and the settings file is no place for it in clear. Keyed by a
+        random salt of this install, so a digest copied elsewhere cannot be
+        checked against guesses of a secret without that salt, and the same
+        start gives different keys on different installs.
         """
-        return start_digest(self.start_line)
+        return start_digest(self.start_line, salt)
 
     @property
     def start_line(self) -> str:
         """The confirmed start in full: the command line, its environment in front (``env K=V ...``), values in clear.
 
-        Earlier versions stored this line itself as the start key; it is what
-        the digest is taken over, so such a stored line reads as the same key.
         A remote server's is the JSON of its address and headers (it begins
         with ``{``, which no quoted command line does).
         """
@@ -197,17 +198,11 @@ def shown_header(name: str, value: str) -> str:
     return f"{name}: {value}"
 
 
-def start_digest(start_line: str) -> str:
-    """A start line as it is stored: ``sha256:`` and the hex SHA-256 of its UTF-8 text."""
+def start_digest(start_line: str, salt: bytes) -> str:
+    """A start line as it is stored: ``hmac-sha256:`` and the hex HMAC-SHA-256 of its UTF-8 text keyed by ``salt``."""
     # surrogatepass: a lone surrogate read from JSON ("\ud800") still hashes, to its own digest.
-    return DIGEST_PREFIX + hashlib.sha256(start_line.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def stored_start_key(stored: str) -> str:
-    """A start key as read from the settings: a digest as it is, an earlier version's start line as its digest."""
-    if stored.startswith(DIGEST_PREFIX):
-        return stored
-    return start_digest(stored)
+    text = start_line.encode("utf-8", "surrogatepass")
+    return DIGEST_PREFIX + hmac.new(salt, text, hashlib.sha256).hexdigest()
 
 
 def looks_secret(name: str) -> bool:

@@ -4,7 +4,7 @@ The file is chosen, typed, or taken from where Claude Desktop or LM Studio
 keep theirs; ``chosen`` carries the path ("" for none) and the window reads it.
 Under it, "Servers allowed to start" lists the commands the user confirmed
 once, each as the configuration file gives it (secrets masked): what is
-stored is only a digest (:attr:`~app.core.tools.mcp_config.McpServerConfig.start_key`).
+stored is only a keyed digest (:meth:`~app.core.tools.mcp_config.McpServerConfig.start_key`).
 Remove takes a confirmation back (``revoked`` carries its start key), so that
 server is asked about again before it next starts. "Tool-call format" names
 the dialect a model writes calls in over the one its chat template says

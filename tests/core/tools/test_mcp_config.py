@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
 
 import pytest
 
 from app.core.tools.mcp_config import McpConfigError, McpServerConfig, masked, parse_mcp_config
+
+SALT = bytes(range(32))
 
 
 def test_claude_desktop_file_is_read_with_its_other_settings_ignored() -> None:
@@ -86,8 +89,10 @@ def test_the_command_is_shown_with_its_environment_secrets_masked_and_long_value
 
 def test_a_changed_environment_is_a_different_start_key() -> None:
     first = McpServerConfig("files", "npx", (), {"API_KEY": SECRET})
-    assert first.start_key != McpServerConfig("files", "npx", (), {"API_KEY": SECRET + "8"}).start_key
-    assert first.start_key != McpServerConfig("files", "npx", (), {"API_KEY": SECRET, "EXTRA": "1"}).start_key
+    assert first.start_key(SALT) != McpServerConfig("files", "npx", (), {"API_KEY": SECRET + "8"}).start_key(SALT)
+    assert first.start_key(SALT) != McpServerConfig("files", "npx", (), {"API_KEY": SECRET, "EXTRA": "1"}).start_key(
+        SALT
+    )
 
 
 def test_the_start_key_is_a_digest_that_changes_with_every_part_and_holds_no_value() -> None:
@@ -95,10 +100,11 @@ def test_the_start_key_is_a_digest_that_changes_with_every_part_and_holds_no_val
     server = McpServerConfig("files", "npx", ("-y", "fs"), env)
     line = "env API_KEY=sk-live-123 TZ=UTC npx -y fs"
     assert server.start_line == line
-    assert server.start_key == "sha256:" + hashlib.sha256(line.encode()).hexdigest()  # stable across versions
-    assert "sk-live-123" not in server.start_key and "npx" not in server.start_key
+    assert server.start_key(SALT) == "hmac-sha256:" + hmac.new(SALT, line.encode(), hashlib.sha256).hexdigest()
+    assert server.start_key(SALT) != server.start_key(bytes(32))  # another install's salt, another key
+    assert "sk-live-123" not in server.start_key(SALT) and "npx" not in server.start_key(SALT)
     # The name is not part of it (a renamed entry is the same start); the command, each argument and value are.
-    assert McpServerConfig("renamed", "npx", ("-y", "fs"), env).start_key == server.start_key
+    assert McpServerConfig("renamed", "npx", ("-y", "fs"), env).start_key(SALT) == server.start_key(SALT)
     changed = [
         McpServerConfig("files", "npx2", ("-y", "fs"), env),
         McpServerConfig("files", "npx", ("-y", "fs2"), env),
@@ -107,9 +113,9 @@ def test_the_start_key_is_a_digest_that_changes_with_every_part_and_holds_no_val
         McpServerConfig("files", "npx", ("-y", "fs"), {**env, "TZ": "CET"}),
         McpServerConfig("files", "npx", ("-y", "fs"), {"API_KEY": "sk-live-123"}),
     ]
-    assert len({server.start_key, *(c.start_key for c in changed)}) == len(changed) + 1
+    assert len({server.start_key(SALT), *(c.start_key(SALT) for c in changed)}) == len(changed) + 1
     # A lone surrogate (JSON lets one through) still hashes.
-    assert McpServerConfig("odd", "npx", (), {"A": "\ud800"}).start_key.startswith("sha256:")
+    assert McpServerConfig("odd", "npx", (), {"A": "\ud800"}).start_key(SALT).startswith("hmac-sha256:")
 
 
 def test_a_url_server_is_read_with_its_headers_and_shown_with_its_secrets_masked() -> None:
@@ -132,16 +138,16 @@ def test_a_url_server_is_read_with_its_headers_and_shown_with_its_secrets_masked
 
 def test_a_url_server_start_key_is_a_digest_of_its_address_and_headers() -> None:
     server = McpServerConfig("docs", url="https://mcp.example.com/mcp", headers={"Authorization": "Bearer " + SECRET})
-    assert server.start_key.startswith("sha256:") and SECRET not in server.start_key
+    assert server.start_key(SALT).startswith("hmac-sha256:") and SECRET not in server.start_key(SALT)
     # The name is not part of it; the address and every header are.
-    assert McpServerConfig("other", url=server.url, headers=server.headers).start_key == server.start_key
+    assert McpServerConfig("other", url=server.url, headers=server.headers).start_key(SALT) == server.start_key(SALT)
     changed = [
         McpServerConfig("docs", url="https://mcp.example.com/mcp2", headers=server.headers),
         McpServerConfig("docs", url=server.url, headers={"Authorization": "Bearer " + SECRET + "8"}),
         McpServerConfig("docs", url=server.url),
         McpServerConfig("docs", command=server.url),  # a command that looks like the address is another start
     ]
-    assert len({server.start_key, *(c.start_key for c in changed)}) == len(changed) + 1
+    assert len({server.start_key(SALT), *(c.start_key(SALT) for c in changed)}) == len(changed) + 1
 
 
 def test_secrets_are_masked_in_a_line_that_quotes_them() -> None:
@@ -159,7 +165,7 @@ def test_a_saved_key_is_sent_only_where_the_configuration_gives_no_authorization
     assert bare.needs_key
     keyed = bare.with_key(" " + SECRET + " ")
     assert dict(keyed.headers) == {"X-Trace": "on", "Authorization": "Bearer " + SECRET}
-    assert keyed.start_key != bare.start_key and SECRET in keyed.secrets  # masked wherever a line quotes it
+    assert keyed.start_key(SALT) != bare.start_key(SALT) and SECRET in keyed.secrets  # masked wherever a line quotes it
     assert dict(bare.with_key("Basic dXNlcjpwYXNz").headers)["Authorization"] == "Basic dXNlcjpwYXNz"
     assert bare.with_key("") is bare
     given = McpServerConfig("docs", url=bare.url, headers={"authorization": "Token mine"})

@@ -58,7 +58,7 @@ def start_allowed(qtbot: QtBot, window, tmp_path: Path) -> None:
     flow = window.controller.tool_flow
     config = write_config(tmp_path)
     (server,) = read_mcp_file(config)
-    window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(server.start_key))
+    window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(server))
     flow.set_config(str(config))
     qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
 
@@ -102,7 +102,8 @@ def test_a_call_is_asked_about_run_stored_and_answered_from(make_window, demo_pa
     config = write_config(tmp_path)
     window, asked_start = _window_with_tools(qtbot, make_window, demo_pair, config)
     assert COMMAND in asked_start  # the command was shown before the first start, and is remembered
-    assert window.app_settings.tool_prefs().started == (read_mcp_file(config)[0].start_key,)
+    prefs = window.app_settings.tool_prefs()
+    assert prefs.started == (prefs.key_of(read_mcp_file(config)[0]),)
     tool_list = window.settings_panel.chat_tools
     boxes = tool_list.boxes
     assert {"weather", "add", "hang"} <= set(boxes)
@@ -343,7 +344,8 @@ def test_an_allowed_servers_api_key_never_reaches_the_settings_file(make_window,
     window = make_window()
     choose_config(qtbot, window, config)  # Allow clicked in the bar: the confirmation is stored
     stored = window.app_settings.path.read_text(encoding="utf-8", errors="replace")
-    assert server.start_key in stored and "sk-live-123" not in stored
+    key = window.app_settings.tool_prefs().key_of(server)  # keyed by this install's salt, kept in the same file
+    assert key in stored and "sk-live-123" not in stored
     # Settings lists it from the configuration, masked as in the bar.
     assert allowed_lines(window) == [server.shown_start] and "sk-live-123" not in server.shown_start
     # The stored digest is the confirmation: a later window starts the server without asking.
@@ -353,7 +355,7 @@ def test_an_allowed_servers_api_key_never_reaches_the_settings_file(make_window,
     # With a file that does not hold it, the entry is still listed (and can be removed), by its digest only.
     second.controller.tool_flow.set_config("")
     (line,) = allowed_lines(second)
-    assert server.start_key.removeprefix("sha256:")[:12] in line and "sk-live-123" not in line
+    assert key.removeprefix("hmac-sha256:")[:12] in line and "sk-live-123" not in line
 
 
 def test_a_remote_server_is_asked_about_by_its_address_with_its_key_masked_and_never_stored(
@@ -374,7 +376,7 @@ def test_a_remote_server_is_asked_about_by_its_address_with_its_key_masked_and_n
         assert sorted(t.name for t in window.controller.tool_flow.tools) == ["add", "bad"]
         assert served.seen and all(h.get("Authorization") == f"Bearer {token}" for h in served.seen)
         stored = window.app_settings.path.read_text(encoding="utf-8", errors="replace")
-        assert token not in stored and read_mcp_file(config)[0].start_key in stored
+        assert token not in stored and window.app_settings.tool_prefs().key_of(read_mcp_file(config)[0]) in stored
         assert allowed_lines(window) == [f"{served.url} (Authorization: ••••••••)"]
         # Remove in Settings takes it back: it is asked about again (no key field: the file gives Authorization).
         box = window.settings_panel.mcp
@@ -416,7 +418,9 @@ def test_a_key_typed_for_a_remote_server_is_kept_in_the_key_store_and_sent(make_
         served.close()
 
 
-def test_a_confirmation_stored_in_clear_by_an_earlier_version_counts_and_is_rewritten(make_window, tmp_path, qtbot):
+def test_a_confirmation_stored_in_clear_by_an_earlier_version_is_asked_again_and_leaves_the_file(
+    make_window, tmp_path, qtbot
+):
     config = write_config(tmp_path, env={"API_KEY": "sk-live-123"})
     (server,) = read_mcp_file(config)
     older = AppSettings()
@@ -426,11 +430,11 @@ def test_a_confirmation_stored_in_clear_by_an_earlier_version_counts_and_is_rewr
     assert "sk-live-123" in AppSettings().path.read_text(encoding="utf-8", errors="replace")
     window = make_window()
     flow = window.controller.tool_flow
-    assert not flow.start_bar.isVisible()  # still confirmed: it starts without asking
-    qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+    # Not keyed by this install's salt, so no longer a confirmation: asked about again, never a crash.
+    qtbot.waitUntil(flow.start_bar.isVisible, timeout=10_000)
+    assert not flow.tools and allowed_lines(window) == []
     stored = window.app_settings.path.read_text(encoding="utf-8", errors="replace")
-    assert "sk-live-123" not in stored and server.start_key in stored
-    assert allowed_lines(window) == [server.shown_start]
+    assert "sk-live-123" not in stored
 
 
 def test_what_a_server_says_is_shown_as_text_never_as_markup(make_window, tmp_path, qtbot):
@@ -446,7 +450,7 @@ def test_what_a_server_says_is_shown_as_text_never_as_markup(make_window, tmp_pa
     flow = window.controller.tool_flow
     prefs = window.app_settings.tool_prefs()
     for server in read_mcp_file(config):
-        prefs = prefs.with_started(server.start_key)
+        prefs = prefs.with_started(server)
     window.app_settings.set_tool_prefs(prefs)
     flow.set_config(str(config))
     qtbot.waitUntil(lambda: bool(flow.tools) and "could not start" in flow.status_line, timeout=60_000)

@@ -148,7 +148,7 @@ class ToolFlow(QObject):
         self._key_problem = ""  # why a key typed in the start bar could not be kept ("" when it was)
         self.path = ""  # the MCP configuration in use
         self.configs: tuple[McpServerConfig, ...] = ()  # its servers (none while it does not read)
-        self._not_now: set[str] = set()  # start keys the user said "Not now" to, for this configuration
+        self._not_now: set[str] = set()  # start lines the user said "Not now" to (kept in memory only)
         # Servers not confirmed before wait here, above the chat (asked once the window is shown, never modal).
         self.start_bar = StartBar()
         layout = panel.layout()
@@ -183,10 +183,9 @@ class ToolFlow(QObject):
         self.tools_changed.connect(lambda: mcp.set_status(self.status_line))
         mcp.revoked.connect(self._revoke)
         prefs = keeper.tool_prefs()
-        if prefs.started:
-            # Written back at once: a confirmation an earlier version stored as its
-            # start line (an API key in clear) is kept as its digest from now on.
-            keeper.set_tool_prefs(prefs)
+        # Written back at once: the salt made on the first read stays, and a confirmation an
+        # earlier version stored otherwise (its start line, an API key in clear) leaves the file.
+        keeper.set_tool_prefs(prefs)
         self._show_allowed(prefs)
 
         def chosen(path: str) -> None:
@@ -218,7 +217,7 @@ class ToolFlow(QObject):
         """Settings' list of confirmed servers, each shown from the configuration (the stored key is a digest)."""
         if self.mcp is None:
             return
-        shown = {config.start_key: config.shown_start for config in self.configs}
+        shown = {prefs.key_of(config): config.shown_start for config in self.configs}
         self.mcp.set_allowed([AllowedStart(key=key, shown=shown.get(key) or _elsewhere(key)) for key in prefs.started])
 
     def set_config(self, path: str) -> None:
@@ -245,9 +244,9 @@ class ToolFlow(QObject):
             return
         self.configs = configs
         self._show_allowed(prefs)
-        confirmed = {c.name for c in configs if prefs.allows(c.start_key)}
-        waiting = [c for c in configs if c.name not in confirmed and c.start_key not in self._not_now]
-        declined = [c.name for c in configs if c.start_key in self._not_now]
+        confirmed = {c.name for c in configs if prefs.allows(c)}
+        waiting = [c for c in configs if c.name not in confirmed and c.start_line not in self._not_now]
+        declined = [c.name for c in configs if c.start_line in self._not_now]
         self.start_bar.ask(waiting)
         client = McpClient(
             configs,
@@ -294,9 +293,9 @@ class ToolFlow(QObject):
             except TandemError as exc:
                 self._key_problem = say_error(exc)  # said with the servers' status once they have started
         if allowed:
-            self._save_prefs(self.prefs().with_started(server.start_key))
+            self._save_prefs(self.prefs().with_started(server))
         else:
-            self._not_now.add(server.start_key)
+            self._not_now.add(server.start_line)
         if not self.start_bar.queue:  # restarted once every waiting server is answered
             self.set_config(self.path)
 
