@@ -9,6 +9,12 @@ target's tokenizer is here:
   prompt lookup (the tokens, each token's character offset for citations,
   the n-gram index), so a follow-up question about the same file tokenises
   nothing again;
+* a document longer than the context is also cut into its retrieval chunks,
+  each chunk's prompt cost counted and the chunks indexed for search, once,
+  where it is prepared (:meth:`AttachmentTokens.prepare`: ``serve`` does it
+  on its preparation pool), so the planner on the engine thread only looks
+  them up; a shorter one is chunked when planned, work bounded by the
+  context's size;
 * :func:`plan_attachments` is the planner with the pair's numbers (also what
   the window's context gauge calls for "what the attachments take and what
   would be left out").
@@ -24,7 +30,8 @@ from dataclasses import replace
 
 import numpy as np
 
-from app.core.attachments.context import AttachmentContext, ChunkSearch, plan_context
+from app.core.attachments.chunks import Chunk, chunk_attachment
+from app.core.attachments.context import AttachmentContext, ChunkSearch, chunk_cost, plan_context
 from app.core.attachments.record import Attachment
 from app.core.conversation.chat import Message
 from app.core.decoding.lookup import LookupSource
@@ -45,6 +52,9 @@ class AttachmentTokens:
         self._pair = pair
         self._keep = keep
         self._sources: OrderedDict[str, LookupSource] = OrderedDict()
+        # Chunks of the documents prepared as too long for the context, with each chunk's prompt cost.
+        self._chunked: OrderedDict[str, list[Chunk]] = OrderedDict()
+        self._costs: dict[tuple[str, int], int] = {}  # (sha256, start) -> chunk_cost
         self._lock = threading.Lock()
         self.tokenised = 0  # how many times a text was tokenised (what the cache saves is visible in tests)
 
@@ -62,6 +72,44 @@ class AttachmentTokens:
     def count(self, attachment: Attachment) -> int:
         """Tokens of the attachment's whole text."""
         return len(self.source(attachment))
+
+    def prepare(self, attachment: Attachment, search: MemoryChunkSearch | None = None) -> None:
+        """Tokenise the attachment; one longer than the context is also chunked, costed and indexed in ``search``.
+
+        What the planner needs of it later is then looked up, not computed
+        (:meth:`chunks`, :meth:`chunk_cost`), wherever it runs.
+        """
+        if not attachment.text or self.count(attachment) <= self._pair.target.n_ctx:
+            return
+        with self._lock:
+            if attachment.sha256 in self._chunked:
+                return
+        chunks = chunk_attachment(attachment)
+        counted = {(c.sha256, c.start): chunk_cost(c, self._count_text) for c in chunks}
+        if search is not None:
+            search.index(chunks)
+        with self._lock:
+            self._chunked[attachment.sha256] = chunks
+            self._costs.update(counted)
+            while len(self._chunked) > self._keep:
+                _, old = self._chunked.popitem(last=False)
+                for chunk in old:
+                    self._costs.pop((chunk.sha256, chunk.start), None)
+
+    def chunks(self, attachment: Attachment) -> list[Chunk]:
+        """The attachment's retrieval chunks: as prepared, or cut now."""
+        with self._lock:
+            found = self._chunked.get(attachment.sha256)
+        return list(found) if found is not None else chunk_attachment(attachment)
+
+    def chunk_cost(self, chunk: Chunk) -> int:
+        """The tokens ``chunk`` takes in the prompt: as prepared, or counted now."""
+        with self._lock:
+            found = self._costs.get((chunk.sha256, chunk.start))
+        return found if found is not None else chunk_cost(chunk, self._count_text)
+
+    def _count_text(self, text: str) -> int:
+        return len(self._pair.template.plain_tokens(text))
 
     def _make(self, attachment: Attachment) -> LookupSource:
         target = self._pair.target
@@ -129,6 +177,8 @@ def plan_attachments(
         base_tokens=base,
         search=search or MEMORY_SEARCH,
         whole_documents=whole_documents,
+        chunker=cache.chunks,
+        cost_of=cache.chunk_cost,
     )
 
 

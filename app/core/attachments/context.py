@@ -164,6 +164,11 @@ def _distinct(messages: Sequence[Message]) -> list[_Entry]:
     return entries
 
 
+def chunk_cost(chunk: Chunk, count: TokenCount) -> int:
+    """The tokens ``chunk`` takes in the prompt (its citation line, its text, the lines around it)."""
+    return count(f"[{chunk.citation}]\n{chunk.text.strip()}") + 2
+
+
 def question_of(messages: Sequence[Message]) -> str:
     """The text retrieval answers: the newest user message's words (all the user's, when that one is empty)."""
     users = [m.content for m in messages if m.role == Role.USER]
@@ -182,13 +187,16 @@ def plan_context(
     search: ChunkSearch,
     whole_documents: bool = False,
     chunker: Callable[[Attachment], list[Chunk]] = chunk_attachment,
+    cost_of: Callable[[Chunk], int] | None = None,
 ) -> AttachmentContext:
     """Decide how each attachment enters the prompt (see the module's docstring).
 
     ``attachment_tokens``: the tokens of an attachment's whole text (the engine
     counts each once per file); ``count``: the tokens of any other text (a
     block's lines, a chunk); ``base_tokens``: the rendered conversation without
-    its attachments.
+    its attachments. ``chunker`` and ``cost_of`` (by default :func:`chunk_cost`
+    with ``count``) may answer from work done earlier, elsewhere; they must
+    give what those defaults give.
     """
     budget = max(0, n_ctx - max(1, reserve) - base_tokens)
     remaining = budget
@@ -207,7 +215,8 @@ def plan_context(
         if whole_documents:
             notices.append(_NOT_WHOLE.fill(name=entry.attachment.name, tokens=cost, free=remaining))
         pending.append(entry)
-    chosen = _retrieve(pending, messages, count, search, remaining, frame, chunker)
+    costs = cost_of if cost_of is not None else (lambda chunk: chunk_cost(chunk, count))
+    chosen = _retrieve(pending, messages, costs, search, remaining, frame, chunker)
     used = sum(e.tokens for e in entries)
     rendered = _render(messages, entries)
     uses = tuple(_use(e) for e in sorted(entries, key=lambda e: (e.message, e.position)))
@@ -219,7 +228,7 @@ def plan_context(
 def _retrieve(
     pending: list[_Entry],
     messages: Sequence[Message],
-    count: TokenCount,
+    cost_of: Callable[[Chunk], int],
     search: ChunkSearch,
     remaining: int,
     frame: dict[str, int],
@@ -242,7 +251,7 @@ def _retrieve(
         entry, chunk = candidates[index]
         assert entry.chunks is not None
         opening = 0 if entry.chunks else frame[entry.attachment.sha256]
-        cost = count(f"[{chunk.citation}]\n{chunk.text.strip()}") + 2 + opening
+        cost = cost_of(chunk) + opening
         if cost > remaining:
             continue
         entry.chunks.append(chunk)

@@ -33,7 +33,7 @@ from app.core.tools.call_stream import ToolDialect
 from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.llama.vision import ImageError
 from app.engine.reply import ReplyPlan, ReplyRequest, fit_prompt, plan_reply, run_reply
-from app.engine.reply_attachments import attachment_tokens, distinct_attachments
+from app.engine.reply_attachments import MEMORY_SEARCH, attachment_tokens, distinct_attachments
 from app.engine.server.protocol import CONTEXT_LENGTH_EXCEEDED, CompletionRequest, RequestError
 from app.engine.server.tool_calls import needs_tool_format, template_refusal
 
@@ -244,14 +244,15 @@ def tokenise_attachments(pair: LoadedPair, request: CompletionRequest, cancel: t
 
     Called on a preparation thread: llama.cpp's tokenizer reads the
     vocabulary only, so it runs beside the engine thread's decoding, and the
-    prompt planner then finds each document's tokens ready.
+    prompt planner then finds each document's tokens ready, and a document
+    longer than the context already chunked, costed and indexed for search
+    (:meth:`~app.engine.reply_attachments.AttachmentTokens.prepare`).
     """
     cache = attachment_tokens(pair)
     for attachment in distinct_attachments(request.messages):
         if cancel.is_set():
             return
-        if attachment.text:
-            cache.source(attachment)
+        cache.prepare(attachment, MEMORY_SEARCH)
 
 
 def serve_ticket(pair: LoadedPair, job: Ticket, draft_length: int | None, requests: RequestQueue) -> None:

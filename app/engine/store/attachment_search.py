@@ -98,18 +98,27 @@ class MemoryChunkSearch:
     def rank(self, query: str, chunks: Sequence[Chunk]) -> list[int]:
         """Indices into ``chunks`` of those matching ``query``, best first."""
         with self._lock:
-            ids: dict[int, str] = {}
-            for sha256, group in _by_attachment(chunks).items():
-                attachment_id = self._ids.pop(sha256, None)
-                if attachment_id is None:
-                    attachment_id, self._next_id = self._next_id, self._next_id + 1
-                self._ids[sha256] = attachment_id
-                _refresh(self._db, attachment_id, group)
-                ids[attachment_id] = sha256
-            while len(self._ids) > max(self._keep, len(ids)):
-                _, old = self._ids.popitem(last=False)
-                self._db.execute("DELETE FROM attachment_chunks WHERE attachment_id=?", (old,))
-            return _ranked(self._db, query, ids, chunks)
+            return _ranked(self._db, query, self._indexed(chunks), chunks)
+
+    def index(self, chunks: Sequence[Chunk]) -> None:
+        """Write ``chunks`` into the table now, so that a later :meth:`rank` over them only reads."""
+        with self._lock:
+            self._indexed(chunks)
+
+    def _indexed(self, chunks: Sequence[Chunk]) -> dict[int, str]:
+        """The table made to hold ``chunks`` (the least recently used attachments dropped); their ids -> sha256."""
+        ids: dict[int, str] = {}
+        for sha256, group in _by_attachment(chunks).items():
+            attachment_id = self._ids.pop(sha256, None)
+            if attachment_id is None:
+                attachment_id, self._next_id = self._next_id, self._next_id + 1
+            self._ids[sha256] = attachment_id
+            _refresh(self._db, attachment_id, group)
+            ids[attachment_id] = sha256
+        while len(self._ids) > max(self._keep, len(ids)):
+            _, old = self._ids.popitem(last=False)
+            self._db.execute("DELETE FROM attachment_chunks WHERE attachment_id=?", (old,))
+        return ids
 
 
 class StoreChunkSearch:

@@ -14,6 +14,8 @@ from pathlib import Path
 import openai
 import pytest
 
+from app.core.attachments import chunks as chunks_module
+from app.core.attachments.record import Attachment
 from app.engine.llama.session import DrafterKind, PairConfig
 from app.engine.server.edge import EdgeLimits
 from app.engine.server.http import RunningServer
@@ -78,6 +80,42 @@ def test_a_small_request_is_answered_while_a_heavy_one_is_still_read(server: Run
     thread.join(timeout=240)
     assert not thread.is_alive() and not failures, failures
     assert finished == ["small", "heavy"]
+
+
+def test_a_question_is_answered_while_a_long_document_is_chunked(
+    server: RunningServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chunking, release = threading.Event(), threading.Event()
+    spans = chunks_module._section_spans
+
+    def held(attachment: Attachment) -> list[tuple[int, int]]:
+        if attachment.name == "log.txt":  # the long document: its chunking waits until the question is answered
+            chunking.set()
+            release.wait(timeout=300)
+        return spans(attachment)
+
+    monkeypatch.setattr(chunks_module, "_section_spans", held)
+    client = openai.OpenAI(base_url=server.url, api_key="unused", max_retries=0, timeout=120)
+    heavy: list[object] = []
+    thread = threading.Thread(
+        target=lambda: heavy.append(
+            client.chat.completions.create(model="m", messages=[_heavy_message(200_000)], max_tokens=1)
+        )
+    )
+    thread.start()
+    try:
+        assert chunking.wait(timeout=120), "the long document was never chunked"
+        # Answered while the chunking is still held (a timeout here: it waited behind the chunking).
+        reply = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "Name a colour."}], max_tokens=2
+        )
+        assert reply.choices[0].finish_reason in ("stop", "length") and not release.is_set()
+    finally:
+        release.set()
+    thread.join(timeout=240)
+    assert not thread.is_alive() and len(heavy) == 1
+    usage = getattr(heavy[0], "usage", None)
+    assert usage is not None and usage.prompt_tokens > 500  # its chunks went in, as planned without the wait
 
 
 def test_a_client_that_leaves_while_its_document_is_read_reaches_no_engine(server: RunningServer) -> None:
