@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from collections.abc import Iterator
@@ -15,9 +16,10 @@ from app.core.conversation.chat import Message
 from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.events import FinishedEvent, StepEvent, TokenOrigin
 from app.core.reply.plan import PromptPolicy
+from app.engine import reply_attachments
 from app.engine.llama.session import DrafterKind, LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, fit_prompt, plan_reply, run_reply
-from app.engine.reply_attachments import attachment_tokens
+from app.engine.reply_attachments import MEMORY_SEARCH, attachment_tokens
 
 POEM = (
     "The lighthouse keeper climbs the stair at dusk,\n"
@@ -110,6 +112,23 @@ def test_a_document_too_long_for_the_context_is_chunked_and_the_answering_page_c
     # Forced whole it cannot fit: one line says so, and the reply is still planned.
     forced = plan_reply(pair, ReplyRequest(NGRAM, request.messages, whole_documents=True))
     assert len(forced.notices) == 1 and forced.notices[0].startswith("manual.pdf does not fit whole (")
+
+
+def test_a_long_document_prepared_beforehand_plans_the_same_context_from_its_prepared_chunks(
+    pair: LoadedPair, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manual = dataclasses.replace(_manual(40), sha256="7" * 64)  # its own entries in the caches
+    request = ReplyRequest(NGRAM, _ask("How many days is the refund window?", manual))
+    planned_now = fit_prompt(pair, request).attachments
+    attachment_tokens(pair).prepare(manual, MEMORY_SEARCH)  # what serve's preparation pool does
+
+    def cut_again(*_: object) -> None:
+        raise AssertionError("chunked again on the planner's thread")
+
+    monkeypatch.setattr(reply_attachments, "chunk_attachment", cut_again)
+    prepared = fit_prompt(pair, request).attachments
+    assert prepared is not None and prepared == planned_now
+    assert "manual.pdf, p. 18" in prepared.uses[0].chunks
 
 
 def test_chat_template_markers_inside_a_document_are_tokenised_as_text(pair: LoadedPair) -> None:
