@@ -103,6 +103,35 @@ def family_name(family: str) -> str:
     return written
 
 
+def _inner_capital(word: str) -> bool:
+    """Whether ``word`` is cased on purpose inside ("SmolLM2", "QwQ", "0.5B"), not merely capitalised."""
+    return any(c.isupper() for c in word[1:])
+
+
+_NAME_SPACE = re.compile(r"(\s+)")
+_FILE_WORDS = (re.compile(r"[-_\s]+"), re.compile(r"[-_\s.]+"))
+
+
+def recased_name(name: str, file_name: str) -> str:
+    """A model's own name (``general.name``) with each word in the casing its makers give it, where one is known.
+
+    Converters often write the name title-cased ("Smollm2 135M"); a word
+    without inner capitals takes the spelling of the same word in the file's
+    name when that one has them ("SmolLM2-135M-Instruct.gguf"), else the
+    family table's ("smollm2" reads "SmolLM2"). Other words stay as written.
+    """
+    stem = _EXTENSION.sub("", file_name.strip())
+    hints = {token for pattern in _FILE_WORDS for token in pattern.split(stem) if _inner_capital(token)}
+    by_fold = {token.casefold(): token for token in sorted(hints)}
+    out = []
+    for word in _NAME_SPACE.split(name):
+        if word and not word.isspace() and not _inner_capital(word):
+            known = _known_word(word)
+            word = by_fold.get(word.casefold()) or (known if _inner_capital(known) else word)
+        out.append(word)
+    return "".join(out)
+
+
 @dataclass(frozen=True, slots=True)
 class ModelName:
     """A GGUF file's family ("Qwen2.5-Coder"), size ("1.5B"; "" when the name gives none) and quantisation."""

@@ -14,6 +14,7 @@ from typing import Any
 
 from gguf import GGMLQuantizationType, Keys, LlamaFileType
 
+from app.core.display.model_names import recased_name
 from app.core.pairing.quant_label import quant_label
 from app.engine.gguf.architecture import metadata_int, read_architecture
 from app.engine.gguf.header import GGUFHeader
@@ -59,8 +60,8 @@ class ModelInspection:
 
     @property
     def display_name(self) -> str:
-        """The name to show: the file's own, else the file name."""
-        return self.name or self.path.stem
+        """The name to show: the file's own, in its makers' casing (:func:`recased_name`), else the file name."""
+        return recased_name(self.name, self.path.name) if self.name else self.path.stem
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready fields (the path as a string)."""

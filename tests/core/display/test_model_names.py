@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.display.model_names import ModelName, model_name, short_model_name, short_pair_name
+from app.core.display.model_names import ModelName, model_name, recased_name, short_model_name, short_pair_name
 
 
 @pytest.mark.parametrize(
@@ -107,3 +107,25 @@ def test_any_string_reads_as_something() -> None:
     for odd in ("", "7B.gguf", "-", "model.gguf", "Q4_K_M.gguf"):
         assert isinstance(short_model_name(odd), str)
     assert short_model_name("7B.gguf") == "7B"
+
+
+@pytest.mark.parametrize(
+    ("name", "file_name", "shown"),
+    [
+        # The installed draft's own name, title-cased by its converter: the file name knows better.
+        ("Smollm2 135M 8k Lc100K Mix1 Ep2", "SmolLM2-135M-Instruct.Q4_0.gguf", "SmolLM2 135M 8k Lc100K Mix1 Ep2"),
+        # A file name in lower case is no hint; the family table still knows the family.
+        ("Smollm2 360M Instruct", "smollm2-360m-instruct-q8_0.gguf", "SmolLM2 360M Instruct"),
+        ("Deepseek R1 Distill Qwen 1.5B", "model.gguf", "DeepSeek R1 Distill Qwen 1.5B"),
+        # Casing given on purpose stays, and so does a name nobody knows better.
+        (
+            "Qwen2.5 Coder 0.5B Instruct AWQ",
+            "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf",
+            "Qwen2.5 Coder 0.5B Instruct AWQ",
+        ),
+        ("QwQ 32B", "qwq-32b-q4_k_m.gguf", "QwQ 32B"),
+        ("My  Model  v2", "my-model.gguf", "My  Model  v2"),
+    ],
+)
+def test_a_files_own_name_keeps_its_makers_casing(name: str, file_name: str, shown: str) -> None:
+    assert recased_name(name, file_name) == shown

@@ -50,6 +50,9 @@ def test_smollm2_facts(small_pair: tuple[Path, Path], data_dir: Path) -> None:
     assert (info.n_layers, info.n_embd, info.n_head, info.n_head_kv, info.head_dim) == (30, 576, 9, 3, 64)
     assert info.n_ctx_train == 8192
     assert inspect_model(draft).quant == "Q4_0"
+    # The converter title-cased the family in the file's own name; shown, it is spelt as its makers spell it.
+    assert info.name == "Smollm2 135M 8k Lc100K Mix1 Ep2"
+    assert info.display_name == "SmolLM2 135M 8k Lc100K Mix1 Ep2"
 
 
 def test_written_file_reports_what_was_written(tmp_path: Path, data_dir: Path) -> None:

@@ -70,5 +70,8 @@ def test_a_draft_as_large_as_the_target_is_never_the_default(
     assert "smaller than the target" in picker.verdict.text()
     labels = [picker.draft.itemText(i) for i in range(picker.draft.count())]
     assert labels and all("·  as large as the target" in text for text in labels), labels
+    # The Model tab spells the real files' family as its makers do, not as the converter title-cased it.
+    targets = [picker.target.itemText(i) for i in range(picker.target.count())]
+    assert all(text.startswith("SmolLM2 135M") for text in labels + targets), (labels, targets)
     choice = picker.choice()
     assert choice is not None and choice.draft is None
