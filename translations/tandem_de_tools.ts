@@ -67,6 +67,16 @@
         <source>Ask again before this server next starts</source>
         <translation>Vor dem nächsten Start dieses Servers wieder fragen</translation>
     </message>
+    <message>
+        <location filename="../app/ui/settings/mcp_box.py" line="105" />
+        <source>Forget saved key</source>
+        <translation>Gespeicherten Schlüssel vergessen</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/settings/mcp_box.py" line="106" />
+        <source>Delete the key saved for this server; it is asked about again</source>
+        <translation>Den für diesen Server gespeicherten Schlüssel löschen; danach wird wieder gefragt</translation>
+    </message>
 </context>
 <context>
     <name>PrefixCacheBox</name>
@@ -163,6 +173,11 @@
         <location filename="../app/ui/chat/tools/flow.py" line="130" />
         <source>MCP server {name} was not started (not confirmed).</source>
         <translation>MCP-Server {name} wurde nicht gestartet (nicht bestätigt).</translation>
+    </message>
+    <message>
+        <location filename="../app/ui/chat/tools/flow.py" line="320" />
+        <source>The key saved for {address} is forgotten.</source>
+        <translation>Der für {address} gespeicherte Schlüssel ist vergessen.</translation>
     </message>
     <message>
         <location filename="../app/ui/chat/tools/flow.py" line="136" />

@@ -129,8 +129,12 @@ class CredentialStore:
     def forget(self, base_url: str) -> None:
         """Remove the key saved for ``base_url``, if any."""
         if self.backend is not None:
-            with contextlib.suppress(keyring.errors.PasswordDeleteError):  # nothing was saved: nothing to do
+            try:
                 self.backend.delete_password(SERVICE, base_url)
+            except keyring.errors.PasswordDeleteError:
+                pass  # nothing was saved: nothing to do
+            except keyring.errors.KeyringError as exc:
+                raise TandemError(_KEYRING_REFUSED.fill(error=str(exc))) from None
             return
         keys = self._read_file()
         if keys.pop(base_url, None) is not None:

@@ -6,7 +6,9 @@ Under it, "Servers allowed to start" lists the commands the user confirmed
 once, each as the configuration file gives it (secrets masked): what is
 stored is only a keyed digest (:meth:`~app.core.tools.mcp_config.McpServerConfig.start_key`).
 Remove takes a confirmation back (``revoked`` carries its start key), so that
-server is asked about again before it next starts. "Tool-call format" names
+server is asked about again before it next starts. "Forget saved key", for a
+remote server that may be sent a key the user typed, deletes that key from
+where keys are kept (``key_forgotten`` carries the server's address). "Tool-call format" names
 the dialect a model writes calls in over the one its chat template says
 (``format_chosen`` carries its name, "" for the template's); it applies from
 the next model loaded.
@@ -60,6 +62,7 @@ class AllowedStart:
 
     key: str  # the digest the confirmation is stored as
     shown: str  # the command with its environment masked, from the configuration (or words for one not in it)
+    address: str = ""  # a remote server's url, where a key the user typed may be saved for it ("": none can be)
 
 
 class McpBox(QGroupBox):
@@ -67,6 +70,7 @@ class McpBox(QGroupBox):
 
     chosen = Signal(str)  # the file's path, "" for none
     revoked = Signal(str)  # the start key of a server command no longer allowed to start unasked
+    key_forgotten = Signal(str)  # the address of a remote server whose saved key is to be deleted
     format_chosen = Signal(str)  # the tool-call format's name, "" for the one the model's template says
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -104,8 +108,12 @@ class McpBox(QGroupBox):
         self.remove = QPushButton(self.tr("Remove"))
         self.remove.setToolTip(self.tr("Ask again before this server next starts"))
         self.remove.clicked.connect(self._remove)
-        self.allowed.currentRowChanged.connect(lambda row: self.remove.setEnabled(row >= 0))
+        self.forget_key = QPushButton(self.tr("Forget saved key"))
+        self.forget_key.setToolTip(self.tr("Delete the key saved for this server; it is asked about again"))
+        self.forget_key.clicked.connect(self._forget_key)
+        self.allowed.currentRowChanged.connect(self._selected)
         layout.addWidget(self.remove)
+        layout.addWidget(self.forget_key)  # under Remove, not beside it: the side panel may be narrow
         self.format_title = QLabel(self.tr("Tool-call format"))
         layout.addWidget(self.format_title)
         self.format = QComboBox()
@@ -131,16 +139,27 @@ class McpBox(QGroupBox):
         """List the server commands the user let start."""
         self.allowed.clear()
         self._keys = [entry.key for entry in entries]
+        self._addresses = [entry.address for entry in entries]
         for entry in entries:
             self.allowed.addItem(visible(entry.shown))
         for widget in (self.allowed_title, self.allowed, self.remove):
             widget.setVisible(bool(self._keys))
-        self.remove.setEnabled(self.allowed.currentRow() >= 0)
+        self.forget_key.setVisible(any(self._addresses))
+        self._selected(self.allowed.currentRow())
+
+    def _selected(self, row: int) -> None:
+        self.remove.setEnabled(row >= 0)
+        self.forget_key.setEnabled(0 <= row < len(self._addresses) and bool(self._addresses[row]))
 
     def _remove(self) -> None:
         row = self.allowed.currentRow()
         if 0 <= row < len(self._keys):
             self.revoked.emit(self._keys[row])
+
+    def _forget_key(self) -> None:
+        row = self.allowed.currentRow()
+        if 0 <= row < len(self._addresses) and self._addresses[row]:
+            self.key_forgotten.emit(self._addresses[row])
 
     def set_path(self, path: str) -> None:
         """Show ``path`` without emitting (the window restoring what was saved)."""

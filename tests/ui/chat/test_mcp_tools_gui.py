@@ -418,6 +418,37 @@ def test_a_key_typed_for_a_remote_server_is_kept_in_the_key_store_and_sent(make_
         served.close()
 
 
+def test_a_saved_key_is_forgotten_from_settings_and_the_server_asked_about_again(make_window, tmp_path, qtbot):
+    served = HostileServer("hang")
+    token = "sk-forget-" + "5" * 30
+    try:
+        config = tmp_path / "mcp.json"
+        config.write_text(json.dumps({"mcpServers": {"web": {"url": served.url}}}))
+        window = make_window()
+        flow = window.controller.tool_flow
+        flow.credentials = CredentialStore(tmp_path / "keys", system=False)  # a file of this test's, never a keyring
+        flow.credentials.save(served.url, token)  # typed in the bar earlier
+        window.app_settings.set_tool_prefs(window.app_settings.tool_prefs().with_started(read_mcp_file(config)[0]))
+        box = window.settings_panel.mcp
+        box.path.setFocus()
+        QTest.keyClicks(box.path, str(config))
+        QTest.keyClick(box.path, Qt.Key.Key_Return)
+        qtbot.waitUntil(lambda: bool(flow.tools), timeout=60_000)
+        assert served.seen and served.seen[-1].get("Authorization") == f"Bearer {token}"
+        assert not box.forget_key.isHidden() and not box.forget_key.isEnabled()  # nothing selected yet
+        box.allowed.setCurrentRow(0)
+        assert box.forget_key.isEnabled()
+        qtbot.mouseClick(box.forget_key, Qt.MouseButton.LeftButton)
+        assert flow.credentials.load(served.url) is None
+        bar = flow.start_bar
+        qtbot.waitUntil(bar.isVisible, timeout=10_000)  # asked about again, with a field for a new key
+        assert bar.key.isVisible() and allowed_lines(window) == []
+        qtbot.waitUntil(lambda: "is forgotten" in flow.status_line, timeout=60_000)
+        assert token not in flow.status_line
+    finally:
+        served.close()
+
+
 def test_a_confirmation_stored_in_clear_by_an_earlier_version_is_asked_again_and_leaves_the_file(
     make_window, tmp_path, qtbot
 ):

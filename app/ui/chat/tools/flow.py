@@ -49,7 +49,7 @@ from app.core.reply.end import EndKind, ReplyEnd
 from app.core.tools.call_stream import ToolDialect
 from app.core.tools.dialects import for_tools
 from app.core.tools.hermes import HERMES
-from app.core.tools.mcp_config import DIGEST_PREFIX, McpServerConfig
+from app.core.tools.mcp_config import DIGEST_PREFIX, McpServerConfig, shown_url
 from app.core.tools.prefs import ToolPrefs
 from app.core.tools.reader import CallReader, ShownTokens, call_attempt
 from app.core.tools.records import ToolCall, ToolResult, ToolSpec
@@ -145,7 +145,7 @@ class ToolFlow(QObject):
         self.mcp: McpBox | None = None
         self.keeper: PrefsKeeper = _InMemory()
         self.credentials: CredentialStore | None = None  # remote servers' keys (the system keyring or a 0600 file)
-        self._key_problem = ""  # why a key typed in the start bar could not be kept ("" when it was)
+        self._key_note = ""  # said first once the servers have started: a key not kept, or one forgotten
         self.path = ""  # the MCP configuration in use
         self.configs: tuple[McpServerConfig, ...] = ()  # its servers (none while it does not read)
         self._not_now: set[str] = set()  # start lines the user said "Not now" to (kept in memory only)
@@ -182,6 +182,7 @@ class ToolFlow(QObject):
         box.new_chat_changed.connect(self._set_new_chat)
         self.tools_changed.connect(lambda: mcp.set_status(self.status_line))
         mcp.revoked.connect(self._revoke)
+        mcp.key_forgotten.connect(self._forget_key)
         prefs = keeper.tool_prefs()
         # Written back at once: the salt made on the first read stays, and a confirmation an
         # earlier version stored otherwise (its start line, an API key in clear) leaves the file.
@@ -217,8 +218,15 @@ class ToolFlow(QObject):
         """Settings' list of confirmed servers, each shown from the configuration (the stored key is a digest)."""
         if self.mcp is None:
             return
-        shown = {prefs.key_of(config): config.shown_start for config in self.configs}
-        self.mcp.set_allowed([AllowedStart(key=key, shown=shown.get(key) or _elsewhere(key)) for key in prefs.started])
+        configs = {prefs.key_of(config): config for config in self.configs}
+        entries = []
+        for key in prefs.started:
+            config = configs.get(key)
+            shown = config.shown_start if config is not None else _elsewhere(key)
+            # A key typed in the bar is kept only for a remote server whose file gives no Authorization.
+            address = config.url if config is not None and config.needs_key else ""
+            entries.append(AllowedStart(key=key, shown=shown, address=address))
+        self.mcp.set_allowed(entries)
 
     def set_config(self, path: str) -> None:
         """Use the MCP servers of the file at ``path`` ("" for none): those confirmed before start, the others wait.
@@ -261,8 +269,8 @@ class ToolFlow(QObject):
             if client is not self.client:
                 return  # another file was chosen meanwhile
             self.tools = tools
-            lines = [self._key_problem] if self._key_problem else []
-            self._key_problem = ""
+            lines = [self._key_note] if self._key_note else []
+            self._key_note = ""
             lines += [say(notice) for notice in client.notice_words]
             lines += [
                 QCoreApplication.translate(
@@ -291,7 +299,7 @@ class ToolFlow(QObject):
             try:
                 self.keys().save(server.url, key)
             except TandemError as exc:
-                self._key_problem = say_error(exc)  # said with the servers' status once they have started
+                self._key_note = say_error(exc)  # said with the servers' status once they have started
         if allowed:
             self._save_prefs(self.prefs().with_started(server))
         else:
@@ -302,6 +310,24 @@ class ToolFlow(QObject):
     def _revoke(self, start_key: str) -> None:
         """Settings' Remove: the command is asked about again before it next starts (now, if it is configured)."""
         self._save_prefs(self.prefs().without_started(start_key))
+        if self.path:
+            self.set_config(self.path)
+
+    def _forget_key(self, address: str) -> None:
+        """Settings' Forget saved key: the key goes, and the server is asked about again (its bar takes a new one)."""
+        try:
+            self.keys().forget(address)
+        except TandemError as exc:
+            self._set_status(say_error(exc))
+            return
+        prefs = self.prefs()
+        for config in self.configs:
+            if config.url == address:
+                prefs = prefs.without_started(prefs.key_of(config))
+        self._save_prefs(prefs)
+        self._key_note = QCoreApplication.translate("ToolFlow", "The key saved for {address} is forgotten.").format(
+            address=shown_url(address)
+        )
         if self.path:
             self.set_config(self.path)
 
