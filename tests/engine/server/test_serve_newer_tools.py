@@ -77,3 +77,24 @@ def test_a_messages_tool_use_streamed_and_its_result_round_trip(server: RunningS
     )
     assert final.stop_reason == "end_turn" and [b.type for b in final.content] == ["text"]
     assert "37" in final.content[0].text  # type: ignore[union-attr]
+
+
+def test_response_logprobs_go_with_the_answer_text_never_with_a_call(server: RunningServer) -> None:
+    client = openai.OpenAI(base_url=server.url, api_key="unused", max_retries=0, timeout=900)
+    tool: Any = {"type": "function", "name": "get_weather", "parameters": SCHEMA, "strict": False}
+    asked: Any = {"include": ["message.output_text.logprobs"], "top_logprobs": 1, "temperature": 0}
+    # A reply that is one call: no text, so no token is sent as text.
+    with client.responses.stream(model="m", input=ASK, tools=[tool], max_output_tokens=80, **asked) as stream:
+        events = list(stream)
+        final = stream.get_final_response()
+    assert [item.type for item in final.output] == ["function_call"]
+    assert not [e for e in events if e.type.startswith("response.output_text")]
+    # With tools offered, a reply in words: each delta carries exactly its own tokens, and the whole reply all of them.
+    words = "First say one short sentence about Paris, then check the weather in Paris with the tool."
+    with client.responses.stream(model="m", input=words, tools=[tool], max_output_tokens=80, **asked) as stream:
+        deltas = [e for e in stream if e.type == "response.output_text.delta"]
+    assert deltas and all("".join(lp.token for lp in d.logprobs) == d.delta for d in deltas)
+    whole = client.responses.create(model="m", input=words, tools=[tool], max_output_tokens=80, **asked)
+    parts = [part for item in whole.output if item.type == "message" for part in item.content]
+    assert parts and all(part.type == "output_text" for part in parts)
+    assert "".join(lp.token for part in parts for lp in part.logprobs or []) == whole.output_text  # type: ignore[union-attr]
