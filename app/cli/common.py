@@ -35,10 +35,11 @@ def add_model_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--no-draft", action="store_true", help="target only: the baseline, same code path")
     parser.add_argument(
         "--drafter",
-        choices=("hybrid", "model", "ngram", "none"),
+        choices=("hybrid", "model", "ngram", "mtp", "none"),
         default=None,
-        help="how tokens are drafted when a draft model is given: hybrid (default: prompt lookup where it is "
-        "trusted, the draft model elsewhere), model (the draft model only), ngram, none",
+        help="how tokens are drafted: hybrid (default with a draft model: prompt lookup where it is "
+        "trusted, the draft model elsewhere), model (the draft model only), ngram, mtp (the target's own MTP "
+        "layers, no second file), none",
     )
     parser.add_argument("--ctx", type=int, default=4096, help="context size in tokens (default 4096)")
     add_threads_option(parser)

@@ -269,7 +269,9 @@ def fit_prompt(pair: LoadedPair, request: ReplyRequest) -> PromptPlan:
 def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
     """Decide the reply: drafter, draft length, seed, prompt; raises :class:`PromptTooLongError` when it cannot fit."""
     settings = request.settings
-    drafter = effective_drafter(settings.drafter, pair.draft is not None, pair.config.drafter)
+    drafter = effective_drafter(
+        settings.drafter, pair.draft is not None, pair.config.drafter, own_layers_loaded=pair.mtp is not None
+    )
     lengths = DraftPlan.for_chat(drafter, settings.draft_length, settings.adaptive, request.demo)
     params = _with_concrete_seed(settings)
     if request.logit_bias:
@@ -410,6 +412,8 @@ def pair_label(config: PairConfig, drafter: DrafterKind | None = None) -> str:
     target = config.target.stem
     if kind.uses_draft_model and config.draft is not None:
         return f"{target} + {config.draft.stem}"
+    if kind.uses_own_layers:
+        return f"{target} + its MTP layers"
     return f"{target} + n-gram" if kind is DrafterKind.NGRAM else f"{target}, target only"
 
 

@@ -420,7 +420,9 @@ class MainWindow(QMainWindow):
         config = info.config
         # The drafter the chat's next reply uses on this pair, as the reply's own record will say.
         has_draft = config.drafter.uses_draft_model and config.draft is not None
-        drafter = effective_drafter(chat.drafter, has_draft, config.drafter)
+        drafter = effective_drafter(
+            chat.drafter, has_draft, config.drafter, own_layers_loaded=config.drafter.uses_own_layers
+        )
         self.stats.reset(drafter.value, chat.adaptive)
         self._activity_changed(self.controller.activity)
         self.chat.prompt.setFocus()

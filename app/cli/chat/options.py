@@ -136,6 +136,8 @@ def stored_chat_drafter(args: argparse.Namespace, settings: ChatSettings, draft:
     chosen = getattr(args, "drafter", None)
     if chosen is not None and DrafterKind(chosen).uses_draft_model and draft is None and not args.no_draft:
         raise TandemError(f"--drafter {chosen} needs a draft model (give --draft, or choose ngram or none)")
+    if settings.drafter.uses_own_layers:
+        return settings.drafter  # the target's own layers: loading says in one line when the file has none
     return effective_drafter(settings.drafter, draft is not None, DrafterKind.NGRAM)
 
 

@@ -45,12 +45,18 @@ class DrafterKind(enum.StrEnum):
     MODEL = "model"
     HYBRID = "hybrid"  # prompt lookup where it is trusted, the draft model elsewhere (the default with a draft)
     NGRAM = "ngram"
+    MTP = "mtp"  # the target's own MTP (NextN) layers, run by the draft-model drafter: no second file
     NONE = "none"
 
     @property
     def uses_draft_model(self) -> bool:
         """Whether this kind needs a draft model loaded."""
         return self in (DrafterKind.MODEL, DrafterKind.HYBRID)
+
+    @property
+    def uses_own_layers(self) -> bool:
+        """Whether this kind drafts with layers inside the target file (loaded beside it, from the same file)."""
+        return self is DrafterKind.MTP
 
 
 # How many of a lookup's proposals to keep, given their confidences (each conditional on

@@ -122,16 +122,26 @@ class PromptPolicy(enum.StrEnum):
     REFUSE = "refuse"
 
 
-def effective_drafter(wanted: DrafterKind, draft_loaded: bool, loaded: DrafterKind) -> DrafterKind:
-    """The drafter a reply uses: the chat's, unless it needs a draft model the loaded pair lacks.
+def effective_drafter(
+    wanted: DrafterKind, draft_loaded: bool, loaded: DrafterKind, own_layers_loaded: bool = False
+) -> DrafterKind:
+    """The drafter a reply uses: the chat's, unless it needs a draft model or MTP layers the loaded pair lacks.
 
-    Then the pair's own drafter stands in (prompt lookup or the target alone,
-    whichever the pair was loaded with), so a chat set to the draft model
-    still answers on a pair loaded without one.
+    Then the pair's own drafter stands in (whichever it was loaded with, else
+    prompt lookup), so a chat set to the draft model still answers on a pair
+    loaded without one, and a chat set to the MTP layers on a pair loaded without them.
     """
-    if wanted.uses_draft_model and not draft_loaded:
-        return loaded if not loaded.uses_draft_model else DrafterKind.NGRAM
-    return wanted
+
+    def runs(kind: DrafterKind) -> bool:
+        if kind.uses_draft_model:
+            return draft_loaded
+        if kind.uses_own_layers:
+            return own_layers_loaded
+        return True
+
+    if runs(wanted):
+        return wanted
+    return loaded if runs(loaded) else DrafterKind.NGRAM
 
 
 def concrete_seed(seed: int | None) -> int:

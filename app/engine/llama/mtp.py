@@ -140,6 +140,10 @@ class MtpHead:
         if self._own_state is not None and self._own_state[0] >= n_keep:
             self._own_state = None
 
+    def set_threads(self, n_threads: int) -> None:
+        """Threads for the block's decodes (the target's own count: drafting and verifying alternate)."""
+        llama_cpp.llama_set_n_threads(self._ctx, n_threads, n_threads)
+
     def token_bytes(self, token: int) -> bytes:
         """The target's piece for ``token``."""
         return self.target.token_bytes(token)

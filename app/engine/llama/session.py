@@ -30,10 +30,12 @@ from app.core.errors import IncompatiblePairError, TandemError
 from app.core.memory.offload import AUTO_GPU_LAYERS
 from app.core.tools.records import ToolSpec
 from app.engine.cpu import CpuLoad, max_useful_threads
-from app.engine.gguf.header import read_header
+from app.engine.gguf.header import GGUFHeader, read_header
+from app.engine.gguf.own_drafter import read_own_drafter
 from app.engine.gguf.vocab import check_files
 from app.engine.llama.chat_template import ChatTemplate
 from app.engine.llama.model import LlamaModel, LoadOptions
+from app.engine.llama.mtp import MtpHead
 from app.engine.llama.prefix_cache import PrefixCache, restore_pair, save_pair
 from app.engine.llama.profile_store import ProfileStore, pair_key
 from app.engine.llama.vision import PairImages
@@ -49,6 +51,10 @@ _DRAFT_MODEL_NEEDED = QT_TRANSLATE_NOOP(
 _CANNOT_DRAFT = QT_TRANSLATE_NOOP("PairLoadErrors", "{draft} cannot draft for {target}: {problems}")
 _PROBLEM = QT_TRANSLATE_NOOP("PairLoadErrors", "{rule}: {detail}")
 _AND_THEN = QT_TRANSLATE_NOOP("PairLoadErrors", "{earlier}; {next}")
+_NO_MTP_LAYERS = QT_TRANSLATE_NOOP(
+    "PairLoadErrors", "{target} has no MTP layers to draft with (choose a draft model, the n-gram drafter or none)"
+)
+_MTP_UNUSABLE = QT_TRANSLATE_NOOP("PairLoadErrors", "{target} cannot draft with its own layers: {why}")
 
 
 def _listed(items: Sequence[Words]) -> Words | str:
@@ -106,6 +112,8 @@ class LoadedPair:
         # Created before loading so its first reading has an interval behind it.
         cpu_load = CpuLoad() if config.n_threads is None else None
         target_header = read_header(config.target)
+        if config.drafter.uses_own_layers:
+            _check_own_layers(config.target, target_header)
         draft_header = None
         if config.drafter.uses_draft_model and config.draft is not None:
             draft_header = read_header(config.draft)
@@ -126,6 +134,8 @@ class LoadedPair:
             target_header,
         )
         self.draft: LlamaModel | None = None
+        # The target's own MTP layers, loaded beside it from the same file (only for the MTP drafter).
+        self.mtp: MtpHead | None = None
         try:
             if config.drafter.uses_draft_model and config.draft is not None:
                 self.draft = LlamaModel(
@@ -133,6 +143,8 @@ class LoadedPair:
                     LoadOptions(config.n_ctx, n_threads=config.n_threads, n_gpu_layers=ngld),
                     draft_header,
                 )
+            elif config.drafter.uses_own_layers:
+                self.mtp = MtpHead(self.target)
         except BaseException:
             self.target.close()
             raise
@@ -208,6 +220,8 @@ class LoadedPair:
         self.target.set_threads(n_threads)
         if self.draft is not None:
             self.draft.set_threads(n_threads)
+        if self.mtp is not None:
+            self.mtp.set_threads(n_threads)
 
     def prompt_tokens(
         self,
@@ -325,9 +339,8 @@ class LoadedPair:
         if adaptive_policy is not None and not adaptive_policy.attached:
             # The hybrid's controller plans the draft model, so it shares the model's profile (and pre-flight).
             profile_kind = "model" if kind.uses_draft_model else kind.value
-            adaptive_policy.attach(
-                self.profile.for_drafter(profile_kind, params.greedy, remember=kind.uses_draft_model)
-            )
+            remember = kind.uses_draft_model or kind.uses_own_layers  # a model's acceptance says something of the pair
+            adaptive_policy.attach(self.profile.for_drafter(profile_kind, params.greedy, remember=remember))
         chosen: Drafter
         if kind.uses_draft_model:
             if self.draft is None:
@@ -335,6 +348,11 @@ class LoadedPair:
             chosen = ModelDrafter(self.draft, LogitsWarper(params, self.draft.n_vocab), rng)
             if kind is DrafterKind.HYBRID:
                 chosen = HybridDrafter(chosen, _lookup(adaptive_policy, sources))
+        elif kind.uses_own_layers:
+            if self.mtp is None:
+                raise TandemError("the model's own MTP layers are not loaded")
+            # The MTP layers are a CausalLM over the target's vocabulary: the draft-model drafter runs them as is.
+            chosen = ModelDrafter(self.mtp, LogitsWarper(params, self.mtp.n_vocab), rng)
         elif kind is DrafterKind.NGRAM:
             chosen = _lookup(adaptive_policy, sources)
         else:
@@ -342,10 +360,12 @@ class LoadedPair:
         return SpeculativeDecoder(self.target, chosen, params, policy, rng, self.threads, trace, pieces)
 
     def close(self) -> None:
-        """Free both models (and the projector, with the images it read)."""
+        """Free both models, the MTP layers' context, and the projector with the images it read."""
         self.images.close()
         if self.draft is not None:
             self.draft.close()
+        if self.mtp is not None:
+            self.mtp.close()
         self.target.close()
 
     def __enter__(self) -> LoadedPair:
@@ -353,6 +373,15 @@ class LoadedPair:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _check_own_layers(target: Path, header: GGUFHeader) -> None:
+    """Refuse in one line, before anything loads, a target without MTP layers this llama.cpp can run."""
+    own = read_own_drafter(header)
+    if own is None or own.kind.needs_head_file:
+        raise TandemError(_NO_MTP_LAYERS.fill(target=target.name))
+    if not own.usable:
+        raise TandemError(_MTP_UNUSABLE.fill(target=target.name, why=own.explanation()))
 
 
 def _lookup(policy: AdaptiveDraftLength | None, sources: Sequence[LookupSource] = ()) -> NgramDrafter:

@@ -35,6 +35,7 @@ _KIND_NAMES = {
     DrafterKind.MODEL.value: QT_TRANSLATE_NOOP("DrafterKindName", "model"),
     DrafterKind.HYBRID.value: QT_TRANSLATE_NOOP("DrafterKindName", "hybrid"),
     DrafterKind.NGRAM.value: QT_TRANSLATE_NOOP("DrafterKindName", "ngram"),
+    DrafterKind.MTP.value: QT_TRANSLATE_NOOP("DrafterKindName", "mtp"),
     DrafterKind.NONE.value: QT_TRANSLATE_NOOP("DrafterKindName", "none"),
 }
 

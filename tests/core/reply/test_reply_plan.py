@@ -70,6 +70,20 @@ def test_the_drafter_falls_back_to_the_pairs_own_when_the_draft_model_is_missing
     assert effective_drafter(wanted, draft_loaded, loaded) is expected
 
 
+@pytest.mark.parametrize(
+    ("wanted", "own_loaded", "loaded", "expected"),
+    [
+        (DrafterKind.MTP, True, DrafterKind.MTP, DrafterKind.MTP),
+        (DrafterKind.HYBRID, True, DrafterKind.MTP, DrafterKind.MTP),  # no draft model: the MTP layers stand in
+        (DrafterKind.MTP, False, DrafterKind.NONE, DrafterKind.NONE),  # a pair loaded without them
+        (DrafterKind.MTP, False, DrafterKind.MTP, DrafterKind.NGRAM),
+        (DrafterKind.NGRAM, True, DrafterKind.MTP, DrafterKind.NGRAM),
+    ],
+)
+def test_a_chat_set_to_the_mtp_layers_falls_back_when_the_pair_has_none_loaded(wanted, own_loaded, loaded, expected):
+    assert effective_drafter(wanted, False, loaded, own_layers_loaded=own_loaded) is expected
+
+
 def test_a_fresh_seed_is_drawn_once_and_a_given_one_is_kept():
     assert concrete_seed(7) == 7 and concrete_seed(0) == 0
     drawn = {concrete_seed(None) for _ in range(50)} | {concrete_seed(-1) for _ in range(50)}

@@ -22,6 +22,7 @@ from app.ui.i18n.words import number
 _SYSTEM_SHOWN = 240  # characters of the system prompt shown; the export has all of it
 _DRAFTER_WORDS = {
     DrafterKind.NGRAM.value: QT_TRANSLATE_NOOP("ReplyInfo", "prompt lookup (n-gram)"),
+    DrafterKind.MTP.value: QT_TRANSLATE_NOOP("ReplyInfo", "the model's own MTP layers"),
     DrafterKind.NONE.value: QT_TRANSLATE_NOOP("ReplyInfo", "none (target only)"),
 }
 

@@ -102,6 +102,8 @@ def short_pair_label(target: str, draft: str | None, drafter: DrafterKind) -> st
     if drafter.uses_draft_model and draft:
         return short_pair_name(target, draft)
     name = short_model_name(target)
+    if drafter.uses_own_layers:
+        return f"{name} + its MTP layers"
     return f"{name} + n-gram" if drafter is DrafterKind.NGRAM else f"{name}, target only"
 
 
