@@ -507,7 +507,9 @@ class MainWindow(QMainWindow):
         with_draft = loaded.drafter.uses_draft_model and wanted.draft == loaded.draft
         # Without a draft file (a lone target) the chat's drafter can only run as lookup: the pair serves it.
         needs_draft = wanted.drafter.uses_draft_model and wanted.draft is not None
-        return pair if same_target and (with_draft or not needs_draft) else None
+        # The MTP layers are loaded only for the MTP drafter: another pair of the same target lacks them.
+        needs_own = wanted.drafter.uses_own_layers and not loaded.drafter.uses_own_layers
+        return pair if same_target and not needs_own and (with_draft or not needs_draft) else None
 
     def _tool_format_chosen(self, name: str) -> None:
         """Settings named a tool-call format: kept, and used from the next model loaded."""

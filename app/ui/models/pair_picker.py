@@ -1,4 +1,5 @@
-"""Choosing the pair: a target, a drafter (draft model, n-gram lookup or none) and a draft model; or a server.
+"""Choosing the pair: a target, a drafter (draft model, n-gram lookup, the target's MTP layers or none) and a
+draft model; or a server.
 
 The drafter buttons show the open chat's drafter, which the chat's settings
 own (Settings ▸ Drafter edits the same setting): the window calls
@@ -12,6 +13,9 @@ The draft list is never silently empty: compatible drafts come first, best
 first, each with the reason it was ranked there; local models that cannot
 draft for the target follow, greyed out, each with the rule it breaks. The
 verdict for the chosen pair lists every failed rule with its evidence.
+The MTP button is offered when the target's header says it carries MTP
+layers this llama.cpp runs (it asks for no draft file); otherwise it is
+greyed out and its tooltip says why.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.core.pairing.compatibility import CompatibilityReport
+from app.core.pairing.own_drafter import OwnDrafter
 from app.engine.llama.session import DrafterKind
 from app.ui.i18n.words import number, say, say_error
 from app.ui.layout_fit import ElidedComboBox
@@ -73,6 +78,8 @@ class PairPicker(QWidget):
         self._download_cancel: threading.Event | None = None
         self._report: CompatibilityReport | None = None
         self._target_error: str | None = None  # why the current target cannot be read; no drafter makes it loadable
+        # What the target's header says it carries as its own drafter (None: nothing, or not read yet).
+        self._own: OwnDrafter | None = None
         self.fallback_reason = ""  # why no draft was selected by default (n-gram lookup instead); "" when one was
         self._chat_drafter: DrafterKind | None = None  # the open chat's drafter, shown in place of a choice's own
         self._generation = 0  # discards answers to questions that are no longer current
@@ -128,6 +135,11 @@ class PairPicker(QWidget):
                 self.tr("proposes continuations found earlier in the conversation; no second model"),
             ),
             (DrafterKind.NONE, self.tr("None"), self.tr("target only: the baseline")),
+            (
+                DrafterKind.MTP,
+                self.tr("MTP layers"),
+                self.tr("the model's own MTP layers propose tokens; no second file"),
+            ),
         ):
             button = QRadioButton(text)
             button.setToolTip(tip + "; " + self.tr("this chat's drafter, as in Settings ▸ Drafter"))
@@ -136,6 +148,7 @@ class PairPicker(QWidget):
             self.kind_buttons[kind] = button
         kinds.setColumnStretch(2, 1)
         self.kind_buttons[DrafterKind.HYBRID].setChecked(True)
+        self._show_own_layers()
         form.addRow(self.tr("Drafter"), kinds)
 
         self.draft = ElidedComboBox()
@@ -210,9 +223,12 @@ class PairPicker(QWidget):
         the target, as the reply will run (Settings keeps the chat's choice for a pair with one).
         """
         self._chat_drafter = kind
-        if kind.uses_draft_model and not self._local_draft_fits():
-            # No draft here is known to fit this target (or its list is still being read: its arrival shows the
-            # chat's drafter again when one fits): n-gram lookup is what a load would run, and Enter may load it.
+        if (kind.uses_draft_model and not self._local_draft_fits()) or (
+            kind.uses_own_layers and not self._own_layers_run()
+        ):
+            # No draft here is known to fit this target, or it has no MTP layers to run (or its header is still
+            # being read: its arrival shows the chat's drafter again when it can run): n-gram lookup is what a
+            # load would run, and Enter may load it.
             kind = DrafterKind.NGRAM
         self.kind_buttons[kind].setChecked(True)  # a change of state, not a click: drafter_picked stays quiet
 
@@ -305,6 +321,8 @@ class PairPicker(QWidget):
         self._target_error = None
         self.fallback_reason = ""
         self.draft.clear()
+        self._own = None
+        self._show_own_layers()
         self.own_drafter.show_target(None, None, ())
         if target is None:
             self._show_verdict()
@@ -328,6 +346,8 @@ class PairPicker(QWidget):
             return
         options = found.options
         self._options = options
+        self._own = found.own
+        self._show_own_layers()
         self.own_drafter.show_target(Path(str(self.target.currentData(_PATH_ROLE))), found.own, found.heads)
         self.draft.blockSignals(True)
         self.draft.clear()
@@ -373,6 +393,10 @@ class PairPicker(QWidget):
         if (fallback or not compatible) and self.drafter_kind().uses_draft_model:
             # Nothing smaller can draft for this target (or nothing at all): n-gram lookup still can.
             self.kind_buttons[DrafterKind.NGRAM].setChecked(True)
+        elif self.drafter_kind().uses_own_layers and not self._own_layers_run():
+            self.kind_buttons[DrafterKind.NGRAM].setChecked(True)  # this target has no MTP layers to run
+        elif chat is not None and chat.uses_own_layers and self._own_layers_run():
+            self.kind_buttons[chat].setChecked(True)  # a target with MTP layers again after one without
         elif chat is not None and chat.uses_draft_model and self._local_draft_fits() and self.drafter_kind() != chat:
             # A target with a draft again after one without: the chat's own drafter, not the stand-in, shows.
             self.kind_buttons[chat].setChecked(True)
@@ -413,6 +437,26 @@ class PairPicker(QWidget):
             self.draft.setEnabled(self.drafter_kind().uses_draft_model)
             self._draft_changed()
 
+    def _own_layers_run(self) -> bool:
+        """The target's header says it carries MTP layers that this llama.cpp drafts with."""
+        own = self._own
+        return own is not None and own.runs_in_process
+
+    def _own_layers_words(self) -> str:
+        """What the target's header says about MTP layers, in one line."""
+        own = self._own
+        if own is None or own.kind.needs_head_file:
+            return self.tr("this model carries no MTP layers: choose a draft model, n-gram lookup or none")
+        return say(own.in_process_explanation())
+
+    def _show_own_layers(self) -> None:
+        """The MTP button: offered when the target's own layers can draft, else greyed out with the reason."""
+        button = self.kind_buttons[DrafterKind.MTP]
+        runs = self._own_layers_run()
+        button.setEnabled(runs)
+        why = self.tr("the model's own MTP layers propose tokens; no second file") if runs else self._own_layers_words()
+        button.setToolTip(why + "; " + self.tr("this chat's drafter, as in Settings ▸ Drafter"))
+
     def _local_draft_fits(self) -> bool:
         """A draft on this computer fits the current target (a catalog draft would need a download first)."""
         return any(o.compatible and o.path is not None for o in self._options)
@@ -439,6 +483,12 @@ class PairPicker(QWidget):
             )
         elif kind is DrafterKind.NONE:
             self.verdict.setText(self.tr("Target only: no drafting (the baseline speed)."))
+        elif kind.uses_own_layers:
+            words = html.escape(self._own_layers_words())
+            if self._own_layers_run():
+                self.verdict.setText(self.tr("<b>✓ The model's own MTP layers</b>: {why}").format(why=words))
+            else:
+                self.verdict.setText(self.tr("<b>✗ No MTP layers to draft with</b>: {why}").format(why=words))
         elif option is None or not any(o.compatible for o in self._options):
             reasons = "".join(
                 f"<li>{html.escape(o.path.name if o.path else o.label)}: {html.escape(o.reason)}</li>"
@@ -480,6 +530,8 @@ class PairPicker(QWidget):
             return False
         if self._target_error is not None:
             return False
+        if self.drafter_kind().uses_own_layers:
+            return self._own_layers_run()
         if self.drafter_kind().uses_draft_model:
             option = self._current_option()
             if option is not None and option.path is None:

@@ -57,6 +57,7 @@ DRAFTER_CHOICES = (
     ("hybrid", str(QT_TRANSLATE_NOOP("SettingsPanel", "Hybrid (prompt lookup where trusted, else the draft model)"))),
     ("model", str(QT_TRANSLATE_NOOP("SettingsPanel", "Draft model"))),
     ("ngram", str(QT_TRANSLATE_NOOP("SettingsPanel", "Prompt lookup (n-gram)"))),
+    ("mtp", str(QT_TRANSLATE_NOOP("SettingsPanel", "The model's own MTP layers"))),
     ("none", str(QT_TRANSLATE_NOOP("SettingsPanel", "None (target only)"))),
 )
 

@@ -26,6 +26,7 @@ def test_a_draft_model_drafts_hybrid_unless_told_otherwise() -> None:
     assert _kind("--ngram") is DrafterKind.NGRAM
     assert _kind("--no-draft") is DrafterKind.NONE
     assert _kind(draft=None) is DrafterKind.NGRAM  # no draft model: prompt lookup
+    assert _kind("--drafter", "mtp", draft=None) is DrafterKind.MTP  # the target's own layers: no second file
 
 
 def test_a_drafter_that_needs_a_model_says_so_without_one() -> None:

@@ -38,7 +38,7 @@ from app.engine.llama.session import LoadedPair, PairConfig
 from app.engine.reply import ReplyRequest, pair_label, plan_reply, record_start, run_reply
 from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import one_line_error, run_cli
-from tests.fixtures.synthetic_drafters import SMOLLM2_FILE, Tokenizer, write_glm4moe_mtp
+from tests.fixtures.synthetic_drafters import SMOLLM2_FILE, Tokenizer, write_glm4moe_mtp, write_qwen35_mtp
 
 QUESTION = "Once upon a time there was a lighthouse keeper who"
 
@@ -142,3 +142,11 @@ def test_the_mtp_drafter_on_a_file_without_mtp_layers_is_refused_in_one_line(sma
         LoadedPair(PairConfig(target, None, DrafterKind.MTP, n_ctx=256, n_threads=1))
     result = run_cli("chat", "--target", str(target), "--drafter", "mtp", "--ctx", "256", "hello")
     one_line_error(result, f"{target.name} has no MTP layers to draft with")
+
+
+def test_mtp_layers_over_a_recurrent_trunk_are_refused_in_process_with_the_reason(tmp_path: Path) -> None:
+    """The synthetic qwen35 file: its MTP layers are real to llama.cpp, but its delta-net state cannot be cut back."""
+    path = write_qwen35_mtp(tmp_path / "synthetic-qwen35-mtp.gguf", Tokenizer.tiny())
+    with pytest.raises(TandemError, match="qwen35 keeps a recurrent state") as refused:
+        LoadedPair(PairConfig(path, None, DrafterKind.MTP, n_ctx=256, n_threads=1))
+    assert "\n" not in str(refused.value)
