@@ -1,5 +1,10 @@
 """One drafter on screen: the Model tab's drafter buttons and Settings ▸ Drafter are one setting, the open chat's.
 
+The MTP button's test adds the SYNTHETIC glm4moe file of
+``tests/fixtures/synthetic_drafters.py`` (random weights, SmolLM2's tokenizer):
+no small real model with MTP layers exists; it proves the button, its
+explanations and the reply's record, not how well real MTP layers draft.
+
 Real SmolLM2 pair, loaded with its draft model (the module's shared window):
 a click on a Model-tab button changes the chat's drafter and Settings shows
 it; a choice in Settings moves the buttons; another chat brings its own
@@ -8,6 +13,7 @@ drafter to both; each reply records the drafter both places said.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +24,8 @@ from pytestqt.qtbot import QtBot
 from app.engine.llama.session import DrafterKind
 from app.ui.main_window import MainWindow
 from app.ui.settings.store import PairChoice
-from tests.ui.helpers import Recorder, send
+from tests.fixtures.synthetic_drafters import SMOLLM2_FILE, Tokenizer, write_glm4moe_mtp
+from tests.ui.helpers import Recorder, load, send
 
 
 def _shown(window: MainWindow) -> tuple[DrafterKind, DrafterKind]:
@@ -73,7 +80,8 @@ def test_the_model_tab_and_settings_show_one_drafter_and_the_reply_uses_it(windo
     assert pair is not None and pair.config.draft is not None
     for kind in DrafterKind:
         choice = PairChoice(pair.config.target, pair.config.draft if kind.uses_draft_model else None, kind)
-        assert window._loaded_as(choice) is pair, kind
+        # The MTP layers are loaded only for their own drafter: a pair loaded without them does not serve it.
+        assert window._loaded_as(choice) is (None if kind.uses_own_layers else pair), kind
 
 
 def test_a_target_no_draft_fits_shows_ngram_lookup_whatever_the_chat_asks(
@@ -98,3 +106,38 @@ def test_a_target_no_draft_fits_shows_ngram_lookup_whatever_the_chat_asks(
     window.new_action.trigger()  # a new chat: its drafter (hybrid) needs a draft that no model here gives
     assert picker.drafter_kind() is DrafterKind.NGRAM and picker.load_button.isEnabled()
     assert window.settings_panel.drafter.currentData() == "hybrid"
+
+
+def test_the_mtp_button_offers_a_models_own_layers_and_says_why_not_for_a_file_without(
+    window: MainWindow, qtbot: QtBot, models_folder: Path, tmp_path: Path
+) -> None:
+    picker = window.picker
+    window.side.setCurrentIndex(0)  # the Model tab
+    mtp = picker.kind_buttons[DrafterKind.MTP]
+    qtbot.waitUntil(lambda: _shown(window) == (DrafterKind.HYBRID, DrafterKind.HYBRID), timeout=60_000)
+    # SmolLM2 carries no MTP layers: the button is greyed out and its tooltip says why in one line.
+    assert not mtp.isEnabled()
+    assert mtp.toolTip().startswith("this model carries no MTP layers: choose a draft model, n-gram lookup or none")
+
+    path = write_glm4moe_mtp(tmp_path / "synthetic-glm4moe-mtp.gguf", Tokenizer.from_file(models_folder / SMOLLM2_FILE))
+    picker.add_model(path)  # as the "…" button does: the file becomes the target
+    qtbot.waitUntil(mtp.isEnabled, timeout=60_000)
+    assert mtp.toolTip().startswith("the model's own MTP layers propose tokens; no second file")
+    qtbot.mouseClick(mtp, Qt.MouseButton.LeftButton)
+    assert _shown(window) == (DrafterKind.MTP, DrafterKind.MTP)
+    assert html.unescape(picker.verdict.text()) == (
+        "<b>✓ The model's own MTP layers</b>: the model's own MTP layers (1 NextN block(s)) draft for it: "
+        "no second file needed"
+    )
+    assert not picker.draft.isEnabled()  # no second file is asked for
+    assert picker.choice() == PairChoice(path, None, DrafterKind.MTP)
+    assert picker.load_button.isEnabled()
+
+    load(qtbot, window, picker.choice())
+    pair = window.controller.pair
+    assert pair is not None and pair.config.drafter is DrafterKind.MTP and pair.config.draft is None
+    window.settings_panel.max_tokens.setValue(8)
+    send(qtbot, window, "Tell me a story.")
+    produced_by = window.controller.path[-1].meta["produced_by"]
+    assert produced_by["drafter"] == "mtp" and produced_by["draft"] is None
+    assert "drafter: mtp" in window.chat.view.messages[-1].footer, window.chat.view.messages[-1].footer
