@@ -296,7 +296,7 @@ class MainWindow(QMainWindow):
         self.picker.choice_changed.connect(self._choice_changed)
         self.picker.drafter_picked.connect(self._drafter_picked)
         self.picker.server.use_requested.connect(self.use_server)
-        self.picker.own_drafter.use_requested.connect(self.use_server)
+        self.picker.own_drafter.use_requested.connect(self.use_managed_server)
         self.settings_panel.changed.connect(self._settings_changed)
         self.settings_panel.remote.changed.connect(self._remote_limits_changed)
         panel, settings = self.settings_panel, self.app_settings
@@ -361,15 +361,24 @@ class MainWindow(QMainWindow):
         if choice is not None:
             self.load_pair(choice)
 
-    def use_server(self, engine: RemoteEngine, info: RemoteInfo) -> None:
-        """Answer from a remote server instead of a local pair (the local pair is freed)."""
+    def use_server(self, engine: RemoteEngine, info: RemoteInfo, remember: bool = True) -> None:
+        """Answer from a remote server instead of a local pair (the local pair is freed).
+
+        ``remember``: keep its URL and model as the server the Server page offers at the next start.
+        """
         self.stack.setCurrentWidget(self.chat)
         self.server_switch.set_pair(None, self.tr("a server is chosen: the local server serves a local pair"))
-        self.app_settings.set_remote(RemoteChoice(info.base_url, info.model))
+        if remember:
+            self.app_settings.set_remote(RemoteChoice(info.base_url, info.model))
         self._show_pair(self.tr("switching to {server}…").format(server=info.label))
         engine.limits = self.app_settings.remote_limits()
         self._server_engine = engine  # Settings' remote time-outs apply to it from its next reply
         self.host.use_remote(engine, info)
+
+    def use_managed_server(self, engine: RemoteEngine, info: RemoteInfo) -> None:
+        """Answer from the llama-server Tandem started for a model's own drafter; its URL lives only as long as
+        the window, so the remembered server stays the one the user chose."""
+        self.use_server(engine, info, remember=False)
 
     def _remote_limits_changed(self, limits: RemoteLimits) -> None:
         self.app_settings.set_remote_limits(limits)

@@ -18,6 +18,7 @@ from pytestqt.qtbot import QtBot
 
 from app.ui.chat.controller import Activity
 from app.ui.main_window import MainWindow
+from app.ui.settings.store import RemoteChoice
 from tests.fixtures.synthetic_drafters import (
     SMOLLM2_FILE,
     Tokenizer,
@@ -70,8 +71,12 @@ def test_the_models_own_mtp_layers_chat_through_a_managed_llama_server(
     assert row.line.text() == (
         "This model: the model's own MTP layers (1 NextN block(s)) draft for it: no second file needed"
     )
+    remembered = RemoteChoice("http://127.0.0.1:8080/v1", "kept")
+    window.app_settings.set_remote(remembered)  # a server the user chose on the Server page earlier
     _start(qtbot, window)
     assert "draft-mtp" in row.status.text() and row.managed is not None
+    # The managed server's URL lives only as long as the window: the user's server stays the remembered one.
+    assert window.app_settings.remote() == remembered
     finished = send(qtbot, window, "Tell me a story about a lighthouse.")
     assert finished.stats.drafted > 0  # llama.cpp drafted with the MTP block on the way
     assert f"({finished.stats.accepted}/{finished.stats.drafted})" in window.stats.acceptance.text()
