@@ -108,7 +108,7 @@ def test_a_target_no_draft_fits_shows_ngram_lookup_whatever_the_chat_asks(
     assert window.settings_panel.drafter.currentData() == "hybrid"
 
 
-def test_the_mtp_button_offers_a_models_own_layers_and_says_why_not_for_a_file_without(
+def test_the_mtp_button_offers_a_models_own_layers_beside_a_draft_model_and_says_why_not_without_them(
     window: MainWindow, qtbot: QtBot, models_folder: Path, tmp_path: Path
 ) -> None:
     picker = window.picker
@@ -141,3 +141,16 @@ def test_the_mtp_button_offers_a_models_own_layers_and_says_why_not_for_a_file_w
     produced_by = window.controller.path[-1].meta["produced_by"]
     assert produced_by["drafter"] == "mtp" and produced_by["draft"] is None
     assert "drafter: mtp" in window.chat.view.messages[-1].footer, window.chat.view.messages[-1].footer
+
+    # The same target with a draft model beside its MTP layers: the buttons choose among them.
+    qtbot.waitUntil(lambda: any(o.compatible and o.path is not None for o in picker.options), timeout=60_000)
+    qtbot.mouseClick(picker.kind_buttons[DrafterKind.MODEL], Qt.MouseButton.LeftButton)
+    assert _shown(window) == (DrafterKind.MODEL, DrafterKind.MODEL)
+    qtbot.waitUntil(lambda: picker.load_button.isEnabled(), timeout=60_000)  # the pair's verdict, read in the back
+    choice = picker.choice()
+    assert choice is not None and choice.target == path and choice.draft is not None
+    assert window._loaded_as(choice) is None  # the MTP pair has no draft model loaded: Load loads it
+    load(qtbot, window, choice)
+    send(qtbot, window, "And another.")
+    assert window.controller.path[-1].meta["produced_by"]["drafter"] == "model"
+    assert picker.kind_buttons[DrafterKind.MTP].isEnabled()  # still offered beside the draft model
