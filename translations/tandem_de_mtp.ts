@@ -66,12 +66,4 @@
             <translation>{target} kann nicht mit seinen eigenen Schichten entwerfen: {why}</translation>
         </message>
     </context>
-    <context>
-        <name>PairingReasons</name>
-        <message>
-            <location filename="../app/core/pairing/own_drafter.py" />
-            <source>carries {n} MTP layer(s), but {arch} keeps a recurrent state that cannot be rolled back after a rejected draft here: run them through llama-server</source>
-            <translation>hat {n} MTP-Schicht(en), aber {arch} hält einen rekurrenten Zustand, der sich hier nach einem verworfenen Entwurf nicht zurücksetzen lässt: über llama-server ausführen</translation>
-        </message>
-    </context>
 </TS>

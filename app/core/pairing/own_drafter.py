@@ -23,11 +23,6 @@ MTP_ARCHITECTURES = frozenset(
     {"qwen35", "qwen35moe", "qwen3next", "glm4moe", "glm-dsa", "step35", "mimo2", "nemotron_h_moe", "deepseek2"}
 )
 
-# Of those, the ones whose trunk keeps a recurrent state beside its KV cache (gated delta-net, Mamba layers):
-# llama.cpp cannot cut that state back to an earlier position (a partial ``llama_memory_seq_rm`` refuses), so
-# Tandem's verifier cannot drop a rejected draft in-process; llama-server's draft-mtp keeps checkpoints instead.
-RECURRENT_ARCHITECTURES = frozenset({"qwen35", "qwen35moe", "qwen3next", "nemotron_h_moe"})
-
 RULE_HIDDEN_SIZE = QT_TRANSLATE_NOOP("PairingRules", "hidden size")
 RULE_TARGET_LAYERS = QT_TRANSLATE_NOOP("PairingRules", "target layers")
 
@@ -70,18 +65,8 @@ class OwnDrafter:
 
     @property
     def runs_in_process(self) -> bool:
-        """Whether these are MTP layers Tandem drafts with itself (the MTP drafter), not only through llama-server."""
-        return self.kind is OwnDrafterKind.MTP and self.usable and self.architecture not in RECURRENT_ARCHITECTURES
-
-    def in_process_explanation(self) -> Words:
-        """One sentence for the MTP drafter button: whether Tandem itself drafts with these layers, and why not."""
-        if self.kind is OwnDrafterKind.MTP and self.usable and not self.runs_in_process:
-            return QT_TRANSLATE_NOOP(
-                "PairingReasons",
-                "carries {n} MTP layer(s), but {arch} keeps a recurrent state that cannot be rolled back after a "
-                "rejected draft here: run them through llama-server",
-            ).fill(n=self.n_blocks, arch=self.architecture)
-        return self.explanation()
+        """Whether these are MTP layers Tandem drafts with itself (the MTP drafter), not a head file."""
+        return self.kind is OwnDrafterKind.MTP and self.usable
 
     def explanation(self) -> Words:
         """One sentence for the picker: what the file carries, and whether it drafts."""

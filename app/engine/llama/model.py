@@ -30,6 +30,7 @@ from app.core.memory.devices import choose_offload_device
 from app.engine.cpu import capped_threads, max_useful_threads
 from app.engine.gguf.header import GGUFHeader, ModelFileError, read_header
 from app.engine.llama.hidden_rows import HiddenRows
+from app.engine.llama.rollback import RecurrentRollback, has_recurrent_state
 from app.engine.memory.ggml_devices import GgmlUnavailableError, named_gpu_device, read_devices
 
 # What could not get its memory, and why llama.cpp refused a file: said in the window's language.
@@ -199,6 +200,10 @@ class LlamaModel:
         self._pieces: dict[int, bytes] = {}
         self._closed = False
         self._hidden: HiddenRows | None = None
+        # A model with a recurrent state is cut back through saved states (app.engine.llama.rollback); after such a
+        # cut the last ``_unread`` of ``_tokens`` are kept but not in the context yet, and are read before a decode.
+        self._rollback = RecurrentRollback(self._ctx, self._memory) if has_recurrent_state(self._llm.model) else None
+        self._unread = 0
 
     def keep_hidden_rows(self) -> HiddenRows:
         """From now on keep each position's last hidden state (what the model's own MTP layers draft from)."""
@@ -244,6 +249,30 @@ class LlamaModel:
             raise ContextFullError(
                 f"the context is full: {len(self._tokens)} + {n} tokens exceed its {self._n_ctx} positions"
             )
+        if self._rollback is not None:
+            self._read_kept()
+            self._rollback.save(len(self._tokens))
+        self._read(tokens, outputs)
+        if outputs == "none":
+            return np.empty((0, self._n_vocab), dtype=np.float32)
+        if outputs == "all":
+            pointer = llama_cpp.llama_get_logits(self._ctx)
+            return np.ctypeslib.as_array(pointer, shape=(n, self._n_vocab))
+        pointer = llama_cpp.llama_get_logits_ith(self._ctx, -1)
+        return np.ctypeslib.as_array(pointer, shape=(1, self._n_vocab))
+
+    def _read_kept(self) -> None:
+        """Read again the kept tokens a cut back through a saved recurrent state left out of the context."""
+        if self._unread == 0:
+            return
+        kept = self._tokens[len(self._tokens) - self._unread :]
+        del self._tokens[len(self._tokens) - self._unread :]
+        self._unread = 0
+        self._read(kept, "none")
+
+    def _read(self, tokens: Sequence[int], outputs: Outputs) -> None:
+        """Decode ``tokens`` after the context in batches of ``n_batch``, marking the rows ``outputs`` asks for."""
+        n = len(tokens)
         for start in range(0, n, self._n_batch):
             chunk = tokens[start : start + self._n_batch]
             m = len(chunk)
@@ -263,13 +292,6 @@ class LlamaModel:
             if self._hidden is not None:
                 self._hidden.record(n_past, m)
             self._tokens.extend(int(t) for t in chunk)
-        if outputs == "none":
-            return np.empty((0, self._n_vocab), dtype=np.float32)
-        if outputs == "all":
-            pointer = llama_cpp.llama_get_logits(self._ctx)
-            return np.ctypeslib.as_array(pointer, shape=(n, self._n_vocab))
-        pointer = llama_cpp.llama_get_logits_ith(self._ctx, -1)
-        return np.ctypeslib.as_array(pointer, shape=(1, self._n_vocab))
 
     def append_written(self, stand_in: Sequence[int], write: Callable[[llama_cpp.llama_context_p, int], int]) -> None:
         """Append positions that ``write`` fills from outside the batch (an image's embeddings, written by mtmd).
@@ -319,13 +341,20 @@ class LlamaModel:
         """Remove cached positions ``n_keep`` and later."""
         if n_keep >= len(self._tokens):
             return
-        llama_cpp.llama_memory_seq_rm(self._memory, 0, n_keep, -1)
+        if self._rollback is None:
+            llama_cpp.llama_memory_seq_rm(self._memory, 0, n_keep, -1)
+        else:
+            held = len(self._tokens) - self._unread
+            if n_keep < held:
+                held = self._rollback.cut(n_keep)
+            self._unread = n_keep - held
         del self._tokens[n_keep:]
         if self._hidden is not None:
             self._hidden.cut(n_keep)
 
     def state_bytes(self) -> bytearray:
         """The KV state of the cached tokens (sequence 0) as llama.cpp serialises it: the prefix cache's payload."""
+        self._read_kept()
         size = int(llama_cpp.llama_state_seq_get_size(self._ctx, 0))
         data = bytearray(size)
         if size == 0:
@@ -364,6 +393,9 @@ class LlamaModel:
         """
         llama_cpp.llama_memory_seq_rm(self._memory, 0, -1, -1)
         self._tokens = []
+        self._unread = 0
+        if self._rollback is not None:
+            self._rollback.forget()
         if self._hidden is not None:
             self._hidden.cut(0)  # a loaded state brings no hidden rows
         if not data or len(tokens) > self._n_ctx:
@@ -457,7 +489,7 @@ class LlamaModel:
 
     def _resync_after_failure(self) -> None:
         """After a failed decode, drop whatever llama.cpp may have kept of the batch."""
-        llama_cpp.llama_memory_seq_rm(self._memory, 0, len(self._tokens), -1)
+        llama_cpp.llama_memory_seq_rm(self._memory, 0, len(self._tokens) - self._unread, -1)
 
 
 def gpu_offload_supported() -> bool:

@@ -381,7 +381,7 @@ def _check_own_layers(target: Path, header: GGUFHeader) -> None:
     if own is None or own.kind.needs_head_file:
         raise TandemError(_NO_MTP_LAYERS.fill(target=target.name))
     if not own.runs_in_process:
-        raise TandemError(_MTP_UNUSABLE.fill(target=target.name, why=own.in_process_explanation()))
+        raise TandemError(_MTP_UNUSABLE.fill(target=target.name, why=own.explanation()))
 
 
 def _lookup(policy: AdaptiveDraftLength | None, sources: Sequence[LookupSource] = ()) -> NgramDrafter:

@@ -447,7 +447,7 @@ class PairPicker(QWidget):
         own = self._own
         if own is None or own.kind.needs_head_file:
             return self.tr("this model carries no MTP layers: choose a draft model, n-gram lookup or none")
-        return say(own.in_process_explanation())
+        return say(own.explanation())
 
     def _show_own_layers(self) -> None:
         """The MTP button: offered when the target's own layers can draft, else greyed out with the reason."""
