@@ -66,4 +66,12 @@
             <translation>{target} kann nicht mit seinen eigenen Schichten entwerfen: {why}</translation>
         </message>
     </context>
+    <context>
+        <name>LlamaModel</name>
+        <message>
+            <location filename="../app/engine/llama/model.py" />
+            <source>this model keeps a recurrent state, and an image earlier in the chat cannot be read into it again: start a new chat for another question about it</source>
+            <translation>dieses Modell hält einen rekurrenten Zustand, und ein Bild weiter oben im Chat lässt sich nicht erneut einlesen: für eine weitere Frage dazu einen neuen Chat beginnen</translation>
+        </message>
+    </context>
 </TS>

@@ -36,6 +36,11 @@ from app.engine.memory.ggml_devices import GgmlUnavailableError, named_gpu_devic
 # What could not get its memory, and why llama.cpp refused a file: said in the window's language.
 _LOADING = QT_TRANSLATE_NOOP("LlamaModel", "loading {name}")
 _NOT_LOADED = QT_TRANSLATE_NOOP("LlamaModel", "llama.cpp could not load {name}: {error}")
+_IMAGE_NOT_REREAD = QT_TRANSLATE_NOOP(
+    "LlamaModel",
+    "this model keeps a recurrent state, and an image earlier in the chat cannot be read into it again: "
+    "start a new chat for another question about it",
+)
 
 # Llama(verbose=False) redirects the process's stdout/stderr while loading;
 # serialise loads (a projector's too: app/engine/llama/vision.py) so two never interleave their redirections.
@@ -204,6 +209,8 @@ class LlamaModel:
         # cut the last ``_unread`` of ``_tokens`` are kept but not in the context yet, and are read before a decode.
         self._rollback = RecurrentRollback(self._ctx, self._memory) if has_recurrent_state(self._llm.model) else None
         self._unread = 0
+        # Positions written from outside a token batch (images), as [start, end): a cut cannot read them again.
+        self._written: list[tuple[int, int]] = []
 
     def keep_hidden_rows(self) -> HiddenRows:
         """From now on keep each position's last hidden state (what the model's own MTP layers draft from)."""
@@ -265,9 +272,16 @@ class LlamaModel:
         """Read again the kept tokens a cut back through a saved recurrent state left out of the context."""
         if self._unread == 0:
             return
-        kept = self._tokens[len(self._tokens) - self._unread :]
-        del self._tokens[len(self._tokens) - self._unread :]
+        held = len(self._tokens) - self._unread
+        kept = self._tokens[held:]
+        del self._tokens[held:]
         self._unread = 0
+        lost = [start for start, end in self._written if end > held]
+        if lost:
+            # Their ids are stand-ins: read as text they would give wrong states, so the cache stops before them.
+            self._written = [(start, end) for start, end in self._written if end <= held]
+            self._read(kept[: max(0, min(lost) - held)], "none")
+            raise DecodeError(_IMAGE_NOT_REREAD)
         self._read(kept, "none")
 
     def _read(self, tokens: Sequence[int], outputs: Outputs) -> None:
@@ -309,10 +323,15 @@ class LlamaModel:
             raise ContextFullError(
                 f"the context is full: {len(self._tokens)} + {n} positions exceed its {self._n_ctx} positions"
             )
+        if self._rollback is not None:
+            self._read_kept()
+            self._rollback.save(len(self._tokens))
         rc = write(self._ctx, len(self._tokens))
         if rc != 0:
             self._resync_after_failure()
             raise DecodeError(f"llama.cpp could not read the image into the context (code {rc})")
+        if self._rollback is not None:
+            self._written.append((len(self._tokens), len(self._tokens) + n))
         self._tokens.extend(int(t) for t in stand_in)
 
     def one_token_seconds(self, repeats: int = 3) -> float:
@@ -348,6 +367,7 @@ class LlamaModel:
             if n_keep < held:
                 held = self._rollback.cut(n_keep)
             self._unread = n_keep - held
+            self._written = [(start, end) for start, end in self._written if start < n_keep]
         del self._tokens[n_keep:]
         if self._hidden is not None:
             self._hidden.cut(n_keep)
@@ -394,6 +414,7 @@ class LlamaModel:
         llama_cpp.llama_memory_seq_rm(self._memory, 0, -1, -1)
         self._tokens = []
         self._unread = 0
+        self._written = []
         if self._rollback is not None:
             self._rollback.forget()
         if self._hidden is not None:
