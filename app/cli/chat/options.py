@@ -30,6 +30,7 @@ from app.core.decoding.drafters import DrafterKind
 from app.core.decoding.sampling import MAX_TOKENS
 from app.core.errors import TandemError
 from app.core.reply.plan import effective_drafter
+from app.engine.models.library import own_drafter
 
 if TYPE_CHECKING:
     from app.engine.llama.session import LoadedPair
@@ -126,19 +127,36 @@ def drafter_kind(args: argparse.Namespace, draft: object) -> DrafterKind:
     return DrafterKind.HYBRID
 
 
-def stored_chat_drafter(args: argparse.Namespace, settings: ChatSettings, draft: object) -> DrafterKind:
+def stored_chat_drafter(
+    args: argparse.Namespace, settings: ChatSettings, draft: object, target: Path | None = None
+) -> DrafterKind:
     """The drafter a ``--chat`` reply loads: ``settings``' (options already laid over), as the pair allows.
 
     A chat stored with a draft-model drafter still answers without a draft
-    file (prompt lookup stands in, as for ``chat``); a draft-model drafter
-    asked for on this command line without one is refused, as without ``--chat``.
+    file (prompt lookup stands in, as for ``chat``), and one stored with the
+    MTP layers on a ``target`` without them; a draft-model drafter asked for on
+    this command line without one is refused, as without ``--chat``, and
+    ``--drafter mtp`` on a target without MTP layers is refused when it loads.
     """
     chosen = getattr(args, "drafter", None)
     if chosen is not None and DrafterKind(chosen).uses_draft_model and draft is None and not args.no_draft:
         raise TandemError(f"--drafter {chosen} needs a draft model (give --draft, or choose ngram or none)")
-    if settings.drafter.uses_own_layers:
-        return settings.drafter  # the target's own layers: loading says in one line when the file has none
-    return effective_drafter(settings.drafter, draft is not None, DrafterKind.NGRAM)
+    own_layers = settings.drafter.uses_own_layers and (
+        (chosen is not None and DrafterKind(chosen).uses_own_layers) or _has_own_layers(target)
+    )
+    return effective_drafter(settings.drafter, draft is not None, DrafterKind.NGRAM, own_layers_loaded=own_layers)
+
+
+def _has_own_layers(target: Path | None) -> bool:
+    """Whether ``target``'s header says it carries MTP layers Tandem drafts with (False when it cannot be read:
+    loading it then says why)."""
+    if target is None:
+        return False
+    try:
+        own = own_drafter(target)
+    except (OSError, TandemError, ValueError):
+        return False
+    return own is not None and own.runs_in_process
 
 
 def settings_from_options(args: argparse.Namespace, base: ChatSettings) -> ChatSettings:

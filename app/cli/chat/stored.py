@@ -59,7 +59,7 @@ def run_stored_chat(
     stored = ChatSettings.from_dict(store.conversation_settings(conversation_id))
     settings = settings_from_options(args, stored)
     target, draft = resolve_pair(args)
-    kind = stored_chat_drafter(args, settings, draft)
+    kind = stored_chat_drafter(args, settings, draft, target)
     config = PairConfig(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )

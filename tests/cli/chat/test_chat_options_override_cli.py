@@ -18,6 +18,7 @@ from app.core.conversation.chat_settings import ChatSettings
 from app.core.decoding.drafters import DrafterKind
 from app.engine.store.conversations import ChatStore
 from tests.cli.helpers import one_line_error, run_cli
+from tests.fixtures.synthetic_drafters import SMOLLM2_FILE, Tokenizer, write_glm4moe_mtp
 
 # Every setting an option can override, each away from both its default and the option's value below.
 STORED = ChatSettings(
@@ -137,3 +138,32 @@ def test_a_draft_model_drafter_without_a_draft_file_is_one_line(data_dir, small_
     target_only = ["--target", str(small_pair[0]), "--ctx", "512", "--threads", "1"]
     result = run_cli("chat", "--chat", str(cid), *target_only, "--drafter", "model", "Soup?", data=data_dir)
     one_line_error(result, "--drafter model needs a draft model")
+
+
+def test_a_chat_stored_with_the_mtp_layers_reopens_with_them_and_falls_back_where_the_target_has_none(
+    data_dir, small_pair, models_folder, tmp_path
+):
+    """The MTP target is the SYNTHETIC glm4moe file of tests/fixtures/synthetic_drafters.py (random weights,
+    SmolLM2's tokenizer): no small real model with MTP layers exists."""
+    mtp_target = write_glm4moe_mtp(
+        tmp_path / "synthetic-glm4moe-mtp.gguf", Tokenizer.from_file(models_folder / SMOLLM2_FILE)
+    )
+    path = data_dir / "conversations.sqlite3"
+    store = ChatStore(path)
+    try:
+        cid = store.create_conversation("Galley", STORED.with_changes(drafter=DrafterKind.MTP).to_dict())
+    finally:
+        store.close()
+    options = ["--ctx", "512", "--threads", "1", "--json"]
+    result = run_cli("chat", "--chat", str(cid), "--target", str(mtp_target), *options, "Soup?", data=data_dir)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["produced_by"]["drafter"] == "mtp"
+    # A target without MTP layers: prompt lookup stands in, as for a draft-model chat without a draft file.
+    result = run_cli("chat", "--chat", str(cid), "--target", str(small_pair[0]), *options, "More?", data=data_dir)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["produced_by"]["drafter"] == "ngram"
+    # Asked for on the command line, it is refused there in one line.
+    result = run_cli(
+        "chat", "--chat", str(cid), "--target", str(small_pair[0]), "--drafter", "mtp", "More?", data=data_dir
+    )
+    one_line_error(result, "has no MTP layers to draft with")
