@@ -141,6 +141,13 @@ def test_the_mtp_button_offers_a_models_own_layers_beside_a_draft_model_and_says
     produced_by = window.controller.path[-1].meta["produced_by"]
     assert produced_by["drafter"] == "mtp" and produced_by["draft"] is None
     assert "drafter: mtp" in window.chat.view.messages[-1].footer, window.chat.view.messages[-1].footer
+    # The chat keeps its drafter: another chat has its own, and reopening this one brings the MTP layers back.
+    mtp_chat = window.controller.conversation_id
+    assert mtp_chat is not None
+    window.new_action.trigger()
+    assert _shown(window)[1] is DrafterKind.HYBRID
+    window.controller.open_conversation(mtp_chat)
+    assert _shown(window) == (DrafterKind.MTP, DrafterKind.MTP)
 
     # The same target with a draft model beside its MTP layers: the buttons choose among them.
     qtbot.waitUntil(lambda: any(o.compatible and o.path is not None for o in picker.options), timeout=60_000)
