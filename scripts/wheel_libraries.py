@@ -105,7 +105,7 @@ def loader_names(sources: Iterable[str], leave_out: Iterable[str] = ()) -> set[s
     return {f"lib{base}.so" for base in bases}
 
 
-def select(names: Mapping[str, bytes], dynamic: Mapping[str, Dynamic], opened: Iterable[str]) -> Selection:
+def select(names: Mapping[str, bytes], dynamic: Mapping[bytes, Dynamic], opened: Iterable[str]) -> Selection:
     """The names of one folder's libraries to store.
 
     ``names`` maps each file name to a digest of its bytes (equal digests: copies of one library),
@@ -189,12 +189,8 @@ def repack(wheel: Path) -> Repacked:
                     path.write_bytes(data)
                     dynamic[digest] = read_dynamic(path)
         selection = select(names, dynamic, opened)
-        if selection.links:
-            # Two names of one library are both used: a zip keeps both as copies (symlinks are not stored).
-            files = [*selection.files, *selection.links]
-        else:
-            files = list(selection.files)
-        kept = {f"{LOADER_FOLDER}/{name}" for name in files}
+        # Two names of one library that are both used stay two copies: a zip stores no symlinks.
+        kept = {f"{LOADER_FOLDER}/{name}" for name in (*selection.files, *selection.links)}
         dropped = sorted(libraries - kept)
         partial = wheel.with_name(wheel.name + ".partial")
         try:
@@ -209,7 +205,7 @@ def repack(wheel: Path) -> Repacked:
 
 
 def record_problems(wheel: Path) -> list[str]:
-    """What in ``wheel``'s RECORD does not match its files (hash, size, a file listed or not); empty when it verifies."""
+    """What in ``wheel``'s RECORD does not match its files (hash, size, listed or not); empty when it verifies."""
     problems: list[str] = []
     with zipfile.ZipFile(wheel) as archive:
         infos = [info for info in archive.infolist() if not info.is_dir()]
