@@ -3,13 +3,16 @@
 Each cached wheel is copied and repacked: afterwards every library is stored once, the names llama_cpp
 opens are there, every name a kept library needs that the wheel itself provided is still in it, and
 RECORD verifies. The CPU wheel is then installed (pip, offline) into a folder of its own and a
-fresh interpreter imports llama_cpp from there, starts the backend and answers with the SmolLM2 model.
-A GPU wheel's libraries load only where its driver is; for those the names are checked, not loaded.
+fresh interpreter imports llama_cpp from there, starts the backend and answers with the SmolLM2 model;
+then the same folder, laid out as packaging/tandem.spec lays out the bundle's (one file per library,
+symlinks for its other names), answers too with one file mapped per library. A GPU wheel's libraries
+load only where its driver is: for those the names are checked, not loaded.
 Skips, saying why, where no wheel has been built (``scripts/llama_wheel.sh PYTHON`` builds one).
 """
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -110,21 +113,43 @@ def test_the_repacked_cpu_wheel_installs_and_answers(
         text=True,
     )
     assert installed.returncode == 0, installed.stderr
+    lib = site / "llama_cpp" / "lib"
+    where, answer, mapped = _answer(site, target, tmp_path)
+    assert Path(where).is_relative_to(site)
+    assert answer == "True"
+    assert {Path(path).parent for path in mapped} == {lib}
+
+    # The bundle's layout (packaging/tandem.spec): each library one file, another name a symlink to it.
+    chosen = wheel_libraries.select_folder(lib, leave_out=("llava",))
+    for name in chosen.dropped:
+        (lib / name).unlink()
+    for name, stored in chosen.links.items():
+        (lib / name).unlink()
+        (lib / name).symlink_to(stored)
+    assert chosen.links, "libggml is opened as libggml.so and needed as libggml.so.0"
+    _, answer, mapped = _answer(site, target, tmp_path)
+    assert answer == "True"
+    # One file per library is mapped: ctypes and the dynamic loader reach libggml's one copy.
+    assert sorted(Path(path).name for path in mapped) == sorted(chosen.files)
+
+
+def _answer(site: Path, model: Path, folder: Path) -> tuple[str, str, list[str]]:
+    """Where llama_cpp was imported from, whether the model answered, and which llama.cpp files are mapped."""
     script = (
-        "import llama_cpp, sys; llama_cpp.llama_backend_init();"
+        "import llama_cpp, sys; import llama_cpp._ggml, llama_cpp.mtmd_cpp; llama_cpp.llama_backend_init();"
         "print(llama_cpp.__file__);"
         "m = llama_cpp.Llama(sys.argv[1], n_ctx=128, verbose=False);"
-        "print(m('The capital of France is', max_tokens=4)['choices'][0]['text'] != '')"
+        "print(m('The capital of France is', max_tokens=4)['choices'][0]['text'] != '');"
+        "print(sorted({l.split()[-1] for l in open('/proc/self/maps') if '/llama_cpp/lib/' in l}))"
     )
     ran = subprocess.run(
-        [sys.executable, "-c", script, str(target)],
+        [sys.executable, "-c", script, str(model)],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(site)},
-        cwd=tmp_path,
+        cwd=folder,
         timeout=300,
     )
     assert ran.returncode == 0, ran.stderr[-2000:]
-    where, answer = ran.stdout.splitlines()[-2:]
-    assert Path(where).is_relative_to(site)
-    assert answer == "True"
+    where, answer, mapped = ran.stdout.splitlines()[-3:]
+    return where, answer, ast.literal_eval(mapped)
