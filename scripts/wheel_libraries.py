@@ -140,8 +140,8 @@ def select(names: Mapping[str, bytes], dynamic: Mapping[bytes, Dynamic], opened:
 
 
 def select_folder(folder: Path, leave_out: Iterable[str] = ()) -> Selection:
-    """The selection for an installed llama_cpp ``lib`` folder (beside llama_cpp's modules), with the
-    libraries whose base names are in ``leave_out`` neither opened nor kept for their own sake."""
+    """The selection for an installed llama_cpp ``lib`` folder (beside llama_cpp's modules), leaving out
+    the libraries whose base names ``leave_out`` gives under all their names (a symlink counts as a copy)."""
     package = folder.parent
     opened = loader_names((path.read_text(encoding="utf-8") for path in package.glob("*.py")), leave_out)
     if not opened:
@@ -149,8 +149,9 @@ def select_folder(folder: Path, leave_out: Iterable[str] = ()) -> Selection:
     names: dict[str, bytes] = {}
     dynamic: dict[bytes, Dynamic] = {}
     for path in sorted(folder.iterdir()):
-        if path.is_file() and not path.is_symlink() and _is_library(path.name, path.read_bytes()[:4]):
-            digest = hashlib.sha256(path.read_bytes()).digest()
+        data = path.read_bytes() if path.is_file() else b""
+        if _is_library(path.name, data[:4]):
+            digest = hashlib.sha256(data).digest()
             names[path.name] = digest
             if digest not in dynamic:
                 dynamic[digest] = read_dynamic(path)
@@ -165,7 +166,7 @@ def repack(wheel: Path) -> Repacked:
     with zipfile.ZipFile(wheel) as archive:
         infos = archive.infolist()
         record = _record_name(infos)
-        libraries = {info.filename for info in infos if _is_library(info.filename, archive.read(info)[:4])}
+        libraries = {info.filename for info in infos if _is_library(info.filename, _head(archive, info))}
         loader = {name for name in libraries if str(PurePosixPath(name).parent) == LOADER_FOLDER}
         if not loader:
             return Repacked(size_before=size_before, size_after=size_before, kept=())
@@ -250,6 +251,11 @@ def _record_name(infos: Iterable[zipfile.ZipInfo]) -> str:
     return records[0]
 
 
+def _head(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    with archive.open(info) as member:
+        return member.read(4)
+
+
 def _is_library(name: str, head: bytes) -> bool:
     return bool(_SHARED_NAME.search(name)) and head == _ELF_MAGIC
 
@@ -269,6 +275,9 @@ def main(argv: list[str]) -> int:
     except (RepackError, OSError, zipfile.BadZipFile) as error:
         print(f"wheel_libraries: {wheel.name} left as built: {error}", file=sys.stderr)
         return 1
+    if not done.kept:
+        print(f"wheel_libraries: {wheel.name}: no ELF library in {LOADER_FOLDER}, nothing to repack", file=sys.stderr)
+        return 0
     if not done.dropped:
         print(f"wheel_libraries: {wheel.name}: each library is stored once already", file=sys.stderr)
         return 0
