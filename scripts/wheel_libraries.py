@@ -98,10 +98,9 @@ def read_dynamic(library: Path) -> Dynamic:
     return Dynamic(soname=soname.group(1) if soname else None, needed=tuple(_NEEDED.findall(shown)))
 
 
-def loader_names(sources: Iterable[str], leave_out: Iterable[str] = ()) -> set[str]:
-    """The file names llama_cpp's modules (their ``sources``) open with ``load_shared_library`` on Linux,
-    less the base names in ``leave_out``."""
-    bases = {base for text in sources for base in _BASE_NAME.findall(text)} - set(leave_out)
+def loader_names(sources: Iterable[str]) -> set[str]:
+    """The file names llama_cpp's modules (their ``sources``) open with ``load_shared_library`` on Linux."""
+    bases = {base for text in sources for base in _BASE_NAME.findall(text)}
     return {f"lib{base}.so" for base in bases}
 
 
@@ -139,24 +138,22 @@ def select(names: Mapping[str, bytes], dynamic: Mapping[bytes, Dynamic], opened:
     return Selection(files=tuple(sorted(files)), links=links, dropped=dropped)
 
 
-def select_folder(folder: Path, leave_out: Iterable[str] = ()) -> Selection:
+def select_folder(folder: Path, leave_out: re.Pattern[str] | None = None) -> Selection:
     """The selection for an installed llama_cpp ``lib`` folder (beside llama_cpp's modules), leaving out
-    the libraries whose base names ``leave_out`` gives under all their names (a symlink counts as a copy)."""
+    every library whose file name ``leave_out`` matches (a symlink counts as a copy)."""
     package = folder.parent
-    opened = loader_names((path.read_text(encoding="utf-8") for path in package.glob("*.py")), leave_out)
+    opened = loader_names(path.read_text(encoding="utf-8") for path in package.glob("*.py"))
     if not opened:
         raise RepackError(f"no load_shared_library call found in {package}")
     names: dict[str, bytes] = {}
     dynamic: dict[bytes, Dynamic] = {}
     for path in sorted(folder.iterdir()):
         data = path.read_bytes() if path.is_file() else b""
-        if _is_library(path.name, data[:4]):
+        if _is_library(path.name, data[:4]) and not (leave_out and leave_out.search(path.name)):
             digest = hashlib.sha256(data).digest()
             names[path.name] = digest
             if digest not in dynamic:
                 dynamic[digest] = read_dynamic(path)
-    left_out = {f"lib{base}.so" for base in leave_out}
-    names = {name: digest for name, digest in names.items() if _stem(name) not in left_out}
     return select(names, dynamic, opened)
 
 
@@ -258,11 +255,6 @@ def _head(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
 
 def _is_library(name: str, head: bytes) -> bool:
     return bool(_SHARED_NAME.search(name)) and head == _ELF_MAGIC
-
-
-def _stem(name: str) -> str:
-    """``libX.so`` for ``libX.so``, ``libX.so.0`` and ``libX.so.0.N.N``."""
-    return name[: name.index(".so") + 3]
 
 
 def main(argv: list[str]) -> int:

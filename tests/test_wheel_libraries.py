@@ -156,4 +156,3 @@ def test_the_loader_names_are_read_from_llama_cpps_modules() -> None:
         '_libmtmd_base_name = "mtmd"\n',
     ]
     assert wheel_libraries.loader_names(sources) == {"libllama.so", "libggml.so", "libmtmd.so"}
-    assert wheel_libraries.loader_names(sources, leave_out=["mtmd"]) == {"libllama.so", "libggml.so"}
