@@ -28,10 +28,9 @@ def inputs_digest(root: Path = REPO_ROOT, distributions: list[str] | None = None
         digest.update(line.encode() + b"\n")
     for name in INPUTS:
         path = root / name
-        if path.is_dir():
-            files = sorted(p for p in path.rglob("*") if p.is_file())
-        else:
-            files = [path] if path.is_file() else []  # a tree without it (the digest test's)
+        if not path.exists():  # a tree without it (the digest test's)
+            continue
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         for file in files:
             if "__pycache__" in file.parts:
                 continue
