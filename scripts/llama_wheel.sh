@@ -330,8 +330,18 @@ if [ "$backend" = cuda ] && ! command -v nvcc >/dev/null; then
   echo "llama_wheel: TANDEM_GPU=cuda needs nvcc on PATH: install the CUDA toolkit (or put its bin/ on PATH)" >&2
   exit 2
 fi
+# A zip stores no symlinks, so the wheel holds each library under every name of the build tree (and again
+# in its top-level lib/): scripts/wheel_libraries.py keeps the names llama_cpp opens and the libraries
+# need, once each. libraries.txt says it was done (a wheel built before this step is repacked once).
+store_once() {
+  if [ ! -f "$1/libraries.txt" ]; then
+    "$python_bin" scripts/wheel_libraries.py "$1"/llama_cpp_python-"$version"-*.whl 2>"$1/libraries.txt" || true
+    cat "$1/libraries.txt" >&2
+  fi
+}
 if ls "$out"/llama_cpp_python-"$version"-*.whl >/dev/null 2>&1; then
   echo "llama_wheel: llama-cpp-python $version, $backend backend ($why), built before" >&2
+  store_once "$out"
   echo "$out"
   exit 0
 fi
@@ -346,6 +356,7 @@ CMAKE_ARGS="$args" "$python_bin" -m pip wheel --quiet --no-deps --no-cache-dir -
 printf '%s\n' "$args" >"$partial/cmake-args.txt"
 printf '%s\n' "$backend" >"$partial/backend.txt"
 printf '%s\n' "$stamp" >"$partial/stamp.txt"
+store_once "$partial"
 rm -rf "$out"
 mv "$partial" "$out" # atomic: a cut build never leaves a wheel that looks finished
 trap - EXIT

@@ -148,6 +148,7 @@ def test_frozen_bundle_builds_and_passes_its_selftest(tmp_path: Path, small_pair
     assert (internal / "share" / "applications" / "tandem.desktop").is_file()
     assert list((internal / "llama_cpp" / "lib").glob("libllama.*"))
     assert list((internal / "llama_cpp" / "lib").glob("libmtmd.*"))  # images in a chat read through it
+    _each_llama_library_stored_once(internal / "llama_cpp" / "lib")
 
     version = _run([str(executable), "--version"], env, timeout=120)
     assert version.stdout.strip() == f"{app.APP_NAME} {app.version()}", version
@@ -166,3 +167,13 @@ def test_frozen_bundle_builds_and_passes_its_selftest(tmp_path: Path, small_pair
         f"{digest}\nbuilt {time.strftime('%Y-%m-%d %H:%M:%S')} in {build_s:.0f} s, {size / 2**20:.0f} MiB, "
         "self-test passed\n"
     )
+
+
+def _each_llama_library_stored_once(lib: Path) -> None:
+    """One file per llama.cpp library; other names it is opened or needed by are links within the folder."""
+    files = [path for path in lib.iterdir() if not path.is_symlink()]
+    contents = [path.read_bytes() for path in files]
+    assert len(set(contents)) == len(contents), sorted(path.name for path in files)
+    for link in (path for path in lib.iterdir() if path.is_symlink()):
+        assert link.resolve().parent == lib.resolve() and link.resolve().is_file(), link
+    assert (lib / "libllama.so").is_file() and (lib / "libggml.so").is_file()  # what ctypes opens

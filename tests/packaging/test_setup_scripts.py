@@ -224,6 +224,9 @@ def test_the_wheel_cache_is_kept_per_backend(sandbox: Sandbox) -> None:
     again = sandbox.run("scripts/llama_wheel.sh", str(sandbox.venv / "bin" / "python"), TANDEM_GPU="off")
     assert Path(again.stdout.strip()) == cpu_dir and "built before" in again.stderr
     assert sum(" -m pip wheel " in c for c in sandbox.calls()) == 2  # one build per backend
+    # Each built wheel is repacked to store its libraries once, before it is cached; not again when reused.
+    assert sum("scripts/wheel_libraries.py" in c for c in sandbox.calls()) == 2
+    assert (cpu_dir / "libraries.txt").is_file() and (cuda_dir / "libraries.txt").is_file()
 
 
 def test_gpu_check_stops_early_without_an_nvidia_gpu_or_nvcc(sandbox: Sandbox, tmp_path: Path) -> None:
