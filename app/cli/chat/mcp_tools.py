@@ -175,7 +175,7 @@ def run_mcp(args: argparse.Namespace, store: ChatStore | None = None, conversati
         settings = settings_from_options(args, ChatSettings.from_dict(store.conversation_settings(conversation_id)))
         kind = stored_chat_drafter(args, settings, draft, target)
         stored = store.messages(conversation_id, with_tokens=False)
-        history = [prompt_message(m.role, m.content, m.meta, m.attachments) for m in stored]
+        history = [prompt_message(m.role, m.content, m.meta, m.attachments, m.images) for m in stored]
     config = PairConfig(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )

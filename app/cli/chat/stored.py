@@ -64,7 +64,7 @@ def run_stored_chat(
         target, draft if kind.uses_draft_model else None, kind, args.ctx, args.threads, args.ngl, args.ngld
     )
     stored_turns = store.messages(conversation_id, with_tokens=False)
-    history = [prompt_message(m.role, m.content, m.meta, m.attachments) for m in stored_turns]
+    history = [prompt_message(m.role, m.content, m.meta, m.attachments, m.images) for m in stored_turns]
     request = ReplyRequest(
         settings=settings,
         messages=chat_messages(settings, [*history, Message("user", prompt_text, attached)]),

@@ -19,6 +19,7 @@ from typing import Any
 
 from app.core.attachments.record import Attachment
 from app.core.conversation.chat import Message, Role
+from app.core.conversation.images import ImageInput
 from app.core.display.wording import QT_TRANSLATE_NOOP, Words
 from app.core.tools.records import ToolCall, ToolError, ToolResult
 
@@ -115,15 +116,20 @@ def calls_of_meta(meta: Mapping[str, Any]) -> tuple[ToolCall, ...]:
 
 
 def prompt_message(
-    role: str, content: str, meta: Mapping[str, Any], attachments: tuple[Attachment, ...] = ()
+    role: str,
+    content: str,
+    meta: Mapping[str, Any],
+    attachments: tuple[Attachment, ...] = (),
+    images: tuple[ImageInput, ...] = (),
 ) -> Message:
     """A stored turn as the prompt's message: a reply's calls and a result's call id read back from ``meta``."""
     if role == Role.ASSISTANT:
-        return Message(role, content, attachments, tool_calls=calls_of_meta(meta))
+        return Message(role, content, attachments, tool_calls=calls_of_meta(meta), images=images)
     if role == Role.TOOL:
         outcome = ToolOutcome.from_message(content, meta)
-        return Message(role, content, attachments, tool_call_id=outcome.call.id if outcome is not None else "")
-    return Message(role, content, attachments)
+        call_id = outcome.call.id if outcome is not None else ""
+        return Message(role, content, attachments, tool_call_id=call_id, images=images)
+    return Message(role, content, attachments, images=images)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import ctypes
 import hashlib
 import os
-import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,16 +30,17 @@ import numpy as np
 from llama_cpp import mtmd_cpp as mtmd
 
 from app.core.conversation.chat import Message
+from app.core.conversation.images import MAX_IMAGE_BYTES as MAX_IMAGE_BYTES
 from app.core.conversation.images import ImageInput
+from app.core.conversation.images import image_dimensions as image_dimensions
 from app.core.decoding.model_port import common_prefix_length, sync_cache
 from app.core.display.wording import QT_TRANSLATE_NOOP
 from app.core.errors import TandemError
 from app.engine.llama.model import LOAD_LOCK, LlamaModel
 
-# Bigger files are refused before they are decoded; so are pictures of more pixels (a small PNG can
+# Files over MAX_IMAGE_BYTES are refused before they are decoded; so are pictures of more pixels (a small PNG can
 # claim 50,000 x 50,000, which stb_image would try to allocate). The projector resizes every image
 # to its own few hundred pixels, so nothing a person sends is near these.
-MAX_IMAGE_BYTES = 32 * 1024 * 1024
 MAX_IMAGE_PIXELS = 64_000_000
 
 _NO_PROJECTOR = QT_TRANSLATE_NOOP(
@@ -100,37 +100,19 @@ def require_projector(model: Path, chosen: Path | None = None) -> Path:
     return found
 
 
-def image_dimensions(data: bytes) -> tuple[int, int] | None:
-    """``(width, height)`` from a PNG's or JPEG's header, or None when ``data`` is neither."""
-    if data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) >= 24 and data[12:16] == b"IHDR":
-        width, height = struct.unpack(">II", data[16:24])
-        return int(width), int(height)
-    if data.startswith(b"\xff\xd8"):
-        return _jpeg_dimensions(data)
-    return None
-
-
-def _jpeg_dimensions(data: bytes) -> tuple[int, int] | None:
-    """A JPEG's size from its first start-of-frame marker (SOF0-SOF15 but DHT, JPG and DAC)."""
-    i = 2
-    while i + 4 <= len(data):
-        if data[i] != 0xFF:
-            return None
-        marker = data[i + 1]
-        if marker == 0xFF:  # fill byte
-            i += 1
-            continue
-        if marker in (0xD8, 0x01) or 0xD0 <= marker <= 0xD7:  # markers without a length
-            i += 2
-            continue
-        (length,) = struct.unpack(">H", data[i + 2 : i + 4])
-        if 0xC0 <= marker <= 0xCF and marker not in (0xC4, 0xC8, 0xCC):
-            if i + 9 > len(data):
-                return None
-            height, width = struct.unpack(">HH", data[i + 5 : i + 9])
-            return int(width), int(height)
-        i += 2 + length
-    return None
+def check_image(data: bytes, name: str) -> tuple[int, int]:
+    """``data``'s ``(width, height)`` when it is a PNG or JPEG within the bounds; :class:`ImageError` otherwise."""
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ImageError(_TOO_BIG.fill(name=name, size=_size_words(len(data)), limit=_size_words(MAX_IMAGE_BYTES)))
+    size = image_dimensions(data)
+    if size is None:
+        raise ImageError(_NOT_IMAGE.fill(name=name))
+    width, height = size
+    if width * height > MAX_IMAGE_PIXELS:
+        raise ImageError(
+            _TOO_MANY_PIXELS.fill(name=name, width=width, height=height, limit=MAX_IMAGE_PIXELS // 1_000_000)
+        )
+    return size
 
 
 def _size_words(n: int) -> str:
@@ -220,16 +202,7 @@ class Projector:
 
     def read(self, data: bytes, name: str) -> PreparedImage:
         """Decode ``data`` (PNG or JPEG) and cut it into mtmd's chunks; :class:`ImageError` in one line otherwise."""
-        if len(data) > MAX_IMAGE_BYTES:
-            raise ImageError(_TOO_BIG.fill(name=name, size=_size_words(len(data)), limit=_size_words(MAX_IMAGE_BYTES)))
-        size = image_dimensions(data)
-        if size is None:
-            raise ImageError(_NOT_IMAGE.fill(name=name))
-        width, height = size
-        if width * height > MAX_IMAGE_PIXELS:
-            raise ImageError(
-                _TOO_MANY_PIXELS.fill(name=name, width=width, height=height, limit=MAX_IMAGE_PIXELS // 1_000_000)
-            )
+        check_image(data, name)
         ctx = self._context()
         buffer = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
         bitmap = mtmd.mtmd_helper_bitmap_init_from_buf(ctx, buffer, len(data), False, _still_images_only())

@@ -27,7 +27,7 @@ from app.engine.store.tree import MessageTree
 # Key in a trashed subtree's first message's meta: {"conversation", "parent", "active"}.
 TRASHED_FROM = "trashed_from"
 # Tables whose rows belong to one message (message_id) and are copied with it when a branch is forked.
-_PER_MESSAGE = ("tokens", "steps", "message_attachments")
+_PER_MESSAGE = ("tokens", "steps", "message_attachments", "message_images")
 
 
 class Branches(MessageTree):

@@ -17,6 +17,7 @@ from app.core.reply.record import ReplyRecord
 from app.core.tools.turns import calls_of_meta
 from app.engine.store.attachments import attachment_bytes, link_attachments
 from app.engine.store.exchange import EXPORT_VERSION, FORMAT, parse_export
+from app.engine.store.images import ImageSummary
 from app.engine.store.steps import read_steps, write_steps
 from app.engine.store.tokens import write_tokens
 from app.engine.store.tree import MessageTree, StoredMessage
@@ -115,7 +116,10 @@ class Exports(MessageTree):
         for message in self.messages(conversation_id, with_tokens=False):
             who = _SPEAKERS.get(message.role, message.role)
             note = "" if message.state == MessageState.DONE else f" _({message.state})_"
-            lines += [f"### {who}{note}", ""] + ([message.content.rstrip(), ""] if message.content.strip() else [])
+            lines += [f"### {who}{note}", ""]
+            # A picture is named, never written out: its bytes stay in the store.
+            lines += [ImageSummary.of(image).line() for image in message.images] + ([""] if message.images else [])
+            lines += [message.content.rstrip(), ""] if message.content.strip() else []
             # A reply's tool calls, each as the model wrote it (its arguments are JSON text).
             calls = calls_of_meta(message.meta)
             lines += [f"> calls `{c.name}` with `{c.arguments}`" for c in calls] + ([""] if calls else [])

@@ -137,6 +137,16 @@ def read_as_current(db: sqlite3.Connection, version: int) -> None:
                 tokenize='porter unicode61 remove_diacritics 2');
             """
         )
+    if version < 4:
+        db.executescript(
+            """
+            CREATE TEMP TABLE images (id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, mime TEXT NOT NULL,
+                size INTEGER NOT NULL, width INTEGER NOT NULL, height INTEGER NOT NULL, data BLOB NOT NULL,
+                created REAL NOT NULL);
+            CREATE TEMP TABLE message_images (message_id INTEGER NOT NULL, position INTEGER NOT NULL,
+                image_id INTEGER NOT NULL, name TEXT NOT NULL, PRIMARY KEY (message_id, position));
+            """
+        )
 
 
 def _statements(script: str) -> list[str]:

@@ -286,6 +286,7 @@ def _copy_rows(src: sqlite3.Connection, dest: sqlite3.Connection, destination: P
             dest.execute("UPDATE messages SET content=? WHERE id=?", ("".join(texts), message_id))
     _copy_presets(src, dest)
     _copy_attachments(src, dest, [message_id for message_id, _, _ in messages], skipped)
+    _copy_images(src, dest, [message_id for message_id, _, _ in messages], skipped)
     _relink(dest, linear=not tree)
     return RecoveryReport(destination, len(conversations), len(messages), n_tokens, unreadable[0])
 
@@ -334,6 +335,30 @@ def _copy_attachments(
             )
     # A file whose every link was lost would never be removed by the trigger (it fires on a link's deletion).
     dest.execute("DELETE FROM attachments WHERE id NOT IN (SELECT attachment_id FROM message_attachments)")
+
+
+def _copy_images(
+    src: sqlite3.Connection, dest: sqlite3.Connection, message_ids: list[int], skipped: Callable[[], None]
+) -> None:
+    """Images as far as they can be read, and the links of the recovered messages to them (a v4 file)."""
+    if not _has_columns(src, "message_images", ("message_id", "image_id", "name")):
+        return
+    select = "SELECT id, sha256, mime, size, width, height, data, created FROM images"
+    for row in _readable(src, select, "id", skipped):
+        dest.execute(
+            "INSERT OR IGNORE INTO images(id, sha256, mime, size, width, height, data, created) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            row,
+        )
+    for message_id in message_ids:
+        select = f"SELECT message_id, position, image_id, name FROM message_images WHERE message_id={message_id}"
+        for row in _readable(src, select, "position", skipped, where_joiner=" AND "):
+            dest.execute(
+                "INSERT INTO message_images(message_id, position, image_id, name) "
+                "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM images WHERE id = ?)",
+                (*row, row[2]),
+            )
+    dest.execute("DELETE FROM images WHERE id NOT IN (SELECT image_id FROM message_images)")
 
 
 def _relink(dest: sqlite3.Connection, linear: bool) -> None:

@@ -27,6 +27,11 @@ message uses which under what name, ``attachment_chunks`` the passages
 retrieval searches (FTS5 with BM25 ranking, filled when first searched). A
 trigger removes an attachment, and its chunks, when no message uses it any more.
 
+Version 4 keeps the images sent with messages: ``images`` holds each
+picture's bytes once (by SHA-256) with its type and size in pixels,
+``message_images`` which message carries which, in order, under what name.
+As for files, a trigger removes an image with the last message that carries it.
+
 Only finished text is indexed: a streaming reply's row holds no content until
 :meth:`~app.engine.store.conversations.ChatStore.finish_reply` sets it, and
 that update re-indexes the row.
@@ -34,7 +39,7 @@ that update re-indexes the row.
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # tokens.p_target for "not known" (a remote server's tokens): SQLite turns NaN into NULL, and no
 # probability is negative.
 UNKNOWN_P_STORED = -1.0
@@ -128,8 +133,24 @@ UPGRADE_TO_V3 = (
     "PRAGMA user_version = 3",
 )
 
+# Statements, in order, that take a v3 file to v4.
+UPGRADE_TO_V4 = (
+    "CREATE TABLE images ("
+    "id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, mime TEXT NOT NULL, size INTEGER NOT NULL, "
+    "width INTEGER NOT NULL, height INTEGER NOT NULL, data BLOB NOT NULL, created REAL NOT NULL)",
+    "CREATE TABLE message_images ("
+    "message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE, position INTEGER NOT NULL, "
+    "image_id INTEGER NOT NULL REFERENCES images(id), name TEXT NOT NULL, "
+    "PRIMARY KEY (message_id, position)) WITHOUT ROWID",
+    "CREATE INDEX message_images_by_image ON message_images(image_id)",
+    "CREATE TRIGGER images_unused AFTER DELETE ON message_images "
+    "WHEN NOT EXISTS (SELECT 1 FROM message_images WHERE image_id = old.image_id) BEGIN "
+    "DELETE FROM images WHERE id = old.image_id; END",
+    "PRAGMA user_version = 4",
+)
+
 # Each version's upgrade from the one before, in order: a file at version v runs those after v.
-UPGRADES = ((2, UPGRADE_TO_V2), (3, UPGRADE_TO_V3))
+UPGRADES = ((2, UPGRADE_TO_V2), (3, UPGRADE_TO_V3), (4, UPGRADE_TO_V4))
 
 # The whole current schema as one script: the scratch store, recovery's new file, read-only stand-ins.
 SCHEMA = SCHEMA_V1 + "".join(statement + ";\n" for _, upgrade in UPGRADES for statement in upgrade)

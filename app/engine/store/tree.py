@@ -20,9 +20,11 @@ from typing import Any
 from app.core import stored_json
 from app.core.attachments.record import Attachment
 from app.core.conversation.chat import MessageState, Role
+from app.core.conversation.images import ImageInput
 from app.core.reply.token_record import TokenRecord
 from app.engine.store.attachments import AttachmentSummary, attachment_bytes, link_attachments, read_attachments
 from app.engine.store.connection import StoreConnection, member_or_text
+from app.engine.store.images import ImageSummary, check_images, image_bytes, link_images, read_images
 from app.engine.store.tokens import is_partial, partial_text, read_tokens
 
 # parent_id for add_message/begin_reply: append after the end of the conversation's active branch.
@@ -48,6 +50,7 @@ class StoredMessage:
     tokens: list[TokenRecord] = field(default_factory=list)
     parent_id: int | None = None
     attachments: tuple[Attachment, ...] = ()  # each named as it was attached to this message
+    images: tuple[ImageInput, ...] = ()  # each named as it was sent with this message
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form."""
@@ -65,6 +68,8 @@ class StoredMessage:
             out["tokens"] = [token.to_json() for token in self.tokens]
         if self.attachments:  # without their text: an export carries each file's text once, beside the messages
             out["attachments"] = [AttachmentSummary.of(a).to_json() for a in self.attachments]
+        if self.images:  # without their bytes: what each picture is, not the picture
+            out["images"] = [ImageSummary.of(i).to_json() for i in self.images]
         return out
 
 
@@ -80,8 +85,9 @@ class MessageTree(StoreConnection):
         meta: dict[str, Any] | None = None,
         parent_id: int | None = ACTIVE_LEAF,
         attachments: Sequence[Attachment] = (),
+        images: Sequence[ImageInput] = (),
     ) -> int:
-        """Store a complete message now (the user's turn is written the moment it is sent), with its attachments.
+        """Store a complete message now (the user's turn is written the moment it is sent), with its files and images.
 
         It follows ``parent_id``: by default the end of the active branch;
         None makes a new first message (editing the first turn). The new
@@ -89,11 +95,14 @@ class MessageTree(StoreConnection):
         :class:`Role` and :class:`MessageState` raises ValueError: the store
         writes only what it reads back. ``attachments`` are stored in the same
         transaction (a file already stored, by its hash, is only linked), so a
-        failure (a full disk) leaves neither the message nor any of them.
+        failure (a full disk) leaves neither the message nor any of them; so
+        are ``images`` (ValueError, before anything is written, for more than
+        the bounds allow or bytes that are not a PNG or JPEG).
         """
         role, state = Role(role), MessageState(state)
+        check_images(images)
         now = time.time()
-        with self._transaction(attachment_bytes(attachments)):
+        with self._transaction(attachment_bytes(attachments) + image_bytes(images)):
             conversation = self._conversation_row(conversation_id)
             if parent_id == ACTIVE_LEAF:
                 parent_id = self._leaf(conversation_id, conversation["active_leaf"])
@@ -108,6 +117,7 @@ class MessageTree(StoreConnection):
             )
             message_id = int(cursor.lastrowid or 0)
             link_attachments(self._db, message_id, attachments)
+            link_images(self._db, message_id, images)
             self._activate(conversation_id, message_id)
             self._touch(conversation_id, now)
         return message_id
@@ -214,8 +224,10 @@ class MessageTree(StoreConnection):
             for r in rows
         ]
         attached = read_attachments(self._db, (m.id for m in out))
+        pictures = read_images(self._db, (m.id for m in out))
         for message in out:
             message.attachments = attached.get(message.id, ())
+            message.images = pictures.get(message.id, ())
             if message.role != Role.ASSISTANT:
                 continue
             partial = is_partial(message.state, message.content, message.meta)

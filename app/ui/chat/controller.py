@@ -309,7 +309,9 @@ class ChatController(QObject):
         return messages
 
     def _messages_of(self, stored: list[StoredMessage], settings: ChatSettings) -> tuple[Message, ...]:
-        return chat_messages(settings, [prompt_message(m.role, m.content, m.meta, m.attachments) for m in stored])
+        return chat_messages(
+            settings, [prompt_message(m.role, m.content, m.meta, m.attachments, m.images) for m in stored]
+        )
 
     # -- a reply ------------------------------------------------------------------------
 

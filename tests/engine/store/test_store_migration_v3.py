@@ -63,7 +63,7 @@ def test_migration_to_v3_keeps_every_row_and_keeps_a_copy(v2_file: Path) -> None
     before = _plain(v2_file)
     store = ChatStore(v2_file)
     try:
-        assert schema_version(store._db) == SCHEMA_VERSION == 3
+        assert schema_version(store._db) == SCHEMA_VERSION
         assert store.migrated_from == v2_file.with_name("conversations.v2-backup.sqlite3")
         # The branch on screen is the older question's, as the v2 file had it; the fork is kept.
         tree = store.messages(1)
