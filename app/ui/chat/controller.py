@@ -43,6 +43,7 @@ from app.core.decoding.events import FinishedEvent, StepEvent
 from app.core.reply.end import EndKind, ReplyEnd
 from app.core.tools.turns import prompt_message
 from app.engine.llama.session import PairConfig
+from app.engine.llama.vision import ImageError, require_projector
 from app.engine.reply import ReplyRequest, chat_messages, record_start
 from app.engine.store.conversations import ACTIVE_LEAF, ChatStore, StoredMessage
 from app.engine.store.database import StoreWriteError
@@ -123,6 +124,7 @@ class ChatController(QObject):
         self._closed = False  # after shutdown, late events from the engine thread are ignored
         # The files the next message carries; their counts change the gauge as typing does.
         self.attachments = AttachmentFlow(panel, host, panel.attachments, panel.paperclip)
+        self.attachments.images.refusal = self.image_refusal
         self.tree = TreeActions(
             store=lambda: self.store,
             saver=self.saver,
@@ -313,6 +315,20 @@ class ChatController(QObject):
             settings, [prompt_message(m.role, m.content, m.meta, m.attachments, m.images) for m in stored]
         )
 
+    def image_refusal(self) -> str | None:
+        """Why the loaded pair cannot read an image (the engine's words), or None.
+
+        A remote server is asked when the message goes (it says itself); with no pair loaded yet, nothing is known.
+        """
+        pair = self.pair
+        if pair is None or pair.remote is not None:
+            return None
+        try:
+            require_projector(pair.config.target, pair.config.projector)
+        except ImageError as exc:
+            return say_error(exc)
+        return None
+
     # -- a reply ------------------------------------------------------------------------
 
     def can_send(self) -> bool:
@@ -367,7 +383,8 @@ class ChatController(QObject):
                 self.demo.created(self.conversation_id)
             parent = editing.parent_id if editing is not None else ACTIVE_LEAF
             # The turn and its files (an edit keeps its own) in one transaction: a full disk stores neither.
-            store_user_message(self.store, self.conversation_id, text, self.attachments.for_message(editing), parent)
+            attached, images = self.attachments.for_message(editing), self.attachments.images.for_message(editing)
+            store_user_message(self.store, self.conversation_id, text, attached, parent, images)
         except StoreWriteError as exc:
             self.saver.refused(exc)
             return False  # nothing was sent: the prompt and its chips stay

@@ -22,6 +22,7 @@ from typing import Any
 from PySide6.QtCore import QCoreApplication
 
 from app.core.attachments.record import Attachment, AttachmentUse, uses_from_json
+from app.core.conversation.images import ImageInput
 from app.core.display.units import format_bytes
 from app.engine.attachments import AttachmentError, read_attachment, read_attachment_bytes
 from app.engine.reply import ReplyPlan, ReplyRequest
@@ -58,9 +59,12 @@ def store_user_message(
     text: str,
     attachments: Sequence[Attachment],
     parent_id: int | None,
+    images: Sequence[ImageInput] = (),
 ) -> int:
-    """Store the user's turn with its attachments in one transaction; the store's errors pass through."""
-    return store.add_message(conversation_id, "user", text, parent_id=parent_id, attachments=tuple(attachments))
+    """Store the user's turn with its attachments and images in one transaction; the store's errors pass through."""
+    return store.add_message(
+        conversation_id, "user", text, parent_id=parent_id, attachments=tuple(attachments), images=tuple(images)
+    )
 
 
 def with_whole_documents(request: ReplyRequest, on: bool) -> ReplyRequest:

@@ -124,6 +124,7 @@ class AttachmentRow(QWidget):
         self.status.hide()
         self._layout.addWidget(self.status)
         self.chips: list[AttachmentChip] = []
+        self.others: list[QWidget] = []  # chips of other kinds (an image's), shown on the same row
         self.hide()
 
     def add_chip(self, chip: AttachmentChip) -> None:
@@ -143,6 +144,23 @@ class AttachmentRow(QWidget):
             chip.deleteLater()
         self._fit()
 
+    def add_widget(self, widget: QWidget) -> None:
+        """Show another kind of chip (an image's) after the others."""
+        self._layout.removeWidget(self.status)
+        self._layout.addWidget(widget)
+        self._layout.addWidget(self.status)
+        self.others.append(widget)
+        self._fit()
+
+    def remove_widget(self, widget: QWidget) -> None:
+        """Take a chip shown with :meth:`add_widget` off the row."""
+        if widget in self.others:
+            self.others.remove(widget)
+            self._layout.removeWidget(widget)
+            widget.setParent(None)
+            widget.deleteLater()
+        self._fit()
+
     def set_status(self, text: str) -> None:
         """Say what is happening ("reading report.pdf…"); empty to say nothing."""
         self.status.setText(text)
@@ -150,7 +168,7 @@ class AttachmentRow(QWidget):
         self._fit()
 
     def _fit(self) -> None:
-        self.setVisible(bool(self.chips) or bool(self.status.text()))
+        self.setVisible(bool(self.chips) or bool(self.others) or bool(self.status.text()))
         self._layout.invalidate()
         self.updateGeometry()
 
@@ -165,7 +183,10 @@ class PaperclipButton(QToolButton):
         super().__init__(parent)
         self.setText(paperclip(self.fontMetrics().inFontUcs4) or self.tr("Attach"))
         self.setToolTip(
-            self.tr("attach files (text, code, PDF, HTML) or a folder of code; you can also drop or paste them")
+            self.tr(
+                "attach files (text, code, PDF, HTML, PNG or JPEG images) or a folder of code; "
+                "you can also drop or paste them"
+            )
         )
         self.setAccessibleName(self.tr("Attach files"))
         self.setPopupMode(QToolButton.ToolButtonPopupMode.MenuButtonPopup)

@@ -24,7 +24,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QMimeData, QObject, QUrl, QUrlQuery, Signal
-from PySide6.QtGui import QDragEnterEvent, QDropEvent, QKeyEvent, QKeySequence
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeyEvent, QKeySequence
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from app.core.attachments.record import Attachment
@@ -45,6 +45,7 @@ from app.ui.chat.attachments.access import (
 )
 from app.ui.chat.attachments.bar import AttachmentChip, AttachmentRow, PaperclipButton, PendingAttachment
 from app.ui.chat.attachments.dialog import AttachmentDialog
+from app.ui.chat.attachments.images import PendingImages, is_image_path
 from app.ui.chat.attachments.lines import OPEN_ATTACHMENT, OPEN_CITATION
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.view.chat_view import ViewMessage
@@ -76,6 +77,8 @@ class AttachmentFlow(QObject):
         self._own_background = background is None
         self.background = background if background is not None else Background(self, workers=1)
         self.pending: list[PendingAttachment] = []
+        self.images = PendingImages(panel, row, self.background)  # pictures go beside the files, not through them
+        self.images.changed.connect(self.changed)
         self._sent_whole = False  # the message just stored asked for whole documents (its reply's request says so)
         self.counts: dict[str, int] = {}  # sha256 -> tokens, as the loaded target counted them
         panel.view.attachment_tokens = self.counts  # one table: the chips under messages read it too
@@ -103,7 +106,7 @@ class AttachmentFlow(QObject):
             self.panel,
             self.tr("Attach files"),
             self.folders.start(FolderKind.ATTACHMENTS),
-            self.tr("Documents and code (*);;Text (*.txt *.md);;PDF (*.pdf)"),
+            self.tr("Documents, code and images (*);;Text (*.txt *.md);;PDF (*.pdf);;Images (*.png *.jpg *.jpeg)"),
         )
         if names:
             self.folders.remember(FolderKind.ATTACHMENTS, names[0])
@@ -119,8 +122,14 @@ class AttachmentFlow(QObject):
             self.attach_paths([Path(folder)])
 
     def attach_paths(self, paths: Sequence[Path]) -> None:
-        """Read ``paths`` off the GUI thread; all of them become chips, or none (the banner says why)."""
-        paths = list(paths)
+        """Read ``paths`` off the GUI thread; all of them become chips, or none (the banner says why).
+
+        PNG and JPEG files are images for the target's projector: they go to :attr:`images`.
+        """
+        pictures = [p for p in paths if p.is_file() and is_image_path(p)]
+        if pictures:
+            self.images.attach_paths(pictures)
+        paths = [p for p in paths if p not in pictures]
         if not paths:
             return
         self.reading += 1
@@ -140,6 +149,11 @@ class AttachmentFlow(QObject):
         if paths:
             self.attach_paths(paths)
             return True
+        if mime.hasImage():  # a picture copied from a browser or a screenshot: no file behind it
+            image = mime.imageData()
+            if isinstance(image, QImage) and not image.isNull():
+                self.images.attach_pasted(image)
+                return True
         for fmt in mime.formats():
             # File data with a name (a file copied from some file managers or a browser): not text to paste.
             if fmt.startswith("application/") and fmt not in ("application/x-qt-richtext",):
@@ -162,6 +176,7 @@ class AttachmentFlow(QObject):
                 event.acceptProposedAction()
                 return True
         elif kind == QEvent.Type.KeyPress and watched is self.panel.prompt and isinstance(event, QKeyEvent):
+            # Files and pictures on the clipboard are attached; text is pasted as text.
             mime = QApplication.clipboard().mimeData() if event.matches(QKeySequence.StandardKey.Paste) else None
             if mime is not None and self.attach_mime(mime):
                 return True
@@ -230,6 +245,7 @@ class AttachmentFlow(QObject):
     def shown(one: ViewMessage, message: StoredMessage) -> ViewMessage:
         """A stored message as the view shows it, with its files' chips, its citations and the planner's notices."""
         one.attachments, one.attachment_uses = message.attachments, uses_of(message.meta)
+        one.images = message.images
         one.notice = " ".join((*stored_notices(message.meta), one.notice)).strip()
         return one
 
@@ -249,6 +265,7 @@ class AttachmentFlow(QObject):
         for chip in list(self.row.chips):
             self.row.remove_chip(chip)
         self.pending.clear()
+        self.images.clear()
         self.changed.emit()
 
     # -- tokens and the gauge -------------------------------------------------------------------

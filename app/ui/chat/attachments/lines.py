@@ -12,16 +12,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QCoreApplication
-from PySide6.QtGui import QFontMetrics, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QCoreApplication, Qt, QUrl
+from PySide6.QtGui import QColor, QFontMetrics, QImage, QTextCharFormat, QTextCursor, QTextDocument, QTextImageFormat
 
 from app.core.attachments.record import Attachment, AttachmentUse
+from app.core.conversation.images import ImageInput, image_dimensions
 from app.ui.chat.attachments.access import chip_label, paperclip
 from app.ui.chat.view.message_lines import new_block
 from app.ui.chat.view.token_painter import Prop, TokenPainter
 
 OPEN_ATTACHMENT = "tandem:attachment"
 OPEN_CITATION = "tandem:citation"
+IMAGE_RESOURCE = "tandem-image:"  # + the image's digest: the view document's resource for its thumbnail
+THUMBNAIL_PX = 160  # a transcript thumbnail's longer side
 
 
 def _link(fmt: QTextCharFormat, painter: TokenPainter, href: str) -> QTextCharFormat:
@@ -53,6 +56,38 @@ def insert_chips(
             cursor.insertText("   ", fmt)
         href = f"{OPEN_ATTACHMENT}?message={index}&n={number}"
         cursor.insertText(chip_label(attachment, tokens.get(attachment.sha256)), _link(fmt, painter, href))
+
+
+def image_resource(image: ImageInput) -> QUrl:
+    """The name the view's document keeps ``image``'s thumbnail under."""
+    return QUrl(IMAGE_RESOURCE + image.sha256)
+
+
+def insert_thumbnails(cursor: QTextCursor, images: Sequence[ImageInput], background: QColor | None) -> None:
+    """A user message's images as thumbnails, on one line in its bubble (hover says name and size)."""
+    if not images:
+        return
+    new_block(cursor, top_margin=4, background=background)
+    document = cursor.document()
+    for number, image in enumerate(images):
+        url = image_resource(image)
+        if document.resource(QTextDocument.ResourceType.ImageResource, url) is None:
+            picture = QImage.fromData(image.data)
+            if not picture.isNull():
+                picture = picture.scaled(
+                    THUMBNAIL_PX,
+                    THUMBNAIL_PX,
+                    Qt.AspectRatioMode.KeepAspectRatio,
+                    Qt.TransformationMode.SmoothTransformation,
+                )
+            document.addResource(QTextDocument.ResourceType.ImageResource, url, picture)
+        if number:
+            cursor.insertText("  ")
+        fmt = QTextImageFormat()
+        fmt.setName(url.toString())
+        width, height = image_dimensions(image.data) or (0, 0)
+        fmt.setToolTip(f"{image.name}, {width}×{height}")
+        cursor.insertImage(fmt)
 
 
 def citation_words(uses: Sequence[AttachmentUse]) -> list[tuple[int, str, list[str]]]:

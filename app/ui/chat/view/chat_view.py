@@ -40,8 +40,9 @@ from PySide6.QtGui import (
 from PySide6.QtWidgets import QApplication, QTextBrowser, QToolTip, QWidget
 
 from app.core.attachments.record import Attachment, AttachmentUse
+from app.core.conversation.images import ImageInput
 from app.core.reply.token_record import TokenRecord
-from app.ui.chat.attachments.lines import insert_chips, insert_citations
+from app.ui.chat.attachments.lines import insert_chips, insert_citations, insert_thumbnails
 from app.ui.chat.view import math_formula, table_grid, token_cards
 from app.ui.chat.view.markdown_layout import fenced_code_blocks
 from app.ui.chat.view.message_highlight import MessageHighlight, message_range
@@ -83,6 +84,7 @@ class ViewMessage:
     info: str = ""  # rich text: what produced the reply (the Info action and the footer's hover)
     attachments: tuple[Attachment, ...] = ()  # the files attached to it (chips under it)
     attachment_uses: tuple[AttachmentUse, ...] = ()  # a reply: how its prompt used them (citations)
+    images: tuple[ImageInput, ...] = ()  # the pictures sent with it (thumbnails in its bubble)
     reasoning_inside: bool = False  # the prompt opened the reasoning block: the reply starts as thinking
     thinking_seconds: float | None = None  # how long its reasoning block took (None: not known)
     thinking_open: bool | None = None  # the reader's choice for its "Thinking" section (None: automatic)
@@ -491,6 +493,7 @@ class ChatView(QTextBrowser):
             # The user's own words are set as Markdown by the same layout, as text without tokens.
             background = self._painter.user_background if user else None
             relayout_tail(cursor, StreamState(index, background=background), [], message.text, self._painter)
+            insert_thumbnails(cursor, message.images, background)
         insert_chips(cursor, self._painter, index, message.attachments, self.attachment_tokens)
 
     def _draw_reply(self, cursor: QTextCursor, index: int, message: ViewMessage) -> ReplyStream:
