@@ -86,8 +86,8 @@
         <translation>Dateien anhängen</translation>
     </message>
     <message>
-        <source>Documents and code (*);;Text (*.txt *.md);;PDF (*.pdf)</source>
-        <translation>Dokumente und Code (*);;Text (*.txt *.md);;PDF (*.pdf)</translation>
+        <source>Documents, code and images (*);;Text (*.txt *.md);;PDF (*.pdf);;Images (*.png *.jpg *.jpeg)</source>
+        <translation>Dokumente, Code und Bilder (*);;Text (*.txt *.md);;PDF (*.pdf);;Bilder (*.png *.jpg *.jpeg)</translation>
     </message>
     <message>
         <source>Attach a folder</source>
@@ -739,8 +739,8 @@
         <translation>Anhängen</translation>
     </message>
     <message>
-        <source>attach files (text, code, PDF, HTML) or a folder of code; you can also drop or paste them</source>
-        <translation>Dateien (Text, Code, PDF, HTML) oder einen Code-Ordner anhängen; Sie können sie auch hineinziehen oder einfügen</translation>
+        <source>attach files (text, code, PDF, HTML, PNG or JPEG images) or a folder of code; you can also drop or paste them</source>
+        <translation>Dateien (Text, Code, PDF, HTML, PNG- oder JPEG-Bilder) oder einen Code-Ordner anhängen; Sie können sie auch hineinziehen oder einfügen</translation>
     </message>
     <message>
         <source>Attach files</source>

@@ -44,4 +44,40 @@
             <translation>{name} ist zu groß, um als Bild gelesen zu werden ({width} x {height} Pixel; höchstens {limit} Millionen)</translation>
         </message>
     </context>
+    <context>
+        <name>ImageChip</name>
+        <message>
+            <location filename="../app/ui/chat/attachments/images.py" />
+            <source>image {name}</source>
+            <translation>Bild {name}</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/chat/attachments/images.py" />
+            <source>remove this image</source>
+            <translation>dieses Bild entfernen</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/chat/attachments/images.py" />
+            <source>Remove {name}</source>
+            <translation>{name} entfernen</translation>
+        </message>
+    </context>
+    <context>
+        <name>PendingImages</name>
+        <message>
+            <location filename="../app/ui/chat/attachments/images.py" />
+            <source>pasted image</source>
+            <translation>eingefügtes Bild</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/chat/attachments/images.py" />
+            <source>A message carries at most {n} images: {name} was not added</source>
+            <translation>Eine Nachricht trägt höchstens {n} Bilder: {name} wurde nicht hinzugefügt</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/chat/attachments/images.py" />
+            <source>could not read the file: {error}</source>
+            <translation>die Datei ließ sich nicht lesen: {error}</translation>
+        </message>
+    </context>
 </TS>
