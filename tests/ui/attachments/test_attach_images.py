@@ -12,7 +12,7 @@ image in the engine's words, before sending, leaving the prompt as it was.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -22,10 +22,11 @@ from pytestqt.qtbot import QtBot
 
 from app.core.reply.record import ReplyRecord
 from app.ui.chat.attachments.lines import image_resource
+from app.ui.chat.controller import Activity
 from app.ui.main_window import MainWindow
 from tests.fixtures.synthetic_projector import png_bytes, write_projector_for
 from tests.ui.attachments.steps import click_paperclip, drop, paste, urls_mime
-from tests.ui.helpers import Recorder, click_action, send
+from tests.ui.helpers import Recorder, click_action, load, pair_choice, send
 
 IMAGE_POSITIONS = 16  # what the synthetic projector gives any picture
 
@@ -74,8 +75,15 @@ def test_an_attached_image_is_sent_read_before_the_text_stored_and_shown(
     _wait_chips(qtbot, window, 1)
     assert window.chat.attachments.isVisible() and not window.chat.banner.isVisible()
     send(qtbot, window, "Describe it.", recorder)
-    assert _prompt_tokens(window) - without == IMAGE_POSITIONS  # the image's positions came before the text
+    with_image = _prompt_tokens(window)
+    assert with_image - without == IMAGE_POSITIONS  # the image's positions came before the text
     assert _chips(window) == []
+    # Regenerating the reply reads the stored message again, its image with it.
+    with qtbot.waitSignal(recorder.ended, timeout=300_000):
+        click_action(window, "regenerate", 1)
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=60_000)
+    assert len(window.store.siblings(window.store.messages(window.controller.conversation_id or 0)[-1].id)) == 2
+    assert _prompt_tokens(window) == with_image
 
     stored = window.store.messages(window.controller.conversation_id or 0)
     assert [i.name for i in stored[0].images] == ["cat.png"] and stored[0].images[0].data == png_bytes(40, 30, seed=3)
@@ -126,20 +134,30 @@ def test_a_file_that_is_not_an_image_is_refused_in_one_line(window: MainWindow, 
     assert _chips(window) == [] and window.chat.prompt.toPlainText() == "keep me"
 
 
-def test_a_reopened_window_shows_the_image_from_the_store(
-    window: MainWindow, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+def test_a_restarted_window_shows_the_image_from_the_store(
+    make_window: Callable[..., MainWindow],
+    small_pair: tuple[Path, Path],
+    qtbot: QtBot,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
 ) -> None:
+    window = make_window()
     window.settings_panel.max_tokens.setValue(4)
+    load(qtbot, window, pair_choice(small_pair))
     click_paperclip(qtbot, monkeypatch, window, [_picture(tmp_path)])
     _wait_chips(qtbot, window, 1)
     send(qtbot, window, "What is it?", Recorder(window))
     conversation = window.controller.conversation_id
     assert conversation is not None
-    # Another chat and back: the view is built again from what the store read.
-    window.controller.new_conversation()
-    assert window.chat.view.messages == []
-    window.conversations.select(conversation)
-    qtbot.waitUntil(lambda: window.controller.conversation_id == conversation, timeout=10_000)
-    shown = window.chat.view.messages[0].images
+    window.close()
+
+    reopened = make_window()  # no pair loaded: the chat is read from the database alone
+    reopened.conversations.select(conversation)
+    qtbot.waitUntil(lambda: reopened.controller.conversation_id == conversation, timeout=10_000)
+    shown = reopened.chat.view.messages[0].images
     assert [i.name for i in shown] == ["cat.png"] and shown[0].data == png_bytes(40, 30, seed=3)
-    assert "[image: cat.png, 40×30]" in window.store.export_markdown(conversation)
+    thumbnail = reopened.chat.view.document().resource(
+        QTextDocument.ResourceType.ImageResource, image_resource(shown[0])
+    )
+    assert isinstance(thumbnail, QImage) and not thumbnail.isNull()
+    assert "[image: cat.png, 40×30]" in reopened.store.export_markdown(conversation)
