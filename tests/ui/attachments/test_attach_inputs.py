@@ -126,9 +126,13 @@ def _refused(window, qtbot, monkeypatch, files) -> str:
 
 def test_bad_files_are_refused_with_one_line_and_nothing_attached(make_window, qtbot, monkeypatch, tmp_path):
     window = make_window()
-    binary = tmp_path / "photo.jpg"
+    binary = tmp_path / "photo.raw"
     binary.write_bytes(b"\xff\xd8\xff\xe0\0\x10JFIF\0" + os.urandom(2000))
     assert "binary" in _refused(window, qtbot, monkeypatch, [binary])
+    # A .jpg goes as an image (for the projector), checked as the engine checks one.
+    fake = tmp_path / "photo.jpg"
+    fake.write_bytes(b"\x89PNG but not really" + os.urandom(200))
+    assert _refused(window, qtbot, monkeypatch, [fake]) == "photo.jpg is not a PNG or JPEG image"
 
     huge = tmp_path / "huge.log"
     with huge.open("wb") as file:

@@ -28,6 +28,7 @@ from PySide6.QtGui import QDragEnterEvent, QDropEvent, QImage, QKeyEvent, QKeySe
 from PySide6.QtWidgets import QApplication, QFileDialog, QWidget
 
 from app.core.attachments.record import Attachment
+from app.core.conversation.images import ImageInput
 from app.core.reply.record import ReplyRecord
 from app.engine.attachments import AttachmentError
 from app.engine.llama.session import LoadedPair
@@ -45,7 +46,7 @@ from app.ui.chat.attachments.access import (
 )
 from app.ui.chat.attachments.bar import AttachmentChip, AttachmentRow, PaperclipButton, PendingAttachment
 from app.ui.chat.attachments.dialog import AttachmentDialog
-from app.ui.chat.attachments.images import PendingImages, is_image_path
+from app.ui.chat.attachments.images import PendingImages, is_image_path, read_image
 from app.ui.chat.attachments.lines import OPEN_ATTACHMENT, OPEN_CITATION
 from app.ui.chat.panel import ChatPanel
 from app.ui.chat.view.chat_view import ViewMessage
@@ -77,7 +78,7 @@ class AttachmentFlow(QObject):
         self._own_background = background is None
         self.background = background if background is not None else Background(self, workers=1)
         self.pending: list[PendingAttachment] = []
-        self.images = PendingImages(panel, row, self.background)  # pictures go beside the files, not through them
+        self.images = PendingImages(panel, row)  # pictures go beside the files, not through them
         self.images.changed.connect(self.changed)
         self._sent_whole = False  # the message just stored asked for whole documents (its reply's request says so)
         self.counts: dict[str, int] = {}  # sha256 -> tokens, as the loaded target counted them
@@ -127,8 +128,9 @@ class AttachmentFlow(QObject):
         PNG and JPEG files are images for the target's projector: they go to :attr:`images`.
         """
         pictures = [p for p in paths if p.is_file() and is_image_path(p)]
-        if pictures:
-            self.images.attach_paths(pictures)
+        if pictures and not self.images.refused():
+            self.reading += 1
+            self.background.submit(lambda: [read_image(p) for p in pictures], self._images_read, self._images_failed)
         paths = [p for p in paths if p not in pictures]
         if not paths:
             return
@@ -199,6 +201,16 @@ class AttachmentFlow(QObject):
             self.row.add_chip(chip)
         self.count_tokens([a for a in attachments if a.sha256 not in self.counts])
         self.changed.emit()
+
+    def _images_read(self, images: list[ImageInput]) -> None:
+        self.reading -= 1
+        self.row.set_status(self.tr("reading…") if self.reading else "")
+        self.images.add(images)
+
+    def _images_failed(self, error: Exception) -> None:
+        self.reading -= 1
+        self.row.set_status(self.tr("reading…") if self.reading else "")
+        self.images.failed(error)
 
     def _failed(self, error: Exception) -> None:
         self.reading -= 1

@@ -24,7 +24,6 @@ from app.engine.store.conversations import StoredMessage
 from app.ui.chat.attachments.bar import AttachmentRow
 from app.ui.chat.panel import ChatPanel
 from app.ui.i18n.words import say_error
-from app.ui.threads.background import Background
 
 THUMBNAIL_PX = 48  # a chip's thumbnail: the longer side
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
@@ -96,11 +95,10 @@ class PendingImages(QObject):
 
     changed = Signal()
 
-    def __init__(self, panel: ChatPanel, row: AttachmentRow, background: Background) -> None:
+    def __init__(self, panel: ChatPanel, row: AttachmentRow) -> None:
         super().__init__(panel)
         self.panel = panel
         self.row = row
-        self.background = background
         self.chips: list[ImageChip] = []
         # Why the loaded pair cannot read images (one line), or None when it can or cannot be told yet.
         self.refusal: Callable[[], str | None] = lambda: None
@@ -109,15 +107,9 @@ class PendingImages(QObject):
         """What the next message carries, in the order added."""
         return tuple(chip.image for chip in self.chips)
 
-    def attach_paths(self, paths: Sequence[Path]) -> None:
-        """Read image files off the GUI thread; each that passes the checks becomes a chip."""
-        if self._refused():
-            return
-        self.background.submit(lambda: [read_image(p) for p in paths], self._read, self._failed)
-
     def attach_pasted(self, image: QImage) -> None:
         """A picture pasted from the clipboard (sent as PNG)."""
-        if self._refused():
+        if self.refused():
             return
         try:
             data = png_of(image)
@@ -125,15 +117,17 @@ class PendingImages(QObject):
         except ImageError as exc:
             self.panel.banner.show_message(say_error(exc))
             return
-        self._read([ImageInput(name="pasted-image.png", data=data)])
+        self.add([ImageInput(name="pasted-image.png", data=data)])
 
-    def _refused(self) -> bool:
+    def refused(self) -> bool:
+        """Whether the loaded pair cannot take images now (the banner then says why)."""
         reason = self.refusal()
         if reason:
             self.panel.banner.show_message(reason)
         return bool(reason)
 
-    def _read(self, images: list[ImageInput]) -> None:
+    def add(self, images: Sequence[ImageInput]) -> None:
+        """Chips for ``images`` (read and checked), each picture once, up to the bound."""
         known = {image.sha256 for image in self.images()}
         for image in images:
             if image.sha256 in known:
@@ -152,7 +146,8 @@ class PendingImages(QObject):
             self.row.add_widget(chip)
         self.changed.emit()
 
-    def _failed(self, error: Exception) -> None:
+    def failed(self, error: Exception) -> None:
+        """Say in one line why an image could not be read."""
         if isinstance(error, OSError):
             message = self.tr("could not read the file: {error}").format(error=error.strerror or error)
         else:
