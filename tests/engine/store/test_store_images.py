@@ -17,6 +17,7 @@ import pytest
 from app.core.conversation.images import MAX_IMAGES_PER_MESSAGE, ImageInput
 from app.engine.store.conversations import ChatStore
 from app.engine.store.migration import schema_version
+from app.engine.store.recovery import recover
 from app.engine.store.schema import SCHEMA_VERSION
 from tests.fixtures.synthetic_projector import png_bytes
 from tests.paths import REPO_ROOT
@@ -140,3 +141,18 @@ def test_a_v3_file_opened_read_only_reads_without_images(tmp_path: Path) -> None
     plain = sqlite3.connect(path)
     assert plain.execute("PRAGMA user_version").fetchone()[0] == 3
     plain.close()
+
+
+def test_recovery_copies_the_images_of_the_recovered_messages(tmp_path: Path) -> None:
+    source = tmp_path / "conversations.sqlite3"
+    store = ChatStore(source)
+    chat = store.create_conversation("kept")
+    store.add_message(chat, "user", "What is this?", images=(_cat(),))
+    store.close()
+    report = recover(source, tmp_path / "recovered.sqlite3")
+    assert report.messages == 1
+    recovered = ChatStore(tmp_path / "recovered.sqlite3")
+    try:
+        assert [(i.name, i.data) for i in recovered.messages(chat)[0].images] == [("cat.png", _cat().data)]
+    finally:
+        recovered.close()
