@@ -274,5 +274,5 @@ class ChatPanel(QWidget):
         if not self.send_button.isEnabled():
             return
         text = self.prompt.toPlainText().strip()
-        if text:
+        if text or self.attachments.others:  # a picture alone is a message too
             self.send_requested.emit(text)

@@ -156,3 +156,11 @@ def test_recovery_copies_the_images_of_the_recovered_messages(tmp_path: Path) ->
         assert [(i.name, i.data) for i in recovered.messages(chat)[0].images] == [("cat.png", _cat().data)]
     finally:
         recovered.close()
+
+
+def test_an_export_with_images_imports_as_the_chat_without_them(store: ChatStore) -> None:
+    chat = store.create_conversation("round trip")
+    store.add_message(chat, "user", "What is this?", images=(_cat(),))
+    imported = store.import_json(store.export_json(chat))
+    messages = store.messages(imported)
+    assert [m.content for m in messages] == ["What is this?"] and messages[0].images == ()

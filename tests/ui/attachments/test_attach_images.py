@@ -123,6 +123,18 @@ def test_a_pasted_picture_and_a_dropped_file_become_chips_and_x_removes_one(
     _wait_chips(qtbot, window, 1)
     assert _chips(window) == ["dog.jpg.png"]
 
+    # A picture alone, with no words, is a message too.
+    window.settings_panel.max_tokens.setValue(4)
+    window.chat.prompt.clear()
+    recorder = Recorder(window)
+    with qtbot.waitSignal(recorder.ended, timeout=300_000):
+        qtbot.mouseClick(window.chat.send_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.controller.activity is Activity.IDLE, timeout=60_000)
+    assert not recorder.errors, recorder.errors
+    question = window.store.messages(window.controller.conversation_id or 0)[0]
+    assert question.content == "" and [i.name for i in question.images] == ["dog.jpg.png"]
+    assert _prompt_tokens(window) > IMAGE_POSITIONS
+
 
 def test_a_file_that_is_not_an_image_is_refused_in_one_line(window: MainWindow, qtbot: QtBot, tmp_path: Path) -> None:
     fake = tmp_path / "fake.png"
