@@ -10,6 +10,15 @@ a reply that starts inside the thinking because the template opened the block
 in the prompt (``inside=True``). The opening marker counts only at the reply's
 start (after white space): a ``<think>`` the answer mentions later is text.
 
+gpt-oss (the harmony format) writes its reasoning as a message on the
+``analysis`` channel and its answer on the ``final`` channel:
+``<|channel|>analysis<|message|>…<|end|><|start|>assistant<|channel|>final<|message|>…``.
+The same splitter reads that form too, whatever ``markers`` it was given: the
+analysis messages are the block, the headers and ``<|end|>`` are markers, and
+the final message is the answer. After an analysis message, any other header
+(a ``commentary`` call) closes the block and stays answer text, where the call
+reader finds it. A reply that starts on the final channel has an empty, closed block.
+
 :func:`token_parts` gives each token one part (thinking when any of its
 characters is thinking or a marker) for the view and the statistics, and
 :func:`split_reasoning` a whole reply's two texts, the form ``serve``'s
@@ -49,6 +58,15 @@ class ReasoningMarkers:
 
 THINK = ReasoningMarkers()
 
+# The harmony format's headers and message end, as llama.cpp spells gpt-oss's tokens.
+HARMONY_ANALYSIS = "<|channel|>analysis<|message|>"
+HARMONY_FINAL = "<|channel|>final<|message|>"
+HARMONY_END = "<|end|>"
+HARMONY_NEXT = "<|start|>assistant"  # the next message's start, before its channel
+# What may follow an analysis message's end and keeps the reply thinking, or opens its answer.
+_AFTER_END_THINKING = (HARMONY_NEXT + HARMONY_ANALYSIS, HARMONY_ANALYSIS)
+_AFTER_END_ANSWER = (HARMONY_NEXT + HARMONY_FINAL, HARMONY_FINAL)
+
 
 @dataclass(frozen=True, slots=True)
 class Piece:
@@ -62,6 +80,7 @@ class Piece:
 class _State(enum.Enum):
     START = enum.auto()  # nothing but white space yet: an opening marker may still come
     THINKING = enum.auto()
+    AFTER_END = enum.auto()  # harmony: an analysis message ended; the next header says what follows
     ANSWER = enum.auto()
 
 
@@ -81,12 +100,13 @@ class ReasoningSplitter:
         self._state = _State.THINKING if inside else _State.START
         self._pending: list[tuple[int, str]] = []  # (token, character) not decided yet
         self._count = 0
+        self._harmony = False  # the block is harmony's analysis channel (it ends at <|end|>)
         self.closed = False  # whether the closing marker has been seen
 
     @property
     def thinking(self) -> bool:
         """Whether the text now streaming is inside the reasoning block."""
-        return self._state is _State.THINKING
+        return self._state is _State.THINKING or self._state is _State.AFTER_END
 
     def feed(self, text: str) -> list[Piece]:
         """The pieces decided once this token's ``text`` is added (possibly of earlier tokens)."""
@@ -106,29 +126,71 @@ class ReasoningSplitter:
             if self._state is _State.START:
                 stripped = len(text) - len(text.lstrip())
                 rest = text[stripped:]
-                if rest.startswith(self.markers.open):
+                opened = self._opener(rest)
+                if opened is not None:
+                    marker, state = opened
                     self._emit(out, stripped, Part.ANSWER)  # white space before the block: nobody reads it
-                    self._emit(out, len(self.markers.open), Part.MARKER)
-                    self._state = _State.THINKING
+                    self._emit(out, len(marker), Part.MARKER)
+                    self._harmony = marker != self.markers.open
+                    self._state = state
+                    self.closed = state is _State.ANSWER
                     continue
-                if not final and self.markers.open.startswith(rest):
-                    break  # white space, or the opener's start: wait for more
+                openers = (self.markers.open, HARMONY_ANALYSIS, HARMONY_FINAL)
+                if not final and any(o.startswith(rest) for o in openers):
+                    break  # white space, or an opener's start: wait for more
                 self._state = _State.ANSWER
                 continue
             if self._state is _State.ANSWER:
                 self._emit(out, len(text), Part.ANSWER)
                 break
-            at = text.find(self.markers.close)
+            if self._state is _State.AFTER_END:
+                if not self._after_end(out, text, final):
+                    break
+                continue
+            close = HARMONY_END if self._harmony else self.markers.close
+            at = text.find(close)
             if at >= 0:
                 self._emit(out, at, Part.THINKING)
-                self._emit(out, len(self.markers.close), Part.MARKER)
+                self._emit(out, len(close), Part.MARKER)
+                if self._harmony:
+                    self._state = _State.AFTER_END
+                    continue
                 self._state = _State.ANSWER
                 self.closed = True
                 continue
-            held = 0 if final else _held_prefix(text, self.markers.close)
+            held = 0 if final else _held_prefix(text, close)
             self._emit(out, len(text) - held, Part.THINKING)
             break
         return [Piece(token, part, chunk) for token, part, chunk in out]
+
+    def _opener(self, rest: str) -> tuple[str, _State] | None:
+        """The block's opener ``rest`` starts with, and the state after it (None: it starts with none)."""
+        if rest.startswith(self.markers.open):
+            return self.markers.open, _State.THINKING
+        if rest.startswith(HARMONY_ANALYSIS):
+            return HARMONY_ANALYSIS, _State.THINKING
+        if rest.startswith(HARMONY_FINAL):
+            return HARMONY_FINAL, _State.ANSWER
+        return None
+
+    def _after_end(self, out: list[tuple[int, Part, str]], text: str, final: bool) -> bool:
+        """Harmony, after an analysis message: another one, the final one, or anything else; False: wait."""
+        for headers, state in ((_AFTER_END_THINKING, _State.THINKING), (_AFTER_END_ANSWER, _State.ANSWER)):
+            header = next((h for h in headers if text.startswith(h)), None)
+            if header is not None:
+                self._emit(out, len(header), Part.MARKER)
+                self._state = state
+                self.closed = state is _State.ANSWER
+                return True
+        if any(h.startswith(text) for h in (*_AFTER_END_THINKING, *_AFTER_END_ANSWER)):
+            if not final:
+                return False
+            self._emit(out, len(text), Part.MARKER)  # the reply ended inside the next header: the block stays open
+            return True
+        # Any other message (a commentary call) ends the reasoning and is the answer's, as written.
+        self._state = _State.ANSWER
+        self.closed = True
+        return True
 
     def _emit(self, out: list[tuple[int, Part, str]], n: int, part: Part) -> None:
         """Move the first ``n`` pending characters to ``out``, one piece per token and part."""
