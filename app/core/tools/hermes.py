@@ -89,13 +89,19 @@ def xml_call(body: str, schemas: Mapping[str, Mapping[str, Any]]) -> CallBody | 
     name, inner = found.group(1).strip(), found.group(2)
     if _PARAMETER.sub("", inner).strip():
         return None  # something besides parameters inside the function: not a call
-    properties = schemas.get(name, {}).get("properties", {})
+    schema = schemas.get(name, {})
+    properties = schema.get("properties", {})
     arguments: dict[str, Any] = {}
     for parameter in _PARAMETER.finditer(inner):
         key = parameter.group(1).strip()
+        if key in arguments:
+            return None  # a parameter written twice: which one was meant is unknown
         spec = properties.get(key) if isinstance(properties, Mapping) else None
         declared = spec.get("type") if isinstance(spec, Mapping) else None
         arguments[key] = _parameter_value(parameter.group(2), declared if isinstance(declared, str) else None)
+    required = schema.get("required", [])
+    if isinstance(required, list) and any(isinstance(k, str) and k not in arguments for k in required):
+        return None  # the grammar holds this only for schemas of a few properties (app.engine.llama.tool_grammar)
     return call_body(name, arguments)
 
 

@@ -18,8 +18,11 @@ The JSON of a call is one of the offered tools' names with the arguments that
 tool's JSON schema allows (``anyOf`` over the tools). An XML parameter's value
 is the JSON its property's schema allows, or, for a ``string`` property (and one
 without a type), any text up to ``</parameter>`` (an enum of strings: one of
-them); a tool whose schema lists properties takes those (in its order, the
-required ones always), one that lists none takes any. The opener must be one
+them); a tool whose schema lists properties takes those in any order, each
+at most once and the required ones all (past a few properties: any order and
+count, and the reader turns down a repeated or missing one), and a parameter
+the schema does not list as its ``additionalProperties`` says (absent: any
+text, a schema: held to it, false: none); one that lists none takes any. The opener must be one
 vocabulary entry (a special or user-defined token), so a call starts at a token
 boundary; where it is not the call is read but not held, and
 :func:`plan_tool_grammar` gives None. So is a harmony call whose recipient
@@ -36,6 +39,7 @@ the steering text after the opener is consumed by the call's grammar first.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -101,6 +105,7 @@ _PARAMETER_END = "</parameter>"
 # Any text up to the first </parameter>, which ends it (lazy: the shortest match).
 _TEXT_VALUE = r"/(?s:.*)<\/parameter>/"
 _PARAMETER_NAME = r"/[A-Za-z0-9_.-]+/"
+_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 def _xml_value(spec: Any) -> str:
@@ -116,6 +121,52 @@ def _xml_value(spec: Any) -> str:
     return f'"\\n"? {_json(spec)} "\\n"? "{_PARAMETER_END}"'
 
 
+# Up to this many listed properties the grammar itself holds "each at most once, the required ones all" (one
+# rule per set of parameters written so far, 2**n of them); past it, any order and any count are let through and
+# the reader turns down a call that repeats a parameter or leaves a required one out.
+_ORDER_HELD_UP_TO = 8
+
+
+def _extra_parameters(tool: int, schema: Mapping[str, Any], keys: Sequence[str]) -> str | None:
+    """The rule of a parameter the schema does not list, as ``additionalProperties`` allows (None: none)."""
+    extra = schema.get("additionalProperties", True)
+    if extra is False:
+        return None
+    spec = extra if isinstance(extra, Mapping) else None
+    # A listed key is no extra one: its value keeps to its own schema.
+    listed = "|".join(re.escape(k) for k in keys if _NAME.fullmatch(k))  # others cannot be spelt as an extra
+    name = f"{_PARAMETER_NAME} & ~/({listed})/" if listed else _PARAMETER_NAME
+    return f'x{tool}: "<parameter=" X{tool} ">" {_xml_value(spec)} "\\n"?\nX{tool}: {name}'
+
+
+def _xml_parameters(tool: int, schema: Mapping[str, Any], properties: Mapping[str, Any]) -> list[str]:
+    """The rules of one tool's parameters: any order, each listed one at most once, the required ones all."""
+    keys = list(properties)
+    required = schema.get("required", [])
+    needed = {j for j, k in enumerate(keys) if isinstance(required, list) and k in required}
+    rules = [
+        f'p{tool}_{j}: {json.dumps("<parameter=" + key + ">")} {_xml_value(spec)} "\\n"?'
+        for j, (key, spec) in enumerate(properties.items())
+    ]
+    extra = _extra_parameters(tool, schema, keys)
+    if extra is not None:
+        rules.append(extra)
+    if len(keys) > _ORDER_HELD_UP_TO:
+        choices = [f"p{tool}_{j}" for j in range(len(keys))] + ([f"x{tool}"] if extra is not None else [])
+        rules.append(f"a{tool}: ({' | '.join(choices)})*")
+        return rules
+    # a{tool}_{written}: the parameters still to come once those in the bit set ``written`` were.
+    for written in range(1 << len(keys)):
+        options = [f"p{tool}_{j} a{tool}_{written | 1 << j}" for j in range(len(keys)) if not written >> j & 1]
+        if extra is not None:
+            options.append(f"x{tool} a{tool}_{written}")
+        if all(written >> j & 1 for j in needed):
+            options.append('""')
+        rules.append(f"a{tool}_{written}: " + " | ".join(options))
+    rules.append(f"a{tool}: a{tool}_0")
+    return rules
+
+
 def _xml_grammar(tools: Sequence[ToolSpec], close: str) -> str:
     """Qwen3-Coder's call: ``<function=name>``, the tool's parameters, ``</function>``, the closer."""
     functions = " | ".join(f"f{i}" for i in range(len(tools)))
@@ -128,14 +179,11 @@ def _xml_grammar(tools: Sequence[ToolSpec], close: str) -> str:
         schema = tool.parameters or {}
         properties = schema.get("properties")
         if not isinstance(properties, Mapping) or not properties:
-            rules.append(f'f{i}: {json.dumps(tool.name + ">")} "\\n"? any_parameter*')
+            extra = schema.get("additionalProperties", True) is not False
+            rules.append(f'f{i}: {json.dumps(tool.name + ">")} "\\n"?' + (" any_parameter*" if extra else ""))
             continue
-        required = schema.get("required", [])
-        parts = []
-        for j, (key, spec) in enumerate(properties.items()):
-            rules.append(f'p{i}_{j}: {json.dumps("<parameter=" + key + ">")} {_xml_value(spec)} "\\n"?')
-            parts.append(f"p{i}_{j}" + ("" if isinstance(required, list) and key in required else "?"))
-        rules.append(f'f{i}: {json.dumps(tool.name + ">")} "\\n"? ' + " ".join(parts))
+        rules.extend(_xml_parameters(i, schema, properties))
+        rules.append(f'f{i}: {json.dumps(tool.name + ">")} "\\n"? a{i}')
     return _HEAD + "\n".join(rules) + "\n"
 
 

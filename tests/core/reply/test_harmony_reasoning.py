@@ -11,7 +11,8 @@ ANALYSIS = "<|channel|>analysis<|message|>"
 FINAL = "<|start|>assistant<|channel|>final<|message|>"
 REPLY = ANALYSIS + "The user greets; answer briefly." + "<|end|>" + FINAL + "Hello there!"
 TWO = ANALYSIS + "First." + "<|end|><|start|>assistant" + ANALYSIS + "Second." + "<|end|>" + FINAL + "Done."
-CALL = ANALYSIS + "Need weather." + '<|end|><|start|>assistant<|channel|>commentary to=functions.w json<|message|>{"a": 1}'
+COMMENTARY = '<|channel|>commentary to=functions.w<|message|>{"a": 1}'
+CALL = ANALYSIS + "Need weather." + "<|end|><|start|>assistant" + COMMENTARY
 
 
 def _parts(texts: list[str]) -> tuple[str, str, str]:
@@ -29,7 +30,7 @@ def _cuts(text: str) -> list[list[str]]:
     [
         (REPLY, "The user greets; answer briefly.", "Hello there!"),
         (TWO, "First.Second.", "Done."),
-        (CALL, "Need weather.", '<|start|>assistant<|channel|>commentary to=functions.w json<|message|>{"a": 1}'),
+        (CALL, "Need weather.", "<|start|>assistant" + COMMENTARY),
         ("<|channel|>final<|message|>Just this.", "", "Just this."),
         ("No channels here <|end|>", "", "No channels here <|end|>"),
     ],

@@ -178,6 +178,17 @@ WRITTEN: list[tuple[str, FamilyTemplate, str, str, list[tuple[str, dict[str, Any
 NOT_CALLS: list[tuple[str, FamilyTemplate, str]] = [
     ("xml-unknown-element", XML, "<tool_call>\n<function=get_weather>\n<city>Oslo</city>\n</function>\n</tool_call>"),
     ("xml-unclosed", XML, "<tool_call>\n<function=get_weather>\n<parameter=city>\nOs"),
+    (
+        "xml-required-left-out",
+        XML,
+        "<tool_call><function=get_weather><parameter=days>2</parameter></function></tool_call>",
+    ),
+    (
+        "xml-parameter-twice",
+        XML,
+        "<tool_call><function=get_weather><parameter=city>Oslo</parameter><parameter=city>Rome</parameter>"
+        "</function></tool_call>",
+    ),
     ("llama3-broken", LLAMA3, '<|python_tag|>{"name": "get_weather", "parameters": {"city": '),
     ("mistral-broken", MISTRAL, '[TOOL_CALLS] [{"name": "get weather", "arguments": {}}]'),
     ("mistral-named-no-args", MISTRAL_NAMED, "[TOOL_CALLS]get_weather"),

@@ -34,9 +34,9 @@ XML_FORECAST = (
 HARMONY = HarmonyDialect()
 
 
-def _takes(dialect: ToolDialect, text: str, whole: bool = True) -> bool:
+def _takes(dialect: ToolDialect, text: str, whole: bool = True, tools: tuple[ToolSpec, ...] = TOOLS) -> bool:
     """Whether the call grammar takes ``text`` after the opener (``whole``: and may end there)."""
-    body = call_body_grammar(dialect, TOOLS, {})
+    body = call_body_grammar(dialect, tools, {})
     assert body is not None
     tokenizer = llguidance.LLTokenizer("byte")
     matcher = llguidance.LLMatcher(tokenizer, llguidance.LLMatcher.grammar_from_lark(body[0]), log_level=0)
@@ -77,7 +77,7 @@ def _takes(dialect: ToolDialect, text: str, whole: bool = True) -> bool:
         (
             XML,
             "\n<function=ping>\n<parameter=anything>\nat all </b> < \n</parameter>\n</function>\n</tool_call>",
-            "\n<function=get_forecast>\n<parameter=days>",  # the required city left out
+            "\n<function=get_forecast>\n<parameter=days>\n3\n</parameter>\n</function>",  # the required city left out
         ),
         (
             HARMONY,
@@ -102,6 +102,37 @@ def _takes(dialect: ToolDialect, text: str, whole: bool = True) -> bool:
 def test_a_call_of_an_offered_tool_passes_and_anything_else_stops(dialect: ToolDialect, good: str, bad: str) -> None:
     assert _takes(dialect, good)
     assert not _takes(dialect, bad, whole=False)
+
+
+def _xml_call(*parameters: tuple[str, str]) -> str:
+    inner = "".join(f"<parameter={key}>\n{value}\n</parameter>\n" for key, value in parameters)
+    return f"\n<function=get_forecast>\n{inner}</function>\n</tool_call>"
+
+
+@pytest.mark.parametrize("extra", [None, True, {"type": "integer"}, False])
+def test_xml_parameters_come_in_any_order_each_once_and_extras_as_the_schema_says(extra: object) -> None:
+    schema = {k: v for k, v in FORECAST.items() if k != "additionalProperties"}
+    if extra is not None:
+        schema["additionalProperties"] = extra
+    tools = (ToolSpec(name="get_forecast", parameters=schema),)
+    assert _takes(XML, _xml_call(("days", "3"), ("city", "Oslo")), tools=tools)  # not the schema's order
+    assert _takes(XML, _xml_call(("city", "Oslo"), ("days", "3")), tools=tools)
+    assert not _takes(XML, _xml_call(("city", "Oslo"), ("city", "Lima"), ("days", "3")), tools=tools)  # twice
+    assert not _takes(XML, _xml_call(("days", "3")), tools=tools)  # the required city left out
+    assert not _takes(XML, _xml_call(("days", "9"), ("city", "Oslo")), tools=tools)  # over the maximum
+    # A property the schema does not list: allowed unless additionalProperties is false (held to it when a schema).
+    assert _takes(XML, _xml_call(("units", "7"), ("city", "Oslo"), ("days", "3")), tools=tools) is (extra is not False)
+    assert _takes(XML, _xml_call(("units", "metric"), ("city", "Oslo"), ("days", "3")), tools=tools) is (
+        extra is None or extra is True
+    )
+
+
+def test_xml_parameters_past_the_held_count_come_in_any_order() -> None:
+    keys = [f"k{j}" for j in range(10)]
+    schema = {"type": "object", "properties": {k: {"type": "integer"} for k in keys}, "required": ["k0", "k9"]}
+    tools = (ToolSpec(name="get_forecast", parameters=schema),)
+    assert _takes(XML, _xml_call(("k9", "1"), ("k3", "2"), ("k0", "3")), tools=tools)
+    assert not _takes(XML, _xml_call(("k9", "x")), tools=tools, whole=False)  # still held to each value's schema
 
 
 def test_a_harmony_header_without_a_recipient_ends_the_grammar_at_its_message() -> None:
