@@ -50,7 +50,8 @@ from app.core.reply.plan import DraftPlan, PromptPolicy, concrete_seed, effectiv
 from app.core.reply.reasoning import THINK, history_without_reasoning
 from app.core.reply.record import OutputRecord, Provenance, ReplyRecord, SamplingRecord
 from app.core.reply.thinking import ThinkingClock
-from app.core.tools.call_stream import ToolDialect
+from app.core.tools.call_stream import ToolDialect, ToolFormat
+from app.core.tools.dialects import H_ROLE, H_START
 from app.core.tools.records import ToolSpec
 from app.engine.llama.call_markers import call_markers, reply_pieces
 from app.engine.llama.grammar import compile_grammar, grammar_mask, grammar_tokenizer
@@ -289,7 +290,9 @@ def plan_reply(pair: LoadedPair, request: ReplyRequest) -> ReplyPlan:
         # Compiled and checked against the vocabulary before anything runs: a bad schema is refused, losing nothing.
         grammar = compile_grammar(output, grammar_tokenizer(pair.target)[0])
     dialect = _tool_dialect(pair, request)
-    tool_calls = _tool_grammar(pair, request, dialect) if grammar is None and dialect is not None else None
+    tool_calls = (
+        _tool_grammar(pair, request, dialect, prompt.tokens) if grammar is None and dialect is not None else None
+    )
     markers = call_markers(pair.target, dialect) if dialect is not None else ()
     config = pair.config
     draft_name = config.draft.name if drafter.uses_draft_model and config.draft is not None else None
@@ -315,12 +318,16 @@ def _tool_dialect(pair: LoadedPair, request: ReplyRequest) -> ToolDialect | None
     return pair.template.tool_dialect(request.tools) if request.tools and request.raw_prompt is None else None
 
 
-def _tool_grammar(pair: LoadedPair, request: ReplyRequest, dialect: ToolDialect) -> ToolGrammar | None:
+def _tool_grammar(
+    pair: LoadedPair, request: ReplyRequest, dialect: ToolDialect, prompt: Sequence[int]
+) -> ToolGrammar | None:
     """The grammar each of the reply's calls keeps to, in ``dialect`` (None: not held)."""
     template = pair.template
     specials = [*template.specials(), *template.guarded()]
+    role = template.template_tokens(H_START + H_ROLE)  # harmony: the prompt opened the reply's first message
+    opens_message = dialect.format is ToolFormat.HARMONY and list(prompt[-len(role) :]) == role
     return plan_tool_grammar(
-        pair.target, dialect, request.tools, specials, request.reply_prefix, template.template_tokens
+        pair.target, dialect, request.tools, specials, request.reply_prefix, template.template_tokens, opens_message
     )
 
 

@@ -136,6 +136,7 @@ class MistralDialect:
 
 
 H_START = "<|start|>"
+H_ROLE = "assistant"  # the role after <|start|> in a reply's messages
 H_CHANNEL = "<|channel|>"
 H_MESSAGE = "<|message|>"
 H_CALL = "<|call|>"

@@ -9,10 +9,13 @@ dialect's call opener:
   parameter as ``<parameter=key>`` and its value, ``</function>``, ``</tool_call>``);
 - ``<|python_tag|>`` for Llama 3.x (calls parted by ``;`` to the reply's end);
 - ``[TOOL_CALLS]`` for Mistral (the JSON list, or ``name[ARGS]{...}`` per call);
-- ``<|channel|>`` for gpt-oss harmony: a header that names ``functions.name``
-  as its recipient, then that tool's JSON arguments; any other header
-  (``analysis``, ``final``, a commentary without a recipient) ends the grammar
-  at its ``<|message|>``, and the message is free text.
+- ``<|channel|>`` and ``<|start|>`` for gpt-oss harmony: a header that names
+  ``functions.name`` as its recipient (after the channel, or right after the
+  role ``assistant`` that follows ``<|start|>``), then that tool's JSON
+  arguments; any other header (``analysis``, ``final``, a commentary without a
+  recipient) ends the grammar at its ``<|message|>``, and the message is free
+  text. The prompt ends with ``<|start|>assistant``, so the reply starts inside
+  the grammar after that role, and its first header is held too.
 
 The JSON of a call is one of the offered tools' names with the arguments that
 tool's JSON schema allows (``anyOf`` over the tools). An XML parameter's value
@@ -22,12 +25,10 @@ them); a tool whose schema lists properties takes those in any order, each
 at most once and the required ones all (past a few properties: any order and
 count, and the reader turns down a repeated or missing one), and a parameter
 the schema does not list as its ``additionalProperties`` says (absent: any
-text, a schema: held to it, false: none); one that lists none takes any. The opener must be one
-vocabulary entry (a special or user-defined token), so a call starts at a token
-boundary; where it is not the call is read but not held, and
-:func:`plan_tool_grammar` gives None. So is a harmony call whose recipient
-comes before ``<|channel|>`` (``<|start|>assistant to=functions.name<|channel|>``):
-its header is complete at ``<|message|>`` and its arguments are read, not held.
+text, a schema: held to it, false: none); one that lists none takes any.
+An opener must be one vocabulary entry (a special or user-defined token), so
+a call starts at a token boundary; where none is, the call is read but not
+held, and :func:`plan_tool_grammar` gives None.
 A tool schema llguidance cannot compile leaves the reply free too: the call is
 then read, and checked, as before.
 
@@ -53,6 +54,8 @@ from app.core.tools.dialects import (
     H_CHANNEL,
     H_CONSTRAIN,
     H_MESSAGE,
+    H_ROLE,
+    H_START,
     PYTHON_TAG,
     TOOL_CALLS,
     MistralDialect,
@@ -67,10 +70,10 @@ _HEAD = "%llguidance {}\n"
 
 @dataclass(frozen=True, slots=True)
 class ToolGrammar:
-    """A reply's call grammar: one call's body in llguidance's Lark syntax, the opener's id, and how calls end."""
+    """A reply's call grammar: one call's body in llguidance's Lark syntax, its openers' ids, and how calls end."""
 
     grammar: str
-    opener: int
+    openers: tuple[int, ...]  # none: only a steered reply's call is held
     closes: bool  # a call ends at its closer (else it runs to the reply's end)
     inside: tuple[int, ...] | None = None  # a steered reply: the steering tokens after the opener (None: not steered)
 
@@ -188,24 +191,39 @@ def _xml_grammar(tools: Sequence[ToolSpec], close: str) -> str:
 
 
 def _harmony_grammar(tools: Sequence[ToolSpec], tokens: Mapping[str, int]) -> str:
-    """A harmony header after ``<|channel|>``: a call's (recipient, content type, JSON arguments) or any other."""
-    message, constrain = _literal(H_MESSAGE, tokens), _literal(H_CONSTRAIN, tokens)
+    """A harmony header after ``<|channel|>`` or ``<|start|>``: a call's (recipient, content type, arguments) or other.
+
+    After ``<|start|>`` comes the role, ``assistant``, and the recipient may follow it before the
+    channel (``<|start|>assistant to=functions.name<|channel|>commentary json<|message|>``), the form
+    gpt-oss's template writes for earlier calls. The grammar cannot tell which opener it follows;
+    the two are told apart by their first word (a channel's name, or the role).
+    """
+    message, constrain, channel = (
+        _literal(H_MESSAGE, tokens),
+        _literal(H_CONSTRAIN, tokens),
+        _literal(H_CHANNEL, tokens),
+    )
     content_type = f'(" json" | " " {constrain} "json")?'
+    calls = " | ".join(f"c{i}" for i in range(len(tools)))
+    routed = " | ".join(f"r{i}" for i in range(len(tools)))
     rules = [
-        "start: other | call",
+        "start: other | call | role",
         f'other: ("analysis" | "final" | "commentary") {content_type} {message}',
         # "commentary" is a lexeme of its own: were it a prefix of a longer one, its other headers would not lex.
-        'call: "commentary" " to=functions." (' + " | ".join(f"c{i}" for i in range(len(tools))) + ")",
+        f'call: "commentary" " to=functions." ({calls})',
+        f'role: {json.dumps(H_ROLE)} (" to=functions." ({routed}) | {channel} (other | call))',
     ]
     for i, tool in enumerate(tools):
-        rules.append(f"c{i}: {json.dumps(tool.name)} {content_type} {message} {_json(tool.parameters)}")
+        name, arguments = json.dumps(tool.name), _json(tool.parameters)
+        rules.append(f"c{i}: {name} {content_type} {message} {arguments}")
+        rules.append(f'r{i}: {name} " "? {channel} "commentary" {content_type} {message} {arguments}')
     return _HEAD + "\n".join(rules) + "\n"
 
 
 def call_body_grammar(
     dialect: ToolDialect, tools: Sequence[ToolSpec], tokens: Mapping[str, int]
-) -> tuple[str, str, bool] | None:
-    """One call body's grammar (Lark), the opener's text, and whether a call closes; None: not held.
+) -> tuple[str, tuple[str, ...], bool] | None:
+    """One call body's grammar (Lark), its openers' texts, and whether a call closes; None: not held.
 
     ``tokens`` are the vocabulary's special and user-defined tokens by their text:
     a marker one of them spells is written as that token, any other as text.
@@ -213,18 +231,18 @@ def call_body_grammar(
     fmt = dialect.format
     if fmt is ToolFormat.HERMES:
         call = json.dumps(_call_schema(tools, "arguments"))
-        return _HEAD + f'start: "\\n"? call "\\n"? {_literal(CLOSE, tokens)}\ncall: %json {call}\n', OPEN, True
+        return _HEAD + f'start: "\\n"? call "\\n"? {_literal(CLOSE, tokens)}\ncall: %json {call}\n', (OPEN,), True
     if fmt is ToolFormat.XML:
-        return _xml_grammar(tools, _literal(CLOSE, tokens)), OPEN, True
+        return _xml_grammar(tools, _literal(CLOSE, tokens)), (OPEN,), True
     if fmt is ToolFormat.LLAMA3:
         call = json.dumps(_call_schema(tools, "parameters"))
-        return _HEAD + f'start: call (";" " "? call)*\ncall: %json {call}\n', PYTHON_TAG, False
+        return _HEAD + f'start: call (";" " "? call)*\ncall: %json {call}\n', (PYTHON_TAG,), False
     if fmt is ToolFormat.HARMONY:
-        return _harmony_grammar(tools, tokens), H_CHANNEL, True
+        return _harmony_grammar(tools, tokens), (H_CHANNEL, H_START), True
     if fmt is ToolFormat.MISTRAL and isinstance(dialect, MistralDialect):
         if not dialect.named:
             call = json.dumps(_call_schema(tools, "arguments"))
-            return _HEAD + f'start: " "? "[" call ("," " "? call)* "]"\ncall: %json {call}\n', TOOL_CALLS, False
+            return _HEAD + f'start: " "? "[" call ("," " "? call)* "]"\ncall: %json {call}\n', (TOOL_CALLS,), False
         names = " | ".join(f"c{i}" for i in range(len(tools)))
         rules = [f"start: named ({_literal(TOOL_CALLS, tokens)} named)*\nnamed: {names}"]
         for i, tool in enumerate(tools):
@@ -232,7 +250,7 @@ def call_body_grammar(
             rules.append(
                 f"c{i}: {json.dumps(tool.name)} {_literal(ARGS, tokens)} a{i}\na{i}: %json {json.dumps(schema)}"
             )
-        return _HEAD + "\n".join(rules) + "\n", TOOL_CALLS, False
+        return _HEAD + "\n".join(rules) + "\n", (TOOL_CALLS,), False
     return None
 
 
@@ -243,12 +261,15 @@ def plan_tool_grammar(
     specials: Sequence[tuple[str, int]],
     reply_prefix: str = "",
     prefix_tokens: Callable[[str], list[int]] = lambda _text: [],
+    opens_message: bool = False,
 ) -> ToolGrammar | None:
     """The call grammar of a reply offered ``tools`` (None: calls are not held; see the module docstring).
 
     ``specials`` are the (text, id) of the vocabulary's special and user-defined
     tokens; ``reply_prefix`` a steered reply's start (its text after the opener
     is tokenised by ``prefix_tokens``, as the prompt holds it, and consumed by the call's grammar first).
+    ``opens_message``: the prompt ends with harmony's ``<|start|>assistant``, so an unsteered
+    harmony reply starts inside the grammar, after that role (its first header is held too).
     """
     if not tools:
         return None
@@ -256,10 +277,15 @@ def plan_tool_grammar(
     body = call_body_grammar(dialect, tools, tokens)
     if body is None:
         return None
-    grammar, opener_text, closes = body
-    opener = tokens.get(opener_text)
-    steering = prefix_tokens(reply_prefix.removeprefix(opener_text)) if reply_prefix else None
-    if opener is None and steering is None:
+    grammar, opener_texts, closes = body
+    openers = tuple(tokens[text] for text in opener_texts if text in tokens)
+    if reply_prefix:
+        steering: list[int] | None = prefix_tokens(reply_prefix.removeprefix(opener_texts[0]))
+    elif opens_message and dialect.format is ToolFormat.HARMONY and H_START in tokens:
+        steering = prefix_tokens(H_ROLE)
+    else:
+        steering = None
+    if not openers and steering is None:
         return None
     tokenizer, _ = grammar_tokenizer(model)
     try:
@@ -269,9 +295,7 @@ def plan_tool_grammar(
         return None
     if is_error:
         return None
-    return ToolGrammar(
-        compiled, -1 if opener is None else opener, closes, None if steering is None else tuple(steering)
-    )
+    return ToolGrammar(compiled, openers, closes, None if steering is None else tuple(steering))
 
 
 def call_mask(model: LlamaModel, plan: ToolGrammar) -> CallMask | None:
@@ -288,5 +312,4 @@ def call_mask(model: LlamaModel, plan: ToolGrammar) -> CallMask | None:
             if not inside.allowed()[token]:
                 return None
             inside.consume(token)
-    openers = frozenset() if plan.opener < 0 else frozenset({plan.opener})
-    return CallMask(model.n_vocab, openers, start, plan.closes, inside)
+    return CallMask(model.n_vocab, frozenset(plan.openers), start, plan.closes, inside)

@@ -84,6 +84,12 @@ def _takes(dialect: ToolDialect, text: str, whole: bool = True, tools: tuple[Too
             'commentary to=functions.get_forecast <|constrain|>json<|message|>{"city": "Oslo", "days": 2}',
             'commentary to=functions.get_forecast json<|message|>{"city": "Oslo", "days": "2"',  # not an integer
         ),
+        (
+            HARMONY,  # after <|start|>: the role, then the recipient before the channel
+            'assistant to=functions.get_forecast<|channel|>commentary json<|message|>{"city": "Oslo", "days": 2}',
+            'assistant to=functions.get_forecast<|channel|>commentary json<|message|>{"city": "Oslo", "days": 9',
+        ),
+        (HARMONY, "assistant<|channel|>analysis<|message|>", "assistant to=functions.delete_all"),
         (HARMONY, "analysis<|message|>", "analysis to=functions.get_forecast"),  # calls go to commentary
         (HARMONY, "commentary json<|message|>", "commentary to=functions.delete_all"),  # not an offered tool
     ],
@@ -95,6 +101,8 @@ def _takes(dialect: ToolDialect, text: str, whole: bool = True, tools: tuple[Too
         "xml",
         "xml-free-object",
         "harmony-call",
+        "harmony-role-then-recipient",
+        "harmony-role-then-channel",
         "harmony-analysis",
         "harmony-no-recipient",
     ],
@@ -150,6 +158,7 @@ DIALECTS = {
     "mistral": (MistralDialect(), ' [{"name": "ping", "arguments": {}}]'),
     "mistral-named": (MistralDialect(named=True), "ping[ARGS]{}[TOOL_CALLS]ping[ARGS]{}"),
     "harmony": (HARMONY, "commentary to=functions.ping json<|message|>{}"),
+    "harmony-role": (HARMONY, "assistant to=functions.ping<|channel|>commentary json<|message|>{}"),
 }
 OPENER = 1  # a byte none of the grammars writes stands for the dialect's one-token opener
 

@@ -194,9 +194,39 @@ def test_every_dialects_call_grammar_holds_the_reply_from_its_one_token_opener(
         assert mask.allowed()[token], (family, n)
         mask.consume(token)
     # A dialect whose calls run to the reply's end holds them all in one grammar (Mistral's second [TOOL_CALLS]).
-    assert mask.calls_opened == (tokens.count(plan.opener) if plan.closes else 1)
-    if family == "harmony":  # the analysis header ended its grammar; the call's arguments are complete
-        assert not mask.inside
+    if family == "harmony":  # the reply started inside its first header; <|start|> opened the call's
+        assert mask.calls_opened == 1 and not mask.inside
+    else:
+        assert mask.calls_opened == (sum(t in plan.openers for t in tokens) if plan.closes else 1)
+
+
+@pytest.mark.parametrize(
+    "before",
+    ["<|channel|>analysis<|message|>Oslo, then.<|end|><|start|>assistant", ""],
+    ids=["after-analysis", "first-message"],
+)
+def test_a_harmony_call_naming_its_recipient_before_the_channel_is_held(
+    pairs: dict[str, LoadedPair], before: str
+) -> None:
+    # The form gpt-oss's template writes for earlier calls: the recipient right after the role.
+    pair = pairs["harmony"]
+    plan = _plan(pair).constraints.tool_calls
+    assert plan is not None
+    call = " to=functions.get_weather<|channel|>commentary json<|message|>"
+
+    def refused(text: str) -> int | None:
+        """The index of the first token of ``text`` the mask refuses (None: it allows them all)."""
+        mask = call_mask(pair.target, plan)
+        assert mask is not None
+        for n, token in enumerate(pair.target.tokenize(text, parse_special=True)):
+            if not mask.allowed()[token]:
+                return n
+            mask.consume(token)
+        assert not mask.inside  # the call's arguments are complete
+        return None
+
+    assert refused(before + call + '{"city": "Oslo"}') is None
+    assert refused(before + call + '{"city": "Rome"}') is not None  # the schema allows only Oslo
 
 
 @pytest.mark.parametrize("family", ["xml", "harmony"])
