@@ -294,3 +294,36 @@ def test_both_newer_wires_read_calls_in_the_templates_dialect() -> None:
     starts = [e.data["content_block"] for e in events if e.name == "content_block_start"]
     assert [b["type"] for b in starts] == ["tool_use"] and starts[0]["name"] == "get_weather"
     assert not any(e.name == "content_block_delta" and e.data["delta"].get("type") == "text_delta" for e in events)
+
+
+HARMONY_REPLY = [
+    "<|channel|>analysis<|mess",
+    "age|>Weather first.<|end|><|start|>assist",
+    "ant<|channel|>commentary to=functions.get_weather json<|message|>",
+    '{"city": "Paris"}',
+]
+
+
+def test_a_harmony_analysis_is_reasoning_on_both_newer_wires_and_its_markers_never_show() -> None:
+    dialect = dialect_for(ToolFormat.HARMONY)
+    responses = ResponsesWire(parse_responses_request({"input": "hi", "tools": [FUNCTION], "stream": True}), "m", "x")
+    events = responses.accepted(11, False, dialect)
+    for piece in HARMONY_REPLY:
+        events += responses.step(_step(piece))
+    events += responses.closing(FinishedEvent(FinishReason.EOG, "".join(HARMONY_REPLY), STATS))
+    reasoning = "".join(e.data["delta"] for e in events if e.name == "response.reasoning_text.delta")
+    assert reasoning == "Weather first."
+    assert not [e for e in events if e.name == "response.output_text.delta"]
+    final = oai_types.Response.model_validate(events[-1].data["response"])
+    assert [item.type for item in final.output] == ["reasoning", "function_call"]
+    request = {"max_tokens": 9, "messages": [{"role": "user", "content": "hi"}], "tools": [CUSTOM]}
+    messages = MessagesWire(parse_messages_request(request), "m", "model")
+    answer = "<|end|><|start|>assistant<|channel|>final<|message|>Sunny."
+    whole = messages.whole(
+        FinishedEvent(FinishReason.EOG, HARMONY_REPLY[0] + "age|>Weather first." + answer, STATS), []
+    )
+    message = claude_types.Message.model_validate(whole)
+    assert [(b.type, getattr(b, "thinking", None) or getattr(b, "text", None)) for b in message.content] == [
+        ("thinking", "Weather first."),
+        ("text", "Sunny."),
+    ]
