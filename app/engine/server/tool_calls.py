@@ -142,21 +142,26 @@ class ToolRelay:
         self.parser.feed(self.prefix)  # inside a call already: nothing to show
 
     def step_chunks(self, step: StepEvent, first: bool) -> list[dict[str, Any]]:
-        """The step's chunk, its content the text known not to be a call, then a chunk pair per finished call."""
-        pieces = self.parser.feed(step.text)
+        """The step's chunk, its content the text known not to be a call, then a chunk pair per finished call.
+
+        Calls are read in the answer: with ``reasoning_content`` on, the reasoning block is split off first.
+        """
         chunk = self.shape.chunk(step, first=first)
-        chunk["choices"][0]["delta"]["content"] = "".join(p.text for p in pieces if isinstance(p, TextPiece))
+        delta = chunk["choices"][0]["delta"]
+        pieces = self.parser.feed(delta.get("content") or "")
+        delta["content"] = "".join(p.text for p in pieces if isinstance(p, TextPiece))
         return [chunk, *self._call_chunks(pieces)]
 
     def final_chunks(self, reason: FinishReason, stats: GenerationStats, drafter: str) -> list[dict[str, Any]]:
         """What the parser still held (text, or a call the reply ended in), then the finishing chunk."""
-        pieces = self.parser.finish()
+        final = self.shape.final_chunk(reason, stats, drafter)
+        held = final["choices"][0]["delta"]  # the answer text the reasoning split still held, read for calls too
+        pieces = self.parser.feed(held.pop("content", "") or "") + self.parser.finish()
         out: list[dict[str, Any]] = []
         text = "".join(p.text for p in pieces if isinstance(p, TextPiece))
         if text:
             out.append(self._delta({"content": text}))
         out.extend(self._call_chunks(pieces))
-        final = self.shape.final_chunk(reason, stats, drafter)
         if self.parser.calls:
             final["choices"][0]["finish_reason"] = "tool_calls"
         return [*out, final]
@@ -166,17 +171,16 @@ class ToolRelay:
     ) -> dict[str, Any]:
         """The whole reply (``stream: false``) with its calls."""
         out = self.shape.complete(text, tokens, reason, stats, drafter)
-        reply = read_reply(self.prefix + text, self.tools.bare_names, self.tools.parallel, dialect=self.dialect)
+        choice = out["choices"][0]
+        message = choice["message"]
+        answer = message.get("content") or ""  # the reply, or its answer where reasoning_content took the block
+        reply = read_reply(self.prefix + answer, self.tools.bare_names, self.tools.parallel, dialect=self.dialect)
         if reply.calls:
-            choice = out["choices"][0]
-            choice["message"] = {
-                "role": "assistant",
-                "content": reply.content or None,
-                "tool_calls": [c.to_openai() for c in reply.calls],
-            }
+            message["content"] = reply.content or None
+            message["tool_calls"] = [c.to_openai() for c in reply.calls]
             choice["finish_reason"] = "tool_calls"
         else:
-            out["choices"][0]["message"]["content"] = reply.content
+            message["content"] = reply.content
         return out
 
     def _call_chunks(self, pieces: Sequence[StreamPiece]) -> list[dict[str, Any]]:

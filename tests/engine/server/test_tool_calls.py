@@ -15,6 +15,7 @@ from app.core.tools.dialects import dialect_for
 from app.core.tools.hermes import HERMES
 from app.core.tools.records import ToolChoice, ToolChoiceKind, ToolSpec
 from app.engine.server.protocol import RequestError, ResponseShape, parse_chat_request
+from app.engine.server.reasoning_wire import ReasoningStream
 from app.engine.server.tool_calls import ToolRelay, ToolRequest
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
@@ -134,3 +135,29 @@ def test_serve_steers_and_reads_a_call_in_the_templates_dialect() -> None:
     calls = [c["choices"][0]["delta"]["tool_calls"][0] for c in chunks if "tool_calls" in c["choices"][0]["delta"]]
     assert calls[0]["function"]["name"] == "get_weather" and calls[1]["function"]["arguments"] == '{"days": 3}'
     assert chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
+
+
+def test_a_harmony_reply_keeps_its_analysis_as_reasoning_and_its_call_as_a_call() -> None:
+    # gpt-oss: the analysis message, then the call; neither the analysis nor a marker is content.
+    dialect = dialect_for(ToolFormat.HARMONY)
+    pieces = [
+        "<|channel|>analysis<|message|>Weather",
+        " first.<|end|><|start|>assistant<|chan",
+        'nel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Oslo"}',
+    ]
+
+    def shape() -> ResponseShape:
+        return ResponseShape(chat=True, model="m", reasoning=ReasoningStream())
+
+    chunks = _stream(ToolRelay(ToolRequest(()), shape(), dialect), pieces)
+    deltas = [c["choices"][0]["delta"] for c in chunks if c["choices"]]
+    assert "".join(d.get("reasoning_content") or "" for d in deltas) == "Weather first."
+    assert "".join(d.get("content") or "" for d in deltas) == ""
+    calls = [d["tool_calls"][0] for d in deltas if "tool_calls" in d]
+    assert calls[0]["function"]["name"] == "get_weather" and calls[1]["function"]["arguments"] == '{"city": "Oslo"}'
+    whole = ToolRelay(ToolRequest(()), shape(), dialect).complete(
+        "".join(pieces), [], FinishReason.EOG, GenerationStats(), "model"
+    )
+    message = whole["choices"][0]["message"]
+    assert (message["content"], message["reasoning_content"]) == (None, "Weather first.")
+    assert [c["function"]["name"] for c in message["tool_calls"]] == ["get_weather"]
