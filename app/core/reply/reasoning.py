@@ -116,8 +116,16 @@ class ReasoningSplitter:
         return self._drain(final=False)
 
     def finish(self) -> list[Piece]:
-        """Everything still held back, at the reply's end (an unclosed block stays thinking)."""
-        return self._drain(final=True)
+        """Everything still held back, at the reply's end (an unclosed block stays thinking).
+
+        A harmony reply that ends right after an analysis message's ``<|end|>`` (its call was
+        taken out of the text by the call reader) closed its block there.
+        """
+        pieces = self._drain(final=True)
+        if self._state is _State.AFTER_END and not pieces:
+            self._state = _State.ANSWER
+            self.closed = True
+        return pieces
 
     def _drain(self, final: bool) -> list[Piece]:
         out: list[tuple[int, Part, str]] = []

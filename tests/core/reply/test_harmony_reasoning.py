@@ -52,6 +52,9 @@ def test_a_reply_that_ends_inside_the_analysis_stays_open() -> None:
     assert (reply.reasoning, reply.answer, reply.closed) == ("Still weighing it<|en", "", False)
     ended = split_reasoning(ANALYSIS + "Weighed.<|end|><|start|>assistant")
     assert (ended.reasoning, ended.answer, ended.closed) == ("Weighed.", "", False)
+    # What the window shows of a reply whose call the call reader took out: the analysis message, whole.
+    called = split_reasoning(ANALYSIS + "Weighed.<|end|>")
+    assert (called.reasoning, called.answer, called.closed) == ("Weighed.", "", True)
 
 
 def test_the_splitter_stays_thinking_between_messages_and_closes_at_the_final_header() -> None:

@@ -83,3 +83,17 @@ def test_the_duration_is_the_time_of_the_steps_from_the_first_thinking_token_to_
 
 def test_duration_words():
     assert duration_words(1.25) == "1.2 s" and duration_words(0.04) == "0.0 s" and duration_words(42.4) == "42 s"
+
+
+def test_a_harmony_reply_draws_its_analysis_in_the_section_and_its_final_message_as_the_answer():
+    # gpt-oss's markers as llama.cpp spells them: one token each; none of them is drawn.
+    tokens = _tokens(
+        "<|channel|>", "analysis", "<|message|>", "Say", " hi.", "<|end|>", "<|start|>", "assistant",
+        "<|channel|>", "final", "<|message|>", "Hi", "!",
+    )  # fmt: skip
+    split = ReplySplit.of(tokens)
+    assert split.has_block and split.closed and split.close_token == 10
+    assert split.thinking_text == "Say hi." and split.answer_text == "Hi!"
+    assert [t.text for t in split.answer] == ["", "Hi", "!"]
+    opened = ReplySplit.of(tokens[:5], final=False)  # streaming, still in the analysis: the section stays open
+    assert opened.has_block and not opened.closed and opened.thinking_text == "Say hi."
