@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from app.core.reply.reasoning import Part, ReasoningSplitter, split_pieces, split_reasoning, strip_reasoning
+from app.core.reply.reasoning import (
+    Part,
+    ReasoningSplitter,
+    reasoning_json,
+    split_pieces,
+    split_reasoning,
+    strip_reasoning,
+)
 from app.core.reply.thinking import ThinkingClock
 
 ANALYSIS = "<|channel|>analysis<|message|>"
@@ -80,3 +87,11 @@ def test_the_thinking_clock_times_the_analysis_to_the_final_header() -> None:
     clock.add(["<|channel|>final<|message|>", "Hi"], 25.0)
     clock.add(["!"], 1000.0)
     assert clock.seconds == pytest.approx(0.175)
+
+
+def test_chat_json_carries_the_analysis_as_the_reasoning() -> None:
+    texts = [ANALYSIS, "Hmm.", "<|end|>", "<|start|>assistant", "<|channel|>final<|message|>", "Hi"]
+    carried = reasoning_json(texts, ["target", "draft", "target", "target", "draft", "draft"])
+    assert carried is not None
+    assert (carried["text"], carried["answer"], carried["closed"]) == ("Hmm.", "Hi", True)
+    assert carried["answer_part"]["tokens"] == 1 and carried["thinking"]["tokens"] == 5
