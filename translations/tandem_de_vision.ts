@@ -80,4 +80,55 @@
             <translation>die Datei ließ sich nicht lesen: {error}</translation>
         </message>
     </context>
+    <context>
+        <name>ProjectorRow</name>
+        <message>
+            <location filename="../app/ui/models/projector_row.py" line="1" />
+            <source>choose the target's vision projector (an mmproj GGUF file)</source>
+            <translation>den Bildprojektor des Zielmodells wählen (eine mmproj-GGUF-Datei)</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/models/projector_row.py" line="1" />
+            <source>use the projector beside the model again</source>
+            <translation>wieder den Projektor neben dem Modell verwenden</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/models/projector_row.py" line="1" />
+            <source>{name} (chosen)</source>
+            <translation>{name} (gewählt)</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/models/projector_row.py" line="1" />
+            <source>{name} (beside the model)</source>
+            <translation>{name} (neben dem Modell)</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/models/projector_row.py" line="1" />
+            <source>none: pictures are refused</source>
+            <translation>keiner: Bilder werden abgelehnt</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/models/projector_row.py" line="1" />
+            <source>Choose a vision projector</source>
+            <translation>Bildprojektor wählen</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/models/projector_row.py" line="1" />
+            <source>GGUF files (*.gguf)</source>
+            <translation>GGUF-Dateien (*.gguf)</translation>
+        </message>
+        <message>
+            <location filename="../app/ui/models/projector_row.py" line="1" />
+            <source>{name} is not a vision projector (an mmproj GGUF)</source>
+            <translation>{name} ist kein Bildprojektor (keine mmproj-GGUF-Datei)</translation>
+        </message>
+    </context>
+    <context>
+        <name>PairPicker</name>
+        <message>
+            <location filename="../app/ui/models/pair_picker.py" line="1" />
+            <source>Images</source>
+            <translation>Bilder</translation>
+        </message>
+    </context>
 </TS>

@@ -393,7 +393,7 @@ class MainWindow(QMainWindow):
             return
         config = pair.config
         drafter = config.drafter if config.drafter.uses_draft_model else DrafterKind.HYBRID
-        choice = PairChoice(config.target, draft, drafter)
+        choice = PairChoice(config.target, draft, drafter, config.projector)
         self.picker.refresh(choice)  # the new file is listed and chosen
         self.load_pair(choice)
 

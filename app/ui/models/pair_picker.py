@@ -50,6 +50,7 @@ from app.ui.i18n.words import number, say, say_error
 from app.ui.layout_fit import ElidedComboBox
 from app.ui.models import library
 from app.ui.models.own_drafter_row import OwnDrafterRow
+from app.ui.models.projector_row import ProjectorRow
 from app.ui.models.server_choice import ServerChoice
 from app.ui.settings.folders import FolderKind, LastFolders
 from app.ui.settings.store import PairChoice
@@ -153,6 +154,8 @@ class PairPicker(QWidget):
 
         self.draft = ElidedComboBox()
         form.addRow(self.tr("Draft"), self._file_row(self.draft, for_draft=True))
+        self.projector_row = ProjectorRow(background, self._folders)
+        form.addRow(self.tr("Images"), self.projector_row)
         layout.addLayout(form)
 
         self.verdict = QLabel("")
@@ -205,7 +208,7 @@ class PairPicker(QWidget):
         kind = self.drafter_kind()
         option = self._current_option()
         draft = option.path if kind.uses_draft_model and option is not None else None
-        return PairChoice(Path(target), draft, kind)
+        return PairChoice(Path(target), draft, kind, self.projector_row.projector())
 
     def ready_choice(self) -> PairChoice | None:
         """The picked pair when Load would load it now (not download a draft first, not while busy), else None."""
@@ -312,6 +315,7 @@ class PairPicker(QWidget):
             usable = chat is not None and (select.draft is not None or not chat.uses_draft_model)
             self.kind_buttons[chat if chat is not None and usable else select.drafter].setChecked(True)
             self._pending_draft = select.draft
+            self.projector_row.remember(select.target, select.projector)
         self._target_changed()
 
     def _target_changed(self) -> None:
@@ -324,6 +328,7 @@ class PairPicker(QWidget):
         self._own = None
         self._show_own_layers()
         self.own_drafter.show_target(None, None, ())
+        self.projector_row.show_target(Path(target) if target is not None else None)
         if target is None:
             self._show_verdict()
             return

@@ -76,6 +76,7 @@ class PairChoice:
     target: Path
     draft: Path | None
     drafter: DrafterKind
+    projector: Path | None = None  # the vision projector picked for the target (None: an mmproj*.gguf beside it)
 
     def config(self, settings: GenerationSettings) -> PairConfig:
         """A loadable configuration with the context, thread and GPU settings applied."""
@@ -87,6 +88,7 @@ class PairChoice:
             n_threads=settings.n_threads or None,
             n_gpu_layers=settings.n_gpu_layers,
             n_gpu_layers_draft=settings.n_gpu_layers_draft,
+            projector=self.projector,
         )
 
 
@@ -170,18 +172,20 @@ class AppSettings:
             kind = DrafterKind.HYBRID
         if kind.uses_draft_model and not draft:
             kind = DrafterKind.NGRAM
-        return PairChoice(Path(target), Path(draft) if draft else None, kind)
+        projector = str(self._qs.value("pair/projector", "") or "")
+        return PairChoice(Path(target), Path(draft) if draft else None, kind, Path(projector) if projector else None)
 
     def set_pair(self, choice: PairChoice) -> None:
         """Remember the pair for the next start."""
         self._qs.setValue("pair/target", str(choice.target))
         self._qs.setValue("pair/draft", str(choice.draft) if choice.draft else "")
         self._qs.setValue("pair/drafter", choice.drafter.value)
+        self._qs.setValue("pair/projector", str(choice.projector) if choice.projector else "")
         self._qs.sync()
 
     def clear_pair(self) -> None:
         """Forget the remembered pair (it failed to load)."""
-        for key in ("pair/target", "pair/draft", "pair/drafter"):
+        for key in ("pair/target", "pair/draft", "pair/drafter", "pair/projector"):
             self._qs.remove(key)
         self._qs.sync()
 
