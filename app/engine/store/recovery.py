@@ -285,8 +285,8 @@ def _copy_rows(src: sqlite3.Connection, dest: sqlite3.Connection, destination: P
         if not content and texts:
             dest.execute("UPDATE messages SET content=? WHERE id=?", ("".join(texts), message_id))
     _copy_presets(src, dest)
-    _copy_attachments(src, dest, [message_id for message_id, _, _ in messages], skipped)
-    _copy_images(src, dest, [message_id for message_id, _, _ in messages], skipped)
+    for blobs in (_ATTACHMENTS, _IMAGES):
+        blobs.copy(src, dest, [message_id for message_id, _, _ in messages], skipped)
     _relink(dest, linear=not tree)
     return RecoveryReport(destination, len(conversations), len(messages), n_tokens, unreadable[0])
 
@@ -310,55 +310,45 @@ def _copy_presets(src: sqlite3.Connection, dest: sqlite3.Connection) -> None:
         dest.executemany(f"INSERT OR IGNORE INTO {table}({columns}) VALUES ({marks})", rows)
 
 
-def _copy_attachments(
-    src: sqlite3.Connection, dest: sqlite3.Connection, message_ids: list[int], skipped: Callable[[], None]
-) -> None:
-    """Attached files as far as they can be read, and the links of the recovered messages to them (a v3 file)."""
-    if not _has_columns(src, "message_attachments", ("message_id", "attachment_id", "name")):
-        return
-    select = "SELECT id, sha256, kind, size, text, meta, created FROM attachments"
-    for row in _readable(src, select, "id", skipped):
-        dest.execute(
-            "INSERT OR IGNORE INTO attachments(id, sha256, kind, size, text, meta, created) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            row,
-        )
-    for message_id in message_ids:
-        select = (
-            f"SELECT message_id, position, attachment_id, name FROM message_attachments WHERE message_id={message_id}"
-        )
-        for row in _readable(src, select, "position", skipped, where_joiner=" AND "):
-            dest.execute(
-                "INSERT INTO message_attachments(message_id, position, attachment_id, name) "
-                "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM attachments WHERE id = ?)",
-                (*row, row[2]),
-            )
-    # A file whose every link was lost would never be removed by the trigger (it fires on a link's deletion).
-    dest.execute("DELETE FROM attachments WHERE id NOT IN (SELECT attachment_id FROM message_attachments)")
+@dataclass(frozen=True, slots=True)
+class _LinkedBlobs:
+    """A table of stored blobs (files, images) and the table that links messages to them by position."""
+
+    table: str  # the blobs: ``id`` first, then the other columns
+    columns: tuple[str, ...]
+    links: str  # (message_id, position, <key>, name)
+    key: str  # the links' column naming a blob's id
+
+    def copy(
+        self, src: sqlite3.Connection, dest: sqlite3.Connection, message_ids: list[int], skipped: Callable[[], None]
+    ) -> None:
+        """The blobs as far as they can be read, and the recovered messages' links to the blobs that came back."""
+        if not _has_columns(src, self.links, ("message_id", self.key, "name")):
+            return  # a file from before this table
+        names = ", ".join(self.columns)
+        marks = ", ".join("?" * len(self.columns))
+        for row in _readable(src, f"SELECT {names} FROM {self.table}", "id", skipped):
+            dest.execute(f"INSERT OR IGNORE INTO {self.table}({names}) VALUES ({marks})", row)
+        link_columns = f"message_id, position, {self.key}, name"
+        for message_id in message_ids:
+            select = f"SELECT {link_columns} FROM {self.links} WHERE message_id={message_id}"
+            for row in _readable(src, select, "position", skipped, where_joiner=" AND "):
+                dest.execute(
+                    f"INSERT INTO {self.links}({link_columns}) "
+                    f"SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM {self.table} WHERE id = ?)",
+                    (*row, row[2]),
+                )
+        # A blob whose every link was lost would never be removed by the trigger (it fires on a link's deletion).
+        dest.execute(f"DELETE FROM {self.table} WHERE id NOT IN (SELECT {self.key} FROM {self.links})")
 
 
-def _copy_images(
-    src: sqlite3.Connection, dest: sqlite3.Connection, message_ids: list[int], skipped: Callable[[], None]
-) -> None:
-    """Images as far as they can be read, and the links of the recovered messages to them (a v4 file)."""
-    if not _has_columns(src, "message_images", ("message_id", "image_id", "name")):
-        return
-    select = "SELECT id, sha256, mime, size, width, height, data, created FROM images"
-    for row in _readable(src, select, "id", skipped):
-        dest.execute(
-            "INSERT OR IGNORE INTO images(id, sha256, mime, size, width, height, data, created) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            row,
-        )
-    for message_id in message_ids:
-        select = f"SELECT message_id, position, image_id, name FROM message_images WHERE message_id={message_id}"
-        for row in _readable(src, select, "position", skipped, where_joiner=" AND "):
-            dest.execute(
-                "INSERT INTO message_images(message_id, position, image_id, name) "
-                "SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM images WHERE id = ?)",
-                (*row, row[2]),
-            )
-    dest.execute("DELETE FROM images WHERE id NOT IN (SELECT image_id FROM message_images)")
+# Attached files (a v3 file) and images (a v4 file).
+_ATTACHMENTS = _LinkedBlobs(
+    "attachments", ("id", "sha256", "kind", "size", "text", "meta", "created"), "message_attachments", "attachment_id"
+)
+_IMAGES = _LinkedBlobs(
+    "images", ("id", "sha256", "mime", "size", "width", "height", "data", "created"), "message_images", "image_id"
+)
 
 
 def _relink(dest: sqlite3.Connection, linear: bool) -> None:
