@@ -42,8 +42,7 @@ from typing import Any
 from app.core import stored_json
 from app.core.attachments.record import Attachment, AttachmentKind
 from app.engine.store.connection import StoreConnection
-
-_BATCH = 500  # message ids per query (far below SQLite's limit on bound parameters)
+from app.engine.store.linked import linked_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,18 +182,12 @@ def _claim(db: sqlite3.Connection, attachment: Attachment) -> str:
 def read_attachments(db: sqlite3.Connection, message_ids: Iterable[int]) -> dict[int, tuple[Attachment, ...]]:
     """Each message's attachments, in the order attached, named as each link names them (messages without: absent)."""
     found: dict[int, list[Attachment]] = defaultdict(list)
-    ids = list(message_ids)
-    for start in range(0, len(ids), _BATCH):
-        batch = ids[start : start + _BATCH]
-        marks = ", ".join("?" * len(batch))
-        rows = db.execute(
-            "SELECT l.message_id, l.name, a.sha256, a.kind, a.size, a.text, a.meta FROM message_attachments l "
-            f"JOIN attachments a ON a.id = l.attachment_id WHERE l.message_id IN ({marks}) "
-            "ORDER BY l.message_id, l.position",
-            batch,
-        ).fetchall()
-        for row in rows:
-            found[int(row[0])].append(_attachment(row))
+    select = (
+        "SELECT l.message_id, l.name, a.sha256, a.kind, a.size, a.text, a.meta FROM message_attachments l "
+        "JOIN attachments a ON a.id = l.attachment_id"
+    )
+    for row in linked_rows(db, select, message_ids):
+        found[int(row[0])].append(_attachment(row))
     return {message_id: tuple(items) for message_id, items in found.items()}
 
 

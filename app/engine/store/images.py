@@ -28,8 +28,7 @@ from app.core.conversation.images import (
     image_dimensions,
     image_mime,
 )
-
-_BATCH = 500  # message ids per query (far below SQLite's limit on bound parameters)
+from app.engine.store.linked import linked_rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,18 +107,9 @@ def read_images(db: sqlite3.Connection, message_ids: Iterable[int]) -> dict[int,
     A row whose bytes are not a blob (a hand edit) is skipped rather than refused.
     """
     found: dict[int, list[ImageInput]] = defaultdict(list)
-    ids = list(message_ids)
-    for start in range(0, len(ids), _BATCH):
-        batch = ids[start : start + _BATCH]
-        marks = ", ".join("?" * len(batch))
-        rows = db.execute(
-            "SELECT l.message_id, l.name, i.mime, i.data FROM message_images l "
-            f"JOIN images i ON i.id = l.image_id WHERE l.message_id IN ({marks}) "
-            "ORDER BY l.message_id, l.position",
-            batch,
-        ).fetchall()
-        for message_id, name, mime, data in (tuple(row) for row in rows):
-            if not isinstance(data, bytes):
-                continue
-            found[int(message_id)].append(ImageInput(name=str(name), data=data, mime=str(mime)))
+    select = "SELECT l.message_id, l.name, i.mime, i.data FROM message_images l JOIN images i ON i.id = l.image_id"
+    for message_id, name, mime, data in linked_rows(db, select, message_ids):
+        if not isinstance(data, bytes):
+            continue
+        found[int(message_id)].append(ImageInput(name=str(name), data=data, mime=str(mime)))
     return {message_id: tuple(items) for message_id, items in found.items()}
